@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+// `npm test`: type-check the workspace, then run every Jest project once with a JSON report
+// in reports/jest.json (read by .ci/run). Extra arguments go to Jest, e.g.
+// `npm test -- libs/allocator` or `npm test -- -t "quota"`.
+const { spawnSync } = require('node:child_process');
+const path = require('node:path');
+const fs = require('node:fs');
+
+const root = path.resolve(__dirname, '..');
+const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+const args = process.argv.slice(2);
+
+if (!process.env.SKIP_TYPECHECK) {
+  console.log('> tsc --noEmit');
+  const tsc = spawnSync(bin('tsc'), ['-p', path.join(root, 'tsconfig.json'), '--noEmit'], { stdio: 'inherit', cwd: root });
+  if (tsc.status !== 0) {
+    console.error('Type check failed.');
+    process.exit(tsc.status ?? 1);
+  }
+}
+
+fs.mkdirSync(path.join(root, 'reports'), { recursive: true });
+const jestArgs = ['--json', '--outputFile', path.join(root, 'reports', 'jest.json'), ...args];
+if (process.env.CI) jestArgs.push('--ci');
+const jest = spawnSync(bin('jest'), jestArgs, { stdio: 'inherit', cwd: root });
+process.exit(jest.status ?? 1);
