@@ -1,0 +1,2 @@
+/** Public API of the allocator library: pure TypeScript, no I/O. */
+export * from './resources';
