@@ -8,7 +8,9 @@ import { Command, CommanderError } from 'commander';
 /** A subcommand module registers itself (name, options, a lazily loaded action). */
 export type CommandModule = { register(program: Command): void };
 
-const COMMANDS: Array<() => CommandModule> = [];
+const COMMANDS: Array<() => CommandModule> = [
+  () => require('./commands/simulate'),
+];
 
 export function buildProgram(): Command {
   const program = new Command('arbiter')

@@ -1,0 +1,73 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const repoRoot = path.resolve(__dirname, '../../../..');
+const bin = path.join(repoRoot, 'apps/cli/bin/arbiter.js');
+const shared = path.resolve(repoRoot, '../shared/scenarios');
+const example = path.join(repoRoot, 'libs/allocator/scenarios/sorter-drf-example.json');
+
+function arbiter(...args: string[]) {
+  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', cwd: repoRoot });
+  return { status: r.status, out: r.stdout + r.stderr };
+}
+
+describe('arbiter simulate', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-simulate-'));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const write = (name: string, doc: unknown) => {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, JSON.stringify(doc));
+    return file;
+  };
+  const base = JSON.parse(fs.readFileSync(example, 'utf8'));
+
+  it('exits 0 and prints PASS when every expectation holds', () => {
+    const files = fs.existsSync(shared) ? fs.readdirSync(shared).map((f) => path.join(shared, f)) : [example];
+    const r = arbiter('simulate', ...files);
+    expect(r.out).toMatch(/PASS /);
+    expect(r.out).not.toMatch(/FAIL /);
+    expect(r.status).toBe(0);
+  });
+
+  it('exits 1 with a readable diff when an expectation fails', () => {
+    const wrong = structuredClone(base);
+    const step = wrong.steps.findIndex((s: { op: string }) => s.op === 'expectSort');
+    wrong.steps[step].order = [...wrong.steps[step].order].reverse();
+    const r = arbiter('simulate', write('wrong.json', wrong));
+    expect(r.status).toBe(1);
+    expect(r.out).toContain(`FAIL ${base.id}`);
+    expect(r.out).toContain(`step ${step} expectSort: sort order differs`);
+    expect(r.out).toMatch(/^\s+- /m);
+    expect(r.out).toMatch(/^\s+\+ /m);
+  });
+
+  it('exits 2 naming the file, step and field when a file is invalid', () => {
+    const invalid = structuredClone(base);
+    invalid.steps[1] = { op: 'allocatedd', client: 'a' };
+    const file = write('invalid.json', invalid);
+    const r = arbiter('simulate', file);
+    expect(r.status).toBe(2);
+    expect(r.out).toContain(`INVALID ${file}: step 1: op: unknown op "allocatedd"`);
+  });
+
+  it('exits 2 for a file that is not JSON', () => {
+    const file = path.join(dir, 'broken.json');
+    fs.writeFileSync(file, '{"id": ');
+    const r = arbiter('simulate', file);
+    expect(r.status).toBe(2);
+    expect(r.out).toContain('invalid JSON');
+  });
+
+  it('prints a machine-readable report with --json', () => {
+    const r = arbiter('simulate', '--json', example);
+    const report = JSON.parse(r.out.slice(r.out.indexOf('{')));
+    expect(report.passed).toBe(true);
+    expect(report.scenarios[0].result.id).toBe(base.id);
+  });
+});

@@ -1,0 +1,883 @@
+/**
+ * The hierarchical DRF allocator: Mesos's HierarchicalAllocatorProcess without the actor.
+ *
+ * It owns the allocation state (agents, frameworks, roles, quotas, weights, filters, whitelist,
+ * maintenance) and runs cycles on demand: `allocate()` returns offers, inverse offers and,
+ * when asked, a decision trace. It never calls out; the caller (the control plane's loop or the
+ * scenario runner) decides when to run a cycle and what to do with the result. The clock and
+ * the agent-order randomness are injected so that a cycle is reproducible.
+ *
+ * A cycle follows scenario-format.md ("One allocation cycle"): candidates, stage 1 (quota
+ * guarantees), stage 2 (everything else, within limits and headroom), inverse offers.
+ */
+import { isReservationUsableBy, Resources } from '../resources';
+import { type ClientSorter, createSorter, type SorterFactory } from './sorter-port';
+import { type DecisionReason, type DecisionTrace, type Quantities, TraceCollector } from './trace';
+
+export type Capability = 'REVOCABLE_RESOURCES' | 'GPU_RESOURCES' | 'SHARED_RESOURCES' | (string & {});
+
+export interface AllocatorConfig {
+  /** Period of the batch allocation, in seconds (Mesos default 1). */
+  allocationIntervalSeconds: number;
+  /** An offer must hold all quantities of at least one set (Mesos default cpus:0.01 or mem:32). */
+  minAllocatableResources: Array<Record<string, number>>;
+  /** Resource names ignored when computing shares. */
+  fairnessExcludeResourceNames: string[];
+  /** When true, frameworks without GPU_RESOURCES are never offered agents that have gpus. */
+  filterGpuResources: boolean;
+  /** Shuffle agents per stage as Mesos does (seeded by `random`); off gives insertion order. */
+  shuffleAgents: boolean;
+  /** Most trace entries kept per cycle; beyond it only per-reason counts grow. */
+  traceLimit: number;
+}
+
+export const DEFAULT_CONFIG: AllocatorConfig = {
+  allocationIntervalSeconds: 1,
+  minAllocatableResources: [{ cpus: 0.01 }, { mem: 32 }],
+  fairnessExcludeResourceNames: [],
+  filterGpuResources: true,
+  shuffleAgents: true,
+  traceLimit: 1000,
+};
+
+/** Seconds since an arbitrary epoch; scenarios start at 0. */
+export interface Clock {
+  now(): number;
+}
+
+export interface AllocatorOptions {
+  config?: Partial<AllocatorConfig>;
+  clock?: Clock;
+  /** Uniform in [0, 1); inject a seeded generator for reproducible agent order. */
+  random?: () => number;
+  sorterFactory?: SorterFactory;
+}
+
+export interface Offer {
+  frameworkId: string;
+  role: string;
+  agentId: string;
+  resources: Resources;
+}
+
+export interface InverseOffer {
+  frameworkId: string;
+  agentId: string;
+  /** Start of the agent's unavailability, in clock seconds. */
+  start: number;
+}
+
+export interface CycleResult {
+  offers: Offer[];
+  inverseOffers: InverseOffer[];
+  trace?: DecisionTrace;
+}
+
+export interface UsedResources {
+  frameworkId: string;
+  role: string;
+  resources: Resources;
+}
+
+export class AllocatorError extends Error {
+  constructor(
+    readonly code: 'UNKNOWN_AGENT' | 'UNKNOWN_FRAMEWORK' | 'DUPLICATE_AGENT' | 'DUPLICATE_FRAMEWORK' | 'INVALID_ARGUMENT' | 'INSUFFICIENT_RESOURCES',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AllocatorError';
+  }
+}
+
+interface AgentState {
+  id: string;
+  hostname: string;
+  total: Resources;
+  /** Sum of everything offered or allocated on the agent. */
+  allocated: Resources;
+  /** frameworkId -> role -> resources. */
+  allocations: Map<string, Map<string, Resources>>;
+  activated: boolean;
+  deactivatedForMaintenance: boolean;
+  unavailabilityStart?: number;
+  inverseOffered: Set<string>;
+  hasGpus: boolean;
+}
+
+interface Filter {
+  resources: Resources;
+  installedAt: number;
+  refuseSeconds: number;
+  duration: number;
+}
+
+interface FrameworkState {
+  id: string;
+  roles: Set<string>;
+  capabilities: Set<string>;
+  active: boolean;
+  suppressed: Set<string>;
+  /** `${role}\0${agentId}` -> filters. */
+  filters: Map<string, Filter[]>;
+}
+
+interface QuotaState {
+  guarantees: Map<string, number>; // milli
+  limits: Map<string, number>; // milli; absent = unlimited
+}
+
+const YEAR_SECONDS = 365 * 24 * 3600;
+const filterKey = (role: string, agentId: string) => `${role}\u0000${agentId}`;
+const topLevel = (role: string) => {
+  const i = role.indexOf('/');
+  return i < 0 ? role : role.slice(0, i);
+};
+const ancestorsAndSelf = (role: string): string[] => {
+  const parts = role.split('/');
+  return parts.map((_, i) => parts.slice(0, i + 1).join('/'));
+};
+
+function milliToQuantities(m: ReadonlyMap<string, number>): Quantities {
+  const out: Quantities = {};
+  for (const [k, v] of m) if (v !== 0) out[k] = v / 1000;
+  return out;
+}
+
+function quantitiesToMilli(q: Readonly<Record<string, number>> | ReadonlyMap<string, number>, what: string): Map<string, number> {
+  const out = new Map<string, number>();
+  const items = q instanceof Map ? [...q] : Object.entries(q);
+  for (const [name, value] of items) {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+      throw new AllocatorError('INVALID_ARGUMENT', `${what}: '${name}' must be a non-negative number`);
+    }
+    const m = Math.round(value * 1000);
+    if (m > 0) out.set(name, m);
+  }
+  return out;
+}
+
+function addMilli(into: Map<string, number>, q: ReadonlyMap<string, number>, sign = 1): void {
+  for (const [k, v] of q) {
+    const next = (into.get(k) ?? 0) + sign * v;
+    if (next === 0) into.delete(k);
+    else into.set(k, next);
+  }
+}
+
+/**
+ * Cuts the unreserved, non-revocable, non-shared scalars of `r` down to `caps` (milli per
+ * name). Names absent from `caps` are kept whole when `absentIsUnlimited`, else dropped.
+ */
+function shrinkScalars(r: Resources, caps: ReadonlyMap<string, number>, absentIsUnlimited: boolean): Resources {
+  const entries = r.entries().flatMap((e) => {
+    if (e.value === undefined) return [e];
+    const cap = caps.get(e.name);
+    if (cap === undefined) return absentIsUnlimited ? [e] : [];
+    const value = Math.min(Math.round(e.value * 1000), Math.max(0, cap)) / 1000;
+    return value > 0 ? [{ ...e, value }] : [];
+  });
+  return Resources.of(entries);
+}
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A seedable uniform generator in [0, 1) for reproducible agent order. */
+export function seededRandom(seed: number): () => number {
+  return mulberry32(seed);
+}
+
+export class HierarchicalAllocator {
+  readonly config: AllocatorConfig;
+  private readonly clock: Clock;
+  private readonly random: () => number;
+  private readonly newSorter: SorterFactory;
+
+  private readonly agents = new Map<string, AgentState>();
+  private readonly frameworks = new Map<string, FrameworkState>();
+  /** role -> frameworks subscribed to it. */
+  private readonly roleFrameworks = new Map<string, Set<string>>();
+  private readonly roleSorter: ClientSorter;
+  private readonly frameworkSorters = new Map<string, ClientSorter>();
+  private readonly quotas = new Map<string, QuotaState>();
+  private readonly weights = new Map<string, number>();
+  private whitelist: Set<string> | null = null;
+  /** Per quota'd top-level role: unreserved non-revocable scalars allocated (milli). */
+  private readonly consumedAllocated = new Map<string, Map<string, number>>();
+  /** Per top-level role: scalar reservations on all agents (milli). */
+  private readonly consumedReserved = new Map<string, Map<string, number>>();
+  /** Pool totals by agent, for the sorters. */
+  private readonly poolByAgent = new Map<string, Map<string, number>>();
+  private readonly inverseOfferResponses = new Map<string, Map<string, 'ACCEPT' | 'DECLINE'>>();
+
+  constructor(options: AllocatorOptions = {}) {
+    this.config = { ...DEFAULT_CONFIG, ...options.config };
+    if (!(this.config.allocationIntervalSeconds > 0)) {
+      throw new AllocatorError('INVALID_ARGUMENT', 'allocationIntervalSeconds must be positive');
+    }
+    this.clock = options.clock ?? { now: () => 0 };
+    this.random = options.random ?? mulberry32(1);
+    this.newSorter = options.sorterFactory ?? createSorter;
+    this.roleSorter = this.newSorter(this.config.fairnessExcludeResourceNames);
+  }
+
+  // ---------------------------------------------------------------- agents
+
+  addAgent(id: string, total: Resources, options: { hostname?: string; used?: UsedResources[]; activated?: boolean } = {}): void {
+    if (this.agents.has(id)) throw new AllocatorError('DUPLICATE_AGENT', `agent '${id}' already exists`);
+    const agent: AgentState = {
+      id,
+      hostname: options.hostname ?? id,
+      total,
+      allocated: Resources.empty(),
+      allocations: new Map(),
+      activated: options.activated ?? true,
+      deactivatedForMaintenance: false,
+      inverseOffered: new Set(),
+      hasGpus: total.get('gpus') > 0,
+    };
+    this.agents.set(id, agent);
+    this.setPool(id, total);
+    this.trackReservations(total, +1);
+    for (const used of options.used ?? []) {
+      if (!this.frameworks.has(used.frameworkId)) this.addFramework(used.frameworkId, [used.role]);
+      this.trackAllocation(agent, used.frameworkId, used.role, used.resources, +1);
+    }
+  }
+
+  removeAgent(id: string): void {
+    const agent = this.requireAgent(id);
+    for (const [fw, byRole] of [...agent.allocations]) {
+      for (const [role, res] of [...byRole]) this.trackAllocation(agent, fw, role, res, -1);
+    }
+    this.trackReservations(agent.total, -1);
+    this.agents.delete(id);
+    this.setPool(id, undefined);
+    for (const f of this.frameworks.values()) for (const role of f.roles) f.filters.delete(filterKey(role, id));
+  }
+
+  /** New total; allocations stay, so an agent may end up over-allocated (available clamps at 0). */
+  updateAgent(id: string, total: Resources): boolean {
+    const agent = this.requireAgent(id);
+    if (agent.total.equals(total)) return false;
+    this.trackReservations(agent.total, -1);
+    agent.total = total;
+    agent.hasGpus = total.get('gpus') > 0;
+    this.trackReservations(total, +1);
+    this.setPool(id, total);
+    return true;
+  }
+
+  activateAgent(id: string): void {
+    const agent = this.requireAgent(id);
+    agent.activated = true;
+    agent.deactivatedForMaintenance = false;
+  }
+
+  /** Stops offers from the agent; `maintenance` marks it as down for maintenance in traces. */
+  deactivateAgent(id: string, options: { maintenance?: boolean } = {}): void {
+    const agent = this.requireAgent(id);
+    agent.activated = false;
+    agent.deactivatedForMaintenance = !!options.maintenance;
+  }
+
+  /** Hostnames allowed to be offered; `null` means every agent. */
+  updateWhitelist(hostnames: Iterable<string> | null): void {
+    this.whitelist = hostnames === null ? null : new Set(hostnames);
+  }
+
+  /** Schedules (or, with `null`, cancels) unavailability; resets outstanding inverse offers. */
+  updateUnavailability(id: string, start: number | null): void {
+    const agent = this.requireAgent(id);
+    agent.unavailabilityStart = start === null ? undefined : start;
+    agent.inverseOffered.clear();
+    this.inverseOfferResponses.delete(id);
+  }
+
+  /** Records a framework's answer to an inverse offer. */
+  respondToInverseOffer(agentId: string, frameworkId: string, accept: boolean): void {
+    this.requireAgent(agentId);
+    this.requireFramework(frameworkId);
+    let byFw = this.inverseOfferResponses.get(agentId);
+    if (!byFw) this.inverseOfferResponses.set(agentId, (byFw = new Map()));
+    byFw.set(frameworkId, accept ? 'ACCEPT' : 'DECLINE');
+  }
+
+  inverseOfferStatus(agentId: string): Record<string, 'ACCEPT' | 'DECLINE' | 'OUTSTANDING'> {
+    const agent = this.requireAgent(agentId);
+    const out: Record<string, 'ACCEPT' | 'DECLINE' | 'OUTSTANDING'> = {};
+    for (const fw of agent.inverseOffered) out[fw] = 'OUTSTANDING';
+    for (const [fw, answer] of this.inverseOfferResponses.get(agentId) ?? []) out[fw] = answer;
+    return out;
+  }
+
+  /** Dynamically reserves unallocated, unreserved resources of the agent for `role`. */
+  reserve(agentId: string, role: string, resources: Resources): void {
+    const agent = this.requireAgent(agentId);
+    const unreserved = resources.unreserved();
+    const free = this.available(agent).unreserved();
+    if (!free.contains(unreserved)) {
+      throw new AllocatorError('INSUFFICIENT_RESOURCES', `agent '${agentId}' has no ${unreserved.toString()} free and unreserved (free: ${free.toString() || 'nothing'})`);
+    }
+    this.updateAgentTotal(agent, agent.total.minus(unreserved).plus(unreserved.withReservation(role)));
+  }
+
+  /** Returns reserved, unallocated resources of the agent to the unreserved pool. */
+  unreserve(agentId: string, role: string, resources: Resources): void {
+    const agent = this.requireAgent(agentId);
+    const reserved = resources.withReservation(role);
+    const free = this.available(agent).reserved(role);
+    if (!free.contains(reserved)) {
+      throw new AllocatorError('INSUFFICIENT_RESOURCES', `agent '${agentId}' has no unallocated ${reserved.toString()} reserved for '${role}'`);
+    }
+    this.updateAgentTotal(agent, agent.total.minus(reserved).plus(reserved.withReservation(undefined)));
+  }
+
+  // ---------------------------------------------------------------- frameworks
+
+  addFramework(id: string, roles: string[], options: { capabilities?: Iterable<string>; active?: boolean; suppressedRoles?: string[] } = {}): void {
+    if (this.frameworks.has(id)) throw new AllocatorError('DUPLICATE_FRAMEWORK', `framework '${id}' already exists`);
+    const fw: FrameworkState = {
+      id,
+      roles: new Set(),
+      capabilities: new Set(options.capabilities ?? []),
+      active: options.active ?? true,
+      suppressed: new Set(options.suppressedRoles ?? []),
+      filters: new Map(),
+    };
+    this.frameworks.set(id, fw);
+    for (const role of roles) this.subscribe(fw, role);
+  }
+
+  /** Changes roles and capabilities; allocations under dropped roles stay until recovered. */
+  updateFramework(id: string, roles: string[], capabilities?: Iterable<string>): void {
+    const fw = this.requireFramework(id);
+    if (capabilities) fw.capabilities = new Set(capabilities);
+    for (const role of [...fw.roles]) if (!roles.includes(role)) this.unsubscribe(fw, role);
+    for (const role of roles) if (!fw.roles.has(role)) this.subscribe(fw, role);
+  }
+
+  /** Removes the framework and recovers everything allocated to it. */
+  removeFramework(id: string): void {
+    const fw = this.requireFramework(id);
+    for (const agent of this.agents.values()) {
+      const byRole = agent.allocations.get(id);
+      if (!byRole) continue;
+      for (const [role, res] of [...byRole]) this.trackAllocation(agent, id, role, res, -1);
+      agent.inverseOffered.delete(id);
+    }
+    for (const role of [...fw.roles]) this.unsubscribe(fw, role);
+    this.frameworks.delete(id);
+  }
+
+  activateFramework(id: string): void {
+    const fw = this.requireFramework(id);
+    fw.active = true;
+    this.refreshFrameworkActivity(fw);
+  }
+
+  /** Stops offers to the framework and clears its offer filters. */
+  deactivateFramework(id: string): void {
+    const fw = this.requireFramework(id);
+    fw.active = false;
+    fw.filters.clear();
+    this.refreshFrameworkActivity(fw);
+  }
+
+  suppressOffers(id: string, roles?: string[]): void {
+    const fw = this.requireFramework(id);
+    for (const role of roles ?? fw.roles) fw.suppressed.add(role);
+    this.refreshFrameworkActivity(fw);
+  }
+
+  /** Resumes offers for the roles and deletes the framework's filters for those roles only. */
+  reviveOffers(id: string, roles?: string[]): void {
+    const fw = this.requireFramework(id);
+    const revived = new Set(roles ?? fw.roles);
+    for (const role of revived) fw.suppressed.delete(role);
+    for (const key of [...fw.filters.keys()]) if (revived.has(key.slice(0, key.indexOf('\u0000')))) fw.filters.delete(key);
+    this.refreshFrameworkActivity(fw);
+  }
+
+  /**
+   * Gives back resources offered or allocated to the framework under `role` on the agent
+   * (a declined offer or a finished task). With `refuseSeconds` > 0 installs an offer filter.
+   */
+  recoverResources(frameworkId: string, agentId: string, role: string, resources: Resources, refuseSeconds?: number): void {
+    const agent = this.agents.get(agentId);
+    const fw = this.frameworks.get(frameworkId);
+    if (agent && fw) {
+      const held = agent.allocations.get(frameworkId)?.get(role) ?? Resources.empty();
+      const recovered = held.contains(resources) ? resources : resources.minus(resources.minus(held));
+      if (!recovered.isEmpty()) this.trackAllocation(agent, frameworkId, role, recovered, -1);
+    }
+    if (!agent || !fw || refuseSeconds === undefined || refuseSeconds === 0 || Number.isNaN(refuseSeconds)) return;
+    let r = refuseSeconds < 0 ? 5 : Math.min(refuseSeconds, YEAR_SECONDS);
+    if (!Number.isFinite(r)) r = YEAR_SECONDS;
+    const filter: Filter = {
+      resources,
+      installedAt: this.clock.now(),
+      refuseSeconds: r,
+      duration: Math.max(r, this.config.allocationIntervalSeconds),
+    };
+    const key = filterKey(role, agentId);
+    const list = fw.filters.get(key);
+    if (list) list.push(filter);
+    else fw.filters.set(key, [filter]);
+  }
+
+  // ---------------------------------------------------------------- roles
+
+  setWeight(role: string, weight: number): void {
+    if (!(weight > 0) || !Number.isFinite(weight)) throw new AllocatorError('INVALID_ARGUMENT', `weight of '${role}' must be a positive number`);
+    this.weights.set(role, weight);
+    this.roleSorter.setWeight(role, weight);
+  }
+
+  /** Quota of a top-level role; a name missing from `limits` is unlimited. */
+  setQuota(role: string, guarantees: Record<string, number>, limits: Record<string, number> = {}): void {
+    if (role.includes('/')) throw new AllocatorError('INVALID_ARGUMENT', `quota applies to top-level roles; '${role}' is nested`);
+    const g = quantitiesToMilli(guarantees, `guarantees of '${role}'`);
+    const l = quantitiesToMilli(limits, `limits of '${role}'`);
+    for (const [name, value] of g) {
+      const limit = l.get(name);
+      if (limit !== undefined && limit < value) {
+        throw new AllocatorError('INVALID_ARGUMENT', `guarantee of ${name} (${value / 1000}) exceeds its limit (${limit / 1000}) for '${role}'`);
+      }
+    }
+    // A limit of zero must survive the zero-dropping above.
+    for (const [name, value] of Object.entries(limits)) if (value === 0) l.set(name, 0);
+    this.quotas.set(role, { guarantees: g, limits: l });
+  }
+
+  removeQuota(role: string): void {
+    this.quotas.delete(role);
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  /** Everything offered or allocated on the agent, by framework and role. */
+  allocationsOn(agentId: string): Array<{ frameworkId: string; role: string; resources: Resources }> {
+    const agent = this.requireAgent(agentId);
+    return [...agent.allocations].flatMap(([frameworkId, byRole]) => [...byRole].map(([role, resources]) => ({ frameworkId, role, resources })));
+  }
+
+  availableOn(agentId: string): Resources {
+    return this.available(this.requireAgent(agentId));
+  }
+
+  /** Weighted dominant shares as the sorters see them: per role and per (role, framework). */
+  shares(): { roles: Record<string, number>; frameworks: Record<string, Record<string, number>> } {
+    const roles: Record<string, number> = {};
+    const frameworks: Record<string, Record<string, number>> = {};
+    for (const role of this.roleFrameworks.keys()) {
+      roles[role] = this.roleSorter.share(role);
+      const sorter = this.frameworkSorters.get(role);
+      for (const fw of this.roleFrameworks.get(role) ?? []) {
+        (frameworks[fw] ??= {})[role] = sorter ? sorter.share(fw) : 0;
+      }
+    }
+    return { roles, frameworks };
+  }
+
+  /** Quota consumption of a top-level role, as quantities. */
+  quotaConsumed(role: string): Quantities {
+    return milliToQuantities(this.consumed(role));
+  }
+
+  hasAgent(id: string): boolean {
+    return this.agents.has(id);
+  }
+
+  hasFramework(id: string): boolean {
+    return this.frameworks.has(id);
+  }
+
+  // ---------------------------------------------------------------- the cycle
+
+  /** Runs one allocation cycle over `agents` (default: all). */
+  allocate(options: { agents?: Iterable<string>; trace?: boolean } = {}): CycleResult {
+    const now = this.clock.now();
+    const trace = options.trace ? new TraceCollector(this.config.traceLimit) : undefined;
+    const offers = new Map<string, Offer>();
+
+    const candidates: AgentState[] = [];
+    for (const id of options.agents ?? this.agents.keys()) {
+      const agent = this.agents.get(id);
+      if (!agent) continue;
+      if (this.whitelist && !this.whitelist.has(agent.hostname)) {
+        trace?.add({ reason: 'AGENT_NOT_WHITELISTED', agent: id });
+        continue;
+      }
+      if (!agent.activated) {
+        trace?.add(agent.deactivatedForMaintenance ? { reason: 'AGENT_IN_MAINTENANCE', agent: id } : { reason: 'AGENT_DEACTIVATED', agent: id });
+        continue;
+      }
+      candidates.push(agent);
+    }
+
+    const requiredHeadroom = this.requiredHeadroom();
+    const availableHeadroom = this.availableHeadroom();
+
+    const offer = (agent: AgentState, fw: FrameworkState, role: string, resources: Resources) => {
+      this.trackAllocation(agent, fw.id, role, resources, +1);
+      const unreservedScalars = resources.unreserved().nonRevocable().scalarMilli();
+      addMilli(availableHeadroom, unreservedScalars, -1);
+      const key = `${fw.id}\u0000${role}\u0000${agent.id}`;
+      const existing = offers.get(key);
+      offers.set(key, { frameworkId: fw.id, role, agentId: agent.id, resources: existing ? existing.resources.plus(resources) : resources });
+    };
+
+    // Stage 1: quota guarantees.
+    for (const agent of this.ordered(candidates)) {
+      for (const role of this.roleSorter.sort()) {
+        const quota = this.quotas.get(role);
+        if (!quota || quota.guarantees.size === 0) continue;
+        const sorter = this.frameworkSorters.get(role);
+        if (!sorter) continue;
+        for (const fwId of sorter.sort()) {
+          const unmet = this.unmetGuarantees(role, quota);
+          if (unmet.size === 0) {
+            trace?.add({ reason: 'ROLE_QUOTA_MET', agent: agent.id, role, stage: 1 });
+            break;
+          }
+          const fw = this.frameworks.get(fwId)!;
+          const usable = this.usableBy(agent, fw, role, trace);
+          if (!usable) continue;
+          const unreserved = usable.unreserved().nonRevocable().scalars();
+          const guaranteed = shrinkScalars(unreserved, unmet, false);
+          if (guaranteed.isEmpty()) {
+            trace?.add({ reason: 'NO_QUOTA_GUARANTEE_ON_AGENT', agent: agent.id, role, framework: fwId, unmet: milliToQuantities(unmet) });
+            continue;
+          }
+          const rest = this.cutToLimitsAndHeadroom(role, unreserved.minus(guaranteed), guaranteed.scalarMilli(), requiredHeadroom, availableHeadroom);
+          const resources = guaranteed
+            .plus(usable.reserved(role))
+            .plus(usable.nonScalars().unreserved())
+            .plus(usable.revocable().unreserved())
+            .plus(rest);
+          if (this.tryOffer(agent, fw, role, resources, now, trace)) {
+            offer(agent, fw, role, resources);
+            addMilli(requiredHeadroom, guaranteed.scalarMilli(), -1);
+            for (const [k, v] of requiredHeadroom) if (v <= 0) requiredHeadroom.delete(k);
+          }
+        }
+      }
+    }
+
+    // Stage 2: everything else, by DRF, within limits and without eating into headroom.
+    for (const agent of this.ordered(candidates)) {
+      for (const role of this.roleSorter.sort()) {
+        const sorter = this.frameworkSorters.get(role);
+        if (!sorter) continue;
+        if (trace) this.traceInactiveFrameworks(agent, role, trace);
+        for (const fwId of sorter.sort()) {
+          const fw = this.frameworks.get(fwId)!;
+          const usable = this.usableBy(agent, fw, role, trace);
+          if (!usable) continue;
+          const unreservedScalars = usable.unreserved().nonRevocable().scalars();
+          const cut = this.cutToLimitsAndHeadroom(role, unreservedScalars, new Map(), requiredHeadroom, availableHeadroom);
+          if (trace && !cut.equals(unreservedScalars)) this.traceCut(agent, fw, role, requiredHeadroom, availableHeadroom, trace);
+          const resources = usable.filter((k) => k.reservation !== undefined)
+            .plus(usable.nonScalars().unreserved())
+            .plus(usable.revocable().unreserved())
+            .plus(cut);
+          if (this.tryOffer(agent, fw, role, resources, now, trace)) {
+            offer(agent, fw, role, resources);
+            this.refreshRequiredHeadroom(requiredHeadroom);
+          }
+        }
+      }
+    }
+
+    // Inverse offers for agents under maintenance.
+    const inverseOffers: InverseOffer[] = [];
+    for (const agent of candidates) {
+      if (agent.unavailabilityStart === undefined) continue;
+      for (const [fwId, byRole] of agent.allocations) {
+        const fw = this.frameworks.get(fwId);
+        if (!fw || !fw.active || agent.inverseOffered.has(fwId) || byRole.size === 0) continue;
+        agent.inverseOffered.add(fwId);
+        inverseOffers.push({ frameworkId: fwId, agentId: agent.id, start: agent.unavailabilityStart });
+      }
+    }
+
+    return { offers: [...offers.values()], inverseOffers, ...(trace ? { trace: trace.result() } : {}) };
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private ordered(candidates: AgentState[]): AgentState[] {
+    if (!this.config.shuffleAgents) return candidates;
+    const out = candidates.slice();
+    for (let i = out.length - 1; i > 0; i--) {
+      const j = Math.floor(this.random() * (i + 1));
+      [out[i], out[j]] = [out[j], out[i]];
+    }
+    return out;
+  }
+
+  private available(agent: AgentState): Resources {
+    return agent.total.minus(agent.allocated);
+  }
+
+  /**
+   * What `fw` may take on `agent` under `role`: allocatable to the role, minus what the
+   * framework's capabilities exclude. `undefined` when the whole agent is excluded.
+   */
+  private usableBy(agent: AgentState, fw: FrameworkState, role: string, trace?: TraceCollector): Resources | undefined {
+    if (this.config.filterGpuResources && agent.hasGpus && !fw.capabilities.has('GPU_RESOURCES')) {
+      trace?.add({ reason: 'MISSING_CAPABILITY', agent: agent.id, role, framework: fw.id, capability: 'GPU_RESOURCES' });
+      return undefined;
+    }
+    let usable = this.available(agent).allocatableTo(role);
+    if (!fw.capabilities.has('REVOCABLE_RESOURCES')) usable = usable.nonRevocable();
+    if (!fw.capabilities.has('SHARED_RESOURCES')) usable = usable.nonShared();
+    return usable;
+  }
+
+  private tryOffer(agent: AgentState, fw: FrameworkState, role: string, resources: Resources, now: number, trace?: TraceCollector): boolean {
+    if (!this.isAllocatable(resources)) {
+      trace?.add({ reason: 'BELOW_MIN_ALLOCATABLE', agent: agent.id, role, framework: fw.id, leftover: milliToQuantities(resources.scalarMilli()) });
+      return false;
+    }
+    const filters = fw.filters.get(filterKey(role, agent.id));
+    if (filters) {
+      for (const f of filters) {
+        const expiry = f.installedAt + f.duration;
+        const active = now < expiry || (now === expiry && f.refuseSeconds <= this.config.allocationIntervalSeconds);
+        if (active && f.resources.contains(resources)) {
+          trace?.add({ reason: 'FRAMEWORK_FILTERED', agent: agent.id, role, framework: fw.id, until: expiry });
+          return false;
+        }
+      }
+      const live = filters.filter((f) => now <= f.installedAt + f.duration);
+      if (live.length === 0) fw.filters.delete(filterKey(role, agent.id));
+      else if (live.length !== filters.length) fw.filters.set(filterKey(role, agent.id), live);
+    }
+    return true;
+  }
+
+  private isAllocatable(resources: Resources): boolean {
+    if (resources.isEmpty()) return false;
+    const sets = this.config.minAllocatableResources;
+    if (sets.length === 0) return true;
+    const q = resources.scalarMilli();
+    return sets.some((set) => Object.entries(set).every(([name, min]) => (q.get(name) ?? 0) >= Math.round(min * 1000)));
+  }
+
+  /** consumed(R) for a top-level role: allocated unreserved non-revocable + all reservations. */
+  private consumed(role: string): Map<string, number> {
+    const out = new Map(this.consumedAllocated.get(role) ?? []);
+    addMilli(out, this.consumedReserved.get(role) ?? new Map());
+    return out;
+  }
+
+  private unmetGuarantees(role: string, quota: QuotaState): Map<string, number> {
+    const consumed = this.consumed(role);
+    const unmet = new Map<string, number>();
+    for (const [name, g] of quota.guarantees) {
+      const left = g - (consumed.get(name) ?? 0);
+      if (left > 0) unmet.set(name, left);
+    }
+    return unmet;
+  }
+
+  private requiredHeadroom(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const [role, quota] of this.quotas) addMilli(out, this.unmetGuarantees(role, quota));
+    return out;
+  }
+
+  private refreshRequiredHeadroom(into: Map<string, number>): void {
+    into.clear();
+    for (const [k, v] of this.requiredHeadroom()) into.set(k, v);
+  }
+
+  private availableHeadroom(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const agent of this.agents.values()) addMilli(out, this.available(agent).unreserved().nonRevocable().scalarMilli());
+    return out;
+  }
+
+  /**
+   * Cuts unreserved scalars to what the role's quota limits (its own and every ancestor's)
+   * still allow after `extra`, and, when headroom is required, to the surplus headroom.
+   */
+  private cutToLimitsAndHeadroom(
+    role: string,
+    unreserved: Resources,
+    extra: ReadonlyMap<string, number>,
+    required: ReadonlyMap<string, number>,
+    available: ReadonlyMap<string, number>,
+  ): Resources {
+    const caps = this.limitCaps(role, extra);
+    if (required.size > 0) {
+      for (const name of unreserved.scalarMilli().keys()) {
+        const surplus = Math.max(0, (available.get(name) ?? 0) - (required.get(name) ?? 0));
+        caps.set(name, Math.min(caps.get(name) ?? Infinity, surplus));
+      }
+    }
+    return caps.size === 0 ? unreserved : shrinkScalars(unreserved, caps, true);
+  }
+
+  private limitCaps(role: string, extra: ReadonlyMap<string, number>): Map<string, number> {
+    const caps = new Map<string, number>();
+    for (const path of ancestorsAndSelf(role)) {
+      const quota = this.quotas.get(path);
+      if (!quota || quota.limits.size === 0) continue;
+      const consumed = this.consumed(path);
+      for (const [name, limit] of quota.limits) {
+        const left = limit - (consumed.get(name) ?? 0) - (extra.get(name) ?? 0);
+        caps.set(name, Math.min(caps.get(name) ?? Infinity, Math.max(0, left)));
+      }
+    }
+    return caps;
+  }
+
+  private traceCut(agent: AgentState, fw: FrameworkState, role: string, required: ReadonlyMap<string, number>, available: ReadonlyMap<string, number>, trace: TraceCollector): void {
+    const limited = this.limitCaps(role, new Map());
+    const atLimit = [...limited.values()].some((v) => v === 0);
+    if (atLimit) {
+      const top = topLevel(role);
+      const quota = this.quotas.get(top);
+      trace.add({ reason: 'ROLE_AT_QUOTA_LIMIT', agent: agent.id, role, framework: fw.id, limit: milliToQuantities(quota?.limits ?? new Map()), consumed: milliToQuantities(this.consumed(top)) });
+    }
+    if (required.size > 0) {
+      trace.add({ reason: 'HEADROOM_RESERVED', agent: agent.id, role, framework: fw.id, required: milliToQuantities(required), available: milliToQuantities(available) });
+    }
+  }
+
+  private traceInactiveFrameworks(agent: AgentState, role: string, trace: TraceCollector): void {
+    for (const fwId of this.roleFrameworks.get(role) ?? []) {
+      const fw = this.frameworks.get(fwId)!;
+      if (!fw.active) trace.add({ reason: 'FRAMEWORK_INACTIVE', agent: agent.id, role, framework: fwId });
+      else if (fw.suppressed.has(role)) trace.add({ reason: 'FRAMEWORK_SUPPRESSED', agent: agent.id, role, framework: fwId });
+    }
+  }
+
+  private subscribe(fw: FrameworkState, role: string): void {
+    fw.roles.add(role);
+    let fws = this.roleFrameworks.get(role);
+    if (!fws) {
+      this.roleFrameworks.set(role, (fws = new Set()));
+      if (!this.roleSorter.contains(role)) this.roleSorter.add(role);
+      this.roleSorter.activate(role);
+    }
+    fws.add(fw.id);
+    let sorter = this.frameworkSorters.get(role);
+    if (!sorter) {
+      sorter = this.newSorter(this.config.fairnessExcludeResourceNames);
+      for (const [agentId, pool] of this.poolByAgent) sorter.addTotal(agentId, pool);
+      this.frameworkSorters.set(role, sorter);
+    }
+    if (!sorter.contains(fw.id)) sorter.add(fw.id);
+    if (fw.active && !fw.suppressed.has(role)) sorter.activate(fw.id);
+    else sorter.deactivate(fw.id);
+  }
+
+  private unsubscribe(fw: FrameworkState, role: string): void {
+    fw.roles.delete(role);
+    fw.suppressed.delete(role);
+    const fws = this.roleFrameworks.get(role);
+    fws?.delete(fw.id);
+    const sorter = this.frameworkSorters.get(role);
+    sorter?.deactivate(fw.id);
+    if (fws && fws.size === 0) {
+      this.roleFrameworks.delete(role);
+      this.roleSorter.deactivate(role);
+    }
+  }
+
+  private refreshFrameworkActivity(fw: FrameworkState): void {
+    for (const role of fw.roles) {
+      const sorter = this.frameworkSorters.get(role)!;
+      if (fw.active && !fw.suppressed.has(role)) sorter.activate(fw.id);
+      else sorter.deactivate(fw.id);
+    }
+  }
+
+  private trackAllocation(agent: AgentState, fwId: string, role: string, resources: Resources, sign: 1 | -1): void {
+    let byRole = agent.allocations.get(fwId);
+    if (!byRole) agent.allocations.set(fwId, (byRole = new Map()));
+    const before = byRole.get(role) ?? Resources.empty();
+    const after = sign > 0 ? before.plus(resources) : before.minus(resources);
+    if (after.isEmpty()) byRole.delete(role);
+    else byRole.set(role, after);
+    if (byRole.size === 0) agent.allocations.delete(fwId);
+    agent.allocated = sign > 0 ? agent.allocated.plus(resources) : agent.allocated.minus(resources);
+
+    const quantities = resources.scalarMilli();
+    if (!this.roleSorter.contains(role)) this.roleSorter.add(role);
+    let fwSorter = this.frameworkSorters.get(role);
+    if (!fwSorter) {
+      fwSorter = this.newSorter(this.config.fairnessExcludeResourceNames);
+      for (const [agentId, pool] of this.poolByAgent) fwSorter.addTotal(agentId, pool);
+      this.frameworkSorters.set(role, fwSorter);
+    }
+    if (!fwSorter.contains(fwId)) fwSorter.add(fwId);
+    if (sign > 0) {
+      this.roleSorter.allocated(role, agent.id, quantities);
+      fwSorter.allocated(fwId, agent.id, quantities);
+    } else {
+      this.roleSorter.unallocated(role, agent.id, quantities);
+      fwSorter.unallocated(fwId, agent.id, quantities);
+    }
+
+    const top = topLevel(role);
+    let consumed = this.consumedAllocated.get(top);
+    if (!consumed) this.consumedAllocated.set(top, (consumed = new Map()));
+    addMilli(consumed, resources.unreserved().nonRevocable().scalarMilli(), sign);
+  }
+
+  private trackReservations(total: Resources, sign: 1 | -1): void {
+    for (const entry of total.reserved().scalars().entries()) {
+      const top = topLevel(entry.reservation!);
+      let consumed = this.consumedReserved.get(top);
+      if (!consumed) this.consumedReserved.set(top, (consumed = new Map()));
+      addMilli(consumed, new Map([[entry.name, Math.round(entry.value! * 1000) * sign]]));
+    }
+  }
+
+  private updateAgentTotal(agent: AgentState, total: Resources): void {
+    this.trackReservations(agent.total, -1);
+    agent.total = total;
+    this.trackReservations(total, +1);
+    this.setPool(agent.id, total);
+  }
+
+  private setPool(agentId: string, total: Resources | undefined): void {
+    const sorters = [this.roleSorter, ...this.frameworkSorters.values()];
+    if (this.poolByAgent.has(agentId)) for (const s of sorters) s.removeTotal(agentId);
+    if (total === undefined) {
+      this.poolByAgent.delete(agentId);
+      return;
+    }
+    const pool = total.scalarMilli();
+    this.poolByAgent.set(agentId, pool);
+    for (const s of sorters) s.addTotal(agentId, pool);
+  }
+
+  private requireAgent(id: string): AgentState {
+    const agent = this.agents.get(id);
+    if (!agent) throw new AllocatorError('UNKNOWN_AGENT', `unknown agent '${id}'`);
+    return agent;
+  }
+
+  private requireFramework(id: string): FrameworkState {
+    const fw = this.frameworks.get(id);
+    if (!fw) throw new AllocatorError('UNKNOWN_FRAMEWORK', `unknown framework '${id}'`);
+    return fw;
+  }
+}
+
+export { isReservationUsableBy };
+export type { DecisionReason };

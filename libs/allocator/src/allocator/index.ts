@@ -1,0 +1,3 @@
+export * from './allocator';
+export * from './sorter-port';
+export * from './trace';

@@ -1,0 +1,2 @@
+export * from './runner';
+export * from './validate';

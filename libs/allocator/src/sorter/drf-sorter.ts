@@ -1,0 +1,328 @@
+/**
+ * Hierarchical DRF sorter, with the semantics of Mesos's DRFSorter.
+ *
+ * Clients are paths (`a`, `b/e/f`) forming a tree. A client with children competes inside its
+ * own subtree through a virtual leaf `<client>/.`. A node's share is the max over resource names
+ * (with a positive pool total, not excluded) of subtree allocation / total, divided by the
+ * weight of the node's path (virtual leaves weigh 1). Siblings are ordered by share, then
+ * allocation count, then path. `sort()` walks the tree in pre-order and lists active clients.
+ *
+ * Incremental: an allocation change recomputes the shares on the client's path and moves only
+ * those nodes within their sibling arrays; pool changes re-sort lazily at the next `sort()`.
+ * Amounts are integer thousandths (as in `Resources.scalarMilli()`).
+ */
+
+export type MilliQuantities = ReadonlyMap<string, number>;
+
+const VIRTUAL = '.';
+
+interface Node {
+  /** Full path; a virtual leaf's path is `<client>/.`. */
+  path: string;
+  parent: Node | null;
+  /** Sorted siblings order; empty for leaves. */
+  children: Node[];
+  /** True for a leaf that is a client (a plain client or a virtual leaf). */
+  isClient: boolean;
+  active: boolean;
+  /** Subtree allocation, milli by name. */
+  allocation: Map<string, number>;
+  /** Subtree allocation count. */
+  count: number;
+  share: number;
+}
+
+function compare(a: Node, b: Node): number {
+  if (a.share !== b.share) return a.share < b.share ? -1 : 1;
+  if (a.count !== b.count) return a.count - b.count;
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
+function addInto(into: Map<string, number>, q: MilliQuantities, sign: number): void {
+  for (const [k, v] of q) {
+    const next = (into.get(k) ?? 0) + sign * v;
+    if (next <= 0) into.delete(k);
+    else into.set(k, next);
+  }
+}
+
+export class DRFSorter {
+  private readonly root: Node = { path: '', parent: null, children: [], isClient: false, active: false, allocation: new Map(), count: 0, share: 0 };
+  /** Client path -> its leaf (the virtual leaf when the client has children). */
+  private readonly clients = new Map<string, Node>();
+  /** Every node by path (internal nodes, leaves, virtual leaves). */
+  private readonly nodes = new Map<string, Node>();
+  private readonly weights = new Map<string, number>();
+  /** Per client, per agent allocation quantities. */
+  private readonly allocations = new Map<string, Map<string, Map<string, number>>>();
+  private readonly poolByAgent = new Map<string, MilliQuantities>();
+  private readonly totals = new Map<string, number>();
+  private readonly excluded: ReadonlySet<string>;
+  private dirty = false;
+
+  constructor(options: { excludedNames?: Iterable<string> } = {}) {
+    this.excluded = new Set(options.excludedNames ?? []);
+    this.nodes.set('', this.root);
+  }
+
+  // ------------------------------------------------------------ clients
+
+  /** Adds an inactive client. */
+  add(client: string): void {
+    if (this.clients.has(client)) return;
+    const segments = client.split('/');
+    let parent = this.root;
+    for (let i = 0; i < segments.length; i++) {
+      const path = segments.slice(0, i + 1).join('/');
+      let node = this.nodes.get(path);
+      const last = i === segments.length - 1;
+      if (!node) {
+        node = this.newNode(path, parent, last);
+        this.insert(parent, node);
+      } else if (last) {
+        // An existing internal node becomes a client: it competes through its virtual leaf.
+        const leaf = this.newNode(`${path}/${VIRTUAL}`, node, true);
+        this.insert(node, leaf);
+        this.clients.set(client, leaf);
+        this.allocations.set(client, new Map());
+        return;
+      } else if (node.isClient) {
+        // A client gains a child: move it down into a virtual leaf under a new internal node.
+        this.splitLeaf(node);
+      }
+      if (last) {
+        this.clients.set(client, node);
+        this.allocations.set(client, new Map());
+      }
+      parent = node;
+    }
+  }
+
+  remove(client: string): void {
+    const leaf = this.clients.get(client);
+    if (!leaf) return;
+    const allocation = this.allocationQuantities(client);
+    for (let n: Node | null = leaf.parent; n && n !== this.root; n = n.parent) addInto(n.allocation, allocation, -1);
+    this.clients.delete(client);
+    this.allocations.delete(client);
+    let node: Node | null = leaf;
+    this.detach(leaf);
+    this.nodes.delete(leaf.path);
+    node = leaf.parent;
+    // Prune internal nodes left without clients; collapse a lone virtual leaf back into its client.
+    while (node && node !== this.root) {
+      const parent: Node | null = node.parent;
+      if (node.children.length === 0 && !node.isClient) {
+        this.detach(node);
+        this.nodes.delete(node.path);
+      } else if (node.children.length === 1 && node.children[0].path === `${node.path}/${VIRTUAL}`) {
+        const v = node.children[0];
+        node.children = [];
+        node.isClient = true;
+        node.active = v.active;
+        // The subtree count is kept: counts never go down.
+        this.nodes.delete(v.path);
+        this.clients.set(node.path, node);
+      }
+      this.refresh(node);
+      node = parent;
+    }
+  }
+
+  activate(client: string): void {
+    const leaf = this.clients.get(client);
+    if (leaf) leaf.active = true;
+  }
+
+  deactivate(client: string): void {
+    const leaf = this.clients.get(client);
+    if (leaf) leaf.active = false;
+  }
+
+  contains(client: string): boolean {
+    return this.clients.has(client);
+  }
+
+  isActive(client: string): boolean {
+    return this.clients.get(client)?.active ?? false;
+  }
+
+  /** Number of clients, active and inactive. */
+  count(): number {
+    return this.clients.size;
+  }
+
+  /** Weight of a path (a client or an internal node); may be set before the path exists. */
+  setWeight(path: string, weight: number): void {
+    this.weights.set(path, weight);
+    const node = this.nodes.get(path);
+    if (node) this.refresh(node);
+  }
+
+  // ------------------------------------------------------------ allocations
+
+  allocated(client: string, agent: string, quantities: MilliQuantities): void {
+    this.change(client, agent, quantities, +1);
+    for (let n: Node | null = this.clients.get(client)!; n && n !== this.root; n = n.parent) n.count += 1;
+    this.refreshPath(client);
+  }
+
+  unallocated(client: string, agent: string, quantities: MilliQuantities): void {
+    this.change(client, agent, quantities, -1);
+    this.refreshPath(client);
+  }
+
+  update(client: string, agent: string, oldQuantities: MilliQuantities, newQuantities: MilliQuantities): void {
+    this.change(client, agent, oldQuantities, -1);
+    this.change(client, agent, newQuantities, +1);
+    this.refreshPath(client);
+  }
+
+  /** The client's allocation on one agent (milli by name). */
+  allocation(client: string, agent: string): Map<string, number> {
+    return new Map(this.allocations.get(client)?.get(agent) ?? []);
+  }
+
+  /** Allocation summed over agents: of one client, or of all clients. */
+  allocationQuantities(client?: string): Map<string, number> {
+    const out = new Map<string, number>();
+    const clients = client === undefined ? [...this.allocations.keys()] : [client];
+    for (const c of clients) for (const q of this.allocations.get(c)?.values() ?? []) addInto(out, q, +1);
+    return out;
+  }
+
+  // ------------------------------------------------------------ pool
+
+  addTotal(agent: string, quantities: MilliQuantities): void {
+    if (this.poolByAgent.has(agent)) this.removeTotal(agent);
+    this.poolByAgent.set(agent, quantities);
+    addInto(this.totals, quantities, +1);
+    this.dirty = true;
+  }
+
+  removeTotal(agent: string): void {
+    const q = this.poolByAgent.get(agent);
+    if (!q) return;
+    this.poolByAgent.delete(agent);
+    addInto(this.totals, q, -1);
+    this.dirty = true;
+  }
+
+  // ------------------------------------------------------------ order
+
+  /** The weighted dominant share used for sorting. */
+  share(client: string): number {
+    this.clean();
+    return this.clients.get(client)?.share ?? 0;
+  }
+
+  /** Active clients in DRF order. */
+  sort(): string[] {
+    this.clean();
+    const out: string[] = [];
+    const walk = (node: Node) => {
+      for (const child of node.children) {
+        if (child.isClient) {
+          if (child.active) out.push(this.clientPath(child));
+        } else walk(child);
+      }
+    };
+    walk(this.root);
+    return out;
+  }
+
+  // ------------------------------------------------------------ internals
+
+  private newNode(path: string, parent: Node, isClient: boolean): Node {
+    const node: Node = { path, parent, children: [], isClient, active: false, allocation: new Map(), count: 0, share: 0 };
+    this.nodes.set(path, node);
+    return node;
+  }
+
+  private clientPath(leaf: Node): string {
+    return leaf.path.endsWith(`/${VIRTUAL}`) ? leaf.path.slice(0, -2) : leaf.path;
+  }
+
+  /** Turns client leaf `node` into an internal node holding its virtual leaf. */
+  private splitLeaf(node: Node): void {
+    const leaf = this.newNode(`${node.path}/${VIRTUAL}`, node, true);
+    leaf.active = node.active;
+    leaf.allocation = new Map(node.allocation);
+    leaf.count = node.count;
+    node.isClient = false;
+    node.active = false;
+    this.clients.set(node.path, leaf);
+    leaf.share = this.computeShare(leaf);
+    node.children = [leaf];
+  }
+
+  private change(client: string, agent: string, quantities: MilliQuantities, sign: number): void {
+    const leaf = this.clients.get(client);
+    if (!leaf) throw new Error(`unknown client '${client}'`);
+    const byAgent = this.allocations.get(client)!;
+    let q = byAgent.get(agent);
+    if (!q) byAgent.set(agent, (q = new Map()));
+    addInto(q, quantities, sign);
+    if (q.size === 0) byAgent.delete(agent);
+    for (let n: Node | null = leaf; n && n !== this.root; n = n.parent) addInto(n.allocation, quantities, sign);
+  }
+
+  private refreshPath(client: string): void {
+    if (this.dirty) return; // everything is recomputed at the next clean()
+    for (let n: Node | null = this.clients.get(client)!; n && n !== this.root; n = n.parent) this.refresh(n);
+  }
+
+  /** Recomputes one node's share and moves it to its place among its siblings. */
+  private refresh(node: Node): void {
+    if (this.dirty || !node.parent) return;
+    node.share = this.computeShare(node);
+    this.detach(node);
+    this.insert(node.parent, node);
+  }
+
+  private detach(node: Node): void {
+    const siblings = node.parent!.children;
+    const i = siblings.indexOf(node);
+    if (i >= 0) siblings.splice(i, 1);
+  }
+
+  private insert(parent: Node, node: Node): void {
+    node.parent = parent;
+    if (!this.dirty) node.share = this.computeShare(node);
+    const siblings = parent.children;
+    let lo = 0;
+    let hi = siblings.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compare(siblings[mid], node) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    siblings.splice(lo, 0, node);
+  }
+
+  private computeShare(node: Node): number {
+    let share = 0;
+    for (const [name, total] of this.totals) {
+      if (total <= 0 || this.excluded.has(name)) continue;
+      const allocated = node.allocation.get(name);
+      if (allocated === undefined) continue;
+      const s = allocated / 1000 / (total / 1000);
+      if (s > share) share = s;
+    }
+    const weight = node.path.endsWith(`/${VIRTUAL}`) ? 1 : (this.weights.get(node.path) ?? 1);
+    return share / weight;
+  }
+
+  private clean(): void {
+    if (!this.dirty) return;
+    this.dirty = false;
+    const resort = (node: Node) => {
+      for (const child of node.children) {
+        child.share = this.computeShare(child);
+        resort(child);
+      }
+      node.children.sort(compare);
+    };
+    resort(this.root);
+  }
+}
