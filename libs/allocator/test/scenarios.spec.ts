@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runScenario } from '../src';
+import { ALLOCATOR_OPS, runScenario, SORTER_OPS } from '../src';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const folders = [path.join(repoRoot, 'libs/allocator/scenarios'), path.resolve(repoRoot, '../shared/scenarios')];
@@ -21,5 +21,22 @@ describe('scenarios', () => {
     const result = runScenario(JSON.parse(fs.readFileSync(file, 'utf8')));
     expect(result.failures).toEqual([]);
     expect(result.passed).toBe(true);
+  });
+});
+
+describe('scenario coverage', () => {
+  const own = files.filter((f) => f.includes(path.join('libs', 'allocator', 'scenarios')));
+  const docs = own.map((f) => JSON.parse(fs.readFileSync(f, 'utf8')) as { kind: string; steps: Array<{ op: string }> });
+  const used = (kind: string) => new Set(docs.filter((d) => d.kind === kind).flatMap((d) => d.steps.map((s) => s.op)));
+
+  it('has at least 30 scenarios of its own', () => {
+    expect(own.length).toBeGreaterThanOrEqual(30);
+  });
+
+  it.each([
+    ['sorter', SORTER_OPS],
+    ['allocator', ALLOCATOR_OPS],
+  ])('uses every %s op', (kind, ops) => {
+    expect([...used(kind)].sort()).toEqual(Object.keys(ops).sort());
   });
 });

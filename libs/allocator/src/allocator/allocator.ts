@@ -527,8 +527,11 @@ export class HierarchicalAllocator {
     const requiredHeadroom = this.requiredHeadroom();
     const availableHeadroom = this.availableHeadroom();
 
+    const offeredShared = new Map<string, Resources>();
     const offer = (agent: AgentState, fw: FrameworkState, role: string, resources: Resources) => {
       this.trackAllocation(agent, fw.id, role, resources, +1);
+      const shared = resources.shared();
+      if (!shared.isEmpty()) offeredShared.set(agent.id, (offeredShared.get(agent.id) ?? Resources.empty()).plus(shared));
       const unreservedScalars = resources.unreserved().nonRevocable().scalarMilli();
       addMilli(availableHeadroom, unreservedScalars, -1);
       const key = `${fw.id}\u0000${role}\u0000${agent.id}`;
@@ -550,7 +553,7 @@ export class HierarchicalAllocator {
             break;
           }
           const fw = this.frameworks.get(fwId)!;
-          const usable = this.usableBy(agent, fw, role, trace);
+          const usable = this.usableBy(agent, fw, role, trace, offeredShared);
           if (!usable) continue;
           const unreserved = usable.unreserved().nonRevocable().scalars();
           const guaranteed = shrinkScalars(unreserved, unmet, false);
@@ -562,7 +565,7 @@ export class HierarchicalAllocator {
           const resources = guaranteed
             .plus(usable.reserved(role))
             .plus(usable.nonScalars().unreserved())
-            .plus(usable.revocable().unreserved())
+            .plus(usable.revocable().unreserved().scalars())
             .plus(rest);
           if (this.tryOffer(agent, fw, role, resources, now, trace)) {
             offer(agent, fw, role, resources);
@@ -581,14 +584,14 @@ export class HierarchicalAllocator {
         if (trace) this.traceInactiveFrameworks(agent, role, trace);
         for (const fwId of sorter.sort()) {
           const fw = this.frameworks.get(fwId)!;
-          const usable = this.usableBy(agent, fw, role, trace);
+          const usable = this.usableBy(agent, fw, role, trace, offeredShared);
           if (!usable) continue;
           const unreservedScalars = usable.unreserved().nonRevocable().scalars();
           const cut = this.cutToLimitsAndHeadroom(role, unreservedScalars, new Map(), requiredHeadroom, availableHeadroom);
           if (trace && !cut.equals(unreservedScalars)) this.traceCut(agent, fw, role, requiredHeadroom, availableHeadroom, trace);
           const resources = usable.filter((k) => k.reservation !== undefined)
             .plus(usable.nonScalars().unreserved())
-            .plus(usable.revocable().unreserved())
+            .plus(usable.revocable().unreserved().scalars())
             .plus(cut);
           if (this.tryOffer(agent, fw, role, resources, now, trace)) {
             offer(agent, fw, role, resources);
@@ -633,14 +636,19 @@ export class HierarchicalAllocator {
    * What `fw` may take on `agent` under `role`: allocatable to the role, minus what the
    * framework's capabilities exclude. `undefined` when the whole agent is excluded.
    */
-  private usableBy(agent: AgentState, fw: FrameworkState, role: string, trace?: TraceCollector): Resources | undefined {
+  private usableBy(agent: AgentState, fw: FrameworkState, role: string, trace?: TraceCollector, offeredShared?: Map<string, Resources>): Resources | undefined {
     if (this.config.filterGpuResources && agent.hasGpus && !fw.capabilities.has('GPU_RESOURCES')) {
       trace?.add({ reason: 'MISSING_CAPABILITY', agent: agent.id, role, framework: fw.id, capability: 'GPU_RESOURCES' });
       return undefined;
     }
-    let usable = this.available(agent).allocatableTo(role);
+    let usable = this.available(agent).nonShared();
+    // Shared resources (persistent volumes) stay offerable while allocated: every framework
+    // that takes them gets one copy, at most once per agent in a cycle (as in Mesos).
+    if (fw.capabilities.has('SHARED_RESOURCES')) {
+      usable = usable.plus(agent.total.shared().minus(offeredShared?.get(agent.id) ?? Resources.empty()));
+    }
+    usable = usable.allocatableTo(role);
     if (!fw.capabilities.has('REVOCABLE_RESOURCES')) usable = usable.nonRevocable();
-    if (!fw.capabilities.has('SHARED_RESOURCES')) usable = usable.nonShared();
     return usable;
   }
 
