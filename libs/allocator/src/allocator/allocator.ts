@@ -11,6 +11,7 @@
  * guarantees), stage 2 (everything else, within limits and headroom), inverse offers.
  */
 import { isReservationUsableBy, Resources } from '../resources';
+import { SorterPool } from '../sorter';
 import { type ClientSorter, createSorter, type SorterFactory } from './sorter-port';
 import { type DecisionReason, type DecisionTrace, type Quantities, TraceCollector } from './trace';
 
@@ -95,6 +96,11 @@ interface AgentState {
   total: Resources;
   /** Sum of everything offered or allocated on the agent. */
   allocated: Resources;
+  /** total - allocated, kept current by every change (the hot path reads it per framework). */
+  available: Resources;
+  /** Total has only unreserved, non-revocable, non-shared pieces: offers need no splitting. */
+  plain: boolean;
+  hasShared: boolean;
   /** frameworkId -> role -> resources. */
   allocations: Map<string, Map<string, Resources>>;
   activated: boolean;
@@ -127,6 +133,7 @@ interface QuotaState {
 }
 
 const YEAR_SECONDS = 365 * 24 * 3600;
+const EMPTY_MILLI: ReadonlyMap<string, number> = new Map();
 const filterKey = (role: string, agentId: string) => `${role}\u0000${agentId}`;
 const topLevel = (role: string) => {
   const i = role.indexOf('/');
@@ -214,8 +221,10 @@ export class HierarchicalAllocator {
   private readonly consumedAllocated = new Map<string, Map<string, number>>();
   /** Per top-level role: scalar reservations on all agents (milli). */
   private readonly consumedReserved = new Map<string, Map<string, number>>();
-  /** Pool totals by agent, for the sorters. */
-  private readonly poolByAgent = new Map<string, Map<string, number>>();
+  /** Cluster totals shared by every sorter. */
+  private readonly pool = new SorterPool();
+  /** minAllocatableResources in integer thousandths, computed once. */
+  private readonly minAllocatable: Array<Array<[string, number]>>;
   private readonly inverseOfferResponses = new Map<string, Map<string, 'ACCEPT' | 'DECLINE'>>();
 
   constructor(options: AllocatorOptions = {}) {
@@ -226,7 +235,8 @@ export class HierarchicalAllocator {
     this.clock = options.clock ?? { now: () => 0 };
     this.random = options.random ?? mulberry32(1);
     this.newSorter = options.sorterFactory ?? createSorter;
-    this.roleSorter = this.newSorter(this.config.fairnessExcludeResourceNames);
+    this.minAllocatable = this.config.minAllocatableResources.map((set) => Object.entries(set).map(([name, min]): [string, number] => [name, Math.round(min * 1000)]));
+    this.roleSorter = this.newSorter(this.config.fairnessExcludeResourceNames, this.pool);
   }
 
   // ---------------------------------------------------------------- agents
@@ -238,6 +248,9 @@ export class HierarchicalAllocator {
       hostname: options.hostname ?? id,
       total,
       allocated: Resources.empty(),
+      available: total,
+      plain: total.isPlain(),
+      hasShared: !total.shared().isEmpty(),
       allocations: new Map(),
       activated: options.activated ?? true,
       deactivatedForMaintenance: false,
@@ -268,11 +281,7 @@ export class HierarchicalAllocator {
   updateAgent(id: string, total: Resources): boolean {
     const agent = this.requireAgent(id);
     if (agent.total.equals(total)) return false;
-    this.trackReservations(agent.total, -1);
-    agent.total = total;
-    agent.hasGpus = total.get('gpus') > 0;
-    this.trackReservations(total, +1);
-    this.setPool(id, total);
+    this.updateAgentTotal(agent, total);
     return true;
   }
 
@@ -525,28 +534,35 @@ export class HierarchicalAllocator {
     }
 
     const requiredHeadroom = this.requiredHeadroom();
-    const availableHeadroom = this.availableHeadroom();
+    // Only needed while some guarantee is unmet (it is a pass over every agent).
+    const availableHeadroom = requiredHeadroom.size > 0 ? this.availableHeadroom() : new Map<string, number>();
 
     const offeredShared = new Map<string, Resources>();
     const offer = (agent: AgentState, fw: FrameworkState, role: string, resources: Resources) => {
       this.trackAllocation(agent, fw.id, role, resources, +1);
       const shared = resources.shared();
       if (!shared.isEmpty()) offeredShared.set(agent.id, (offeredShared.get(agent.id) ?? Resources.empty()).plus(shared));
-      const unreservedScalars = resources.unreserved().nonRevocable().scalarMilli();
-      addMilli(availableHeadroom, unreservedScalars, -1);
+      if (availableHeadroom.size > 0 && requiredHeadroom.size > 0) {
+        addMilli(availableHeadroom, agent.plain ? resources.scalarMilli() : resources.unreserved().nonRevocable().scalarMilli(), -1);
+      }
       const key = `${fw.id}\u0000${role}\u0000${agent.id}`;
       const existing = offers.get(key);
       offers.set(key, { frameworkId: fw.id, role, agentId: agent.id, resources: existing ? existing.resources.plus(resources) : resources });
     };
 
-    // Stage 1: quota guarantees.
-    for (const agent of this.ordered(candidates)) {
-      for (const role of this.roleSorter.sort()) {
+    // Stage 1: quota guarantees (nothing to do when every guarantee is met).
+    for (const agent of requiredHeadroom.size > 0 ? this.ordered(candidates) : []) {
+      let roles = this.roleSorter.sort();
+      stage1: for (let r = 0; r < roles.length; r++) {
+        const role = roles[r];
+        if (this.exhausted(agent)) break stage1;
         const quota = this.quotas.get(role);
         if (!quota || quota.guarantees.size === 0) continue;
         const sorter = this.frameworkSorters.get(role);
         if (!sorter) continue;
-        for (const fwId of sorter.sort()) {
+        let fws = sorter.sort();
+        for (let f = 0; f < fws.length; f++) {
+          const fwId = fws[f];
           const unmet = this.unmetGuarantees(role, quota);
           if (unmet.size === 0) {
             trace?.add({ reason: 'ROLE_QUOTA_MET', agent: agent.id, role, stage: 1 });
@@ -568,9 +584,17 @@ export class HierarchicalAllocator {
             .plus(usable.revocable().unreserved().scalars())
             .plus(rest);
           if (this.tryOffer(agent, fw, role, resources, now, trace)) {
+            if (!this.takesAll(agent, resources)) {
+              // The loops go on over this agent: keep the orders as they were (Mesos sorts once).
+              roles = roles.slice(r);
+              r = 0;
+              fws = fws.slice(f);
+              f = 0;
+            }
             offer(agent, fw, role, resources);
             addMilli(requiredHeadroom, guaranteed.scalarMilli(), -1);
             for (const [k, v] of requiredHeadroom) if (v <= 0) requiredHeadroom.delete(k);
+            if (this.exhausted(agent)) break stage1;
           }
         }
       }
@@ -578,24 +602,46 @@ export class HierarchicalAllocator {
 
     // Stage 2: everything else, by DRF, within limits and without eating into headroom.
     for (const agent of this.ordered(candidates)) {
-      for (const role of this.roleSorter.sort()) {
+      if (this.exhausted(agent)) {
+        trace?.add({ reason: 'NOTHING_AVAILABLE', agent: agent.id });
+        continue;
+      }
+      let roles = this.roleSorter.sort();
+      stage2: for (let r = 0; r < roles.length; r++) {
+        const role = roles[r];
         const sorter = this.frameworkSorters.get(role);
         if (!sorter) continue;
         if (trace) this.traceInactiveFrameworks(agent, role, trace);
-        for (const fwId of sorter.sort()) {
+        let fws = sorter.sort();
+        for (let f = 0; f < fws.length; f++) {
+          const fwId = fws[f];
           const fw = this.frameworks.get(fwId)!;
           const usable = this.usableBy(agent, fw, role, trace, offeredShared);
           if (!usable) continue;
-          const unreservedScalars = usable.unreserved().nonRevocable().scalars();
-          const cut = this.cutToLimitsAndHeadroom(role, unreservedScalars, new Map(), requiredHeadroom, availableHeadroom);
-          if (trace && !cut.equals(unreservedScalars)) this.traceCut(agent, fw, role, requiredHeadroom, availableHeadroom, trace);
-          const resources = usable.filter((k) => k.reservation !== undefined)
-            .plus(usable.nonScalars().unreserved())
-            .plus(usable.revocable().unreserved().scalars())
-            .plus(cut);
+          const limited = requiredHeadroom.size > 0 || this.limitedAncestors(role).length > 0;
+          let resources = usable;
+          if (limited || !agent.plain) {
+            const unreservedScalars = usable.unreserved().nonRevocable().scalars();
+            const cut = limited ? this.cutToLimitsAndHeadroom(role, unreservedScalars, EMPTY_MILLI, requiredHeadroom, availableHeadroom) : unreservedScalars;
+            if (trace && cut !== unreservedScalars && !cut.equals(unreservedScalars)) this.traceCut(agent, fw, role, requiredHeadroom, availableHeadroom, trace);
+            resources = agent.plain
+              ? usable.nonScalars().plus(cut)
+              : usable
+                  .filter((k) => k.reservation !== undefined)
+                  .plus(usable.nonScalars().unreserved())
+                  .plus(usable.revocable().unreserved().scalars())
+                  .plus(cut);
+          }
           if (this.tryOffer(agent, fw, role, resources, now, trace)) {
+            if (!this.takesAll(agent, resources)) {
+              roles = roles.slice(r);
+              r = 0;
+              fws = fws.slice(f);
+              f = 0;
+            }
             offer(agent, fw, role, resources);
-            this.refreshRequiredHeadroom(requiredHeadroom);
+            if (this.quotas.has(topLevel(role))) this.refreshRequiredHeadroom(requiredHeadroom);
+            if (this.exhausted(agent)) break stage2;
           }
         }
       }
@@ -629,7 +675,18 @@ export class HierarchicalAllocator {
   }
 
   private available(agent: AgentState): Resources {
-    return agent.total.minus(agent.allocated);
+    return agent.available;
+  }
+
+  /** Whether offering `resources` leaves the agent exhausted (decided before the offer). */
+  private takesAll(agent: AgentState, resources: Resources): boolean {
+    if (agent.hasShared) return false;
+    return resources === agent.available || agent.available.minus(resources).isEmpty();
+  }
+
+  /** Nothing left on the agent for anyone this cycle (shared volumes stay offerable). */
+  private exhausted(agent: AgentState): boolean {
+    return agent.available.isEmpty() && !agent.hasShared;
   }
 
   /**
@@ -641,6 +698,7 @@ export class HierarchicalAllocator {
       trace?.add({ reason: 'MISSING_CAPABILITY', agent: agent.id, role, framework: fw.id, capability: 'GPU_RESOURCES' });
       return undefined;
     }
+    if (agent.plain) return agent.available;
     let usable = this.available(agent).nonShared();
     // Shared resources (persistent volumes) stay offerable while allocated: every framework
     // that takes them gets one copy, at most once per agent in a cycle (as in Mesos).
@@ -676,10 +734,14 @@ export class HierarchicalAllocator {
 
   private isAllocatable(resources: Resources): boolean {
     if (resources.isEmpty()) return false;
-    const sets = this.config.minAllocatableResources;
-    if (sets.length === 0) return true;
+    if (this.minAllocatable.length === 0) return true;
     const q = resources.scalarMilli();
-    return sets.some((set) => Object.entries(set).every(([name, min]) => (q.get(name) ?? 0) >= Math.round(min * 1000)));
+    for (const set of this.minAllocatable) {
+      let ok = true;
+      for (const [name, min] of set) if ((q.get(name) ?? 0) < min) ok = false;
+      if (ok) return true;
+    }
+    return false;
   }
 
   /** consumed(R) for a top-level role: allocated unreserved non-revocable + all reservations. */
@@ -737,11 +799,16 @@ export class HierarchicalAllocator {
     return caps.size === 0 ? unreserved : shrinkScalars(unreserved, caps, true);
   }
 
+  /** The role and its ancestors that have quota limits. */
+  private limitedAncestors(role: string): string[] {
+    if (this.quotas.size === 0) return [];
+    return ancestorsAndSelf(role).filter((path) => (this.quotas.get(path)?.limits.size ?? 0) > 0);
+  }
+
   private limitCaps(role: string, extra: ReadonlyMap<string, number>): Map<string, number> {
     const caps = new Map<string, number>();
-    for (const path of ancestorsAndSelf(role)) {
-      const quota = this.quotas.get(path);
-      if (!quota || quota.limits.size === 0) continue;
+    for (const path of this.limitedAncestors(role)) {
+      const quota = this.quotas.get(path)!;
       const consumed = this.consumed(path);
       for (const [name, limit] of quota.limits) {
         const left = limit - (consumed.get(name) ?? 0) - (extra.get(name) ?? 0);
@@ -783,8 +850,7 @@ export class HierarchicalAllocator {
     fws.add(fw.id);
     let sorter = this.frameworkSorters.get(role);
     if (!sorter) {
-      sorter = this.newSorter(this.config.fairnessExcludeResourceNames);
-      for (const [agentId, pool] of this.poolByAgent) sorter.addTotal(agentId, pool);
+      sorter = this.newSorter(this.config.fairnessExcludeResourceNames, this.pool);
       this.frameworkSorters.set(role, sorter);
     }
     if (!sorter.contains(fw.id)) sorter.add(fw.id);
@@ -822,13 +888,15 @@ export class HierarchicalAllocator {
     else byRole.set(role, after);
     if (byRole.size === 0) agent.allocations.delete(fwId);
     agent.allocated = sign > 0 ? agent.allocated.plus(resources) : agent.allocated.minus(resources);
+    // An offer is taken from what is available; a recovery recomputes (the agent may have
+    // been over-allocated after a smaller total).
+    agent.available = sign > 0 ? agent.available.minus(resources) : agent.total.minus(agent.allocated);
 
     const quantities = resources.scalarMilli();
     if (!this.roleSorter.contains(role)) this.roleSorter.add(role);
     let fwSorter = this.frameworkSorters.get(role);
     if (!fwSorter) {
-      fwSorter = this.newSorter(this.config.fairnessExcludeResourceNames);
-      for (const [agentId, pool] of this.poolByAgent) fwSorter.addTotal(agentId, pool);
+      fwSorter = this.newSorter(this.config.fairnessExcludeResourceNames, this.pool);
       this.frameworkSorters.set(role, fwSorter);
     }
     if (!fwSorter.contains(fwId)) fwSorter.add(fwId);
@@ -843,7 +911,7 @@ export class HierarchicalAllocator {
     const top = topLevel(role);
     let consumed = this.consumedAllocated.get(top);
     if (!consumed) this.consumedAllocated.set(top, (consumed = new Map()));
-    addMilli(consumed, resources.unreserved().nonRevocable().scalarMilli(), sign);
+    addMilli(consumed, agent.plain ? resources.scalarMilli() : resources.unreserved().nonRevocable().scalarMilli(), sign);
   }
 
   private trackReservations(total: Resources, sign: 1 | -1): void {
@@ -858,20 +926,16 @@ export class HierarchicalAllocator {
   private updateAgentTotal(agent: AgentState, total: Resources): void {
     this.trackReservations(agent.total, -1);
     agent.total = total;
+    agent.hasGpus = total.get('gpus') > 0;
+    agent.plain = total.isPlain();
+    agent.hasShared = !total.shared().isEmpty();
+    agent.available = total.minus(agent.allocated);
     this.trackReservations(total, +1);
     this.setPool(agent.id, total);
   }
 
   private setPool(agentId: string, total: Resources | undefined): void {
-    const sorters = [this.roleSorter, ...this.frameworkSorters.values()];
-    if (this.poolByAgent.has(agentId)) for (const s of sorters) s.removeTotal(agentId);
-    if (total === undefined) {
-      this.poolByAgent.delete(agentId);
-      return;
-    }
-    const pool = total.scalarMilli();
-    this.poolByAgent.set(agentId, pool);
-    for (const s of sorters) s.addTotal(agentId, pool);
+    this.pool.set(agentId, total?.scalarMilli());
   }
 
   private requireAgent(id: string): AgentState {

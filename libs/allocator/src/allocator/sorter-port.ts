@@ -2,7 +2,7 @@
  * What the allocator needs from a sorter. The DRF sorter is the one implementation; the port
  * exists so that the allocator's tests and benchmarks can swap in another ordering policy.
  */
-import { DRFSorter, type MilliQuantities as Quantities } from '../sorter';
+import { DRFSorter, type MilliQuantities as Quantities, SorterPool } from '../sorter';
 
 export interface ClientSorter {
   add(client: string): void;
@@ -14,10 +14,11 @@ export interface ClientSorter {
   unallocated(client: string, agent: string, quantities: Quantities): void;
   addTotal(agent: string, quantities: Quantities): void;
   removeTotal(agent: string): void;
-  sort(): string[];
+  sort(): readonly string[];
   share(client: string): number;
 }
 
-export type SorterFactory = (excludedNames: readonly string[]) => ClientSorter;
+/** Makes a sorter; sorters made with the same pool share its totals. */
+export type SorterFactory = (excludedNames: readonly string[], pool: SorterPool) => ClientSorter;
 
-export const createSorter: SorterFactory = (excludedNames) => new DRFSorter({ excludedNames });
+export const createSorter: SorterFactory = (excludedNames, pool) => new DRFSorter({ excludedNames, pool });

@@ -149,8 +149,16 @@ function validateRange(b: unknown, e: unknown, name: string): Range {
 
 export class Resources {
   private static readonly EMPTY = new Resources(new Map());
+  /** Memoised scalar quantities: the value is immutable, so they are computed once. */
+  private milliCache?: Map<string, number>;
 
   private constructor(private readonly pieces: ReadonlyMap<string, Piece>) {}
+
+  /** True when every piece is unreserved, non-revocable and not shared. */
+  isPlain(): boolean {
+    for (const p of this.pieces.values()) if (p.reservation !== undefined || p.revocable || p.shared) return false;
+    return true;
+  }
 
   static empty(): Resources {
     return Resources.EMPTY;
@@ -221,6 +229,7 @@ export class Resources {
 
   /** This minus `other`; amounts that would go below zero disappear instead. */
   minus(other: Resources): Resources {
+    if (other === this) return Resources.EMPTY;
     if (other.isEmpty() || this.isEmpty()) return this;
     const map = new Map(this.pieces);
     for (const p of other.pieces.values()) {
@@ -325,12 +334,14 @@ export class Resources {
   }
 
   /** Scalar quantities by name in integer thousandths (for exact arithmetic). */
-  scalarMilli(): Map<string, number> {
+  scalarMilli(): ReadonlyMap<string, number> {
+    if (this.milliCache) return this.milliCache;
     const out = new Map<string, number>();
     for (const p of this.pieces.values()) {
       if (p.type !== 'scalar') continue;
       out.set(p.name, (out.get(p.name) ?? 0) + p.milli);
     }
+    this.milliCache = out;
     return out;
   }
 

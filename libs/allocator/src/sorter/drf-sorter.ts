@@ -46,6 +46,27 @@ function addInto(into: Map<string, number>, q: MilliQuantities, sign: number): v
   }
 }
 
+/**
+ * Pool totals (milli by name) that several sorters can share: the allocator's role sorter and
+ * its per-role framework sorters all divide by the same cluster totals.
+ */
+export class SorterPool {
+  readonly totals = new Map<string, number>();
+  private readonly byAgent = new Map<string, MilliQuantities>();
+  /** Bumped on every change so that sharing sorters know to recompute shares. */
+  version = 0;
+
+  set(agent: string, quantities: MilliQuantities | undefined): void {
+    const old = this.byAgent.get(agent);
+    if (old) addInto(this.totals, old, -1);
+    if (quantities) {
+      this.byAgent.set(agent, quantities);
+      addInto(this.totals, quantities, +1);
+    } else this.byAgent.delete(agent);
+    this.version++;
+  }
+}
+
 export class DRFSorter {
   private readonly root: Node = { path: '', parent: null, children: [], isClient: false, active: false, allocation: new Map(), count: 0, share: 0 };
   /** Client path -> its leaf (the virtual leaf when the client has children). */
@@ -53,15 +74,27 @@ export class DRFSorter {
   /** Every node by path (internal nodes, leaves, virtual leaves). */
   private readonly nodes = new Map<string, Node>();
   private readonly weights = new Map<string, number>();
-  /** Per client, per agent allocation quantities. */
-  private readonly allocations = new Map<string, Map<string, Map<string, number>>>();
-  private readonly poolByAgent = new Map<string, MilliQuantities>();
-  private readonly totals = new Map<string, number>();
+  private readonly pool: SorterPool;
+  private poolVersion: number;
   private readonly excluded: ReadonlySet<string>;
   private dirty = false;
+  /**
+   * Cached result of sort(). For a flat sorter (no '/' in any client) it is kept current
+   * incrementally and the root's children are re-sorted only when the tree is needed.
+   * sort() returns this array itself: a caller that changes allocations while iterating
+   * must copy what it still needs first (the allocator does, before an offer that leaves
+   * something on the agent).
+   */
+  private order: string[] | null = null;
+  /** The leaves behind `order`, in the same positions (flat sorters only). */
+  private orderNodes: Node[] = [];
+  private rootUnsorted = false;
+  private nestedClients = 0;
 
-  constructor(options: { excludedNames?: Iterable<string> } = {}) {
+  constructor(options: { excludedNames?: Iterable<string>; pool?: SorterPool } = {}) {
     this.excluded = new Set(options.excludedNames ?? []);
+    this.pool = options.pool ?? new SorterPool();
+    this.poolVersion = this.pool.version;
     this.nodes.set('', this.root);
   }
 
@@ -70,6 +103,9 @@ export class DRFSorter {
   /** Adds an inactive client. */
   add(client: string): void {
     if (this.clients.has(client)) return;
+    this.ensureSorted();
+    this.order = null;
+    if (client.includes('/')) this.nestedClients++;
     const segments = client.split('/');
     let parent = this.root;
     for (let i = 0; i < segments.length; i++) {
@@ -84,16 +120,12 @@ export class DRFSorter {
         const leaf = this.newNode(`${path}/${VIRTUAL}`, node, true);
         this.insert(node, leaf);
         this.clients.set(client, leaf);
-        this.allocations.set(client, new Map());
         return;
       } else if (node.isClient) {
         // A client gains a child: move it down into a virtual leaf under a new internal node.
         this.splitLeaf(node);
       }
-      if (last) {
-        this.clients.set(client, node);
-        this.allocations.set(client, new Map());
-      }
+      if (last) this.clients.set(client, node);
       parent = node;
     }
   }
@@ -101,10 +133,12 @@ export class DRFSorter {
   remove(client: string): void {
     const leaf = this.clients.get(client);
     if (!leaf) return;
+    this.ensureSorted();
+    this.order = null;
+    if (client.includes('/')) this.nestedClients--;
     const allocation = this.allocationQuantities(client);
     for (let n: Node | null = leaf.parent; n && n !== this.root; n = n.parent) addInto(n.allocation, allocation, -1);
     this.clients.delete(client);
-    this.allocations.delete(client);
     let node: Node | null = leaf;
     this.detach(leaf);
     this.nodes.delete(leaf.path);
@@ -131,12 +165,18 @@ export class DRFSorter {
 
   activate(client: string): void {
     const leaf = this.clients.get(client);
-    if (leaf) leaf.active = true;
+    if (leaf && !leaf.active) {
+      leaf.active = true;
+      this.order = null;
+    }
   }
 
   deactivate(client: string): void {
     const leaf = this.clients.get(client);
-    if (leaf) leaf.active = false;
+    if (leaf && leaf.active) {
+      leaf.active = false;
+      this.order = null;
+    }
   }
 
   contains(client: string): boolean {
@@ -155,6 +195,8 @@ export class DRFSorter {
   /** Weight of a path (a client or an internal node); may be set before the path exists. */
   setWeight(path: string, weight: number): void {
     this.weights.set(path, weight);
+    this.ensureSorted();
+    this.order = null;
     const node = this.nodes.get(path);
     if (node) this.refresh(node);
   }
@@ -178,34 +220,23 @@ export class DRFSorter {
     this.refreshPath(client);
   }
 
-  /** The client's allocation on one agent (milli by name). */
-  allocation(client: string, agent: string): Map<string, number> {
-    return new Map(this.allocations.get(client)?.get(agent) ?? []);
-  }
-
-  /** Allocation summed over agents: of one client, or of all clients. */
+  /** Allocation summed over agents (milli by name): of one client, or of all clients. */
   allocationQuantities(client?: string): Map<string, number> {
     const out = new Map<string, number>();
-    const clients = client === undefined ? [...this.allocations.keys()] : [client];
-    for (const c of clients) for (const q of this.allocations.get(c)?.values() ?? []) addInto(out, q, +1);
+    const leaves = client === undefined ? [...this.clients.values()] : [this.clients.get(client)];
+    for (const leaf of leaves) if (leaf) addInto(out, leaf.allocation, +1);
     return out;
   }
 
   // ------------------------------------------------------------ pool
 
+  /** Adds (or replaces) an agent's quantities in the pool; with a shared pool, for all sharers. */
   addTotal(agent: string, quantities: MilliQuantities): void {
-    if (this.poolByAgent.has(agent)) this.removeTotal(agent);
-    this.poolByAgent.set(agent, quantities);
-    addInto(this.totals, quantities, +1);
-    this.dirty = true;
+    this.pool.set(agent, quantities);
   }
 
   removeTotal(agent: string): void {
-    const q = this.poolByAgent.get(agent);
-    if (!q) return;
-    this.poolByAgent.delete(agent);
-    addInto(this.totals, q, -1);
-    this.dirty = true;
+    this.pool.set(agent, undefined);
   }
 
   // ------------------------------------------------------------ order
@@ -217,17 +248,25 @@ export class DRFSorter {
   }
 
   /** Active clients in DRF order. */
-  sort(): string[] {
+  sort(): readonly string[] {
     this.clean();
+    if (this.order) return this.order;
+    this.ensureSorted();
     const out: string[] = [];
+    const nodes: Node[] = [];
     const walk = (node: Node) => {
       for (const child of node.children) {
         if (child.isClient) {
-          if (child.active) out.push(this.clientPath(child));
+          if (child.active) {
+            out.push(this.clientPath(child));
+            nodes.push(child);
+          }
         } else walk(child);
       }
     };
     walk(this.root);
+    this.order = out;
+    this.orderNodes = nodes;
     return out;
   }
 
@@ -259,17 +298,38 @@ export class DRFSorter {
   private change(client: string, agent: string, quantities: MilliQuantities, sign: number): void {
     const leaf = this.clients.get(client);
     if (!leaf) throw new Error(`unknown client '${client}'`);
-    const byAgent = this.allocations.get(client)!;
-    let q = byAgent.get(agent);
-    if (!q) byAgent.set(agent, (q = new Map()));
-    addInto(q, quantities, sign);
-    if (q.size === 0) byAgent.delete(agent);
     for (let n: Node | null = leaf; n && n !== this.root; n = n.parent) addInto(n.allocation, quantities, sign);
   }
 
   private refreshPath(client: string): void {
+    if (this.pool.version !== this.poolVersion) this.dirty = true;
     if (this.dirty) return; // everything is recomputed at the next clean()
-    for (let n: Node | null = this.clients.get(client)!; n && n !== this.root; n = n.parent) this.refresh(n);
+    const leaf = this.clients.get(client)!;
+    if (this.nestedClients > 0 || !this.order || !leaf.active) {
+      if (this.nestedClients > 0) this.order = null;
+      for (let n: Node | null = leaf; n && n !== this.root; n = n.parent) this.refresh(n);
+      return;
+    }
+    // Flat sorter: move the client within the cached order only.
+    const order = this.order;
+    const nodes = this.orderNodes;
+    const at = nodes.indexOf(leaf);
+    leaf.share = this.computeShare(leaf);
+    this.rootUnsorted = true;
+    // Binary search for the new place, skipping the leaf's old slot.
+    let lo = 0;
+    let hi = nodes.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compare(nodes[mid < at ? mid : mid + 1], leaf) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo !== at) {
+      order.splice(at, 1);
+      nodes.splice(at, 1);
+      order.splice(lo, 0, client);
+      nodes.splice(lo, 0, leaf);
+    }
   }
 
   /** Recomputes one node's share and moves it to its place among its siblings. */
@@ -302,7 +362,7 @@ export class DRFSorter {
 
   private computeShare(node: Node): number {
     let share = 0;
-    for (const [name, total] of this.totals) {
+    for (const [name, total] of this.pool.totals) {
       if (total <= 0 || this.excluded.has(name)) continue;
       const allocated = node.allocation.get(name);
       if (allocated === undefined) continue;
@@ -313,9 +373,22 @@ export class DRFSorter {
     return share / weight;
   }
 
+  /** Restores the root's sibling order after flat-mode updates skipped it. */
+  private ensureSorted(): void {
+    if (!this.rootUnsorted) return;
+    this.rootUnsorted = false;
+    this.root.children.sort(compare);
+  }
+
   private clean(): void {
+    if (this.pool.version !== this.poolVersion) {
+      this.poolVersion = this.pool.version;
+      this.dirty = true;
+    }
     if (!this.dirty) return;
+    this.rootUnsorted = false;
     this.dirty = false;
+    this.order = null;
     const resort = (node: Node) => {
       for (const child of node.children) {
         child.share = this.computeShare(child);
