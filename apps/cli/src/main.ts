@@ -10,6 +10,7 @@ export type CommandModule = { register(program: Command): void };
 
 const COMMANDS: Array<() => CommandModule> = [
   () => require('./commands/simulate'),
+  () => require('./commands/bench'),
 ];
 
 export function buildProgram(): Command {

@@ -1,0 +1,80 @@
+/**
+ * `arbiter bench allocator`: runs the allocator benchmark shapes (libs/allocator/bench), prints
+ * a table and then one JSON line per run:
+ * {"shape", "agents", "frameworks", "roles", "cycles", "medianMs", "p95Ms"}.
+ */
+import * as os from 'node:os';
+import type { Command } from 'commander';
+import { percentile, SHAPES, type ShapeOptions } from '@arbiter/allocator/bench/shapes';
+
+interface BenchFlags {
+  shape?: string;
+  agents?: string;
+  frameworks?: string;
+  roles?: string;
+  cycles?: string;
+}
+
+function positive(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${flag} must be a positive whole number, got '${value}'`);
+  return n;
+}
+
+export function register(program: Command): void {
+  program
+    .command('bench')
+    .description('run benchmarks')
+    .argument('<suite>', 'benchmark suite: allocator')
+    .option('--shape <name>', `one shape: ${SHAPES.map((s) => s.name).join(', ')}`)
+    .option('--agents <n>', 'number of agents')
+    .option('--frameworks <n>', 'number of frameworks')
+    .option('--roles <n>', 'number of roles')
+    .option('--cycles <n>', 'allocation cycles to time')
+    .action((suite: string, flags: BenchFlags) => {
+      if (suite !== 'allocator') {
+        console.error(`unknown benchmark suite '${suite}' (known: allocator)`);
+        process.exitCode = 2;
+        return;
+      }
+      // `--shape hierarchy` runs every depth; `--shape hierarchy-depth-7` just one.
+      const shapes = flags.shape ? SHAPES.filter((s) => s.name === flags.shape || s.name.startsWith(`${flags.shape}-`)) : SHAPES;
+      if (shapes.length === 0) {
+        console.error(`unknown shape '${flags.shape}' (known: ${SHAPES.map((s) => s.name).join(', ')})`);
+        process.exitCode = 2;
+        return;
+      }
+      let override: Partial<ShapeOptions>;
+      try {
+        override = Object.fromEntries(
+          (['agents', 'frameworks', 'roles', 'cycles'] as const).flatMap((k) => {
+            const v = positive(flags[k], k);
+            return v === undefined ? [] : [[k, v]];
+          }),
+        );
+      } catch (err) {
+        console.error((err as Error).message);
+        process.exitCode = 2;
+        return;
+      }
+      const custom = ['agents', 'frameworks', 'roles', 'cycles'].some((k) => flags[k as keyof BenchFlags] !== undefined);
+      console.log(`node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB`);
+      console.log('shape                 agents  frameworks  roles  cycles  median ms  p95 ms  set-up ms  offers/cycle');
+      const lines: string[] = [];
+      for (const shape of shapes) {
+        const sizes = custom && flags.shape ? [{ ...shape.sizes[0], ...override }] : shape.sizes.map((s) => ({ ...s, ...override }));
+        for (const size of sizes) {
+          const r = shape.run(size);
+          const medianMs = +percentile(r.cycleMs, 50).toFixed(2);
+          const p95Ms = +percentile(r.cycleMs, 95).toFixed(2);
+          const offers = Math.round(r.offers.reduce((a, b) => a + b, 0) / r.offers.length);
+          console.log(
+            `${r.shape.padEnd(20)} ${String(r.agents).padStart(7)} ${String(r.frameworks).padStart(11)} ${String(r.roles).padStart(6)} ${String(r.cycles).padStart(7)} ${medianMs.toFixed(2).padStart(10)} ${p95Ms.toFixed(2).padStart(7)} ${r.setupMs.toFixed(0).padStart(10)} ${String(offers).padStart(13)}`,
+          );
+          lines.push(JSON.stringify({ shape: r.shape, agents: r.agents, frameworks: r.frameworks, roles: r.roles, cycles: r.cycles, medianMs, p95Ms }));
+        }
+      }
+      for (const line of lines) console.log(line);
+    });
+}
