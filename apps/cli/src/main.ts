@@ -10,6 +10,8 @@ export type CommandModule = { register(program: Command): void };
 
 const COMMANDS: Array<() => CommandModule> = [
   () => require('./commands/simulate'),
+  () => require('./commands/db'),
+  () => require('./commands/control-plane'),
   () => require('./commands/bench'),
 ];
 

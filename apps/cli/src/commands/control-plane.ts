@@ -1,0 +1,83 @@
+/**
+ * `arbiter control-plane`: runs the control plane alone (REST API, Swagger UI, the allocation
+ * loop) on DATABASE_URL or the embedded PostgreSQL server. Every setting is an environment
+ * variable with a matching flag; a wrong one stops the process with a message naming it.
+ */
+import type { Command } from 'commander';
+import { type AppConfig, SETTINGS } from '@arbiter/control-plane/src/config/config.schema';
+
+type ControlPlaneModule = typeof import('@arbiter/control-plane');
+
+/** Adds one flag per configuration setting. */
+export function addSettingFlags(command: Command): Command {
+  for (const s of SETTINGS) {
+    const flag = `${s.flag} <value>`;
+    const description = `${s.description} (env ${s.env}${s.default !== undefined ? `, default ${String(s.default)}` : ''})`;
+    command.option(flag, description);
+  }
+  return command;
+}
+
+/** Flags given on the command line, by setting key. */
+export function settingFlags(opts: Record<string, string | undefined>): Partial<Record<keyof AppConfig, string>> {
+  const out: Partial<Record<keyof AppConfig, string>> = {};
+  for (const s of SETTINGS) {
+    const camel = s.flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    if (opts[camel] !== undefined) out[s.key] = opts[camel];
+  }
+  return out;
+}
+
+/** Loads the configuration or prints what is wrong and returns undefined (exit code 2). */
+export function configOrExit(cp: ControlPlaneModule, flags: Partial<Record<keyof AppConfig, string>>): AppConfig | undefined {
+  try {
+    return cp.loadConfig(process.env, flags);
+  } catch (err) {
+    if (!(err instanceof cp.ConfigError)) throw err;
+    console.error(err.message);
+    process.exitCode = 2;
+    return undefined;
+  }
+}
+
+/** Resolves when SIGINT or SIGTERM arrives. */
+export function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(signal);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}
+
+export function printAdminToken(admin: { source: string; token?: string }): void {
+  if (admin.source === 'generated' && admin.token) {
+    console.log(`  admin token:  ${admin.token}`);
+    console.log('                (shown once: it is stored only as a hash; keep it, or set ARBITER_ADMIN_TOKEN)');
+  } else if (admin.source === 'env') {
+    console.log('  admin token:  the value of ARBITER_ADMIN_TOKEN');
+  } else {
+    console.log('  admin token:  the one printed on first start (or set ARBITER_ADMIN_TOKEN)');
+  }
+}
+
+export function register(program: Command): void {
+  const command = program.command('control-plane').description('run the control plane (REST API, Swagger UI) on DATABASE_URL or an embedded PostgreSQL');
+  addSettingFlags(command).action(async (opts: Record<string, string | undefined>) => {
+    const cp: ControlPlaneModule = require('@arbiter/control-plane');
+    const config = configOrExit(cp, settingFlags(opts));
+    if (!config) return;
+    const running = await cp.startControlPlane(config);
+    console.log(`Arbiter control plane on ${running.url}`);
+    console.log(`  API:          ${running.url}/api/v1`);
+    console.log(`  Swagger UI:   ${running.url}/api/docs`);
+    console.log(`  database:     ${running.database.kind === 'embedded' ? `embedded PostgreSQL, data in ${config.dataDir}` : 'DATABASE_URL'}`);
+    printAdminToken(running.admin);
+    const signal = await untilSignal();
+    console.log(`${signal}: stopping`);
+    await running.close();
+  });
+}

@@ -1,0 +1,12 @@
+/**
+ * The control plane's migrations, in the order they run. Generated from the entities by
+ * `npx arbiter db generate <Name>` (which also adds them here) and never edited after they land.
+ */
+import type { MigrationInterface } from 'typeorm';
+// migrations:imports
+import { Initial1795414029889 } from './1795414029889-Initial';
+
+export const MIGRATIONS: Array<new () => MigrationInterface> = [
+  Initial1795414029889,
+  // migrations:list
+];

@@ -1,0 +1,70 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { ResourceEntry } from '@arbiter/allocator';
+
+/** Whether the control plane hears from the agent. */
+export enum AgentStatus {
+  REACHABLE = 'REACHABLE',
+  UNREACHABLE = 'UNREACHABLE',
+  /** Marked gone by an operator (or a drain with markGone): never comes back under this id. */
+  GONE = 'GONE',
+}
+
+export enum DrainState {
+  /** Deactivated; its tasks are being killed or allowed to finish. */
+  DRAINING = 'DRAINING',
+  /** Deactivated and without tasks. */
+  DRAINED = 'DRAINED',
+}
+
+export interface DrainConfig {
+  maxGracePeriodSeconds: number | null;
+  markGone: boolean;
+}
+
+/** A machine's agent as last registered: what it offers and how operators have set it. */
+@Entity('agents')
+@Index(['hostname'])
+@Index(['status'])
+export class AgentEntity {
+  @PrimaryColumn('text')
+  id!: string;
+
+  @Column('text')
+  hostname!: string;
+
+  /** host:port the agent can be reached at, when known. */
+  @Column('text', { nullable: true })
+  address!: string | null;
+
+  @Column('jsonb')
+  attributes!: Record<string, string | number>;
+
+  /** Total resources, as resource entries (the canonical JSON form of @arbiter/allocator). */
+  @Column('jsonb')
+  resources!: ResourceEntry[];
+
+  @Column({ type: 'enum', enum: AgentStatus, enumName: 'agent_status' })
+  status!: AgentStatus;
+
+  /** False when an operator deactivated it: no new offers, running tasks untouched. */
+  @Column('boolean')
+  activated!: boolean;
+
+  @Column({ type: 'enum', enum: DrainState, enumName: 'agent_drain_state', nullable: true })
+  drainState!: DrainState | null;
+
+  @Column('jsonb', { nullable: true })
+  drainConfig!: DrainConfig | null;
+
+  @Column('timestamptz', { nullable: true })
+  drainStartedAt!: Date | null;
+
+  @Column('text', { nullable: true })
+  version!: string | null;
+
+  @Column('timestamptz')
+  firstSeenAt!: Date;
+
+  @Column('timestamptz')
+  lastSeenAt!: Date;
+}

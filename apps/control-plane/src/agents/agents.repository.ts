@@ -1,0 +1,55 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { AgentEntity, type AgentStatus, type DrainState } from './agent.entity';
+
+export const AGENT_SORT_FIELDS = ['hostname', 'firstSeenAt', 'lastSeenAt', 'status'] as const;
+export type AgentSortField = (typeof AGENT_SORT_FIELDS)[number];
+
+export interface AgentFilter {
+  /** Substring of the hostname, case-insensitive. */
+  hostname?: string;
+  status?: AgentStatus;
+  activated?: boolean;
+  /** 'NONE' for agents not draining. */
+  drainState?: DrainState | 'NONE';
+}
+
+const SORT_COLUMNS: Record<AgentSortField, string> = {
+  hostname: 'a.hostname',
+  firstSeenAt: 'a.first_seen_at',
+  lastSeenAt: 'a.last_seen_at',
+  status: 'a.status',
+};
+
+@Injectable()
+export class AgentsRepository {
+  async findById(tx: EntityManager, id: string, options: { lock?: boolean } = {}): Promise<AgentEntity | null> {
+    return tx.findOne(AgentEntity, { where: { id }, ...(options.lock ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+  }
+
+  async list(tx: EntityManager, filter: AgentFilter, sort: { field: AgentSortField; descending: boolean }, limit: number, offset: number): Promise<{ items: AgentEntity[]; total: number }> {
+    const q = tx.createQueryBuilder(AgentEntity, 'a');
+    if (filter.hostname) q.andWhere("a.hostname ILIKE :hostname ESCAPE '\\'", { hostname: `%${filter.hostname.replace(/[\\%_]/g, '\\$&')}%` });
+    if (filter.status) q.andWhere('a.status = :status', { status: filter.status });
+    if (filter.activated !== undefined) q.andWhere('a.activated = :activated', { activated: filter.activated });
+    if (filter.drainState === 'NONE') q.andWhere('a.drain_state IS NULL');
+    else if (filter.drainState) q.andWhere('a.drain_state = :drainState', { drainState: filter.drainState });
+    const direction = sort.descending ? 'DESC' : 'ASC';
+    q.orderBy(SORT_COLUMNS[sort.field], direction).addOrderBy('a.id', direction);
+    const [items, total] = await q.take(limit).skip(offset).getManyAndCount();
+    return { items, total };
+  }
+
+  /** Every agent that still counts (not GONE): the cluster's capacity. */
+  async listPresent(tx: EntityManager): Promise<AgentEntity[]> {
+    return tx.createQueryBuilder(AgentEntity, 'a').where("a.status <> 'GONE'").getMany();
+  }
+
+  async save(tx: EntityManager, agent: AgentEntity): Promise<AgentEntity> {
+    return tx.save(AgentEntity, agent);
+  }
+
+  create(tx: EntityManager, fields: AgentEntity): AgentEntity {
+    return tx.create(AgentEntity, fields);
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * Operator actions on agents: list, inspect, deactivate, reactivate, drain (Mesos's
+ * DEACTIVATE_AGENT, REACTIVATE_AGENT and DRAIN_AGENT). Each change is one transaction with its
+ * audit entry, announced once committed.
+ */
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { AllocationUsageRepository } from '../allocation/allocation-usage.repository';
+import type { Actor } from '../auth/auth.actor';
+import { AuditService } from '../audit/audit.service';
+import type { Page } from '../common/pagination.dto';
+import { Database } from '../database/database.service';
+import { ArbiterException } from '../errors/errors.exception';
+import { ClusterEvents } from '../events/cluster-events';
+import { type AgentEntity, AgentStatus, type DrainConfig, DrainState } from './agent.entity';
+import { toAgentDto } from './agents.dto';
+import { AgentsErrorCode } from './agents.errors';
+import { type AgentFilter, type AgentSortField, AgentsRepository } from './agents.repository';
+
+@Injectable()
+export class AgentsService {
+  constructor(
+    private readonly db: Database,
+    private readonly repo: AgentsRepository,
+    private readonly usage: AllocationUsageRepository,
+    private readonly audit: AuditService,
+    private readonly events: ClusterEvents,
+  ) {}
+
+  list(filter: AgentFilter, sort: { field: AgentSortField; descending: boolean }, limit: number, offset: number): Promise<Page<AgentEntity>> {
+    return this.repo.list(this.db.manager, filter, sort, limit, offset).then((p) => ({ ...p, limit, offset }));
+  }
+
+  async get(id: string): Promise<AgentEntity> {
+    return this.require(this.db.manager, id);
+  }
+
+  /** No new offers from the agent; its running tasks are left alone. Idempotent. */
+  deactivate(id: string, actor: Actor): Promise<AgentEntity> {
+    return this.change(id, actor, 'agent.deactivate', (agent) => {
+      agent.activated = false;
+    });
+  }
+
+  /** Offers from the agent again. Refused while it drains; a drained agent leaves the drain. */
+  reactivate(id: string, actor: Actor): Promise<AgentEntity> {
+    return this.change(id, actor, 'agent.reactivate', (agent) => {
+      if (agent.drainState === DrainState.DRAINING) {
+        throw new ArbiterException(AgentsErrorCode.AGENT_STILL_DRAINING, `agent ${agent.id} (${agent.hostname}) is still draining; reactivate it once it is DRAINED`, { agentId: agent.id });
+      }
+      agent.activated = true;
+      agent.drainState = null;
+      agent.drainConfig = null;
+      agent.drainStartedAt = null;
+    });
+  }
+
+  /**
+   * Deactivates the agent and drains it: its tasks are killed after the grace period (by the
+   * allocation loop); with no live tasks it is DRAINED at once.
+   */
+  drain(id: string, config: DrainConfig, actor: Actor): Promise<AgentEntity> {
+    return this.change(id, actor, 'agent.drain', async (agent, tx) => {
+      if (agent.drainState) {
+        throw new ArbiterException(AgentsErrorCode.AGENT_ALREADY_DRAINING, `agent ${agent.id} (${agent.hostname}) is already ${agent.drainState}; reactivate it before draining it again`, { agentId: agent.id, drainState: agent.drainState });
+      }
+      const liveTasks = await this.usage.countLiveTasks(tx, agent.id);
+      agent.activated = false;
+      agent.drainConfig = config;
+      agent.drainStartedAt = new Date();
+      agent.drainState = liveTasks === 0 ? DrainState.DRAINED : DrainState.DRAINING;
+      if (liveTasks === 0 && config.markGone) agent.status = AgentStatus.GONE;
+    });
+  }
+
+  private async require(tx: EntityManager, id: string, lock = false): Promise<AgentEntity> {
+    const agent = await this.repo.findById(tx, id, { lock });
+    if (!agent) throw new ArbiterException(AgentsErrorCode.AGENT_NOT_FOUND, `no agent with id '${id}'; GET /api/v1/agents lists them`, { agentId: id });
+    return agent;
+  }
+
+  private async change(id: string, actor: Actor, action: string, apply: (agent: AgentEntity, tx: EntityManager) => void | Promise<void>): Promise<AgentEntity> {
+    const saved = await this.db.transaction(async (tx) => {
+      const agent = await this.require(tx, id, true);
+      if (agent.status === AgentStatus.GONE) {
+        throw new ArbiterException(AgentsErrorCode.AGENT_GONE, `agent ${agent.id} (${agent.hostname}) is marked gone and cannot be changed`, { agentId: agent.id });
+      }
+      const before = toAgentDto(agent);
+      await apply(agent, tx);
+      const after = await this.repo.save(tx, agent);
+      await this.audit.record(tx, actor, { action, targetType: 'agent', targetId: agent.id, before: pickState(before), after: pickState(toAgentDto(after)) });
+      return after;
+    });
+    this.events.emit({ type: 'agent.updated', agentId: saved.id });
+    return saved;
+  }
+}
+
+/** The operator-controlled part of an agent, as the audit log records it. */
+function pickState(a: ReturnType<typeof toAgentDto>) {
+  return { hostname: a.hostname, status: a.status, activated: a.activated, drainState: a.drainState, drainConfig: a.drainConfig };
+}

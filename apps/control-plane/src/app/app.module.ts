@@ -1,0 +1,67 @@
+/** The control plane's root module: configuration, database, logging, auth, audit and the API. */
+import { randomUUID } from 'node:crypto';
+import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
+import { LoggerModule } from 'nestjs-pino';
+import { DataSource } from 'typeorm';
+import { AgentsModule } from '../agents/agents.module';
+import { AllocationModule } from '../allocation/allocation.module';
+import { AuditModule } from '../audit/audit.module';
+import { AuthModule } from '../auth/auth.module';
+import { APP_CONFIG, type AppConfig } from '../config/config.schema';
+import { Database } from '../database/database.service';
+import { ClusterEventsModule } from '../events/cluster-events';
+import { HealthController } from '../health/health.controller';
+import { Metrics } from '../health/metrics';
+import { MetricsInterceptor } from '../health/metrics.interceptor';
+
+/** Feature modules of the operator API; each owns its controllers, services and errors. */
+export const FEATURE_MODULES = [AgentsModule];
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+@Global()
+@Module({})
+class CoreModule {
+  static forRoot(config: AppConfig, dataSource: DataSource): DynamicModule {
+    return {
+      module: CoreModule,
+      providers: [{ provide: APP_CONFIG, useValue: config }, { provide: DataSource, useValue: dataSource }, Database, Metrics],
+      exports: [APP_CONFIG, DataSource, Database, Metrics],
+    };
+  }
+}
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, dataSource: DataSource): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        CoreModule.forRoot(config, dataSource),
+        LoggerModule.forRoot({
+          pinoHttp: {
+            level: config.logLevel,
+            // A caller's X-Request-Id is kept when it is sane; otherwise a new one. Echoed back.
+            genReqId: (req, res) => {
+              const given = req.headers['x-request-id'];
+              const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+              res.setHeader('X-Request-Id', id);
+              return id;
+            },
+            redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+            customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+            autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/metrics' },
+          },
+        }),
+        ClusterEventsModule,
+        AuthModule,
+        AuditModule,
+        AllocationModule,
+        ...FEATURE_MODULES,
+      ],
+      controllers: [HealthController],
+      providers: [{ provide: APP_INTERCEPTOR, useClass: MetricsInterceptor }],
+    };
+  }
+}

@@ -1,0 +1,20 @@
+/** The OpenAPI document, generated from the controllers and DTOs. */
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+
+export const API_VERSION = '1.0.0';
+
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Arbiter control plane')
+    .setDescription(
+      'Operator API of Arbiter, a two-level cluster resource manager. Every /api/v1 call needs `Authorization: Bearer <token>`. ' +
+        'Errors are JSON `{statusCode, code, message, details}` with a stable `code`. Resources are accepted as Mesos text ' +
+        '(`cpus:4;mem:8192`), as a shorthand object (`{"cpus": 4}`) or as a list of entries.',
+    )
+    .setVersion(API_VERSION)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'an API token (ARBITER_ADMIN_TOKEN or the one printed on first start)' })
+    .build();
+  const document = SwaggerModule.createDocument(app, config, { operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}` });
+  return document;
+}

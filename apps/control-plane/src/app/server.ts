@@ -1,0 +1,120 @@
+/**
+ * Starting and stopping the control plane: database (embedded or DATABASE_URL), migrations,
+ * the Nest application with validation, errors, Swagger and logging, then the first admin token.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type INestApplication, ValidationPipe } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { SwaggerModule } from '@nestjs/swagger';
+import * as express from 'express';
+import { Logger } from 'nestjs-pino';
+import { Client } from 'pg';
+import pino from 'pino';
+import type { DataSource } from 'typeorm';
+import { type AdminBootstrap, AuthService } from '../auth/auth.service';
+import type { AppConfig } from '../config/config.schema';
+import { type DatabaseTarget, describeUrl, openDatabase } from '../database/database.connection';
+import { runMigrations } from '../database/database.migrations';
+import { createDataSource } from '../database/database.options';
+import { ErrorsFilter } from '../errors/errors.filter';
+import { validationException } from '../errors/errors.validation';
+import { AppModule } from './app.module';
+import { buildOpenApiDocument } from './openapi';
+
+export const BODY_LIMIT = '1mb';
+/** Serialises migrations between control planes starting on the same database. */
+const MIGRATION_LOCK = 7_202_611;
+
+export interface ControlPlane {
+  app: INestApplication;
+  dataSource: DataSource;
+  database: DatabaseTarget;
+  /** http://127.0.0.1:<port> */
+  url: string;
+  port: number;
+  admin: AdminBootstrap;
+  close(): Promise<void>;
+}
+
+/**
+ * Applies the committed migrations, one control plane at a time: the lock is held on a
+ * connection of its own, so the data source's pool (even of one) stays free for the work.
+ */
+export async function migrate(dataSource: DataSource): Promise<string[]> {
+  const lock = new Client({ connectionString: (dataSource.options as { url: string }).url, connectionTimeoutMillis: 10_000 });
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    return await runMigrations(dataSource);
+  } finally {
+    await lock.end().catch(() => undefined);
+  }
+}
+
+/** Global pipes, filters and body parsing shared by the server and the OpenAPI generator. */
+export function configureApp(app: INestApplication): void {
+  const http = app.getHttpAdapter().getInstance() as express.Express;
+  http.disable('x-powered-by');
+  http.set('query parser', 'simple');
+  app.use(express.json({ limit: BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] }));
+  app.useGlobalPipes(
+    new ValidationPipe({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      stopAtFirstError: true,
+      transform: true,
+      exceptionFactory: validationException,
+    }),
+  );
+  app.useGlobalFilters(new ErrorsFilter());
+}
+
+export async function createApp(config: AppConfig, dataSource: DataSource): Promise<INestApplication> {
+  const app = await NestFactory.create(AppModule.forRoot(config, dataSource), { bufferLogs: true, bodyParser: false, abortOnError: false });
+  app.useLogger(app.get(Logger));
+  configureApp(app);
+  return app;
+}
+
+export async function startControlPlane(config: AppConfig): Promise<ControlPlane> {
+  const log = pino({ level: config.logLevel, base: { name: 'arbiter-control-plane' } });
+  const database = await openDatabase({ ...config, onLog: (line) => log.debug({ postgres: line }, 'embedded postgres') });
+  log.info({ database: database.kind, at: describeUrl(database.url) }, 'database');
+  const dataSource = createDataSource(database.url);
+  let app: INestApplication | undefined;
+  try {
+    await dataSource.initialize();
+    const applied = await migrate(dataSource);
+    if (applied.length) log.info({ migrations: applied }, 'applied migrations');
+    app = await createApp(config, dataSource);
+    const document = buildOpenApiDocument(app);
+    SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json', customSiteTitle: 'Arbiter API' });
+    app.enableShutdownHooks([]);
+    await app.listen(config.port);
+    const admin = await app.get(AuthService).bootstrapAdmin(config.adminToken);
+    const port = ((app.getHttpServer() as Server).address() as AddressInfo).port;
+    const running = app;
+    let closing: Promise<void> | undefined;
+    return {
+      app,
+      dataSource,
+      database,
+      url: `http://127.0.0.1:${port}`,
+      port,
+      admin,
+      close: () =>
+        (closing ??= (async () => {
+          await running.close();
+          if (dataSource.isInitialized) await dataSource.destroy();
+          await database.stop();
+        })()),
+    };
+  } catch (err) {
+    await app?.close().catch(() => undefined);
+    if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
+    await database.stop().catch(() => undefined);
+    throw err;
+  }
+}

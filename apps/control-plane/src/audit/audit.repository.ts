@@ -1,0 +1,33 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { AuditEntryEntity } from './audit-entry.entity';
+
+export interface AuditFilter {
+  actor?: string;
+  action?: string;
+  targetType?: string;
+  targetId?: string;
+  since?: Date;
+  until?: Date;
+}
+
+@Injectable()
+export class AuditRepository {
+  async insert(tx: EntityManager, entry: Omit<AuditEntryEntity, 'id'>): Promise<AuditEntryEntity> {
+    return tx.save(tx.create(AuditEntryEntity, entry));
+  }
+
+  /** Newest first. `action` ending in `.*` matches a prefix (`quota.*`). */
+  async list(tx: EntityManager, filter: AuditFilter, limit: number, offset: number): Promise<{ items: AuditEntryEntity[]; total: number }> {
+    const q = tx.createQueryBuilder(AuditEntryEntity, 'a');
+    if (filter.actor) q.andWhere('a.actor = :actor', { actor: filter.actor });
+    if (filter.action?.endsWith('.*')) q.andWhere('a.action LIKE :prefix', { prefix: filter.action.slice(0, -1).replace(/[\\%_]/g, '\\$&') + '%' });
+    else if (filter.action) q.andWhere('a.action = :action', { action: filter.action });
+    if (filter.targetType) q.andWhere('a.target_type = :targetType', { targetType: filter.targetType });
+    if (filter.targetId) q.andWhere('a.target_id = :targetId', { targetId: filter.targetId });
+    if (filter.since) q.andWhere('a.at >= :since', { since: filter.since });
+    if (filter.until) q.andWhere('a.at < :until', { until: filter.until });
+    const [items, total] = await q.orderBy('a.id', 'DESC').take(limit).skip(offset).getManyAndCount();
+    return { items, total };
+  }
+}

@@ -1,0 +1,12 @@
+/** Authentication: principals, API tokens, the guard every /api/v1 route passes. */
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { AuthGuard } from './auth.guard';
+import { AuthRepository } from './auth.repository';
+import { AuthService } from './auth.service';
+
+@Module({
+  providers: [AuthRepository, AuthService, { provide: APP_GUARD, useClass: AuthGuard }],
+  exports: [AuthService],
+})
+export class AuthModule {}

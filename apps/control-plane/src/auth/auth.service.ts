@@ -1,0 +1,71 @@
+/**
+ * Bearer tokens: high-entropy random values, stored only as their SHA-256 (a slow password
+ * hash buys nothing for 256 random bits and would cost every request). The first admin token
+ * comes from ARBITER_ADMIN_TOKEN or is generated on first start and shown once.
+ */
+import * as crypto from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { type Actor } from './auth.actor';
+import { ArbiterException } from '../errors/errors.exception';
+import { AuthErrorCode } from './auth.errors';
+import { AuthRepository } from './auth.repository';
+import { PrincipalKind } from './principal.entity';
+import { Database, lockDomain, LockDomain } from '../database/database.service';
+
+export const ADMIN_PRINCIPAL = 'admin';
+/** How stale `last_used_at` may get before a request refreshes it (one write per minute at most). */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export function hashToken(token: string): string {
+  return crypto.createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+export function generateToken(): string {
+  return `arb_${crypto.randomBytes(32).toString('base64url')}`;
+}
+
+export interface AdminBootstrap {
+  /** 'env': ARBITER_ADMIN_TOKEN is valid; 'generated': a new token (in `token`, shown once); 'existing': tokens exist already. */
+  source: 'env' | 'generated' | 'existing';
+  token?: string;
+}
+
+@Injectable()
+export class AuthService {
+  constructor(
+    private readonly db: Database,
+    private readonly repo: AuthRepository,
+  ) {}
+
+  /** The actor behind an Authorization header value, or an AUTH_* exception. */
+  async authenticate(header: string | undefined, requestId: string | null, now = new Date()): Promise<Actor> {
+    if (!header) {
+      throw new ArbiterException(AuthErrorCode.AUTH_TOKEN_MISSING, "this API needs an 'Authorization: Bearer <token>' header");
+    }
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!m) throw new ArbiterException(AuthErrorCode.AUTH_TOKEN_MISSING, "the Authorization header must read 'Bearer <token>'");
+    const owner = await this.repo.findLiveToken(this.db.manager, hashToken(m[1]), now);
+    if (!owner) throw new ArbiterException(AuthErrorCode.AUTH_TOKEN_INVALID, 'the bearer token is unknown, revoked or expired');
+    if (!owner.lastUsedAt || now.getTime() - owner.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
+      await this.repo.touchToken(this.db.manager, owner.tokenId, now);
+    }
+    return { principalId: owner.principalId, name: owner.name, tokenId: owner.tokenId, requestId };
+  }
+
+  /** Makes sure an admin can log in: see AdminBootstrap. */
+  async bootstrapAdmin(adminToken: string | undefined, now = new Date()): Promise<AdminBootstrap> {
+    return this.db.transaction(async (tx) => {
+      await lockDomain(tx, LockDomain.AUTH);
+      const admin = (await this.repo.findPrincipal(tx, ADMIN_PRINCIPAL)) ?? (await this.repo.createPrincipal(tx, ADMIN_PRINCIPAL, PrincipalKind.USER, true, now));
+      if (adminToken) {
+        const hash = hashToken(adminToken);
+        if (!(await this.repo.tokenExists(tx, hash))) await this.repo.createToken(tx, admin.id, 'ARBITER_ADMIN_TOKEN', hash, now);
+        return { source: 'env' };
+      }
+      if ((await this.repo.countLiveTokens(tx, admin.id)) > 0) return { source: 'existing' };
+      const token = generateToken();
+      await this.repo.createToken(tx, admin.id, 'generated on first start', hashToken(token), now);
+      return { source: 'generated', token };
+    });
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The control plane's one configuration schema. Every setting has an environment variable and
+ * a matching command-line flag (flags win); `loadConfig` validates them all at once and throws
+ * a ConfigError naming each bad setting, so a wrong value stops the process before it binds a
+ * port or touches a database.
+ */
+import * as path from 'node:path';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface AppConfig {
+  /** HTTP port; 0 picks a free one. */
+  port: number;
+  /** External PostgreSQL; when unset an embedded server runs with its data in dataDir. */
+  databaseUrl?: string;
+  dataDir: string;
+  /** Port of the embedded PostgreSQL server; 0 picks a free one at each start. */
+  embeddedDbPort: number;
+  adminToken?: string;
+  /** Seconds between allocation cycles. */
+  allocationInterval: number;
+  logLevel: LogLevel;
+}
+
+interface Setting<K extends keyof AppConfig> {
+  key: K;
+  env: string;
+  flag: string;
+  description: string;
+  default?: AppConfig[K];
+  /** Never echoed back in error messages. */
+  secret?: boolean;
+  parse(raw: string): AppConfig[K];
+}
+
+class InvalidValue extends Error {}
+
+function integer(min: number, max: number) {
+  return (raw: string): number => {
+    if (!/^\d+$/.test(raw.trim())) throw new InvalidValue(`must be a whole number from ${min} to ${max}`);
+    const n = Number(raw);
+    if (n < min || n > max) throw new InvalidValue(`must be a whole number from ${min} to ${max}`);
+    return n;
+  };
+}
+
+function databaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new InvalidValue('must be a URL such as postgres://user:password@host:5432/database');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new InvalidValue(`must use the postgres:// scheme, not ${url.protocol}//`);
+  }
+  if (!url.hostname) throw new InvalidValue('must name a host, e.g. postgres://user@127.0.0.1:5432/arbiter');
+  return raw;
+}
+
+function adminToken(raw: string): string {
+  if (raw.length < 16) throw new InvalidValue('must be at least 16 characters (use e.g. `openssl rand -hex 32`)');
+  if (raw.length > 512 || !/^[\x21-\x7e]+$/.test(raw)) throw new InvalidValue('must be at most 512 printable characters without spaces');
+  return raw;
+}
+
+function interval(raw: string): number {
+  const n = Number(raw.trim());
+  if (raw.trim() === '' || !Number.isFinite(n) || n < 0.05 || n > 3600) {
+    throw new InvalidValue('must be a number of seconds from 0.05 to 3600');
+  }
+  return n;
+}
+
+function logLevel(raw: string): LogLevel {
+  const v = raw.trim().toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(v)) throw new InvalidValue(`must be one of ${LOG_LEVELS.join(', ')}`);
+  return v as LogLevel;
+}
+
+export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
+  { key: 'port', env: 'PORT', flag: '--port', description: 'HTTP port of the REST API (0 picks a free port)', default: 8080, parse: integer(0, 65535) },
+  { key: 'databaseUrl', env: 'DATABASE_URL', flag: '--database-url', description: 'PostgreSQL URL; unset runs an embedded PostgreSQL server', secret: true, parse: databaseUrl },
+  { key: 'dataDir', env: 'ARBITER_DATA_DIR', flag: '--data-dir', description: "directory of the embedded PostgreSQL's data", default: './.arbiter', parse: (raw) => raw },
+  { key: 'embeddedDbPort', env: 'ARBITER_EMBEDDED_DB_PORT', flag: '--embedded-db-port', description: 'port of the embedded PostgreSQL server (0 picks a free port)', default: 0, parse: integer(0, 65535) },
+  { key: 'adminToken', env: 'ARBITER_ADMIN_TOKEN', flag: '--admin-token', description: 'the first admin API token; unset generates one on first start and prints it once', secret: true, parse: adminToken },
+  { key: 'allocationInterval', env: 'ARBITER_ALLOCATION_INTERVAL', flag: '--allocation-interval', description: 'seconds between allocation cycles', default: 1, parse: interval },
+  { key: 'logLevel', env: 'LOG_LEVEL', flag: '--log-level', description: `log level: ${LOG_LEVELS.join(', ')}`, default: 'info', parse: logLevel },
+] as ReadonlyArray<Setting<keyof AppConfig>>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: ReadonlyArray<{ setting: string; message: string }>) {
+    super(`invalid configuration:\n${problems.map((p) => `  ${p.setting} ${p.message}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Reads the configuration: a flag (by setting key) overrides its environment variable, which
+ * overrides the default. Empty environment variables count as unset.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Partial<Record<keyof AppConfig, string>> = {}): AppConfig {
+  const out: Partial<Record<keyof AppConfig, unknown>> = {};
+  const problems: Array<{ setting: string; message: string }> = [];
+  for (const s of SETTINGS) {
+    const fromFlag = flags[s.key];
+    const raw = fromFlag !== undefined ? fromFlag : env[s.env] !== undefined && env[s.env] !== '' ? env[s.env] : undefined;
+    const name = fromFlag !== undefined ? `${s.flag} (${s.env})` : s.env;
+    if (raw === undefined) {
+      if (s.default !== undefined) out[s.key] = s.default;
+      continue;
+    }
+    try {
+      out[s.key] = s.parse(String(raw));
+    } catch (err) {
+      if (!(err instanceof InvalidValue)) throw err;
+      problems.push({ setting: name, message: s.secret ? err.message : `${err.message} (got '${String(raw)}')` });
+    }
+  }
+  if (problems.length) throw new ConfigError(problems);
+  const config = out as AppConfig;
+  config.dataDir = path.resolve(config.dataDir);
+  return config;
+}
+
+/** The injection token of the AppConfig value. */
+export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,0 +1,47 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
+
+/** Postgres error codes worth one more try: serialization failure, deadlock. */
+const RETRYABLE = new Set(['40001', '40P01']);
+
+/**
+ * The transaction boundary services use. Invariants that span rows (capacity of quotas, free
+ * resources for reservations, one window per machine) are checked under an advisory lock per
+ * domain, so two concurrent requests cannot both pass a check that only one of them may.
+ */
+@Injectable()
+export class Database {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Reads outside a transaction. */
+  get manager(): EntityManager {
+    return this.dataSource.manager;
+  }
+
+  async transaction<T>(work: (tx: EntityManager) => Promise<T>, attempts = 3): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.dataSource.transaction(work);
+      } catch (err) {
+        const code = err instanceof QueryFailedError ? (err.driverError as { code?: string }).code : undefined;
+        if (attempt >= attempts || !code || !RETRYABLE.has(code)) throw err;
+      }
+    }
+  }
+
+  async ping(): Promise<void> {
+    await this.dataSource.query('SELECT 1');
+  }
+}
+
+/** Advisory-lock keys (pg_advisory_xact_lock) of the domains with cross-row invariants. */
+export enum LockDomain {
+  RESOURCES = 1001,
+  MAINTENANCE = 1002,
+  ROLES = 1003,
+  AUTH = 1004,
+}
+
+export async function lockDomain(tx: EntityManager, domain: LockDomain): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1)', [domain]);
+}

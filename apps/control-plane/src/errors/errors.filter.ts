@@ -1,0 +1,90 @@
+/**
+ * Turns every failure into the API's error body {statusCode, code, message, details}.
+ * ArbiterExceptions carry their code; the framework's own errors (unknown route, malformed
+ * JSON, oversized body) get theirs here; anything else is logged with the request id and
+ * answered as INTERNAL_ERROR, so no request ever sees a stack trace.
+ */
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { QueryFailedError } from 'typeorm';
+import { CommonErrorCode } from './errors.codes';
+import { ArbiterException } from './errors.exception';
+import { type ErrorCode, httpStatusOf } from './errors.mapping';
+
+export interface ErrorBody {
+  statusCode: number;
+  code: ErrorCode;
+  message: string;
+  details: Record<string, unknown> | null;
+}
+
+const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001', '08003']);
+
+function bodyParserError(err: unknown): ArbiterException | undefined {
+  const e = err as { type?: string; status?: number; message?: string; limit?: number };
+  switch (e?.type) {
+    case 'entity.parse.failed':
+      return new ArbiterException(CommonErrorCode.MALFORMED_JSON, `the request body is not valid JSON: ${e.message}`);
+    case 'entity.too.large':
+      return new ArbiterException(CommonErrorCode.PAYLOAD_TOO_LARGE, `the request body is larger than ${e.limit} bytes`);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ArbiterException(CommonErrorCode.UNSUPPORTED_MEDIA_TYPE, `${e.message}; send UTF-8 JSON`);
+    default:
+      return undefined;
+  }
+}
+
+export function toArbiterException(err: unknown, req?: Request): ArbiterException | undefined {
+  if (err instanceof ArbiterException) return err;
+  const parsed = bodyParserError(err) ?? bodyParserError((err as { cause?: unknown })?.cause);
+  if (parsed) return parsed;
+  if (err instanceof HttpException) {
+    const status = err.getStatus();
+    if (status === 404) {
+      return new ArbiterException(CommonErrorCode.ROUTE_NOT_FOUND, `no route ${req?.method ?? ''} ${req?.path ?? ''}; see /api/docs for the API`.replace('  ', ' '));
+    }
+    if (status === 413) return new ArbiterException(CommonErrorCode.PAYLOAD_TOO_LARGE, 'the request body is too large');
+    if (status === 415) return new ArbiterException(CommonErrorCode.UNSUPPORTED_MEDIA_TYPE, 'send the body as application/json');
+    if (status === 400) return new ArbiterException(CommonErrorCode.VALIDATION_FAILED, err.message);
+    return undefined;
+  }
+  if (err instanceof QueryFailedError) {
+    const code = (err.driverError as { code?: string }).code;
+    if (code === '40001' || code === '40P01') {
+      return new ArbiterException(CommonErrorCode.CONCURRENT_UPDATE, 'a concurrent change touched the same data; retry the request');
+    }
+    if (code && CONNECTION_ERRORS.has(code)) return new ArbiterException(CommonErrorCode.DATABASE_UNAVAILABLE, 'the database is unavailable; retry shortly');
+    return undefined;
+  }
+  const code = (err as { code?: string })?.code;
+  if (code && CONNECTION_ERRORS.has(code)) return new ArbiterException(CommonErrorCode.DATABASE_UNAVAILABLE, 'the database is unavailable; retry shortly');
+  return undefined;
+}
+
+@Catch()
+export class ErrorsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(err: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const req = ctx.getRequest<Request & { id?: string }>();
+    const res = ctx.getResponse<Response>();
+    const known = toArbiterException(err, req);
+    let body: ErrorBody;
+    if (known) {
+      body = { statusCode: httpStatusOf(known.code), code: known.code, message: known.message, details: known.details };
+    } else {
+      this.logger.error({ err, requestId: req?.id, method: req?.method, path: req?.path }, 'unhandled error');
+      body = {
+        statusCode: 500,
+        code: CommonErrorCode.INTERNAL_ERROR,
+        message: `internal error; quote request id ${req?.id ?? 'unknown'} when reporting it`,
+        details: { requestId: req?.id ?? null },
+      };
+    }
+    if (res.headersSent) return;
+    if (body.code === 'AUTH_TOKEN_MISSING' || body.code === 'AUTH_TOKEN_INVALID') res.setHeader('WWW-Authenticate', 'Bearer realm="arbiter"');
+    res.status(body.statusCode).json(body);
+  }
+}

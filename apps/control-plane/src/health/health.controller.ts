@@ -1,0 +1,46 @@
+import { Controller, Get, Header, HttpCode, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Public } from '../auth/auth.actor';
+import { Database } from '../database/database.service';
+import { Metrics } from './metrics';
+
+class HealthDto {
+  @ApiProperty({ enum: ['ok', 'degraded'] }) status!: 'ok' | 'degraded';
+  @ApiProperty({ enum: ['ok', 'unavailable'] }) database!: 'ok' | 'unavailable';
+  @ApiProperty({ description: 'seconds since the process started' }) uptimeSeconds!: number;
+}
+
+@ApiTags('health')
+@Public()
+@Controller()
+export class HealthController {
+  constructor(
+    private readonly db: Database,
+    private readonly metrics: Metrics,
+  ) {}
+
+  @Get('health')
+  @ApiOperation({ summary: 'Liveness and database reachability (no token needed)' })
+  @ApiOkResponse({ type: HealthDto })
+  @ApiServiceUnavailableResponse({ type: HealthDto, description: 'the database does not answer' })
+  async health(@Res({ passthrough: true }) res: Response): Promise<HealthDto> {
+    let database: HealthDto['database'] = 'ok';
+    try {
+      await this.db.ping();
+    } catch {
+      database = 'unavailable';
+      res.status(503);
+    }
+    return { status: database === 'ok' ? 'ok' : 'degraded', database, uptimeSeconds: Math.round(process.uptime()) };
+  }
+
+  @Get('metrics')
+  @HttpCode(200)
+  @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
+  @ApiOperation({ summary: 'Prometheus metrics (no token needed)' })
+  @ApiOkResponse({ description: 'Prometheus text exposition format', schema: { type: 'string' } })
+  async metricsText(): Promise<string> {
+    return this.metrics.registry.metrics();
+  }
+}

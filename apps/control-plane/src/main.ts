@@ -1,0 +1,7 @@
+/** Public API of the control plane for the CLI, tools and tests. */
+export * from './config/config.schema';
+export * from './database/database.connection';
+export * from './database/database.migrations';
+export { createDataSource, dataSourceOptions } from './database/database.options';
+export { startControlPlane, createApp, migrate, type ControlPlane } from './app/server';
+export { buildOpenApiDocument } from './app/openapi';

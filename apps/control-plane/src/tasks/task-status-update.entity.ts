@@ -1,0 +1,41 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { TaskEntity, TaskState } from './task.entity';
+
+/** One status update of a task, persisted before it is delivered to the framework. */
+@Entity('task_status_updates')
+@Index(['taskRef', 'at'])
+export class TaskStatusUpdateEntity {
+  @PrimaryGeneratedColumn('increment', { type: 'bigint' })
+  id!: string;
+
+  /** The task's row id (tasks.id). */
+  @Column('uuid')
+  taskRef!: string;
+
+  @ManyToOne(() => TaskEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'task_ref' })
+  task?: TaskEntity;
+
+  @Column({ type: 'enum', enum: TaskState, enumName: 'task_status_update_state' })
+  state!: TaskState;
+
+  @Column('text', { nullable: true })
+  reason!: string | null;
+
+  @Column('text', { nullable: true })
+  message!: string | null;
+
+  /** Who produced it: SOURCE_AGENT, SOURCE_EXECUTOR, SOURCE_MASTER. */
+  @Column('text')
+  source!: string;
+
+  /** Identifies the update for acknowledgement. */
+  @Column('uuid')
+  updateUuid!: string;
+
+  @Column('timestamptz')
+  at!: Date;
+
+  @Column('timestamptz', { nullable: true })
+  acknowledgedAt!: Date | null;
+}

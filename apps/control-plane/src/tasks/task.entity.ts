@@ -1,0 +1,67 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import type { ResourceEntry } from '@arbiter/allocator';
+import { AgentEntity } from '../agents/agent.entity';
+import { FrameworkEntity } from '../frameworks/framework.entity';
+
+export enum TaskState {
+  STAGING = 'STAGING',
+  STARTING = 'STARTING',
+  RUNNING = 'RUNNING',
+  FINISHED = 'FINISHED',
+  FAILED = 'FAILED',
+  KILLED = 'KILLED',
+  LOST = 'LOST',
+  ERROR = 'ERROR',
+}
+
+/** States after which a task holds no resources. */
+export const TERMINAL_TASK_STATES: readonly TaskState[] = [TaskState.FINISHED, TaskState.FAILED, TaskState.KILLED, TaskState.LOST, TaskState.ERROR];
+
+/** A task launched by a framework on an agent; `taskId` is the framework's own name for it. */
+@Entity('tasks')
+@Unique(['frameworkId', 'taskId'])
+@Index(['agentId'])
+@Index(['state'])
+export class TaskEntity {
+  @PrimaryGeneratedColumn('uuid')
+  id!: string;
+
+  @Column('text')
+  taskId!: string;
+
+  @Column('text')
+  frameworkId!: string;
+
+  @ManyToOne(() => FrameworkEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'framework_id' })
+  framework?: FrameworkEntity;
+
+  @Column('text')
+  agentId!: string;
+
+  @ManyToOne(() => AgentEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'agent_id' })
+  agent?: AgentEntity;
+
+  @Column('text')
+  name!: string;
+
+  @Column('text')
+  role!: string;
+
+  @Column('jsonb')
+  resources!: ResourceEntry[];
+
+  /** What the agent runs (command line, environment, limits). */
+  @Column('jsonb', { nullable: true })
+  command!: Record<string, unknown> | null;
+
+  @Column({ type: 'enum', enum: TaskState, enumName: 'task_state' })
+  state!: TaskState;
+
+  @Column('timestamptz')
+  createdAt!: Date;
+
+  @Column('timestamptz')
+  updatedAt!: Date;
+}

@@ -1,0 +1,127 @@
+import { AgentStatus } from '../src/agents/agent.entity';
+import { TaskEntity, TaskState } from '../src/tasks/task.entity';
+import { FrameworkEntity, FrameworkState } from '../src/frameworks/framework.entity';
+import { seedAgent, startTestControlPlane, type TestControlPlane } from './support/app';
+
+describe('agents API', () => {
+  let t: TestControlPlane;
+  beforeAll(async () => {
+    t = await startTestControlPlane();
+    await seedAgent(t.cp, { id: 'a1', hostname: 'node-1.rack-a', attributes: { rack: 'a' } });
+    await seedAgent(t.cp, { id: 'a2', hostname: 'node-2.rack-a', resources: 'cpus:8;mem:16384' });
+    await seedAgent(t.cp, { id: 'a3', hostname: 'node-3.rack-b', status: AgentStatus.UNREACHABLE, lastSeenAt: new Date(Date.now() - 60_000) });
+  });
+  afterAll(() => t.close());
+
+  describe('list', () => {
+    it('lists agents by hostname with their resources in JSON and text', async () => {
+      const r = await t.api('GET', '/api/v1/agents');
+      expect(r.status).toBe(200);
+      expect(r.body.total).toBe(3);
+      expect(r.body.items.map((a: { hostname: string }) => a.hostname)).toEqual(['node-1.rack-a', 'node-2.rack-a', 'node-3.rack-b']);
+      const a2 = r.body.items[1];
+      expect(a2.resourcesText).toBe('cpus:8;mem:16384');
+      expect(a2.resources).toEqual([
+        { name: 'cpus', value: 8 },
+        { name: 'mem', value: 16384 },
+      ]);
+      expect(r.body.items[0].attributes).toEqual({ rack: 'a' });
+    });
+
+    it('filters by hostname substring and status, sorts descending, paginates', async () => {
+      expect((await t.api('GET', '/api/v1/agents?hostname=RACK-A')).body.total).toBe(2);
+      expect((await t.api('GET', '/api/v1/agents?status=UNREACHABLE')).body.items.map((a: { id: string }) => a.id)).toEqual(['a3']);
+      const page = await t.api('GET', '/api/v1/agents?sort=-hostname&limit=2&offset=1');
+      expect(page.body).toMatchObject({ total: 3, limit: 2, offset: 1 });
+      expect(page.body.items.map((a: { id: string }) => a.id)).toEqual(['a2', 'a1']);
+      const lastSeen = await t.api('GET', '/api/v1/agents?sort=lastSeenAt&limit=1');
+      expect(lastSeen.body.items[0].id).toBe('a3');
+    });
+
+    it('treats a hostname filter with % or _ literally', async () => {
+      expect((await t.api('GET', '/api/v1/agents?hostname=%25')).body.total).toBe(0);
+      expect((await t.api('GET', '/api/v1/agents?hostname=_')).body.total).toBe(0);
+    });
+
+    it.each([
+      ['status=SLEEPY', /status must be one of REACHABLE, UNREACHABLE, GONE/],
+      ['sort=cpus', /sort must be one of/],
+      ['limit=0', /limit must not be less than 1/],
+      ['limit=501', /limit must not be greater than 500/],
+      ['offset=-1', /offset must not be less than 0/],
+      ['limit=ten', /limit must be a whole number/],
+      ['activated=maybe', /activated must be true or false/],
+      ['colour=blue', /property colour should not exist/],
+    ])('refuses ?%s with VALIDATION_FAILED', async (query, message) => {
+      const r = await t.api('GET', `/api/v1/agents?${query}`);
+      expect(r.status).toBe(400);
+      expect(r.body.code).toBe('VALIDATION_FAILED');
+      expect(r.body.message).toMatch(message);
+      expect(r.body.details.errors.length).toBeGreaterThan(0);
+    });
+  });
+
+  it('gets one agent, and answers AGENT_NOT_FOUND for an unknown id', async () => {
+    expect((await t.api('GET', '/api/v1/agents/a1')).body).toMatchObject({ id: 'a1', hostname: 'node-1.rack-a', activated: true, drainState: null });
+    const missing = await t.api('GET', '/api/v1/agents/nope');
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ statusCode: 404, code: 'AGENT_NOT_FOUND', message: expect.stringContaining("'nope'"), details: { agentId: 'nope' } });
+  });
+
+  it('deactivates and reactivates, each change in the audit log with before and after', async () => {
+    const off = await t.api('POST', '/api/v1/agents/a2/deactivate');
+    expect(off.status).toBe(200);
+    expect(off.body.activated).toBe(false);
+    expect((await t.api('POST', '/api/v1/agents/a2/deactivate')).status).toBe(200);
+    const on = await t.api('POST', '/api/v1/agents/a2/reactivate');
+    expect(on.body.activated).toBe(true);
+    const audit = await t.api('GET', '/api/v1/audit?targetType=agent&targetId=a2');
+    expect(audit.body.items.map((e: { action: string }) => e.action)).toEqual(['agent.reactivate', 'agent.deactivate', 'agent.deactivate']);
+    expect(audit.body.items[2]).toMatchObject({ actor: 'admin', before: { activated: true }, after: { activated: false } });
+    expect(audit.body.items[0]).toMatchObject({ before: { activated: false }, after: { activated: true } });
+  });
+
+  it('drains an idle agent straight to DRAINED, and marks it GONE when asked', async () => {
+    await seedAgent(t.cp, { id: 'idle' });
+    const r = await t.api('POST', '/api/v1/agents/idle/drain', { maxGracePeriodSeconds: 60, markGone: true });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ activated: false, drainState: 'DRAINED', status: 'GONE', drainConfig: { maxGracePeriodSeconds: 60, markGone: true } });
+    const again = await t.api('POST', '/api/v1/agents/idle/reactivate');
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('AGENT_GONE');
+  });
+
+  it('drains a busy agent to DRAINING; refuses reactivation and a second drain until it is drained', async () => {
+    await seedAgent(t.cp, { id: 'busy' });
+    const now = new Date();
+    await t.cp.dataSource.getRepository(FrameworkEntity).save({ id: 'fw1', name: 'fw', principal: null, user: null, roles: ['r'], capabilities: [], failoverTimeoutSeconds: 0, hostname: null, webuiUrl: null, state: FrameworkState.ACTIVE, suppressedRoles: [], registeredAt: now, disconnectedAt: null, completedAt: null });
+    await t.cp.dataSource.getRepository(TaskEntity).save({ taskId: 't1', frameworkId: 'fw1', agentId: 'busy', name: 't1', role: 'r', resources: [{ name: 'cpus', value: 1 }], command: null, state: TaskState.RUNNING, createdAt: now, updatedAt: now });
+    const r = await t.api('POST', '/api/v1/agents/busy/drain', {});
+    expect(r.body).toMatchObject({ activated: false, drainState: 'DRAINING', status: 'REACHABLE', drainConfig: { maxGracePeriodSeconds: null, markGone: false } });
+    const reactivate = await t.api('POST', '/api/v1/agents/busy/reactivate');
+    expect(reactivate.status).toBe(409);
+    expect(reactivate.body.code).toBe('AGENT_STILL_DRAINING');
+    const twice = await t.api('POST', '/api/v1/agents/busy/drain', {});
+    expect(twice.status).toBe(409);
+    expect(twice.body.code).toBe('AGENT_ALREADY_DRAINING');
+    expect((await t.api('GET', '/api/v1/agents/busy')).body.drainState).toBe('DRAINING');
+  });
+
+  it.each([
+    [{ maxGracePeriodSeconds: -5 }, /maxGracePeriodSeconds must not be less than 0/],
+    [{ maxGracePeriodSeconds: 1.5 }, /whole number of seconds/],
+    [{ markGone: 'yes' }, /markGone must be true or false/],
+    [{ extra: 1 }, /property extra should not exist/],
+  ])('refuses drain body %j without changing the agent', async (body, message) => {
+    const r = await t.api('POST', '/api/v1/agents/a1/drain', body);
+    expect(r.status).toBe(400);
+    expect(r.body.message).toMatch(message);
+    expect((await t.api('GET', '/api/v1/agents/a1')).body).toMatchObject({ activated: true, drainState: null });
+  });
+
+  it('refuses malformed JSON with MALFORMED_JSON', async () => {
+    const r = await t.api('POST', '/api/v1/agents/a1/drain', '{"markGone": tru');
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe('MALFORMED_JSON');
+  });
+});
