@@ -12,6 +12,8 @@ const COMMANDS: Array<() => CommandModule> = [
   () => require('./commands/simulate'),
   () => require('./commands/db'),
   () => require('./commands/control-plane'),
+  () => require('./commands/start'),
+  () => require('./commands/openapi'),
   () => require('./commands/bench'),
 ];
 

@@ -18,3 +18,23 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config, { operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}` });
   return document;
 }
+
+/**
+ * The OpenAPI document as committed in libs/contracts/openapi.json: built from an application
+ * that is never started (no database connection is made).
+ */
+export async function generateOpenApiJson(): Promise<string> {
+  // Loaded here: server.ts imports this module.
+  const { createApp } = require('./server') as typeof import('./server');
+  const { loadConfig } = require('../config/config.schema') as typeof import('../config/config.schema');
+  const { createDataSource } = require('../database/database.options') as typeof import('../database/database.options');
+  const config = { ...loadConfig({}), logLevel: 'silent' as const };
+  const app = await createApp(config, createDataSource('postgres://unused@127.0.0.1:1/unused'));
+  try {
+    return JSON.stringify(buildOpenApiDocument(app), null, 2) + '\n';
+  } finally {
+    await app.close();
+  }
+}
+
+export const OPENAPI_FILE = require('node:path').resolve(__dirname, '../../../../libs/contracts/openapi.json') as string;

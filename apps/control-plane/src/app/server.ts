@@ -71,9 +71,21 @@ export function configureApp(app: INestApplication): void {
   app.useGlobalFilters(new ErrorsFilter());
 }
 
+/** Nest's start-up chatter (modules loaded, routes mapped) goes to debug; the rest as it comes. */
+const CHATTY_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
+
+class ServiceLogger extends Logger {
+  override log(message: unknown, ...rest: unknown[]): void {
+    const context = rest[rest.length - 1];
+    if (typeof context === 'string' && CHATTY_CONTEXTS.has(context)) super.debug(message, ...rest);
+    else super.log(message, ...rest);
+  }
+}
+
 export async function createApp(config: AppConfig, dataSource: DataSource): Promise<INestApplication> {
   const app = await NestFactory.create(AppModule.forRoot(config, dataSource), { bufferLogs: true, bodyParser: false, abortOnError: false });
-  app.useLogger(app.get(Logger));
+  const pinoLogger = app.get(Logger);
+  app.useLogger(Object.setPrototypeOf(pinoLogger, ServiceLogger.prototype) as Logger);
   configureApp(app);
   return app;
 }
@@ -91,7 +103,6 @@ export async function startControlPlane(config: AppConfig): Promise<ControlPlane
     app = await createApp(config, dataSource);
     const document = buildOpenApiDocument(app);
     SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json', customSiteTitle: 'Arbiter API' });
-    app.enableShutdownHooks([]);
     await app.listen(config.port);
     const admin = await app.get(AuthService).bootstrapAdmin(config.adminToken);
     const port = ((app.getHttpServer() as Server).address() as AddressInfo).port;

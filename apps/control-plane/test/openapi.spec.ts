@@ -1,0 +1,37 @@
+import * as fs from 'node:fs';
+import { generateOpenApiJson, OPENAPI_FILE } from '../src/app/openapi';
+import { startTestControlPlane, type TestControlPlane } from './support/app';
+
+describe('OpenAPI', () => {
+  it('libs/contracts/openapi.json matches the code (regenerate with `npx arbiter openapi`)', async () => {
+    expect(fs.readFileSync(OPENAPI_FILE, 'utf8')).toBe(await generateOpenApiJson());
+  });
+
+  describe('served', () => {
+    let t: TestControlPlane;
+    beforeAll(async () => (t = await startTestControlPlane()));
+    afterAll(() => t.close());
+
+    it('serves the committed document at /api/docs-json and Swagger UI at /api/docs, without a token', async () => {
+      const json = await t.api('GET', '/api/docs-json', undefined, { token: null });
+      expect(json.status).toBe(200);
+      expect(json.body).toEqual(JSON.parse(fs.readFileSync(OPENAPI_FILE, 'utf8')));
+      const ui = await t.api('GET', '/api/docs', undefined, { token: null });
+      expect(ui.status).toBe(200);
+      expect(ui.body).toMatch(/swagger-ui/i);
+    });
+
+    it('documents every /api/v1 operation with bearer auth and the error body', async () => {
+      const doc = JSON.parse(fs.readFileSync(OPENAPI_FILE, 'utf8'));
+      const ops = Object.entries(doc.paths as Record<string, Record<string, { security?: unknown; responses: Record<string, unknown> }>>).filter(([p]) => p.startsWith('/api/v1/'));
+      expect(ops.length).toBeGreaterThan(3);
+      for (const [, methods] of ops) {
+        for (const op of Object.values(methods)) {
+          expect(op.security).toEqual([{ bearer: [] }]);
+          expect(op.responses['401']).toBeDefined();
+        }
+      }
+      expect(doc.components.schemas.ErrorDto.required).toEqual(expect.arrayContaining(['statusCode', 'code', 'message', 'details']));
+    });
+  });
+});

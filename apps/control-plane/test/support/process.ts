@@ -1,0 +1,74 @@
+/** The control plane as a user runs it: `arbiter control-plane` in a child process. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import * as path from 'node:path';
+
+const BIN = path.resolve(__dirname, '../../../cli/bin/arbiter.js');
+
+export interface ControlPlaneProcess {
+  child: ChildProcess;
+  url: string;
+  /** Everything the process printed so far. */
+  output(): string;
+  /** The admin token printed on first start, if one was. */
+  token?: string;
+  /** Sends SIGINT (Ctrl-C) and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts the process and resolves once it prints its URL (rejects if it exits first). */
+export function spawnControlPlane(env: Record<string, string | undefined>, args: string[] = []): Promise<ControlPlaneProcess> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn' };
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) delete childEnv[k];
+    else childEnv[k] = v;
+  }
+  const child = spawn(process.execPath, [BIN, 'control-plane', ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`control plane did not start within 60 s:\n${out}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /Arbiter control plane on (http:\/\/\S+)/.exec(out);
+      if (m && /admin token:.*\n/.test(out)) {
+        clearTimeout(timer);
+        resolve({
+          child,
+          url: m[1],
+          output: () => out,
+          token: /admin token:\s+(arb_\S+)/.exec(out)?.[1],
+          stop: async (signal = 'SIGINT') => {
+            if (child.exitCode === null) child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`control plane exited with ${code} before it started:\n${out}`));
+    });
+  });
+}
+
+/** Runs `arbiter control-plane` expecting it to fail at once; resolves with code and output. */
+export function runControlPlaneExpectingFailure(env: Record<string, string | undefined>, args: string[] = []): Promise<{ code: number | null; output: string }> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env };
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) delete childEnv[k];
+    else childEnv[k] = v;
+  }
+  const child = spawn(process.execPath, [BIN, 'control-plane', ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  return new Promise((resolve) =>
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    }),
+  );
+}
