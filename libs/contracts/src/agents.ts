@@ -1,0 +1,61 @@
+/**
+ * The /agents socket.io namespace: an agent registers its machine, heartbeats, runs and kills
+ * the tasks it is told to and reports their states. Connect with `auth: { token }`.
+ *
+ *   agent -> control plane (each acknowledged with a Reply):
+ *     'register'      RegisterAgent        -> { agentId, heartbeatIntervalSeconds }
+ *     'heartbeat'     {}                   -> {}
+ *     'status'        StatusUpdate         -> {}  (after it is persisted; the agent keeps the
+ *                                                  update on disk until then and resends it)
+ *   control plane -> agent (acknowledged with a Reply):
+ *     'launch'        LaunchTask           -> {}  (then 'status' STARTING, RUNNING, ...)
+ *     'kill'          KillTask             -> {}
+ */
+import { z } from 'zod';
+import { Id, Resources, TaskSpec, TaskState } from './common';
+
+export const AGENTS_NAMESPACE = '/agents';
+
+export const RunningTaskReport = z
+  .object({ frameworkId: Id, taskId: Id, state: TaskState, resources: Resources })
+  .strict();
+export type RunningTaskReport = z.infer<typeof RunningTaskReport>;
+
+export const RegisterAgent = z
+  .object({
+    /** The id the control plane gave on an earlier registration; absent on first start. */
+    agentId: Id.optional(),
+    hostname: z.string().min(1).max(253),
+    /** host:port or URL where the agent can be reached (informational). */
+    address: z.string().max(300).optional(),
+    resources: Resources.min(1),
+    attributes: z.record(z.string().min(1).max(128), z.union([z.string().max(1024), z.number().finite()])).default({}),
+    version: z.string().max(100).optional(),
+    /** Tasks the agent is running now (re-registration after a reconnect or restart). */
+    tasks: z.array(RunningTaskReport).max(100_000).default([]),
+  })
+  .strict();
+export type RegisterAgent = z.input<typeof RegisterAgent>;
+
+export const RegisterAgentReply = z.object({ agentId: Id, heartbeatIntervalSeconds: z.number().positive() });
+export type RegisterAgentReply = z.infer<typeof RegisterAgentReply>;
+
+export const LaunchTask = z
+  .object({
+    frameworkId: Id,
+    task: TaskSpec,
+    /** Memory limit in bytes, from the task's `mem` (MB); the agent kills the task past it. */
+    memLimitBytes: z.number().int().positive().optional(),
+  })
+  .strict();
+export type LaunchTask = z.infer<typeof LaunchTask>;
+
+export const KillTask = z
+  .object({
+    frameworkId: Id,
+    taskId: Id,
+    /** SIGTERM, then SIGKILL after this many seconds (default 5). */
+    gracePeriodSeconds: z.number().nonnegative().max(3600).optional(),
+  })
+  .strict();
+export type KillTask = z.infer<typeof KillTask>;

@@ -1,0 +1,113 @@
+/** Shapes shared by every protocol: resources, task states, status updates, replies. */
+import { z } from 'zod';
+
+/** One piece of resources, as @arbiter/allocator's `ResourceEntry` (its canonical JSON form). */
+export const ResourceEntry = z
+  .object({
+    name: z.string().min(1).max(128),
+    value: z.number().finite().nonnegative().optional(),
+    ranges: z.array(z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()])).max(10_000).optional(),
+    set: z.array(z.string().max(256)).max(10_000).optional(),
+    reservation: z.string().min(1).max(255).optional(),
+    revocable: z.boolean().optional(),
+    shared: z.boolean().optional(),
+    volume: z.string().max(255).optional(),
+  })
+  .strict();
+export type ResourceEntry = z.infer<typeof ResourceEntry>;
+
+export const Resources = z.array(ResourceEntry).max(1000);
+
+export const TASK_STATES = ['STAGING', 'STARTING', 'RUNNING', 'FINISHED', 'FAILED', 'KILLED', 'LOST', 'ERROR'] as const;
+export const TaskState = z.enum(TASK_STATES);
+export type TaskState = z.infer<typeof TaskState>;
+export const TERMINAL_STATES: readonly TaskState[] = ['FINISHED', 'FAILED', 'KILLED', 'LOST', 'ERROR'];
+export const isTerminal = (s: TaskState) => TERMINAL_STATES.includes(s);
+
+export const Id = z.string().min(1).max(255).regex(/^[A-Za-z0-9._:@-]+$/, 'only letters, digits and . _ : @ -');
+
+/** What a task runs: a shell line, or an executable with arguments. */
+export const Command = z.union([
+  z.object({ shell: z.string().min(1).max(65_536) }).strict(),
+  z.object({ value: z.string().min(1).max(4096), arguments: z.array(z.string().max(65_536)).max(1000).optional() }).strict(),
+]);
+export type Command = z.infer<typeof Command>;
+
+/** A task as a framework launches it and an agent runs it. */
+export const TaskSpec = z
+  .object({
+    taskId: Id,
+    name: z.string().min(1).max(255),
+    command: Command,
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(65_536)).optional(),
+    resources: Resources,
+  })
+  .strict();
+export type TaskSpec = z.infer<typeof TaskSpec>;
+
+/** A change of a task's state, persisted by the control plane before it reaches the framework. */
+export const StatusUpdate = z
+  .object({
+    /** Identifies the update for acknowledgement and de-duplication. */
+    updateUuid: z.uuid(),
+    frameworkId: Id,
+    taskId: Id,
+    agentId: Id,
+    state: TaskState,
+    /** Machine-readable cause, e.g. REASON_MEMORY_LIMIT, REASON_COMMAND_EXITED, REASON_AGENT_REMOVED. */
+    reason: z.string().max(100).optional(),
+    message: z.string().max(10_000).optional(),
+    /** ISO 8601 time the state was observed. */
+    timestamp: z.iso.datetime({ offset: true }),
+    source: z.enum(['SOURCE_AGENT', 'SOURCE_MASTER']),
+  })
+  .strict();
+export type StatusUpdate = z.infer<typeof StatusUpdate>;
+
+/** A protocol error: a stable code and a message a person can act on. */
+export interface WireError {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** Every client call is acknowledged with a reply: its result, or an error. */
+export type Reply<T = Record<string, never>> = ({ ok: true } & T) | { ok: false; error: WireError };
+
+export const PROTOCOL_ERRORS = {
+  /** The message does not match the schema (details.issues lists what is wrong). */
+  INVALID_MESSAGE: 'INVALID_MESSAGE',
+  /** The socket has not subscribed or registered yet. */
+  NOT_SUBSCRIBED: 'NOT_SUBSCRIBED',
+  UNKNOWN_OFFER: 'UNKNOWN_OFFER',
+  OFFER_NOT_YOURS: 'OFFER_NOT_YOURS',
+  OFFER_STALE: 'OFFER_STALE',
+  OFFERS_FROM_SEVERAL_AGENTS: 'OFFERS_FROM_SEVERAL_AGENTS',
+  INSUFFICIENT_OFFERED_RESOURCES: 'INSUFFICIENT_OFFERED_RESOURCES',
+  DUPLICATE_TASK: 'DUPLICATE_TASK',
+  UNKNOWN_TASK: 'UNKNOWN_TASK',
+  UNKNOWN_FRAMEWORK: 'UNKNOWN_FRAMEWORK',
+  FRAMEWORK_COMPLETED: 'FRAMEWORK_COMPLETED',
+  ROLE_NOT_SUBSCRIBED: 'ROLE_NOT_SUBSCRIBED',
+  UNKNOWN_AGENT: 'UNKNOWN_AGENT',
+  AGENT_GONE: 'AGENT_GONE',
+  INTERNAL_ERROR: 'INTERNAL_ERROR',
+} as const;
+
+/** Parses a message; the error names every bad field. */
+export function parseMessage<S extends z.ZodType>(schema: S, payload: unknown): { ok: true; value: z.infer<S> } | { ok: false; error: WireError } {
+  const r = schema.safeParse(payload);
+  if (r.success) return { ok: true, value: r.data };
+  const issues = r.error.issues.map((i) => ({ path: i.path.join('.') || '(message)', message: i.message }));
+  return {
+    ok: false,
+    error: {
+      code: PROTOCOL_ERRORS.INVALID_MESSAGE,
+      message: `invalid message: ${issues
+        .slice(0, 5)
+        .map((i) => `${i.path}: ${i.message}`)
+        .join('; ')}`,
+      details: { issues },
+    },
+  };
+}

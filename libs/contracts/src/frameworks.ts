@@ -1,0 +1,120 @@
+/**
+ * The /frameworks socket.io namespace: a framework's scheduler subscribes, receives offers and
+ * task updates, and answers. Connect with `auth: { token }`. Every call is acknowledged with a
+ * Reply ({ ok: true, ... } or { ok: false, error: { code, message } }).
+ *
+ *   framework -> control plane:
+ *     'subscribe'   Subscribe      -> { frameworkId, heartbeatIntervalSeconds }
+ *     'accept'      Accept         -> { launched: taskIds }
+ *     'decline'     Decline        -> {}
+ *     'suppress'    RolesCall      -> {}
+ *     'revive'      RolesCall      -> {}
+ *     'kill'        Kill           -> {}
+ *     'acknowledge' Acknowledge    -> {}
+ *     'reconcile'   Reconcile      -> {}  (answers come as 'update' events)
+ *     'inverseOffer' InverseOfferAnswer -> {}
+ *     'teardown'    {}             -> {}
+ *   control plane -> framework (events):
+ *     'offers'        { offers: Offer[] }
+ *     'rescind'       { offerId, reason }
+ *     'inverseOffers' { inverseOffers: InverseOffer[] }
+ *     'update'        { status: StatusUpdate }   (until acknowledged)
+ *     'heartbeat'     { at }
+ */
+import { z } from 'zod';
+import { Id, Resources, type ResourceEntry, type StatusUpdate, TaskSpec } from './common';
+
+export const FRAMEWORKS_NAMESPACE = '/frameworks';
+
+export const Role = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine((r) => r !== '*' && !/\s/.test(r) && !r.startsWith('/') && !r.endsWith('/') && r.split('/').every((s) => s !== '' && s !== '.' && s !== '..' && !s.startsWith('-')), {
+    message: "must be a role path such as 'eng' or 'eng/ml' (no '*', spaces, empty, '.' or '..' segments)",
+  });
+
+export const CAPABILITIES = ['GPU_RESOURCES', 'REVOCABLE_RESOURCES', 'SHARED_RESOURCES', 'MULTI_ROLE', 'RESERVATION_REFINEMENT', 'PARTITION_AWARE'] as const;
+
+export const Subscribe = z
+  .object({
+    /** The id from an earlier subscription: reconnect within the failover timeout keeps tasks. */
+    frameworkId: Id.optional(),
+    name: z.string().min(1).max(255),
+    roles: z.array(Role).min(1).max(100),
+    capabilities: z.array(z.enum(CAPABILITIES)).max(CAPABILITIES.length).default([]),
+    /** Seconds the framework's tasks survive its disconnection (default 0: killed at once). */
+    failoverTimeoutSeconds: z.number().nonnegative().max(365 * 24 * 3600).default(0),
+    principal: z.string().max(255).optional(),
+    user: z.string().max(255).optional(),
+    hostname: z.string().max(253).optional(),
+    /** Roles to subscribe suppressed (no offers until revived). */
+    suppressedRoles: z.array(Role).max(100).default([]),
+  })
+  .strict();
+export type Subscribe = z.input<typeof Subscribe>;
+export type SubscribeReply = { frameworkId: string; heartbeatIntervalSeconds: number };
+
+export const Operation = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('LAUNCH'), tasks: z.array(TaskSpec).min(1).max(10_000) }).strict(),
+  z.object({ type: z.literal('RESERVE'), resources: Resources.min(1) }).strict(),
+  z.object({ type: z.literal('UNRESERVE'), resources: Resources.min(1) }).strict(),
+]);
+export type Operation = z.infer<typeof Operation>;
+
+export const RefuseSeconds = z.number().min(0).max(365 * 24 * 3600);
+
+export const Accept = z
+  .object({
+    offerIds: z.array(z.uuid()).min(1).max(1000),
+    operations: z.array(Operation).max(1000),
+    /** Filter for the resources left unused (default 5 s, as Mesos). */
+    refuseSeconds: RefuseSeconds.optional(),
+  })
+  .strict();
+export type Accept = z.infer<typeof Accept>;
+export type AcceptReply = { launched: string[] };
+
+export const Decline = z.object({ offerIds: z.array(z.uuid()).min(1).max(1000), refuseSeconds: RefuseSeconds.optional() }).strict();
+export type Decline = z.infer<typeof Decline>;
+
+export const RolesCall = z.object({ roles: z.array(Role).max(100).optional() }).strict();
+export type RolesCall = z.infer<typeof RolesCall>;
+
+export const Kill = z.object({ taskId: Id, gracePeriodSeconds: z.number().nonnegative().max(3600).optional() }).strict();
+export type Kill = z.infer<typeof Kill>;
+
+export const Acknowledge = z.object({ taskId: Id, updateUuid: z.uuid() }).strict();
+export type Acknowledge = z.infer<typeof Acknowledge>;
+
+export const Reconcile = z.object({ tasks: z.array(z.object({ taskId: Id }).strict()).max(100_000).default([]) }).strict();
+export type Reconcile = z.input<typeof Reconcile>;
+
+export const InverseOfferAnswer = z.object({ inverseOfferId: z.uuid(), accept: z.boolean() }).strict();
+export type InverseOfferAnswer = z.infer<typeof InverseOfferAnswer>;
+
+export interface Offer {
+  id: string;
+  frameworkId: string;
+  agentId: string;
+  hostname: string;
+  role: string;
+  resources: ResourceEntry[];
+  attributes: Record<string, string | number>;
+}
+
+export interface InverseOffer {
+  id: string;
+  frameworkId: string;
+  agentId: string;
+  hostname: string;
+  unavailability: { start: string; durationSeconds: number | null };
+}
+
+export interface FrameworkEvents {
+  offers: (m: { offers: Offer[] }) => void;
+  rescind: (m: { offerId: string; reason: string }) => void;
+  inverseOffers: (m: { inverseOffers: InverseOffer[] }) => void;
+  update: (m: { status: StatusUpdate }) => void;
+  heartbeat: (m: { at: string }) => void;
+}
