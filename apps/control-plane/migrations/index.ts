@@ -4,9 +4,11 @@
  */
 import type { MigrationInterface } from 'typeorm';
 // migrations:imports
+import { TaskStatusUpdateUuidUnique1795414746788 } from './1795414746788-TaskStatusUpdateUuidUnique';
 import { Initial1795414029889 } from './1795414029889-Initial';
 
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
   Initial1795414029889,
+  TaskStatusUpdateUuidUnique1795414746788,
   // migrations:list
 ];

@@ -52,5 +52,5 @@ describe('arbiter control-plane on the embedded PostgreSQL', () => {
     expect(audit.body.items).toEqual([expect.objectContaining({ action: 'agent.deactivate', targetId: 'keep-me', actor: 'admin' })]);
     expect(await running.stop('SIGTERM')).toBe(0);
     running = undefined;
-  });
+  }, 120_000);
 });

@@ -11,6 +11,7 @@ import { AuthModule } from '../auth/auth.module';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { Database } from '../database/database.service';
 import { ClusterEventsModule } from '../events/cluster-events';
+import { MasterModule } from '../master/master.module';
 import { HealthController } from '../health/health.controller';
 import { Metrics } from '../health/metrics';
 import { MetricsInterceptor } from '../health/metrics.interceptor';
@@ -58,6 +59,7 @@ export class AppModule {
         AuthModule,
         AuditModule,
         AllocationModule,
+        MasterModule,
         ...FEATURE_MODULES,
       ],
       controllers: [HealthController],

@@ -20,6 +20,12 @@ export interface AppConfig {
   adminToken?: string;
   /** Seconds between allocation cycles. */
   allocationInterval: number;
+  /** Seconds without a heartbeat after which an agent is unreachable (its tasks LOST). */
+  agentTimeout: number;
+  /** Seconds an offer stays outstanding before it is rescinded; 0 = forever. */
+  offerTimeout: number;
+  /** Days of allocation history (cycles, traces, shares) kept. */
+  historyRetentionDays: number;
   logLevel: LogLevel;
 }
 
@@ -73,6 +79,14 @@ function interval(raw: string): number {
   return n;
 }
 
+function seconds(min: number, max: number) {
+  return (raw: string): number => {
+    const n = Number(raw.trim());
+    if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new InvalidValue(`must be a number from ${min} to ${max}`);
+    return n;
+  };
+}
+
 function logLevel(raw: string): LogLevel {
   const v = raw.trim().toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(v)) throw new InvalidValue(`must be one of ${LOG_LEVELS.join(', ')}`);
@@ -86,6 +100,9 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
   { key: 'embeddedDbPort', env: 'ARBITER_EMBEDDED_DB_PORT', flag: '--embedded-db-port', description: 'port of the embedded PostgreSQL server (0 picks a free port)', default: 0, parse: integer(0, 65535) },
   { key: 'adminToken', env: 'ARBITER_ADMIN_TOKEN', flag: '--admin-token', description: 'the first admin API token; unset generates one on first start and prints it once', secret: true, parse: adminToken },
   { key: 'allocationInterval', env: 'ARBITER_ALLOCATION_INTERVAL', flag: '--allocation-interval', description: 'seconds between allocation cycles', default: 1, parse: interval },
+  { key: 'agentTimeout', env: 'ARBITER_AGENT_TIMEOUT', flag: '--agent-timeout', description: 'seconds without a heartbeat before an agent is unreachable and its tasks LOST', default: 15, parse: seconds(1, 86_400) },
+  { key: 'offerTimeout', env: 'ARBITER_OFFER_TIMEOUT', flag: '--offer-timeout', description: 'seconds before an unanswered offer is rescinded (0: never)', default: 0, parse: seconds(0, 86_400) },
+  { key: 'historyRetentionDays', env: 'ARBITER_HISTORY_RETENTION_DAYS', flag: '--history-retention-days', description: 'days of allocation history kept', default: 7, parse: seconds(0.001, 3650) },
   { key: 'logLevel', env: 'LOG_LEVEL', flag: '--log-level', description: `log level: ${LOG_LEVELS.join(', ')}`, default: 'info', parse: logLevel },
 ] as ReadonlyArray<Setting<keyof AppConfig>>;
 

@@ -4,6 +4,7 @@ import { TaskEntity, TaskState } from './task.entity';
 /** One status update of a task, persisted before it is delivered to the framework. */
 @Entity('task_status_updates')
 @Index(['taskRef', 'at'])
+@Index(['updateUuid'], { unique: true })
 export class TaskStatusUpdateEntity {
   @PrimaryGeneratedColumn('increment', { type: 'bigint' })
   id!: string;

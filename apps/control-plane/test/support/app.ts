@@ -35,6 +35,9 @@ export function testConfig(databaseUrl: string, overrides: Partial<AppConfig> = 
     embeddedDbPort: 0,
     adminToken: ADMIN_TOKEN,
     allocationInterval: 1,
+    agentTimeout: 15,
+    offerTimeout: 0,
+    historyRetentionDays: 7,
     logLevel: 'silent',
     ...overrides,
   };

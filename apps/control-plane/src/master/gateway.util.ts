@@ -1,0 +1,28 @@
+/**
+ * Binding protocol calls to a socket: every call is parsed against its schema, run, and
+ * acknowledged with a Reply; a bad message or a refused call answers `{ ok: false, error }`
+ * and never reaches the state or crashes the process.
+ */
+import { Logger } from '@nestjs/common';
+import type { z } from 'zod';
+import { parseMessage, PROTOCOL_ERRORS, type Reply } from '@arbiter/contracts';
+import type { Socket } from 'socket.io';
+import { ProtocolError } from './master.service';
+
+const logger = new Logger('Protocol');
+
+export function on<S extends z.ZodType, R extends object | void>(socket: Socket, event: string, schema: S, handle: (msg: z.infer<S>) => Promise<R> | R): void {
+  socket.on(event, async (payload: unknown, ack?: unknown) => {
+    const reply = typeof ack === 'function' ? (ack as (r: Reply<Record<string, unknown>>) => void) : () => undefined;
+    const parsed = parseMessage(schema, payload ?? {});
+    if (!parsed.ok) return reply({ ok: false, error: parsed.error });
+    try {
+      const result = await handle(parsed.value);
+      reply({ ok: true, ...((result ?? {}) as Record<string, unknown>) });
+    } catch (err) {
+      if (err instanceof ProtocolError) return reply({ ok: false, error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
+      logger.error({ err, event }, 'protocol call failed');
+      reply({ ok: false, error: { code: PROTOCOL_ERRORS.INTERNAL_ERROR, message: 'internal error; see the control plane log' } });
+    }
+  });
+}

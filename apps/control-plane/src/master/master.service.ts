@@ -1,0 +1,915 @@
+/**
+ * The master: the allocator's state kept in step with Postgres and with the connected agents
+ * and frameworks, the allocation loop, and every protocol call of /agents and /frameworks.
+ *
+ * Every state change runs through one serial queue (as through Mesos's master actor), so the
+ * allocator, the outstanding offers and the database never see two changes interleaved. A
+ * change is committed to Postgres before anyone is told about it.
+ */
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { DataSource, type EntityManager, In, Not } from 'typeorm';
+import { HierarchicalAllocator, type Offer as AllocatorOffer, Resources } from '@arbiter/allocator';
+import {
+  type Accept,
+  type Acknowledge,
+  type AcceptReply,
+  type Decline,
+  type InverseOfferAnswer,
+  type Kill,
+  type LaunchTask,
+  type Offer,
+  type Reconcile,
+  type RegisterAgentReply,
+  type ResourceEntry,
+  type RolesCall,
+  type StatusUpdate,
+  type SubscribeReply,
+  type TaskSpec,
+  type TaskState as WireTaskState,
+  PROTOCOL_ERRORS,
+  type RegisterAgent,
+  type Subscribe,
+} from '@arbiter/contracts';
+import type { Socket } from 'socket.io';
+import { AgentEntity, AgentStatus } from '../agents/agent.entity';
+import { AllocationCycleEntity } from '../allocation/allocation-cycle.entity';
+import { AllocationShareEntity, ShareClientKind } from '../allocation/allocation-share.entity';
+import { APP_CONFIG, type AppConfig } from '../config/config.schema';
+import { type ClusterEvent, ClusterEvents } from '../events/cluster-events';
+import { FrameworkEntity, FrameworkState } from '../frameworks/framework.entity';
+import { InverseOfferResponseEntity, InverseOfferStatus } from '../maintenance/inverse-offer-response.entity';
+import { MachineMode, MaintenanceMachineEntity } from '../maintenance/maintenance-machine.entity';
+import { MaintenanceWindowEntity } from '../maintenance/maintenance-window.entity';
+import { OfferEntity, OfferState } from '../offers/offer.entity';
+import { ReservationEntity } from '../reservations/reservation.entity';
+import { QuotaEntity } from '../roles/quota.entity';
+import { RoleEntity } from '../roles/role.entity';
+import { TaskEntity, TaskState, TERMINAL_TASK_STATES } from '../tasks/task.entity';
+import { WhitelistEntity } from '../whitelist/whitelist.entity';
+import type { AgentRuntime, FrameworkRuntime, OutstandingInverseOffer, OutstandingOffer } from './master.state';
+import { OperatorStream } from './operator-stream';
+import { SerialQueue } from './serial';
+
+/** A protocol failure answered to the caller as `{ ok: false, error }`. */
+export class ProtocolError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+export const AGENT_HEARTBEAT_SECONDS = 5;
+export const FRAMEWORK_HEARTBEAT_SECONDS = 15;
+/** Default refuse_seconds of an accept's unused resources and of a decline (as Mesos). */
+export const DEFAULT_REFUSE_SECONDS = 5;
+/** Unacknowledged status updates are sent again this often. */
+const UPDATE_RETRY_MS = 5_000;
+/** A cycle with no offers is still recorded this often, so history and "explain" stay current. */
+const IDLE_CYCLE_RECORD_MS = 30_000;
+const KILL_GRACE_SECONDS = 5;
+
+const isTerminal = (s: TaskState) => TERMINAL_TASK_STATES.includes(s);
+
+function quantities(r: Resources): Record<string, number> {
+  return Object.fromEntries([...r.scalarQuantities()].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+@Injectable()
+export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Master');
+  private readonly queue = new SerialQueue();
+  private readonly started = performance.now();
+  private allocator!: HierarchicalAllocator;
+  readonly agents = new Map<string, AgentRuntime>();
+  readonly frameworks = new Map<string, FrameworkRuntime>();
+  readonly offers = new Map<string, OutstandingOffer>();
+  private readonly inverseOffers = new Map<string, OutstandingInverseOffer>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private cycleScheduled = false;
+  private lastRecordedCycle = 0;
+  private stopping = false;
+  private unsubscribe?: () => void;
+  /** Cycles run since start (for tests and metrics). */
+  cycles = 0;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly dataSource: DataSource,
+    private readonly events: ClusterEvents,
+    private readonly stream: OperatorStream,
+  ) {}
+
+  /** Seconds on the allocator's clock (monotonic, from the start of this process). */
+  private now(): number {
+    return (performance.now() - this.started) / 1000;
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.queue.run(() => this.rebuild());
+    this.unsubscribe = this.events.subscribe((e) => void this.queue.run(() => this.onClusterEvent(e)).catch((err) => this.logger.error({ err }, 'cluster event')));
+    const every = (ms: number, fn: () => Promise<unknown> | void) => {
+      const t = setInterval(() => {
+        if (!this.stopping) void Promise.resolve(fn()).catch((err) => this.logger.error({ err }, 'periodic task failed'));
+      }, ms);
+      t.unref();
+      this.timers.push(t);
+    };
+    every(this.config.allocationInterval * 1000, () => this.requestCycle(0));
+    every(1000, () => this.queue.run(() => this.checkAgents()));
+    every(1000, () => this.queue.run(() => this.expireOffers()));
+    every(UPDATE_RETRY_MS, () => this.resendUnacknowledged());
+    every(AGENT_HEARTBEAT_SECONDS * 1000, () => this.recordAgentsSeen());
+    every(FRAMEWORK_HEARTBEAT_SECONDS * 1000, () => {
+      for (const fw of this.frameworks.values()) fw.socket?.emit('heartbeat', { at: new Date().toISOString() });
+    });
+    every(60_000, () => this.pruneHistory());
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    this.unsubscribe?.();
+    for (const t of this.timers) clearInterval(t);
+    for (const fw of this.frameworks.values()) if (fw.failoverTimer) clearTimeout(fw.failoverTimer);
+    // Let the work in flight finish before the database goes.
+    await this.queue.run(async () => undefined);
+  }
+
+  /**
+   * The allocator's state from Postgres: roles, quotas, whitelist, frameworks (inactive until
+   * they re-subscribe), agents (inactive until they re-register) with their tasks' resources.
+   * Offers outstanding before a restart are rescinded: frameworks get new ones.
+   */
+  private async rebuild(): Promise<void> {
+    const db = this.dataSource.manager;
+    this.allocator = new HierarchicalAllocator({ clock: { now: () => this.now() }, config: { allocationIntervalSeconds: this.config.allocationInterval } });
+    await db.update(OfferEntity, { state: OfferState.OUTSTANDING }, { state: OfferState.RESCINDED, closedAt: new Date() });
+    for (const role of await db.find(RoleEntity)) if (role.weight !== 1) this.allocator.setWeight(role.path, role.weight);
+    for (const q of await db.find(QuotaEntity)) this.applyQuota(q);
+    const whitelist = await db.findOne(WhitelistEntity, { where: { id: 1 } });
+    this.allocator.updateWhitelist(whitelist?.hostnames ?? null);
+
+    const frameworks = await db.find(FrameworkEntity, { where: { state: Not(FrameworkState.COMPLETED) } });
+    for (const fw of frameworks) {
+      this.allocator.addFramework(fw.id, fw.roles, { capabilities: fw.capabilities, active: false, suppressedRoles: fw.suppressedRoles });
+      const runtime: FrameworkRuntime = { id: fw.id, name: fw.name, roles: fw.roles, capabilities: fw.capabilities, failoverTimeoutSeconds: fw.failoverTimeoutSeconds };
+      this.frameworks.set(fw.id, runtime);
+      if (fw.state === FrameworkState.ACTIVE) await db.update(FrameworkEntity, { id: fw.id }, { state: FrameworkState.DISCONNECTED, disconnectedAt: new Date() });
+      this.startFailover(runtime);
+    }
+
+    const agents = await db.find(AgentEntity, { where: { status: AgentStatus.REACHABLE } });
+    for (const agent of agents) {
+      this.agents.set(agent.id, { id: agent.id, hostname: agent.hostname, attributes: agent.attributes, lastSeen: performance.now(), inAllocator: false });
+      await this.addAgentToAllocator(db, agent, false);
+    }
+    await this.applyMaintenance(db);
+    this.logger.log({ frameworks: frameworks.length, agents: agents.length }, 'allocator state rebuilt from the database');
+  }
+
+  /** Agent total with its reservations applied: unreserved minus reserved amounts, plus the reserved pieces. */
+  private async effectiveTotal(tx: EntityManager, agent: AgentEntity): Promise<Resources> {
+    let total = Resources.of(agent.resources);
+    for (const r of await tx.find(ReservationEntity, { where: { agentId: agent.id } })) {
+      const reserved = Resources.of(r.resources);
+      const unreserved = reserved.withReservation(undefined);
+      if (total.contains(unreserved)) total = total.minus(unreserved).plus(reserved);
+    }
+    return total;
+  }
+
+  private async addAgentToAllocator(tx: EntityManager, agent: AgentEntity, activated: boolean): Promise<void> {
+    const tasks = await tx.find(TaskEntity, { where: { agentId: agent.id, state: Not(In([...TERMINAL_TASK_STATES])) } });
+    const used = tasks.filter((t) => this.frameworks.has(t.frameworkId)).map((t) => ({ frameworkId: t.frameworkId, role: t.role, resources: Resources.of(t.resources) }));
+    const total = await this.effectiveTotal(tx, agent);
+    this.allocator.addAgent(agent.id, total, { hostname: agent.hostname, used, activated: activated && agent.activated && !agent.drainState });
+    const runtime = this.agents.get(agent.id);
+    if (runtime) runtime.inAllocator = true;
+  }
+
+  // ------------------------------------------------------------------ configuration events
+
+  private async onClusterEvent(e: ClusterEvent): Promise<void> {
+    const db = this.dataSource.manager;
+    switch (e.type) {
+      case 'agent.updated':
+        await this.refreshAgent(e.agentId);
+        break;
+      case 'whitelist.updated':
+        this.allocator.updateWhitelist(e.hostnames);
+        break;
+      case 'weights.updated':
+        for (const [role, weight] of Object.entries(e.weights)) this.allocator.setWeight(role, weight);
+        break;
+      case 'quota.updated': {
+        const q = await db.findOne(QuotaEntity, { where: { role: e.role } });
+        if (q) this.applyQuota(q);
+        break;
+      }
+      case 'quota.removed':
+        this.allocator.removeQuota(e.role);
+        break;
+      case 'reservation.created':
+      case 'reservation.removed':
+        await this.refreshAgent(e.agentId, { resync: true });
+        break;
+      case 'maintenance.updated':
+        await this.applyMaintenance(db);
+        break;
+    }
+    this.requestCycle();
+  }
+
+  private applyQuota(q: QuotaEntity): void {
+    try {
+      this.allocator.setQuota(q.role, q.guarantees, q.limits);
+    } catch (err) {
+      this.logger.warn({ err, role: q.role }, 'quota not applied');
+    }
+  }
+
+  /**
+   * Brings the allocator's view of one agent in line with its row: activation and drain; with
+   * `resync` also its total (reservations), after rescinding its outstanding offers.
+   */
+  private async refreshAgent(agentId: string, options: { resync?: boolean } = {}): Promise<void> {
+    const db = this.dataSource.manager;
+    const agent = await db.findOne(AgentEntity, { where: { id: agentId } });
+    const runtime = this.agents.get(agentId);
+    if (!agent || !runtime?.inAllocator) return;
+    if (agent.status === AgentStatus.GONE) {
+      await this.removeAgent(agent.id, 'the agent was marked gone', TaskState.LOST);
+      return;
+    }
+    const usable = agent.activated && !agent.drainState && runtime.socket !== undefined;
+    if (options.resync || !usable) await this.rescindOffersWhere((o) => o.agentId === agentId, options.resync ? 'the agent\'s reservations changed' : 'the agent was deactivated');
+    if (options.resync) {
+      this.allocator.removeAgent(agentId);
+      await this.addAgentToAllocator(db, agent, runtime.socket !== undefined);
+      await this.applyMaintenance(db);
+    } else if (usable && !this.isDown(agent.hostname)) this.allocator.activateAgent(agentId);
+    else this.allocator.deactivateAgent(agentId, { maintenance: this.isDown(agent.hostname) });
+  }
+
+  private downHosts = new Set<string>();
+  private isDown(hostname: string): boolean {
+    return this.downHosts.has(hostname);
+  }
+
+  /** DOWN machines get no offers; DRAINING ones get inverse offers from their window's start. */
+  private async applyMaintenance(db: EntityManager): Promise<void> {
+    const machines = await db.find(MaintenanceMachineEntity);
+    const windows = new Map((await db.find(MaintenanceWindowEntity)).map((w) => [w.id, w]));
+    const byHost = new Map(machines.map((m) => [m.hostname, m]));
+    this.downHosts = new Set(machines.filter((m) => m.mode === MachineMode.DOWN).map((m) => m.hostname));
+    for (const agent of this.agents.values()) {
+      if (!agent.inAllocator) continue;
+      const m = byHost.get(agent.hostname);
+      if (m?.mode === MachineMode.DOWN) {
+        this.allocator.deactivateAgent(agent.id, { maintenance: true });
+        await this.rescindOffersWhere((o) => o.agentId === agent.id, 'the agent is down for maintenance');
+      } else if (m?.mode === MachineMode.DRAINING) {
+        const start = windows.get(m.windowId)?.startAt.getTime() ?? Date.now();
+        this.allocator.updateUnavailability(agent.id, this.now() + (start - Date.now()) / 1000);
+      } else {
+        this.allocator.updateUnavailability(agent.id, null);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ allocation loop
+
+  /** Runs a cycle soon (batched: at most one queued). */
+  requestCycle(delayMs = 20): void {
+    if (this.cycleScheduled || this.stopping) return;
+    this.cycleScheduled = true;
+    setTimeout(() => {
+      void this.queue
+        .run(async () => {
+          this.cycleScheduled = false;
+          await this.runCycle();
+        })
+        .catch((err) => this.logger.error({ err }, 'allocation cycle failed'));
+    }, delayMs).unref();
+  }
+
+  /** Runs one cycle now (in the queue) and resolves with the number of offers made. */
+  runCycleNow(): Promise<number> {
+    return this.queue.run(() => this.runCycle());
+  }
+
+  private async runCycle(): Promise<number> {
+    if (this.stopping) return 0;
+    const startedAt = new Date();
+    const t0 = performance.now();
+    const result = this.allocator.allocate({ trace: true });
+    const durationMs = performance.now() - t0;
+    this.cycles++;
+    // Offers only to frameworks that are still connected; the rest go straight back.
+    const deliverable: AllocatorOffer[] = [];
+    for (const o of result.offers) {
+      if (this.frameworks.get(o.frameworkId)?.socket && this.agents.get(o.agentId)?.socket) deliverable.push(o);
+      else this.allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);
+    }
+    const idle = deliverable.length === 0 && result.inverseOffers.length === 0;
+    if (idle && performance.now() - this.lastRecordedCycle < IDLE_CYCLE_RECORD_MS) return 0;
+    this.lastRecordedCycle = performance.now();
+
+    const shares = this.allocator.shares();
+    const rows: OfferEntity[] = [];
+    const cycle = await this.dataSource.transaction(async (tx) => {
+      const saved = await tx.save(tx.create(AllocationCycleEntity, { startedAt, durationMs, offerCount: deliverable.length, trace: result.trace ?? null, leader: null }));
+      for (const o of deliverable) {
+        rows.push(tx.create(OfferEntity, { id: randomUUID(), frameworkId: o.frameworkId, agentId: o.agentId, role: o.role, resources: o.resources.toJSON(), state: OfferState.OUTSTANDING, cycleId: saved.id, createdAt: startedAt, expiresAt: this.config.offerTimeout ? new Date(startedAt.getTime() + this.config.offerTimeout * 1000) : null, closedAt: null }));
+      }
+      if (rows.length) await tx.insert(OfferEntity, rows as never);
+      const shareRows = [
+        ...Object.entries(shares.roles).map(([role, share]) => ({ cycleId: saved.id, clientKind: ShareClientKind.ROLE, client: role, role: null, dominantShare: share, shares: {} })),
+        ...Object.entries(shares.frameworks).map(([fw, byRole]) => ({ cycleId: saved.id, clientKind: ShareClientKind.FRAMEWORK, client: fw, role: Object.keys(byRole).join(','), dominantShare: Math.max(0, ...Object.values(byRole)), shares: byRole })),
+      ];
+      if (shareRows.length) await tx.insert(AllocationShareEntity, shareRows);
+      return saved;
+    });
+
+    const byFramework = new Map<string, Offer[]>();
+    for (const [i, o] of deliverable.entries()) {
+      const row = rows[i];
+      this.offers.set(row.id, { id: row.id, frameworkId: o.frameworkId, agentId: o.agentId, role: o.role, resources: o.resources, createdAt: performance.now() });
+      const agent = this.agents.get(o.agentId)!;
+      const list = byFramework.get(o.frameworkId) ?? [];
+      list.push({ id: row.id, frameworkId: o.frameworkId, agentId: o.agentId, hostname: agent.hostname, role: o.role, resources: row.resources as ResourceEntry[], attributes: agent.attributes });
+      byFramework.set(o.frameworkId, list);
+      this.stream.emit('offer.created', { offerId: row.id, frameworkId: o.frameworkId, agentId: o.agentId, role: o.role, resources: row.resources as ResourceEntry[] });
+    }
+    for (const [fwId, list] of byFramework) this.frameworks.get(fwId)?.socket?.emit('offers', { offers: list });
+    await this.sendInverseOffers(result.inverseOffers);
+    const frameworkShares = Object.fromEntries(Object.entries(shares.frameworks).map(([fw, byRole]) => [fw, Math.max(0, ...Object.values(byRole))]));
+    this.stream.emit('cycle', { id: String(cycle.id), startedAt: startedAt.toISOString(), durationMs, offerCount: deliverable.length, shares: { roles: shares.roles, frameworks: frameworkShares } });
+    return deliverable.length;
+  }
+
+  private async sendInverseOffers(list: Array<{ frameworkId: string; agentId: string; start: number }>): Promise<void> {
+    const windows = new Map<string, { start: string; durationSeconds: number | null }>();
+    if (list.length) {
+      const machines = await this.dataSource.manager.find(MaintenanceMachineEntity, { relations: { window: true } });
+      for (const m of machines) if (m.window) windows.set(m.hostname, { start: m.window.startAt.toISOString(), durationSeconds: m.window.durationSeconds });
+    }
+    for (const io of list) {
+      const agent = this.agents.get(io.agentId);
+      const fw = this.frameworks.get(io.frameworkId);
+      if (!agent || !fw?.socket) continue;
+      const id = randomUUID();
+      this.inverseOffers.set(id, { id, frameworkId: io.frameworkId, agentId: io.agentId });
+      const unavailability = windows.get(agent.hostname) ?? { start: new Date(Date.now() + (io.start - this.now()) * 1000).toISOString(), durationSeconds: null };
+      fw.socket.emit('inverseOffers', { inverseOffers: [{ id, frameworkId: fw.id, agentId: agent.id, hostname: agent.hostname, unavailability }] });
+    }
+  }
+
+  /** Gives outstanding offers back to the allocator and tells their frameworks. */
+  private async rescindOffersWhere(match: (o: OutstandingOffer) => boolean, reason: string): Promise<void> {
+    const gone = [...this.offers.values()].filter(match);
+    if (!gone.length) return;
+    for (const o of gone) {
+      this.offers.delete(o.id);
+      this.allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);
+    }
+    await this.dataSource.manager.update(OfferEntity, { id: In(gone.map((o) => o.id)) }, { state: OfferState.RESCINDED, closedAt: new Date() });
+    for (const o of gone) {
+      this.frameworks.get(o.frameworkId)?.socket?.emit('rescind', { offerId: o.id, reason });
+      this.stream.emit('offer.closed', { offerId: o.id, state: OfferState.RESCINDED });
+    }
+  }
+
+  private async expireOffers(): Promise<void> {
+    if (!this.config.offerTimeout) return;
+    const limit = performance.now() - this.config.offerTimeout * 1000;
+    await this.rescindOffersWhere((o) => o.createdAt <= limit, 'the offer timed out');
+  }
+
+  private async pruneHistory(): Promise<void> {
+    // Small batches outside the serial queue: pruning never holds up allocation.
+    const before = new Date(Date.now() - this.config.historyRetentionDays * 86_400_000);
+    for (let i = 0; i < 20; i++) {
+      const r = await this.dataSource.query(`DELETE FROM allocation_cycles WHERE id IN (SELECT id FROM allocation_cycles WHERE started_at < $1 ORDER BY id LIMIT 1000)`, [before]);
+      const deleted = Array.isArray(r) ? (r[1] as number) : 0;
+      if (!deleted || deleted < 1000) break;
+    }
+  }
+
+  // ------------------------------------------------------------------ agents
+
+  registerAgent(socket: Socket, msg: RegisterAgent & { tasks: NonNullable<RegisterAgent['tasks']>; attributes: NonNullable<RegisterAgent['attributes']> }): Promise<RegisterAgentReply> {
+    return this.queue.run(async () => {
+      const now = new Date();
+      const resources = Resources.of(msg.resources);
+      const db = this.dataSource.manager;
+      let agent = msg.agentId ? await db.findOne(AgentEntity, { where: { id: msg.agentId } }) : null;
+      if (agent?.status === AgentStatus.GONE) throw new ProtocolError(PROTOCOL_ERRORS.AGENT_GONE, `agent ${agent.id} was marked gone; start the agent with a fresh work directory`);
+      const isNew = !agent;
+      agent = await this.dataSource.transaction(async (tx) => {
+        const row = agent
+          ? Object.assign(agent, { hostname: msg.hostname, address: msg.address ?? null, resources: resources.toJSON(), attributes: msg.attributes, status: AgentStatus.REACHABLE, version: msg.version ?? null, lastSeenAt: now })
+          : tx.create(AgentEntity, { id: msg.agentId ?? randomUUID(), hostname: msg.hostname, address: msg.address ?? null, attributes: msg.attributes, resources: resources.toJSON(), status: AgentStatus.REACHABLE, activated: true, drainState: null, drainConfig: null, drainStartedAt: null, version: msg.version ?? null, firstSeenAt: now, lastSeenAt: now });
+        return tx.save(AgentEntity, row);
+      });
+
+      // Replace an older connection of the same agent.
+      const previous = this.agents.get(agent.id);
+      if (previous?.socket && previous.socket.id !== socket.id) previous.socket.disconnect(true);
+      if (previous?.inAllocator) {
+        await this.rescindOffersWhere((o) => o.agentId === agent.id, 'the agent re-registered');
+        this.allocator.removeAgent(agent.id);
+      }
+      const runtime: AgentRuntime = { id: agent.id, hostname: agent.hostname, attributes: agent.attributes, socket, lastSeen: performance.now(), inAllocator: false };
+      this.agents.set(agent.id, runtime);
+      socket.data.agentId = agent.id;
+
+      await this.reconcileAgentTasks(agent.id, msg.tasks);
+      await this.addAgentToAllocator(db, agent, true);
+      await this.applyMaintenance(db);
+      if (this.isDown(agent.hostname)) this.allocator.deactivateAgent(agent.id, { maintenance: true });
+      this.stream.emit(isNew ? 'agent.added' : 'agent.updated', isNew ? { agentId: agent.id, hostname: agent.hostname, resources: agent.resources } : ({ agentId: agent.id } as never));
+      this.requestCycle();
+      return { agentId: agent.id, heartbeatIntervalSeconds: AGENT_HEARTBEAT_SECONDS };
+    });
+  }
+
+  /**
+   * After a (re-)registration: tasks the database thinks run there but the agent does not
+   * report are LOST; tasks the agent runs that nobody wants any more are killed.
+   */
+  private async reconcileAgentTasks(agentId: string, reported: Array<{ frameworkId: string; taskId: string }>): Promise<void> {
+    const db = this.dataSource.manager;
+    const live = await db.find(TaskEntity, { where: { agentId, state: Not(In([...TERMINAL_TASK_STATES])) } });
+    const reportedKeys = new Set(reported.map((t) => `${t.frameworkId}\u0000${t.taskId}`));
+    const knownKeys = new Set(live.map((t) => `${t.frameworkId}\u0000${t.taskId}`));
+    for (const t of live) {
+      // STAGING tasks may not have reached the agent yet; they are resent below.
+      if (!reportedKeys.has(`${t.frameworkId}\u0000${t.taskId}`) && t.state !== TaskState.STAGING) {
+        await this.masterUpdate(t, TaskState.LOST, 'REASON_AGENT_RESTARTED', 'the agent re-registered without this task');
+      }
+    }
+    const socket = this.agents.get(agentId)?.socket;
+    for (const t of reported) {
+      if (!knownKeys.has(`${t.frameworkId}\u0000${t.taskId}`)) socket?.emit('kill', { frameworkId: t.frameworkId, taskId: t.taskId, gracePeriodSeconds: KILL_GRACE_SECONDS });
+    }
+    for (const t of live.filter((t) => t.state === TaskState.STAGING && !reportedKeys.has(`${t.frameworkId}\u0000${t.taskId}`))) {
+      this.sendLaunch(agentId, t);
+    }
+  }
+
+  heartbeatAgent(socket: Socket): void {
+    const runtime = this.agents.get(String(socket.data.agentId));
+    if (runtime?.socket === socket) runtime.lastSeen = performance.now();
+  }
+
+  agentDisconnected(socket: Socket): Promise<void> {
+    return this.queue.run(async () => {
+      const runtime = this.agents.get(String(socket.data.agentId));
+      if (!runtime || runtime.socket !== socket) return;
+      runtime.socket = undefined;
+      if (runtime.inAllocator) this.allocator.deactivateAgent(runtime.id);
+      await this.rescindOffersWhere((o) => o.agentId === runtime.id, 'the agent disconnected');
+      this.stream.emit('agent.updated', { agentId: runtime.id });
+    });
+  }
+
+  /** Agents silent past the timeout become unreachable: offers rescinded, tasks LOST. */
+  private async checkAgents(): Promise<void> {
+    const limit = performance.now() - this.config.agentTimeout * 1000;
+    for (const agent of [...this.agents.values()]) {
+      if (agent.lastSeen > limit) continue;
+      agent.socket?.disconnect(true);
+      await this.removeAgent(agent.id, `no heartbeat for ${this.config.agentTimeout} s`, TaskState.LOST, AgentStatus.UNREACHABLE);
+    }
+  }
+
+  private async removeAgent(agentId: string, reason: string, taskState: TaskState, status?: AgentStatus): Promise<void> {
+    const runtime = this.agents.get(agentId);
+    await this.rescindOffersWhere((o) => o.agentId === agentId, reason);
+    const db = this.dataSource.manager;
+    const live = await db.find(TaskEntity, { where: { agentId, state: Not(In([...TERMINAL_TASK_STATES])) } });
+    for (const t of live) await this.masterUpdate(t, taskState, 'REASON_AGENT_REMOVED', `agent removed: ${reason}`);
+    if (status) await db.update(AgentEntity, { id: agentId }, { status });
+    if (runtime?.inAllocator) this.allocator.removeAgent(agentId);
+    this.agents.delete(agentId);
+    this.stream.emit('agent.removed', { agentId, reason });
+    this.logger.warn({ agentId, reason }, 'agent removed');
+  }
+
+  private async recordAgentsSeen(): Promise<void> {
+    const ids = [...this.agents.values()].filter((a) => a.socket).map((a) => a.id);
+    if (ids.length) await this.dataSource.query('UPDATE agents SET last_seen_at = now() WHERE id = ANY($1)', [ids]);
+  }
+
+  /** A status update from an agent: persisted (once per updateUuid), then forwarded. */
+  agentStatus(socket: Socket, update: StatusUpdate): Promise<void> {
+    return this.queue.run(async () => {
+      const runtime = this.agents.get(String(socket.data.agentId));
+      if (!runtime || runtime.socket !== socket) throw new ProtocolError(PROTOCOL_ERRORS.NOT_SUBSCRIBED, 'register before sending status updates');
+      runtime.lastSeen = performance.now();
+      const task = await this.dataSource.manager.findOne(TaskEntity, { where: { frameworkId: update.frameworkId, taskId: update.taskId } });
+      if (!task) return; // Unknown task: nothing to record; the agent may drop the update.
+      await this.applyUpdate(task, update);
+    });
+  }
+
+  private async applyUpdate(task: TaskEntity, update: StatusUpdate): Promise<void> {
+    const state = update.state as TaskState;
+    const wasTerminal = isTerminal(task.state);
+    const applied = await this.dataSource.transaction(async (tx) => {
+      const inserted: unknown[] = await tx.query(
+        `INSERT INTO task_status_updates (task_ref, state, reason, message, source, update_uuid, at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (update_uuid) DO NOTHING RETURNING id`,
+        [task.id, state, update.reason ?? null, update.message ?? null, update.source, update.updateUuid, new Date(update.timestamp)],
+      );
+      if (inserted.length === 0) return false;
+      if (!wasTerminal) await tx.update(TaskEntity, { id: task.id }, { state, updatedAt: new Date() });
+      return true;
+    });
+    if (!applied) return;
+    if (!wasTerminal) {
+      task.state = state;
+      if (isTerminal(state) && this.frameworks.has(task.frameworkId) && this.agents.get(task.agentId)?.inAllocator) {
+        this.allocator.recoverResources(task.frameworkId, task.agentId, task.role, Resources.of(task.resources));
+        this.requestCycle();
+      }
+    }
+    this.frameworks.get(task.frameworkId)?.socket?.emit('update', { status: update });
+    this.stream.emit('task.updated', { frameworkId: task.frameworkId, taskId: task.taskId, agentId: task.agentId, state: update.state, reason: update.reason });
+  }
+
+  /** A status update the master makes itself (task lost, killed before launch, ...). */
+  private async masterUpdate(task: TaskEntity, state: TaskState, reason: string, message: string): Promise<void> {
+    await this.applyUpdate(task, { updateUuid: randomUUID(), frameworkId: task.frameworkId, taskId: task.taskId, agentId: task.agentId, state: state as WireTaskState, reason, message, timestamp: new Date().toISOString(), source: 'SOURCE_MASTER' });
+  }
+
+  private sendLaunch(agentId: string, task: TaskEntity): void {
+    const socket = this.agents.get(agentId)?.socket;
+    if (!socket) return;
+    const spec = task.command as unknown as { command: TaskSpec['command']; env?: Record<string, string> };
+    const mem = Resources.of(task.resources).get('mem');
+    const msg: LaunchTask = { frameworkId: task.frameworkId, task: { taskId: task.taskId, name: task.name, command: spec.command, env: spec.env, resources: task.resources as ResourceEntry[] }, ...(mem > 0 ? { memLimitBytes: Math.round(mem * 1024 * 1024) } : {}) };
+    socket.emit('launch', msg);
+  }
+
+  // ------------------------------------------------------------------ frameworks
+
+  subscribe(socket: Socket, msg: Subscribe & { capabilities: string[]; failoverTimeoutSeconds: number; suppressedRoles: string[] }, principal: string): Promise<SubscribeReply> {
+    return this.queue.run(async () => {
+      const db = this.dataSource.manager;
+      const now = new Date();
+      let fw: FrameworkEntity | null = null;
+      if (msg.frameworkId) {
+        fw = await db.findOne(FrameworkEntity, { where: { id: msg.frameworkId } });
+        if (!fw) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_FRAMEWORK, `no framework with id '${msg.frameworkId}'; subscribe without an id to start afresh`);
+        if (fw.state === FrameworkState.COMPLETED) throw new ProtocolError(PROTOCOL_ERRORS.FRAMEWORK_COMPLETED, `framework ${fw.id} has completed (torn down or failed over past its timeout); subscribe without an id`);
+      }
+      const row = await db.save(
+        FrameworkEntity,
+        fw
+          ? Object.assign(fw, { name: msg.name, roles: msg.roles, capabilities: msg.capabilities, failoverTimeoutSeconds: msg.failoverTimeoutSeconds, principal: msg.principal ?? principal, user: msg.user ?? null, hostname: msg.hostname ?? null, state: FrameworkState.ACTIVE, suppressedRoles: msg.suppressedRoles, disconnectedAt: null })
+          : db.create(FrameworkEntity, { id: randomUUID(), name: msg.name, principal: msg.principal ?? principal, user: msg.user ?? null, roles: msg.roles, capabilities: msg.capabilities, failoverTimeoutSeconds: msg.failoverTimeoutSeconds, hostname: msg.hostname ?? null, webuiUrl: null, state: FrameworkState.ACTIVE, suppressedRoles: msg.suppressedRoles, registeredAt: now, disconnectedAt: null, completedAt: null }),
+      );
+      let runtime = this.frameworks.get(row.id);
+      if (runtime) {
+        if (runtime.failoverTimer) clearTimeout(runtime.failoverTimer);
+        runtime.failoverTimer = undefined;
+        if (runtime.socket && runtime.socket.id !== socket.id) runtime.socket.disconnect(true);
+        await this.rescindOffersWhere((o) => o.frameworkId === row.id, 'the framework re-subscribed');
+        this.allocator.updateFramework(row.id, row.roles, row.capabilities);
+        this.allocator.reviveOffers(row.id);
+        if (row.suppressedRoles.length) this.allocator.suppressOffers(row.id, row.suppressedRoles);
+        this.allocator.activateFramework(row.id);
+        Object.assign(runtime, { name: row.name, roles: row.roles, capabilities: row.capabilities, failoverTimeoutSeconds: row.failoverTimeoutSeconds });
+      } else {
+        this.allocator.addFramework(row.id, row.roles, { capabilities: row.capabilities, suppressedRoles: row.suppressedRoles });
+        runtime = { id: row.id, name: row.name, roles: row.roles, capabilities: row.capabilities, failoverTimeoutSeconds: row.failoverTimeoutSeconds };
+        this.frameworks.set(row.id, runtime);
+        this.stream.emit('framework.added', { frameworkId: row.id, name: row.name, roles: row.roles });
+      }
+      runtime.socket = socket;
+      socket.data.frameworkId = row.id;
+      setTimeout(() => void this.resendUnacknowledged(row.id), 10).unref();
+      this.requestCycle();
+      return { frameworkId: row.id, heartbeatIntervalSeconds: FRAMEWORK_HEARTBEAT_SECONDS };
+    });
+  }
+
+  frameworkDisconnected(socket: Socket): Promise<void> {
+    return this.queue.run(async () => {
+      const runtime = this.frameworks.get(String(socket.data.frameworkId));
+      if (!runtime || runtime.socket !== socket) return;
+      runtime.socket = undefined;
+      this.allocator.deactivateFramework(runtime.id);
+      await this.rescindOffersWhere((o) => o.frameworkId === runtime.id, 'the framework disconnected');
+      await this.dataSource.manager.update(FrameworkEntity, { id: runtime.id }, { state: FrameworkState.DISCONNECTED, disconnectedAt: new Date() });
+      this.startFailover(runtime);
+    });
+  }
+
+  /** After the failover timeout a disconnected framework is torn down. */
+  private startFailover(runtime: FrameworkRuntime): void {
+    if (runtime.failoverTimer) clearTimeout(runtime.failoverTimer);
+    runtime.failoverTimer = setTimeout(() => {
+      runtime.failoverTimer = undefined;
+      void this.queue
+        .run(async () => {
+          if (!runtime.socket && this.frameworks.get(runtime.id) === runtime) await this.removeFramework(runtime.id, `disconnected for longer than its failover timeout (${runtime.failoverTimeoutSeconds} s)`);
+        })
+        .catch((err) => this.logger.error({ err }, 'failover'));
+    }, runtime.failoverTimeoutSeconds * 1000);
+    runtime.failoverTimer.unref();
+  }
+
+  private requireFramework(socket: Socket): FrameworkRuntime {
+    const runtime = this.frameworks.get(String(socket.data.frameworkId));
+    if (!runtime || runtime.socket !== socket) throw new ProtocolError(PROTOCOL_ERRORS.NOT_SUBSCRIBED, "send 'subscribe' first");
+    return runtime;
+  }
+
+  /** Completes a framework: its tasks killed, its offers rescinded, its resources recovered. */
+  private async removeFramework(frameworkId: string, reason: string): Promise<void> {
+    const runtime = this.frameworks.get(frameworkId);
+    await this.rescindOffersWhere((o) => o.frameworkId === frameworkId, reason);
+    const db = this.dataSource.manager;
+    const live = await db.find(TaskEntity, { where: { frameworkId, state: Not(In([...TERMINAL_TASK_STATES])) } });
+    for (const t of live) {
+      const agent = this.agents.get(t.agentId)?.socket;
+      if (agent && t.state !== TaskState.STAGING) agent.emit('kill', { frameworkId, taskId: t.taskId, gracePeriodSeconds: KILL_GRACE_SECONDS });
+      else await this.masterUpdate(t, TaskState.KILLED, 'REASON_FRAMEWORK_REMOVED', reason);
+    }
+    await db.update(FrameworkEntity, { id: frameworkId }, { state: FrameworkState.COMPLETED, completedAt: new Date() });
+    if (runtime) {
+      if (runtime.failoverTimer) clearTimeout(runtime.failoverTimer);
+      this.allocator.removeFramework(frameworkId);
+      this.frameworks.delete(frameworkId);
+    }
+    this.stream.emit('framework.removed', { frameworkId, reason });
+    this.requestCycle();
+  }
+
+  teardown(socket: Socket): Promise<void> {
+    return this.queue.run(async () => {
+      const fw = this.requireFramework(socket);
+      fw.socket = undefined;
+      await this.removeFramework(fw.id, 'the framework tore itself down');
+      socket.disconnect(true);
+    });
+  }
+
+  /** Operator teardown through the REST API. */
+  teardownById(frameworkId: string): Promise<boolean> {
+    return this.queue.run(async () => {
+      const fw = this.frameworks.get(frameworkId);
+      if (!fw) return false;
+      const socket = fw.socket;
+      fw.socket = undefined;
+      await this.removeFramework(frameworkId, 'torn down by an operator');
+      socket?.disconnect(true);
+      return true;
+    });
+  }
+
+  /** Looks up offers for an accept or decline: all outstanding, the caller's, on one agent. */
+  private async takeOffers(fw: FrameworkRuntime, offerIds: string[]): Promise<OutstandingOffer[]> {
+    const found: OutstandingOffer[] = [];
+    for (const id of new Set(offerIds)) {
+      const o = this.offers.get(id);
+      if (!o) {
+        const row = await this.dataSource.manager.findOne(OfferEntity, { where: { id } });
+        if (!row) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_OFFER, `no offer with id ${id}`, { offerId: id });
+        if (row.frameworkId !== fw.id) throw new ProtocolError(PROTOCOL_ERRORS.OFFER_NOT_YOURS, `offer ${id} was made to another framework`, { offerId: id });
+        throw new ProtocolError(PROTOCOL_ERRORS.OFFER_STALE, `offer ${id} is no longer valid (${row.state.toLowerCase()})`, { offerId: id, state: row.state });
+      }
+      if (o.frameworkId !== fw.id) throw new ProtocolError(PROTOCOL_ERRORS.OFFER_NOT_YOURS, `offer ${id} was made to another framework`, { offerId: id });
+      found.push(o);
+    }
+    if (new Set(found.map((o) => o.agentId)).size > 1) throw new ProtocolError(PROTOCOL_ERRORS.OFFERS_FROM_SEVERAL_AGENTS, 'offers accepted together must come from one agent');
+    return found;
+  }
+
+  accept(socket: Socket, msg: Accept): Promise<AcceptReply> {
+    return this.queue.run(async () => {
+      const fw = this.requireFramework(socket);
+      const offers = await this.takeOffers(fw, msg.offerIds);
+      const agentId = offers[0].agentId;
+      // What is left of the offered resources, per role.
+      const pool = new Map<string, Resources>();
+      for (const o of offers) pool.set(o.role, (pool.get(o.role) ?? Resources.empty()).plus(o.resources));
+      const reservationOps = msg.operations.filter((op) => op.type !== 'LAUNCH');
+      const launches = msg.operations.flatMap((op) => (op.type === 'LAUNCH' ? op.tasks : []));
+      if (reservationOps.length && launches.length) {
+        throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, 'RESERVE and UNRESERVE cannot be combined with LAUNCH in one accept; launch on the reserved resources from the next offer');
+      }
+
+      // Validate everything before changing anything.
+      const planned: Array<{ spec: TaskSpec; role: string }> = [];
+      const ids = new Set<string>();
+      for (const spec of launches) {
+        if (ids.has(spec.taskId)) throw new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${spec.taskId}' appears twice in this accept`);
+        ids.add(spec.taskId);
+        const wanted = Resources.of(spec.resources);
+        const role = [...pool.keys()].find((r) => pool.get(r)!.contains(wanted));
+        if (!role) {
+          throw new ProtocolError(PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES, `task '${spec.taskId}' needs ${wanted.toString()}, more than is left of the offers (${[...pool.values()].map((r) => r.toString()).join(' + ') || 'nothing'})`, { taskId: spec.taskId });
+        }
+        pool.set(role, pool.get(role)!.minus(wanted));
+        planned.push({ spec, role });
+      }
+      if (planned.length) {
+        const existing = await this.dataSource.manager.find(TaskEntity, { where: { frameworkId: fw.id, taskId: In(planned.map((p) => p.spec.taskId)) }, select: { taskId: true } });
+        if (existing.length) throw new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${existing[0].taskId}' is already used by this framework`);
+      }
+      const reservations = reservationOps.map((op) => ({ op, resources: Resources.of(op.resources) }));
+      for (const { op, resources } of reservations) {
+        const role = offers[0].role;
+        const source = op.type === 'RESERVE' ? resources.withReservation(undefined) : resources;
+        if (op.type === 'RESERVE' && !resources.reserved().isEmpty() && resources.reserved(role).isEmpty()) throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `RESERVE may reserve only for the offer's role '${role}'`);
+        if (!pool.get(role)!.contains(source)) throw new ProtocolError(PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES, `${op.type} of ${resources.toString()} is not covered by the offers`);
+      }
+
+      const now = new Date();
+      const tasks = await this.dataSource.transaction(async (tx) => {
+        await tx.update(OfferEntity, { id: In(offers.map((o) => o.id)) }, { state: OfferState.ACCEPTED, closedAt: now });
+        const rows = planned.map(({ spec, role }) => tx.create(TaskEntity, { taskId: spec.taskId, frameworkId: fw.id, agentId, name: spec.name, role, resources: spec.resources, command: { command: spec.command, env: spec.env ?? {} }, state: TaskState.STAGING, createdAt: now, updatedAt: now }));
+        if (rows.length) await tx.save(TaskEntity, rows);
+        for (const { op, resources } of reservations) await this.applyReservationOp(tx, agentId, offers[0].role, op.type as 'RESERVE' | 'UNRESERVE', resources, fw.id);
+        return rows;
+      });
+      for (const o of offers) {
+        this.offers.delete(o.id);
+        this.stream.emit('offer.closed', { offerId: o.id, state: OfferState.ACCEPTED });
+      }
+      for (const t of tasks) this.sendLaunch(agentId, t);
+      if (reservations.length) {
+        // The converted resources return to the allocator, which offers them to the role again.
+        for (const o of offers) this.allocator.recoverResources(fw.id, agentId, o.role, o.resources);
+        await this.refreshAgent(agentId, { resync: true });
+      } else {
+        const refuse = msg.refuseSeconds ?? DEFAULT_REFUSE_SECONDS;
+        for (const [role, left] of pool) if (!left.isEmpty()) this.allocator.recoverResources(fw.id, agentId, role, left, refuse);
+      }
+      this.requestCycle();
+      return { launched: tasks.map((t) => t.taskId) };
+    });
+  }
+
+  private async applyReservationOp(tx: EntityManager, agentId: string, role: string, type: 'RESERVE' | 'UNRESERVE', resources: Resources, frameworkId: string): Promise<void> {
+    if (type === 'RESERVE') {
+      const reserved = resources.reserved().isEmpty() ? resources.withReservation(role) : resources;
+      await tx.insert(ReservationEntity, { agentId, role, resources: reserved.toJSON(), labels: {}, principal: `framework:${frameworkId}`, createdAt: new Date() });
+      return;
+    }
+    // UNRESERVE: shrink the role's reservations on the agent by the amount given.
+    let left = resources;
+    for (const r of await tx.find(ReservationEntity, { where: { agentId, role }, order: { createdAt: 'DESC' } })) {
+      if (left.isEmpty()) break;
+      const have = Resources.of(r.resources);
+      const take = have.contains(left) ? left : have.minus(have.minus(left));
+      const rest = have.minus(take);
+      left = left.minus(take);
+      if (rest.isEmpty()) await tx.delete(ReservationEntity, { id: r.id });
+      else await tx.update(ReservationEntity, { id: r.id }, { resources: rest.toJSON() });
+    }
+    if (!left.isEmpty()) throw new ProtocolError(PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES, `no reservation covers ${left.toString()} for role '${role}' on this agent`);
+  }
+
+  decline(socket: Socket, msg: Decline): Promise<void> {
+    return this.queue.run(async () => {
+      const fw = this.requireFramework(socket);
+      const offers = [...new Set(msg.offerIds)].map((id) => this.offers.get(id));
+      const mine = offers.filter((o): o is OutstandingOffer => o !== undefined && o.frameworkId === fw.id);
+      // Declining an offer that is already gone is harmless (as in Mesos).
+      if (!mine.length) return;
+      await this.dataSource.manager.update(OfferEntity, { id: In(mine.map((o) => o.id)) }, { state: OfferState.DECLINED, closedAt: new Date() });
+      const refuse = msg.refuseSeconds ?? DEFAULT_REFUSE_SECONDS;
+      for (const o of mine) {
+        this.offers.delete(o.id);
+        this.allocator.recoverResources(fw.id, o.agentId, o.role, o.resources, refuse);
+        this.stream.emit('offer.closed', { offerId: o.id, state: OfferState.DECLINED });
+      }
+      this.requestCycle();
+    });
+  }
+
+  suppress(socket: Socket, msg: RolesCall): Promise<void> {
+    return this.changeSuppression(socket, msg, true);
+  }
+
+  revive(socket: Socket, msg: RolesCall): Promise<void> {
+    return this.changeSuppression(socket, msg, false);
+  }
+
+  private changeSuppression(socket: Socket, msg: RolesCall, suppress: boolean): Promise<void> {
+    return this.queue.run(async () => {
+      const fw = this.requireFramework(socket);
+      const roles = msg.roles ?? fw.roles;
+      const unknown = roles.filter((r) => !fw.roles.includes(r));
+      if (unknown.length) throw new ProtocolError(PROTOCOL_ERRORS.ROLE_NOT_SUBSCRIBED, `the framework is not subscribed to ${unknown.map((r) => `'${r}'`).join(', ')}`);
+      const row = await this.dataSource.manager.findOneOrFail(FrameworkEntity, { where: { id: fw.id } });
+      const set = new Set(row.suppressedRoles);
+      for (const r of roles) suppress ? set.add(r) : set.delete(r);
+      await this.dataSource.manager.update(FrameworkEntity, { id: fw.id }, { suppressedRoles: [...set].sort() });
+      if (suppress) this.allocator.suppressOffers(fw.id, roles);
+      else {
+        this.allocator.reviveOffers(fw.id, roles);
+        this.requestCycle();
+      }
+    });
+  }
+
+  kill(socket: Socket, msg: Kill): Promise<void> {
+    return this.queue.run(async () => {
+      const fw = this.requireFramework(socket);
+      const task = await this.dataSource.manager.findOne(TaskEntity, { where: { frameworkId: fw.id, taskId: msg.taskId } });
+      if (!task) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_TASK, `the framework has no task '${msg.taskId}'`);
+      if (isTerminal(task.state)) return;
+      const agent = this.agents.get(task.agentId)?.socket;
+      if (agent && task.state !== TaskState.STAGING) agent.emit('kill', { frameworkId: fw.id, taskId: task.taskId, gracePeriodSeconds: msg.gracePeriodSeconds ?? KILL_GRACE_SECONDS });
+      else {
+        // Not running anywhere yet (or its agent is away): killed here.
+        agent?.emit('kill', { frameworkId: fw.id, taskId: task.taskId, gracePeriodSeconds: 0 });
+        await this.masterUpdate(task, TaskState.KILLED, 'REASON_TASK_KILLED_DURING_LAUNCH', 'killed before it started');
+      }
+    });
+  }
+
+  acknowledge(socket: Socket, msg: Acknowledge): Promise<void> {
+    return this.queue.run(async () => {
+      const fw = this.requireFramework(socket);
+      await this.dataSource.query(
+        `UPDATE task_status_updates u SET acknowledged_at = now() FROM tasks t
+          WHERE u.task_ref = t.id AND t.framework_id = $1 AND t.task_id = $2 AND u.update_uuid = $3 AND u.acknowledged_at IS NULL`,
+        [fw.id, msg.taskId, msg.updateUuid],
+      );
+    });
+  }
+
+  reconcile(socket: Socket, msg: { tasks: Array<{ taskId: string }> }): Promise<void> {
+    return this.queue.run(async () => {
+      const fw = this.requireFramework(socket);
+      const db = this.dataSource.manager;
+      const tasks = msg.tasks.length
+        ? await db.find(TaskEntity, { where: { frameworkId: fw.id, taskId: In(msg.tasks.map((t) => t.taskId)) } })
+        : await db.find(TaskEntity, { where: { frameworkId: fw.id, state: Not(In([...TERMINAL_TASK_STATES])) } });
+      const known = new Set(tasks.map((t) => t.taskId));
+      const send = (status: StatusUpdate) => fw.socket?.emit('update', { status });
+      for (const t of tasks) {
+        send({ updateUuid: randomUUID(), frameworkId: fw.id, taskId: t.taskId, agentId: t.agentId, state: t.state as WireTaskState, reason: 'REASON_RECONCILIATION', timestamp: t.updatedAt.toISOString(), source: 'SOURCE_MASTER' });
+      }
+      for (const t of msg.tasks.filter((t) => !known.has(t.taskId))) {
+        send({ updateUuid: randomUUID(), frameworkId: fw.id, taskId: t.taskId, agentId: 'unknown', state: 'LOST', reason: 'REASON_RECONCILIATION', message: 'the task is unknown', timestamp: new Date().toISOString(), source: 'SOURCE_MASTER' });
+      }
+    });
+  }
+
+  answerInverseOffer(socket: Socket, msg: InverseOfferAnswer): Promise<void> {
+    return this.queue.run(async () => {
+      const fw = this.requireFramework(socket);
+      const io = this.inverseOffers.get(msg.inverseOfferId);
+      if (!io || io.frameworkId !== fw.id) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_OFFER, `no inverse offer ${msg.inverseOfferId} for this framework`);
+      this.inverseOffers.delete(io.id);
+      const agent = this.agents.get(io.agentId);
+      if (agent?.inAllocator) this.allocator.respondToInverseOffer(io.agentId, fw.id, msg.accept);
+      if (agent) {
+        await this.dataSource.manager.upsert(InverseOfferResponseEntity, { hostname: agent.hostname, ip: '', frameworkId: fw.id, status: msg.accept ? InverseOfferStatus.ACCEPT : InverseOfferStatus.DECLINE, updatedAt: new Date() }, ['hostname', 'ip', 'frameworkId']);
+      }
+    });
+  }
+
+  /** Status updates not yet acknowledged go out again (oldest first, per framework). */
+  private async resendUnacknowledged(frameworkId?: string): Promise<void> {
+    const connected = [...this.frameworks.values()].filter((f) => f.socket && (!frameworkId || f.id === frameworkId));
+    if (!connected.length) return;
+    const rows: Array<{ framework_id: string; task_id: string; agent_id: string; state: string; reason: string | null; message: string | null; update_uuid: string; at: Date; source: string }> = await this.dataSource.query(
+      `SELECT t.framework_id, t.task_id, t.agent_id, u.state, u.reason, u.message, u.update_uuid, u.at, u.source
+         FROM task_status_updates u JOIN tasks t ON t.id = u.task_ref
+        WHERE u.acknowledged_at IS NULL AND t.framework_id = ANY($1) AND u.at < now() - interval '1 second'
+        ORDER BY u.id LIMIT 5000`,
+      [connected.map((f) => f.id)],
+    );
+    for (const r of rows) {
+      this.frameworks.get(r.framework_id)?.socket?.emit('update', {
+        status: { updateUuid: r.update_uuid, frameworkId: r.framework_id, taskId: r.task_id, agentId: r.agent_id, state: r.state as WireTaskState, ...(r.reason ? { reason: r.reason } : {}), ...(r.message ? { message: r.message } : {}), timestamp: new Date(r.at).toISOString(), source: r.source as StatusUpdate['source'] },
+      });
+    }
+  }
+
+  // ------------------------------------------------------------------ reads
+
+  /** Resources offered but not yet answered, by framework. */
+  outstandingOffers(): OutstandingOffer[] {
+    return [...this.offers.values()];
+  }
+
+  quantities(r: Resources): Record<string, number> {
+    return quantities(r);
+  }
+}

@@ -1,0 +1,21 @@
+/** The /events namespace: what happens in the cluster, streamed to operators (the dashboard). */
+import { Injectable } from '@nestjs/common';
+import type { Namespace } from 'socket.io';
+import { EVENTS_NAMESPACE, type OperatorEvents } from '@arbiter/contracts';
+import { Realtime } from './realtime';
+
+@Injectable()
+export class OperatorStream {
+  private ns?: Namespace;
+
+  constructor(private readonly realtime: Realtime) {}
+
+  /** Opens the namespace (at application bootstrap, once the HTTP server exists). */
+  open(): void {
+    this.ns ??= this.realtime.namespace(EVENTS_NAMESPACE);
+  }
+
+  emit<E extends keyof OperatorEvents>(event: E, payload: Parameters<OperatorEvents[E]>[0]): void {
+    this.ns?.emit(event, payload);
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * The socket.io server, attached to the control plane's HTTP server. Every namespace needs a
+ * token in the handshake (`auth: { token }`), checked like the REST API's bearer tokens.
+ */
+import type { Server as HttpServer } from 'node:http';
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { type Namespace, Server } from 'socket.io';
+import type { Actor } from '../auth/auth.actor';
+import { AuthService } from '../auth/auth.service';
+import { toArbiterException } from '../errors/errors.filter';
+
+export type AuthedSocketData = { actor: Actor };
+
+@Injectable()
+export class Realtime implements OnApplicationShutdown {
+  private readonly logger = new Logger('Realtime');
+  private server?: Server;
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly auth: AuthService,
+  ) {}
+
+  get io(): Server {
+    if (!this.server) {
+      const http = this.adapterHost.httpAdapter.getHttpServer() as HttpServer;
+      this.server = new Server(http, {
+        path: '/socket.io',
+        serveClient: false,
+        // Large clusters send big offer batches; a status update is small.
+        maxHttpBufferSize: 16 * 1024 * 1024,
+        pingInterval: 10_000,
+        pingTimeout: 20_000,
+        cors: { origin: true, credentials: true },
+      });
+    }
+    return this.server;
+  }
+
+  /** A namespace whose sockets carry the authenticated actor in `socket.data.actor`. */
+  namespace(name: string): Namespace {
+    const ns = this.io.of(name);
+    ns.use((socket, next) => {
+      const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
+      this.auth
+        .authenticate(typeof token === 'string' ? `Bearer ${token}` : undefined, null)
+        .then((actor) => {
+          (socket.data as AuthedSocketData).actor = actor;
+          next();
+        })
+        .catch((err: unknown) => {
+          const known = toArbiterException(err);
+          const e = new Error(known?.message ?? 'authentication failed') as Error & { data?: unknown };
+          e.data = { code: known?.code ?? 'AUTH_TOKEN_INVALID' };
+          if (!known) this.logger.warn({ err }, 'socket authentication failed');
+          next(e);
+        });
+    });
+    return ns;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (!this.server) return;
+    this.server.disconnectSockets(true);
+    // The HTTP server is closed by Nest; close only socket.io's own engine.
+    this.server.engine.close();
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * An agent speaking the /agents protocol from inside a test, for master-level tests that need
+ * no processes: it registers, heartbeats, and answers launches and kills with status updates
+ * as the agent would. (End-to-end tests run the real agent.)
+ */
+import { randomUUID } from 'node:crypto';
+import { io, type Socket } from 'socket.io-client';
+import type { KillTask, LaunchTask, RegisterAgent, Reply, StatusUpdate, TaskState } from '@arbiter/contracts';
+
+export class ProtocolAgent {
+  readonly socket: Socket;
+  agentId?: string;
+  readonly tasks = new Map<string, { frameworkId: string; taskId: string; state: TaskState; resources: LaunchTask['task']['resources'] }>();
+  private heartbeat?: NodeJS.Timeout;
+  /** When false, launched tasks stay RUNNING until killed. */
+  finishImmediately = false;
+
+  constructor(
+    url: string,
+    token: string,
+    private readonly info: Omit<RegisterAgent, 'tasks'>,
+  ) {
+    this.socket = io(`${url}/agents`, { auth: { token }, transports: ['websocket'], reconnection: false, forceNew: true });
+    this.socket.on('launch', (m: LaunchTask, ack?: (r: { ok: true }) => void) => {
+      ack?.({ ok: true });
+      this.tasks.set(m.task.taskId, { frameworkId: m.frameworkId, taskId: m.task.taskId, state: 'STARTING', resources: m.task.resources });
+      void this.status(m.frameworkId, m.task.taskId, 'STARTING').then(() => this.status(m.frameworkId, m.task.taskId, 'RUNNING')).then(() => (this.finishImmediately ? this.status(m.frameworkId, m.task.taskId, 'FINISHED') : undefined));
+    });
+    this.socket.on('kill', (m: KillTask, ack?: (r: { ok: true }) => void) => {
+      ack?.({ ok: true });
+      if (this.tasks.has(m.taskId)) void this.status(m.frameworkId, m.taskId, 'KILLED', 'REASON_TASK_KILLED');
+    });
+  }
+
+  async register(): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.socket.once('connect', () => resolve());
+      this.socket.once('connect_error', reject);
+    });
+    const tasks = [...this.tasks.values()].filter((t) => !['FINISHED', 'FAILED', 'KILLED', 'LOST', 'ERROR'].includes(t.state));
+    const reply = (await this.socket.emitWithAck('register', { ...this.info, agentId: this.agentId, tasks })) as Reply<{ agentId: string }>;
+    if (!reply.ok) throw new Error(reply.error.message);
+    this.agentId = reply.agentId;
+    this.heartbeat = setInterval(() => this.socket.emit('heartbeat', {}, () => undefined), 1000);
+    return reply.agentId;
+  }
+
+  async status(frameworkId: string, taskId: string, state: TaskState, reason?: string): Promise<StatusUpdate> {
+    const task = this.tasks.get(taskId);
+    if (task) task.state = state;
+    const update: StatusUpdate = { updateUuid: randomUUID(), frameworkId, taskId, agentId: this.agentId!, state, ...(reason ? { reason } : {}), timestamp: new Date().toISOString(), source: 'SOURCE_AGENT' };
+    const reply = (await this.socket.emitWithAck('status', update)) as Reply;
+    if (!reply.ok) throw new Error(reply.error.message);
+    return update;
+  }
+
+  close(): void {
+    clearInterval(this.heartbeat);
+    this.socket.disconnect();
+  }
+}

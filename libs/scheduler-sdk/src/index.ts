@@ -1,0 +1,194 @@
+/**
+ * @arbiter/scheduler-sdk: the client a framework's scheduler uses to talk to Arbiter.
+ *
+ *   const scheduler = new Scheduler({ master: 'http://127.0.0.1:8080', token, framework: { name: 'batch', roles: ['eng'] } });
+ *   scheduler.on('offers', async (offers) => { ... await scheduler.launch(offer, [task]) ... });
+ *   scheduler.on('update', (status) => { ... });   // acknowledged for you after the handlers ran
+ *   await scheduler.start();
+ *
+ * Every call resolves with the control plane's answer or rejects with a SchedulerError carrying
+ * the protocol's error code. After a lost connection the client reconnects and re-subscribes
+ * with its framework id, so its tasks survive within the failover timeout.
+ */
+import { EventEmitter } from 'node:events';
+import {
+  type Accept,
+  type AcceptReply,
+  FRAMEWORKS_NAMESPACE,
+  type InverseOffer,
+  type Offer,
+  type Operation,
+  type Reply,
+  type StatusUpdate,
+  type Subscribe,
+  type SubscribeReply,
+  type TaskSpec,
+} from '@arbiter/contracts';
+import { io, type Socket } from 'socket.io-client';
+
+export type { InverseOffer, Offer, Operation, StatusUpdate, Subscribe, TaskSpec } from '@arbiter/contracts';
+
+export class SchedulerError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'SchedulerError';
+  }
+}
+
+export interface SchedulerOptions {
+  /** Base URL of the control plane, e.g. http://127.0.0.1:8080. */
+  master: string;
+  token: string;
+  framework: Subscribe;
+  /** Acknowledge each task update after the 'update' handlers ran (default true). */
+  autoAcknowledge?: boolean;
+  /** Milliseconds a call waits for its answer (default 30 s). */
+  callTimeoutMs?: number;
+}
+
+export interface SchedulerEvents {
+  subscribed: [reply: SubscribeReply];
+  offers: [offers: Offer[]];
+  rescind: [offerId: string, reason: string];
+  inverseOffers: [inverseOffers: InverseOffer[]];
+  update: [status: StatusUpdate];
+  heartbeat: [at: string];
+  disconnected: [reason: string];
+  error: [error: Error];
+}
+
+export class Scheduler extends EventEmitter<SchedulerEvents> {
+  private readonly socket: Socket;
+  private subscribeInfo: Subscribe;
+  private subscribed?: Promise<SubscribeReply>;
+  frameworkId?: string;
+
+  constructor(private readonly options: SchedulerOptions) {
+    super();
+    this.subscribeInfo = { ...options.framework };
+    this.socket = io(new URL(FRAMEWORKS_NAMESPACE, options.master).toString(), {
+      auth: { token: options.token },
+      autoConnect: false,
+      reconnection: true,
+      reconnectionDelay: 250,
+      reconnectionDelayMax: 5_000,
+      transports: ['websocket'],
+      // One connection per scheduler: sockets of one namespace on a shared connection would
+      // share their events.
+      forceNew: true,
+    });
+    this.socket.on('offers', (m: { offers: Offer[] }) => this.emit('offers', m.offers));
+    this.socket.on('rescind', (m: { offerId: string; reason: string }) => this.emit('rescind', m.offerId, m.reason));
+    this.socket.on('inverseOffers', (m: { inverseOffers: InverseOffer[] }) => this.emit('inverseOffers', m.inverseOffers));
+    this.socket.on('heartbeat', (m: { at: string }) => this.emit('heartbeat', m.at));
+    this.socket.on('update', (m: { status: StatusUpdate }) => {
+      this.emit('update', m.status);
+      if (this.options.autoAcknowledge !== false) void this.acknowledge(m.status).catch(() => undefined);
+    });
+    this.socket.on('disconnect', (reason) => this.emit('disconnected', reason));
+    this.socket.on('connect_error', (err: Error & { data?: { code?: string } }) => {
+      // Authentication failures do not heal by retrying.
+      if (err.data?.code?.startsWith('AUTH_')) {
+        this.socket.disconnect();
+        this.emit('error', new SchedulerError(err.data.code, err.message));
+      }
+    });
+    // Every (re)connection subscribes, with the framework id once there is one.
+    this.socket.on('connect', () => {
+      this.subscribed = this.call<SubscribeReply>('subscribe', { ...this.subscribeInfo, ...(this.frameworkId ? { frameworkId: this.frameworkId } : {}) }).then((reply) => {
+        this.frameworkId = reply.frameworkId;
+        this.emit('subscribed', reply);
+        return reply;
+      });
+      this.subscribed.catch((err: Error) => this.emit('error', err));
+    });
+  }
+
+  /** Connects and subscribes; resolves with the framework id. */
+  start(): Promise<SubscribeReply> {
+    return new Promise((resolve, reject) => {
+      const onSubscribed = (reply: SubscribeReply) => {
+        this.off('error', onError);
+        resolve(reply);
+      };
+      const onError = (err: Error) => {
+        this.off('subscribed', onSubscribed);
+        reject(err);
+      };
+      this.once('subscribed', onSubscribed);
+      this.once('error', onError);
+      this.socket.connect();
+    });
+  }
+
+  get connected(): boolean {
+    return this.socket.connected;
+  }
+
+  /** Accepts offers (all from one agent) with operations; unused resources return with a filter. */
+  accept(offerIds: string[], operations: Operation[], options: { refuseSeconds?: number } = {}): Promise<AcceptReply> {
+    const msg: Accept = { offerIds, operations, ...(options.refuseSeconds !== undefined ? { refuseSeconds: options.refuseSeconds } : {}) };
+    return this.call<AcceptReply>('accept', msg);
+  }
+
+  /** Launches tasks on one offer (or several from the same agent). */
+  launch(offers: Offer | Offer[], tasks: TaskSpec[], options: { refuseSeconds?: number } = {}): Promise<AcceptReply> {
+    const ids = (Array.isArray(offers) ? offers : [offers]).map((o) => o.id);
+    return this.accept(ids, [{ type: 'LAUNCH', tasks }], options);
+  }
+
+  decline(offerIds: string | string[], options: { refuseSeconds?: number } = {}): Promise<void> {
+    return this.call('decline', { offerIds: Array.isArray(offerIds) ? offerIds : [offerIds], ...(options.refuseSeconds !== undefined ? { refuseSeconds: options.refuseSeconds } : {}) }).then(() => undefined);
+  }
+
+  suppress(roles?: string[]): Promise<void> {
+    return this.call('suppress', roles ? { roles } : {}).then(() => undefined);
+  }
+
+  revive(roles?: string[]): Promise<void> {
+    return this.call('revive', roles ? { roles } : {}).then(() => undefined);
+  }
+
+  kill(taskId: string, options: { gracePeriodSeconds?: number } = {}): Promise<void> {
+    return this.call('kill', { taskId, ...options }).then(() => undefined);
+  }
+
+  acknowledge(status: StatusUpdate): Promise<void> {
+    return this.call('acknowledge', { taskId: status.taskId, updateUuid: status.updateUuid }).then(() => undefined);
+  }
+
+  /** Asks for the latest state of the given tasks, or of every live task (implicit). Answers arrive as 'update'. */
+  reconcile(taskIds: string[] = []): Promise<void> {
+    return this.call('reconcile', { tasks: taskIds.map((taskId) => ({ taskId })) }).then(() => undefined);
+  }
+
+  answerInverseOffer(inverseOfferId: string, accept: boolean): Promise<void> {
+    return this.call('inverseOffer', { inverseOfferId, accept }).then(() => undefined);
+  }
+
+  /** Ends the framework: its tasks are killed and it cannot re-subscribe. */
+  async teardown(): Promise<void> {
+    await this.call('teardown', {});
+    this.socket.disconnect();
+  }
+
+  /** Disconnects without tearing down (the framework fails over). */
+  close(): void {
+    this.socket.disconnect();
+  }
+
+  private call<T>(event: string, payload: unknown): Promise<T> {
+    return new Promise((resolve, reject) => {
+      this.socket.timeout(this.options.callTimeoutMs ?? 30_000).emit(event, payload, (err: Error | null, reply: Reply<Record<string, unknown>>) => {
+        if (err) return reject(new SchedulerError('TIMEOUT', `no answer to '${event}' within the call timeout`));
+        if (!reply.ok) return reject(new SchedulerError(reply.error.code, reply.error.message, reply.error.details));
+        const { ok: _ok, ...rest } = reply;
+        resolve(rest as T);
+      });
+    });
+  }
+}
