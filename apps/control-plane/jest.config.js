@@ -5,5 +5,5 @@ module.exports = {
   // template database; every test file gets a fresh database copied from the template.
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  testTimeout: 30_000,
+  setupFilesAfterEnv: ['<rootDir>/test/support/jest-setup.ts'],
 };

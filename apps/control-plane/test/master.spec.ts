@@ -1,5 +1,5 @@
-import { Scheduler, type Offer, type StatusUpdate } from '@arbiter/scheduler-sdk';
 import { Resources } from '@arbiter/allocator';
+import { type Offer, Scheduler, SchedulerError, type StatusUpdate, type Subscribe } from '@arbiter/scheduler-sdk';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from './support/app';
 import { ProtocolAgent } from './support/fake-agent';
 
@@ -10,42 +10,243 @@ const until = async (check: () => boolean | Promise<boolean>, ms = 10_000) => {
     await new Promise((r) => setTimeout(r, 20));
   }
 };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A scheduler that records what it receives. */
+class Recorder {
+  readonly s: Scheduler;
+  readonly offers: Offer[] = [];
+  readonly updates: StatusUpdate[] = [];
+  readonly rescinded: string[] = [];
+  constructor(t: TestControlPlane, framework: Subscribe, options: { autoAcknowledge?: boolean } = {}) {
+    this.s = new Scheduler({ master: t.cp.url, token: ADMIN_TOKEN, framework, ...options });
+    this.s.on('offers', (o) => this.offers.push(...o));
+    this.s.on('update', (u) => this.updates.push(u));
+    this.s.on('rescind', (id) => this.rescinded.push(id));
+  }
+  /** The newest offer not yet used. */
+  async nextOffer(): Promise<Offer> {
+    await until(() => this.offers.length > 0);
+    return this.offers.shift()!;
+  }
+  states(taskId: string) {
+    return this.updates.filter((u) => u.taskId === taskId).map((u) => u.state);
+  }
+}
+
+const task = (taskId: string, resources: Record<string, number>) => ({ taskId, name: taskId, command: { shell: 'sleep 1000' }, resources: Resources.fromScalars(resources).toJSON() });
 
 describe('master: offers, tasks and DRF over the protocols', () => {
   let t: TestControlPlane;
   const closers: Array<() => void> = [];
-  beforeAll(async () => (t = await startTestControlPlane({ config: { allocationInterval: 0.1 } })));
-  afterAll(async () => {
-    for (const c of closers) c();
+  const agent = async (hostname: string, resources: Record<string, number>) => {
+    const a = new ProtocolAgent(t.cp.url, ADMIN_TOKEN, { hostname, resources: Resources.fromScalars(resources).toJSON() });
+    closers.push(() => a.close());
+    await a.register();
+    return a;
+  };
+  const framework = async (f: Subscribe, options: { autoAcknowledge?: boolean } = {}) => {
+    const r = new Recorder(t, f, options);
+    closers.push(() => r.s.close());
+    await r.s.start();
+    return r;
+  };
+  beforeEach(async () => (t = await startTestControlPlane({ config: { allocationInterval: 0.1, agentTimeout: 2 } })));
+  afterEach(async () => {
+    for (const c of closers.splice(0)) c();
     await t.close();
   });
 
-  it('runs the DRF example: A gets 3 tasks of <1 cpu, 4 GB>, B 2 of <3 cpus, 1 GB>', async () => {
-    const agent = new ProtocolAgent(t.cp.url, ADMIN_TOKEN, { hostname: 'drf-host', resources: Resources.fromScalars({ cpus: 9, mem: 18432 }).toJSON() });
-    closers.push(() => agent.close());
-    const agentId = await agent.register();
+  it('runs the DRF example: A gets 3 tasks of <1 cpu, 4 GB>, B 2 of <3 cpus, 1 GB>, both at a dominant share of 2/3', async () => {
+    await agent('drf-host', { cpus: 9, mem: 18432 });
     const running: Record<string, number> = { A: 0, B: 0 };
     const demand = { A: { cpus: 1, mem: 4096 }, B: { cpus: 3, mem: 1024 } };
+    const ids: Record<string, string> = {};
     for (const name of ['A', 'B'] as const) {
       const s = new Scheduler({ master: t.cp.url, token: ADMIN_TOKEN, framework: { name, roles: ['drf'] } });
       closers.push(() => s.close());
       let n = 0;
-      s.on('update', (u: StatusUpdate) => {
-        if (u.state === 'RUNNING') running[name]++;
-      });
-      s.on('offers', async (offers: Offer[]) => {
+      s.on('update', (u) => void (u.state === 'RUNNING' && running[name]++));
+      s.on('offers', (offers) => {
         for (const offer of offers) {
-          const have = Resources.of(offer.resources);
           const need = Resources.fromScalars(demand[name]);
-          if (have.contains(need)) await s.launch(offer, [{ taskId: `${name}-${n++}`, name: `${name} task`, command: { shell: 'sleep 1000' }, resources: need.toJSON() }], { refuseSeconds: 0 });
-          else await s.decline(offer.id, { refuseSeconds: 0 });
+          const answer = Resources.of(offer.resources).contains(need) ? s.launch(offer, [task(`${name}-${n++}`, demand[name])], { refuseSeconds: 0 }) : s.decline(offer.id, { refuseSeconds: 0 });
+          answer.catch(() => undefined); // the test may end with an answer in flight
         }
       });
-      await s.start();
+      ids[name] = (await s.start()).frameworkId;
     }
     await until(() => running.A === 3 && running.B === 2);
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     expect(running).toEqual({ A: 3, B: 2 });
-    expect(agentId).toBeTruthy();
+    const list = (await t.api('GET', '/api/v1/frameworks')).body;
+    const share = (id: string) => list.items.find((f: { id: string }) => f.id === id).dominantShare;
+    expect(share(ids.A)).toBeCloseTo(2 / 3, 3);
+    expect(share(ids.B)).toBeCloseTo(2 / 3, 3);
+    expect(list.items.find((f: { id: string }) => f.id === ids.A)).toMatchObject({ activeTasks: 3, used: { cpus: 3, mem: 12288 }, connected: true, state: 'ACTIVE' });
+    const tasks = await t.api('GET', `/api/v1/tasks?frameworkId=${ids.B}&state=RUNNING`);
+    expect(tasks.body.total).toBe(2);
+    const one = await t.api('GET', `/api/v1/tasks/${tasks.body.items[0].id}`);
+    expect(one.body.history.map((h: { state: string }) => h.state)).toEqual(['STARTING', 'RUNNING']);
+    expect(one.body.history.every((h: { acknowledgedAt: string | null }) => h.acknowledgedAt !== null)).toBe(true);
+    const cycles = await t.api('GET', `/api/v1/allocations?frameworkId=${ids.A}`);
+    expect(cycles.body.total).toBeGreaterThanOrEqual(3);
+    const detail = await t.api('GET', `/api/v1/allocations/${cycles.body.items[0].id}`);
+    expect(detail.body.offers.some((o: { frameworkId: string }) => o.frameworkId === ids.A)).toBe(true);
+    expect(detail.body.trace).toHaveProperty('counts');
+    const series = await t.api('GET', `/api/v1/allocations/shares?kind=FRAMEWORK&client=${ids.A}`);
+    expect(series.body.length).toBeGreaterThan(0);
+    const csv = await t.api('GET', '/api/v1/allocations/export?format=csv');
+    expect(csv.headers.get('content-type')).toMatch(/text\/csv/);
+    expect(csv.body.split('\n')[0]).toBe('cycle_id,started_at,duration_ms,offer_count,framework_id,role,agent_id,resources');
+    expect(csv.body).toContain(ids.B);
+  });
+
+  it('respects a decline filter for its duration, then offers again; revive clears it at once', async () => {
+    await agent('h1', { cpus: 4, mem: 4096 });
+    const f = await framework({ name: 'decliner', roles: ['r'] });
+    const first = await f.nextOffer();
+    await f.s.decline(first.id, { refuseSeconds: 1.5 });
+    const declinedAt = Date.now();
+    const second = await f.nextOffer();
+    expect(Date.now() - declinedAt).toBeGreaterThanOrEqual(1400);
+    await f.s.decline(second.id, { refuseSeconds: 3600 });
+    await sleep(400);
+    expect(f.offers).toHaveLength(0);
+    const explain = await t.api('GET', `/api/v1/frameworks/${f.s.frameworkId}/explain`);
+    expect(explain.body.reasons.FRAMEWORK_FILTERED).toBeGreaterThan(0);
+    expect(explain.body.summary.join(' ')).toMatch(/declined its resources with a filter/);
+    await f.s.revive();
+    await f.nextOffer();
+  });
+
+  it('suppresses and revives offers per role', async () => {
+    await agent('h1', { cpus: 4, mem: 4096 });
+    const f = await framework({ name: 'quiet', roles: ['r'], suppressedRoles: ['r'] });
+    await sleep(400);
+    expect(f.offers).toHaveLength(0);
+    expect((await t.api('GET', `/api/v1/frameworks/${f.s.frameworkId}`)).body.suppressedRoles).toEqual(['r']);
+    await f.s.revive(['r']);
+    const offer = await f.nextOffer();
+    await f.s.suppress();
+    await f.s.decline(offer.id, { refuseSeconds: 0 });
+    await sleep(400);
+    expect(f.offers).toHaveLength(0);
+    await expect(f.s.suppress(['other'])).rejects.toMatchObject({ code: 'ROLE_NOT_SUBSCRIBED' });
+  });
+
+  it('kills a running task and reports KILLED; refuses unknown tasks', async () => {
+    await agent('h1', { cpus: 4, mem: 4096 });
+    const f = await framework({ name: 'killer', roles: ['r'] });
+    await f.s.launch(await f.nextOffer(), [task('victim', { cpus: 1, mem: 128 })]);
+    await until(() => f.states('victim').includes('RUNNING'));
+    await f.s.kill('victim');
+    await until(() => f.states('victim').includes('KILLED'));
+    await expect(f.s.kill('nobody')).rejects.toMatchObject({ code: 'UNKNOWN_TASK' });
+  });
+
+  it('refuses stale, unknown and foreign offers, tasks beyond the offer and duplicate task ids', async () => {
+    await agent('h1', { cpus: 4, mem: 4096 });
+    const a = await framework({ name: 'a', roles: ['r'] });
+    const offer = await a.nextOffer();
+    await expect(a.s.launch(offer, [task('big', { cpus: 5 })])).rejects.toMatchObject({ code: 'INSUFFICIENT_OFFERED_RESOURCES' });
+    await expect(a.s.launch(offer, [task('x', { cpus: 1 }), task('x', { cpus: 1 })])).rejects.toMatchObject({ code: 'DUPLICATE_TASK' });
+    await expect(a.s.accept(['3f1c1f9e-0000-4000-8000-000000000000'], [])).rejects.toMatchObject({ code: 'UNKNOWN_OFFER' });
+    await a.s.launch(offer, [task('t1', { cpus: 1, mem: 64 })], { refuseSeconds: 0 });
+    await expect(a.s.launch(offer, [task('t2', { cpus: 1 })])).rejects.toMatchObject({ code: 'OFFER_STALE' });
+    const again = await a.nextOffer();
+    await expect(a.s.launch(again, [task('t1', { cpus: 1, mem: 64 })])).rejects.toMatchObject({ code: 'DUPLICATE_TASK' });
+    await a.s.decline(again.id, { refuseSeconds: 3600 });
+    const b = await framework({ name: 'b', roles: ['r'] });
+    const bOffer = await b.nextOffer();
+    await expect(a.s.launch(bOffer, [task('steal', { cpus: 1 })])).rejects.toMatchObject({ code: 'OFFER_NOT_YOURS' });
+    // A bad message is refused with the fields named; nothing changes.
+    await expect(a.s.accept(['not-a-uuid'], [])).rejects.toThrow(SchedulerError);
+    await expect(a.s.accept(['not-a-uuid'], [])).rejects.toMatchObject({ code: 'INVALID_MESSAGE', message: expect.stringContaining('offerIds.0') });
+  });
+
+  it('never offers the same resources twice while an offer is outstanding', async () => {
+    await agent('h1', { cpus: 4, mem: 4096 });
+    const a = await framework({ name: 'a', roles: ['r'] });
+    const b = await framework({ name: 'b', roles: ['r'] });
+    await until(() => a.offers.length + b.offers.length > 0);
+    await sleep(500);
+    expect(a.offers.length + b.offers.length).toBe(1);
+    const outstanding = await t.api('GET', '/api/v1/offers?state=OUTSTANDING');
+    expect(outstanding.body.total).toBe(1);
+  });
+
+  it('keeps tasks of a framework that reconnects within its failover timeout, and gives it unacknowledged updates again', async () => {
+    const ag = await agent('h1', { cpus: 4, mem: 4096 });
+    const f = await framework({ name: 'phoenix', roles: ['r'], failoverTimeoutSeconds: 30 }, { autoAcknowledge: false });
+    const id = f.s.frameworkId!;
+    await f.s.launch(await f.nextOffer(), [task('keep', { cpus: 1, mem: 64 })]);
+    await until(() => f.states('keep').includes('RUNNING'));
+    f.s.close();
+    await until(async () => (await t.api('GET', `/api/v1/frameworks/${id}`)).body.state === 'DISCONNECTED');
+    await ag.status(id, 'keep', 'RUNNING');
+    const back = new Recorder(t, { name: 'phoenix', roles: ['r'], frameworkId: id, failoverTimeoutSeconds: 30 } as Subscribe);
+    closers.push(() => back.s.close());
+    expect((await back.s.start()).frameworkId).toBe(id);
+    // Everything not acknowledged before (STARTING, RUNNING twice) arrives again.
+    await until(() => back.states('keep').length >= 3);
+    const fw = (await t.api('GET', `/api/v1/frameworks/${id}`)).body;
+    expect(fw).toMatchObject({ state: 'ACTIVE', activeTasks: 1, connected: true });
+  });
+
+  it('kills the tasks of a framework that stays away past its failover timeout', async () => {
+    await agent('h1', { cpus: 4, mem: 4096 });
+    const f = await framework({ name: 'gone', roles: ['r'], failoverTimeoutSeconds: 0.5 });
+    const id = f.s.frameworkId!;
+    await f.s.launch(await f.nextOffer(), [task('doomed', { cpus: 1, mem: 64 })]);
+    await until(() => f.states('doomed').includes('RUNNING'));
+    f.s.close();
+    await until(async () => (await t.api('GET', `/api/v1/frameworks/${id}`)).body.state === 'COMPLETED');
+    await until(async () => (await t.api('GET', `/api/v1/tasks?frameworkId=${id}`)).body.items[0].state === 'KILLED');
+    const again = new Scheduler({ master: t.cp.url, token: ADMIN_TOKEN, framework: { name: 'gone', roles: ['r'], frameworkId: id } });
+    closers.push(() => again.close());
+    await expect(again.start()).rejects.toMatchObject({ code: 'FRAMEWORK_COMPLETED' });
+  });
+
+  it('marks an agent silent past the timeout unreachable: offers rescinded, tasks LOST', async () => {
+    const ag = await agent('fragile', { cpus: 4, mem: 4096 });
+    const f = await framework({ name: 'watcher', roles: ['r'] });
+    await f.s.launch(await f.nextOffer(), [task('on-fragile', { cpus: 1, mem: 64 })], { refuseSeconds: 0 });
+    await until(() => f.states('on-fragile').includes('RUNNING'));
+    const pending = await f.nextOffer();
+    ag.close();
+    await until(() => f.rescinded.includes(pending.id));
+    await until(() => f.states('on-fragile').includes('LOST'), 10_000);
+    expect(f.updates.find((u) => u.state === 'LOST')).toMatchObject({ reason: 'REASON_AGENT_REMOVED', source: 'SOURCE_MASTER' });
+    expect((await t.api('GET', `/api/v1/agents/${ag.agentId}`)).body.status).toBe('UNREACHABLE');
+  });
+
+  it('tears a framework down through the API: tasks killed, recorded in the audit log', async () => {
+    await agent('h1', { cpus: 4, mem: 4096 });
+    const f = await framework({ name: 'operator-stopped', roles: ['r'], failoverTimeoutSeconds: 60 });
+    const id = f.s.frameworkId!;
+    await f.s.launch(await f.nextOffer(), [task('t', { cpus: 1, mem: 64 })]);
+    await until(() => f.states('t').includes('RUNNING'));
+    const r = await t.api('POST', `/api/v1/frameworks/${id}/teardown`);
+    expect(r.body.state).toBe('COMPLETED');
+    await until(async () => (await t.api('GET', `/api/v1/tasks?frameworkId=${id}`)).body.items[0].state === 'KILLED');
+    expect((await t.api('GET', '/api/v1/audit?action=framework.teardown')).body.items[0]).toMatchObject({ targetId: id, after: { state: 'COMPLETED' } });
+    expect((await t.api('POST', '/api/v1/frameworks/nope/teardown')).body.code).toBe('FRAMEWORK_NOT_FOUND');
+  });
+
+  it('answers reconciliation with the latest state of each task, LOST for unknown ones', async () => {
+    await agent('h1', { cpus: 4, mem: 4096 });
+    const f = await framework({ name: 'reconciler', roles: ['r'] });
+    await f.s.launch(await f.nextOffer(), [task('known', { cpus: 1, mem: 64 })]);
+    await until(() => f.states('known').includes('RUNNING'));
+    f.updates.length = 0;
+    await f.s.reconcile(['known', 'ghost']);
+    await until(() => f.updates.length >= 2);
+    expect(f.states('known')).toEqual(['RUNNING']);
+    expect(f.states('ghost')).toEqual(['LOST']);
+    f.updates.length = 0;
+    await f.s.reconcile();
+    await until(() => f.updates.length >= 1);
+    expect(f.updates.map((u) => u.taskId)).toEqual(['known']);
   });
 });

@@ -5,6 +5,8 @@ import { APP_INTERCEPTOR } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { AgentsModule } from '../agents/agents.module';
+import { FrameworksModule } from '../frameworks/frameworks.module';
+import { HistoryModule } from '../history/history.module';
 import { AllocationModule } from '../allocation/allocation.module';
 import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
@@ -17,7 +19,7 @@ import { Metrics } from '../health/metrics';
 import { MetricsInterceptor } from '../health/metrics.interceptor';
 
 /** Feature modules of the operator API; each owns its controllers, services and errors. */
-export const FEATURE_MODULES = [AgentsModule];
+export const FEATURE_MODULES = [AgentsModule, FrameworksModule, HistoryModule];
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 

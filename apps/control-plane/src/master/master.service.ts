@@ -92,6 +92,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly timers: NodeJS.Timeout[] = [];
   private cycleScheduled = false;
   private lastRecordedCycle = 0;
+  private lastTraceKey = '';
   private stopping = false;
   private unsubscribe?: () => void;
   /** Cycles run since start (for tests and metrics). */
@@ -317,9 +318,13 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       if (this.frameworks.get(o.frameworkId)?.socket && this.agents.get(o.agentId)?.socket) deliverable.push(o);
       else this.allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);
     }
+    // A cycle that offered nothing is recorded when its decisions differ from the last recorded
+    // one (or every IDLE_CYCLE_RECORD_MS): history stays complete without a row per second.
     const idle = deliverable.length === 0 && result.inverseOffers.length === 0;
-    if (idle && performance.now() - this.lastRecordedCycle < IDLE_CYCLE_RECORD_MS) return 0;
+    const traceKey = JSON.stringify(result.trace?.counts ?? {});
+    if (idle && traceKey === this.lastTraceKey && performance.now() - this.lastRecordedCycle < IDLE_CYCLE_RECORD_MS) return 0;
     this.lastRecordedCycle = performance.now();
+    this.lastTraceKey = traceKey;
 
     const shares = this.allocator.shares();
     const rows: OfferEntity[] = [];
@@ -596,7 +601,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       }
       runtime.socket = socket;
       socket.data.frameworkId = row.id;
-      setTimeout(() => void this.resendUnacknowledged(row.id), 10).unref();
+      setTimeout(() => void this.resendUnacknowledged(row.id, 0), 10).unref();
       this.requestCycle();
       return { frameworkId: row.id, heartbeatIntervalSeconds: FRAMEWORK_HEARTBEAT_SECONDS };
     });
@@ -885,15 +890,15 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   /** Status updates not yet acknowledged go out again (oldest first, per framework). */
-  private async resendUnacknowledged(frameworkId?: string): Promise<void> {
+  private async resendUnacknowledged(frameworkId?: string, minAgeSeconds = 1): Promise<void> {
     const connected = [...this.frameworks.values()].filter((f) => f.socket && (!frameworkId || f.id === frameworkId));
     if (!connected.length) return;
     const rows: Array<{ framework_id: string; task_id: string; agent_id: string; state: string; reason: string | null; message: string | null; update_uuid: string; at: Date; source: string }> = await this.dataSource.query(
       `SELECT t.framework_id, t.task_id, t.agent_id, u.state, u.reason, u.message, u.update_uuid, u.at, u.source
          FROM task_status_updates u JOIN tasks t ON t.id = u.task_ref
-        WHERE u.acknowledged_at IS NULL AND t.framework_id = ANY($1) AND u.at < now() - interval '1 second'
+        WHERE u.acknowledged_at IS NULL AND t.framework_id = ANY($1) AND u.at <= now() - make_interval(secs => $2)
         ORDER BY u.id LIMIT 5000`,
-      [connected.map((f) => f.id)],
+      [connected.map((f) => f.id), minAgeSeconds],
     );
     for (const r of rows) {
       this.frameworks.get(r.framework_id)?.socket?.emit('update', {

@@ -1,0 +1,127 @@
+/**
+ * Reads of frameworks, offers and tasks for operators, and the operator's framework teardown.
+ * Usage and dominant share come from live tasks (offers outstanding are listed separately).
+ */
+import { Injectable } from '@nestjs/common';
+import { In, Not } from 'typeorm';
+import { Resources } from '@arbiter/allocator';
+import { AgentEntity, AgentStatus } from '../agents/agent.entity';
+import type { Actor } from '../auth/auth.actor';
+import { AuditService } from '../audit/audit.service';
+import type { Page } from '../common/pagination.dto';
+import { Database } from '../database/database.service';
+import { ArbiterException } from '../errors/errors.exception';
+import { Master } from '../master/master.service';
+import { OfferEntity, type OfferState } from '../offers/offer.entity';
+import { TaskStatusUpdateEntity } from '../tasks/task-status-update.entity';
+import { TaskEntity, type TaskState, TERMINAL_TASK_STATES } from '../tasks/task.entity';
+import { FrameworkEntity, type FrameworkState } from './framework.entity';
+import type { FrameworkDto, OfferDto, TaskDto } from './frameworks.dto';
+import { FrameworksErrorCode } from './frameworks.errors';
+
+@Injectable()
+export class FrameworksService {
+  constructor(
+    private readonly db: Database,
+    private readonly master: Master,
+    private readonly audit: AuditService,
+  ) {}
+
+  /** Scalar totals of every agent that counts (not GONE, not UNREACHABLE). */
+  async clusterTotal(): Promise<Resources> {
+    const agents = await this.db.manager.find(AgentEntity, { where: { status: AgentStatus.REACHABLE }, select: { resources: true } });
+    return agents.reduce((sum, a) => sum.plus(Resources.of(a.resources).scalars().withReservation(undefined)), Resources.empty());
+  }
+
+  async list(filter: { state?: FrameworkState; role?: string }, limit: number, offset: number): Promise<Page<FrameworkDto>> {
+    const q = this.db.manager.createQueryBuilder(FrameworkEntity, 'f');
+    if (filter.state) q.andWhere('f.state = :state', { state: filter.state });
+    if (filter.role) q.andWhere(':role = ANY(f.roles)', { role: filter.role });
+    const [rows, total] = await q.orderBy('f.registered_at', 'DESC').addOrderBy('f.id').take(limit).skip(offset).getManyAndCount();
+    return { items: await this.describe(rows), total, limit, offset };
+  }
+
+  async get(id: string): Promise<FrameworkDto> {
+    const row = await this.db.manager.findOne(FrameworkEntity, { where: { id } });
+    if (!row) throw new ArbiterException(FrameworksErrorCode.FRAMEWORK_NOT_FOUND, `no framework with id '${id}'; GET /api/v1/frameworks lists them`, { frameworkId: id });
+    return (await this.describe([row]))[0];
+  }
+
+  private async describe(rows: FrameworkEntity[]): Promise<FrameworkDto[]> {
+    if (!rows.length) return [];
+    const ids = rows.map((r) => r.id);
+    const tasks = await this.db.manager.find(TaskEntity, { where: { frameworkId: In(ids), state: Not(In([...TERMINAL_TASK_STATES])) }, select: { frameworkId: true, resources: true } });
+    const total = await this.clusterTotal();
+    const outstanding = this.master.outstandingOffers();
+    return rows.map((r) => {
+      const mine = tasks.filter((t) => t.frameworkId === r.id);
+      const used = mine.reduce((sum, t) => sum.plus(Resources.of(t.resources).scalars().withReservation(undefined)), Resources.empty());
+      const usedQ = this.master.quantities(used);
+      const shares: Record<string, number> = {};
+      for (const [name, amount] of Object.entries(usedQ)) {
+        const of = total.get(name);
+        if (of > 0) shares[name] = Math.round((amount / of) * 1e6) / 1e6;
+      }
+      return {
+        id: r.id,
+        name: r.name,
+        principal: r.principal,
+        roles: r.roles,
+        suppressedRoles: r.suppressedRoles,
+        capabilities: r.capabilities,
+        state: r.state,
+        connected: this.master.frameworks.get(r.id)?.socket !== undefined,
+        failoverTimeoutSeconds: r.failoverTimeoutSeconds,
+        registeredAt: r.registeredAt.toISOString(),
+        disconnectedAt: r.disconnectedAt?.toISOString() ?? null,
+        completedAt: r.completedAt?.toISOString() ?? null,
+        activeTasks: mine.length,
+        outstandingOffers: outstanding.filter((o) => o.frameworkId === r.id).length,
+        used: usedQ,
+        shares,
+        dominantShare: Math.max(0, ...Object.values(shares)),
+      };
+    });
+  }
+
+  /** Operator teardown: tasks killed, offers rescinded; recorded in the audit log. */
+  async teardown(id: string, actor: Actor): Promise<FrameworkDto> {
+    const before = await this.get(id);
+    if (before.state === 'COMPLETED') return before;
+    await this.master.teardownById(id);
+    const after = await this.get(id);
+    await this.db.transaction((tx) => this.audit.record(tx, actor, { action: 'framework.teardown', targetType: 'framework', targetId: id, before: { state: before.state, activeTasks: before.activeTasks }, after: { state: after.state } }));
+    return after;
+  }
+
+  async offers(filter: { state?: OfferState; frameworkId?: string; agentId?: string }, limit: number, offset: number): Promise<Page<OfferDto>> {
+    const where = { ...(filter.state ? { state: filter.state } : {}), ...(filter.frameworkId ? { frameworkId: filter.frameworkId } : {}), ...(filter.agentId ? { agentId: filter.agentId } : {}) };
+    const [rows, total] = await this.db.manager.findAndCount(OfferEntity, { where, order: { createdAt: 'DESC', id: 'ASC' }, take: limit, skip: offset });
+    return {
+      items: rows.map((o) => ({ id: o.id, frameworkId: o.frameworkId, agentId: o.agentId, role: o.role, resources: o.resources, resourcesText: Resources.of(o.resources).toString(), state: o.state, cycleId: o.cycleId === null ? null : String(o.cycleId), createdAt: o.createdAt.toISOString(), closedAt: o.closedAt?.toISOString() ?? null })),
+      total,
+      limit,
+      offset,
+    };
+  }
+
+  async tasks(filter: { state?: TaskState; frameworkId?: string; agentId?: string }, limit: number, offset: number): Promise<Page<TaskDto>> {
+    const where = { ...(filter.state ? { state: filter.state } : {}), ...(filter.frameworkId ? { frameworkId: filter.frameworkId } : {}), ...(filter.agentId ? { agentId: filter.agentId } : {}) };
+    const [rows, total] = await this.db.manager.findAndCount(TaskEntity, { where, order: { createdAt: 'DESC', id: 'ASC' }, take: limit, skip: offset });
+    return { items: rows.map(toTaskDto), total, limit, offset };
+  }
+
+  async task(id: string): Promise<TaskDto> {
+    const row = /^[0-9a-f-]{36}$/i.test(id) ? await this.db.manager.findOne(TaskEntity, { where: { id } }) : null;
+    if (!row) throw new ArbiterException(FrameworksErrorCode.TASK_NOT_FOUND, `no task with id '${id}'; GET /api/v1/tasks lists them`, { id });
+    const history = await this.db.manager.find(TaskStatusUpdateEntity, { where: { taskRef: row.id }, order: { at: 'ASC', id: 'ASC' } });
+    return {
+      ...toTaskDto(row),
+      history: history.map((h) => ({ state: h.state, reason: h.reason, message: h.message, source: h.source, at: h.at.toISOString(), acknowledgedAt: h.acknowledgedAt?.toISOString() ?? null })),
+    };
+  }
+}
+
+function toTaskDto(t: TaskEntity): TaskDto {
+  return { id: t.id, taskId: t.taskId, frameworkId: t.frameworkId, agentId: t.agentId, name: t.name, role: t.role, resources: t.resources, resourcesText: Resources.of(t.resources).toString(), state: t.state, createdAt: t.createdAt.toISOString(), updatedAt: t.updatedAt.toISOString() };
+}

@@ -1,0 +1,69 @@
+import { Controller, Get, Header, Param, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ApiErrors } from '../errors/errors.dto';
+import { FrameworksErrorCode } from '../frameworks/frameworks.errors';
+import { CycleDetailDto, CycleListQueryDto, CyclePageDto, ExplainDto, ExplainQueryDto, ExportQueryDto, SharePointDto, SharesQueryDto } from './history.dto';
+import { HistoryService } from './history.service';
+
+const date = (s?: string) => (s ? new Date(s) : undefined);
+
+@ApiTags('allocations')
+@ApiBearerAuth()
+@Controller('api/v1/allocations')
+export class HistoryController {
+  constructor(private readonly history: HistoryService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Allocation cycles, newest first (time range; cycles that offered to a role, framework or agent)' })
+  @ApiOkResponse({ type: CyclePageDto })
+  @ApiErrors()
+  list(@Query() q: CycleListQueryDto): Promise<CyclePageDto> {
+    return this.history.cycles({ from: date(q.from), to: date(q.to), role: q.role, frameworkId: q.frameworkId, agentId: q.agentId }, q.limit, q.offset);
+  }
+
+  @Get('shares')
+  @ApiOperation({ summary: 'Dominant share over time per role or framework' })
+  @ApiOkResponse({ type: [SharePointDto] })
+  @ApiErrors()
+  shares(@Query() q: SharesQueryDto): Promise<SharePointDto[]> {
+    return this.history.shares(q.kind, q.client, date(q.from), date(q.to), q.points);
+  }
+
+  @Get('export')
+  @ApiOperation({ summary: 'Export cycles with their offers and shares as CSV or JSON' })
+  @ApiProduces('text/csv', 'application/json')
+  @ApiOkResponse({ description: 'CSV: one line per offer (cycles without offers on a line of their own); JSON: cycles with offers and shares' })
+  @ApiErrors()
+  async export(@Query() q: ExportQueryDto, @Res({ passthrough: true }) res: Response): Promise<unknown> {
+    const rows = await this.history.export(date(q.from), date(q.to));
+    res.setHeader('Content-Disposition', `attachment; filename="arbiter-allocations.${q.format}"`);
+    if (q.format === 'json') return rows;
+    res.setHeader('Content-Type', 'text/csv; charset=utf-8');
+    return this.history.exportCsv(rows);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One cycle: its offers, shares and decision trace' })
+  @ApiOkResponse({ type: CycleDetailDto })
+  @ApiErrors(FrameworksErrorCode.CYCLE_NOT_FOUND)
+  get(@Param('id') id: string): Promise<CycleDetailDto> {
+    return this.history.cycle(id);
+  }
+}
+
+@ApiTags('frameworks')
+@ApiBearerAuth()
+@Controller('api/v1/frameworks')
+export class ExplainController {
+  constructor(private readonly history: HistoryService) {}
+
+  @Get(':id/explain')
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'Why the framework got, or did not get, offers in recent cycles (plain words and data)' })
+  @ApiOkResponse({ type: ExplainDto })
+  @ApiErrors(FrameworksErrorCode.FRAMEWORK_NOT_FOUND)
+  explain(@Param('id') id: string, @Query() q: ExplainQueryDto): Promise<ExplainDto> {
+    return this.history.explain(id, q.cycles);
+  }
+}

@@ -1,0 +1,106 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { PageQueryDto } from '../common/pagination.dto';
+import { OfferDto } from '../frameworks/frameworks.dto';
+
+const ISO = { message: (a: { property: string }) => `${a.property} must be an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z` };
+
+export class TimeRangeDto extends PageQueryDto {
+  @ApiPropertyOptional({ description: 'cycles at or after this time (ISO 8601)' })
+  @IsOptional()
+  @IsISO8601({ strict: true }, ISO)
+  from?: string;
+
+  @ApiPropertyOptional({ description: 'cycles before this time (ISO 8601)' })
+  @IsOptional()
+  @IsISO8601({ strict: true }, ISO)
+  to?: string;
+}
+
+export class CycleListQueryDto extends TimeRangeDto {
+  @ApiPropertyOptional({ description: 'cycles that offered to this role' }) @IsOptional() @IsString() @MaxLength(255) role?: string;
+  @ApiPropertyOptional({ description: 'cycles that offered to this framework' }) @IsOptional() @IsString() @MaxLength(255) frameworkId?: string;
+  @ApiPropertyOptional({ description: "cycles that offered this agent's resources" }) @IsOptional() @IsString() @MaxLength(255) agentId?: string;
+}
+
+export class SharesQueryDto {
+  @ApiProperty({ enum: ['ROLE', 'FRAMEWORK'] })
+  @IsIn(['ROLE', 'FRAMEWORK'], { message: 'kind must be ROLE or FRAMEWORK' })
+  kind!: 'ROLE' | 'FRAMEWORK';
+
+  @ApiPropertyOptional({ description: 'one role path or framework id; absent: all' }) @IsOptional() @IsString() @MaxLength(255) client?: string;
+
+  @ApiPropertyOptional() @IsOptional() @IsISO8601({ strict: true }, ISO) from?: string;
+  @ApiPropertyOptional() @IsOptional() @IsISO8601({ strict: true }, ISO) to?: string;
+
+  @ApiPropertyOptional({ default: 1000, maximum: 10_000, description: 'most points returned (newest kept)' })
+  @IsOptional()
+  @Type(() => Number)
+  @Min(1)
+  @Max(10_000)
+  @IsInt({ message: 'points must be a whole number' })
+  points: number = 1000;
+}
+
+export class ExportQueryDto {
+  @ApiProperty({ enum: ['csv', 'json'] })
+  @IsIn(['csv', 'json'], { message: 'format must be csv or json' })
+  format!: 'csv' | 'json';
+
+  @ApiPropertyOptional() @IsOptional() @IsISO8601({ strict: true }, ISO) from?: string;
+  @ApiPropertyOptional() @IsOptional() @IsISO8601({ strict: true }, ISO) to?: string;
+}
+
+export class ExplainQueryDto {
+  @ApiPropertyOptional({ default: 20, minimum: 1, maximum: 500, description: 'recent cycles to look at' })
+  @IsOptional()
+  @Type(() => Number)
+  @Min(1)
+  @Max(500)
+  @IsInt({ message: 'cycles must be a whole number' })
+  cycles: number = 20;
+}
+
+export class CycleDto {
+  @ApiProperty() id!: string;
+  @ApiProperty() startedAt!: string;
+  @ApiProperty({ description: 'time the allocator took, in milliseconds' }) durationMs!: number;
+  @ApiProperty() offerCount!: number;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'number' }, description: 'decisions counted by reason' }) reasons?: Record<string, number>;
+}
+
+export class CyclePageDto {
+  @ApiProperty({ type: [CycleDto] }) items!: CycleDto[];
+  @ApiProperty() total!: number;
+  @ApiProperty() limit!: number;
+  @ApiProperty() offset!: number;
+}
+
+export class ShareDto {
+  @ApiProperty({ enum: ['ROLE', 'FRAMEWORK'] }) kind!: string;
+  @ApiProperty() client!: string;
+  @ApiProperty() dominantShare!: number;
+}
+
+export class CycleDetailDto extends CycleDto {
+  @ApiProperty({ type: [OfferDto] }) offers!: OfferDto[];
+  @ApiProperty({ type: [ShareDto] }) shares!: ShareDto[];
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'the decision trace: {entries, counts, truncated}' }) trace!: unknown;
+}
+
+export class SharePointDto {
+  @ApiProperty() cycleId!: string;
+  @ApiProperty() at!: string;
+  @ApiProperty() client!: string;
+  @ApiProperty() dominantShare!: number;
+}
+
+export class ExplainDto {
+  @ApiProperty() frameworkId!: string;
+  @ApiProperty({ description: 'the answer in plain words, one sentence per finding' }) summary!: string[];
+  @ApiProperty() cyclesExamined!: number;
+  @ApiProperty() offersReceived!: number;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'number' }, description: 'reasons the framework was passed over, counted over the cycles examined' }) reasons!: Record<string, number>;
+  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true }, description: 'the trace entries about this framework (most recent first, at most 50)' }) examples!: unknown[];
+}
