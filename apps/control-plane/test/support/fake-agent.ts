@@ -24,11 +24,12 @@ export class ProtocolAgent {
     this.socket.on('launch', (m: LaunchTask, ack?: (r: { ok: true }) => void) => {
       ack?.({ ok: true });
       this.tasks.set(m.task.taskId, { frameworkId: m.frameworkId, taskId: m.task.taskId, state: 'STARTING', resources: m.task.resources });
-      void this.status(m.frameworkId, m.task.taskId, 'STARTING').then(() => this.status(m.frameworkId, m.task.taskId, 'RUNNING')).then(() => (this.finishImmediately ? this.status(m.frameworkId, m.task.taskId, 'FINISHED') : undefined));
+      this.status(m.frameworkId, m.task.taskId, 'STARTING').then(() => this.status(m.frameworkId, m.task.taskId, 'RUNNING')).then(() => (this.finishImmediately ? this.status(m.frameworkId, m.task.taskId, 'FINISHED') : undefined))
+        .catch(() => undefined);
     });
     this.socket.on('kill', (m: KillTask, ack?: (r: { ok: true }) => void) => {
       ack?.({ ok: true });
-      if (this.tasks.has(m.taskId)) void this.status(m.frameworkId, m.taskId, 'KILLED', 'REASON_TASK_KILLED');
+      if (this.tasks.has(m.taskId)) this.status(m.frameworkId, m.taskId, 'KILLED', 'REASON_TASK_KILLED').catch(() => undefined);
     });
   }
 

@@ -1,0 +1,2 @@
+export * from './drf-demo';
+export * from './batch';
