@@ -249,4 +249,63 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     await until(() => f.updates.length >= 1);
     expect(f.updates.map((u) => u.taskId)).toEqual(['known']);
   });
+
+  it('follows the whitelist: agents not on it are not offered', async () => {
+    await agent('listed', { cpus: 2, mem: 1024 });
+    await agent('unlisted', { cpus: 2, mem: 1024 });
+    await t.api('PUT', '/api/v1/whitelist', { hostnames: ['listed'] });
+    const f = await framework({ name: 'w', roles: ['r'] });
+    await until(() => f.offers.length > 0);
+    await sleep(300);
+    const hosts = f.offers.map((o) => o.hostname);
+    expect(hosts).toEqual(['listed']);
+    await t.api('PUT', '/api/v1/whitelist', { hostnames: null });
+    await until(() => f.offers.some((o) => o.hostname === 'unlisted'));
+  });
+
+  it('offers reserved resources only to their role, and caps offers at a quota limit', async () => {
+    const ag = await agent('resv', { cpus: 4, mem: 4096 });
+    await t.api('POST', '/api/v1/reservations', { agentId: ag.agentId, role: 'gold', resources: 'cpus:3;mem:1024' });
+    await t.api('PUT', '/api/v1/quota', { quotas: [{ role: 'silver', limits: { cpus: 0.5 } }] });
+    const silver = await framework({ name: 'silver', roles: ['silver'] });
+    const offer = await silver.nextOffer();
+    const got = Resources.of(offer.resources);
+    expect(got.reserved().isEmpty()).toBe(true);
+    expect(got.get('cpus')).toBe(0.5);
+    const gold = await framework({ name: 'gold', roles: ['gold'] });
+    const goldOffer = await gold.nextOffer();
+    expect(Resources.of(goldOffer.resources).reserved('gold').toString()).toBe('cpus(gold):3;mem(gold):1024');
+  });
+
+  it('sends inverse offers for a scheduled machine, records the answer, and stops offers once it is DOWN', async () => {
+    await agent('maint-host', { cpus: 4, mem: 4096 });
+    const f = await framework({ name: 'tenant', roles: ['r'] });
+    const inverse: Array<{ id: string; hostname: string }> = [];
+    f.s.on('inverseOffers', (list) => inverse.push(...list));
+    await f.s.launch(await f.nextOffer(), [task('resident', { cpus: 1, mem: 64 })], { refuseSeconds: 0 });
+    const pending = await f.nextOffer();
+    await t.api('PUT', '/api/v1/maintenance/schedule', { windows: [{ machines: [{ hostname: 'maint-host' }], unavailability: { start: new Date(Date.now() + 3600_000).toISOString(), durationSeconds: 600 } }] });
+    await until(() => inverse.length > 0);
+    expect(inverse[0].hostname).toBe('maint-host');
+    await f.s.answerInverseOffer(inverse[0].id, true);
+    const status = (await t.api('GET', '/api/v1/maintenance/status')).body;
+    expect(status.drainingMachines[0].statuses).toEqual([expect.objectContaining({ frameworkId: f.s.frameworkId, status: 'ACCEPT' })]);
+    await t.api('POST', '/api/v1/maintenance/start', { machines: [{ hostname: 'maint-host' }] });
+    await until(() => f.rescinded.includes(pending.id));
+    f.offers.length = 0;
+    await sleep(400);
+    expect(f.offers).toHaveLength(0);
+    await t.api('POST', '/api/v1/maintenance/stop', { machines: [{ hostname: 'maint-host' }] });
+    await f.nextOffer();
+  });
+
+  it('rescinds the offers of an agent an operator deactivates, and offers it again once reactivated', async () => {
+    const ag = await agent('toggle', { cpus: 2, mem: 1024 });
+    const f = await framework({ name: 'toggler', roles: ['r'] });
+    const offer = await f.nextOffer();
+    await t.api('POST', `/api/v1/agents/${ag.agentId}/deactivate`);
+    await until(() => f.rescinded.includes(offer.id));
+    await t.api('POST', `/api/v1/agents/${ag.agentId}/reactivate`);
+    await f.nextOffer();
+  });
 });

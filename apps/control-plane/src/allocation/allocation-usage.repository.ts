@@ -26,6 +26,11 @@ export class AllocationUsageRepository {
     return [...tasks, ...offers];
   }
 
+  /** Resources of live tasks only (outstanding offers can be rescinded, tasks cannot). */
+  async liveTasks(tx: EntityManager, where: { agentId?: string } = {}): Promise<Usage[]> {
+    return tx.find(TaskEntity, { select: { agentId: true, role: true, frameworkId: true, resources: true }, where: { ...where, state: Not(In([...TERMINAL_TASK_STATES])) } });
+  }
+
   async countLiveTasks(tx: EntityManager, agentId: string): Promise<number> {
     return tx.count(TaskEntity, { where: { agentId, state: Not(In([...TERMINAL_TASK_STATES])) } });
   }

@@ -7,6 +7,10 @@ import { DataSource } from 'typeorm';
 import { AgentsModule } from '../agents/agents.module';
 import { FrameworksModule } from '../frameworks/frameworks.module';
 import { HistoryModule } from '../history/history.module';
+import { MaintenanceModule } from '../maintenance/maintenance.module';
+import { ReservationsModule } from '../reservations/reservations.module';
+import { RolesModule } from '../roles/roles.module';
+import { WhitelistModule } from '../whitelist/whitelist.module';
 import { AllocationModule } from '../allocation/allocation.module';
 import { AuditModule } from '../audit/audit.module';
 import { AuthModule } from '../auth/auth.module';
@@ -19,7 +23,7 @@ import { Metrics } from '../health/metrics';
 import { MetricsInterceptor } from '../health/metrics.interceptor';
 
 /** Feature modules of the operator API; each owns its controllers, services and errors. */
-export const FEATURE_MODULES = [AgentsModule, FrameworksModule, HistoryModule];
+export const FEATURE_MODULES = [AgentsModule, WhitelistModule, RolesModule, ReservationsModule, MaintenanceModule, FrameworksModule, HistoryModule];
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 

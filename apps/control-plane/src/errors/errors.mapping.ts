@@ -40,7 +40,6 @@ const STATUS: { readonly [K in ErrorCode]: number } = {
   [ReservationsErrorCode.RESERVATION_INSUFFICIENT_RESOURCES]: 409,
   [ReservationsErrorCode.RESERVATION_IN_USE]: 409,
   [MaintenanceErrorCode.MAINTENANCE_DUPLICATE_MACHINE]: 400,
-  [MaintenanceErrorCode.MAINTENANCE_CONFLICTING_WINDOWS]: 400,
   [MaintenanceErrorCode.MAINTENANCE_DOWN_MACHINE_REMOVED]: 409,
   [MaintenanceErrorCode.MAINTENANCE_MACHINE_NOT_SCHEDULED]: 409,
   [MaintenanceErrorCode.MAINTENANCE_MACHINE_ALREADY_DOWN]: 409,

@@ -53,8 +53,8 @@ export class OfferListQueryDto extends PageQueryDto {
   @IsIn(Object.values(OfferState), { message: `state must be one of ${Object.values(OfferState).join(', ')}` })
   state?: OfferState;
 
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(255) frameworkId?: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(255) agentId?: string;
+  @ApiPropertyOptional() @IsOptional() @MaxLength(255) @IsString() frameworkId?: string;
+  @ApiPropertyOptional() @IsOptional() @MaxLength(255) @IsString() agentId?: string;
 }
 
 export class OfferDto {
@@ -83,8 +83,8 @@ export class TaskListQueryDto extends PageQueryDto {
   @IsIn(Object.values(TaskState), { message: `state must be one of ${Object.values(TaskState).join(', ')}` })
   state?: TaskState;
 
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(255) frameworkId?: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(255) agentId?: string;
+  @ApiPropertyOptional() @IsOptional() @MaxLength(255) @IsString() frameworkId?: string;
+  @ApiPropertyOptional() @IsOptional() @MaxLength(255) @IsString() agentId?: string;
 }
 
 export class TaskStatusDto {

@@ -19,9 +19,9 @@ export class TimeRangeDto extends PageQueryDto {
 }
 
 export class CycleListQueryDto extends TimeRangeDto {
-  @ApiPropertyOptional({ description: 'cycles that offered to this role' }) @IsOptional() @IsString() @MaxLength(255) role?: string;
-  @ApiPropertyOptional({ description: 'cycles that offered to this framework' }) @IsOptional() @IsString() @MaxLength(255) frameworkId?: string;
-  @ApiPropertyOptional({ description: "cycles that offered this agent's resources" }) @IsOptional() @IsString() @MaxLength(255) agentId?: string;
+  @ApiPropertyOptional({ description: 'cycles that offered to this role' }) @IsOptional() @MaxLength(255) @IsString() role?: string;
+  @ApiPropertyOptional({ description: 'cycles that offered to this framework' }) @IsOptional() @MaxLength(255) @IsString() frameworkId?: string;
+  @ApiPropertyOptional({ description: "cycles that offered this agent's resources" }) @IsOptional() @MaxLength(255) @IsString() agentId?: string;
 }
 
 export class SharesQueryDto {
@@ -29,7 +29,7 @@ export class SharesQueryDto {
   @IsIn(['ROLE', 'FRAMEWORK'], { message: 'kind must be ROLE or FRAMEWORK' })
   kind!: 'ROLE' | 'FRAMEWORK';
 
-  @ApiPropertyOptional({ description: 'one role path or framework id; absent: all' }) @IsOptional() @IsString() @MaxLength(255) client?: string;
+  @ApiPropertyOptional({ description: 'one role path or framework id; absent: all' }) @IsOptional() @MaxLength(255) @IsString() client?: string;
 
   @ApiPropertyOptional() @IsOptional() @IsISO8601({ strict: true }, ISO) from?: string;
   @ApiPropertyOptional() @IsOptional() @IsISO8601({ strict: true }, ISO) to?: string;

@@ -190,6 +190,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     const used = tasks.filter((t) => this.frameworks.has(t.frameworkId)).map((t) => ({ frameworkId: t.frameworkId, role: t.role, resources: Resources.of(t.resources) }));
     const total = await this.effectiveTotal(tx, agent);
     this.allocator.addAgent(agent.id, total, { hostname: agent.hostname, used, activated: activated && agent.activated && !agent.drainState });
+    this.unavailability.delete(agent.id);
     const runtime = this.agents.get(agent.id);
     if (runtime) runtime.inAllocator = true;
   }
@@ -259,6 +260,8 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   private downHosts = new Set<string>();
+  /** Start (epoch ms) of each agent's scheduled unavailability, as last given to the allocator. */
+  private readonly unavailability = new Map<string, number | null>();
   private isDown(hostname: string): boolean {
     return this.downHosts.has(hostname);
   }
@@ -268,6 +271,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     const machines = await db.find(MaintenanceMachineEntity);
     const windows = new Map((await db.find(MaintenanceWindowEntity)).map((w) => [w.id, w]));
     const byHost = new Map(machines.map((m) => [m.hostname, m]));
+    const wasDown = this.downHosts;
     this.downHosts = new Set(machines.filter((m) => m.mode === MachineMode.DOWN).map((m) => m.hostname));
     for (const agent of this.agents.values()) {
       if (!agent.inAllocator) continue;
@@ -275,11 +279,16 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       if (m?.mode === MachineMode.DOWN) {
         this.allocator.deactivateAgent(agent.id, { maintenance: true });
         await this.rescindOffersWhere((o) => o.agentId === agent.id, 'the agent is down for maintenance');
-      } else if (m?.mode === MachineMode.DRAINING) {
-        const start = windows.get(m.windowId)?.startAt.getTime() ?? Date.now();
-        this.allocator.updateUnavailability(agent.id, this.now() + (start - Date.now()) / 1000);
-      } else {
-        this.allocator.updateUnavailability(agent.id, null);
+      } else if (wasDown.has(agent.hostname)) {
+        // Back from maintenance: offered again if nothing else keeps it out.
+        const row = await db.findOne(AgentEntity, { where: { id: agent.id } });
+        if (row?.activated && !row.drainState && agent.socket) this.allocator.activateAgent(agent.id);
+      }
+      // Only a changed window resets the inverse offers (and the answers to them).
+      const start = m?.mode === MachineMode.DRAINING ? (windows.get(m.windowId)?.startAt.getTime() ?? Date.now()) : null;
+      if (this.unavailability.get(agent.id) !== start) {
+        this.unavailability.set(agent.id, start);
+        this.allocator.updateUnavailability(agent.id, start === null ? null : this.now() + (start - Date.now()) / 1000);
       }
     }
   }

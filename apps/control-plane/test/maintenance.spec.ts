@@ -1,0 +1,69 @@
+import { startTestControlPlane, type TestControlPlane } from './support/app';
+import { refusedWithoutChange } from './support/unchanged';
+
+const window = (machines: Array<Record<string, string>>, start = '2026-12-01T02:00:00Z', durationSeconds: number | null = 3600) => ({ machines, unavailability: { start, durationSeconds } });
+
+describe('maintenance API', () => {
+  let t: TestControlPlane;
+  beforeAll(async () => (t = await startTestControlPlane()));
+  afterAll(() => t.close());
+  const reads = ['/api/v1/maintenance/schedule', '/api/v1/maintenance/status'];
+
+  it('replaces the schedule, starts and stops maintenance, and reports modes', async () => {
+    const schedule = { windows: [window([{ hostname: 'node-1' }, { hostname: 'node-2', ip: '10.0.0.2' }]), window([{ ip: '10.0.0.3' }], '2026-12-02T02:00:00Z', null)] };
+    const put = await t.api('PUT', '/api/v1/maintenance/schedule', schedule);
+    expect(put.status).toBe(200);
+    expect(put.body.windows).toEqual([
+      { machines: [{ hostname: 'node-1', ip: '' }, { hostname: 'node-2', ip: '10.0.0.2' }], unavailability: { start: '2026-12-01T02:00:00.000Z', durationSeconds: 3600 } },
+      { machines: [{ hostname: '', ip: '10.0.0.3' }], unavailability: { start: '2026-12-02T02:00:00.000Z', durationSeconds: null } },
+    ]);
+    const started = await t.api('POST', '/api/v1/maintenance/start', { machines: [{ hostname: 'node-1' }] });
+    expect(started.body.downMachines).toEqual([{ hostname: 'node-1', ip: '' }]);
+    expect(started.body.drainingMachines.map((m: { machine: { hostname: string; ip: string } }) => m.machine)).toEqual([{ hostname: '', ip: '10.0.0.3' }, { hostname: 'node-2', ip: '10.0.0.2' }]);
+    // Replacing the schedule keeps a DOWN machine DOWN.
+    await t.api('PUT', '/api/v1/maintenance/schedule', { windows: [window([{ hostname: 'node-1' }])] });
+    expect((await t.api('GET', '/api/v1/maintenance/status')).body).toEqual({ drainingMachines: [], downMachines: [{ hostname: 'node-1', ip: '' }] });
+    const stopped = await t.api('POST', '/api/v1/maintenance/stop', { machines: [{ hostname: 'node-1' }] });
+    expect(stopped.body).toEqual({ drainingMachines: [], downMachines: [] });
+    expect((await t.api('GET', '/api/v1/maintenance/schedule')).body).toEqual({ windows: [] });
+    const audit = (await t.api('GET', '/api/v1/audit?action=maintenance.*')).body.items.map((e: { action: string }) => e.action);
+    expect(audit).toEqual(['maintenance.stop', 'maintenance.schedule.update', 'maintenance.start', 'maintenance.schedule.update']);
+  });
+
+  describe('refusals change nothing', () => {
+    beforeAll(async () => {
+      await t.api('PUT', '/api/v1/maintenance/schedule', { windows: [window([{ hostname: 'down-1' }, { hostname: 'draining-1' }])] });
+      await t.api('POST', '/api/v1/maintenance/start', { machines: [{ hostname: 'down-1' }] });
+    });
+
+    it.each([
+      [{ windows: [window([{ hostname: 'x' }]), window([{ hostname: 'x' }])] }, 'MAINTENANCE_DUPLICATE_MACHINE', /x appears in window 0 and in window 1/],
+      [{ windows: [window([{ hostname: 'x' }, { hostname: 'x' }])] }, 'MAINTENANCE_DUPLICATE_MACHINE', /twice/],
+      [{ windows: [window([{ hostname: 'draining-1' }])] }, 'MAINTENANCE_DOWN_MACHINE_REMOVED', /down-1 is DOWN/],
+      [{ windows: [window([])] }, 'VALIDATION_FAILED', /at least one machine/],
+      [{ windows: [window([{}])] }, 'VALIDATION_FAILED', /needs a hostname or an ip/],
+      [{ windows: [window([{ ip: '999.1.1.1' }])] }, 'VALIDATION_FAILED', /not an IPv4 or IPv6 address/],
+      [{ windows: [window([{ hostname: 'bad host' }])] }, 'VALIDATION_FAILED', /not a valid hostname/],
+      [{ windows: [window([{ hostname: 'x' }], 'next tuesday')] }, 'VALIDATION_FAILED', /start must be an ISO 8601 date-time/],
+      [{ windows: [window([{ hostname: 'x' }], undefined, -5)] }, 'VALIDATION_FAILED', /durationSeconds must not be negative/],
+      [{ windows: [window([{ hostname: 'x' }], undefined, 1.5)] }, 'VALIDATION_FAILED', /whole number of seconds/],
+      [{ windows: 'soon' }, 'VALIDATION_FAILED', /windows/],
+      [{ windows: [], extra: 1 }, 'VALIDATION_FAILED', /property extra should not exist/],
+    ])('refuses schedule %j with %s', async (body, code, message) => {
+      const r = await refusedWithoutChange(t, reads, () => t.api('PUT', '/api/v1/maintenance/schedule', body));
+      expect(r.body.code).toBe(code);
+      expect(r.body.message).toMatch(message);
+    });
+
+    it.each([
+      ['start', [{ hostname: 'nowhere' }], 'MAINTENANCE_MACHINE_NOT_SCHEDULED'],
+      ['start', [{ hostname: 'down-1' }], 'MAINTENANCE_MACHINE_ALREADY_DOWN'],
+      ['start', [{ hostname: 'draining-1' }, { hostname: 'nowhere' }], 'MAINTENANCE_MACHINE_NOT_SCHEDULED'],
+      ['stop', [{ hostname: 'draining-1' }], 'MAINTENANCE_MACHINE_NOT_DOWN'],
+      ['stop', [], 'VALIDATION_FAILED'],
+    ])('refuses %s of %j with %s', async (op, machines, code) => {
+      const r = await refusedWithoutChange(t, reads, () => t.api('POST', `/api/v1/maintenance/${op}`, { machines }));
+      expect(r.body.code).toBe(code);
+    });
+  });
+});
