@@ -13,6 +13,8 @@ const COMMANDS: Array<() => CommandModule> = [
   () => require('./commands/db'),
   () => require('./commands/control-plane'),
   () => require('./commands/start'),
+  () => require('./commands/agent'),
+  () => require('./commands/example'),
   () => require('./commands/openapi'),
   () => require('./commands/bench'),
 ];

@@ -55,12 +55,12 @@ export function untilSignal(): Promise<NodeJS.Signals> {
 
 export function printAdminToken(admin: { source: string; token?: string }): void {
   if (admin.source === 'generated' && admin.token) {
-    console.log(`  admin token:  ${admin.token}`);
-    console.log('                (shown once: it is stored only as a hash; keep it, or set ARBITER_ADMIN_TOKEN)');
+    console.log(`  admin token:   ${admin.token}`);
+    console.log('                 (shown once: it is stored only as a hash; keep it, or set ARBITER_ADMIN_TOKEN)');
   } else if (admin.source === 'env') {
-    console.log('  admin token:  the value of ARBITER_ADMIN_TOKEN');
+    console.log('  admin token:   the value of ARBITER_ADMIN_TOKEN');
   } else {
-    console.log('  admin token:  the one printed on first start (or set ARBITER_ADMIN_TOKEN)');
+    console.log('  admin token:   the one printed on first start (or set ARBITER_ADMIN_TOKEN)');
   }
 }
 
@@ -72,9 +72,9 @@ export function register(program: Command): void {
     if (!config) return;
     const running = await cp.startControlPlane(config);
     console.log(`Arbiter control plane on ${running.url}`);
-    console.log(`  API:          ${running.url}/api/v1`);
-    console.log(`  Swagger UI:   ${running.url}/api/docs`);
-    console.log(`  database:     ${running.database.kind === 'embedded' ? `embedded PostgreSQL, data in ${config.dataDir}` : 'DATABASE_URL'}`);
+    console.log(`  REST API:      ${running.url}/api/v1`);
+    console.log(`  Swagger UI:    ${running.url}/api/docs`);
+    console.log(`  database:      ${running.database.kind === 'embedded' ? `embedded PostgreSQL, data in ${config.dataDir}` : 'DATABASE_URL'}`);
     printAdminToken(running.admin);
     const signal = await untilSignal();
     console.log(`${signal}: stopping`);

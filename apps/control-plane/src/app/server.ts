@@ -34,6 +34,8 @@ export interface ControlPlane {
   url: string;
   port: number;
   admin: AdminBootstrap;
+  /** A new token for a service principal (e.g. the local agent of `arbiter start`). */
+  issueServiceToken(name: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -115,6 +117,7 @@ export async function startControlPlane(config: AppConfig): Promise<ControlPlane
       url: `http://127.0.0.1:${port}`,
       port,
       admin,
+      issueServiceToken: (name: string) => running.get(AuthService).issueServiceToken(name),
       close: () =>
         (closing ??= (async () => {
           await running.close();

@@ -46,6 +46,10 @@ export class AuthRepository {
     return tx.count(ApiTokenEntity, { where: { principalId, revokedAt: IsNull() } });
   }
 
+  async revokeTokens(tx: EntityManager, principalId: string, now: Date): Promise<void> {
+    await tx.update(ApiTokenEntity, { principalId, revokedAt: IsNull() }, { revokedAt: now });
+  }
+
   async createToken(tx: EntityManager, principalId: string, name: string, tokenHash: string, now: Date): Promise<ApiTokenEntity> {
     return tx.save(tx.create(ApiTokenEntity, { principalId, name, tokenHash, createdAt: now, expiresAt: null, lastUsedAt: null, revokedAt: null }));
   }

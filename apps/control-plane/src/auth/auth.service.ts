@@ -52,6 +52,21 @@ export class AuthService {
     return { principalId: owner.principalId, name: owner.name, tokenId: owner.tokenId, requestId };
   }
 
+  /**
+   * A fresh token for a service principal (created when missing), revoking its earlier tokens:
+   * how `arbiter start` gives its local agent a credential without knowing the admin token.
+   */
+  async issueServiceToken(name: string, now = new Date()): Promise<string> {
+    return this.db.transaction(async (tx) => {
+      await lockDomain(tx, LockDomain.AUTH);
+      const principal = (await this.repo.findPrincipal(tx, name)) ?? (await this.repo.createPrincipal(tx, name, PrincipalKind.SERVICE, false, now));
+      await this.repo.revokeTokens(tx, principal.id, now);
+      const token = generateToken();
+      await this.repo.createToken(tx, principal.id, `issued at ${now.toISOString()}`, hashToken(token), now);
+      return token;
+    });
+  }
+
   /** Makes sure an admin can log in: see AdminBootstrap. */
   async bootstrapAdmin(adminToken: string | undefined, now = new Date()): Promise<AdminBootstrap> {
     return this.db.transaction(async (tx) => {

@@ -1,0 +1,178 @@
+/**
+ * The agent: registers its machine with the control plane over /agents, heartbeats, runs the
+ * tasks it is sent and reports their states. It reconnects forever and re-registers after
+ * every reconnect with the tasks it is running. Status updates go through a journal on disk
+ * and leave it only when the control plane has acknowledged them, in order.
+ */
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { AGENTS_NAMESPACE, type KillTask, LaunchTask, parseMessage, type RegisterAgent, type Reply, type ResourceEntry, type StatusUpdate } from '@arbiter/contracts';
+import pino, { type Logger } from 'pino';
+import { io, type Socket } from 'socket.io-client';
+import { UpdateJournal } from './journal';
+import { type TaskEvent, TaskRunner } from './tasks';
+
+export interface AgentOptions {
+  master: string;
+  token: string;
+  hostname: string;
+  resources: ResourceEntry[];
+  attributes: Record<string, string | number>;
+  workDir: string;
+  /** Kill running tasks when the agent stops (default: leave them; a restarted agent recovers them). */
+  killTasksOnExit?: boolean;
+  logger?: Logger;
+}
+
+export const AGENT_VERSION = '0.1.0';
+
+export class Agent {
+  readonly log: Logger;
+  private readonly socket: Socket;
+  private readonly journal: UpdateJournal;
+  readonly tasks: TaskRunner;
+  private agentId?: string;
+  private registered = false;
+  private flushing = false;
+  private heartbeat?: NodeJS.Timeout;
+  private readonly stateFile: string;
+  private stopped = false;
+
+  constructor(private readonly options: AgentOptions) {
+    this.log = options.logger ?? pino({ name: 'arbiter-agent' });
+    fs.mkdirSync(options.workDir, { recursive: true });
+    this.stateFile = path.join(options.workDir, 'agent.json');
+    if (fs.existsSync(this.stateFile)) this.agentId = (JSON.parse(fs.readFileSync(this.stateFile, 'utf8')) as { agentId?: string }).agentId;
+    this.journal = new UpdateJournal(path.join(options.workDir, 'updates'));
+    this.tasks = new TaskRunner(options.workDir, (e) => this.record(e));
+    this.socket = io(new URL(AGENTS_NAMESPACE, options.master).toString(), {
+      auth: { token: options.token },
+      autoConnect: false,
+      reconnection: true,
+      reconnectionDelay: 250,
+      reconnectionDelayMax: 5_000,
+      transports: ['websocket'],
+      forceNew: true,
+    });
+    this.socket.on('connect', () => void this.register());
+    this.socket.on('disconnect', (reason) => {
+      this.registered = false;
+      this.log.warn({ reason }, 'disconnected from the control plane; reconnecting');
+    });
+    this.socket.on('connect_error', (err: Error & { data?: { code?: string } }) => {
+      if (err.data?.code?.startsWith('AUTH_')) this.log.error({ code: err.data.code }, `the control plane refused the token: ${err.message}`);
+      else this.log.debug({ err: err.message }, 'cannot reach the control plane yet');
+    });
+    this.socket.on('launch', (payload: unknown, ack?: (r: Reply) => void) => {
+      const msg = parseMessage(LaunchTask, payload);
+      if (!msg.ok) return ack?.({ ok: false, error: msg.error });
+      if (this.tasks.has(msg.value.frameworkId, msg.value.task.taskId)) return ack?.({ ok: false, error: { code: 'DUPLICATE_TASK', message: `task ${msg.value.task.taskId} is already running here` } });
+      this.log.info({ frameworkId: msg.value.frameworkId, taskId: msg.value.task.taskId }, 'launching task');
+      this.tasks.launch(msg.value);
+      ack?.({ ok: true } as Reply);
+    });
+    this.socket.on('kill', (payload: KillTask, ack?: (r: Reply) => void) => {
+      const known = this.tasks.kill(payload.frameworkId, payload.taskId, payload.gracePeriodSeconds ?? 5);
+      this.log.info({ frameworkId: payload.frameworkId, taskId: payload.taskId, known }, 'kill requested');
+      ack?.({ ok: true } as Reply);
+    });
+  }
+
+  /** Recovers checkpointed tasks, then connects. */
+  start(): void {
+    this.tasks.recover();
+    this.socket.connect();
+  }
+
+  get id(): string | undefined {
+    return this.agentId;
+  }
+
+  get pendingUpdates(): number {
+    return this.journal.size;
+  }
+
+  private async register(): Promise<void> {
+    const msg: RegisterAgent = {
+      ...(this.agentId ? { agentId: this.agentId } : {}),
+      hostname: this.options.hostname,
+      resources: this.options.resources,
+      attributes: this.options.attributes,
+      version: AGENT_VERSION,
+      tasks: this.tasks.live(),
+    };
+    try {
+      const reply = (await this.socket.timeout(30_000).emitWithAck('register', msg)) as Reply<{ agentId: string; heartbeatIntervalSeconds: number }>;
+      if (!reply.ok) {
+        this.log.error({ error: reply.error }, `registration refused: ${reply.error.message}`);
+        return;
+      }
+      if (reply.agentId !== this.agentId) {
+        this.agentId = reply.agentId;
+        fs.writeFileSync(this.stateFile, JSON.stringify({ agentId: reply.agentId }));
+      }
+      this.registered = true;
+      this.log.info({ agentId: reply.agentId, tasks: msg.tasks?.length ?? 0 }, 'registered');
+      if (this.heartbeat) clearInterval(this.heartbeat);
+      this.heartbeat = setInterval(() => this.socket.connected && this.socket.emit('heartbeat', {}), reply.heartbeatIntervalSeconds * 1000);
+      this.heartbeat.unref();
+      void this.flush();
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'registration got no answer; retrying on the next connection');
+      this.socket.disconnect().connect();
+    }
+  }
+
+  /** A task changed state: journal it, then send it. */
+  private record(e: TaskEvent): void {
+    const update: StatusUpdate = {
+      updateUuid: randomUUID(),
+      frameworkId: e.frameworkId,
+      taskId: e.taskId,
+      agentId: this.agentId ?? 'unregistered',
+      state: e.state,
+      ...(e.reason ? { reason: e.reason } : {}),
+      ...(e.message ? { message: e.message } : {}),
+      timestamp: new Date().toISOString(),
+      source: 'SOURCE_AGENT',
+    };
+    this.journal.append(update);
+    this.log.info({ taskId: e.taskId, state: e.state, reason: e.reason }, 'task state');
+    void this.flush();
+  }
+
+  /** Sends journaled updates in order, one at a time, while registered. */
+  private async flush(): Promise<void> {
+    if (this.flushing) return;
+    this.flushing = true;
+    try {
+      while (this.registered && !this.stopped) {
+        const [next] = this.journal.pending();
+        if (!next) break;
+        const update = { ...next.update, agentId: this.agentId! };
+        let reply: Reply;
+        try {
+          reply = (await this.socket.timeout(10_000).emitWithAck('status', update)) as Reply;
+        } catch {
+          break; // No answer: resent after the next registration.
+        }
+        if (reply.ok) this.journal.remove(next.file);
+        else if (reply.error.code === 'INVALID_MESSAGE') {
+          this.log.error({ error: reply.error, update }, 'the control plane cannot read this update; dropping it');
+          this.journal.remove(next.file);
+        } else break;
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.options.killTasksOnExit) this.tasks.killAll();
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.tasks.close();
+    this.socket.disconnect();
+  }
+}

@@ -1,0 +1,4 @@
+export * from './agent';
+export * from './detect';
+export * from './journal';
+export * from './tasks';

@@ -1,0 +1,58 @@
+/**
+ * Status updates waiting for the control plane's acknowledgement, kept on disk: an update is
+ * written (and fsync'd) before it is sent and deleted only once acknowledged, so none is lost
+ * when the agent or the control plane restarts. Files are numbered, so order is kept.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { StatusUpdate } from '@arbiter/contracts';
+
+export class UpdateJournal {
+  private next = 0;
+
+  constructor(private readonly dir: string) {
+    fs.mkdirSync(dir, { recursive: true });
+    for (const f of fs.readdirSync(dir)) {
+      if (f.endsWith('.tmp')) fs.rmSync(path.join(dir, f), { force: true });
+      const n = Number.parseInt(f, 10);
+      if (Number.isFinite(n) && n >= this.next) this.next = n + 1;
+    }
+  }
+
+  /** Appends an update durably. */
+  append(update: StatusUpdate): void {
+    const name = String(this.next++).padStart(12, '0') + '.json';
+    const tmp = path.join(this.dir, name + '.tmp');
+    const fd = fs.openSync(tmp, 'w');
+    try {
+      fs.writeSync(fd, JSON.stringify(update));
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, path.join(this.dir, name));
+  }
+
+  /** Pending updates, oldest first. */
+  pending(): Array<{ file: string; update: StatusUpdate }> {
+    return fs
+      .readdirSync(this.dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .flatMap((f) => {
+        try {
+          return [{ file: f, update: JSON.parse(fs.readFileSync(path.join(this.dir, f), 'utf8')) as StatusUpdate }];
+        } catch {
+          return []; // A torn write cannot happen (rename is atomic); ignore anything unreadable.
+        }
+      });
+  }
+
+  remove(file: string): void {
+    fs.rmSync(path.join(this.dir, file), { force: true });
+  }
+
+  get size(): number {
+    return fs.readdirSync(this.dir).filter((f) => f.endsWith('.json')).length;
+  }
+}

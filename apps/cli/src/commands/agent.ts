@@ -1,0 +1,83 @@
+/**
+ * `arbiter agent --master URL`: runs an agent on this machine. Without --resources it reports
+ * the machine's own cpus, memory and disk. Ctrl-C stops the agent; its tasks keep running and
+ * a restarted agent (same --work-dir) recovers them, unless --kill-tasks-on-exit is given.
+ */
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Command } from 'commander';
+import { untilSignal } from './control-plane';
+
+interface AgentFlags {
+  master: string;
+  resources?: string;
+  attributes?: string;
+  workDir?: string;
+  token?: string;
+  hostname?: string;
+  killTasksOnExit?: boolean;
+}
+
+/** "rack:r1;zone:a;level:3" -> { rack: 'r1', zone: 'a', level: 3 } */
+export function parseAttributes(text: string): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const part of text.split(';').filter((p) => p.trim() !== '')) {
+    const i = part.indexOf(':');
+    if (i <= 0 || i === part.length - 1) throw new Error(`--attributes: '${part}' must read name:value (e.g. "rack:r1;zone:a")`);
+    const name = part.slice(0, i).trim();
+    const value = part.slice(i + 1).trim();
+    out[name] = /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+  }
+  return out;
+}
+
+export function register(program: Command): void {
+  program
+    .command('agent')
+    .description("run an agent: register this machine with the control plane and run the tasks it is sent")
+    .requiredOption('--master <url>', 'control plane URL, e.g. http://127.0.0.1:8080')
+    .option('--resources <text>', 'resources to offer, Mesos text, e.g. "cpus:4;mem:8192;disk:20000;ports:[31000-32000]" (default: this machine\'s)')
+    .option('--attributes <text>', 'attributes, e.g. "rack:r1;zone:a"')
+    .option('--work-dir <dir>', 'where tasks run and state is kept (default ./.arbiter/agent-<hostname>)')
+    .option('--token <token>', 'API token (or ARBITER_AGENT_TOKEN, or ARBITER_ADMIN_TOKEN)')
+    .option('--hostname <name>', 'hostname to report (default: this machine\'s)')
+    .option('--kill-tasks-on-exit', 'kill running tasks when the agent stops')
+    .action(async (flags: AgentFlags) => {
+      const { parseResources } = require('@arbiter/allocator') as typeof import('@arbiter/allocator');
+      const agentLib = require('@arbiter/agent') as typeof import('@arbiter/agent');
+      const fail = (message: string) => {
+        console.error(message);
+        process.exitCode = 2;
+      };
+      let master: URL;
+      try {
+        master = new URL(flags.master);
+        if (!['http:', 'https:'].includes(master.protocol)) throw new Error();
+      } catch {
+        return fail(`--master must be an http(s) URL such as http://127.0.0.1:8080 (got '${flags.master}')`);
+      }
+      const token = flags.token ?? process.env.ARBITER_AGENT_TOKEN ?? process.env.ARBITER_ADMIN_TOKEN;
+      if (!token) return fail('--token is required (or set ARBITER_AGENT_TOKEN): the control plane accepts agents with an API token');
+      const hostname = flags.hostname ?? os.hostname();
+      const workDir = path.resolve(flags.workDir ?? path.join('.arbiter', `agent-${hostname}`));
+      let resources;
+      let attributes;
+      try {
+        resources = parseResources(flags.resources ?? agentLib.detectResources(workDir));
+        if (resources.isEmpty()) throw new Error('names no resources');
+      } catch (err) {
+        return fail(`--resources: ${(err as Error).message}`);
+      }
+      try {
+        attributes = parseAttributes(flags.attributes ?? '');
+      } catch (err) {
+        return fail((err as Error).message);
+      }
+      const agent = new agentLib.Agent({ master: master.toString(), token, hostname, resources: resources.toJSON(), attributes, workDir, killTasksOnExit: flags.killTasksOnExit });
+      agent.log.info({ master: master.toString(), hostname, resources: resources.toString(), workDir }, 'agent starting');
+      agent.start();
+      const signal = await untilSignal();
+      agent.log.info({ signal }, 'agent stopping');
+      await agent.stop();
+    });
+}

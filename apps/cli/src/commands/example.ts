@@ -1,0 +1,71 @@
+/**
+ * `arbiter example drf-demo`: the DRF example of the Mesos documentation on a temporary cluster
+ * of its own (a control plane on a scratch database and one agent of <9 cpus, 18 GB> running
+ * real processes). Prints what happens and ends with one JSON line of what it measured.
+ *
+ * `arbiter example batch --master URL [--token T] COMMAND...`: runs shell commands as tasks
+ * on a running cluster and prints their outcomes; exit 0 when all finished.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Command } from 'commander';
+
+export function register(program: Command): void {
+  const example = program.command('example').description('example frameworks: drf-demo, batch');
+
+  example
+    .command('drf-demo')
+    .description('the DRF example of the Mesos documentation on a temporary cluster; ends with a JSON line of the result')
+    .action(async () => {
+      const cp: typeof import('@arbiter/control-plane') = require('@arbiter/control-plane');
+      const { Agent } = require('@arbiter/agent') as typeof import('@arbiter/agent');
+      const { parseResources } = require('@arbiter/allocator') as typeof import('@arbiter/allocator');
+      const { runDrfDemo } = require('@arbiter/examples') as typeof import('@arbiter/examples');
+      const pino = require('pino') as typeof import('pino').default;
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-drf-demo-'));
+      const token = `demo-${Math.random().toString(36).slice(2)}-${Date.now()}`;
+      const silent = pino({ level: 'silent' });
+      console.log(`starting a temporary cluster in ${dir} ...`);
+      const run = async (databaseUrl: string | undefined) => {
+        const config = { ...cp.loadConfig({}), port: 0, dataDir: dir, databaseUrl, adminToken: token, allocationInterval: 0.2, logLevel: 'silent' as const };
+        const controlPlane = await cp.startControlPlane(config);
+        const agent = new Agent({ master: controlPlane.url, token, hostname: 'drf-demo-agent', resources: parseResources('cpus:9;mem:18432').toJSON(), attributes: {}, workDir: path.join(dir, 'agent'), killTasksOnExit: true, logger: silent });
+        try {
+          agent.start();
+          console.log(`control plane ${controlPlane.url}; one agent of <9 cpus, 18 GB>`);
+          return await runDrfDemo({ master: controlPlane.url, token });
+        } finally {
+          await agent.stop();
+          await controlPlane.close();
+        }
+      };
+      try {
+        // With DATABASE_URL, a scratch database on that server; otherwise an embedded server in the temporary folder.
+        const result = process.env.DATABASE_URL ? await cp.withScratchDatabase(process.env.DATABASE_URL, (url) => run(url)) : await run(undefined);
+        console.log(JSON.stringify(result));
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+  example
+    .command('batch')
+    .description('run shell commands as tasks on a running cluster and print their outcomes')
+    .requiredOption('--master <url>', 'control plane URL')
+    .option('--token <token>', 'API token (or ARBITER_ADMIN_TOKEN)')
+    .option('--role <role>', 'role to run under', 'batch')
+    .argument('<commands...>', 'shell commands, one task each')
+    .action(async (commands: string[], flags: { master: string; token?: string; role: string }) => {
+      const { runBatch } = require('@arbiter/examples') as typeof import('@arbiter/examples');
+      const token = flags.token ?? process.env.ARBITER_ADMIN_TOKEN;
+      if (!token) {
+        console.error('--token is required (or set ARBITER_ADMIN_TOKEN)');
+        process.exitCode = 2;
+        return;
+      }
+      const outcomes = await runBatch({ master: flags.master, token, commands, role: flags.role });
+      console.log(JSON.stringify({ finished: outcomes.filter((o) => o.state === 'FINISHED').length, failed: outcomes.filter((o) => o.state !== 'FINISHED').length }));
+      if (outcomes.some((o) => o.state !== 'FINISHED')) process.exitCode = 1;
+    });
+}
