@@ -100,7 +100,7 @@ export class Agent {
       resources: this.options.resources,
       attributes: this.options.attributes,
       version: AGENT_VERSION,
-      tasks: this.tasks.live(),
+      tasks: this.tasks.live(new Set(this.journal.pending().map((p) => `${p.update.frameworkId}/${p.update.taskId}`))),
     };
     try {
       const reply = (await this.socket.timeout(30_000).emitWithAck('register', msg)) as Reply<{ agentId: string; heartbeatIntervalSeconds: number }>;

@@ -95,9 +95,15 @@ export class TaskRunner {
     return path.join(this.workDir, 'frameworks', safe(frameworkId), 'tasks', safe(taskId));
   }
 
-  /** Tasks not yet ended, for (re-)registration. */
-  live(): Array<{ frameworkId: string; taskId: string; state: TaskState; resources: TaskSpec['resources'] }> {
-    return [...this.tasks.values()].filter((t) => !terminal(t.state)).map((t) => ({ frameworkId: t.frameworkId, taskId: t.spec.taskId, state: t.state, resources: t.spec.resources }));
+  /**
+   * Tasks for (re-)registration: those not yet ended, and those in `unacknowledged` (ended, but
+   * their last update has not reached the control plane yet), so it waits for that update
+   * instead of declaring them lost.
+   */
+  live(unacknowledged: ReadonlySet<string> = new Set()): Array<{ frameworkId: string; taskId: string; state: TaskState; resources: TaskSpec['resources'] }> {
+    return [...this.tasks.values()]
+      .filter((t) => !terminal(t.state) || unacknowledged.has(key(t.frameworkId, t.spec.taskId)))
+      .map((t) => ({ frameworkId: t.frameworkId, taskId: t.spec.taskId, state: t.state, resources: t.spec.resources }));
   }
 
   has(frameworkId: string, taskId: string): boolean {
@@ -194,9 +200,9 @@ export class TaskRunner {
         } catch {
           continue;
         }
-        if (terminal(cp.state)) continue;
         const task: RunningTask = { ...cp, sandbox };
         this.tasks.set(key(cp.frameworkId, cp.spec.taskId), task);
+        if (terminal(cp.state)) continue;
         if (cp.pid && cp.startTicks !== undefined && processStartTicks(cp.pid) === cp.startTicks) this.watchRecovered(task);
         else this.endedWhileAway(task);
       }

@@ -458,7 +458,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
    * After a (re-)registration: tasks the database thinks run there but the agent does not
    * report are LOST; tasks the agent runs that nobody wants any more are killed.
    */
-  private async reconcileAgentTasks(agentId: string, reported: Array<{ frameworkId: string; taskId: string }>): Promise<void> {
+  private async reconcileAgentTasks(agentId: string, reported: Array<{ frameworkId: string; taskId: string; state: string }>): Promise<void> {
     const db = this.dataSource.manager;
     const live = await db.find(TaskEntity, { where: { agentId, state: Not(In([...TERMINAL_TASK_STATES])) } });
     const reportedKeys = new Set(reported.map((t) => `${t.frameworkId}\u0000${t.taskId}`));
@@ -471,7 +471,8 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     }
     const socket = this.agents.get(agentId)?.socket;
     for (const t of reported) {
-      if (!knownKeys.has(`${t.frameworkId}\u0000${t.taskId}`)) socket?.emit('kill', { frameworkId: t.frameworkId, taskId: t.taskId, gracePeriodSeconds: KILL_GRACE_SECONDS });
+      // A reported task in a terminal state has its last update on the way: nothing to do.
+      if (!knownKeys.has(`${t.frameworkId}\u0000${t.taskId}`) && !isTerminal(t.state as TaskState)) socket?.emit('kill', { frameworkId: t.frameworkId, taskId: t.taskId, gracePeriodSeconds: KILL_GRACE_SECONDS });
     }
     for (const t of live.filter((t) => t.state === TaskState.STAGING && !reportedKeys.has(`${t.frameworkId}\u0000${t.taskId}`))) {
       this.sendLaunch(agentId, t);
@@ -674,7 +675,8 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       const fw = this.requireFramework(socket);
       fw.socket = undefined;
       await this.removeFramework(fw.id, 'the framework tore itself down');
-      socket.disconnect(true);
+      // Disconnect once the reply is out.
+      setTimeout(() => socket.disconnect(true), 100).unref();
     });
   }
 

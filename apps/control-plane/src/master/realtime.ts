@@ -3,7 +3,7 @@
  * token in the handshake (`auth: { token }`), checked like the REST API's bearer tokens.
  */
 import type { Server as HttpServer } from 'node:http';
-import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { type Namespace, Server } from 'socket.io';
 import type { Actor } from '../auth/auth.actor';
@@ -13,7 +13,7 @@ import { toArbiterException } from '../errors/errors.filter';
 export type AuthedSocketData = { actor: Actor };
 
 @Injectable()
-export class Realtime implements OnApplicationShutdown {
+export class Realtime implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Realtime');
   private server?: Server;
 
@@ -60,10 +60,14 @@ export class Realtime implements OnApplicationShutdown {
     return ns;
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Before Nest closes the HTTP server: its close waits for every connection, upgraded
+   * websockets included, so they must be gone first.
+   */
+  beforeApplicationShutdown(): void {
     if (!this.server) return;
     this.server.disconnectSockets(true);
-    // The HTTP server is closed by Nest; close only socket.io's own engine.
+    // The HTTP server itself is Nest's to close; close only socket.io's engine.
     this.server.engine.close();
   }
 }

@@ -1,0 +1,200 @@
+/**
+ * End to end with real processes: the control plane (`arbiter control-plane`), two agents
+ * (`arbiter agent`) running tasks as child processes, and frameworks on the scheduler SDK.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Resources } from '@arbiter/allocator';
+import { runDrfDemo } from '@arbiter/examples';
+import { type Offer, Scheduler, type StatusUpdate, type Subscribe } from '@arbiter/scheduler-sdk';
+import { freePort } from '../src/database/database.embedded';
+import { ADMIN_TOKEN } from './support/app';
+import { freshDatabase } from './support/postgres';
+import { type ControlPlaneProcess, spawnControlPlane } from './support/process';
+
+const BIN = path.resolve(__dirname, '../../cli/bin/arbiter.js');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const until = async (check: () => boolean | Promise<boolean>, ms = 20_000, what = 'condition') => {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`${what} not met within ${ms} ms`);
+    await sleep(50);
+  }
+};
+
+class AgentProcess {
+  child?: ChildProcess;
+  log = '';
+  constructor(
+    readonly name: string,
+    readonly workDir: string,
+    private readonly resources: string,
+  ) {}
+  start(master: string): void {
+    this.child = spawn(process.execPath, [BIN, 'agent', '--master', master, '--token', ADMIN_TOKEN, '--hostname', this.name, '--resources', this.resources, '--work-dir', this.workDir], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'info' } });
+    this.child.stdout!.on('data', (c: Buffer) => (this.log += c.toString()));
+    this.child.stderr!.on('data', (c: Buffer) => (this.log += c.toString()));
+  }
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const c = this.child;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    const exited = new Promise((r) => c.once('exit', r));
+    c.kill(signal);
+    await exited;
+  }
+}
+
+class Framework {
+  readonly s: Scheduler;
+  readonly offers: Offer[] = [];
+  readonly updates: StatusUpdate[] = [];
+  readonly rescinded: string[] = [];
+  constructor(master: string, info: Subscribe) {
+    this.s = new Scheduler({ master, token: ADMIN_TOKEN, framework: info });
+    this.s.on('offers', (o) => this.offers.push(...o));
+    this.s.on('update', (u) => this.updates.push(u));
+    this.s.on('rescind', (id) => {
+      this.rescinded.push(id);
+      const i = this.offers.findIndex((o) => o.id === id);
+      if (i >= 0) this.offers.splice(i, 1);
+    });
+  }
+  async offerFrom(hostname: string, ms = 20_000): Promise<Offer> {
+    await until(() => this.offers.some((o) => o.hostname === hostname), ms, `an offer from ${hostname}`);
+    const i = this.offers.findIndex((o) => o.hostname === hostname);
+    return this.offers.splice(i, 1)[0];
+  }
+  states(taskId: string): string[] {
+    return this.updates.filter((u) => u.taskId === taskId).map((u) => u.state);
+  }
+}
+
+const task = (taskId: string, shell: string, resources: Record<string, number> = { cpus: 0.5, mem: 64 }) => ({ taskId, name: taskId, command: { shell }, resources: Resources.fromScalars(resources).toJSON() });
+
+describe('end to end: control plane, two agents, SDK frameworks', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-e2e-'));
+  let db: { url: string; drop: () => Promise<void> };
+  let port: number;
+  let cp: ControlPlaneProcess;
+  let master: string;
+  const agent1 = new AgentProcess('e2e-agent-1', path.join(dir, 'agent-1'), 'cpus:9;mem:18432');
+  const agent2 = new AgentProcess('e2e-agent-2', path.join(dir, 'agent-2'), 'cpus:4;mem:4096');
+  const frameworks: Framework[] = [];
+  const env = () => ({ DATABASE_URL: db.url, PORT: String(port), ARBITER_ADMIN_TOKEN: ADMIN_TOKEN, ARBITER_ALLOCATION_INTERVAL: '0.2', ARBITER_AGENT_TIMEOUT: '4' });
+  const api = async (route: string, init: RequestInit = {}) => {
+    const res = await fetch(master + route, { ...init, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' } });
+    return (await res.json()) as any;
+  };
+  const framework = async (info: Subscribe) => {
+    const f = new Framework(master, info);
+    frameworks.push(f);
+    await f.s.start();
+    return f;
+  };
+  const agentsUp = (n: number) => until(async () => (await api('/api/v1/agents?status=REACHABLE')).total === n, 20_000, `${n} agents registered`);
+
+  beforeAll(async () => {
+    db = await freshDatabase();
+    port = await freePort();
+    cp = await spawnControlPlane(env());
+    master = cp.url;
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const f of frameworks) f.s.close();
+    await agent1.stop('SIGKILL');
+    await agent2.stop('SIGKILL');
+    await cp?.stop('SIGKILL');
+    await db?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs the DRF example on a real agent: A 3 tasks, B 2, both at 2/3', async () => {
+    agent1.start(master);
+    await agentsUp(1);
+    const result = await runDrfDemo({ master, token: ADMIN_TOKEN, log: () => undefined, settleMs: 1500 });
+    expect(result).toEqual({ tasks: { A: 3, B: 2 }, dominantShares: { A: 0.667, B: 0.667 } });
+    // The demo tears its frameworks down: their tasks are killed on the agent.
+    await until(async () => (await api('/api/v1/tasks?state=RUNNING')).total === 0, 20_000, 'demo tasks killed');
+    agent2.start(master);
+    await agentsUp(2);
+  }, 60_000);
+
+  it('respects a decline filter for its duration', async () => {
+    const f = await framework({ name: 'filterer', roles: ['e2e'] });
+    const first = await f.offerFrom('e2e-agent-2');
+    await f.s.decline(first.id, { refuseSeconds: 2 });
+    const t0 = Date.now();
+    await f.offerFrom('e2e-agent-2');
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1900);
+    await f.s.teardown();
+  }, 60_000);
+
+  it('suppresses and revives', async () => {
+    const f = await framework({ name: 'sleepy', roles: ['e2e'] });
+    await until(() => f.offers.length > 0);
+    await f.s.suppress();
+    await f.s.decline(f.offers.splice(0).map((o) => o.id), { refuseSeconds: 0 });
+    await sleep(800);
+    expect(f.offers).toHaveLength(0);
+    await f.s.revive();
+    await until(() => f.offers.length > 0);
+    await f.s.teardown();
+  }, 60_000);
+
+  it('kills a running task: the process ends and KILLED is reported', async () => {
+    const f = await framework({ name: 'killer', roles: ['e2e'] });
+    await f.s.launch(await f.offerFrom('e2e-agent-2'), [task('victim', 'echo $$ > pid; exec sleep 300')]);
+    await until(() => f.states('victim').includes('RUNNING'));
+    const pidFile = path.join(agent2.workDir, 'frameworks', f.s.frameworkId!, 'tasks', 'victim', 'pid');
+    await until(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() !== '');
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    await f.s.kill('victim');
+    await until(() => f.states('victim').includes('KILLED'));
+    expect(() => process.kill(pid, 0)).toThrow();
+    await f.s.teardown();
+  }, 60_000);
+
+  it('survives a control plane restart: agents re-register, running tasks are kept, no status update is lost; the framework fails over within its timeout', async () => {
+    const f = await framework({ name: 'steady', roles: ['e2e'], failoverTimeoutSeconds: 120 });
+    const id = f.s.frameworkId!;
+    const offer = await f.offerFrom('e2e-agent-2');
+    await f.s.launch(offer, [task('long', 'exec sleep 300'), task('brief', 'sleep 3; exit 0')]);
+    await until(() => f.states('long').includes('RUNNING') && f.states('brief').includes('RUNNING'));
+    expect(await cp.stop('SIGTERM')).toBe(0);
+    // 'brief' finishes while the control plane is down; the agent keeps the update on disk.
+    await sleep(4000);
+    cp = await spawnControlPlane(env());
+    await agentsUp(2);
+    await until(() => f.states('brief').includes('FINISHED'), 30_000, 'FINISHED of brief delivered after the restart');
+    const tasks = (await api(`/api/v1/tasks?frameworkId=${id}`)).items as Array<{ taskId: string; state: string; id: string }>;
+    expect(Object.fromEntries(tasks.map((t) => [t.taskId, t.state]))).toEqual({ long: 'RUNNING', brief: 'FINISHED' });
+    const brief = await api(`/api/v1/tasks/${tasks.find((t) => t.taskId === 'brief')!.id}`);
+    expect(brief.history.map((h: { state: string }) => h.state)).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
+    expect((await api(`/api/v1/frameworks/${id}`)).state).toBe('ACTIVE');
+
+    // The framework itself goes away and comes back with its id: its task is still there.
+    f.s.close();
+    await until(async () => (await api(`/api/v1/frameworks/${id}`)).state === 'DISCONNECTED');
+    const back = await framework({ name: 'steady', roles: ['e2e'], failoverTimeoutSeconds: 120, frameworkId: id } as Subscribe);
+    expect(back.s.frameworkId).toBe(id);
+    await back.s.reconcile(['long']);
+    await until(() => back.states('long').includes('RUNNING'));
+    await back.s.teardown();
+  }, 120_000);
+
+  it('loses the tasks of an agent killed with SIGKILL and rescinds its offers', async () => {
+    const f = await framework({ name: 'witness', roles: ['e2e'] });
+    await f.s.launch(await f.offerFrom('e2e-agent-2'), [task('doomed', 'exec sleep 300')], { refuseSeconds: 0 });
+    await until(() => f.states('doomed').includes('RUNNING'));
+    const pending = await f.offerFrom('e2e-agent-2');
+    await agent2.stop('SIGKILL');
+    await until(() => f.rescinded.includes(pending.id), 20_000, 'offer rescinded');
+    await until(() => f.states('doomed').includes('LOST'), 20_000, 'task LOST');
+    const agents = (await api('/api/v1/agents?hostname=e2e-agent-2')).items;
+    expect(agents[0].status).toBe('UNREACHABLE');
+    await f.s.teardown();
+  }, 60_000);
+});
