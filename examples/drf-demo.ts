@@ -29,7 +29,8 @@ export async function runDrfDemo(options: { master: string; token: string; log?:
   try {
     for (const name of ['A', 'B'] as const) {
       const need = Resources.fromScalars(DEMANDS[name]);
-      const s = new Scheduler({ master: options.master, token: options.token, framework: { name: `drf-demo-${name}`, roles: ['drf-demo'] } });
+      // Subscribed suppressed: offers start once both frameworks are there, as in the walk-through.
+      const s = new Scheduler({ master: options.master, token: options.token, framework: { name: `drf-demo-${name}`, roles: ['drf-demo'], suppressedRoles: ['drf-demo'] } });
       schedulers.push(s);
       let n = 0;
       s.on('update', (u) => {
@@ -56,6 +57,8 @@ export async function runDrfDemo(options: { master: string; token: string; log?:
       ids[name] = (await s.start()).frameworkId;
       log(`framework ${name} subscribed as ${ids[name]} (tasks of ${describe(need)})`);
     }
+    for (const s of schedulers) await s.revive();
+    lastChange = Date.now();
     // Settled: nothing launched or started for a while, and both have run something.
     while (Date.now() - lastChange < settleMs || running.A + running.B === 0) await new Promise((r) => setTimeout(r, 100));
     settled = true;

@@ -62,9 +62,12 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     const running: Record<string, number> = { A: 0, B: 0 };
     const demand = { A: { cpus: 1, mem: 4096 }, B: { cpus: 3, mem: 1024 } };
     const ids: Record<string, string> = {};
+    const schedulers: Scheduler[] = [];
     for (const name of ['A', 'B'] as const) {
-      const s = new Scheduler({ master: t.cp.url, token: ADMIN_TOKEN, framework: { name, roles: ['drf'] } });
+      // Subscribed suppressed, revived once both are there (else the first could take more).
+      const s = new Scheduler({ master: t.cp.url, token: ADMIN_TOKEN, framework: { name, roles: ['drf'], suppressedRoles: ['drf'] } });
       closers.push(() => s.close());
+      schedulers.push(s);
       let n = 0;
       s.on('update', (u) => void (u.state === 'RUNNING' && running[name]++));
       s.on('offers', (offers) => {
@@ -76,6 +79,7 @@ describe('master: offers, tasks and DRF over the protocols', () => {
       });
       ids[name] = (await s.start()).frameworkId;
     }
+    for (const s of schedulers) await s.revive();
     await until(() => running.A === 3 && running.B === 2);
     await sleep(500);
     expect(running).toEqual({ A: 3, B: 2 });

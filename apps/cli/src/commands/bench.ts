@@ -26,15 +26,35 @@ export function register(program: Command): void {
   program
     .command('bench')
     .description('run benchmarks')
-    .argument('<suite>', 'benchmark suite: allocator')
+    .argument('<suite>', 'benchmark suite: allocator, e2e')
     .option('--shape <name>', `one shape: ${SHAPES.map((s) => s.name).join(', ')}`)
     .option('--agents <n>', 'number of agents')
     .option('--frameworks <n>', 'number of frameworks')
     .option('--roles <n>', 'number of roles')
     .option('--cycles <n>', 'allocation cycles to time')
-    .action((suite: string, flags: BenchFlags) => {
+    .option('--seconds <n>', 'e2e: seconds to measure (default 20)')
+    .option('--warmup <n>', 'e2e: seconds before measuring (default 5)')
+    .option('--task-ms <n>', 'e2e: how long each simulated task runs (default 200)')
+    .action(async (suite: string, flags: BenchFlags & { seconds?: string; warmup?: string; taskMs?: string }) => {
+      if (suite === 'e2e') {
+        try {
+          const e2e = {
+            agents: positive(flags.agents, 'agents') ?? 1000,
+            frameworks: positive(flags.frameworks, 'frameworks') ?? 50,
+            seconds: positive(flags.seconds, 'seconds') ?? 20,
+            warmup: positive(flags.warmup, 'warmup') ?? 5,
+            taskMs: positive(flags.taskMs, 'task-ms') ?? 200,
+          };
+          const { runE2eBench } = require('./bench-e2e') as typeof import('./bench-e2e');
+          await runE2eBench(e2e);
+        } catch (err) {
+          console.error((err as Error).message);
+          process.exitCode = 2;
+        }
+        return;
+      }
       if (suite !== 'allocator') {
-        console.error(`unknown benchmark suite '${suite}' (known: allocator)`);
+        console.error(`unknown benchmark suite '${suite}' (known: allocator, e2e)`);
         process.exitCode = 2;
         return;
       }

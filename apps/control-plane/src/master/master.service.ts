@@ -524,45 +524,98 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   /** A status update from an agent: persisted (once per updateUuid), then forwarded. */
+  /**
+   * A status update from an agent. Updates are group-committed: those that arrive while one
+   * batch is being written go into the next, so one transaction records many (each once per
+   * updateUuid) and the agents are answered when it has committed.
+   */
   agentStatus(socket: Socket, update: StatusUpdate): Promise<void> {
-    return this.queue.run(async () => {
-      const runtime = this.agents.get(String(socket.data.agentId));
-      if (!runtime || runtime.socket !== socket) throw new ProtocolError(PROTOCOL_ERRORS.NOT_SUBSCRIBED, 'register before sending status updates');
-      runtime.lastSeen = performance.now();
-      const task = await this.dataSource.manager.findOne(TaskEntity, { where: { frameworkId: update.frameworkId, taskId: update.taskId } });
-      if (!task) return; // Unknown task: nothing to record; the agent may drop the update.
-      await this.applyUpdate(task, update);
+    const runtime = this.agents.get(String(socket.data.agentId));
+    if (!runtime || runtime.socket !== socket) return Promise.reject(new ProtocolError(PROTOCOL_ERRORS.NOT_SUBSCRIBED, 'register before sending status updates'));
+    runtime.lastSeen = performance.now();
+    return new Promise((resolve, reject) => {
+      this.statusBatch.push({ update, resolve, reject });
+      if (this.statusBatch.length === 1) void this.queue.run(() => this.flushStatuses());
     });
   }
 
-  private async applyUpdate(task: TaskEntity, update: StatusUpdate): Promise<void> {
-    const state = update.state as TaskState;
-    const wasTerminal = isTerminal(task.state);
+  private statusBatch: Array<{ update: StatusUpdate; resolve: () => void; reject: (err: unknown) => void }> = [];
+
+  private async flushStatuses(): Promise<void> {
+    const batch = this.statusBatch.splice(0);
+    if (!batch.length) return;
+    try {
+      const pairs = [...new Map(batch.map((b) => [`${b.update.frameworkId}\u0000${b.update.taskId}`, b.update])).values()];
+      const rows: TaskEntity[] = await this.dataSource.manager
+        .createQueryBuilder(TaskEntity, 't')
+        .where('(t.framework_id, t.task_id) IN (SELECT * FROM unnest(:fw::text[], :task::text[]))', { fw: pairs.map((u) => u.frameworkId), task: pairs.map((u) => u.taskId) })
+        .getMany();
+      const byKey = new Map(rows.map((t) => [`${t.frameworkId}\u0000${t.taskId}`, t]));
+      // Unknown tasks: nothing to record; the agent may drop the update.
+      await this.applyUpdates(batch.flatMap((b) => {
+        const task = byKey.get(`${b.update.frameworkId}\u0000${b.update.taskId}`);
+        return task ? [{ task, update: b.update }] : [];
+      }));
+      for (const b of batch) b.resolve();
+    } catch (err) {
+      for (const b of batch) b.reject(err);
+    }
+  }
+
+  /**
+   * Records status updates in one transaction (each once, by updateUuid; a task's state moves
+   * until it is terminal), then recovers the resources of tasks that ended and forwards the
+   * updates to their frameworks and to operators.
+   */
+  private async applyUpdates(items: Array<{ task: TaskEntity; update: StatusUpdate }>): Promise<void> {
+    if (!items.length) return;
     const applied = await this.dataSource.transaction(async (tx) => {
-      const inserted: unknown[] = await tx.query(
+      const values: unknown[] = [];
+      const tuples = items.map(({ task, update }, i) => {
+        values.push(task.id, update.state, update.reason ?? null, update.message ?? null, update.source, update.updateUuid, new Date(update.timestamp));
+        const b = i * 7;
+        return `($${b + 1}::uuid, $${b + 2}::task_status_update_state, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}::uuid, $${b + 7}::timestamptz)`;
+      });
+      const inserted: Array<{ update_uuid: string }> = await tx.query(
         `INSERT INTO task_status_updates (task_ref, state, reason, message, source, update_uuid, at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (update_uuid) DO NOTHING RETURNING id`,
-        [task.id, state, update.reason ?? null, update.message ?? null, update.source, update.updateUuid, new Date(update.timestamp)],
+         VALUES ${tuples.join(', ')} ON CONFLICT (update_uuid) DO NOTHING RETURNING update_uuid`,
+        values,
       );
-      if (inserted.length === 0) return false;
-      if (!wasTerminal) await tx.update(TaskEntity, { id: task.id }, { state, updatedAt: new Date() });
-      return true;
+      const fresh = new Set(inserted.map((r) => r.update_uuid));
+      const newItems = items.filter((i) => fresh.has(i.update.updateUuid));
+      // Final state per task, in arrival order, stopping at the first terminal state.
+      const changed = new Map<string, { task: TaskEntity; state: TaskState }>();
+      for (const { task, update } of newItems) {
+        const current = changed.get(task.id)?.state ?? task.state;
+        if (!isTerminal(current)) changed.set(task.id, { task, state: update.state as TaskState });
+      }
+      if (changed.size) {
+        const ids = [...changed.keys()];
+        const states = ids.map((id) => changed.get(id)!.state);
+        await tx.query(
+          `UPDATE tasks t SET state = v.state::task_state, updated_at = now() FROM unnest($1::uuid[], $2::text[]) AS v(id, state) WHERE t.id = v.id`,
+          [ids, states],
+        );
+      }
+      return { newItems, changed };
     });
-    if (!applied) return;
-    if (!wasTerminal) {
+    for (const { task, state } of applied.changed.values()) {
+      const wasTerminal = isTerminal(task.state);
       task.state = state;
-      if (isTerminal(state) && this.frameworks.has(task.frameworkId) && this.agents.get(task.agentId)?.inAllocator) {
+      if (!wasTerminal && isTerminal(state) && this.frameworks.has(task.frameworkId) && this.agents.get(task.agentId)?.inAllocator) {
         this.allocator.recoverResources(task.frameworkId, task.agentId, task.role, Resources.of(task.resources));
         this.requestCycle();
       }
     }
-    this.frameworks.get(task.frameworkId)?.socket?.emit('update', { status: update });
-    this.stream.emit('task.updated', { frameworkId: task.frameworkId, taskId: task.taskId, agentId: task.agentId, state: update.state, reason: update.reason });
+    for (const { task, update } of applied.newItems) {
+      this.frameworks.get(task.frameworkId)?.socket?.emit('update', { status: update });
+      this.stream.emit('task.updated', { frameworkId: task.frameworkId, taskId: task.taskId, agentId: task.agentId, state: update.state, reason: update.reason });
+    }
   }
 
   /** A status update the master makes itself (task lost, killed before launch, ...). */
   private async masterUpdate(task: TaskEntity, state: TaskState, reason: string, message: string): Promise<void> {
-    await this.applyUpdate(task, { updateUuid: randomUUID(), frameworkId: task.frameworkId, taskId: task.taskId, agentId: task.agentId, state: state as WireTaskState, reason, message, timestamp: new Date().toISOString(), source: 'SOURCE_MASTER' });
+    await this.applyUpdates([{ task, update: { updateUuid: randomUUID(), frameworkId: task.frameworkId, taskId: task.taskId, agentId: task.agentId, state: state as WireTaskState, reason, message, timestamp: new Date().toISOString(), source: 'SOURCE_MASTER' } }]);
   }
 
   private sendLaunch(agentId: string, task: TaskEntity): void {
