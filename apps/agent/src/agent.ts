@@ -34,7 +34,6 @@ export class Agent {
   readonly tasks: TaskRunner;
   private agentId?: string;
   private registered = false;
-  private flushing = false;
   private heartbeat?: NodeJS.Timeout;
   private readonly stateFile: string;
   private stopped = false;
@@ -117,7 +116,7 @@ export class Agent {
       if (this.heartbeat) clearInterval(this.heartbeat);
       this.heartbeat = setInterval(() => this.socket.connected && this.socket.emit('heartbeat', {}), reply.heartbeatIntervalSeconds * 1000);
       this.heartbeat.unref();
-      void this.flush();
+      this.flush();
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, 'registration got no answer; retrying on the next connection');
       this.socket.disconnect().connect();
@@ -139,33 +138,47 @@ export class Agent {
     };
     this.journal.append(update);
     this.log.info({ taskId: e.taskId, state: e.state, reason: e.reason }, 'task state');
-    void this.flush();
+    this.flush();
   }
 
-  /** Sends journaled updates in order, one at a time, while registered. */
-  private async flush(): Promise<void> {
-    if (this.flushing) return;
-    this.flushing = true;
-    try {
-      while (this.registered && !this.stopped) {
-        const [next] = this.journal.pending();
-        if (!next) break;
-        const update = { ...next.update, agentId: this.agentId! };
-        let reply: Reply;
-        try {
-          reply = (await this.socket.timeout(10_000).emitWithAck('status', update)) as Reply;
-        } catch {
-          break; // No answer: resent after the next registration.
-        }
-        if (reply.ok) this.journal.remove(next.file);
-        else if (reply.error.code === 'INVALID_MESSAGE') {
-          this.log.error({ error: reply.error, update }, 'the control plane cannot read this update; dropping it');
-          this.journal.remove(next.file);
-        } else break;
-      }
-    } finally {
-      this.flushing = false;
+  /**
+   * Sends journaled updates while registered: each task's in order, the next once the previous
+   * is acknowledged; different tasks' side by side (as Mesos's status update streams).
+   */
+  private flush(): void {
+    if (!this.registered || this.stopped) return;
+    const oldest = new Set<string>();
+    for (const next of this.journal.pending()) {
+      const task = `${next.update.frameworkId}\u0000${next.update.taskId}`;
+      if (oldest.has(task)) continue;
+      oldest.add(task);
+      if (this.sending.has(task)) continue;
+      this.sending.add(task);
+      void this.send(task, next);
     }
+  }
+
+  /** Tasks with an update on its way. */
+  private readonly sending = new Set<string>();
+
+  private async send(task: string, next: { file: string; update: StatusUpdate }): Promise<void> {
+    let sent = false;
+    try {
+      const reply = (await this.socket.timeout(10_000).emitWithAck('status', { ...next.update, agentId: this.agentId! })) as Reply;
+      if (reply.ok) sent = true;
+      else if (reply.error.code === 'INVALID_MESSAGE') {
+        this.log.error({ error: reply.error, update: next.update }, 'the control plane cannot read this update; dropping it');
+        sent = true;
+      }
+      // Otherwise refused: sent again after the next registration.
+    } catch {
+      // No answer: sent again after the next registration.
+    } finally {
+      this.sending.delete(task);
+    }
+    if (!sent) return;
+    this.journal.remove(next.file);
+    this.flush();
   }
 
   async stop(): Promise<void> {

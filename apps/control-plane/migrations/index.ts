@@ -4,11 +4,13 @@
  */
 import type { MigrationInterface } from 'typeorm';
 // migrations:imports
+import { UnacknowledgedStatusUpdates1795431005691 } from './1795431005691-UnacknowledgedStatusUpdates';
 import { TaskStatusUpdateUuidUnique1795414746788 } from './1795414746788-TaskStatusUpdateUuidUnique';
 import { Initial1795414029889 } from './1795414029889-Initial';
 
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
   Initial1795414029889,
   TaskStatusUpdateUuidUnique1795414746788,
+  UnacknowledgedStatusUpdates1795431005691,
   // migrations:list
 ];

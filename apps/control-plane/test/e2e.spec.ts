@@ -10,19 +10,15 @@ import { Resources } from '@arbiter/allocator';
 import { runDrfDemo } from '@arbiter/examples';
 import { type Offer, Scheduler, type StatusUpdate, type Subscribe } from '@arbiter/scheduler-sdk';
 import { freePort } from '../src/database/database.embedded';
+import { sleep, until as untilWithin } from './support/until';
 import { ADMIN_TOKEN } from './support/app';
 import { freshDatabase } from './support/postgres';
 import { type ControlPlaneProcess, spawnControlPlane } from './support/process';
 
+/** Real processes take longer: 20 s unless said otherwise. */
+const until = (check: () => boolean | Promise<boolean>, ms = 20_000, what?: string) => untilWithin(check, ms, what);
+
 const BIN = path.resolve(__dirname, '../../cli/bin/arbiter.js');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const until = async (check: () => boolean | Promise<boolean>, ms = 20_000, what = 'condition') => {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`${what} not met within ${ms} ms`);
-    await sleep(50);
-  }
-};
 
 class AgentProcess {
   child?: ChildProcess;
@@ -141,6 +137,17 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
     expect(f.offers).toHaveLength(0);
     await f.s.revive();
     await until(() => f.offers.length > 0);
+    await f.s.teardown();
+  }, 60_000);
+
+  it('reports several tasks side by side, each task\'s updates in order', async () => {
+    const f = await framework({ name: 'streams', roles: ['e2e'] });
+    const ids = ['s1', 's2', 's3', 's4'];
+    await f.s.launch(await f.offerFrom('e2e-agent-2'), ids.map((id) => task(id, 'exit 0', { cpus: 0.1, mem: 16 })));
+    await until(() => ids.every((id) => f.states(id).includes('FINISHED')), 20_000, 'every task FINISHED');
+    for (const id of ids) expect(f.states(id)).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
+    const tasks = (await api(`/api/v1/tasks?frameworkId=${f.s.frameworkId}`)).items as Array<{ id: string }>;
+    for (const t of tasks) expect((await api(`/api/v1/tasks/${t.id}`)).history.map((h: { state: string }) => h.state)).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
     await f.s.teardown();
   }, 60_000);
 

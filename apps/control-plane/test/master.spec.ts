@@ -1,38 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { Resources } from '@arbiter/allocator';
-import { type Offer, Scheduler, SchedulerError, type StatusUpdate, type Subscribe } from '@arbiter/scheduler-sdk';
+import { Scheduler, SchedulerError, type Subscribe } from '@arbiter/scheduler-sdk';
+import { sleep, until } from './support/until';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from './support/app';
 import { ProtocolAgent } from './support/fake-agent';
+import { Recorder } from './support/recorder';
 
-const until = async (check: () => boolean | Promise<boolean>, ms = 10_000) => {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A scheduler that records what it receives. */
-class Recorder {
-  readonly s: Scheduler;
-  readonly offers: Offer[] = [];
-  readonly updates: StatusUpdate[] = [];
-  readonly rescinded: string[] = [];
-  constructor(t: TestControlPlane, framework: Subscribe, options: { autoAcknowledge?: boolean } = {}) {
-    this.s = new Scheduler({ master: t.cp.url, token: ADMIN_TOKEN, framework, ...options });
-    this.s.on('offers', (o) => this.offers.push(...o));
-    this.s.on('update', (u) => this.updates.push(u));
-    this.s.on('rescind', (id) => this.rescinded.push(id));
-  }
-  /** The newest offer not yet used. */
-  async nextOffer(): Promise<Offer> {
-    await until(() => this.offers.length > 0);
-    return this.offers.shift()!;
-  }
-  states(taskId: string) {
-    return this.updates.filter((u) => u.taskId === taskId).map((u) => u.state);
-  }
-}
 
 const task = (taskId: string, resources: Record<string, number>) => ({ taskId, name: taskId, command: { shell: 'sleep 1000' }, resources: Resources.fromScalars(resources).toJSON() });
 
@@ -50,6 +23,15 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     closers.push(() => r.s.close());
     await r.s.start();
     return r;
+  };
+  /** A framework 'a' with one offer from each of two agents. */
+  const offersOfTwoAgents = async () => {
+    await agent('h1', { cpus: 4, mem: 4096 });
+    await agent('h2', { cpus: 4, mem: 4096 });
+    const a = await framework({ name: 'a', roles: ['r'] });
+    await until(() => a.offers.length >= 2);
+    const [o1, o2] = a.offers.splice(0, 2);
+    return { a, o1, o2 };
   };
   beforeEach(async () => (t = await startTestControlPlane({ config: { allocationInterval: 0.1, agentTimeout: 2 } })));
   afterEach(async () => {
@@ -167,6 +149,77 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     // A bad message is refused with the fields named; nothing changes.
     await expect(a.s.accept(['not-a-uuid'], [])).rejects.toThrow(SchedulerError);
     await expect(a.s.accept(['not-a-uuid'], [])).rejects.toMatchObject({ code: 'INVALID_MESSAGE', message: expect.stringContaining('offerIds.0') });
+  });
+
+  it('answers offers sent together in arrival order: a second accept of an offer is stale, a task id used before is a duplicate, the others launch', async () => {
+    const { a, o1, o2 } = await offersOfTwoAgents();
+    const small = (id: string) => task(id, { cpus: 1, mem: 64 });
+    // Sent without waiting, so that they arrive (and are written) together.
+    const answers = await Promise.allSettled([
+      a.s.launch(o1, [small('same')], { refuseSeconds: 3600 }),
+      a.s.launch(o1, [small('other')]),
+      a.s.launch(o2, [small('same')]),
+      a.s.accept(['3f1c1f9e-0000-4000-8000-000000000000'], []),
+      a.s.launch(o2, [small('third'), small('fourth')], { refuseSeconds: 3600 }),
+    ]);
+    const outcome = (r: PromiseSettledResult<unknown>) => (r.status === 'fulfilled' ? r.value : (r.reason as SchedulerError).code);
+    expect(answers.map(outcome)).toEqual([{ launched: ['same'] }, 'OFFER_STALE', 'DUPLICATE_TASK', 'UNKNOWN_OFFER', { launched: ['third', 'fourth'] }]);
+    expect((answers[1] as PromiseRejectedResult).reason.message).toMatch(/no longer valid \(accepted\)/);
+    for (const id of ['same', 'third', 'fourth']) await until(() => a.states(id).includes('RUNNING'), 10_000, `${id} RUNNING`);
+    const tasks = await t.api('GET', `/api/v1/tasks?frameworkId=${a.s.frameworkId}`);
+    expect(tasks.body.items.map((x: { taskId: string }) => x.taskId).sort()).toEqual(['fourth', 'same', 'third']);
+    const offers = await t.api('GET', `/api/v1/offers?frameworkId=${a.s.frameworkId}&state=ACCEPTED`);
+    expect(offers.body.total).toBe(2);
+  });
+
+  it('refuses an accept of an offer declined just before it, and ignores a decline of an offer already taken', async () => {
+    const { a, o1, o2 } = await offersOfTwoAgents();
+    const answers = await Promise.allSettled([
+      a.s.decline(o1.id, { refuseSeconds: 3600 }),
+      a.s.launch(o1, [task('late', { cpus: 1, mem: 64 })]),
+      a.s.launch(o2, [task('first', { cpus: 1, mem: 64 })], { refuseSeconds: 3600 }),
+      a.s.decline(o2.id),
+    ]);
+    expect(answers.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((answers[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'OFFER_STALE', message: expect.stringContaining('(declined)') });
+    await until(() => a.states('first').includes('RUNNING'));
+    const state = async (id: string) => (await t.api('GET', `/api/v1/offers?frameworkId=${a.s.frameworkId}`)).body.items.find((o: { id: string }) => o.id === id).state;
+    expect(await state(o1.id)).toBe('DECLINED');
+    expect(await state(o2.id)).toBe('ACCEPTED');
+  });
+
+  it('records acknowledgements sent together, and only those of the framework that got the update', async () => {
+    await agent('h1', { cpus: 4, mem: 4096 });
+    const a = await framework({ name: 'a', roles: ['r'] }, { autoAcknowledge: false });
+    await a.s.launch(await a.nextOffer(), [task('k', { cpus: 1, mem: 64 })]);
+    await until(() => a.states('k').includes('RUNNING'));
+    const b = await framework({ name: 'b', roles: ['r'] });
+    const updates = a.updates.filter((u) => u.taskId === 'k');
+    // Another framework cannot acknowledge them.
+    await Promise.all(updates.map((u) => b.s.acknowledge(u)));
+    const history = async () => {
+      const list = await t.api('GET', `/api/v1/tasks?frameworkId=${a.s.frameworkId}`);
+      return (await t.api('GET', `/api/v1/tasks/${list.body.items[0].id}`)).body.history as Array<{ state: string; acknowledgedAt: string | null }>;
+    };
+    expect((await history()).map((h) => h.acknowledgedAt)).toEqual([null, null]);
+    await Promise.all(updates.map((u) => a.s.acknowledge(u)));
+    expect((await history()).every((h) => h.acknowledgedAt !== null)).toBe(true);
+  });
+
+  it('records a status update once per updateUuid and never moves a task out of a terminal state, within one batch too', async () => {
+    const ag = await agent('h1', { cpus: 4, mem: 4096 });
+    const a = await framework({ name: 'a', roles: ['r'] });
+    await a.s.launch(await a.nextOffer(), [task('once', { cpus: 1, mem: 64 })]);
+    await until(() => a.states('once').includes('RUNNING'));
+    const finished = { updateUuid: randomUUID(), frameworkId: a.s.frameworkId!, taskId: 'once', agentId: ag.agentId!, state: 'FINISHED', timestamp: new Date().toISOString(), source: 'SOURCE_AGENT' };
+    // Sent together: FINISHED twice (a resend) and a late RUNNING after it.
+    const replies = await Promise.all([finished, finished, { ...finished, updateUuid: randomUUID(), state: 'RUNNING' }].map((u) => ag.socket.emitWithAck('status', u)));
+    expect(replies).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
+    await until(() => a.states('once').includes('FINISHED'));
+    const list = await t.api('GET', `/api/v1/tasks?frameworkId=${a.s.frameworkId}`);
+    expect(list.body.items[0].state).toBe('FINISHED');
+    const one = await t.api('GET', `/api/v1/tasks/${list.body.items[0].id}`);
+    expect(one.body.history.map((h: { state: string }) => h.state)).toEqual(['STARTING', 'RUNNING', 'FINISHED', 'RUNNING']);
   });
 
   it('never offers the same resources twice while an offer is outstanding', async () => {

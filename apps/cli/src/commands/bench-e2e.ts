@@ -13,6 +13,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import type { Reply } from '@arbiter/contracts';
 
 export interface E2eFlags {
   agents: number;
@@ -20,10 +21,17 @@ export interface E2eFlags {
   seconds: number;
   warmup: number;
   taskMs: number;
+  /**
+   * Tasks submitted per second across the frameworks (each framework launches only tasks
+   * submitted to it and declines offers it has no work for); 0: every offer is used whole.
+   */
+  rate: number;
 }
 
 const TOKEN = `bench-${randomUUID()}`;
 const BIN = path.resolve(__dirname, '../../bin/arbiter.js');
+/** How long a simulated agent waits for its registration to be answered. */
+const REGISTER_TIMEOUT_MS = 60_000;
 
 function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;
@@ -34,7 +42,9 @@ async function startControlPlane(databaseUrl: string | undefined, dataDir: strin
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', ARBITER_ADMIN_TOKEN: TOKEN, ARBITER_DATA_DIR: dataDir, LOG_LEVEL: 'error', ARBITER_ALLOCATION_INTERVAL: '0.1', ARBITER_AGENT_TIMEOUT: '60' };
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   else delete env.DATABASE_URL;
-  const child = spawn(process.execPath, [BIN, 'control-plane'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Extra node flags for the control plane alone, e.g. ARBITER_BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=prof'.
+  const nodeArgs = (process.env.ARBITER_BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, BIN, 'control-plane'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
     const onData = (c: Buffer) => {
@@ -46,6 +56,13 @@ async function startControlPlane(databaseUrl: string | undefined, dataDir: strin
     child.stderr!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`control plane exited with ${code}:\n${out}`)));
   });
+}
+
+/** CPU seconds (user + system) the process has used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  // After the command: state is field 3, utime 14 and stime 15 (in clock ticks, 100 a second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function residentMb(pid: number): number {
@@ -64,27 +81,58 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
     const { child, url } = await startControlPlane(databaseUrl, dataDir);
     const sockets: Array<import('socket.io-client').Socket> = [];
     const schedulers: Array<import('@arbiter/scheduler-sdk').Scheduler> = [];
+    const timers: NodeJS.Timeout[] = [];
+    // Once set, failures are expected (pending calls fail with the disconnection) and ignored.
+    let closing = false;
+    const failures = new Map<string, number>();
+    let firstFailure: string | undefined;
+    const failure = (what: string, err: Error) => {
+      if (closing) return;
+      const key = `${what}: ${(err as Error & { code?: string }).code ?? err.message}`;
+      failures.set(key, (failures.get(key) ?? 0) + 1);
+      firstFailure ??= `${what}: ${err.message}`;
+    };
+    // When each task's launch reached its agent and its STARTING and RUNNING were acknowledged.
+    const marks = new Map<string, { launch: number; starting?: number; running?: number }>();
     try {
-      // Simulated agents: real connections, registering and answering launches like an agent.
+      // Simulated agents: real connections, registering and answering launches like an agent
+      // (each task's updates in order, the next one sent once the previous is acknowledged).
       const agentReady: Array<Promise<void>> = [];
       for (let i = 0; i < flags.agents; i++) {
         const s = io(`${url}/agents`, { auth: { token: TOKEN }, transports: ['websocket'], forceNew: true, reconnection: false });
         sockets.push(s);
         let agentId = '';
-        const status = (frameworkId: string, taskId: string, state: string) =>
-          s.emitWithAck('status', { updateUuid: randomUUID(), frameworkId, taskId, agentId, state, timestamp: new Date().toISOString(), source: 'SOURCE_AGENT' });
-        s.on('launch', async (m: { frameworkId: string; task: { taskId: string } }) => {
-          await status(m.frameworkId, m.task.taskId, 'STARTING');
-          await status(m.frameworkId, m.task.taskId, 'RUNNING');
-          setTimeout(() => void status(m.frameworkId, m.task.taskId, 'FINISHED').catch(() => undefined), flags.taskMs);
+        const status = async (frameworkId: string, taskId: string, state: string) => {
+          const reply = (await s.emitWithAck('status', { updateUuid: randomUUID(), frameworkId, taskId, agentId, state, timestamp: new Date().toISOString(), source: 'SOURCE_AGENT' })) as Reply;
+          if (!reply.ok) throw new Error(`status ${state} of ${taskId} refused: ${reply.error.code} ${reply.error.message}`);
+        };
+        // A launch handler never rejects: failures are counted.
+        s.on('launch', (m: { frameworkId: string; task: { taskId: string } }) => {
+          const mark: { launch: number; starting?: number; running?: number } = { launch: performance.now() };
+          marks.set(m.task.taskId, mark);
+          void (async () => {
+            await status(m.frameworkId, m.task.taskId, 'STARTING');
+            mark.starting = performance.now();
+            await status(m.frameworkId, m.task.taskId, 'RUNNING');
+            mark.running = performance.now();
+            await new Promise((r) => setTimeout(r, flags.taskMs));
+            if (!closing) await status(m.frameworkId, m.task.taskId, 'FINISHED');
+          })().catch((err: Error) => failure('agent status update', err));
         });
         agentReady.push(
           new Promise<void>((resolve, reject) => {
-            s.once('connect', async () => {
-              const reply = (await s.emitWithAck('register', { hostname: `sim-${i}`, resources: [{ name: 'cpus', value: 8 }, { name: 'mem', value: 16384 }], attributes: {}, tasks: [] })) as { ok: boolean; agentId: string };
-              agentId = reply.agentId;
-              setInterval(() => s.emit('heartbeat', {}), 5000).unref();
-              resolve();
+            s.once('connect', () => {
+              s.timeout(REGISTER_TIMEOUT_MS)
+                .emitWithAck('register', { hostname: `sim-${i}`, resources: [{ name: 'cpus', value: 8 }, { name: 'mem', value: 16384 }], attributes: {}, tasks: [] })
+                .then((reply: Reply<{ agentId: string }>) => {
+                  if (!reply.ok) throw new Error(`agent sim-${i} could not register: ${reply.error.code} ${reply.error.message}`);
+                  agentId = reply.agentId;
+                  const beat = setInterval(() => s.emit('heartbeat', {}), 5000);
+                  beat.unref();
+                  timers.push(beat);
+                  resolve();
+                })
+                .catch(reject);
             });
             s.once('connect_error', reject);
           }),
@@ -94,52 +142,94 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
       console.log(`${flags.agents} simulated agents registered; starting ${flags.frameworks} frameworks`);
 
       const latencies: number[] = [];
+      // Where the time goes: offer to launch at the agent, to STARTING and to RUNNING recorded
+      // (acknowledged to the agent), to RUNNING at the framework.
+      const stages: Record<'toLaunch' | 'toStarting' | 'toRunning' | 'toFramework', number[]> = { toLaunch: [], toStarting: [], toRunning: [], toFramework: [] };
       let running = 0;
       let measuring = false;
       const launchedAt = new Map<string, number>();
       const need = { cpus: 1, mem: 128 };
+      // With --rate, tasks are submitted to the frameworks in turn at that rate and wait in
+      // their backlog for an offer (offer-to-RUNNING latency starts when the offer arrives).
+      const backlog = new Array<number>(flags.frameworks).fill(0);
+      let submitted = 0;
+      const submit = () => {
+        const due = Math.floor(((performance.now() - submitStart) / 1000) * flags.rate);
+        for (; submitted < due; submitted++) backlog[submitted % flags.frameworks]++;
+      };
+      let submitStart = 0;
       for (let f = 0; f < flags.frameworks; f++) {
         const s = new Scheduler({ master: url, token: TOKEN, framework: { name: `bench-${f}`, roles: [`bench-${f % 5}`] } });
         schedulers.push(s);
         let n = 0;
+        s.on('error', (err) => failure('scheduler', err));
         s.on('offers', (offers) => {
           const received = performance.now();
+          // Offers it cannot use go back together: too small ones at once, the rest (no work
+          // for them) with the SDK's default filter.
+          const tooSmall: string[] = [];
+          const unused: string[] = [];
           for (const offer of offers) {
             const cpus = offer.resources.find((r) => r.name === 'cpus')?.value ?? 0;
             const mem = offer.resources.find((r) => r.name === 'mem')?.value ?? 0;
-            const count = Math.min(Math.floor(cpus / need.cpus), Math.floor(mem / need.mem));
+            const fits = Math.min(Math.floor(cpus / need.cpus), Math.floor(mem / need.mem));
+            const count = flags.rate ? Math.min(fits, backlog[f]) : fits;
             if (count === 0) {
-              s.decline(offer.id, { refuseSeconds: 0 }).catch(() => undefined);
+              (fits === 0 ? tooSmall : unused).push(offer.id);
               continue;
             }
+            backlog[f] -= count;
             const tasks = Array.from({ length: count }, () => {
               const taskId = `t${f}-${n++}`;
               launchedAt.set(taskId, received);
               return { taskId, name: 'bench', command: { shell: 'true' }, resources: [{ name: 'cpus', value: need.cpus }, { name: 'mem', value: need.mem }] };
             });
-            s.launch(offer, tasks, { refuseSeconds: 0 }).catch(() => undefined);
+            s.launch(offer, tasks, { refuseSeconds: 0 }).catch((err: Error) => {
+              for (const t of tasks) launchedAt.delete(t.taskId);
+              failure('accept', err);
+            });
           }
+          if (tooSmall.length) s.decline(tooSmall, { refuseSeconds: 0 }).catch((err: Error) => failure('decline', err));
+          if (unused.length) s.decline(unused).catch((err: Error) => failure('decline', err));
         });
         s.on('update', (u) => {
           if (u.state !== 'RUNNING') return;
           const t = launchedAt.get(u.taskId);
           launchedAt.delete(u.taskId);
+          const mark = marks.get(u.taskId);
+          marks.delete(u.taskId);
           if (!measuring || t === undefined) return;
+          const now = performance.now();
           running++;
-          latencies.push(performance.now() - t);
+          latencies.push(now - t);
+          if (mark?.starting !== undefined && mark.running !== undefined) {
+            stages.toLaunch.push(mark.launch - t);
+            stages.toStarting.push(mark.starting - mark.launch);
+            stages.toRunning.push(mark.running - mark.starting);
+            stages.toFramework.push(now - mark.running);
+          }
         });
-        await s.start();
+      }
+      // Every framework subscribes at once; a refused or unanswered subscription ends the run.
+      await Promise.all(schedulers.map((s) => s.start()));
+      if (flags.rate) {
+        submitStart = performance.now();
+        const submitter = setInterval(submit, 10);
+        timers.push(submitter);
       }
       console.log(`warming up for ${flags.warmup} s, then measuring for ${flags.seconds} s`);
       await new Promise((r) => setTimeout(r, flags.warmup * 1000));
       measuring = true;
       const t0 = performance.now();
+      const cpu0 = cpuSeconds(child.pid!);
       const memory: number[] = [];
       const sampler = setInterval(() => memory.push(residentMb(child.pid!)), 1000);
+      timers.push(sampler);
       await new Promise((r) => setTimeout(r, flags.seconds * 1000));
       measuring = false;
       clearInterval(sampler);
       const elapsed = (performance.now() - t0) / 1000;
+      const controlPlaneCpu = (cpuSeconds(child.pid!) - cpu0) / elapsed;
       latencies.sort((a, b) => a - b);
       const result = {
         bench: 'e2e',
@@ -149,18 +239,29 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
         launchesPerSecond: Math.round(running / elapsed),
         offerToRunningP50Ms: Math.round(percentile(latencies, 50) * 10) / 10,
         offerToRunningP99Ms: Math.round(percentile(latencies, 99) * 10) / 10,
+        stagesP50Ms: Object.fromEntries(Object.entries(stages).map(([k, v]) => [k, Math.round(percentile(v.sort((a, b) => a - b), 50) * 10) / 10])),
         controlPlaneRssMb: Math.max(...memory, residentMb(child.pid!)),
+        controlPlaneCpuPercent: Math.round(controlPlaneCpu * 100),
+        ...(flags.rate ? { rate: flags.rate, backlogAtEnd: backlog.reduce((a, b) => a + b, 0) } : {}),
+        failures: Object.fromEntries(failures),
       };
-      console.log(`node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB; database: ${databaseUrl ? 'DATABASE_URL (scratch database)' : 'embedded'}`);
-      console.log(`task launches per second (RUNNING, persisted): ${result.launchesPerSecond}`);
+      console.log(`node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; database: ${databaseUrl ? 'DATABASE_URL (scratch database)' : 'embedded'}`);
+      console.log(`task launches per second (RUNNING, persisted): ${result.launchesPerSecond}${flags.rate ? ` of ${flags.rate} submitted per second; ${result.backlogAtEnd} tasks waiting for offers at the end` : ' (every offer used)'}`);
       console.log(`offer to RUNNING latency: p50 ${result.offerToRunningP50Ms} ms, p99 ${result.offerToRunningP99Ms} ms`);
-      console.log(`control plane resident memory (max): ${result.controlPlaneRssMb} MB`);
+      console.log(`  p50 by stage: offer to launch at the agent ${result.stagesP50Ms.toLaunch} ms, to STARTING recorded ${result.stagesP50Ms.toStarting} ms, to RUNNING recorded ${result.stagesP50Ms.toRunning} ms, to RUNNING at the framework ${result.stagesP50Ms.toFramework} ms`);
+      console.log(`control plane resident memory (max): ${result.controlPlaneRssMb} MB; CPU while measuring: ${result.controlPlaneCpuPercent}% of one core`);
+      if (failures.size) console.log(`failures (first: ${firstFailure}): ${[...failures].map(([k, n]) => `${k} x${n}`).join('; ')}`);
       console.log(JSON.stringify(result));
     } finally {
+      closing = true;
+      for (const t of timers) clearInterval(t);
       for (const s of schedulers) s.close();
       for (const s of sockets) s.disconnect();
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
     }
   };
   try {

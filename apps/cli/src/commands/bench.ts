@@ -26,7 +26,7 @@ export function register(program: Command): void {
   program
     .command('bench')
     .description('run benchmarks')
-    .argument('<suite>', 'benchmark suite: allocator, e2e')
+    .argument('<suite>', 'benchmark suite: allocator, e2e, dashboard')
     .option('--shape <name>', `one shape: ${SHAPES.map((s) => s.name).join(', ')}`)
     .option('--agents <n>', 'number of agents')
     .option('--frameworks <n>', 'number of frameworks')
@@ -35,7 +35,19 @@ export function register(program: Command): void {
     .option('--seconds <n>', 'e2e: seconds to measure (default 20)')
     .option('--warmup <n>', 'e2e: seconds before measuring (default 5)')
     .option('--task-ms <n>', 'e2e: how long each simulated task runs (default 200)')
-    .action(async (suite: string, flags: BenchFlags & { seconds?: string; warmup?: string; taskMs?: string }) => {
+    .option('--rate <n>', 'e2e: tasks submitted per second across the frameworks (default: every offer is used)')
+    .option('--runs <n>', 'dashboard: cold loads timed per page (default 5)')
+    .action(async (suite: string, flags: BenchFlags & { seconds?: string; warmup?: string; taskMs?: string; rate?: string; runs?: string }) => {
+      if (suite === 'dashboard') {
+        try {
+          const { runDashboardBench } = require('./bench-dashboard') as typeof import('./bench-dashboard');
+          await runDashboardBench({ agents: positive(flags.agents, 'agents') ?? 1000, runs: positive(flags.runs, 'runs') ?? 5 });
+        } catch (err) {
+          console.error((err as Error).message);
+          process.exitCode = 2;
+        }
+        return;
+      }
       if (suite === 'e2e') {
         try {
           const e2e = {
@@ -44,6 +56,7 @@ export function register(program: Command): void {
             seconds: positive(flags.seconds, 'seconds') ?? 20,
             warmup: positive(flags.warmup, 'warmup') ?? 5,
             taskMs: positive(flags.taskMs, 'task-ms') ?? 200,
+            rate: positive(flags.rate, 'rate') ?? 0,
           };
           const { runE2eBench } = require('./bench-e2e') as typeof import('./bench-e2e');
           await runE2eBench(e2e);
@@ -54,7 +67,7 @@ export function register(program: Command): void {
         return;
       }
       if (suite !== 'allocator') {
-        console.error(`unknown benchmark suite '${suite}' (known: allocator, e2e)`);
+        console.error(`unknown benchmark suite '${suite}' (known: allocator, e2e, dashboard)`);
         process.exitCode = 2;
         return;
       }

@@ -5,6 +5,11 @@
  * Every state change runs through one serial queue (as through Mesos's master actor), so the
  * allocator, the outstanding offers and the database never see two changes interleaved. A
  * change is committed to Postgres before anyone is told about it.
+ *
+ * Under load the frequent calls are group-committed (answers to offers, status updates,
+ * acknowledgements: one statement per batch), and the writes of cycles and of answers to offers
+ * go through an ordered journal that the queue does not wait for; whoever they concern is told
+ * once they have committed (see `journal`).
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -34,8 +39,7 @@ import {
 } from '@arbiter/contracts';
 import type { Socket } from 'socket.io';
 import { AgentEntity, AgentStatus } from '../agents/agent.entity';
-import { AllocationCycleEntity } from '../allocation/allocation-cycle.entity';
-import { AllocationShareEntity, ShareClientKind } from '../allocation/allocation-share.entity';
+import { ShareClientKind } from '../allocation/allocation-share.entity';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { type ClusterEvent, ClusterEvents } from '../events/cluster-events';
 import { FrameworkEntity, FrameworkState } from '../frameworks/framework.entity';
@@ -50,6 +54,7 @@ import { TaskEntity, TaskState, TERMINAL_TASK_STATES } from '../tasks/task.entit
 import { WhitelistEntity } from '../whitelist/whitelist.entity';
 import type { AgentRuntime, FrameworkRuntime, OutstandingInverseOffer, OutstandingOffer } from './master.state';
 import { OperatorStream } from './operator-stream';
+import { GroupCommit, type Pending } from './group-commit';
 import { SerialQueue } from './serial';
 
 /** A protocol failure answered to the caller as `{ ok: false, error }`. */
@@ -75,9 +80,23 @@ const KILL_GRACE_SECONDS = 5;
 
 const isTerminal = (s: TaskState) => TERMINAL_TASK_STATES.includes(s);
 
-function quantities(r: Resources): Record<string, number> {
-  return Object.fromEntries([...r.scalarQuantities()].sort(([a], [b]) => a.localeCompare(b)));
+/** An accept checked against its offers, not yet written. */
+interface PlannedAccept {
+  fw: FrameworkRuntime;
+  offers: OutstandingOffer[];
+  agentId: string;
+  /** What is left of the offers per role once the tasks have their share. */
+  pool: Map<string, Resources>;
+  tasks: Array<{ spec: TaskSpec; role: string }>;
+  /** Filter for the unused (or declined) resources. */
+  refuseSeconds: number;
+  /** A decline: its offers return to the allocator whole. */
+  declined?: boolean;
 }
+
+/** An accept or a decline, as it arrived. */
+type OfferAnswer = { socket: Socket } & ({ accept: Accept; decline?: undefined } | { decline: Decline; accept?: undefined });
+
 
 @Injectable()
 export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -105,6 +124,21 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     private readonly stream: OperatorStream,
   ) {}
 
+  /**
+   * Database writes in order, which the serial queue need not wait for: a cycle's offers and
+   * the answers to offers are written here while the queue goes on, and whoever they concern
+   * is told once they have committed. Work that reads what such writes change runs exclusive.
+   */
+  private readonly journal = new SerialQueue();
+
+  /** Runs in the serial queue once every write handed to the journal has committed. */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    return this.queue.run(async () => {
+      await this.journal.run(async () => undefined);
+      return work();
+    });
+  }
+
   /** Seconds on the allocator's clock (monotonic, from the start of this process). */
   private now(): number {
     return (performance.now() - this.started) / 1000;
@@ -113,8 +147,8 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   // ------------------------------------------------------------------ lifecycle
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.queue.run(() => this.rebuild());
-    this.unsubscribe = this.events.subscribe((e) => void this.queue.run(() => this.onClusterEvent(e)).catch((err) => this.logger.error({ err }, 'cluster event')));
+    await this.exclusive(() => this.rebuild());
+    this.unsubscribe = this.events.subscribe((e) => void this.exclusive(() => this.onClusterEvent(e)).catch((err) => this.logger.error({ err }, 'cluster event')));
     const every = (ms: number, fn: () => Promise<unknown> | void) => {
       const t = setInterval(() => {
         if (!this.stopping) void Promise.resolve(fn()).catch((err) => this.logger.error({ err }, 'periodic task failed'));
@@ -123,8 +157,9 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       this.timers.push(t);
     };
     every(this.config.allocationInterval * 1000, () => this.requestCycle(0));
-    every(1000, () => this.queue.run(() => this.checkAgents()));
-    every(1000, () => this.queue.run(() => this.expireOffers()));
+    // Only when there is something to do: an exclusive turn waits for the journal.
+    every(1000, () => (this.silentAgents().length ? this.exclusive(() => this.checkAgents()) : undefined));
+    every(1000, () => (this.config.offerTimeout ? this.exclusive(() => this.expireOffers()) : undefined));
     every(UPDATE_RETRY_MS, () => this.resendUnacknowledged());
     every(AGENT_HEARTBEAT_SECONDS * 1000, () => this.recordAgentsSeen());
     every(FRAMEWORK_HEARTBEAT_SECONDS * 1000, () => {
@@ -139,7 +174,8 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     for (const t of this.timers) clearInterval(t);
     for (const fw of this.frameworks.values()) if (fw.failoverTimer) clearTimeout(fw.failoverTimer);
     // Let the work in flight finish before the database goes.
-    await this.queue.run(async () => undefined);
+    await this.exclusive(async () => undefined);
+    await this.ackQueue.run(async () => undefined);
   }
 
   /**
@@ -311,7 +347,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
 
   /** Runs one cycle now (in the queue) and resolves with the number of offers made. */
   runCycleNow(): Promise<number> {
-    return this.queue.run(() => this.runCycle());
+    return this.exclusive(() => this.runCycle());
   }
 
   private async runCycle(): Promise<number> {
@@ -336,35 +372,76 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     this.lastTraceKey = traceKey;
 
     const shares = this.allocator.shares();
-    const rows: OfferEntity[] = [];
-    const cycle = await this.dataSource.transaction(async (tx) => {
-      const saved = await tx.save(tx.create(AllocationCycleEntity, { startedAt, durationMs, offerCount: deliverable.length, trace: result.trace ?? null, leader: null }));
-      for (const o of deliverable) {
-        rows.push(tx.create(OfferEntity, { id: randomUUID(), frameworkId: o.frameworkId, agentId: o.agentId, role: o.role, resources: o.resources.toJSON(), state: OfferState.OUTSTANDING, cycleId: saved.id, createdAt: startedAt, expiresAt: this.config.offerTimeout ? new Date(startedAt.getTime() + this.config.offerTimeout * 1000) : null, closedAt: null }));
-      }
-      if (rows.length) await tx.insert(OfferEntity, rows as never);
-      const shareRows = [
-        ...Object.entries(shares.roles).map(([role, share]) => ({ cycleId: saved.id, clientKind: ShareClientKind.ROLE, client: role, role: null, dominantShare: share, shares: {} })),
-        ...Object.entries(shares.frameworks).map(([fw, byRole]) => ({ cycleId: saved.id, clientKind: ShareClientKind.FRAMEWORK, client: fw, role: Object.keys(byRole).join(','), dominantShare: Math.max(0, ...Object.values(byRole)), shares: byRole })),
-      ];
-      if (shareRows.length) await tx.insert(AllocationShareEntity, shareRows);
-      return saved;
-    });
-
-    const byFramework = new Map<string, Offer[]>();
-    for (const [i, o] of deliverable.entries()) {
-      const row = rows[i];
-      this.offers.set(row.id, { id: row.id, frameworkId: o.frameworkId, agentId: o.agentId, role: o.role, resources: o.resources, createdAt: performance.now() });
-      const agent = this.agents.get(o.agentId)!;
-      const list = byFramework.get(o.frameworkId) ?? [];
-      list.push({ id: row.id, frameworkId: o.frameworkId, agentId: o.agentId, hostname: agent.hostname, role: o.role, resources: row.resources as ResourceEntry[], attributes: agent.attributes });
-      byFramework.set(o.frameworkId, list);
-      this.stream.emit('offer.created', { offerId: row.id, frameworkId: o.frameworkId, agentId: o.agentId, role: o.role, resources: row.resources as ResourceEntry[] });
-    }
-    for (const [fwId, list] of byFramework) this.frameworks.get(fwId)?.socket?.emit('offers', { offers: list });
+    const expiresAt = this.config.offerTimeout ? new Date(startedAt.getTime() + this.config.offerTimeout * 1000) : null;
+    const rows = deliverable.map((o) => ({ id: randomUUID(), resources: o.resources.toJSON() }));
+    const shareRows = [
+      ...Object.entries(shares.roles).map(([role, share]) => ({ kind: ShareClientKind.ROLE, client: role, role: null, dominantShare: share, shares: {} })),
+      ...Object.entries(shares.frameworks).map(([fw, byRole]) => ({ kind: ShareClientKind.FRAMEWORK, client: fw, role: Object.keys(byRole).join(','), dominantShare: Math.max(0, ...Object.values(byRole)), shares: byRole })),
+    ];
+    // The cycle, its offers and the shares after it: one statement, written in the journal's
+    // order while the queue goes on; the offers are outstanding at once (no other cycle offers
+    // their resources) but sent only once committed.
+    const written = this.journal.run(() => this.dataSource.query(
+        `WITH cycle AS (
+           INSERT INTO allocation_cycles (started_at, duration_ms, offer_count, trace, leader) VALUES ($1, $2, $3, $4::jsonb, NULL) RETURNING id),
+         offers AS (
+           INSERT INTO offers (id, framework_id, agent_id, role, resources, state, cycle_id, created_at, expires_at, closed_at)
+           SELECT o.id, o.framework_id, o.agent_id, o.role, o.resources::jsonb, 'OUTSTANDING', (SELECT id FROM cycle), $1, $5, NULL
+             FROM unnest($6::uuid[], $7::text[], $8::text[], $9::text[], $10::text[]) AS o(id, framework_id, agent_id, role, resources)),
+         shares AS (
+           INSERT INTO allocation_shares (cycle_id, client_kind, client, role, dominant_share, shares)
+           SELECT (SELECT id FROM cycle), s.kind::share_client_kind, s.client, s.role, s.dominant_share, s.shares::jsonb
+             FROM unnest($11::text[], $12::text[], $13::text[], $14::float8[], $15::text[]) AS s(kind, client, role, dominant_share, shares))
+         SELECT id FROM cycle`,
+        [
+          startedAt,
+          durationMs,
+          deliverable.length,
+          JSON.stringify(result.trace ?? {}),
+          expiresAt,
+          rows.map((r) => r.id),
+          deliverable.map((o) => o.frameworkId),
+          deliverable.map((o) => o.agentId),
+          deliverable.map((o) => o.role),
+          rows.map((r) => JSON.stringify(r.resources)),
+          shareRows.map((r) => r.kind),
+          shareRows.map((r) => r.client),
+          shareRows.map((r) => r.role),
+          shareRows.map((r) => r.dominantShare),
+          shareRows.map((r) => JSON.stringify(r.shares)),
+        ],
+      ) as Promise<Array<{ id: string }>>);
+    const made = deliverable.map((o, i): OutstandingOffer => ({ id: rows[i].id, frameworkId: o.frameworkId, agentId: o.agentId, role: o.role, resources: o.resources, createdAt: performance.now(), sent: false }));
+    for (const o of made) this.offers.set(o.id, o);
     await this.sendInverseOffers(result.inverseOffers);
-    const frameworkShares = Object.fromEntries(Object.entries(shares.frameworks).map(([fw, byRole]) => [fw, Math.max(0, ...Object.values(byRole))]));
-    this.stream.emit('cycle', { id: String(cycle.id), startedAt: startedAt.toISOString(), durationMs, offerCount: deliverable.length, shares: { roles: shares.roles, frameworks: frameworkShares } });
+    written.then(
+      ([cycle]) => {
+        const byFramework = new Map<string, Offer[]>();
+        for (const [i, o] of made.entries()) {
+          // Gone already (its agent or framework left, say): never sent.
+          if (this.offers.get(o.id) !== o) continue;
+          o.sent = true;
+          const agent = this.agents.get(o.agentId);
+          const resources = rows[i].resources as ResourceEntry[];
+          const list = byFramework.get(o.frameworkId) ?? [];
+          list.push({ id: o.id, frameworkId: o.frameworkId, agentId: o.agentId, hostname: agent?.hostname ?? '', role: o.role, resources, attributes: agent?.attributes ?? {} });
+          byFramework.set(o.frameworkId, list);
+          this.stream.emit('offer.created', { offerId: o.id, frameworkId: o.frameworkId, agentId: o.agentId, role: o.role, resources });
+        }
+        for (const [fwId, list] of byFramework) this.frameworks.get(fwId)?.socket?.emit('offers', { offers: list });
+        const frameworkShares = Object.fromEntries(Object.entries(shares.frameworks).map(([fw, byRole]) => [fw, Math.max(0, ...Object.values(byRole))]));
+        this.stream.emit('cycle', { id: String(cycle.id), startedAt: startedAt.toISOString(), durationMs, offerCount: deliverable.length, shares: { roles: shares.roles, frameworks: frameworkShares } });
+      },
+      (err: unknown) => {
+        // Not recorded, so never made: the resources go back.
+        this.logger.error({ err }, 'allocation cycle not recorded; its offers are withdrawn');
+        for (const o of made) {
+          if (this.offers.get(o.id) !== o) continue;
+          this.offers.delete(o.id);
+          this.allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);
+        }
+      },
+    );
     return deliverable.length;
   }
 
@@ -393,9 +470,9 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       this.offers.delete(o.id);
       this.allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);
     }
-    await this.dataSource.manager.update(OfferEntity, { id: In(gone.map((o) => o.id)) }, { state: OfferState.RESCINDED, closedAt: new Date() });
+    await this.journal.run(() => this.dataSource.manager.update(OfferEntity, { id: In(gone.map((o) => o.id)) }, { state: OfferState.RESCINDED, closedAt: new Date() }));
     for (const o of gone) {
-      this.frameworks.get(o.frameworkId)?.socket?.emit('rescind', { offerId: o.id, reason });
+      if (o.sent) this.frameworks.get(o.frameworkId)?.socket?.emit('rescind', { offerId: o.id, reason });
       this.stream.emit('offer.closed', { offerId: o.id, state: OfferState.RESCINDED });
     }
   }
@@ -419,7 +496,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   // ------------------------------------------------------------------ agents
 
   registerAgent(socket: Socket, msg: RegisterAgent & { tasks: NonNullable<RegisterAgent['tasks']>; attributes: NonNullable<RegisterAgent['attributes']> }): Promise<RegisterAgentReply> {
-    return this.queue.run(async () => {
+    return this.exclusive(async () => {
       const now = new Date();
       const resources = Resources.of(msg.resources);
       const db = this.dataSource.manager;
@@ -463,12 +540,9 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     const live = await db.find(TaskEntity, { where: { agentId, state: Not(In([...TERMINAL_TASK_STATES])) } });
     const reportedKeys = new Set(reported.map((t) => `${t.frameworkId}\u0000${t.taskId}`));
     const knownKeys = new Set(live.map((t) => `${t.frameworkId}\u0000${t.taskId}`));
-    for (const t of live) {
-      // STAGING tasks may not have reached the agent yet; they are resent below.
-      if (!reportedKeys.has(`${t.frameworkId}\u0000${t.taskId}`) && t.state !== TaskState.STAGING) {
-        await this.masterUpdate(t, TaskState.LOST, 'REASON_AGENT_RESTARTED', 'the agent re-registered without this task');
-      }
-    }
+    // STAGING tasks may not have reached the agent yet; they are resent below.
+    const missing = live.filter((t) => !reportedKeys.has(`${t.frameworkId}\u0000${t.taskId}`) && t.state !== TaskState.STAGING);
+    await this.masterUpdate(missing, TaskState.LOST, 'REASON_AGENT_RESTARTED', 'the agent re-registered without this task');
     const socket = this.agents.get(agentId)?.socket;
     for (const t of reported) {
       // A reported task in a terminal state has its last update on the way: nothing to do.
@@ -485,7 +559,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   agentDisconnected(socket: Socket): Promise<void> {
-    return this.queue.run(async () => {
+    return this.exclusive(async () => {
       const runtime = this.agents.get(String(socket.data.agentId));
       if (!runtime || runtime.socket !== socket) return;
       runtime.socket = undefined;
@@ -496,10 +570,15 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   /** Agents silent past the timeout become unreachable: offers rescinded, tasks LOST. */
-  private async checkAgents(): Promise<void> {
+  private silentAgents(): AgentRuntime[] {
     const limit = performance.now() - this.config.agentTimeout * 1000;
-    for (const agent of [...this.agents.values()]) {
-      if (agent.lastSeen > limit) continue;
+    return [...this.agents.values()].filter((a) => a.lastSeen <= limit);
+  }
+
+  private async checkAgents(): Promise<void> {
+    for (const agent of this.silentAgents()) {
+      // Heard from while earlier ones were removed: kept.
+      if (agent.lastSeen > performance.now() - this.config.agentTimeout * 1000) continue;
       agent.socket?.disconnect(true);
       await this.removeAgent(agent.id, `no heartbeat for ${this.config.agentTimeout} s`, TaskState.LOST, AgentStatus.UNREACHABLE);
     }
@@ -510,7 +589,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     await this.rescindOffersWhere((o) => o.agentId === agentId, reason);
     const db = this.dataSource.manager;
     const live = await db.find(TaskEntity, { where: { agentId, state: Not(In([...TERMINAL_TASK_STATES])) } });
-    for (const t of live) await this.masterUpdate(t, taskState, 'REASON_AGENT_REMOVED', `agent removed: ${reason}`);
+    await this.masterUpdate(live, taskState, 'REASON_AGENT_REMOVED', `agent removed: ${reason}`);
     if (status) await db.update(AgentEntity, { id: agentId }, { status });
     if (runtime?.inAllocator) this.allocator.removeAgent(agentId);
     this.agents.delete(agentId);
@@ -523,7 +602,6 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     if (ids.length) await this.dataSource.query('UPDATE agents SET last_seen_at = now() WHERE id = ANY($1)', [ids]);
   }
 
-  /** A status update from an agent: persisted (once per updateUuid), then forwarded. */
   /**
    * A status update from an agent. Updates are group-committed: those that arrive while one
    * batch is being written go into the next, so one transaction records many (each once per
@@ -533,33 +611,30 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     const runtime = this.agents.get(String(socket.data.agentId));
     if (!runtime || runtime.socket !== socket) return Promise.reject(new ProtocolError(PROTOCOL_ERRORS.NOT_SUBSCRIBED, 'register before sending status updates'));
     runtime.lastSeen = performance.now();
-    return new Promise((resolve, reject) => {
-      this.statusBatch.push({ update, resolve, reject });
-      if (this.statusBatch.length === 1) void this.queue.run(() => this.flushStatuses());
-    });
+    return this.statuses.push(update);
   }
 
-  private statusBatch: Array<{ update: StatusUpdate; resolve: () => void; reject: (err: unknown) => void }> = [];
+  private readonly statuses = new GroupCommit<StatusUpdate, void>(
+    (flush) => this.queue.run(flush),
+    (batch) => this.flushStatuses(batch),
+  );
 
-  private async flushStatuses(): Promise<void> {
-    const batch = this.statusBatch.splice(0);
-    if (!batch.length) return;
-    try {
-      const pairs = [...new Map(batch.map((b) => [`${b.update.frameworkId}\u0000${b.update.taskId}`, b.update])).values()];
-      const rows: TaskEntity[] = await this.dataSource.manager
-        .createQueryBuilder(TaskEntity, 't')
-        .where('(t.framework_id, t.task_id) IN (SELECT * FROM unnest(:fw::text[], :task::text[]))', { fw: pairs.map((u) => u.frameworkId), task: pairs.map((u) => u.taskId) })
-        .getMany();
-      const byKey = new Map(rows.map((t) => [`${t.frameworkId}\u0000${t.taskId}`, t]));
-      // Unknown tasks: nothing to record; the agent may drop the update.
-      await this.applyUpdates(batch.flatMap((b) => {
-        const task = byKey.get(`${b.update.frameworkId}\u0000${b.update.taskId}`);
-        return task ? [{ task, update: b.update }] : [];
-      }));
-      for (const b of batch) b.resolve();
-    } catch (err) {
-      for (const b of batch) b.reject(err);
-    }
+  private async flushStatuses(batch: Array<Pending<StatusUpdate, void>>): Promise<void> {
+    const pairs = [...new Map(batch.map((b) => [`${b.item.frameworkId}\u0000${b.item.taskId}`, b.item])).values()];
+    // What applying an update needs of its task (a plain query: this runs for every batch).
+    const found: Array<{ id: string; task_id: string; framework_id: string; agent_id: string; name: string; role: string; resources: ResourceEntry[]; state: TaskState; created_at: Date; updated_at: Date }> = await this.dataSource.query(
+      `SELECT t.id, t.task_id, t.framework_id, t.agent_id, t.name, t.role, t.resources, t.state, t.created_at, t.updated_at
+         FROM tasks t JOIN unnest($1::text[], $2::text[]) AS v(framework_id, task_id) ON t.framework_id = v.framework_id AND t.task_id = v.task_id`,
+      [pairs.map((u) => u.frameworkId), pairs.map((u) => u.taskId)],
+    );
+    const rows = found.map((r): TaskEntity => ({ id: r.id, taskId: r.task_id, frameworkId: r.framework_id, agentId: r.agent_id, name: r.name, role: r.role, resources: r.resources, command: null, state: r.state, createdAt: r.created_at, updatedAt: r.updated_at }));
+    const byKey = new Map(rows.map((t) => [`${t.frameworkId}\u0000${t.taskId}`, t]));
+    // Unknown tasks: nothing to record; the agent may drop the update.
+    await this.applyUpdates(batch.flatMap((b) => {
+      const task = byKey.get(`${b.item.frameworkId}\u0000${b.item.taskId}`);
+      return task ? [{ task, update: b.item }] : [];
+    }));
+    for (const b of batch) b.resolve();
   }
 
   /**
@@ -569,36 +644,44 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
    */
   private async applyUpdates(items: Array<{ task: TaskEntity; update: StatusUpdate }>): Promise<void> {
     if (!items.length) return;
-    const applied = await this.dataSource.transaction(async (tx) => {
-      const values: unknown[] = [];
-      const tuples = items.map(({ task, update }, i) => {
-        values.push(task.id, update.state, update.reason ?? null, update.message ?? null, update.source, update.updateUuid, new Date(update.timestamp));
-        const b = i * 7;
-        return `($${b + 1}::uuid, $${b + 2}::task_status_update_state, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}::uuid, $${b + 7}::timestamptz)`;
-      });
-      const inserted: Array<{ update_uuid: string }> = await tx.query(
-        `INSERT INTO task_status_updates (task_ref, state, reason, message, source, update_uuid, at)
-         VALUES ${tuples.join(', ')} ON CONFLICT (update_uuid) DO NOTHING RETURNING update_uuid`,
-        values,
-      );
-      const fresh = new Set(inserted.map((r) => r.update_uuid));
-      const newItems = items.filter((i) => fresh.has(i.update.updateUuid));
-      // Final state per task, in arrival order, stopping at the first terminal state.
-      const changed = new Map<string, { task: TaskEntity; state: TaskState }>();
-      for (const { task, update } of newItems) {
-        const current = changed.get(task.id)?.state ?? task.state;
-        if (!isTerminal(current)) changed.set(task.id, { task, state: update.state as TaskState });
-      }
-      if (changed.size) {
-        const ids = [...changed.keys()];
-        const states = ids.map((id) => changed.get(id)!.state);
-        await tx.query(
-          `UPDATE tasks t SET state = v.state::task_state, updated_at = now() FROM unnest($1::uuid[], $2::text[]) AS v(id, state) WHERE t.id = v.id`,
-          [ids, states],
-        );
-      }
-      return { newItems, changed };
-    });
+    // One statement, so one round trip and all or nothing: the updates not recorded before go
+    // in, and each of their tasks moves to its final state (in arrival order, stopping at the
+    // first terminal one; a task already terminal stays as it is).
+    const inserted: Array<{ update_uuid: string }> = await this.dataSource.query(
+      `WITH v AS (
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::uuid[], $7::timestamptz[])
+           WITH ORDINALITY AS v(task_ref, state, reason, message, source, update_uuid, at, ord)),
+       ins AS (
+         INSERT INTO task_status_updates (task_ref, state, reason, message, source, update_uuid, at)
+         SELECT task_ref, state::task_status_update_state, reason, message, source, update_uuid, at FROM v ORDER BY ord
+         ON CONFLICT (update_uuid) DO NOTHING RETURNING update_uuid),
+       final AS (
+         SELECT DISTINCT ON (v.task_ref) v.task_ref, v.state FROM v JOIN ins ON ins.update_uuid = v.update_uuid
+          ORDER BY v.task_ref, (v.state = ANY($8::text[])) DESC, CASE WHEN v.state = ANY($8::text[]) THEN v.ord END, v.ord DESC),
+       moved AS (
+         UPDATE tasks t SET state = final.state::task_state, updated_at = now() FROM final
+          WHERE t.id = final.task_ref AND NOT (t.state::text = ANY($8::text[])))
+       SELECT update_uuid FROM ins`,
+      [
+        items.map((i) => i.task.id),
+        items.map((i) => i.update.state),
+        items.map((i) => i.update.reason ?? null),
+        items.map((i) => i.update.message ?? null),
+        items.map((i) => i.update.source),
+        items.map((i) => i.update.updateUuid),
+        items.map((i) => new Date(i.update.timestamp)),
+        [...TERMINAL_TASK_STATES],
+      ],
+    );
+    // The same decisions in memory (the tasks were read in this queue turn, so their states are the stored ones).
+    const fresh = new Set(inserted.map((r) => r.update_uuid));
+    const newItems = items.filter((i) => fresh.has(i.update.updateUuid));
+    const changed = new Map<string, { task: TaskEntity; state: TaskState }>();
+    for (const { task, update } of newItems) {
+      const current = changed.get(task.id)?.state ?? task.state;
+      if (!isTerminal(current)) changed.set(task.id, { task, state: update.state as TaskState });
+    }
+    const applied = { newItems, changed };
     for (const { task, state } of applied.changed.values()) {
       const wasTerminal = isTerminal(task.state);
       task.state = state;
@@ -613,9 +696,10 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     }
   }
 
-  /** A status update the master makes itself (task lost, killed before launch, ...). */
-  private async masterUpdate(task: TaskEntity, state: TaskState, reason: string, message: string): Promise<void> {
-    await this.applyUpdates([{ task, update: { updateUuid: randomUUID(), frameworkId: task.frameworkId, taskId: task.taskId, agentId: task.agentId, state: state as WireTaskState, reason, message, timestamp: new Date().toISOString(), source: 'SOURCE_MASTER' } }]);
+  /** Status updates the master makes itself (tasks lost, killed before launch, ...), in one transaction. */
+  private async masterUpdate(tasks: TaskEntity[], state: TaskState, reason: string, message: string): Promise<void> {
+    const timestamp = new Date().toISOString();
+    await this.applyUpdates(tasks.map((task) => ({ task, update: { updateUuid: randomUUID(), frameworkId: task.frameworkId, taskId: task.taskId, agentId: task.agentId, state: state as WireTaskState, reason, message, timestamp, source: 'SOURCE_MASTER' as const } })));
   }
 
   private sendLaunch(agentId: string, task: TaskEntity): void {
@@ -630,7 +714,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   // ------------------------------------------------------------------ frameworks
 
   subscribe(socket: Socket, msg: Subscribe & { capabilities: string[]; failoverTimeoutSeconds: number; suppressedRoles: string[] }, principal: string): Promise<SubscribeReply> {
-    return this.queue.run(async () => {
+    return this.exclusive(async () => {
       const db = this.dataSource.manager;
       const now = new Date();
       let fw: FrameworkEntity | null = null;
@@ -671,7 +755,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   frameworkDisconnected(socket: Socket): Promise<void> {
-    return this.queue.run(async () => {
+    return this.exclusive(async () => {
       const runtime = this.frameworks.get(String(socket.data.frameworkId));
       if (!runtime || runtime.socket !== socket) return;
       runtime.socket = undefined;
@@ -687,8 +771,8 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     if (runtime.failoverTimer) clearTimeout(runtime.failoverTimer);
     runtime.failoverTimer = setTimeout(() => {
       runtime.failoverTimer = undefined;
-      void this.queue
-        .run(async () => {
+      void this
+        .exclusive(async () => {
           if (!runtime.socket && this.frameworks.get(runtime.id) === runtime) await this.removeFramework(runtime.id, `disconnected for longer than its failover timeout (${runtime.failoverTimeoutSeconds} s)`);
         })
         .catch((err) => this.logger.error({ err }, 'failover'));
@@ -708,11 +792,13 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     await this.rescindOffersWhere((o) => o.frameworkId === frameworkId, reason);
     const db = this.dataSource.manager;
     const live = await db.find(TaskEntity, { where: { frameworkId, state: Not(In([...TERMINAL_TASK_STATES])) } });
+    const notRunning: TaskEntity[] = [];
     for (const t of live) {
       const agent = this.agents.get(t.agentId)?.socket;
       if (agent && t.state !== TaskState.STAGING) agent.emit('kill', { frameworkId, taskId: t.taskId, gracePeriodSeconds: KILL_GRACE_SECONDS });
-      else await this.masterUpdate(t, TaskState.KILLED, 'REASON_FRAMEWORK_REMOVED', reason);
+      else notRunning.push(t);
     }
+    await this.masterUpdate(notRunning, TaskState.KILLED, 'REASON_FRAMEWORK_REMOVED', reason);
     await db.update(FrameworkEntity, { id: frameworkId }, { state: FrameworkState.COMPLETED, completedAt: new Date() });
     if (runtime) {
       if (runtime.failoverTimer) clearTimeout(runtime.failoverTimer);
@@ -724,7 +810,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   teardown(socket: Socket): Promise<void> {
-    return this.queue.run(async () => {
+    return this.exclusive(async () => {
       const fw = this.requireFramework(socket);
       fw.socket = undefined;
       await this.removeFramework(fw.id, 'the framework tore itself down');
@@ -735,7 +821,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
 
   /** Operator teardown through the REST API. */
   teardownById(frameworkId: string): Promise<boolean> {
-    return this.queue.run(async () => {
+    return this.exclusive(async () => {
       const fw = this.frameworks.get(frameworkId);
       if (!fw) return false;
       const socket = fw.socket;
@@ -752,7 +838,8 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     for (const id of new Set(offerIds)) {
       const o = this.offers.get(id);
       if (!o) {
-        const row = await this.dataSource.manager.findOne(OfferEntity, { where: { id } });
+        // After the writes in flight, so that an offer just answered shows how.
+        const row = await this.journal.run(() => this.dataSource.manager.findOne(OfferEntity, { where: { id } }));
         if (!row) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_OFFER, `no offer with id ${id}`, { offerId: id });
         if (row.frameworkId !== fw.id) throw new ProtocolError(PROTOCOL_ERRORS.OFFER_NOT_YOURS, `offer ${id} was made to another framework`, { offerId: id });
         throw new ProtocolError(PROTOCOL_ERRORS.OFFER_STALE, `offer ${id} is no longer valid (${row.state.toLowerCase()})`, { offerId: id, state: row.state });
@@ -764,70 +851,225 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     return found;
   }
 
+  /**
+   * Answers to offers (accepts and declines) are group-committed: those that arrive while a
+   * batch is being written go into the next one. A batch is checked in arrival order against
+   * the outstanding offers (an offer an earlier answer of the batch took is gone for the later
+   * ones, a task id used earlier is a duplicate), written in one statement, and only then
+   * answered and launched.
+   */
   accept(socket: Socket, msg: Accept): Promise<AcceptReply> {
-    return this.queue.run(async () => {
-      const fw = this.requireFramework(socket);
-      const offers = await this.takeOffers(fw, msg.offerIds);
-      const agentId = offers[0].agentId;
-      // What is left of the offered resources, per role.
-      const pool = new Map<string, Resources>();
-      for (const o of offers) pool.set(o.role, (pool.get(o.role) ?? Resources.empty()).plus(o.resources));
-      const reservationOps = msg.operations.filter((op) => op.type !== 'LAUNCH');
-      const launches = msg.operations.flatMap((op) => (op.type === 'LAUNCH' ? op.tasks : []));
-      if (reservationOps.length && launches.length) {
-        throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, 'RESERVE and UNRESERVE cannot be combined with LAUNCH in one accept; launch on the reserved resources from the next offer');
-      }
+    return this.answers.push({ socket, accept: msg }) as Promise<AcceptReply>;
+  }
 
-      // Validate everything before changing anything.
-      const planned: Array<{ spec: TaskSpec; role: string }> = [];
-      const ids = new Set<string>();
-      for (const spec of launches) {
-        if (ids.has(spec.taskId)) throw new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${spec.taskId}' appears twice in this accept`);
-        ids.add(spec.taskId);
-        const wanted = Resources.of(spec.resources);
-        const role = [...pool.keys()].find((r) => pool.get(r)!.contains(wanted));
-        if (!role) {
-          throw new ProtocolError(PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES, `task '${spec.taskId}' needs ${wanted.toString()}, more than is left of the offers (${[...pool.values()].map((r) => r.toString()).join(' + ') || 'nothing'})`, { taskId: spec.taskId });
-        }
-        pool.set(role, pool.get(role)!.minus(wanted));
-        planned.push({ spec, role });
-      }
-      if (planned.length) {
-        const existing = await this.dataSource.manager.find(TaskEntity, { where: { frameworkId: fw.id, taskId: In(planned.map((p) => p.spec.taskId)) }, select: { taskId: true } });
-        if (existing.length) throw new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${existing[0].taskId}' is already used by this framework`);
-      }
-      const reservations = reservationOps.map((op) => ({ op, resources: Resources.of(op.resources) }));
-      for (const { op, resources } of reservations) {
-        const role = offers[0].role;
-        const source = op.type === 'RESERVE' ? resources.withReservation(undefined) : resources;
-        if (op.type === 'RESERVE' && !resources.reserved().isEmpty() && resources.reserved(role).isEmpty()) throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `RESERVE may reserve only for the offer's role '${role}'`);
-        if (!pool.get(role)!.contains(source)) throw new ProtocolError(PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES, `${op.type} of ${resources.toString()} is not covered by the offers`);
-      }
+  decline(socket: Socket, msg: Decline): Promise<void> {
+    return this.answers.push({ socket, decline: msg }).then(() => undefined);
+  }
 
-      const now = new Date();
-      const tasks = await this.dataSource.transaction(async (tx) => {
-        await tx.update(OfferEntity, { id: In(offers.map((o) => o.id)) }, { state: OfferState.ACCEPTED, closedAt: now });
-        const rows = planned.map(({ spec, role }) => tx.create(TaskEntity, { taskId: spec.taskId, frameworkId: fw.id, agentId, name: spec.name, role, resources: spec.resources, command: { command: spec.command, env: spec.env ?? {} }, state: TaskState.STAGING, createdAt: now, updatedAt: now }));
-        if (rows.length) await tx.save(TaskEntity, rows);
-        for (const { op, resources } of reservations) await this.applyReservationOp(tx, agentId, offers[0].role, op.type as 'RESERVE' | 'UNRESERVE', resources, fw.id);
-        return rows;
-      });
-      for (const o of offers) {
-        this.offers.delete(o.id);
-        this.stream.emit('offer.closed', { offerId: o.id, state: OfferState.ACCEPTED });
+  private readonly answers = new GroupCommit<OfferAnswer, AcceptReply | void>(
+    (flush) => this.queue.run(flush),
+    (batch) => this.flushAnswers(batch),
+  );
+
+  /** Launches, plain accepts and declines go out together; an accept that reserves or unreserves runs alone, in its turn. */
+  private async flushAnswers(batch: Array<Pending<OfferAnswer, AcceptReply | void>>): Promise<void> {
+    let group: typeof batch = [];
+    for (const entry of batch) {
+      const { socket, accept } = entry.item;
+      if (!accept || accept.operations.every((op) => op.type === 'LAUNCH')) {
+        group.push(entry);
+        continue;
       }
-      for (const t of tasks) this.sendLaunch(agentId, t);
-      if (reservations.length) {
-        // The converted resources return to the allocator, which offers them to the role again.
-        for (const o of offers) this.allocator.recoverResources(fw.id, agentId, o.role, o.resources);
-        await this.refreshAgent(agentId, { resync: true });
-      } else {
-        const refuse = msg.refuseSeconds ?? DEFAULT_REFUSE_SECONDS;
-        for (const [role, left] of pool) if (!left.isEmpty()) this.allocator.recoverResources(fw.id, agentId, role, left, refuse);
+      await this.answerOffers(group);
+      group = [];
+      await this.acceptReservations(socket, accept).then(entry.resolve, entry.reject);
+    }
+    await this.answerOffers(group);
+  }
+
+  /**
+   * What an accept asks for, checked against its offers: the offers (all outstanding, the
+   * caller's, from one agent), the tasks with the role whose offered resources they use, and
+   * what is left of the offers per role. Changes nothing.
+   */
+  private async planAccept(fw: FrameworkRuntime, msg: Accept): Promise<PlannedAccept> {
+    const offers = await this.takeOffers(fw, msg.offerIds);
+    const agentId = offers[0].agentId;
+    // What is left of the offered resources, per role.
+    const pool = new Map<string, Resources>();
+    for (const o of offers) pool.set(o.role, (pool.get(o.role) ?? Resources.empty()).plus(o.resources));
+    const reservationOps = msg.operations.filter((op) => op.type !== 'LAUNCH');
+    const launches = msg.operations.flatMap((op) => (op.type === 'LAUNCH' ? op.tasks : []));
+    if (reservationOps.length && launches.length) {
+      throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, 'RESERVE and UNRESERVE cannot be combined with LAUNCH in one accept; launch on the reserved resources from the next offer');
+    }
+    const tasks: PlannedAccept['tasks'] = [];
+    const ids = new Set<string>();
+    for (const spec of launches) {
+      if (ids.has(spec.taskId)) throw new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${spec.taskId}' appears twice in this accept`);
+      ids.add(spec.taskId);
+      const wanted = Resources.of(spec.resources);
+      const role = [...pool.keys()].find((r) => pool.get(r)!.contains(wanted));
+      if (!role) {
+        throw new ProtocolError(PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES, `task '${spec.taskId}' needs ${wanted.toString()}, more than is left of the offers (${[...pool.values()].map((r) => r.toString()).join(' + ') || 'nothing'})`, { taskId: spec.taskId });
       }
-      this.requestCycle();
-      return { launched: tasks.map((t) => t.taskId) };
+      pool.set(role, pool.get(role)!.minus(wanted));
+      tasks.push({ spec, role });
+    }
+    return { fw, offers, agentId, pool, tasks, refuseSeconds: msg.refuseSeconds ?? DEFAULT_REFUSE_SECONDS };
+  }
+
+  /** Declined offers: the caller's that are still outstanding (declining one that is gone is harmless, as in Mesos). */
+  private planDecline(fw: FrameworkRuntime, msg: Decline): PlannedAccept {
+    const offers = [...new Set(msg.offerIds)].flatMap((id) => {
+      const o = this.offers.get(id);
+      return o && o.frameworkId === fw.id ? [o] : [];
     });
+    return { fw, offers, agentId: '', pool: new Map(), tasks: [], refuseSeconds: msg.refuseSeconds ?? DEFAULT_REFUSE_SECONDS, declined: true };
+  }
+
+  private async answerOffers(entries: Array<Pending<OfferAnswer, AcceptReply | void>>): Promise<void> {
+    if (!entries.length) return;
+    const plans: Array<PlannedAccept & { entry: (typeof entries)[number] }> = [];
+    for (const entry of entries) {
+      const { socket, accept, decline } = entry.item;
+      try {
+        const fw = this.requireFramework(socket);
+        plans.push({ entry, ...(accept ? await this.planAccept(fw, accept) : this.planDecline(fw, decline!)) });
+      } catch (err) {
+        entry.reject(err);
+      }
+    }
+    // Task ids the frameworks already used, for the whole batch in one query.
+    const key = (frameworkId: string, taskId: string) => `${frameworkId}\u0000${taskId}`;
+    const wanted = plans.flatMap((p) => p.tasks.map((t) => ({ frameworkId: p.fw.id, taskId: t.spec.taskId })));
+    const used = new Set<string>();
+    if (wanted.length) {
+      const rows: Array<{ framework_id: string; task_id: string }> = await this.dataSource.query(
+        'SELECT t.framework_id, t.task_id FROM tasks t JOIN unnest($1::text[], $2::text[]) AS v(framework_id, task_id) ON t.framework_id = v.framework_id AND t.task_id = v.task_id',
+        [wanted.map((w) => w.frameworkId), wanted.map((w) => w.taskId)],
+      );
+      for (const r of rows) used.add(key(r.framework_id, r.task_id));
+      for (const w of wanted) if (this.launching.has(key(w.frameworkId, w.taskId))) used.add(key(w.frameworkId, w.taskId));
+    }
+    // In arrival order: what an earlier answer of the batch took is gone for the later ones.
+    const taken = new Map<string, OfferState>();
+    const answered: typeof plans = [];
+    for (const p of plans) {
+      if (p.declined) p.offers = p.offers.filter((o) => !taken.has(o.id));
+      const stale = p.offers.find((o) => taken.has(o.id));
+      if (stale) {
+        const state = taken.get(stale.id)!;
+        p.entry.reject(new ProtocolError(PROTOCOL_ERRORS.OFFER_STALE, `offer ${stale.id} is no longer valid (${state.toLowerCase()})`, { offerId: stale.id, state }));
+        continue;
+      }
+      const duplicate = p.tasks.find((t) => used.has(key(p.fw.id, t.spec.taskId)));
+      if (duplicate) {
+        p.entry.reject(new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${duplicate.spec.taskId}' is already used by this framework`));
+        continue;
+      }
+      for (const o of p.offers) taken.set(o.id, p.declined ? OfferState.DECLINED : OfferState.ACCEPTED);
+      for (const t of p.tasks) used.add(key(p.fw.id, t.spec.taskId));
+      answered.push(p);
+    }
+    if (!taken.size) {
+      for (const p of answered) p.entry.resolve(p.declined ? undefined : { launched: [] });
+      return;
+    }
+
+    const now = new Date();
+    const rows = answered.map((p) => p.tasks.map(({ spec, role }): TaskEntity => ({ id: randomUUID(), taskId: spec.taskId, frameworkId: p.fw.id, agentId: p.agentId, name: spec.name, role, resources: spec.resources, command: { command: spec.command, env: spec.env ?? {} }, state: TaskState.STAGING, createdAt: now, updatedAt: now })));
+    // Written in the journal while the queue goes on: the offers leave at once (no later answer
+    // can take them), the task ids are held until the write is done, and the frameworks are
+    // answered and the tasks launched only once it has committed.
+    const held = answered.flatMap((p) => p.tasks.map((t) => key(p.fw.id, t.spec.taskId)));
+    for (const k of held) this.launching.add(k);
+    const written = this.journal.run(() => this.writeAnswers(taken, rows.flat(), now));
+    for (const p of answered) {
+      for (const o of p.offers) {
+        this.offers.delete(o.id);
+        if (p.declined) this.allocator.recoverResources(p.fw.id, o.agentId, o.role, o.resources, p.refuseSeconds);
+      }
+      for (const [role, left] of p.pool) if (!left.isEmpty()) this.allocator.recoverResources(p.fw.id, p.agentId, role, left, p.refuseSeconds);
+    }
+    this.requestCycle();
+    written.then(
+      () => {
+        for (const k of held) this.launching.delete(k);
+        for (const [i, p] of answered.entries()) {
+          const state = p.declined ? OfferState.DECLINED : OfferState.ACCEPTED;
+          for (const o of p.offers) this.stream.emit('offer.closed', { offerId: o.id, state });
+          for (const t of rows[i]) this.sendLaunch(p.agentId, t);
+          p.entry.resolve(p.declined ? undefined : { launched: rows[i].map((t) => t.taskId) });
+        }
+      },
+      (err: unknown) => {
+        // Nothing was written: the tasks' resources go back and every answer of the batch fails.
+        for (const k of held) this.launching.delete(k);
+        for (const p of answered) {
+          if (this.frameworks.has(p.fw.id) && this.agents.get(p.agentId)?.inAllocator) {
+            for (const t of p.tasks) this.allocator.recoverResources(p.fw.id, p.agentId, t.role, Resources.of(t.spec.resources));
+          }
+          p.entry.reject(err);
+        }
+      },
+    );
+  }
+
+  /** Framework and task ids of tasks whose launch is being written (duplicates for later accepts). */
+  private readonly launching = new Set<string>();
+
+  /** The offers closed (accepted or declined) and the tasks inserted as STAGING: one statement, so one round trip and all or nothing. */
+  private async writeAnswers(offers: Map<string, OfferState>, tasks: TaskEntity[], now: Date): Promise<void> {
+    await this.dataSource.query(
+      `WITH closed AS (
+         UPDATE offers o SET state = c.state::offer_state, closed_at = $1 FROM unnest($2::uuid[], $3::text[]) AS c(id, state) WHERE o.id = c.id)
+       INSERT INTO tasks (id, task_id, framework_id, agent_id, name, role, resources, command, state, created_at, updated_at)
+       SELECT v.id, v.task_id, v.framework_id, v.agent_id, v.name, v.role, v.resources::jsonb, v.command::jsonb, 'STAGING', $1, $1
+         FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+           AS v(id, task_id, framework_id, agent_id, name, role, resources, command)`,
+      [
+        now,
+        [...offers.keys()],
+        [...offers.values()],
+        tasks.map((t) => t.id),
+        tasks.map((t) => t.taskId),
+        tasks.map((t) => t.frameworkId),
+        tasks.map((t) => t.agentId),
+        tasks.map((t) => t.name),
+        tasks.map((t) => t.role),
+        tasks.map((t) => JSON.stringify(t.resources)),
+        tasks.map((t) => JSON.stringify(t.command)),
+      ],
+    );
+  }
+
+  /** An accept with RESERVE or UNRESERVE operations (no launches): the reservations change, the agent is offered anew. */
+  private async acceptReservations(socket: Socket, msg: Accept): Promise<AcceptReply> {
+    // It reads and changes the agent's rows: after the writes in flight.
+    await this.journal.run(async () => undefined);
+    const fw = this.requireFramework(socket);
+    const { offers, agentId, pool } = await this.planAccept(fw, msg);
+    const role = offers[0].role;
+    const reservations = msg.operations.flatMap((op) => (op.type === 'LAUNCH' ? [] : [{ type: op.type, resources: Resources.of(op.resources) }]));
+    for (const { type, resources } of reservations) {
+      const source = type === 'RESERVE' ? resources.withReservation(undefined) : resources;
+      if (type === 'RESERVE' && !resources.reserved().isEmpty() && resources.reserved(role).isEmpty()) throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `RESERVE may reserve only for the offer's role '${role}'`);
+      if (!pool.get(role)!.contains(source)) throw new ProtocolError(PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES, `${type} of ${resources.toString()} is not covered by the offers`);
+    }
+    await this.dataSource.transaction(async (tx) => {
+      await tx.update(OfferEntity, { id: In(offers.map((o) => o.id)) }, { state: OfferState.ACCEPTED, closedAt: new Date() });
+      for (const { type, resources } of reservations) await this.applyReservationOp(tx, agentId, role, type, resources, fw.id);
+    });
+    for (const o of offers) {
+      this.offers.delete(o.id);
+      this.stream.emit('offer.closed', { offerId: o.id, state: OfferState.ACCEPTED });
+    }
+    // The converted resources return to the allocator, which offers them to the role again.
+    for (const o of offers) this.allocator.recoverResources(fw.id, agentId, o.role, o.resources);
+    await this.refreshAgent(agentId, { resync: true });
+    this.requestCycle();
+    return { launched: [] };
   }
 
   private async applyReservationOp(tx: EntityManager, agentId: string, role: string, type: 'RESERVE' | 'UNRESERVE', resources: Resources, frameworkId: string): Promise<void> {
@@ -850,24 +1092,6 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     if (!left.isEmpty()) throw new ProtocolError(PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES, `no reservation covers ${left.toString()} for role '${role}' on this agent`);
   }
 
-  decline(socket: Socket, msg: Decline): Promise<void> {
-    return this.queue.run(async () => {
-      const fw = this.requireFramework(socket);
-      const offers = [...new Set(msg.offerIds)].map((id) => this.offers.get(id));
-      const mine = offers.filter((o): o is OutstandingOffer => o !== undefined && o.frameworkId === fw.id);
-      // Declining an offer that is already gone is harmless (as in Mesos).
-      if (!mine.length) return;
-      await this.dataSource.manager.update(OfferEntity, { id: In(mine.map((o) => o.id)) }, { state: OfferState.DECLINED, closedAt: new Date() });
-      const refuse = msg.refuseSeconds ?? DEFAULT_REFUSE_SECONDS;
-      for (const o of mine) {
-        this.offers.delete(o.id);
-        this.allocator.recoverResources(fw.id, o.agentId, o.role, o.resources, refuse);
-        this.stream.emit('offer.closed', { offerId: o.id, state: OfferState.DECLINED });
-      }
-      this.requestCycle();
-    });
-  }
-
   suppress(socket: Socket, msg: RolesCall): Promise<void> {
     return this.changeSuppression(socket, msg, true);
   }
@@ -877,7 +1101,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   private changeSuppression(socket: Socket, msg: RolesCall, suppress: boolean): Promise<void> {
-    return this.queue.run(async () => {
+    return this.exclusive(async () => {
       const fw = this.requireFramework(socket);
       const roles = msg.roles ?? fw.roles;
       const unknown = roles.filter((r) => !fw.roles.includes(r));
@@ -895,7 +1119,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   kill(socket: Socket, msg: Kill): Promise<void> {
-    return this.queue.run(async () => {
+    return this.exclusive(async () => {
       const fw = this.requireFramework(socket);
       const task = await this.dataSource.manager.findOne(TaskEntity, { where: { frameworkId: fw.id, taskId: msg.taskId } });
       if (!task) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_TASK, `the framework has no task '${msg.taskId}'`);
@@ -905,24 +1129,37 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       else {
         // Not running anywhere yet (or its agent is away): killed here.
         agent?.emit('kill', { frameworkId: fw.id, taskId: task.taskId, gracePeriodSeconds: 0 });
-        await this.masterUpdate(task, TaskState.KILLED, 'REASON_TASK_KILLED_DURING_LAUNCH', 'killed before it started');
+        await this.masterUpdate([task], TaskState.KILLED, 'REASON_TASK_KILLED_DURING_LAUNCH', 'killed before it started');
       }
     });
   }
 
-  acknowledge(socket: Socket, msg: Acknowledge): Promise<void> {
-    return this.queue.run(async () => {
-      const fw = this.requireFramework(socket);
-      await this.dataSource.query(
-        `UPDATE task_status_updates u SET acknowledged_at = now() FROM tasks t
-          WHERE u.task_ref = t.id AND t.framework_id = $1 AND t.task_id = $2 AND u.update_uuid = $3 AND u.acknowledged_at IS NULL`,
-        [fw.id, msg.taskId, msg.updateUuid],
-      );
-    });
+  /**
+   * Acknowledgements are group-committed outside the master's queue (they change no state the
+   * allocator or the offers depend on): one statement marks a whole batch. An acknowledgement
+   * lost in a crash only means the update is sent again.
+   */
+  async acknowledge(socket: Socket, msg: Acknowledge): Promise<void> {
+    const fw = this.requireFramework(socket);
+    await this.acks.push({ frameworkId: fw.id, taskId: msg.taskId, updateUuid: msg.updateUuid });
   }
 
+  private readonly ackQueue = new SerialQueue();
+  private readonly acks = new GroupCommit<{ frameworkId: string; taskId: string; updateUuid: string }, void>(
+    (flush) => this.ackQueue.run(flush),
+    async (batch) => {
+      await this.dataSource.query(
+        `UPDATE task_status_updates u SET acknowledged_at = now()
+           FROM unnest($1::text[], $2::text[], $3::uuid[]) AS v(framework_id, task_id, update_uuid), tasks t
+          WHERE u.update_uuid = v.update_uuid AND t.id = u.task_ref AND t.framework_id = v.framework_id AND t.task_id = v.task_id AND u.acknowledged_at IS NULL`,
+        [batch.map((b) => b.item.frameworkId), batch.map((b) => b.item.taskId), batch.map((b) => b.item.updateUuid)],
+      );
+      for (const b of batch) b.resolve();
+    },
+  );
+
   reconcile(socket: Socket, msg: { tasks: Array<{ taskId: string }> }): Promise<void> {
-    return this.queue.run(async () => {
+    return this.exclusive(async () => {
       const fw = this.requireFramework(socket);
       const db = this.dataSource.manager;
       const tasks = msg.tasks.length
@@ -940,7 +1177,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   answerInverseOffer(socket: Socket, msg: InverseOfferAnswer): Promise<void> {
-    return this.queue.run(async () => {
+    return this.exclusive(async () => {
       const fw = this.requireFramework(socket);
       const io = this.inverseOffers.get(msg.inverseOfferId);
       if (!io || io.frameworkId !== fw.id) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_OFFER, `no inverse offer ${msg.inverseOfferId} for this framework`);
@@ -976,9 +1213,5 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   /** Resources offered but not yet answered, by framework. */
   outstandingOffers(): OutstandingOffer[] {
     return [...this.offers.values()];
-  }
-
-  quantities(r: Resources): Record<string, number> {
-    return quantities(r);
   }
 }

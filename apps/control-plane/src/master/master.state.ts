@@ -35,6 +35,8 @@ export interface OutstandingOffer {
   resources: Resources;
   /** performance.now() when it was made (for the offer timeout). */
   createdAt: number;
+  /** Sent to its framework (once its cycle was recorded). */
+  sent: boolean;
 }
 
 export interface OutstandingInverseOffer {

@@ -5,6 +5,8 @@ import { TaskEntity, TaskState } from './task.entity';
 @Entity('task_status_updates')
 @Index(['taskRef', 'at'])
 @Index(['updateUuid'], { unique: true })
+// Updates still to be delivered (resent until acknowledged): a small index, in arrival order.
+@Index('IDX_task_status_updates_unacknowledged', ['id'], { where: '"acknowledged_at" IS NULL' })
 export class TaskStatusUpdateEntity {
   @PrimaryGeneratedColumn('increment', { type: 'bigint' })
   id!: string;
