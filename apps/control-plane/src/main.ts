@@ -4,4 +4,4 @@ export * from './database/database.connection';
 export * from './database/database.migrations';
 export { createDataSource, dataSourceOptions } from './database/database.options';
 export { startControlPlane, createApp, migrate, type ControlPlane } from './app/server';
-export { buildOpenApiDocument, generateOpenApiJson, OPENAPI_FILE } from './app/openapi';
+export { API_TYPES_FILE, buildOpenApiDocument, generateApiTypes, generateOpenApiJson, OPENAPI_FILE } from './app/openapi';

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { AgentStatus } from '../src/agents/agent.entity';
+import { OfferEntity, OfferState } from '../src/offers/offer.entity';
 import { TaskEntity, TaskState } from '../src/tasks/task.entity';
 import { FrameworkEntity, FrameworkState } from '../src/frameworks/framework.entity';
 import { seedAgent, startTestControlPlane, type TestControlPlane } from './support/app';
@@ -105,6 +107,33 @@ describe('agents API', () => {
     expect(twice.status).toBe(409);
     expect(twice.body.code).toBe('AGENT_ALREADY_DRAINING');
     expect((await t.api('GET', '/api/v1/agents/busy')).body.drainState).toBe('DRAINING');
+  });
+
+  it('shows what sits on each agent: live tasks, outstanding offers, reservations, whitelist and maintenance', async () => {
+    await seedAgent(t.cp, { id: 'u1', hostname: 'usage-1', resources: 'cpus:8;mem:16384;disk:1000;ports:[31000-32000]' });
+    await seedAgent(t.cp, { id: 'u2', hostname: 'usage-2' });
+    const now = new Date();
+    await t.cp.dataSource.getRepository(FrameworkEntity).save({ id: 'fw-u', name: 'fw', principal: null, user: null, roles: ['r'], capabilities: [], failoverTimeoutSeconds: 0, hostname: null, webuiUrl: null, state: FrameworkState.ACTIVE, suppressedRoles: [], registeredAt: now, disconnectedAt: null, completedAt: null });
+    const task = (taskId: string, state: TaskState, cpus: number) => ({ taskId, frameworkId: 'fw-u', agentId: 'u1', name: taskId, role: 'r', resources: [{ name: 'cpus', value: cpus }, { name: 'mem', value: 1024 }], command: null, state, createdAt: now, updatedAt: now });
+    await t.cp.dataSource.getRepository(TaskEntity).save([task('live-1', TaskState.RUNNING, 1), task('live-2', TaskState.STAGING, 0.5), task('done', TaskState.FINISHED, 4)]);
+    await t.cp.dataSource.getRepository(OfferEntity).save([
+      { id: randomUUID(), frameworkId: 'fw-u', agentId: 'u1', role: 'r', resources: [{ name: 'cpus', value: 2 }], state: OfferState.OUTSTANDING, cycleId: null, createdAt: now, expiresAt: null, closedAt: null },
+      { id: randomUUID(), frameworkId: 'fw-u', agentId: 'u1', role: 'r', resources: [{ name: 'cpus', value: 3 }], state: OfferState.DECLINED, cycleId: null, createdAt: now, expiresAt: null, closedAt: now },
+    ]);
+    const reserved = await t.api('POST', '/api/v1/reservations', { agentId: 'u1', role: 'eng', resources: 'cpus:1;mem:2048' });
+    expect(reserved.status).toBe(201);
+    expect((await t.api('PUT', '/api/v1/whitelist', { hostnames: ['usage-1'] })).status).toBe(200);
+    expect((await t.api('PUT', '/api/v1/maintenance/schedule', { windows: [{ machines: [{ hostname: 'usage-2' }], unavailability: { start: '2030-01-01T00:00:00Z', durationSeconds: 3600 } }] })).status).toBe(200);
+
+    const page = await t.api('GET', '/api/v1/agents?hostname=usage');
+    const [u1, u2] = page.body.items;
+    expect(u1.usage).toEqual({ total: { cpus: 8, disk: 1000, mem: 16384 }, used: { cpus: 1.5, mem: 2048 }, offered: { cpus: 2 }, reserved: { cpus: 1, mem: 2048 }, activeTasks: 2 });
+    expect(u1).toMatchObject({ whitelisted: true, maintenance: null });
+    expect(u2.usage).toEqual({ total: { cpus: 4, disk: 10000, mem: 8192 }, used: {}, offered: {}, reserved: {}, activeTasks: 0 });
+    expect(u2).toMatchObject({ whitelisted: false, maintenance: { mode: 'DRAINING', start: '2030-01-01T00:00:00.000Z', durationSeconds: 3600 } });
+    expect((await t.api('GET', '/api/v1/agents/u1')).body.usage).toEqual(u1.usage);
+    await t.api('PUT', '/api/v1/whitelist', { hostnames: null });
+    await t.api('PUT', '/api/v1/maintenance/schedule', { windows: [] });
   });
 
   it.each([

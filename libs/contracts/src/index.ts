@@ -3,3 +3,7 @@ export * from './common';
 export * from './agents';
 export * from './frameworks';
 export * from './events';
+export type { components, operations, paths } from './api';
+
+/** The REST API's schemas by name, e.g. `Schema<'AgentViewDto'>`. */
+export type Schema<Name extends keyof import('./api').components['schemas']> = import('./api').components['schemas'][Name];

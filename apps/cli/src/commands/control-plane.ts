@@ -53,10 +53,11 @@ export function untilSignal(): Promise<NodeJS.Signals> {
   });
 }
 
-export function printAdminToken(admin: { source: string; token?: string }): void {
-  if (admin.source === 'generated' && admin.token) {
+/** Prints the admin token line; `keptIn` names the file a local cluster keeps a generated token in. */
+export function printAdminToken(admin: { source: string; token?: string }, keptIn?: string): void {
+  if (admin.token) {
     console.log(`  admin token:   ${admin.token}`);
-    console.log('                 (shown once: it is stored only as a hash; keep it, or set ARBITER_ADMIN_TOKEN)');
+    console.log(keptIn ? `                 (kept in ${keptIn}; sign in to the dashboard with it)` : '                 (shown once: it is stored only as a hash; keep it, or set ARBITER_ADMIN_TOKEN)');
   } else if (admin.source === 'env') {
     console.log('  admin token:   the value of ARBITER_ADMIN_TOKEN');
   } else {

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type Actor, CurrentActor } from '../auth/auth.actor';
 import { ApiErrors } from '../errors/errors.dto';
-import { AgentDto, AgentListQueryDto, AgentPageDto, DrainAgentDto, toAgentDto } from './agents.dto';
+import { AgentListQueryDto, AgentPageDto, AgentViewDto, DrainAgentDto } from './agents.dto';
 import { AgentsErrorCode } from './agents.errors';
 import type { AgentSortField } from './agents.repository';
 import { AgentsService } from './agents.service';
@@ -19,47 +19,46 @@ export class AgentsController {
   @ApiErrors()
   async list(@Query() q: AgentListQueryDto): Promise<AgentPageDto> {
     const sort = q.sort ?? 'hostname';
-    const page = await this.agents.list(
+    return this.agents.list(
       { hostname: q.hostname, status: q.status, activated: q.activated === undefined ? undefined : q.activated === 'true', drainState: q.drainState },
       { field: sort.replace(/^-/, '') as AgentSortField, descending: sort.startsWith('-') },
       q.limit,
       q.offset,
     );
-    return { ...page, items: page.items.map(toAgentDto) };
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'One agent' })
-  @ApiOkResponse({ type: AgentDto })
+  @ApiOkResponse({ type: AgentViewDto })
   @ApiErrors(AgentsErrorCode.AGENT_NOT_FOUND)
-  async get(@Param('id') id: string): Promise<AgentDto> {
-    return toAgentDto(await this.agents.get(id));
+  get(@Param('id') id: string): Promise<AgentViewDto> {
+    return this.agents.get(id);
   }
 
   @Post(':id/deactivate')
   @HttpCode(200)
   @ApiOperation({ summary: 'Stop offering the agent (running tasks keep running)' })
-  @ApiOkResponse({ type: AgentDto })
+  @ApiOkResponse({ type: AgentViewDto })
   @ApiErrors(AgentsErrorCode.AGENT_NOT_FOUND, AgentsErrorCode.AGENT_GONE)
-  async deactivate(@Param('id') id: string, @CurrentActor() actor: Actor): Promise<AgentDto> {
-    return toAgentDto(await this.agents.deactivate(id, actor));
+  deactivate(@Param('id') id: string, @CurrentActor() actor: Actor): Promise<AgentViewDto> {
+    return this.agents.deactivate(id, actor);
   }
 
   @Post(':id/reactivate')
   @HttpCode(200)
   @ApiOperation({ summary: 'Offer the agent again (refused while it is draining)' })
-  @ApiOkResponse({ type: AgentDto })
+  @ApiOkResponse({ type: AgentViewDto })
   @ApiErrors(AgentsErrorCode.AGENT_NOT_FOUND, AgentsErrorCode.AGENT_GONE, AgentsErrorCode.AGENT_STILL_DRAINING)
-  async reactivate(@Param('id') id: string, @CurrentActor() actor: Actor): Promise<AgentDto> {
-    return toAgentDto(await this.agents.reactivate(id, actor));
+  reactivate(@Param('id') id: string, @CurrentActor() actor: Actor): Promise<AgentViewDto> {
+    return this.agents.reactivate(id, actor);
   }
 
   @Post(':id/drain')
   @HttpCode(200)
   @ApiOperation({ summary: 'Deactivate the agent and drain its tasks (killed after the grace period)' })
-  @ApiOkResponse({ type: AgentDto })
+  @ApiOkResponse({ type: AgentViewDto })
   @ApiErrors(AgentsErrorCode.AGENT_NOT_FOUND, AgentsErrorCode.AGENT_GONE, AgentsErrorCode.AGENT_ALREADY_DRAINING)
-  async drain(@Param('id') id: string, @Body() body: DrainAgentDto, @CurrentActor() actor: Actor): Promise<AgentDto> {
-    return toAgentDto(await this.agents.drain(id, { maxGracePeriodSeconds: body.maxGracePeriodSeconds ?? null, markGone: body.markGone ?? false }, actor));
+  drain(@Param('id') id: string, @Body() body: DrainAgentDto, @CurrentActor() actor: Actor): Promise<AgentViewDto> {
+    return this.agents.drain(id, { maxGracePeriodSeconds: body.maxGracePeriodSeconds ?? null, markGone: body.markGone ?? false }, actor);
   }
 }

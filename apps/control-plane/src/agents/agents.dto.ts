@@ -2,9 +2,10 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { Resources } from '@arbiter/allocator';
 import { PageQueryDto } from '../common/pagination.dto';
-import { ResourceEntryDto } from '../common/resources.dto';
+import { ResourceEntryDto, SCALAR_MAP_SCHEMA, sumScalars } from '../common/resources.dto';
+import { MachineMode } from '../maintenance/maintenance-machine.entity';
 import { type AgentEntity, AgentStatus, DrainState } from './agent.entity';
-import { AGENT_SORT_FIELDS } from './agents.repository';
+import { AGENT_SORT_FIELDS, type AgentOccupancy, type OnAgent } from './agents.repository';
 
 const SORTS = AGENT_SORT_FIELDS.flatMap((f) => [f, `-${f}`]);
 
@@ -73,8 +74,29 @@ export class AgentDto {
   @ApiProperty() lastSeenAt!: string;
 }
 
+export class AgentMaintenanceDto {
+  @ApiProperty({ enum: [MachineMode.DRAINING, MachineMode.DOWN], description: 'DRAINING: scheduled (frameworks get inverse offers); DOWN: in maintenance (no offers)' }) mode!: MachineMode;
+  @ApiProperty({ description: "start of the machine's unavailability" }) start!: string;
+  @ApiProperty({ type: Number, nullable: true, description: 'seconds; null: until maintenance is stopped' }) durationSeconds!: number | null;
+}
+
+export class AgentUsageDto {
+  @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'scalar totals of the agent' }) total!: Record<string, number>;
+  @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'held by live tasks' }) used!: Record<string, number>;
+  @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'offered and not yet answered' }) offered!: Record<string, number>;
+  @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'reserved for roles (used or not)' }) reserved!: Record<string, number>;
+  @ApiProperty({ description: 'tasks not in a terminal state' }) activeTasks!: number;
+}
+
+/** An agent as operators see it: its row, what sits on it, and the cluster settings that concern it. */
+export class AgentViewDto extends AgentDto {
+  @ApiProperty({ type: AgentUsageDto }) usage!: AgentUsageDto;
+  @ApiProperty({ description: 'false when a whitelist is set and does not name the hostname' }) whitelisted!: boolean;
+  @ApiProperty({ type: AgentMaintenanceDto, nullable: true, description: 'the maintenance window of its machine, if any' }) maintenance!: AgentMaintenanceDto | null;
+}
+
 export class AgentPageDto {
-  @ApiProperty({ type: [AgentDto] }) items!: AgentDto[];
+  @ApiProperty({ type: [AgentViewDto] }) items!: AgentViewDto[];
   @ApiProperty() total!: number;
   @ApiProperty() limit!: number;
   @ApiProperty() offset!: number;
@@ -97,4 +119,25 @@ export function toAgentDto(a: AgentEntity): AgentDto {
     firstSeenAt: a.firstSeenAt.toISOString(),
     lastSeenAt: a.lastSeenAt.toISOString(),
   };
+}
+
+/** Agents with what sits on them (see AgentsRepository.occupancy). */
+export function toAgentViews(agents: AgentEntity[], o: AgentOccupancy): AgentViewDto[] {
+  const group = (rows: OnAgent[]) => {
+    const m = new Map<string, OnAgent[]>();
+    for (const r of rows) m.set(r.agentId, [...(m.get(r.agentId) ?? []), r]);
+    return m;
+  };
+  const [tasks, offers, reservations] = [group(o.tasks), group(o.offers), group(o.reservations)];
+  const sum = (rows?: OnAgent[]) => sumScalars((rows ?? []).map((r) => r.resources));
+  const whitelist = o.whitelist === null ? null : new Set(o.whitelist);
+  return agents.map((a) => {
+    const machine = o.machines.find((m) => m.hostname === a.hostname && m.mode !== MachineMode.UP);
+    return {
+      ...toAgentDto(a),
+      usage: { total: sumScalars([a.resources]), used: sum(tasks.get(a.id)), offered: sum(offers.get(a.id)), reserved: sum(reservations.get(a.id)), activeTasks: tasks.get(a.id)?.length ?? 0 },
+      whitelisted: whitelist === null || whitelist.has(a.hostname),
+      maintenance: machine?.window ? { mode: machine.mode, start: machine.window.startAt.toISOString(), durationSeconds: machine.window.durationSeconds } : null,
+    };
+  });
 }

@@ -13,7 +13,7 @@ import { Database } from '../database/database.service';
 import { ArbiterException } from '../errors/errors.exception';
 import { ClusterEvents } from '../events/cluster-events';
 import { type AgentEntity, AgentStatus, type DrainConfig, DrainState } from './agent.entity';
-import { toAgentDto } from './agents.dto';
+import { type AgentViewDto, toAgentDto, toAgentViews } from './agents.dto';
 import { AgentsErrorCode } from './agents.errors';
 import { type AgentFilter, type AgentSortField, AgentsRepository } from './agents.repository';
 
@@ -27,23 +27,29 @@ export class AgentsService {
     private readonly events: ClusterEvents,
   ) {}
 
-  list(filter: AgentFilter, sort: { field: AgentSortField; descending: boolean }, limit: number, offset: number): Promise<Page<AgentEntity>> {
-    return this.repo.list(this.db.manager, filter, sort, limit, offset).then((p) => ({ ...p, limit, offset }));
+  async list(filter: AgentFilter, sort: { field: AgentSortField; descending: boolean }, limit: number, offset: number): Promise<Page<AgentViewDto>> {
+    const page = await this.repo.list(this.db.manager, filter, sort, limit, offset);
+    return { items: await this.view(page.items), total: page.total, limit, offset };
   }
 
-  async get(id: string): Promise<AgentEntity> {
-    return this.require(this.db.manager, id);
+  async get(id: string): Promise<AgentViewDto> {
+    return (await this.view([await this.require(this.db.manager, id)]))[0];
+  }
+
+  /** Agents with their usage, whitelist and maintenance state. */
+  async view(agents: AgentEntity[]): Promise<AgentViewDto[]> {
+    return toAgentViews(agents, await this.repo.occupancy(this.db.manager, agents));
   }
 
   /** No new offers from the agent; its running tasks are left alone. Idempotent. */
-  deactivate(id: string, actor: Actor): Promise<AgentEntity> {
+  deactivate(id: string, actor: Actor): Promise<AgentViewDto> {
     return this.change(id, actor, 'agent.deactivate', (agent) => {
       agent.activated = false;
     });
   }
 
   /** Offers from the agent again. Refused while it drains; a drained agent leaves the drain. */
-  reactivate(id: string, actor: Actor): Promise<AgentEntity> {
+  reactivate(id: string, actor: Actor): Promise<AgentViewDto> {
     return this.change(id, actor, 'agent.reactivate', (agent) => {
       if (agent.drainState === DrainState.DRAINING) {
         throw new ArbiterException(AgentsErrorCode.AGENT_STILL_DRAINING, `agent ${agent.id} (${agent.hostname}) is still draining; reactivate it once it is DRAINED`, { agentId: agent.id });
@@ -59,7 +65,7 @@ export class AgentsService {
    * Deactivates the agent and drains it: its tasks are killed after the grace period (by the
    * allocation loop); with no live tasks it is DRAINED at once.
    */
-  drain(id: string, config: DrainConfig, actor: Actor): Promise<AgentEntity> {
+  drain(id: string, config: DrainConfig, actor: Actor): Promise<AgentViewDto> {
     return this.change(id, actor, 'agent.drain', async (agent, tx) => {
       if (agent.drainState) {
         throw new ArbiterException(AgentsErrorCode.AGENT_ALREADY_DRAINING, `agent ${agent.id} (${agent.hostname}) is already ${agent.drainState}; reactivate it before draining it again`, { agentId: agent.id, drainState: agent.drainState });
@@ -79,7 +85,7 @@ export class AgentsService {
     return agent;
   }
 
-  private async change(id: string, actor: Actor, action: string, apply: (agent: AgentEntity, tx: EntityManager) => void | Promise<void>): Promise<AgentEntity> {
+  private async change(id: string, actor: Actor, action: string, apply: (agent: AgentEntity, tx: EntityManager) => void | Promise<void>): Promise<AgentViewDto> {
     const saved = await this.db.transaction(async (tx) => {
       const agent = await this.require(tx, id, true);
       if (agent.status === AgentStatus.GONE) {
@@ -92,7 +98,7 @@ export class AgentsService {
       return after;
     });
     this.events.emit({ type: 'agent.updated', agentId: saved.id });
-    return saved;
+    return (await this.view([saved]))[0];
   }
 }
 

@@ -31,6 +31,23 @@ export class AllocationUsageRepository {
     return tx.find(TaskEntity, { select: { agentId: true, role: true, frameworkId: true, resources: true }, where: { ...where, state: Not(In([...TERMINAL_TASK_STATES])) } });
   }
 
+  /**
+   * Scalar amounts summed by name, in SQL, over the rows a query selects (its `resources`
+   * column): cheap on large clusters, where summing in JavaScript would read every row.
+   */
+  async scalarSums(tx: EntityManager, from: string, params: unknown[] = []): Promise<Map<string, number>> {
+    const rows: Array<{ name: string; amount: number }> = await tx.query(
+      `SELECT e->>'name' AS name, sum((e->>'value')::float8) AS amount FROM (${from}) src, jsonb_array_elements(src.resources) e WHERE e ? 'value' GROUP BY 1`,
+      params,
+    );
+    return new Map(rows.map((r) => [r.name, Number(r.amount)]));
+  }
+
+  /** Scalar totals of the reachable agents: the cluster's capacity that can be offered. */
+  reachableCapacity(tx: EntityManager): Promise<Map<string, number>> {
+    return this.scalarSums(tx, `SELECT resources FROM agents WHERE status = 'REACHABLE'`);
+  }
+
   async countLiveTasks(tx: EntityManager, agentId: string): Promise<number> {
     return tx.count(TaskEntity, { where: { agentId, state: Not(In([...TERMINAL_TASK_STATES])) } });
   }

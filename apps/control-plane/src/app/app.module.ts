@@ -5,6 +5,7 @@ import { APP_INTERCEPTOR } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { AgentsModule } from '../agents/agents.module';
+import { ClusterModule } from '../cluster/cluster.module';
 import { FrameworksModule } from '../frameworks/frameworks.module';
 import { HistoryModule } from '../history/history.module';
 import { MaintenanceModule } from '../maintenance/maintenance.module';
@@ -23,7 +24,7 @@ import { Metrics } from '../health/metrics';
 import { MetricsInterceptor } from '../health/metrics.interceptor';
 
 /** Feature modules of the operator API; each owns its controllers, services and errors. */
-export const FEATURE_MODULES = [AgentsModule, WhitelistModule, RolesModule, ReservationsModule, MaintenanceModule, FrameworksModule, HistoryModule];
+export const FEATURE_MODULES = [ClusterModule, AgentsModule, WhitelistModule, RolesModule, ReservationsModule, MaintenanceModule, FrameworksModule, HistoryModule];
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 

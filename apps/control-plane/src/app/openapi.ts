@@ -1,6 +1,8 @@
 /** The OpenAPI document, generated from the controllers and DTOs. */
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type OpenApiTS from 'openapi-typescript';
+import type { astToString as AstToString } from 'openapi-typescript';
 
 export const API_VERSION = '1.0.0';
 
@@ -38,3 +40,13 @@ export async function generateOpenApiJson(): Promise<string> {
 }
 
 export const OPENAPI_FILE = require('node:path').resolve(__dirname, '../../../../libs/contracts/openapi.json') as string;
+
+/** TypeScript types of the REST API, generated from the OpenAPI document (what the dashboard's client is typed with). */
+export const API_TYPES_FILE = require('node:path').resolve(__dirname, '../../../../libs/contracts/src/api.ts') as string;
+
+export async function generateApiTypes(openApiJson: string): Promise<string> {
+  // A build-time tool: loaded only when the types are generated or checked.
+  const { default: openapiTS, astToString } = require('openapi-typescript') as { default: typeof OpenApiTS; astToString: typeof AstToString };
+  const ast = await openapiTS(JSON.parse(openApiJson), { alphabetize: true });
+  return `/**\n * The REST API's paths and schemas as TypeScript types, generated from libs/contracts/openapi.json.\n * Do not edit: \`npx arbiter openapi\` writes it (\`--check\` fails when it is stale).\n */\n${astToString(ast)}`;
+}

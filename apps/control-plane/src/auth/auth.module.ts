@@ -1,11 +1,13 @@
 /** Authentication: principals, API tokens, the guard every /api/v1 route passes. */
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { AuthController } from './auth.controller';
 import { AuthGuard } from './auth.guard';
 import { AuthRepository } from './auth.repository';
 import { AuthService } from './auth.service';
 
 @Module({
+  controllers: [AuthController],
   providers: [AuthRepository, AuthService, { provide: APP_GUARD, useClass: AuthGuard }],
   exports: [AuthService],
 })

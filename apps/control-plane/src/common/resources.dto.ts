@@ -5,7 +5,7 @@
  */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { registerDecorator, type ValidationArguments } from 'class-validator';
-import { parseResourcesInput, ResourceParseError, type Resources } from '@arbiter/allocator';
+import { parseResourcesInput, ResourceParseError, type ResourceEntry, Resources } from '@arbiter/allocator';
 
 export class ResourceEntryDto {
   @ApiProperty({ example: 'cpus' }) name!: string;
@@ -84,4 +84,14 @@ export function IsResources(rule: ResourcesRule = {}): PropertyDecorator {
 /** Scalar amounts by name, from resources known to hold only scalars. */
 export function scalarMap(r: Resources): Record<string, number> {
   return Object.fromEntries([...r.scalarQuantities()].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** OpenAPI schema of a scalar map such as `{"cpus": 4, "mem": 8192}`. */
+export const SCALAR_MAP_SCHEMA = { type: 'object', additionalProperties: { type: 'number' }, example: { cpus: 4, mem: 8192 } } as const;
+
+/** Scalar amounts of several resource lists added up, reservations ignored. */
+export function sumScalars(lists: Iterable<ResourceEntry[]>): Record<string, number> {
+  let sum = Resources.empty();
+  for (const list of lists) sum = sum.plus(Resources.of(list).scalars().withReservation(undefined));
+  return scalarMap(sum);
 }

@@ -5,10 +5,11 @@
 import { Injectable } from '@nestjs/common';
 import { In, Not } from 'typeorm';
 import { Resources } from '@arbiter/allocator';
-import { AgentEntity, AgentStatus } from '../agents/agent.entity';
+import { AllocationUsageRepository } from '../allocation/allocation-usage.repository';
 import type { Actor } from '../auth/auth.actor';
 import { AuditService } from '../audit/audit.service';
 import type { Page } from '../common/pagination.dto';
+import { sumScalars } from '../common/resources.dto';
 import { Database } from '../database/database.service';
 import { ArbiterException } from '../errors/errors.exception';
 import { Master } from '../master/master.service';
@@ -25,13 +26,8 @@ export class FrameworksService {
     private readonly db: Database,
     private readonly master: Master,
     private readonly audit: AuditService,
+    private readonly usage: AllocationUsageRepository,
   ) {}
-
-  /** Scalar totals of every agent that counts (not GONE, not UNREACHABLE). */
-  async clusterTotal(): Promise<Resources> {
-    const agents = await this.db.manager.find(AgentEntity, { where: { status: AgentStatus.REACHABLE }, select: { resources: true } });
-    return agents.reduce((sum, a) => sum.plus(Resources.of(a.resources).scalars().withReservation(undefined)), Resources.empty());
-  }
 
   async list(filter: { state?: FrameworkState; role?: string }, limit: number, offset: number): Promise<Page<FrameworkDto>> {
     const q = this.db.manager.createQueryBuilder(FrameworkEntity, 'f');
@@ -51,15 +47,22 @@ export class FrameworksService {
     if (!rows.length) return [];
     const ids = rows.map((r) => r.id);
     const tasks = await this.db.manager.find(TaskEntity, { where: { frameworkId: In(ids), state: Not(In([...TERMINAL_TASK_STATES])) }, select: { frameworkId: true, resources: true } });
-    const total = await this.clusterTotal();
+    const total = await this.usage.reachableCapacity(this.db.manager);
     const outstanding = this.master.outstandingOffers();
+    const tasksOf = new Map<string, Array<{ resources: TaskEntity['resources'] }>>();
+    for (const t of tasks) {
+      const list = tasksOf.get(t.frameworkId);
+      if (list) list.push(t);
+      else tasksOf.set(t.frameworkId, [t]);
+    }
+    const offersOf = new Map<string, number>();
+    for (const o of outstanding) offersOf.set(o.frameworkId, (offersOf.get(o.frameworkId) ?? 0) + 1);
     return rows.map((r) => {
-      const mine = tasks.filter((t) => t.frameworkId === r.id);
-      const used = mine.reduce((sum, t) => sum.plus(Resources.of(t.resources).scalars().withReservation(undefined)), Resources.empty());
-      const usedQ = this.master.quantities(used);
+      const mine = tasksOf.get(r.id) ?? [];
+      const usedQ = sumScalars(mine.map((t) => t.resources));
       const shares: Record<string, number> = {};
       for (const [name, amount] of Object.entries(usedQ)) {
-        const of = total.get(name);
+        const of = total.get(name) ?? 0;
         if (of > 0) shares[name] = Math.round((amount / of) * 1e6) / 1e6;
       }
       return {
@@ -76,7 +79,7 @@ export class FrameworksService {
         disconnectedAt: r.disconnectedAt?.toISOString() ?? null,
         completedAt: r.completedAt?.toISOString() ?? null,
         activeTasks: mine.length,
-        outstandingOffers: outstanding.filter((o) => o.frameworkId === r.id).length,
+        outstandingOffers: offersOf.get(r.id) ?? 0,
         used: usedQ,
         shares,
         dominantShare: Math.max(0, ...Object.values(shares)),

@@ -3,7 +3,7 @@
  * share-over-time series, exports, and "why did this framework (not) get offers?".
  */
 import { Injectable } from '@nestjs/common';
-import { In } from 'typeorm';
+import { In, type SelectQueryBuilder } from 'typeorm';
 import { Resources } from '@arbiter/allocator';
 import { AllocationCycleEntity } from '../allocation/allocation-cycle.entity';
 import { AllocationShareEntity } from '../allocation/allocation-share.entity';
@@ -42,8 +42,19 @@ export class HistoryService {
     if (filter.frameworkId) (offerFilter.push('o.framework_id = :frameworkId'), (params.frameworkId = filter.frameworkId));
     if (filter.agentId) (offerFilter.push('o.agent_id = :agentId'), (params.agentId = filter.agentId));
     if (offerFilter.length) q.andWhere(`EXISTS (SELECT 1 FROM offers o WHERE o.cycle_id = c.id AND ${offerFilter.join(' AND ')})`, params);
-    const [rows, total] = await q.orderBy('c.id', 'DESC').take(limit).skip(offset).getManyAndCount();
-    return { items: rows.map((c) => toCycleDto(c)), total, limit, offset };
+    const total = await q.clone().getCount();
+    return { items: await this.cycleRows(q, limit, offset), total, limit, offset };
+  }
+
+  /** Cycles newest first, without their traces (but with the traces' counts): a trace can hold thousands of entries. */
+  private async cycleRows(q: SelectQueryBuilder<AllocationCycleEntity>, limit: number, offset = 0): Promise<CycleDto[]> {
+    const rows: Array<{ id: string; started_at: Date; duration_ms: number; offer_count: number; counts: Record<string, number> | null }> = await q
+      .select(['c.id AS id', 'c.started_at AS started_at', 'c.duration_ms AS duration_ms', 'c.offer_count AS offer_count', "c.trace -> 'counts' AS counts"])
+      .orderBy('c.id', 'DESC')
+      .limit(limit)
+      .offset(offset)
+      .getRawMany();
+    return rows.map((r) => cycleDto(r.id, r.started_at, r.duration_ms, r.offer_count, r.counts));
   }
 
   async cycle(id: string): Promise<CycleDetailDto> {
@@ -77,14 +88,25 @@ export class HistoryService {
     const q = this.db.manager.createQueryBuilder(AllocationCycleEntity, 'c');
     if (from) q.andWhere('c.started_at >= :from', { from });
     if (to) q.andWhere('c.started_at < :to', { to });
-    const cycles = await q.orderBy('c.id', 'DESC').take(10_000).getMany();
+    const cycles = await this.cycleRows(q, 10_000);
     const ids = cycles.map((c) => c.id);
     const offers = ids.length ? await this.db.manager.find(OfferEntity, { where: { cycleId: In(ids) } }) : [];
     const shares = ids.length ? await this.db.manager.find(AllocationShareEntity, { where: { cycleId: In(ids) } }) : [];
+    const byCycle = <T extends { cycleId: string | null }>(rows: T[]) => {
+      const m = new Map<string, T[]>();
+      for (const r of rows) {
+        const list = m.get(String(r.cycleId));
+        if (list) list.push(r);
+        else m.set(String(r.cycleId), [r]);
+      }
+      return m;
+    };
+    const offersOf = byCycle(offers);
+    const sharesOf = byCycle(shares);
     return cycles.reverse().map((c) => ({
-      ...toCycleDto(c),
-      offers: offers.filter((o) => String(o.cycleId) === String(c.id)).map((o) => ({ frameworkId: o.frameworkId, role: o.role, agentId: o.agentId, resources: Resources.of(o.resources).toString() })),
-      shares: Object.fromEntries(shares.filter((s) => String(s.cycleId) === String(c.id)).map((s) => [`${s.clientKind.toLowerCase()}:${s.client}`, s.dominantShare])),
+      ...c,
+      offers: (offersOf.get(c.id) ?? []).map((o) => ({ frameworkId: o.frameworkId, role: o.role, agentId: o.agentId, resources: Resources.of(o.resources).toString() })),
+      shares: Object.fromEntries((sharesOf.get(c.id) ?? []).map((s) => [`${s.clientKind.toLowerCase()}:${s.client}`, s.dominantShare])),
     }));
   }
 
@@ -158,6 +180,9 @@ export class HistoryService {
 }
 
 function toCycleDto(c: AllocationCycleEntity): CycleDto {
-  const counts = (c.trace as Trace)?.counts;
-  return { id: String(c.id), startedAt: c.startedAt.toISOString(), durationMs: Math.round(c.durationMs * 1000) / 1000, offerCount: c.offerCount, ...(counts ? { reasons: counts } : {}) };
+  return cycleDto(c.id, c.startedAt, c.durationMs, c.offerCount, (c.trace as Trace)?.counts);
+}
+
+function cycleDto(id: string | number, startedAt: Date, durationMs: number, offerCount: number, counts: Record<string, number> | null | undefined): CycleDto {
+  return { id: String(id), startedAt: new Date(startedAt).toISOString(), durationMs: Math.round(Number(durationMs) * 1000) / 1000, offerCount: Number(offerCount), ...(counts ? { reasons: counts } : {}) };
 }

@@ -9,13 +9,13 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsNumber, IsOptional, IsString, Max, MaxLength, ValidateNested } from 'class-validator';
 import type { EntityManager } from 'typeorm';
 import { Not } from 'typeorm';
-import { Resources } from '@arbiter/allocator';
+import type { ResourceEntry } from '@arbiter/allocator';
 import { Role } from '@arbiter/contracts';
 import { AgentEntity, AgentStatus } from '../agents/agent.entity';
 import { AllocationUsageRepository } from '../allocation/allocation-usage.repository';
 import { type Actor, CurrentActor } from '../auth/auth.actor';
 import { AuditService } from '../audit/audit.service';
-import { IsResources, parseResourcesWithRule, RESOURCES_INPUT_SCHEMA, scalarMap } from '../common/resources.dto';
+import { IsResources, parseResourcesWithRule, RESOURCES_INPUT_SCHEMA, SCALAR_MAP_SCHEMA, scalarMap, sumScalars } from '../common/resources.dto';
 import { Database, lockDomain, LockDomain } from '../database/database.service';
 import { CommonErrorCode } from '../errors/errors.codes';
 import { ApiErrors } from '../errors/errors.dto';
@@ -100,7 +100,7 @@ export class UpdateQuotaDto {
   force?: boolean;
 }
 
-const SCALARS = { type: 'object', additionalProperties: { type: 'number' }, example: { cpus: 4, mem: 8192 } } as const;
+const SCALARS = SCALAR_MAP_SCHEMA;
 
 export class QuotaDto {
   @ApiProperty() role!: string;
@@ -144,8 +144,7 @@ export class RolesService {
     frameworks.forEach((f) => f.roles.forEach(add));
     reservations.forEach((r) => add(r.role));
     usage.forEach((u) => add(u.role));
-    const sumBy = (items: Array<{ role: string; resources: Parameters<typeof Resources.of>[0] }>, role: string) =>
-      scalarMap(items.filter((i) => i.role === role || i.role.startsWith(`${role}/`)).reduce((s, i) => s.plus(Resources.of(i.resources).scalars().withReservation(undefined)), Resources.empty()));
+    const sumBy = (items: Array<{ role: string; resources: ResourceEntry[] }>, role: string) => sumScalars(items.filter((i) => i.role === role || i.role.startsWith(`${role}/`)).map((i) => i.resources));
     return [...paths].sort().map((path) => {
       const q = quotas.find((x) => x.role === path);
       return {
@@ -261,7 +260,7 @@ export class RolesService {
   /** Scalar totals of the agents that still count (not GONE), unreserved and reserved alike. */
   private async capacity(tx: EntityManager): Promise<ScalarMap> {
     const agents = await tx.find(AgentEntity, { where: { status: Not(AgentStatus.GONE) }, select: { resources: true } });
-    return scalarMap(agents.reduce((s, a) => s.plus(Resources.of(a.resources).scalars().withReservation(undefined)), Resources.empty()));
+    return sumScalars(agents.map((a) => a.resources));
   }
 }
 

@@ -14,6 +14,8 @@ declare global {
 }
 
 export default async function globalSetup(): Promise<void> {
+  // Several Jest projects (control plane, dashboard) share one server and template per run.
+  if (process.env[STATE_ENV] && fs.existsSync(process.env[STATE_ENV])) return;
   let serverUrl = process.env.DATABASE_URL;
   let embeddedDir: string | undefined;
   if (!serverUrl) {

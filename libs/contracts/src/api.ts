@@ -1,0 +1,2927 @@
+/**
+ * The REST API's paths and schemas as TypeScript types, generated from libs/contracts/openapi.json.
+ * Do not edit: `npx arbiter openapi` writes it (`--check` fails when it is stale).
+ */
+export interface paths {
+    "/api/v1/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List agents (filter, sort, paginate) */
+        get: operations["Agents_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One agent */
+        get: operations["Agents_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{id}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop offering the agent (running tasks keep running) */
+        post: operations["Agents_deactivate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{id}/drain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deactivate the agent and drain its tasks (killed after the grace period) */
+        post: operations["Agents_drain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{id}/reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Offer the agent again (refused while it is draining) */
+        post: operations["Agents_reactivate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/allocations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Allocation cycles, newest first (time range; cycles that offered to a role, framework or agent) */
+        get: operations["History_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/allocations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One cycle: its offers, shares and decision trace */
+        get: operations["History_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/allocations/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Export cycles with their offers and shares as CSV or JSON */
+        get: operations["History_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/allocations/shares": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Dominant share over time per role or framework */
+        get: operations["History_shares"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Operator audit log, newest first */
+        get: operations["Audit_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cluster": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The cluster at a glance: capacity and use per resource, counts by state, the latest cycle, alerts */
+        get: operations["Cluster_summary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/frameworks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List frameworks with their roles, tasks, offers and dominant share */
+        get: operations["Frameworks_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/frameworks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One framework */
+        get: operations["Frameworks_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/frameworks/{id}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Why the framework got, or did not get, offers in recent cycles (plain words and data) */
+        get: operations["Explain_explain"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/frameworks/{id}/teardown": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Tear the framework down: its tasks are killed and it cannot re-subscribe */
+        post: operations["Frameworks_teardown"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/maintenance/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The maintenance schedule */
+        get: operations["Maintenance_schedule"];
+        /** Replace the schedule (a machine in one window at most; DOWN machines must stay) */
+        put: operations["Maintenance_replace"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/maintenance/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start maintenance: scheduled machines go DOWN (their agents get no offers) */
+        post: operations["Maintenance_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/maintenance/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Machines' modes and frameworks' answers to inverse offers */
+        get: operations["Maintenance_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/maintenance/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop maintenance: DOWN machines come back UP and leave the schedule */
+        post: operations["Maintenance_stop"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/offers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Offers, newest first (filter by state, framework, agent) */
+        get: operations["Offers_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/quota": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Quotas: guarantees and limits per top-level role */
+        get: operations["Roles_quotas"];
+        /** Set the quota of several roles (all or nothing; guarantees within capacity unless force=true) */
+        put: operations["Roles_updateQuotas"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/quota/{role}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a role's quota */
+        delete: operations["Roles_removeQuota"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reservations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Reservations, newest first (filter by agent and role) */
+        get: operations["Reservations_list"];
+        put?: never;
+        /** Reserve an agent's free unreserved resources for a role */
+        post: operations["Reservations_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reservations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One reservation */
+        get: operations["Reservations_get"];
+        put?: never;
+        post?: never;
+        /** Unreserve (refused while the role uses the reserved resources) */
+        delete: operations["Reservations_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every known role with weight, quota, allocation, reservations and frameworks */
+        get: operations["Roles_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Tasks, newest first (filter by state, framework, agent) */
+        get: operations["Tasks_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One task with its state history */
+        get: operations["Tasks_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/weights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Weights set explicitly (others weigh 1) */
+        get: operations["Roles_weights"];
+        /** Update the weights of several roles at once (all or nothing) */
+        put: operations["Roles_updateWeights"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/whitelist": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent whitelist */
+        get: operations["Whitelist_get"];
+        /** Replace the whitelist (null: every agent; []: none) */
+        put: operations["Whitelist_replace"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Add hostnames to the whitelist or remove them (removing with no whitelist set starts one with every other present agent) */
+        patch: operations["Whitelist_change"];
+        trace?: never;
+    };
+    "/api/v1/whoami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The principal behind the bearer token (how a client checks a token before using it) */
+        get: operations["Auth_whoami"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness and database reachability (no token needed) */
+        get: operations["Health_health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics (no token needed) */
+        get: operations["Health_metricsText"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        AgentCountsDto: {
+            /** @description reachable, not offered by an operator */
+            deactivated: number;
+            /** @description machines DOWN for maintenance */
+            down: number;
+            /** @description draining or drained */
+            draining: number;
+            gone: number;
+            reachable: number;
+            total: number;
+            unreachable: number;
+        };
+        AgentMaintenanceDto: {
+            /** @description seconds; null: until maintenance is stopped */
+            durationSeconds: number | null;
+            /**
+             * @description DRAINING: scheduled (frameworks get inverse offers); DOWN: in maintenance (no offers)
+             * @enum {string}
+             */
+            mode: "DRAINING" | "DOWN";
+            /** @description start of the machine's unavailability */
+            start: string;
+        };
+        AgentPageDto: {
+            items: components["schemas"]["AgentViewDto"][];
+            limit: number;
+            offset: number;
+            total: number;
+        };
+        /** @enum {string} */
+        AgentStatus: "REACHABLE" | "UNREACHABLE" | "GONE";
+        AgentUsageDto: {
+            /** @description tasks not in a terminal state */
+            activeTasks: number;
+            /**
+             * @description offered and not yet answered
+             * @example {
+             *       "cpus": 4,
+             *       "mem": 8192
+             *     }
+             */
+            offered: {
+                [key: string]: number;
+            };
+            /**
+             * @description reserved for roles (used or not)
+             * @example {
+             *       "cpus": 4,
+             *       "mem": 8192
+             *     }
+             */
+            reserved: {
+                [key: string]: number;
+            };
+            /**
+             * @description scalar totals of the agent
+             * @example {
+             *       "cpus": 4,
+             *       "mem": 8192
+             *     }
+             */
+            total: {
+                [key: string]: number;
+            };
+            /**
+             * @description held by live tasks
+             * @example {
+             *       "cpus": 4,
+             *       "mem": 8192
+             *     }
+             */
+            used: {
+                [key: string]: number;
+            };
+        };
+        AgentViewDto: {
+            /** @description false when deactivated: no new offers */
+            activated: boolean;
+            /** @description host:port of the agent */
+            address: string | null;
+            /**
+             * @example {
+             *       "rack": "r1"
+             *     }
+             */
+            attributes: {
+                [key: string]: string | number;
+            };
+            drainConfig: components["schemas"]["DrainConfigDto"] | null;
+            drainStartedAt: string | null;
+            drainState: components["schemas"]["DrainState"] | null;
+            firstSeenAt: string;
+            hostname: string;
+            id: string;
+            lastSeenAt: string;
+            /** @description the maintenance window of its machine, if any */
+            maintenance: components["schemas"]["AgentMaintenanceDto"] | null;
+            /** @description total resources */
+            resources: components["schemas"]["ResourceEntryDto"][];
+            /**
+             * @description total resources, Mesos text form
+             * @example cpus:4;mem:8192;ports:[31000-32000]
+             */
+            resourcesText: string;
+            status: components["schemas"]["AgentStatus"];
+            usage: components["schemas"]["AgentUsageDto"];
+            version: string | null;
+            /** @description false when a whitelist is set and does not name the hostname */
+            whitelisted: boolean;
+        };
+        AlertDto: {
+            /**
+             * @description NO_AGENTS, AGENT_UNREACHABLE, AGENT_DISCONNECTED, AGENT_DEACTIVATED, AGENT_DRAINING, MACHINE_DOWN, FRAMEWORK_DISCONNECTED, OFFERS_HELD, WHITELIST_EMPTY, WHITELIST_EXCLUDES, QUOTA_OVER_CAPACITY, QUOTA_GUARANTEE_UNMET
+             * @example AGENT_UNREACHABLE
+             */
+            code: string;
+            message: string;
+            severity: components["schemas"]["AlertSeverity"];
+            target: components["schemas"]["AlertTargetDto"];
+        };
+        /** @enum {string} */
+        AlertSeverity: "critical" | "warning" | "info";
+        AlertTargetDto: {
+            id: string | null;
+            /** @enum {string} */
+            kind: "agent" | "framework" | "role" | "cluster";
+        };
+        AuditEntryDto: {
+            /** @example agent.deactivate */
+            action: string;
+            /** @description principal name */
+            actor: string;
+            /** @description state after the change */
+            after: Record<string, never> | null;
+            at: string;
+            /** @description state before the change */
+            before: Record<string, never> | null;
+            /** @description increasing sequence number */
+            id: string;
+            requestId: string | null;
+            targetId: string | null;
+            /** @example agent */
+            targetType: string;
+            tokenId: string | null;
+        };
+        AuditPageDto: {
+            items: components["schemas"]["AuditEntryDto"][];
+            limit: number;
+            offset: number;
+            total: number;
+        };
+        ClusterSummaryDto: {
+            /** @description tasks not in a terminal state */
+            activeTasks: number;
+            agents: components["schemas"]["AgentCountsDto"];
+            /** @description most severe first */
+            alerts: components["schemas"]["AlertDto"][];
+            frameworks: components["schemas"]["FrameworkCountsDto"];
+            /** @description the latest recorded allocation cycle */
+            lastCycle: components["schemas"]["LastCycleDto"] | null;
+            /** @description offers made and not yet answered */
+            outstandingOffers: number;
+            /** @description scalar resources, by name */
+            resources: components["schemas"]["ResourceSummaryDto"][];
+            /**
+             * @description tasks by state (every task ever launched)
+             * @example {
+             *       "RUNNING": 3,
+             *       "FINISHED": 10
+             *     }
+             */
+            tasks: {
+                [key: string]: number;
+            };
+        };
+        CreateReservationDto: {
+            agentId: string;
+            /**
+             * @example {
+             *       "team": "ml"
+             *     }
+             */
+            labels?: {
+                [key: string]: string;
+            };
+            /** @description unreserved resources to reserve, e.g. "cpus:2;mem:4096" */
+            resources: string | {
+                [key: string]: unknown;
+            } | components["schemas"]["ResourceEntryDto"][];
+            /** @example eng */
+            role: string;
+        };
+        CycleDetailDto: {
+            /** @description time the allocator took, in milliseconds */
+            durationMs: number;
+            id: string;
+            offerCount: number;
+            offers: components["schemas"]["OfferDto"][];
+            /** @description decisions counted by reason */
+            reasons?: {
+                [key: string]: number;
+            };
+            shares: components["schemas"]["ShareDto"][];
+            startedAt: string;
+            /** @description the decision trace: {entries, counts, truncated} */
+            trace: {
+                [key: string]: unknown;
+            } | null;
+        };
+        CycleDto: {
+            /** @description time the allocator took, in milliseconds */
+            durationMs: number;
+            id: string;
+            offerCount: number;
+            /** @description decisions counted by reason */
+            reasons?: {
+                [key: string]: number;
+            };
+            startedAt: string;
+        };
+        CyclePageDto: {
+            items: components["schemas"]["CycleDto"][];
+            limit: number;
+            offset: number;
+            total: number;
+        };
+        DrainAgentDto: {
+            /**
+             * @description mark the agent GONE once drained (it can never come back under this id)
+             * @default false
+             */
+            markGone: boolean;
+            /** @description seconds tasks get to finish before being killed; absent: as long as they need */
+            maxGracePeriodSeconds?: number;
+        };
+        DrainConfigDto: {
+            markGone: boolean;
+            maxGracePeriodSeconds: number | null;
+        };
+        DrainingMachineDto: {
+            machine: components["schemas"]["MachineIdDto"];
+            statuses: components["schemas"]["InverseOfferStatusDto"][];
+        };
+        /** @enum {string} */
+        DrainState: "DRAINING" | "DRAINED";
+        /**
+         * @description stable machine-readable code
+         * @enum {string}
+         */
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "ROUTE_NOT_FOUND" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "AGENT_NOT_FOUND" | "AGENT_GONE" | "AGENT_STILL_DRAINING" | "AGENT_ALREADY_DRAINING" | "FRAMEWORK_NOT_FOUND" | "FRAMEWORK_NOT_CONNECTED" | "TASK_NOT_FOUND" | "CYCLE_NOT_FOUND" | "ROLE_REPEATED" | "QUOTA_NOT_FOUND" | "QUOTA_GUARANTEE_EXCEEDS_LIMIT" | "QUOTA_HIERARCHY_VIOLATION" | "QUOTA_EXCEEDS_CAPACITY" | "RESERVATION_NOT_FOUND" | "RESERVATION_INSUFFICIENT_RESOURCES" | "RESERVATION_IN_USE" | "MAINTENANCE_DUPLICATE_MACHINE" | "MAINTENANCE_DOWN_MACHINE_REMOVED" | "MAINTENANCE_MACHINE_NOT_SCHEDULED" | "MAINTENANCE_MACHINE_ALREADY_DOWN" | "MAINTENANCE_MACHINE_NOT_DOWN";
+        ErrorDto: {
+            /**
+             * @description stable machine-readable code
+             * @example VALIDATION_FAILED
+             */
+            code: components["schemas"]["ErrorCode"];
+            /** @description structured context, e.g. the fields that failed validation */
+            details: {
+                [key: string]: unknown;
+            } | null;
+            /** @example invalid request: weight must be a positive number */
+            message: string;
+            /** @example 400 */
+            statusCode: number;
+        };
+        ExplainDto: {
+            cyclesExamined: number;
+            /** @description the trace entries about this framework (most recent first, at most 50) */
+            examples: {
+                [key: string]: unknown;
+            }[];
+            frameworkId: string;
+            offersReceived: number;
+            /** @description reasons the framework was passed over, counted over the cycles examined */
+            reasons: {
+                [key: string]: number;
+            };
+            /** @description the answer in plain words, one sentence per finding */
+            summary: string[];
+        };
+        FrameworkCountsDto: {
+            active: number;
+            completed: number;
+            /** @description within their failover timeout */
+            disconnected: number;
+        };
+        FrameworkDto: {
+            /** @description tasks not in a terminal state */
+            activeTasks: number;
+            capabilities: string[];
+            completedAt: string | null;
+            /** @description connected to the control plane now */
+            connected: boolean;
+            disconnectedAt: string | null;
+            /**
+             * @description dominant share of the framework's live tasks: the largest of `shares`
+             * @example 0.667
+             */
+            dominantShare: number;
+            failoverTimeoutSeconds: number;
+            id: string;
+            name: string;
+            /** @description offers made and not yet answered */
+            outstandingOffers: number;
+            principal: string | null;
+            registeredAt: string;
+            roles: string[];
+            /** @description used / cluster total, per resource */
+            shares: {
+                [key: string]: number;
+            };
+            state: components["schemas"]["FrameworkState"];
+            suppressedRoles: string[];
+            /**
+             * @description scalar resources held by the framework's live tasks
+             * @example {
+             *       "cpus": 3,
+             *       "mem": 12288
+             *     }
+             */
+            used: {
+                [key: string]: number;
+            };
+        };
+        FrameworkPageDto: {
+            items: components["schemas"]["FrameworkDto"][];
+            limit: number;
+            offset: number;
+            total: number;
+        };
+        /** @enum {string} */
+        FrameworkState: "ACTIVE" | "DISCONNECTED" | "COMPLETED";
+        HealthDto: {
+            /** @enum {string} */
+            database: "ok" | "unavailable";
+            /** @enum {string} */
+            status: "ok" | "degraded";
+            /** @description seconds since the process started */
+            uptimeSeconds: number;
+        };
+        InverseOfferStatusDto: {
+            frameworkId: string;
+            /** @enum {string} */
+            status: "UNKNOWN" | "ACCEPT" | "DECLINE";
+            updatedAt: string;
+        };
+        LastCycleDto: {
+            durationMs: number;
+            id: string;
+            offerCount: number;
+            startedAt: string;
+        };
+        MachineDto: {
+            /** @example node-1 */
+            hostname?: string;
+            /** @example 10.0.0.5 */
+            ip?: string;
+        };
+        MachineIdDto: {
+            hostname: string;
+            ip: string;
+        };
+        MachinesDto: {
+            machines: components["schemas"]["MachineDto"][];
+        };
+        MaintenanceStatusDto: {
+            downMachines: components["schemas"]["MachineIdDto"][];
+            drainingMachines: components["schemas"]["DrainingMachineDto"][];
+        };
+        OfferDto: {
+            agentId: string;
+            closedAt: string | null;
+            createdAt: string;
+            /** @description allocation cycle that made the offer */
+            cycleId: string | null;
+            frameworkId: string;
+            id: string;
+            resources: components["schemas"]["ResourceEntryDto"][];
+            resourcesText: string;
+            role: string;
+            state: components["schemas"]["OfferState"];
+        };
+        OfferPageDto: {
+            items: components["schemas"]["OfferDto"][];
+            limit: number;
+            offset: number;
+            total: number;
+        };
+        /** @enum {string} */
+        OfferState: "OUTSTANDING" | "ACCEPTED" | "DECLINED" | "RESCINDED" | "EXPIRED";
+        QuotaDto: {
+            /**
+             * @example {
+             *       "cpus": 4,
+             *       "mem": 8192
+             *     }
+             */
+            guarantees: {
+                [key: string]: number;
+            };
+            /**
+             * @example {
+             *       "cpus": 4,
+             *       "mem": 8192
+             *     }
+             */
+            limits: {
+                [key: string]: number;
+            };
+            role: string;
+        };
+        QuotaInputDto: {
+            /** @description guaranteed amounts: scalars only, e.g. "cpus:4;mem:8192" */
+            guarantees?: string | {
+                [key: string]: unknown;
+            } | components["schemas"]["ResourceEntryDto"][];
+            /** @description limits: scalars only; a resource not named is unlimited */
+            limits?: string | {
+                [key: string]: unknown;
+            } | components["schemas"]["ResourceEntryDto"][];
+            /**
+             * @description a top-level role
+             * @example eng
+             */
+            role: string;
+        };
+        ReservationDto: {
+            agentId: string;
+            createdAt: string;
+            id: string;
+            labels: {
+                [key: string]: string;
+            };
+            /** @description who reserved: an operator or framework:<id> */
+            principal: string;
+            resources: components["schemas"]["ResourceEntryDto"][];
+            /** @example cpus(eng):2;mem(eng):4096 */
+            resourcesText: string;
+            role: string;
+        };
+        ReservationPageDto: {
+            items: components["schemas"]["ReservationDto"][];
+            limit: number;
+            offset: number;
+            total: number;
+        };
+        ResourceEntryDto: {
+            /** @example cpus */
+            name: string;
+            /**
+             * @description inclusive [begin, end] ranges
+             * @example [
+             *       [
+             *         31000,
+             *         32000
+             *       ]
+             *     ]
+             */
+            ranges?: number[][];
+            /** @description role the piece is reserved for; absent = unreserved */
+            reservation?: string;
+            revocable?: boolean;
+            set?: string[];
+            shared?: boolean;
+            /**
+             * @description scalar amount
+             * @example 4
+             */
+            value?: number;
+            volume?: string;
+        };
+        ResourceSummaryDto: {
+            /** @example cpus */
+            name: string;
+            /** @description offered and not yet answered */
+            offered: number;
+            /** @description reserved for roles (used or not) */
+            reserved: number;
+            /** @description total of reachable agents */
+            total: number;
+            /** @description held by live tasks */
+            used: number;
+        };
+        RoleDto: {
+            /**
+             * @description held by live tasks and outstanding offers
+             * @example {
+             *       "cpus": 4,
+             *       "mem": 8192
+             *     }
+             */
+            allocated: {
+                [key: string]: number;
+            };
+            /** @description frameworks subscribed to the role */
+            frameworks: string[];
+            /** @example eng/ml */
+            path: string;
+            quota: components["schemas"]["QuotaDto"] | null;
+            /**
+             * @description reserved for the role
+             * @example {
+             *       "cpus": 4,
+             *       "mem": 8192
+             *     }
+             */
+            reserved: {
+                [key: string]: number;
+            };
+            /** @example 1 */
+            weight: number;
+        };
+        ScheduleDto: {
+            windows: components["schemas"]["WindowDto"][];
+        };
+        ShareDto: {
+            client: string;
+            dominantShare: number;
+            /** @enum {string} */
+            kind: "ROLE" | "FRAMEWORK";
+        };
+        SharePointDto: {
+            at: string;
+            client: string;
+            cycleId: string;
+            dominantShare: number;
+        };
+        TaskDto: {
+            agentId: string;
+            createdAt: string;
+            frameworkId: string;
+            /** @description every state change, oldest first (single task only) */
+            history?: components["schemas"]["TaskStatusDto"][];
+            /** @description the task's row id (GET /api/v1/tasks/{id}) */
+            id: string;
+            name: string;
+            resources: components["schemas"]["ResourceEntryDto"][];
+            resourcesText: string;
+            role: string;
+            state: components["schemas"]["TaskState"];
+            /** @description the framework's own id for the task */
+            taskId: string;
+            updatedAt: string;
+        };
+        TaskPageDto: {
+            items: components["schemas"]["TaskDto"][];
+            limit: number;
+            offset: number;
+            total: number;
+        };
+        /** @enum {string} */
+        TaskState: "STAGING" | "STARTING" | "RUNNING" | "FINISHED" | "FAILED" | "KILLED" | "LOST" | "ERROR";
+        TaskStatusDto: {
+            /** @description when the framework acknowledged it */
+            acknowledgedAt: string | null;
+            at: string;
+            message: string | null;
+            reason: string | null;
+            source: string;
+            state: components["schemas"]["TaskState"];
+        };
+        UnavailabilityDto: {
+            /** @description seconds; absent or null: until maintenance is stopped */
+            durationSeconds?: number | null;
+            /** @example 2026-12-01T02:00:00Z */
+            start: string;
+        };
+        UpdateQuotaDto: {
+            /**
+             * @description accept guarantees beyond the cluster capacity
+             * @default false
+             */
+            force: boolean;
+            quotas: components["schemas"]["QuotaInputDto"][];
+        };
+        UpdateWeightsDto: {
+            weights: components["schemas"]["WeightDto"][];
+        };
+        WeightDto: {
+            /** @example eng */
+            role: string;
+            /** @example 2 */
+            weight: number;
+        };
+        WhitelistChangeDto: {
+            /**
+             * @description hostnames to whitelist (nothing changes for them while there is no whitelist)
+             * @example [
+             *       "node-3"
+             *     ]
+             */
+            add?: string[];
+            /**
+             * @description hostnames to take off the whitelist; with no whitelist set, this sets one: every present agent (not GONE) but these
+             * @example [
+             *       "node-1"
+             *     ]
+             */
+            remove?: string[];
+        };
+        WhitelistDto: {
+            /**
+             * @description null: every agent may be offered; []: none may
+             * @example [
+             *       "node-1",
+             *       "node-2"
+             *     ]
+             */
+            hostnames: string[] | null;
+        };
+        WhoAmIDto: {
+            /**
+             * @description the principal the token belongs to
+             * @example admin
+             */
+            principal: string;
+        };
+        WindowDto: {
+            machines: components["schemas"]["MachineDto"][];
+            unavailability: components["schemas"]["UnavailabilityDto"];
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    Agents_list: {
+        parameters: {
+            query?: {
+                activated?: "true" | "false";
+                /** @description NONE: not draining */
+                drainState?: "NONE" | "DRAINING" | "DRAINED";
+                /** @description substring of the hostname (case-insensitive) */
+                hostname?: string;
+                limit?: number;
+                offset?: number;
+                /** @description field to sort by; '-' for descending */
+                sort?: "hostname" | "-hostname" | "firstSeenAt" | "-firstSeenAt" | "lastSeenAt" | "-lastSeenAt" | "status" | "-status";
+                status?: components["schemas"]["AgentStatus"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentPageDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Agents_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentViewDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AGENT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Agents_deactivate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentViewDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AGENT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AGENT_GONE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Agents_drain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DrainAgentDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentViewDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AGENT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AGENT_GONE, AGENT_ALREADY_DRAINING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Agents_reactivate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentViewDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AGENT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AGENT_GONE, AGENT_STILL_DRAINING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    History_list: {
+        parameters: {
+            query?: {
+                /** @description cycles that offered this agent's resources */
+                agentId?: string;
+                /** @description cycles that offered to this framework */
+                frameworkId?: string;
+                /** @description cycles at or after this time (ISO 8601) */
+                from?: string;
+                limit?: number;
+                offset?: number;
+                /** @description cycles that offered to this role */
+                role?: string;
+                /** @description cycles before this time (ISO 8601) */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CyclePageDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    History_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CycleDetailDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description CYCLE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    History_export: {
+        parameters: {
+            query: {
+                format: "csv" | "json";
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV: one line per offer (cycles without offers on a line of their own); JSON: cycles with offers and shares */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                    "text/csv": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                    "text/csv": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    History_shares: {
+        parameters: {
+            query: {
+                /** @description one role path or framework id; absent: all */
+                client?: string;
+                from?: string;
+                kind: "ROLE" | "FRAMEWORK";
+                /** @description most points returned (newest kept) */
+                points?: number;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharePointDto"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Audit_list: {
+        parameters: {
+            query?: {
+                /** @description action, e.g. 'quota.update', or a prefix such as 'agent.*' */
+                action?: string;
+                /** @description principal name, e.g. 'admin' */
+                actor?: string;
+                limit?: number;
+                offset?: number;
+                /** @description entries at or after this time (ISO 8601) */
+                since?: string;
+                targetId?: string;
+                /** @description e.g. 'agent', 'role', 'reservation', 'whitelist', 'maintenance' */
+                targetType?: string;
+                /** @description entries before this time (ISO 8601) */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPageDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Cluster_summary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClusterSummaryDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Frameworks_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                /** @description frameworks subscribed to this role */
+                role?: string;
+                state?: components["schemas"]["FrameworkState"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkPageDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Frameworks_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FRAMEWORK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Explain_explain: {
+        parameters: {
+            query?: {
+                /** @description recent cycles to look at */
+                cycles?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExplainDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FRAMEWORK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Frameworks_teardown: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FrameworkDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FRAMEWORK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Maintenance_schedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Maintenance_replace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MAINTENANCE_DUPLICATE_MACHINE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description MAINTENANCE_DOWN_MACHINE_REMOVED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Maintenance_start: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MachinesDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceStatusDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description MAINTENANCE_MACHINE_NOT_SCHEDULED, MAINTENANCE_MACHINE_ALREADY_DOWN */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Maintenance_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceStatusDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Maintenance_stop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MachinesDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceStatusDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description MAINTENANCE_MACHINE_NOT_DOWN */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Offers_list: {
+        parameters: {
+            query?: {
+                agentId?: string;
+                frameworkId?: string;
+                limit?: number;
+                offset?: number;
+                state?: components["schemas"]["OfferState"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OfferPageDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Roles_quotas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotaDto"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Roles_updateQuotas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateQuotaDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotaDto"][];
+                };
+            };
+            /** @description VALIDATION_FAILED, ROLE_REPEATED, QUOTA_GUARANTEE_EXCEEDS_LIMIT, QUOTA_HIERARCHY_VIOLATION */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description QUOTA_EXCEEDS_CAPACITY */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Roles_removeQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                role: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description QUOTA_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Reservations_list: {
+        parameters: {
+            query?: {
+                agentId?: string;
+                limit?: number;
+                offset?: number;
+                role?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReservationPageDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Reservations_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateReservationDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReservationDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AGENT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AGENT_GONE, RESERVATION_INSUFFICIENT_RESOURCES */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Reservations_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReservationDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description RESERVATION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Reservations_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description RESERVATION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description RESERVATION_IN_USE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Roles_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleDto"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Tasks_list: {
+        parameters: {
+            query?: {
+                agentId?: string;
+                frameworkId?: string;
+                limit?: number;
+                offset?: number;
+                state?: components["schemas"]["TaskState"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskPageDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Tasks_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description TASK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Roles_weights: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WeightDto"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Roles_updateWeights: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWeightsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WeightDto"][];
+                };
+            };
+            /** @description VALIDATION_FAILED, ROLE_REPEATED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Whitelist_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WhitelistDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Whitelist_replace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WhitelistDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WhitelistDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Whitelist_change: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WhitelistChangeDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WhitelistDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Auth_whoami: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WhoAmIDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Health_health: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthDto"];
+                };
+            };
+            /** @description the database does not answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthDto"];
+                };
+            };
+        };
+    };
+    Health_metricsText: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text exposition format */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+        };
+    };
+}
