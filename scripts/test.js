@@ -11,11 +11,14 @@ const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 const args = process.argv.slice(2);
 
 if (!process.env.SKIP_TYPECHECK) {
-  console.log('> tsc --noEmit');
-  const tsc = spawnSync(bin('tsc'), ['-p', path.join(root, 'tsconfig.json'), '--noEmit'], { stdio: 'inherit', cwd: root });
-  if (tsc.status !== 0) {
-    console.error('Type check failed.');
-    process.exit(tsc.status ?? 1);
+  // The workspace, then the dashboard (its own settings: JSX, the DOM, bundler resolution).
+  for (const project of ['tsconfig.json', 'apps/dashboard/tsconfig.json']) {
+    console.log(`> tsc -p ${project} --noEmit`);
+    const tsc = spawnSync(bin('tsc'), ['-p', path.join(root, project), '--noEmit'], { stdio: 'inherit', cwd: root });
+    if (tsc.status !== 0) {
+      console.error('Type check failed.');
+      process.exit(tsc.status ?? 1);
+    }
   }
 }
 

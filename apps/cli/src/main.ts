@@ -13,6 +13,7 @@ const COMMANDS: Array<() => CommandModule> = [
   () => require('./commands/db'),
   () => require('./commands/control-plane'),
   () => require('./commands/start'),
+  () => require('./commands/dashboard'),
   () => require('./commands/agent'),
   () => require('./commands/example'),
   () => require('./commands/openapi'),

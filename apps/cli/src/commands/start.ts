@@ -1,23 +1,75 @@
 /**
  * `arbiter start` (what `npm start` runs): a working local cluster in one command. It runs the
- * control plane on the embedded PostgreSQL (or DATABASE_URL) and one agent offering this
- * machine's resources, prints the URLs and the admin token, and on Ctrl-C stops the agent
- * (killing its tasks) and then the control plane. Takes the control plane's settings.
+ * control plane on the embedded PostgreSQL (or DATABASE_URL), the dashboard (built on first
+ * start) and one agent offering this machine's resources, prints the URLs and the admin
+ * token, and on Ctrl-C stops the agent (killing its tasks), the dashboard and then the
+ * control plane. Takes the control plane's settings.
+ *
+ * Unlike `arbiter control-plane`, which shows a generated admin token once, a local cluster
+ * keeps it in `<data dir>/admin-token` (readable by its owner only) so that every start can
+ * print it: the machine's owner is the cluster's admin.
  */
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { addSettingFlags, configOrExit, printAdminToken, settingFlags, untilSignal } from './control-plane';
+import { assertPortFree, dashboardPort, ensureDashboardBuilt, type RunningDashboard, startDashboard } from './dashboard';
+
+/** The admin token to show: the one just generated (kept for later starts), or the one kept. */
+function localAdminToken(file: string, admin: { source: string; token?: string }): { source: string; token?: string } {
+  if (admin.source === 'generated' && admin.token) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, `${admin.token}\n`, { mode: 0o600 });
+    return admin;
+  }
+  if (admin.source === 'existing' && fs.existsSync(file)) return { source: 'existing', token: fs.readFileSync(file, 'utf8').trim() };
+  return admin;
+}
 
 export function register(program: Command): void {
   const command = program.command('start').description("run a local cluster: the control plane on an embedded PostgreSQL and an agent with this machine's resources (Ctrl-C stops it)");
   addSettingFlags(command)
     .option('--no-agent', 'do not start the local agent')
-    .action(async (opts: Record<string, string | undefined> & { agent?: boolean }) => {
+    .option('--no-dashboard', 'do not start the dashboard')
+    .option('--dashboard-port <n>', 'port of the dashboard (env DASHBOARD_PORT, default 3000)')
+    .action(async (opts: Record<string, string | undefined> & { agent?: boolean; dashboard?: boolean }) => {
       const cp: typeof import('@arbiter/control-plane') = require('@arbiter/control-plane');
       const config = configOrExit(cp, settingFlags(opts));
       if (!config) return;
+      let port = 0;
+      try {
+        port = dashboardPort(opts.dashboardPort);
+      } catch (err) {
+        console.error((err as Error).message);
+        process.exitCode = 2;
+        return;
+      }
+      // Build and check the port before anything runs: a failure leaves nothing behind.
+      if (opts.dashboard !== false) {
+        try {
+          ensureDashboardBuilt();
+          await assertPortFree(port);
+        } catch (err) {
+          console.error((err as Error).message);
+          process.exitCode = 1;
+          return;
+        }
+      }
       const controlPlane = await cp.startControlPlane(config);
+      const tokenFile = path.join(config.dataDir, 'admin-token');
+      const admin = localAdminToken(tokenFile, controlPlane.admin);
+      let dashboard: RunningDashboard | undefined;
+      if (opts.dashboard !== false) {
+        try {
+          dashboard = await startDashboard({ apiUrl: controlPlane.url, port });
+        } catch (err) {
+          console.error((err as Error).message);
+          await controlPlane.close();
+          process.exitCode = 1;
+          return;
+        }
+      }
       let agent: import('@arbiter/agent').Agent | undefined;
       if (opts.agent !== false) {
         const { Agent, detectResources } = require('@arbiter/agent') as typeof import('@arbiter/agent');
@@ -31,16 +83,18 @@ export function register(program: Command): void {
       }
       console.log('');
       console.log('Arbiter is running.');
+      if (dashboard) console.log(`  dashboard:     ${dashboard.url}`);
       console.log(`  control plane: ${controlPlane.url}`);
       console.log(`  REST API:      ${controlPlane.url}/api/v1`);
       console.log(`  Swagger UI:    ${controlPlane.url}/api/docs`);
       console.log(`  database:      ${controlPlane.database.kind === 'embedded' ? `embedded PostgreSQL, data in ${config.dataDir}` : 'DATABASE_URL'}`);
       if (agent) console.log(`  local agent:   ${os.hostname()}, work dir ${path.join(config.dataDir, 'agent')}`);
-      printAdminToken(controlPlane.admin);
+      printAdminToken(admin, admin.token ? tokenFile : undefined);
       console.log('Press Ctrl-C to stop.');
       const signal = await untilSignal();
       console.log(`\n${signal}: stopping`);
       await agent?.stop();
+      await dashboard?.stop();
       await controlPlane.close();
       console.log('stopped');
     });

@@ -1,0 +1,130 @@
+/**
+ * `arbiter dashboard --api URL [--port N]`: the operators' web UI (apps/dashboard, Next.js) in
+ * production mode, talking to the control plane at URL. `arbiter start` runs it too. The
+ * production build is made on first use and again whenever the dashboard's sources are newer
+ * than it, so a fresh clone needs no separate build step.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import type { Command } from 'commander';
+import { untilSignal } from './control-plane';
+
+export const DASHBOARD_DIR = path.resolve(__dirname, '../../../dashboard');
+const NEXT_BIN = require.resolve('next/dist/bin/next', { paths: [DASHBOARD_DIR] });
+const BUILD_ID = path.join(DASHBOARD_DIR, '.next', 'BUILD_ID');
+/** What the build is made from: a change in any of these makes it stale. */
+const SOURCES = ['app', 'src', 'public', 'next.config.ts', 'package.json', 'tsconfig.json', '../../libs/contracts/src'].map((p) => path.join(DASHBOARD_DIR, p));
+
+function newestChange(p: string): number {
+  if (!fs.existsSync(p)) return 0;
+  const stat = fs.statSync(p);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return fs.readdirSync(p).reduce((max, name) => Math.max(max, newestChange(path.join(p, name))), stat.mtimeMs);
+}
+
+/** True when there is no production build or a source changed after it was made. */
+export function dashboardBuildStale(): boolean {
+  if (!fs.existsSync(BUILD_ID)) return true;
+  const built = fs.statSync(BUILD_ID).mtimeMs;
+  return SOURCES.some((s) => newestChange(s) > built);
+}
+
+/** Makes the production build when it is missing or stale; throws with the build's output on failure. */
+export function ensureDashboardBuilt(log: (line: string) => void = console.log): void {
+  if (!dashboardBuildStale()) return;
+  log('building the dashboard (production build; about a minute, once)...');
+  const r = spawnSync(process.execPath, [NEXT_BIN, 'build'], { cwd: DASHBOARD_DIR, encoding: 'utf8', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+  if (r.status !== 0) throw new Error(`the dashboard build failed:\n${r.stdout}\n${r.stderr}`);
+}
+
+/** Throws, naming the setting, when the dashboard's port is taken. */
+export async function assertPortFree(port: number): Promise<void> {
+  if (port === 0) return;
+  const free = await new Promise<boolean>((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, () => server.close(() => resolve(true)));
+  });
+  if (!free) throw new Error(`port ${port} is in use; choose another with DASHBOARD_PORT or --dashboard-port`);
+}
+
+export interface RunningDashboard {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts `next start` for the built dashboard; resolves once it serves. */
+export async function startDashboard(options: { apiUrl: string; port: number; hostname?: string }): Promise<RunningDashboard> {
+  await assertPortFree(options.port);
+  const args = [NEXT_BIN, 'start', '--port', String(options.port)];
+  if (options.hostname) args.push('--hostname', options.hostname);
+  const child = spawn(process.execPath, args, {
+    cwd: DASHBOARD_DIR,
+    env: { ...process.env, ARBITER_API_URL: options.apiUrl, NEXT_TELEMETRY_DISABLED: '1', PORT: String(options.port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = /Local:\s+(http:\/\/\S+)/.exec(output);
+      if (m && /Ready in/.test(output)) resolve(m[1].replace('localhost', options.hostname && options.hostname !== '0.0.0.0' ? options.hostname : 'localhost'));
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`the dashboard exited with ${code}:\n${output}`)));
+  });
+  // From here on its output is the operator's to see (errors only; Next.js logs no requests).
+  child.stdout!.removeAllListeners('data');
+  child.stderr!.removeAllListeners('data');
+  child.stderr!.pipe(process.stderr);
+  child.stdout!.resume();
+  return {
+    url,
+    child,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** DASHBOARD_PORT (or the flag), 3000 by default. */
+export function dashboardPort(flag: string | undefined): number {
+  const raw = flag ?? process.env.DASHBOARD_PORT ?? '3000';
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`DASHBOARD_PORT must be a port number (0-65535); got '${raw}'`);
+  return port;
+}
+
+export function register(program: Command): void {
+  program
+    .command('dashboard')
+    .description('run the web dashboard against a control plane (builds it first when needed)')
+    .requiredOption('--api <url>', 'the control plane, e.g. http://127.0.0.1:8080')
+    .option('--port <n>', 'HTTP port (env DASHBOARD_PORT, default 3000)')
+    .option('--hostname <h>', 'interface to listen on (default: all)')
+    .action(async (opts: { api: string; port?: string; hostname?: string }) => {
+      let port: number;
+      try {
+        port = dashboardPort(opts.port);
+      } catch (err) {
+        console.error((err as Error).message);
+        process.exitCode = 2;
+        return;
+      }
+      ensureDashboardBuilt();
+      const dashboard = await startDashboard({ apiUrl: opts.api.replace(/\/+$/, ''), port, hostname: opts.hostname });
+      console.log(`Arbiter dashboard on ${dashboard.url} (control plane ${opts.api})`);
+      const signal = await untilSignal();
+      console.log(`${signal}: stopping`);
+      await dashboard.stop();
+    });
+}

@@ -1,0 +1,1 @@
+export { RouteLoading as default } from '@/components/route-states';

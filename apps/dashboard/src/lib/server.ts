@@ -1,0 +1,59 @@
+/**
+ * Server-side only: where the control plane is and the operator's session. The session is the
+ * operator's API token in an httpOnly, SameSite=Strict cookie: the browser's scripts never see
+ * it, it never goes into a URL, and every call to the control plane is made from this server
+ * with it as the bearer token.
+ */
+import { cookies } from 'next/headers';
+
+/** The control plane's base URL (ARBITER_API_URL; `arbiter start` sets it). */
+export function apiUrl(): string {
+  return (process.env.ARBITER_API_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+}
+
+export const SESSION_COOKIE = 'arbiter_session';
+
+export async function sessionToken(): Promise<string | undefined> {
+  return (await cookies()).get(SESSION_COOKIE)?.value || undefined;
+}
+
+/** The error body the control plane uses, for failures this server answers itself. */
+export function errorResponse(statusCode: number, code: string, message: string): Response {
+  return Response.json({ statusCode, code, message, details: null }, { status: statusCode });
+}
+
+/** Calls the control plane; a network failure becomes a 502 in the API's error format. */
+export async function upstream(path: string, init: RequestInit & { token?: string } = {}): Promise<Response> {
+  const { token, ...rest } = init;
+  const headers = new Headers(rest.headers);
+  if (token) headers.set('authorization', `Bearer ${token}`);
+  try {
+    return await fetch(`${apiUrl()}${path}`, { ...rest, headers, cache: 'no-store', redirect: 'manual' });
+  } catch {
+    return errorResponse(502, 'CONTROL_PLANE_UNREACHABLE', `the dashboard cannot reach the control plane at ${apiUrl()}; is it running?`);
+  }
+}
+
+/** How long the principal behind a token is remembered before the control plane is asked again. */
+const WHOAMI_TTL_MS = 30_000;
+const principals = new Map<string, { principal: string; at: number }>();
+
+/**
+ * The principal behind the session's token, as the console layout shows it: asked of the
+ * control plane at most every 30 s per token (every API call is still checked by the control
+ * plane itself). `null` principal: the token is refused; an error: the control plane did not answer.
+ */
+export async function whoAmI(token: string): Promise<{ principal: string | null; problem: string | null }> {
+  const known = principals.get(token);
+  if (known && Date.now() - known.at < WHOAMI_TTL_MS) return { principal: known.principal, problem: null };
+  const r = await upstream('/api/v1/whoami', { token });
+  if (r.status === 401) {
+    principals.delete(token);
+    return { principal: null, problem: null };
+  }
+  if (!r.ok) return { principal: null, problem: ((await r.json().catch(() => null)) as { message?: string } | null)?.message ?? `the control plane answered ${r.status}` };
+  const { principal } = (await r.json()) as { principal: string };
+  if (principals.size > 1000) principals.clear();
+  principals.set(token, { principal, at: Date.now() });
+  return { principal, problem: null };
+}

@@ -1,0 +1,24 @@
+'use client';
+import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { useCallback } from 'react';
+
+/** Filters kept in the page's query string, so that they survive a reload and can be linked to. */
+export function useUrlState<K extends string>(names: readonly K[]): [Record<K, string>, (changes: Partial<Record<K, string>>) => void] {
+  const params = useSearchParams();
+  const router = useRouter();
+  const path = usePathname();
+  const values = Object.fromEntries(names.map((n) => [n, params.get(n) ?? ''])) as Record<K, string>;
+  const set = useCallback(
+    (changes: Partial<Record<K, string>>) => {
+      const next = new URLSearchParams(params.toString());
+      for (const [k, v] of Object.entries(changes) as Array<[string, string | undefined]>) {
+        if (v) next.set(k, v);
+        else next.delete(k);
+      }
+      const qs = next.toString();
+      router.replace(qs ? `${path}?${qs}` : path, { scroll: false });
+    },
+    [params, router, path],
+  );
+  return [values, set];
+}

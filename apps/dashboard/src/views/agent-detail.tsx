@@ -1,0 +1,84 @@
+'use client';
+import { When } from '@/components/when';
+/** One agent: its settings, resources, attributes, tasks, reservations and outstanding offers. */
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import { DataTable } from '@/components/table';
+import { ErrorPanel, Loading, PageHeader, Panel } from '@/components/ui';
+import { UsageBar, UsageLegend } from '@/components/usage';
+import { duration } from '@/lib/format';
+import { useLiveInvalidate } from '@/lib/live';
+import { DETAIL_LIMIT } from '@/lib/pages';
+import { frameworkNames, keys, q } from '@/lib/queries';
+import { AgentActions, WhitelistSwitch } from './agent-actions';
+import { AgentStateBadges, AgentStatusBadge } from './agents';
+import { offerColumns, taskColumns } from './common-columns';
+import { ReservationsTable } from './reservations';
+
+export function AgentDetailView({ id }: { id: string }) {
+  const router = useRouter();
+  const agent = useQuery(q.agent(id));
+  const tasks = useQuery(q.tasks({ agentId: id, limit: DETAIL_LIMIT }));
+  const offers = useQuery(q.offers({ agentId: id, state: 'OUTSTANDING', limit: DETAIL_LIMIT }));
+  const whitelist = useQuery(q.whitelist());
+  const names = useQuery(frameworkNames());
+  useLiveInvalidate(['agent.updated', 'agent.removed', 'task.updated', 'offer.created', 'offer.closed'], [keys.agents, keys.tasks, keys.offers], 1000);
+
+  if (agent.error) return <ErrorPanel error={agent.error} onRetry={() => void agent.refetch()} />;
+  if (!agent.data) return <Loading rows={8} />;
+  const a = agent.data;
+  const resources = Object.keys(a.usage.total).sort();
+  return (
+    <>
+      <PageHeader title={a.hostname} description={<>Agent <code>{a.id}</code></>} actions={<AgentActions agent={a} />} />
+      <div className="grid cols-2">
+        <Panel title="Agent">
+          <dl className="props">
+            <dt>Status</dt>
+            <dd><AgentStatusBadge agent={a} /></dd>
+            <dt>Offers</dt>
+            <dd><AgentStateBadges agent={a} /></dd>
+            <dt>Whitelisted</dt>
+            <dd><WhitelistSwitch agent={a} whitelistSet={whitelist.data?.hostnames != null} /></dd>
+            <dt>Maintenance</dt>
+            <dd>{a.maintenance ? <>{a.maintenance.mode.toLowerCase()}, from <When at={a.maintenance.start} /> for {duration(a.maintenance.durationSeconds)}</> : 'none scheduled'}</dd>
+            <dt>Drain</dt>
+            <dd>{a.drainState ? <>{a.drainState.toLowerCase()} since <When at={a.drainStartedAt} />{a.drainConfig?.maxGracePeriodSeconds != null ? `, grace ${a.drainConfig.maxGracePeriodSeconds} s` : ''}{a.drainConfig?.markGone ? ', then gone' : ''}</> : '—'}</dd>
+            <dt>Address</dt>
+            <dd>{a.address ?? '—'}</dd>
+            <dt>Version</dt>
+            <dd>{a.version ?? '—'}</dd>
+            <dt>First seen</dt>
+            <dd><When at={a.firstSeenAt} /></dd>
+            <dt>Last seen</dt>
+            <dd><When at={a.lastSeenAt} /></dd>
+            <dt>Resources</dt>
+            <dd><code>{a.resourcesText}</code></dd>
+            <dt>Attributes</dt>
+            <dd>{Object.keys(a.attributes).length ? Object.entries(a.attributes).map(([k, v]) => <code key={k} style={{ marginRight: 8 }}>{k}:{String(v)}</code>) : 'none'}</dd>
+          </dl>
+        </Panel>
+        <Panel title="Resources" actions={<UsageLegend />}>
+          <div style={{ display: 'flex', flexDirection: 'column', gap: 12 }}>
+            {resources.map((name) => (
+              <div key={name}>
+                <strong>{name}</strong>
+                <UsageBar name={name} total={a.usage.total[name]} used={a.usage.used[name]} offered={a.usage.offered[name]} reserved={a.usage.reserved[name]} />
+              </div>
+            ))}
+          </div>
+        </Panel>
+      </div>
+      <Panel title={`Tasks (${tasks.data?.total ?? '…'})`} actions={<Link href={`/tasks?agentId=${encodeURIComponent(id)}`}>All of this agent's tasks</Link>}>
+        {tasks.error ? <ErrorPanel error={tasks.error} /> : tasks.data ? <DataTable label="Tasks on this agent" columns={taskColumns(names.data, { framework: true })} data={tasks.data.items} getRowId={(t) => t.id} onRowClick={(t) => router.push(`/tasks/${t.id}`)} empty="No task has run here." /> : <Loading />}
+      </Panel>
+      <Panel title="Reservations">
+        <ReservationsTable agentId={id} />
+      </Panel>
+      <Panel title={`Outstanding offers (${offers.data?.total ?? '…'})`}>
+        {offers.error ? <ErrorPanel error={offers.error} /> : offers.data ? <DataTable label="Outstanding offers of this agent" columns={offerColumns(names.data)} data={offers.data.items} getRowId={(o) => o.id} empty="No offer of this agent's resources is outstanding." /> : <Loading />}
+      </Panel>
+    </>
+  );
+}

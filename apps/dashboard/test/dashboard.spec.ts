@@ -1,0 +1,265 @@
+/// <reference lib="dom" />
+/**
+ * The dashboard as an operator uses it: headless Chromium against the production build, a real
+ * control plane and a real agent. The tests run in order on one cluster, like one operator's
+ * session; the last one visits every page, insists on a clean console and takes the
+ * screenshots shown in the README.
+ */
+import type { Locator, Page } from 'playwright-core';
+import { Scheduler } from '@arbiter/scheduler-sdk';
+import { until } from '../../control-plane/test/support/until';
+import { ADMIN_TOKEN, type BrowserCluster, screenshot, startBrowserCluster } from './support/cluster';
+
+const HOST = 'dashboard-test-node';
+
+/**
+ * Waits until `text` is visible in `scope`. Only visible matches count: while a streamed page
+ * swaps its server-rendered parts in, the same text can sit in a hidden copy for a moment.
+ */
+function shown(scope: Page | Locator, text: string): Promise<void> {
+  return scope.getByText(text).filter({ visible: true }).waitFor();
+}
+
+/** The text of the first element matching `selector` once it satisfies `check`. */
+async function waitForText(page: Page, selector: string, check: (text: string) => boolean, what: string): Promise<string> {
+  let last = '';
+  await until(async () => {
+    last = (await page.locator(selector).first().textContent().catch(() => null)) ?? '';
+    return check(last);
+  }, 20_000, `${what} (last seen: ${JSON.stringify(last.slice(0, 200))})`);
+  return last;
+}
+
+describe('dashboard in a real browser', () => {
+  let c: BrowserCluster;
+  let page: Page;
+  let agentId: string;
+  let scheduler: Scheduler | undefined;
+
+  beforeAll(async () => {
+    c = await startBrowserCluster();
+    page = c.page;
+    await until(async () => (await c.t.api('GET', '/api/v1/agents')).body.total === 1, 20_000, 'the agent registered');
+    agentId = (await c.t.api('GET', '/api/v1/agents')).body.items[0].id;
+  }, 180_000);
+
+  afterAll(async () => {
+    scheduler?.close();
+    await c?.close();
+  });
+
+  it('refuses a wrong token with the API message, keeps it out of the URL, and signs in with the admin token', async () => {
+    await page.goto(c.url('/agents'));
+    await page.waitForURL(/\/login/);
+    await page.getByLabel('API token').fill('arb_not-a-real-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await shown(page, 'the bearer token is unknown, revoked or expired (AUTH_TOKEN_INVALID)');
+    expect(page.url()).not.toContain('arb_');
+    await page.getByLabel('API token').fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(c.url('/agents'));
+    expect(page.url()).not.toContain(ADMIN_TOKEN);
+    const cookies = await c.context.cookies();
+    expect(cookies.find((k) => k.name === 'arbiter_session')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+    expect(await page.evaluate(() => document.cookie)).not.toContain(ADMIN_TOKEN);
+    c.errors.length = 0; // the refused sign-in logged its 401
+  });
+
+  it('shows the cluster on the overview: the agent capacity and the live connection', async () => {
+    await page.goto(c.url('/'));
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await waitForText(page, '.stat:has-text("agents reachable")', (t) => t.startsWith('1agents reachable of 1'), 'one reachable agent');
+    await shown(page, '0 of 4 used (0%)');
+    await waitForText(page, '[data-testid=live-status]', (t) => t === 'Live', 'the event stream connected');
+  });
+
+  it('lists the agent with its resources, and shows its detail', async () => {
+    await page.goto(c.url('/agents'));
+    await page.getByRole('link', { name: HOST }).waitFor();
+    await shown(page, '1 agent; whitelist off');
+    await page.getByRole('link', { name: HOST }).click();
+    await page.getByRole('heading', { name: HOST }).waitFor();
+    await shown(page, 'rack:r1');
+    await shown(page, "cpus:4;disk:10000;mem:4096;ports:[31000-31100]");
+  });
+
+  it('takes the agent off the whitelist after a confirmation, and puts it back', async () => {
+    await page.goto(c.url('/agents'));
+    const toggle = page.getByRole('switch', { name: `${HOST} on the whitelist` });
+    expect(await toggle.getAttribute('aria-checked')).toBe('true');
+    await toggle.click();
+    const dialog = page.getByRole('dialog', { name: `Take ${HOST} off the whitelist?` });
+    await shown(dialog, 'No whitelist is set now');
+    await dialog.getByRole('button', { name: 'Remove from whitelist' }).click();
+    await until(async () => (await toggle.getAttribute('aria-checked')) === 'false', 10_000, 'the switch turned off');
+    await shown(page, 'not whitelisted');
+    expect((await c.t.api('GET', '/api/v1/whitelist')).body).toEqual({ hostnames: [] });
+    await toggle.click();
+    await until(async () => (await toggle.getAttribute('aria-checked')) === 'true', 10_000, 'the switch turned on');
+    expect((await c.t.api('GET', '/api/v1/whitelist')).body).toEqual({ hostnames: [HOST] });
+    const audit = (await c.t.api('GET', '/api/v1/audit?action=whitelist.update')).body.items;
+    expect(audit.map((e: { actor: string }) => e.actor)).toEqual(['admin', 'admin']);
+  });
+
+  it('creates a reservation and removes it after a confirmation', async () => {
+    await page.goto(c.url('/reservations'));
+    const form = page.getByRole('form', { name: 'Create a reservation' });
+    await form.getByLabel('Agent').fill(HOST);
+    await shown(form, `id ${agentId}`);
+    await form.getByLabel('Role').fill('eng');
+    await form.getByLabel('Resources').fill('cpus:1;mem:512');
+    await form.getByRole('button', { name: 'Reserve' }).click();
+    const table = page.getByRole('table', { name: 'Reservations' });
+    await table.getByRole('cell', { name: 'eng', exact: true }).waitFor();
+    const reservations = (await c.t.api('GET', '/api/v1/reservations')).body.items;
+    expect(reservations).toHaveLength(1);
+    expect(reservations[0]).toMatchObject({ agentId, role: 'eng', principal: 'admin' });
+
+    await table.getByRole('button', { name: 'Remove' }).click();
+    await page.getByRole('dialog', { name: 'Remove this reservation?' }).getByRole('button', { name: 'Unreserve' }).click();
+    await shown(page, 'No reservation.');
+    expect((await c.t.api('GET', '/api/v1/reservations')).body.total).toBe(0);
+  });
+
+  it('shows the API validation error of a bad quota next to its field, then sets the quota', async () => {
+    await page.goto(c.url('/roles'));
+    await page.getByLabel('Role', { exact: true }).fill('eng');
+    await page.getByRole('button', { name: 'Set weight or quota' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit role eng' });
+    await dialog.getByLabel('Quota guarantees').fill('cpus:lots');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    const error = dialog.locator('.field:has(input[name=guarantees]) .error');
+    await error.waitFor();
+    expect(await error.textContent()).toMatch(/guarantees/);
+    expect(await dialog.getByLabel('Quota guarantees').getAttribute('aria-invalid')).toBe('true');
+    expect((await c.t.api('GET', '/api/v1/quota')).body).toEqual([]);
+
+    await dialog.getByLabel('Quota guarantees').fill('cpus:1;mem:256');
+    await dialog.getByLabel('Quota limits').fill('cpus:2');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await shown(page, 'cpus: guarantee 1, limit 2');
+    expect((await c.t.api('GET', '/api/v1/quota')).body).toEqual([{ role: 'eng', guarantees: { cpus: 1, mem: 256 }, limits: { cpus: 2 } }]);
+    c.errors.length = 0; // the refused quota logged its 400
+  });
+
+  it('schedules maintenance from the agents page, then starts and stops it on the maintenance page', async () => {
+    await page.goto(c.url('/agents'));
+    await page.getByRole('button', { name: 'Actions' }).click();
+    await page.getByRole('menuitem', { name: 'Schedule maintenance…' }).click();
+    await page.getByRole('dialog', { name: `Schedule maintenance for ${HOST}` }).getByRole('button', { name: 'Schedule' }).click();
+    await shown(page, 'maintenance scheduled');
+    expect((await c.t.api('GET', '/api/v1/maintenance/schedule')).body.windows[0].machines).toEqual([{ hostname: HOST, ip: '' }]);
+
+    await page.goto(c.url('/maintenance'));
+    await page.getByRole('img', { name: 'Maintenance windows over time' }).getByText(HOST).waitFor();
+    const machines = page.getByRole('table', { name: 'Machines in the schedule' });
+    await shown(machines, 'DRAINING');
+    await machines.getByRole('button', { name: 'Start maintenance' }).click();
+    await page.getByRole('dialog', { name: `Start maintenance on ${HOST}?` }).getByRole('button', { name: 'Start maintenance' }).click();
+    await shown(machines, 'DOWN');
+    expect((await c.t.api('GET', `/api/v1/agents/${agentId}`)).body.maintenance.mode).toBe('DOWN');
+    await machines.getByRole('button', { name: 'Stop maintenance' }).click();
+    await page.getByRole('dialog', { name: `Stop maintenance on ${HOST}?` }).getByRole('button', { name: 'Stop maintenance' }).click();
+    await shown(page, 'No machine is scheduled for maintenance.');
+    expect((await c.t.api('GET', `/api/v1/agents/${agentId}`)).body.maintenance).toBeNull();
+  });
+
+  it("follows a framework's dominant share live, without reloading", async () => {
+    await page.goto(c.url('/frameworks'));
+    await shown(page, 'No framework has subscribed yet.');
+    await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
+
+    scheduler = new Scheduler({ master: c.t.cp.url, token: ADMIN_TOKEN, framework: { name: 'live-share', roles: ['eng'], failoverTimeoutSeconds: 300 } });
+    let launched = false;
+    scheduler.on('offers', async (offers) => {
+      for (const offer of offers) {
+        if (launched) await scheduler!.decline([offer.id], { refuseSeconds: 300 });
+        else {
+          launched = true;
+          await scheduler!.launch(offer, [{ taskId: 'sleeper', name: 'sleeper', command: { shell: 'sleep 300' }, resources: [{ name: 'cpus', value: 1 }, { name: 'mem', value: 128 }] }], { refuseSeconds: 300 });
+        }
+      }
+    });
+    await scheduler.start();
+
+    const row = page.getByRole('row', { name: /live-share/ });
+    await row.waitFor();
+    // cpus 1 of 4 is its largest share of the cluster: 25%.
+    await waitForText(page, 'tr:has-text("live-share") .usage .text', (t) => t === '25.0%', 'the share reached 25%');
+    expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+  });
+
+  it('opens a cycle of the allocation history with its offers and decision trace', async () => {
+    const fw = (await c.t.api('GET', '/api/v1/frameworks')).body.items[0];
+    await page.goto(c.url(`/allocations?frameworkId=${fw.id}`));
+    const cycles = page.getByRole('table', { name: 'Allocation cycles' });
+    await cycles.getByRole('link').first().waitFor();
+    const id = (await cycles.getByRole('link').first().textContent())!.replace('#', '');
+    await cycles.getByRole('link').first().click();
+    await page.getByRole('heading', { name: `Cycle #${id}` }).waitFor();
+    await page.getByRole('table', { name: 'Offers of this cycle' }).getByRole('link', { name: 'live-share' }).waitFor();
+    await page.getByRole('table', { name: 'Dominant shares' }).waitFor();
+    await page.getByRole('heading', { name: 'Decision trace' }).waitFor();
+  });
+
+  it('answers "why did this framework (not) get offers?" in words', async () => {
+    const fw = (await c.t.api('GET', '/api/v1/frameworks')).body.items[0];
+    await page.goto(c.url(`/frameworks/${fw.id}`));
+    await waitForText(page, '[data-testid=explain]', (t) => /It received \d+ offers? in the last/.test(t), 'the explanation');
+  });
+
+  it('shows a lost connection to the control plane and recovers from it by itself', async () => {
+    await page.goto(c.url('/'));
+    await waitForText(page, '[data-testid=live-status]', (t) => t === 'Live', 'live');
+    await c.stopControlPlane();
+    await waitForText(page, '[data-testid=live-status]', (t) => t === 'Connection lost, reconnecting…', 'the lost connection shown');
+    await c.startControlPlane();
+    await waitForText(page, '[data-testid=live-status]', (t) => t === 'Live', 'live again');
+    await until(async () => (await c.t.api('GET', '/api/v1/agents')).body.items[0]?.status === 'REACHABLE' && (await c.t.api('GET', '/api/v1/frameworks')).body.items[0]?.connected === true, 30_000, 'agent and framework back');
+    c.errors.length = 0; // requests made while the control plane was down failed, as they should
+  });
+
+  it('renders every page without console errors (and takes the README screenshots)', async () => {
+    // Something on every page: a reservation, a maintenance window, a running task.
+    expect((await c.t.api('POST', '/api/v1/reservations', { agentId, role: 'ops', resources: 'cpus:0.5;mem:256', labels: { team: 'ops' } })).status).toBe(201);
+    const start = new Date(Date.now() + 2 * 3600_000).toISOString();
+    expect((await c.t.api('PUT', '/api/v1/maintenance/schedule', { windows: [{ machines: [{ hostname: HOST }], unavailability: { start, durationSeconds: 4 * 3600 } }] })).status).toBe(200);
+    const fw = (await c.t.api('GET', '/api/v1/frameworks')).body.items[0];
+    const task = (await c.t.api('GET', '/api/v1/tasks')).body.items[0];
+    const cycle = (await c.t.api('GET', `/api/v1/allocations?frameworkId=${fw.id}`)).body.items[0];
+    const pages: Array<[string, string, string]> = [
+      ['overview', '/', 'Overview'],
+      ['agents', '/agents', 'Agents'],
+      ['agent', `/agents/${agentId}`, HOST],
+      ['roles', '/roles', 'Roles'],
+      ['reservations', '/reservations', 'Reservations'],
+      ['maintenance', '/maintenance', 'Maintenance'],
+      ['frameworks', '/frameworks', 'Frameworks'],
+      ['framework', `/frameworks/${fw.id}`, 'live-share'],
+      ['tasks', '/tasks', 'Tasks'],
+      ['task', `/tasks/${task.id}`, `Task ${task.taskId}`],
+      ['allocations', '/allocations', 'Allocation history'],
+      ['cycle', `/allocations/${cycle.id}`, `Cycle #${cycle.id}`],
+      ['audit', '/audit', 'Audit log'],
+    ];
+    for (const [name, path, heading] of pages) {
+      await page.goto(c.url(path));
+      await page.getByRole('heading', { name: heading, exact: true, level: 1 }).waitFor();
+      await page.locator('[aria-busy=true]').first().waitFor({ state: 'detached', timeout: 20_000 }).catch(() => undefined);
+      await page.waitForTimeout(300);
+      expect(await page.locator('[role=alert].message.bad').count()).toBe(0);
+      await screenshot(page, name);
+    }
+    const dark = await c.browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'dark' });
+    await dark.addCookies(await c.context.cookies());
+    const darkPage = await dark.newPage();
+    darkPage.on('console', (m) => m.type() === 'error' && c.errors.push(`dark ${darkPage.url()}: ${m.text()}`));
+    await darkPage.goto(c.url('/'));
+    await shown(darkPage, 'agents reachable of 1');
+    await darkPage.waitForTimeout(500);
+    expect(await darkPage.evaluate(() => getComputedStyle(document.body).backgroundColor)).not.toBe('rgb(246, 247, 249)');
+    await screenshot(darkPage, 'overview-dark');
+    await dark.close();
+    expect(c.errors).toEqual([]);
+  });
+});
