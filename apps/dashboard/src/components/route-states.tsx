@@ -1,5 +1,5 @@
 'use client';
-/** What a route shows while its code loads (loading.tsx) and when rendering fails (error.tsx). */
+/** What a page shows while a part of it is still rendering, and when rendering fails (error.tsx). */
 import { useEffect } from 'react';
 import { ErrorPanel, Loading } from './ui';
 

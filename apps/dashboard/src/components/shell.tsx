@@ -1,6 +1,6 @@
 'use client';
 /** The frame of every page: navigation, the live connection's state, the operator, sign-out. */
-import Link from 'next/link';
+import { Link, NavigationProgress } from '@/lib/navigation';
 import { usePathname } from 'next/navigation';
 import type { ReactNode } from 'react';
 import { useLiveStatus } from '@/lib/live';
@@ -28,6 +28,7 @@ export function Shell({ principal, problem, children }: { principal: string | nu
   };
   return (
     <div className="shell">
+      <NavigationProgress />
       <aside className="sidebar">
         <Link href="/" className="brand">
           <span className="brand-mark">A</span> Arbiter
@@ -36,7 +37,7 @@ export function Shell({ principal, problem, children }: { principal: string | nu
           {NAV.map((item) => {
             const current = item.href === '/' ? path === '/' : path === item.href || path.startsWith(`${item.href}/`);
             return (
-              <Link key={item.href} href={item.href} prefetch={false} aria-current={current ? 'page' : undefined}>
+              <Link key={item.href} href={item.href} aria-current={current ? 'page' : undefined}>
                 {item.label}
               </Link>
             );

@@ -8,8 +8,10 @@ import type { Queries } from './queries';
 export const LIST_LIMIT = 50;
 export const DETAIL_LIMIT = 100;
 export const RECENT_CYCLES = 10;
-export const SHARE_POINTS = 600;
-export const CHART_CYCLES = 500;
+export const SHARE_POINTS = 300;
+export const CHART_CYCLES = 200;
+/** Points of the share-over-time chart of the allocation history (a step line across the page). */
+export const HISTORY_SHARE_POINTS = 600;
 
 type Params = Record<string, string | string[] | undefined>;
 export type UrlFilters<K extends string> = Record<K, string>;
@@ -51,7 +53,7 @@ export function allocationQueries(q: Queries, f: UrlFilters<(typeof ALLOCATION_F
     kind,
     chart: q.cycles({ ...filter, limit: CHART_CYCLES }),
     list: q.cycles({ ...filter, limit: LIST_LIMIT, offset: Number(f.offset) || 0 }),
-    shares: q.shares({ kind, from, points: 2000 }),
+    shares: q.shares({ kind, from, points: HISTORY_SHARE_POINTS }),
   };
 }
 

@@ -1,11 +1,12 @@
 'use client';
-import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { usePathname, useSearchParams } from 'next/navigation';
 import { useCallback } from 'react';
+import { useNavigate } from './navigation';
 
 /** Filters kept in the page's query string, so that they survive a reload and can be linked to. */
 export function useUrlState<K extends string>(names: readonly K[]): [Record<K, string>, (changes: Partial<Record<K, string>>) => void] {
   const params = useSearchParams();
-  const router = useRouter();
+  const navigate = useNavigate();
   const path = usePathname();
   const values = Object.fromEntries(names.map((n) => [n, params.get(n) ?? ''])) as Record<K, string>;
   const set = useCallback(
@@ -16,9 +17,9 @@ export function useUrlState<K extends string>(names: readonly K[]): [Record<K, s
         else next.delete(k);
       }
       const qs = next.toString();
-      router.replace(qs ? `${path}?${qs}` : path, { scroll: false });
+      navigate(qs ? `${path}?${qs}` : path, { replace: true });
     },
-    [params, router, path],
+    [params, navigate, path],
   );
   return [values, set];
 }

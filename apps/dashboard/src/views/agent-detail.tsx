@@ -2,8 +2,7 @@
 import { When } from '@/components/when';
 /** One agent: its settings, resources, attributes, tasks, reservations and outstanding offers. */
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
-import { useRouter } from 'next/navigation';
+import { Link, useNavigate } from '@/lib/navigation';
 import { DataTable } from '@/components/table';
 import { ErrorPanel, Loading, PageHeader, Panel } from '@/components/ui';
 import { UsageBar, UsageLegend } from '@/components/usage';
@@ -17,7 +16,7 @@ import { offerColumns, taskColumns } from './common-columns';
 import { ReservationsTable } from './reservations';
 
 export function AgentDetailView({ id }: { id: string }) {
-  const router = useRouter();
+  const navigate = useNavigate();
   const agent = useQuery(q.agent(id));
   const tasks = useQuery(q.tasks({ agentId: id, limit: DETAIL_LIMIT }));
   const offers = useQuery(q.offers({ agentId: id, state: 'OUTSTANDING', limit: DETAIL_LIMIT }));
@@ -71,7 +70,7 @@ export function AgentDetailView({ id }: { id: string }) {
         </Panel>
       </div>
       <Panel title={`Tasks (${tasks.data?.total ?? '…'})`} actions={<Link href={`/tasks?agentId=${encodeURIComponent(id)}`}>All of this agent's tasks</Link>}>
-        {tasks.error ? <ErrorPanel error={tasks.error} /> : tasks.data ? <DataTable label="Tasks on this agent" columns={taskColumns(names.data, { framework: true })} data={tasks.data.items} getRowId={(t) => t.id} onRowClick={(t) => router.push(`/tasks/${t.id}`)} empty="No task has run here." /> : <Loading />}
+        {tasks.error ? <ErrorPanel error={tasks.error} /> : tasks.data ? <DataTable label="Tasks on this agent" columns={taskColumns(names.data, { framework: true })} data={tasks.data.items} getRowId={(t) => t.id} onRowClick={(t) => navigate(`/tasks/${t.id}`)} empty="No task has run here." /> : <Loading />}
       </Panel>
       <Panel title="Reservations">
         <ReservationsTable agentId={id} />

@@ -5,8 +5,7 @@ import { When } from '@/components/when';
  * the API loaded as the operator scrolls), filtered and sorted by the API.
  */
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
-import { useRouter } from 'next/navigation';
+import { Link, useNavigate } from '@/lib/navigation';
 import { useCallback, useDeferredValue, useMemo, useState } from 'react';
 import { type Columns, columnsFor, type Sort, sortParam, VirtualTable } from '@/components/table';
 import { Badge, ErrorPanel, Field, Loading, PageHeader } from '@/components/ui';
@@ -37,7 +36,7 @@ function usageCell(name: string) {
 }
 
 export function AgentsView() {
-  const router = useRouter();
+  const navigate = useNavigate();
   const [hostname, setHostname] = useState('');
   const [status, setStatus] = useState<'' | 'REACHABLE' | 'UNREACHABLE' | 'GONE'>('');
   const [sort, setSort] = useState<Sort>({ field: 'hostname', descending: false });
@@ -105,7 +104,7 @@ export function AgentsView() {
           sort={sort}
           onSort={setSort}
           onNearEnd={more}
-          onRowClick={(a) => router.push(`/agents/${encodeURIComponent(a.id)}`)}
+          onRowClick={(a) => navigate(`/agents/${encodeURIComponent(a.id)}`)}
           empty={filter || status ? 'No agent matches.' : 'No agent has registered yet. Start one with `npx arbiter agent --master URL --token T`.'}
           footer={isFetchingNextPage ? <div className="empty">Loading more…</div> : null}
         />

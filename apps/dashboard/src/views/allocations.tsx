@@ -4,8 +4,7 @@
  * framework (not) get offers?", dominant share over time, and exports.
  */
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
-import { useRouter } from 'next/navigation';
+import { Link, useNavigate } from '@/lib/navigation';
 import { useState } from 'react';
 import { CyclesChart, ShareChart } from '@/components/charts';
 import { When } from '@/components/when';
@@ -29,7 +28,7 @@ const reasonsText = (r?: Record<string, number>) =>
     .join(', ') || '—';
 
 export function AllocationsView({ now: initialNow }: { now: number }) {
-  const router = useRouter();
+  const navigate = useNavigate();
   const [f, setF] = useUrlState(ALLOCATION_FILTERS);
   // The range ends at the time the page was made, and moves only when asked (or the range changes).
   const [now, setNow] = useState(initialNow);
@@ -88,14 +87,14 @@ export function AllocationsView({ now: initialNow }: { now: number }) {
         </button>
       </div>
       <Panel title="Offers per cycle" actions={<span className="muted">click a bar to open its cycle</span>}>
-        {chart.error ? <ErrorPanel error={chart.error} onRetry={() => void chart.refetch()} /> : chart.data ? <CyclesChart cycles={chart.data.items} onSelect={(id) => id && router.push(`/allocations/${id}`)} /> : <Loading rows={3} />}
+        {chart.error ? <ErrorPanel error={chart.error} onRetry={() => void chart.refetch()} /> : chart.data ? <CyclesChart cycles={chart.data.items} onSelect={(id) => id && navigate(`/allocations/${id}`)} /> : <Loading rows={3} />}
       </Panel>
       <Panel title="Cycles">
         {list.error ? (
           <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />
         ) : list.data ? (
           <>
-            <DataTable label="Allocation cycles" columns={columns} data={list.data.items} getRowId={(r) => r.id} onRowClick={(r) => router.push(`/allocations/${r.id}`)} empty="No cycle in this range." />
+            <DataTable label="Allocation cycles" columns={columns} data={list.data.items} getRowId={(r) => r.id} onRowClick={(r) => navigate(`/allocations/${r.id}`)} empty="No cycle in this range." />
             <Pager total={list.data.total} limit={LIST_LIMIT} offset={offset} onChange={(o) => setF({ offset: o ? String(o) : '' })} />
           </>
         ) : (

@@ -1,6 +1,6 @@
 'use client';
 /** Columns that several pages show: tasks, offers, reservations. */
-import Link from 'next/link';
+import { Link } from '@/lib/navigation';
 import { When } from '@/components/when';
 import { columnsFor } from '@/components/table';
 import { Badge, Field, type Tone } from '@/components/ui';

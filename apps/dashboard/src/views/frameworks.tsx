@@ -1,8 +1,7 @@
 'use client';
 /** Frameworks: roles, suppressed roles, offers, tasks and dominant share; one framework's detail and teardown. */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import Link from 'next/link';
-import { useRouter } from 'next/navigation';
+import { Link, useNavigate } from '@/lib/navigation';
 import { useState } from 'react';
 import { ActionDialog } from '@/components/dialog';
 import { When } from '@/components/when';
@@ -36,7 +35,7 @@ function ShareBar({ share }: { share: number }) {
 }
 
 export function FrameworksView() {
-  const router = useRouter();
+  const navigate = useNavigate();
   const [state, setState] = useState<'' | (typeof STATES)[number]>('');
   const [offset, setOffset] = useState(0);
   const list = useQuery(q.frameworks({ state: state || undefined, limit: LIST_LIMIT, offset }));
@@ -79,7 +78,7 @@ export function FrameworksView() {
       {list.error ? <ErrorPanel error={list.error} onRetry={() => void list.refetch()} /> : null}
       {list.data ? (
         <>
-          <DataTable label="Frameworks" columns={columns} data={list.data.items} getRowId={(f) => f.id} onRowClick={(f) => router.push(`/frameworks/${f.id}`)} empty="No framework has subscribed yet." />
+          <DataTable label="Frameworks" columns={columns} data={list.data.items} getRowId={(f) => f.id} onRowClick={(f) => navigate(`/frameworks/${f.id}`)} empty="No framework has subscribed yet." />
           <Pager total={list.data.total} limit={LIST_LIMIT} offset={offset} onChange={setOffset} />
         </>
       ) : list.error ? null : (
@@ -120,7 +119,7 @@ export function ExplainPanel({ frameworkId }: { frameworkId: string }) {
 }
 
 export function FrameworkDetailView({ id }: { id: string }) {
-  const router = useRouter();
+  const navigate = useNavigate();
   const fw = useQuery(q.framework(id));
   const tasks = useQuery(q.tasks({ frameworkId: id, limit: DETAIL_LIMIT }));
   const offers = useQuery(q.offers({ frameworkId: id, state: 'OUTSTANDING', limit: DETAIL_LIMIT }));
@@ -206,7 +205,7 @@ export function FrameworkDetailView({ id }: { id: string }) {
         {offers.error ? <ErrorPanel error={offers.error} /> : offers.data ? <DataTable label="Outstanding offers" columns={offerColumns(names)} data={offers.data.items} getRowId={(o) => o.id} empty="No offer outstanding." /> : <Loading />}
       </Panel>
       <Panel title={`Tasks (${tasks.data?.total ?? '…'})`} actions={<Link href={`/tasks?frameworkId=${id}`}>All of its tasks</Link>}>
-        {tasks.error ? <ErrorPanel error={tasks.error} /> : tasks.data ? <DataTable label="Tasks of this framework" columns={taskColumns(names, { agent: true })} data={tasks.data.items} getRowId={(t) => t.id} onRowClick={(t) => router.push(`/tasks/${t.id}`)} empty="No task launched." /> : <Loading />}
+        {tasks.error ? <ErrorPanel error={tasks.error} /> : tasks.data ? <DataTable label="Tasks of this framework" columns={taskColumns(names, { agent: true })} data={tasks.data.items} getRowId={(t) => t.id} onRowClick={(t) => navigate(`/tasks/${t.id}`)} empty="No task launched." /> : <Loading />}
       </Panel>
       <ActionDialog
         open={tearing}

@@ -4,7 +4,7 @@
  * role and per framework (history from the API, then every cycle event); recent cycles; alerts.
  */
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
+import { Link } from '@/lib/navigation';
 import { useEffect, useState } from 'react';
 import { ShareChart, type SharePoint } from '@/components/charts';
 import { When } from '@/components/when';

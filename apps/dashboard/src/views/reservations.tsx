@@ -1,7 +1,7 @@
 'use client';
 /** Reservations: list (by role), create (agent, role, resources, labels), remove. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import Link from 'next/link';
+import { Link } from '@/lib/navigation';
 import { type FormEvent, useDeferredValue, useEffect, useState } from 'react';
 import { ActionDialog } from '@/components/dialog';
 import { When } from '@/components/when';

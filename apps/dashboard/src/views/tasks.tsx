@@ -1,8 +1,7 @@
 'use client';
 /** Tasks: filtered by state, framework and agent; one task with every state it went through. */
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
-import { useRouter } from 'next/navigation';
+import { Link, useNavigate } from '@/lib/navigation';
 import { When } from '@/components/when';
 import { columnsFor, DataTable } from '@/components/table';
 import { ErrorPanel, Field, Loading, PageHeader, Pager, Panel } from '@/components/ui';
@@ -15,7 +14,7 @@ import { FrameworkSelect, TASK_STATES, TaskStateBadge, taskColumns } from './com
 
 
 export function TasksView() {
-  const router = useRouter();
+  const navigate = useNavigate();
   const [f, setF] = useUrlState(TASK_FILTERS);
   const query = tasksQuery(f);
   const names = useQuery(frameworkNames());
@@ -43,7 +42,7 @@ export function TasksView() {
       {list.error ? <ErrorPanel error={list.error} onRetry={() => void list.refetch()} /> : null}
       {list.data ? (
         <>
-          <DataTable label="Tasks" columns={taskColumns(names.data)} data={list.data.items} getRowId={(t) => t.id} onRowClick={(t) => router.push(`/tasks/${t.id}`)} empty="No task matches." />
+          <DataTable label="Tasks" columns={taskColumns(names.data)} data={list.data.items} getRowId={(t) => t.id} onRowClick={(t) => navigate(`/tasks/${t.id}`)} empty="No task matches." />
           <Pager total={list.data.total} limit={query.limit} offset={query.offset} onChange={(o) => setF({ offset: o ? String(o) : '' })} />
         </>
       ) : list.error ? null : (
