@@ -144,6 +144,16 @@ export async function runDashboardBench(flags: DashboardBenchFlags): Promise<voi
         console.log(`node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}; database: ${process.env.DATABASE_URL ? 'DATABASE_URL (scratch database)' : 'embedded'}; ${flags.agents} agents, 200 tasks; ${flags.runs} cold loads per page`);
         console.log('page                                           html  data shown   live (median, max) ms');
         for (const r of results) console.log(`${r.page.padEnd(46)}${String(r.htmlMs).padStart(6)}${String(r.shownMs).padStart(12)}${String(r.liveMs).padStart(10)}${String(r.maxLiveMs).padStart(8)}`);
+        // The control plane's side of those loads: mean time per API route, slowest first.
+        const metrics = await (await fetch(`${controlPlane.url}/metrics`)).text();
+        const routes = new Map<string, { sum: number; count: number }>();
+        for (const m of metrics.matchAll(/^arbiter_http_request_duration_seconds_(sum|count)\{method="GET",route="([^"]+)"\} ([\d.e+-]+)$/gm)) {
+          const r = routes.get(m[2]) ?? { sum: 0, count: 0 };
+          r[m[1] as 'sum' | 'count'] = Number(m[3]);
+          routes.set(m[2], r);
+        }
+        const slowest = [...routes].filter(([, r]) => r.count > 0).map(([route, r]) => ({ route, meanMs: Math.round((r.sum / r.count) * 1000), calls: r.count })).sort((a, b) => b.meanMs - a.meanMs).slice(0, 6);
+        console.log(`slowest API routes (mean ms, calls): ${slowest.map((r) => `${r.route} ${r.meanMs} (${r.calls})`).join('; ')}`);
         console.log(JSON.stringify({ bench: 'dashboard', agents: flags.agents, runs: flags.runs, pages: results, slowestLiveMs: Math.max(...results.map((r) => r.liveMs)) }));
       } finally {
         await browser.close();
