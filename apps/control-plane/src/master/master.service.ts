@@ -55,6 +55,7 @@ import { WhitelistEntity } from '../whitelist/whitelist.entity';
 import type { AgentRuntime, FrameworkRuntime, OutstandingInverseOffer, OutstandingOffer } from './master.state';
 import { OperatorStream } from './operator-stream';
 import { GroupCommit, type Pending } from './group-commit';
+import { Journal } from './journal';
 import { SerialQueue } from './serial';
 
 /** A protocol failure answered to the caller as `{ ok: false, error }`. */
@@ -125,16 +126,20 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   ) {}
 
   /**
-   * Database writes in order, which the serial queue need not wait for: a cycle's offers and
-   * the answers to offers are written here while the queue goes on, and whoever they concern
-   * is told once they have committed. Work that reads what such writes change runs exclusive.
+   * Database writes which the serial queue need not wait for: a cycle's offers and the answers
+   * to offers are written here while the queue goes on, and whoever they concern is told once
+   * they have committed. Work that reads what such writes change runs exclusive. Lanes: `cycles`
+   * (a cycle's offers, and offers rescinded, which may be a cycle's still being written),
+   * `launches` (accepts: offers closed and tasks inserted) and `declines`, so that a launch does
+   * not wait behind the writes of cycles and declines. An answer only ever closes an offer that
+   * was sent, so written, and needs no common lane with the cycle that made it.
    */
-  private readonly journal = new SerialQueue();
+  private readonly journal = new Journal<'cycles' | 'launches' | 'declines'>();
 
   /** Runs in the serial queue once every write handed to the journal has committed. */
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
     return this.queue.run(async () => {
-      await this.journal.run(async () => undefined);
+      await this.journal.settled();
       return work();
     });
   }
@@ -381,7 +386,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     // The cycle, its offers and the shares after it: one statement, written in the journal's
     // order while the queue goes on; the offers are outstanding at once (no other cycle offers
     // their resources) but sent only once committed.
-    const written = this.journal.run(() => this.dataSource.query(
+    const written = this.journal.run('cycles', () => this.dataSource.query(
         `WITH cycle AS (
            INSERT INTO allocation_cycles (started_at, duration_ms, offer_count, trace, leader) VALUES ($1, $2, $3, $4::jsonb, NULL) RETURNING id),
          offers AS (
@@ -470,7 +475,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       this.offers.delete(o.id);
       this.allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);
     }
-    await this.journal.run(() => this.dataSource.manager.update(OfferEntity, { id: In(gone.map((o) => o.id)) }, { state: OfferState.RESCINDED, closedAt: new Date() }));
+    await this.journal.run('cycles', () => this.dataSource.manager.update(OfferEntity, { id: In(gone.map((o) => o.id)) }, { state: OfferState.RESCINDED, closedAt: new Date() }));
     for (const o of gone) {
       if (o.sent) this.frameworks.get(o.frameworkId)?.socket?.emit('rescind', { offerId: o.id, reason });
       this.stream.emit('offer.closed', { offerId: o.id, state: OfferState.RESCINDED });
@@ -839,7 +844,8 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       const o = this.offers.get(id);
       if (!o) {
         // After the writes in flight, so that an offer just answered shows how.
-        const row = await this.journal.run(() => this.dataSource.manager.findOne(OfferEntity, { where: { id } }));
+        await this.journal.settled();
+        const row = await this.dataSource.manager.findOne(OfferEntity, { where: { id } });
         if (!row) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_OFFER, `no offer with id ${id}`, { offerId: id });
         if (row.frameworkId !== fw.id) throw new ProtocolError(PROTOCOL_ERRORS.OFFER_NOT_YOURS, `offer ${id} was made to another framework`, { offerId: id });
         throw new ProtocolError(PROTOCOL_ERRORS.OFFER_STALE, `offer ${id} is no longer valid (${row.state.toLowerCase()})`, { offerId: id, state: row.state });
@@ -978,13 +984,10 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     }
 
     const now = new Date();
-    const rows = answered.map((p) => p.tasks.map(({ spec, role }): TaskEntity => ({ id: randomUUID(), taskId: spec.taskId, frameworkId: p.fw.id, agentId: p.agentId, name: spec.name, role, resources: spec.resources, command: { command: spec.command, env: spec.env ?? {} }, state: TaskState.STAGING, createdAt: now, updatedAt: now })));
     // Written in the journal while the queue goes on: the offers leave at once (no later answer
     // can take them), the task ids are held until the write is done, and the frameworks are
-    // answered and the tasks launched only once it has committed.
-    const held = answered.flatMap((p) => p.tasks.map((t) => key(p.fw.id, t.spec.taskId)));
-    for (const k of held) this.launching.add(k);
-    const written = this.journal.run(() => this.writeAnswers(taken, rows.flat(), now));
+    // answered and the tasks launched only once it has committed. Launches and declines are
+    // written apart, so that launches never wait behind the (many more) declined offers.
     for (const p of answered) {
       for (const o of p.offers) {
         this.offers.delete(o.id);
@@ -992,7 +995,21 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       }
       for (const [role, left] of p.pool) if (!left.isEmpty()) this.allocator.recoverResources(p.fw.id, p.agentId, role, left, p.refuseSeconds);
     }
+    this.commitAnswers(answered.filter((p) => !p.declined), 'launches', now);
+    this.commitAnswers(answered.filter((p) => p.declined), 'declines', now);
     this.requestCycle();
+  }
+
+  /** Writes answers already checked and taken out of the outstanding offers (in a journal lane), then answers them and launches their tasks. */
+  private commitAnswers(answered: Array<PlannedAccept & { entry: Pending<OfferAnswer, AcceptReply | void> }>, lane: 'launches' | 'declines', now: Date): void {
+    if (!answered.length) return;
+    const key = (frameworkId: string, taskId: string) => `${frameworkId}\u0000${taskId}`;
+    const offers = new Map(answered.flatMap((p) => p.offers.map((o) => [o.id, p.declined ? OfferState.DECLINED : OfferState.ACCEPTED] as const)));
+    const rows = answered.map((p) => p.tasks.map(({ spec, role }): TaskEntity => ({ id: randomUUID(), taskId: spec.taskId, frameworkId: p.fw.id, agentId: p.agentId, name: spec.name, role, resources: spec.resources, command: { command: spec.command, env: spec.env ?? {} }, state: TaskState.STAGING, createdAt: now, updatedAt: now })));
+    const tasks = rows.flat();
+    const held = tasks.map((t) => key(t.frameworkId, t.taskId));
+    for (const k of held) this.launching.add(k);
+    const written = offers.size || tasks.length ? this.journal.run(lane, () => this.writeAnswers(offers, tasks, now)) : Promise.resolve();
     written.then(
       () => {
         for (const k of held) this.launching.delete(k);
@@ -1004,7 +1021,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
         }
       },
       (err: unknown) => {
-        // Nothing was written: the tasks' resources go back and every answer of the batch fails.
+        // Nothing was written: the tasks' resources go back and every answer of the write fails.
         for (const k of held) this.launching.delete(k);
         for (const p of answered) {
           if (this.frameworks.has(p.fw.id) && this.agents.get(p.agentId)?.inAllocator) {
@@ -1047,7 +1064,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   /** An accept with RESERVE or UNRESERVE operations (no launches): the reservations change, the agent is offered anew. */
   private async acceptReservations(socket: Socket, msg: Accept): Promise<AcceptReply> {
     // It reads and changes the agent's rows: after the writes in flight.
-    await this.journal.run(async () => undefined);
+    await this.journal.settled();
     const fw = this.requireFramework(socket);
     const { offers, agentId, pool } = await this.planAccept(fw, msg);
     const role = offers[0].role;
