@@ -344,18 +344,32 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
 
   // ------------------------------------------------------------------ allocation loop
 
-  /** Runs a cycle soon (batched: at most one queued). */
+  /**
+   * Runs a cycle soon (batched: at most one queued). While the last cycle's offers are still
+   * being written (so not yet sent), the next one waits for them: under load, cycles come no
+   * faster than their offers can be recorded, and each offers what came back meanwhile.
+   */
   requestCycle(delayMs = 20): void {
     if (this.cycleScheduled || this.stopping) return;
     this.cycleScheduled = true;
-    setTimeout(() => {
-      void this.queue
-        .run(async () => {
-          this.cycleScheduled = false;
-          await this.runCycle();
-        })
-        .catch((err) => this.logger.error({ err }, 'allocation cycle failed'));
-    }, delayMs).unref();
+    setTimeout(() => this.startCycle(), delayMs).unref();
+  }
+
+  /** A cycle's write handed to the journal and not yet settled. */
+  private cycleWriting?: Promise<unknown>;
+
+  private startCycle(): void {
+    if (this.stopping) return;
+    if (this.cycleWriting) {
+      void this.cycleWriting.then(() => this.startCycle());
+      return;
+    }
+    void this.queue
+      .run(async () => {
+        this.cycleScheduled = false;
+        await this.runCycle();
+      })
+      .catch((err) => this.logger.error({ err }, 'allocation cycle failed'));
   }
 
   /** Runs one cycle now (in the queue) and resolves with the number of offers made. */
@@ -426,6 +440,14 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       ) as Promise<Array<{ id: string }>>);
     const made = deliverable.map((o, i): OutstandingOffer => ({ id: rows[i].id, frameworkId: o.frameworkId, agentId: o.agentId, role: o.role, resources: o.resources, createdAt: performance.now(), sent: false }));
     for (const o of made) this.offers.set(o.id, o);
+    const writing = written.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.cycleWriting = writing;
+    void writing.then(() => {
+      if (this.cycleWriting === writing) this.cycleWriting = undefined;
+    });
     await this.sendInverseOffers(result.inverseOffers);
     written.then(
       ([cycle]) => {
