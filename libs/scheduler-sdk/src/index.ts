@@ -87,7 +87,9 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
     this.socket.on('heartbeat', (m: { at: string }) => this.emit('heartbeat', m.at));
     this.socket.on('update', (m: { status: StatusUpdate }) => {
       this.emit('update', m.status);
-      if (this.options.autoAcknowledge !== false) void this.acknowledge(m.status).catch(() => undefined);
+      // Automatic acknowledgements ask for no answer (nobody would read it): one message each
+      // instead of two. One that is lost only means the update comes again.
+      if (this.options.autoAcknowledge !== false) this.socket.emit('acknowledge', { taskId: m.status.taskId, updateUuid: m.status.updateUuid });
     });
     this.socket.on('disconnect', (reason) => this.emit('disconnected', reason));
     this.socket.on('connect_error', (err: Error & { data?: { code?: string } }) => {

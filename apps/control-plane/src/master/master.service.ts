@@ -55,6 +55,7 @@ import { WhitelistEntity } from '../whitelist/whitelist.entity';
 import type { AgentRuntime, FrameworkRuntime, OutstandingInverseOffer, OutstandingOffer } from './master.state';
 import { OperatorStream } from './operator-stream';
 import { GroupCommit, type Pending } from './group-commit';
+import { Journal } from './journal';
 import { SerialQueue } from './serial';
 
 /** A protocol failure answered to the caller as `{ ok: false, error }`. */
@@ -79,6 +80,7 @@ const IDLE_CYCLE_RECORD_MS = 30_000;
 const KILL_GRACE_SECONDS = 5;
 
 const isTerminal = (s: TaskState) => TERMINAL_TASK_STATES.includes(s);
+const taskKey = (frameworkId: string, taskId: string) => `${frameworkId}\u0000${taskId}`;
 
 /** An accept checked against its offers, not yet written. */
 interface PlannedAccept {
@@ -125,16 +127,22 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   ) {}
 
   /**
-   * Database writes in order, which the serial queue need not wait for: a cycle's offers and
-   * the answers to offers are written here while the queue goes on, and whoever they concern
+   * Database writes which the serial queue need not wait for: a cycle's offers, the answers to
+   * offers and status updates are written here while the queue goes on, and whoever they concern
    * is told once they have committed. Work that reads what such writes change runs exclusive.
+   * Lanes, so that what a task waits for is not written behind what nobody waits for:
+   * `launches` (accepts: offers closed and tasks inserted), `statuses` (updates of tasks
+   * launched) and `background` (a cycle's offers; offers rescinded, which may be a cycle's still
+   * being written; offers declined; acknowledgements). An answer only ever closes an offer that was sent, so
+   * written, and a status update is only ever of a task launched, so written: neither needs a
+   * common lane with what it follows. Writes of one kind that wait for their lane go out together.
    */
-  private readonly journal = new SerialQueue();
+  private readonly journal = new Journal<'launches' | 'statuses' | 'background'>();
 
   /** Runs in the serial queue once every write handed to the journal has committed. */
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
     return this.queue.run(async () => {
-      await this.journal.run(async () => undefined);
+      await this.journal.settled();
       return work();
     });
   }
@@ -175,7 +183,6 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     for (const fw of this.frameworks.values()) if (fw.failoverTimer) clearTimeout(fw.failoverTimer);
     // Let the work in flight finish before the database goes.
     await this.exclusive(async () => undefined);
-    await this.ackQueue.run(async () => undefined);
   }
 
   /**
@@ -201,6 +208,9 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       this.startFailover(runtime);
     }
 
+    this.liveTasks.clear();
+    for (const t of await db.find(TaskEntity, { where: { state: Not(In([...TERMINAL_TASK_STATES])) } })) this.liveTasks.set(taskKey(t.frameworkId, t.taskId), { ...t, command: null });
+
     const agents = await db.find(AgentEntity, { where: { status: AgentStatus.REACHABLE } });
     for (const agent of agents) {
       this.agents.set(agent.id, { id: agent.id, hostname: agent.hostname, attributes: agent.attributes, lastSeen: performance.now(), inAllocator: false });
@@ -222,9 +232,11 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   private async addAgentToAllocator(tx: EntityManager, agent: AgentEntity, activated: boolean): Promise<void> {
-    const tasks = await tx.find(TaskEntity, { where: { agentId: agent.id, state: Not(In([...TERMINAL_TASK_STATES])) } });
-    const used = tasks.filter((t) => this.frameworks.has(t.frameworkId)).map((t) => ({ frameworkId: t.frameworkId, role: t.role, resources: Resources.of(t.resources) }));
     const total = await this.effectiveTotal(tx, agent);
+    // The live tasks as they are in memory right now (not as read before an await): a task's end
+    // committed after this is recovered from the allocator, one committed before is not counted.
+    const used: Array<{ frameworkId: string; role: string; resources: Resources }> = [];
+    for (const t of this.liveTasks.values()) if (t.agentId === agent.id && this.frameworks.has(t.frameworkId)) used.push({ frameworkId: t.frameworkId, role: t.role, resources: Resources.of(t.resources) });
     this.allocator.addAgent(agent.id, total, { hostname: agent.hostname, used, activated: activated && agent.activated && !agent.drainState });
     this.unavailability.delete(agent.id);
     const runtime = this.agents.get(agent.id);
@@ -331,18 +343,32 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
 
   // ------------------------------------------------------------------ allocation loop
 
-  /** Runs a cycle soon (batched: at most one queued). */
+  /**
+   * Runs a cycle soon (batched: at most one queued). While the last cycle's offers are still
+   * being written (so not yet sent), the next one waits for them: under load, cycles come no
+   * faster than their offers can be recorded, and each offers what came back meanwhile.
+   */
   requestCycle(delayMs = 20): void {
     if (this.cycleScheduled || this.stopping) return;
     this.cycleScheduled = true;
-    setTimeout(() => {
-      void this.queue
-        .run(async () => {
-          this.cycleScheduled = false;
-          await this.runCycle();
-        })
-        .catch((err) => this.logger.error({ err }, 'allocation cycle failed'));
-    }, delayMs).unref();
+    setTimeout(() => this.startCycle(), delayMs).unref();
+  }
+
+  /** A cycle's write handed to the journal and not yet settled. */
+  private cycleWriting?: Promise<unknown>;
+
+  private startCycle(): void {
+    if (this.stopping) return;
+    if (this.cycleWriting) {
+      void this.cycleWriting.then(() => this.startCycle());
+      return;
+    }
+    void this.queue
+      .run(async () => {
+        this.cycleScheduled = false;
+        await this.runCycle();
+      })
+      .catch((err) => this.logger.error({ err }, 'allocation cycle failed'));
   }
 
   /** Runs one cycle now (in the queue) and resolves with the number of offers made. */
@@ -381,7 +407,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     // The cycle, its offers and the shares after it: one statement, written in the journal's
     // order while the queue goes on; the offers are outstanding at once (no other cycle offers
     // their resources) but sent only once committed.
-    const written = this.journal.run(() => this.dataSource.query(
+    const written = this.journal.run('background', () => this.dataSource.query(
         `WITH cycle AS (
            INSERT INTO allocation_cycles (started_at, duration_ms, offer_count, trace, leader) VALUES ($1, $2, $3, $4::jsonb, NULL) RETURNING id),
          offers AS (
@@ -413,6 +439,14 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       ) as Promise<Array<{ id: string }>>);
     const made = deliverable.map((o, i): OutstandingOffer => ({ id: rows[i].id, frameworkId: o.frameworkId, agentId: o.agentId, role: o.role, resources: o.resources, createdAt: performance.now(), sent: false }));
     for (const o of made) this.offers.set(o.id, o);
+    const writing = written.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.cycleWriting = writing;
+    void writing.then(() => {
+      if (this.cycleWriting === writing) this.cycleWriting = undefined;
+    });
     await this.sendInverseOffers(result.inverseOffers);
     written.then(
       ([cycle]) => {
@@ -470,7 +504,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       this.offers.delete(o.id);
       this.allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);
     }
-    await this.journal.run(() => this.dataSource.manager.update(OfferEntity, { id: In(gone.map((o) => o.id)) }, { state: OfferState.RESCINDED, closedAt: new Date() }));
+    await this.journal.run('background', () => this.dataSource.manager.update(OfferEntity, { id: In(gone.map((o) => o.id)) }, { state: OfferState.RESCINDED, closedAt: new Date() }));
     for (const o of gone) {
       if (o.sent) this.frameworks.get(o.frameworkId)?.socket?.emit('rescind', { offerId: o.id, reason });
       this.stream.emit('offer.closed', { offerId: o.id, state: OfferState.RESCINDED });
@@ -603,51 +637,65 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   /**
-   * A status update from an agent. Updates are group-committed: those that arrive while one
-   * batch is being written go into the next, so one transaction records many (each once per
-   * updateUuid) and the agents are answered when it has committed.
+   * A status update from an agent. An update of a live task (in memory) goes straight to the
+   * journal, without a turn in the queue: its write decides what it changes (the task's end is
+   * acted on once its write has committed and moved the task), so it needs nothing the queue
+   * guards. Updates that arrive while one batch is being written go into the next, so one
+   * statement records many (each once per updateUuid); the agents are answered when it has
+   * committed. Updates of other tasks (ended, or unknown) are looked up in the queue.
    */
   agentStatus(socket: Socket, update: StatusUpdate): Promise<void> {
     const runtime = this.agents.get(String(socket.data.agentId));
     if (!runtime || runtime.socket !== socket) return Promise.reject(new ProtocolError(PROTOCOL_ERRORS.NOT_SUBSCRIBED, 'register before sending status updates'));
     runtime.lastSeen = performance.now();
-    return this.statuses.push(update);
+    const task = this.liveTasks.get(taskKey(update.frameworkId, update.taskId));
+    return task ? this.statusWrites.push({ task, update }) : this.statuses.push(update);
   }
 
   private readonly statuses = new GroupCommit<StatusUpdate, void>(
-    (flush) => this.queue.run(flush),
+    (flush) => this.exclusive(flush),
     (batch) => this.flushStatuses(batch),
   );
 
+  /** Updates of tasks not live in memory: read once the writes in flight have committed, then written like the others. */
   private async flushStatuses(batch: Array<Pending<StatusUpdate, void>>): Promise<void> {
-    const pairs = [...new Map(batch.map((b) => [`${b.item.frameworkId}\u0000${b.item.taskId}`, b.item])).values()];
-    // What applying an update needs of its task (a plain query: this runs for every batch).
+    const pairs = [...new Map(batch.map((b) => [taskKey(b.item.frameworkId, b.item.taskId), b.item])).values()];
     const found: Array<{ id: string; task_id: string; framework_id: string; agent_id: string; name: string; role: string; resources: ResourceEntry[]; state: TaskState; created_at: Date; updated_at: Date }> = await this.dataSource.query(
       `SELECT t.id, t.task_id, t.framework_id, t.agent_id, t.name, t.role, t.resources, t.state, t.created_at, t.updated_at
          FROM tasks t JOIN unnest($1::text[], $2::text[]) AS v(framework_id, task_id) ON t.framework_id = v.framework_id AND t.task_id = v.task_id`,
       [pairs.map((u) => u.frameworkId), pairs.map((u) => u.taskId)],
     );
-    const rows = found.map((r): TaskEntity => ({ id: r.id, taskId: r.task_id, frameworkId: r.framework_id, agentId: r.agent_id, name: r.name, role: r.role, resources: r.resources, command: null, state: r.state, createdAt: r.created_at, updatedAt: r.updated_at }));
-    const byKey = new Map(rows.map((t) => [`${t.frameworkId}\u0000${t.taskId}`, t]));
-    // Unknown tasks: nothing to record; the agent may drop the update.
-    await this.applyUpdates(batch.flatMap((b) => {
-      const task = byKey.get(`${b.item.frameworkId}\u0000${b.item.taskId}`);
-      return task ? [{ task, update: b.item }] : [];
-    }));
-    for (const b of batch) b.resolve();
+    const byKey = new Map<string, TaskEntity>();
+    for (const r of found) byKey.set(taskKey(r.framework_id, r.task_id), { id: r.id, taskId: r.task_id, frameworkId: r.framework_id, agentId: r.agent_id, name: r.name, role: r.role, resources: r.resources, command: null, state: r.state, createdAt: r.created_at, updatedAt: r.updated_at });
+    for (const b of batch) {
+      const task = byKey.get(taskKey(b.item.frameworkId, b.item.taskId));
+      // Unknown tasks: nothing to record; the agent may drop the update.
+      if (!task) b.resolve();
+      else this.statusWrites.push({ task, update: b.item }).then(b.resolve, b.reject);
+    }
   }
+
+  /** Status updates written in the journal's `statuses` lane (those that arrive while one write is on go in the next). */
+  private readonly statusWrites = new GroupCommit<{ task: TaskEntity; update: StatusUpdate }, void>(
+    (flush) => this.journal.run('statuses', flush),
+    async (batch) => {
+      await this.applyUpdates(batch.map((b) => b.item));
+      for (const b of batch) b.resolve();
+    },
+  );
 
   /**
    * Records status updates in one transaction (each once, by updateUuid; a task's state moves
    * until it is terminal), then recovers the resources of tasks that ended and forwards the
-   * updates to their frameworks and to operators.
+   * updates to their frameworks and to operators. What moved is what the statement moved, so a
+   * task's end is acted on once, however its rows were read.
    */
   private async applyUpdates(items: Array<{ task: TaskEntity; update: StatusUpdate }>): Promise<void> {
     if (!items.length) return;
     // One statement, so one round trip and all or nothing: the updates not recorded before go
     // in, and each of their tasks moves to its final state (in arrival order, stopping at the
     // first terminal one; a task already terminal stays as it is).
-    const inserted: Array<{ update_uuid: string }> = await this.dataSource.query(
+    const result: Array<{ update_uuid: string | null; moved_id: string | null; moved_state: TaskState | null }> = await this.dataSource.query(
       `WITH v AS (
          SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::uuid[], $7::timestamptz[])
            WITH ORDINALITY AS v(task_ref, state, reason, message, source, update_uuid, at, ord)),
@@ -660,8 +708,10 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
           ORDER BY v.task_ref, (v.state = ANY($8::text[])) DESC, CASE WHEN v.state = ANY($8::text[]) THEN v.ord END, v.ord DESC),
        moved AS (
          UPDATE tasks t SET state = final.state::task_state, updated_at = now() FROM final
-          WHERE t.id = final.task_ref AND NOT (t.state::text = ANY($8::text[])))
-       SELECT update_uuid FROM ins`,
+          WHERE t.id = final.task_ref AND NOT (t.state::text = ANY($8::text[]))
+          RETURNING t.id, t.state)
+       SELECT update_uuid, NULL::uuid AS moved_id, NULL::text AS moved_state FROM ins
+       UNION ALL SELECT NULL, id, state::text FROM moved`,
       [
         items.map((i) => i.task.id),
         items.map((i) => i.update.state),
@@ -673,24 +723,30 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
         [...TERMINAL_TASK_STATES],
       ],
     );
-    // The same decisions in memory (the tasks were read in this queue turn, so their states are the stored ones).
-    const fresh = new Set(inserted.map((r) => r.update_uuid));
-    const newItems = items.filter((i) => fresh.has(i.update.updateUuid));
-    const changed = new Map<string, { task: TaskEntity; state: TaskState }>();
-    for (const { task, update } of newItems) {
-      const current = changed.get(task.id)?.state ?? task.state;
-      if (!isTerminal(current)) changed.set(task.id, { task, state: update.state as TaskState });
+    const fresh = new Set<string>();
+    const moved = new Map<string, TaskState>();
+    for (const r of result) {
+      if (r.update_uuid) fresh.add(r.update_uuid);
+      if (r.moved_id && r.moved_state) moved.set(r.moved_id, r.moved_state);
     }
-    const applied = { newItems, changed };
-    for (const { task, state } of applied.changed.values()) {
-      const wasTerminal = isTerminal(task.state);
+    const byId = new Map(items.map((i) => [i.task.id, i.task]));
+    for (const [id, state] of moved) {
+      const task = byId.get(id)!;
+      const k = taskKey(task.frameworkId, task.taskId);
       task.state = state;
-      if (!wasTerminal && isTerminal(state) && this.frameworks.has(task.frameworkId) && this.agents.get(task.agentId)?.inAllocator) {
+      if (!isTerminal(state)) {
+        const live = this.liveTasks.get(k);
+        if (live) live.state = state;
+        continue;
+      }
+      this.liveTasks.delete(k);
+      if (this.frameworks.has(task.frameworkId) && this.agents.get(task.agentId)?.inAllocator) {
         this.allocator.recoverResources(task.frameworkId, task.agentId, task.role, Resources.of(task.resources));
         this.requestCycle();
       }
     }
-    for (const { task, update } of applied.newItems) {
+    for (const { task, update } of items) {
+      if (!fresh.has(update.updateUuid)) continue;
       this.frameworks.get(task.frameworkId)?.socket?.emit('update', { status: update });
       this.stream.emit('task.updated', { frameworkId: task.frameworkId, taskId: task.taskId, agentId: task.agentId, state: update.state, reason: update.reason });
     }
@@ -839,7 +895,8 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       const o = this.offers.get(id);
       if (!o) {
         // After the writes in flight, so that an offer just answered shows how.
-        const row = await this.journal.run(() => this.dataSource.manager.findOne(OfferEntity, { where: { id } }));
+        await this.journal.settled();
+        const row = await this.dataSource.manager.findOne(OfferEntity, { where: { id } });
         if (!row) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_OFFER, `no offer with id ${id}`, { offerId: id });
         if (row.frameworkId !== fw.id) throw new ProtocolError(PROTOCOL_ERRORS.OFFER_NOT_YOURS, `offer ${id} was made to another framework`, { offerId: id });
         throw new ProtocolError(PROTOCOL_ERRORS.OFFER_STALE, `offer ${id} is no longer valid (${row.state.toLowerCase()})`, { offerId: id, state: row.state });
@@ -977,14 +1034,10 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       return;
     }
 
-    const now = new Date();
-    const rows = answered.map((p) => p.tasks.map(({ spec, role }): TaskEntity => ({ id: randomUUID(), taskId: spec.taskId, frameworkId: p.fw.id, agentId: p.agentId, name: spec.name, role, resources: spec.resources, command: { command: spec.command, env: spec.env ?? {} }, state: TaskState.STAGING, createdAt: now, updatedAt: now })));
     // Written in the journal while the queue goes on: the offers leave at once (no later answer
     // can take them), the task ids are held until the write is done, and the frameworks are
-    // answered and the tasks launched only once it has committed.
-    const held = answered.flatMap((p) => p.tasks.map((t) => key(p.fw.id, t.spec.taskId)));
-    for (const k of held) this.launching.add(k);
-    const written = this.journal.run(() => this.writeAnswers(taken, rows.flat(), now));
+    // answered and the tasks launched only once it has committed. Launches and declines are
+    // written apart, so that launches never wait behind the (many more) declined offers.
     for (const p of answered) {
       for (const o of p.offers) {
         this.offers.delete(o.id);
@@ -992,19 +1045,35 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       }
       for (const [role, left] of p.pool) if (!left.isEmpty()) this.allocator.recoverResources(p.fw.id, p.agentId, role, left, p.refuseSeconds);
     }
+    this.commitAnswers(answered.filter((p) => !p.declined), this.launchWrites);
+    this.commitAnswers(answered.filter((p) => p.declined), this.declineWrites);
     this.requestCycle();
+  }
+
+  /** Writes answers already checked and taken out of the outstanding offers (in a journal lane), then answers them and launches their tasks. */
+  private commitAnswers(answered: Array<PlannedAccept & { entry: Pending<OfferAnswer, AcceptReply | void> }>, writes: GroupCommit<{ offers: Map<string, OfferState>; tasks: TaskEntity[] }, void>): void {
+    if (!answered.length) return;
+    const now = new Date();
+    const key = (frameworkId: string, taskId: string) => `${frameworkId}\u0000${taskId}`;
+    const offers = new Map(answered.flatMap((p) => p.offers.map((o) => [o.id, p.declined ? OfferState.DECLINED : OfferState.ACCEPTED] as const)));
+    const rows = answered.map((p) => p.tasks.map(({ spec, role }): TaskEntity => ({ id: randomUUID(), taskId: spec.taskId, frameworkId: p.fw.id, agentId: p.agentId, name: spec.name, role, resources: spec.resources, command: { command: spec.command, env: spec.env ?? {} }, state: TaskState.STAGING, createdAt: now, updatedAt: now })));
+    const tasks = rows.flat();
+    const held = tasks.map((t) => key(t.frameworkId, t.taskId));
+    for (const k of held) this.launching.add(k);
+    const written = offers.size || tasks.length ? writes.push({ offers, tasks }) : Promise.resolve();
     written.then(
       () => {
         for (const k of held) this.launching.delete(k);
         for (const [i, p] of answered.entries()) {
           const state = p.declined ? OfferState.DECLINED : OfferState.ACCEPTED;
           for (const o of p.offers) this.stream.emit('offer.closed', { offerId: o.id, state });
+          for (const t of rows[i]) this.liveTasks.set(key(t.frameworkId, t.taskId), { ...t, command: null });
           for (const t of rows[i]) this.sendLaunch(p.agentId, t);
           p.entry.resolve(p.declined ? undefined : { launched: rows[i].map((t) => t.taskId) });
         }
       },
       (err: unknown) => {
-        // Nothing was written: the tasks' resources go back and every answer of the batch fails.
+        // Nothing was written: the tasks' resources go back and every answer of the write fails.
         for (const k of held) this.launching.delete(k);
         for (const p of answered) {
           if (this.frameworks.has(p.fw.id) && this.agents.get(p.agentId)?.inAllocator) {
@@ -1016,8 +1085,30 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     );
   }
 
+  /** Answers written in a journal lane; those that wait for it go out in one statement. */
+  private answerWrites(lane: 'launches' | 'background'): GroupCommit<{ offers: Map<string, OfferState>; tasks: TaskEntity[] }, void> {
+    return new GroupCommit(
+      (flush) => this.journal.run(lane, flush),
+      async (batch) => {
+        const offers = new Map(batch.flatMap((b) => [...b.item.offers]));
+        await this.writeAnswers(offers, batch.flatMap((b) => b.item.tasks), new Date());
+        for (const b of batch) b.resolve();
+      },
+    );
+  }
+
+  private readonly launchWrites = this.answerWrites('launches');
+  private readonly declineWrites = this.answerWrites('background');
+
   /** Framework and task ids of tasks whose launch is being written (duplicates for later accepts). */
   private readonly launching = new Set<string>();
+
+  /**
+   * The tasks that are not terminal, by framework and task id (as stored: added once their
+   * launch has committed, changed and dropped as their updates commit), so that a status update
+   * needs no read. Its rows are never changed here before they are in Postgres.
+   */
+  private readonly liveTasks = new Map<string, TaskEntity>();
 
   /** The offers closed (accepted or declined) and the tasks inserted as STAGING: one statement, so one round trip and all or nothing. */
   private async writeAnswers(offers: Map<string, OfferState>, tasks: TaskEntity[], now: Date): Promise<void> {
@@ -1047,7 +1138,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   /** An accept with RESERVE or UNRESERVE operations (no launches): the reservations change, the agent is offered anew. */
   private async acceptReservations(socket: Socket, msg: Accept): Promise<AcceptReply> {
     // It reads and changes the agent's rows: after the writes in flight.
-    await this.journal.run(async () => undefined);
+    await this.journal.settled();
     const fw = this.requireFramework(socket);
     const { offers, agentId, pool } = await this.planAccept(fw, msg);
     const role = offers[0].role;
@@ -1137,16 +1228,17 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   /**
    * Acknowledgements are group-committed outside the master's queue (they change no state the
    * allocator or the offers depend on): one statement marks a whole batch. An acknowledgement
-   * lost in a crash only means the update is sent again.
+   * lost in a crash only means the update is sent again. They are written in the journal's
+   * `background` lane: nobody waits for them, and written side by side with the status updates
+   * (on a connection of their own) they slowed those down by half.
    */
   async acknowledge(socket: Socket, msg: Acknowledge): Promise<void> {
     const fw = this.requireFramework(socket);
     await this.acks.push({ frameworkId: fw.id, taskId: msg.taskId, updateUuid: msg.updateUuid });
   }
 
-  private readonly ackQueue = new SerialQueue();
   private readonly acks = new GroupCommit<{ frameworkId: string; taskId: string; updateUuid: string }, void>(
-    (flush) => this.ackQueue.run(flush),
+    (flush) => this.journal.run('background', flush),
     async (batch) => {
       await this.dataSource.query(
         `UPDATE task_status_updates u SET acknowledged_at = now()
