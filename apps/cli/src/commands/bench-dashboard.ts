@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ensureDashboardBuilt, startDashboard } from './dashboard';
+import { ensureDashboardBuilt, launchChromium, startDashboard } from './dashboard';
 
 export interface DashboardBenchFlags {
   agents: number;
@@ -21,8 +21,6 @@ export interface DashboardBenchFlags {
 }
 
 const TOKEN = `bench-${randomUUID()}`;
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
 
 /** Agents as real connections that register and heartbeat, in batches of 100. */
 async function simulateAgents(url: string, n: number): Promise<Array<import('socket.io-client').Socket>> {
@@ -62,7 +60,6 @@ function median(xs: number[]): number {
 export async function runDashboardBench(flags: DashboardBenchFlags): Promise<void> {
   const cp = require('@arbiter/control-plane') as typeof import('@arbiter/control-plane');
   const { Scheduler } = require('@arbiter/scheduler-sdk') as typeof import('@arbiter/scheduler-sdk');
-  const { chromium } = require('playwright-core') as typeof import('playwright-core');
   ensureDashboardBuilt();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-bench-dashboard-'));
   try {
@@ -84,7 +81,7 @@ export async function runDashboardBench(flags: DashboardBenchFlags): Promise<voi
       const until = Date.now() + 30_000;
       while (launched < 200 && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
       const dashboard = await startDashboard({ apiUrl: controlPlane.url, port: 0, hostname: '127.0.0.1' });
-      const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+      const browser = await launchChromium();
       try {
         const agents = (await (await fetch(`${controlPlane.url}/api/v1/agents?limit=1`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { items: Array<{ id: string }> };
         const cycles = (await (await fetch(`${controlPlane.url}/api/v1/allocations?limit=1`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { items: Array<{ id: string }> };

@@ -50,6 +50,17 @@ export async function assertPortFree(port: number): Promise<void> {
   if (!free) throw new Error(`port ${port} is in use; choose another with DASHBOARD_PORT or --dashboard-port`);
 }
 
+/** Debian's chromium (or CHROMIUM_PATH): the browser the dashboard's tests and bench drive. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+
+/** Headless Chromium through playwright-core; a clear error when the package is not installed. */
+export async function launchChromium(): Promise<import('playwright-core').Browser> {
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`the dashboard's browser tests and bench drive Debian's chromium at ${CHROMIUM}, which is not installed (apt-get install chromium; .ci/run installs it)`);
+  const { chromium } = require('playwright-core') as typeof import('playwright-core');
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
+
 export interface RunningDashboard {
   url: string;
   child: ChildProcess;

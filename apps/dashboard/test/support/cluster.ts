@@ -7,16 +7,14 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Agent } from '@arbiter/agent';
 import { parseResources } from '@arbiter/allocator';
-import { type RunningDashboard, startDashboard } from '../../../cli/src/commands/dashboard';
+import { launchChromium, type RunningDashboard, startDashboard } from '../../../cli/src/commands/dashboard';
 import { freePort } from '../../../control-plane/src/database/database.embedded';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../../../control-plane/test/support/app';
 import { freshDatabase } from '../../../control-plane/test/support/postgres';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
 export { ADMIN_TOKEN };
 
 export interface BrowserCluster {
@@ -61,8 +59,7 @@ export async function startBrowserCluster(options: { agentResources?: string; co
     started.push(() => agent.stop());
     dashboard = await startDashboard({ apiUrl: t.cp.url, port: await freePort(), hostname: '127.0.0.1' });
     started.push(() => dashboard.stop());
-    if (!fs.existsSync(CHROMIUM)) throw new Error(`the browser tests drive Debian's chromium at ${CHROMIUM}, which is not installed (apt-get install chromium; .ci/run installs it)`);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     started.push(() => browser.close());
   } catch (err) {
     await stopAll();
