@@ -183,7 +183,8 @@ export class Agent {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.options.killTasksOnExit) this.tasks.killAll();
+    // Killed tasks end (and their ends are recorded and sent) before the agent lets go of them.
+    if (this.options.killTasksOnExit) await this.tasks.killAll();
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.tasks.close();
     this.socket.disconnect();

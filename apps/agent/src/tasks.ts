@@ -34,6 +34,8 @@ interface RunningTask extends Checkpoint {
   /** Why the agent is ending it: set before it signals the group. */
   ending?: { state: TaskState; reason: string; message: string };
   killTimer?: NodeJS.Timeout;
+  /** Called once the task has ended (see killAll). */
+  onEnded?: Array<() => void>;
 }
 
 const EXIT_STATUS_FILE = '.exit_status';
@@ -81,6 +83,7 @@ export function residentByGroup(): Map<number, number> {
 
 export class TaskRunner {
   private readonly tasks = new Map<string, RunningTask>();
+  private closed = false;
   private readonly monitor: NodeJS.Timeout;
 
   constructor(
@@ -152,6 +155,7 @@ export class TaskRunner {
     task.child = child;
     child.once('error', (e) => this.finish(task, 'FAILED', 'REASON_COMMAND_EXECUTOR_FAILED', `could not start the task: ${e.message}`));
     child.once('spawn', () => {
+      if (this.closed) return;
       task.pid = child.pid;
       task.startTicks = child.pid ? processStartTicks(child.pid) : undefined;
       task.state = 'RUNNING';
@@ -178,8 +182,18 @@ export class TaskRunner {
   }
 
   /** Kills every task at once (the agent shutting down with --kill-tasks-on-exit). */
-  killAll(): void {
-    for (const t of this.tasks.values()) if (!terminal(t.state)) this.kill(t.frameworkId, t.spec.taskId, 0);
+  /**
+   * Kills every task still running (SIGKILL after the grace period) and resolves once each has
+   * ended and its end is recorded, or after `timeoutMs`.
+   */
+  async killAll(gracePeriodSeconds = 0, timeoutMs = 5_000): Promise<void> {
+    if (this.closed) return;
+    const running = [...this.tasks.values()].filter((t) => !terminal(t.state));
+    const ended = running.map((t) => new Promise<void>((resolve) => (t.onEnded ??= []).push(resolve)));
+    for (const t of running) this.kill(t.frameworkId, t.spec.taskId, gracePeriodSeconds);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(ended), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
   }
 
   /**
@@ -209,7 +223,12 @@ export class TaskRunner {
     }
   }
 
+  /**
+   * Stops watching: tasks still running are left to a restarted agent, which recovers them (and
+   * the status of those that end meanwhile); nothing is recorded or reported after this.
+   */
   close(): void {
+    this.closed = true;
     clearInterval(this.monitor);
     for (const t of this.tasks.values()) if (t.killTimer) clearTimeout(t.killTimer);
   }
@@ -254,11 +273,12 @@ export class TaskRunner {
   }
 
   private finish(task: RunningTask, state: TaskState, reason: string, message: string): void {
-    if (terminal(task.state)) return;
+    if (terminal(task.state) || this.closed) return;
     task.state = state;
     task.child = undefined;
     this.checkpoint(task);
     this.emit(task, state, reason, message);
+    for (const ended of task.onEnded?.splice(0) ?? []) ended();
   }
 
   private signal(task: RunningTask, signal: NodeJS.Signals): void {

@@ -27,8 +27,8 @@ describe('task runner (real processes)', () => {
     events = [];
     runner = new TaskRunner(dir, (e) => events.push(e));
   });
-  afterEach(() => {
-    runner.killAll();
+  afterEach(async () => {
+    await runner.killAll();
     runner.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -78,6 +78,26 @@ describe('task runner (real processes)', () => {
     await until(() => states('stubborn').includes('KILLED'));
     expect(Date.now() - t0).toBeGreaterThanOrEqual(950);
     expect(runner.kill('fw', 'sleeper')).toBe(false);
+  });
+
+  it('kills every task at once and resolves when their ends are recorded; once closed, it records nothing', async () => {
+    launch('one', { shell: 'sleep 100' });
+    launch('two', { shell: 'trap "" TERM; while true; do sleep 0.1; done' });
+    await until(() => states('one').includes('RUNNING') && states('two').includes('RUNNING'));
+    await runner.killAll();
+    expect([last('one')?.state, last('two')?.state]).toEqual(['KILLED', 'KILLED']);
+    expect(JSON.parse(fs.readFileSync(path.join(runner.sandboxOf('fw', 'two'), 'task.json'), 'utf8')).state).toBe('KILLED');
+
+    // A task that ends after close (its sandbox gone, say) is left to a restarted agent.
+    launch('left', { shell: 'sleep 100' });
+    await until(() => states('left').includes('RUNNING'));
+    const pid = JSON.parse(fs.readFileSync(path.join(runner.sandboxOf('fw', 'left'), 'task.json'), 'utf8')).pid as number;
+    runner.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+    process.kill(-pid, 'SIGKILL');
+    await until(() => !fs.existsSync(`/proc/${pid}`) || fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(states('left')).toEqual(['STARTING', 'RUNNING']);
   });
 
   it('recovers after a restart: a task still running is watched again, one that ended reports its exit status', async () => {
