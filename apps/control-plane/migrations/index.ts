@@ -4,6 +4,8 @@
  */
 import type { MigrationInterface } from 'typeorm';
 // migrations:imports
+import { OfferAgentTimeIndex1795455846547 } from './1795455846547-OfferAgentTimeIndex';
+import { OfferStorage1795453535871 } from './1795453535871-OfferStorage';
 import { UnacknowledgedStatusUpdates1795431005691 } from './1795431005691-UnacknowledgedStatusUpdates';
 import { TaskStatusUpdateUuidUnique1795414746788 } from './1795414746788-TaskStatusUpdateUuidUnique';
 import { Initial1795414029889 } from './1795414029889-Initial';
@@ -12,5 +14,7 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   Initial1795414029889,
   TaskStatusUpdateUuidUnique1795414746788,
   UnacknowledgedStatusUpdates1795431005691,
+  OfferStorage1795453535871,
+  OfferAgentTimeIndex1795455846547,
   // migrations:list
 ];

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AgentStatus } from '../src/agents/agent.entity';
-import { OfferEntity, OfferState } from '../src/offers/offer.entity';
+import { OfferEntity, OfferState, OutstandingOfferEntity } from '../src/offers/offer.entity';
 import { TaskEntity, TaskState } from '../src/tasks/task.entity';
 import { FrameworkEntity, FrameworkState } from '../src/frameworks/framework.entity';
 import { seedAgent, startTestControlPlane, type TestControlPlane } from './support/app';
@@ -116,8 +116,10 @@ describe('agents API', () => {
     await t.cp.dataSource.getRepository(FrameworkEntity).save({ id: 'fw-u', name: 'fw', principal: null, user: null, roles: ['r'], capabilities: [], failoverTimeoutSeconds: 0, hostname: null, webuiUrl: null, state: FrameworkState.ACTIVE, suppressedRoles: [], registeredAt: now, disconnectedAt: null, completedAt: null });
     const task = (taskId: string, state: TaskState, cpus: number) => ({ taskId, frameworkId: 'fw-u', agentId: 'u1', name: taskId, role: 'r', resources: [{ name: 'cpus', value: cpus }, { name: 'mem', value: 1024 }], command: null, state, createdAt: now, updatedAt: now });
     await t.cp.dataSource.getRepository(TaskEntity).save([task('live-1', TaskState.RUNNING, 1), task('live-2', TaskState.STAGING, 0.5), task('done', TaskState.FINISHED, 4)]);
+    const outstanding = randomUUID();
+    await t.cp.dataSource.getRepository(OutstandingOfferEntity).save({ offerId: outstanding });
     await t.cp.dataSource.getRepository(OfferEntity).save([
-      { id: randomUUID(), frameworkId: 'fw-u', agentId: 'u1', role: 'r', resources: [{ name: 'cpus', value: 2 }], state: OfferState.OUTSTANDING, cycleId: null, createdAt: now, expiresAt: null, closedAt: null },
+      { id: outstanding, frameworkId: 'fw-u', agentId: 'u1', role: 'r', resources: [{ name: 'cpus', value: 2 }], state: OfferState.OUTSTANDING, cycleId: null, createdAt: now, expiresAt: null, closedAt: null },
       { id: randomUUID(), frameworkId: 'fw-u', agentId: 'u1', role: 'r', resources: [{ name: 'cpus', value: 3 }], state: OfferState.DECLINED, cycleId: null, createdAt: now, expiresAt: null, closedAt: now },
     ]);
     const reserved = await t.api('POST', '/api/v1/reservations', { agentId: 'u1', role: 'eng', resources: 'cpus:1;mem:2048' });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AgentStatus, DrainState } from '../src/agents/agent.entity';
 import { FrameworkEntity, FrameworkState } from '../src/frameworks/framework.entity';
-import { OfferEntity, OfferState } from '../src/offers/offer.entity';
+import { OfferEntity, OfferState, OutstandingOfferEntity } from '../src/offers/offer.entity';
 import { TaskEntity, TaskState } from '../src/tasks/task.entity';
 import { seedAgent, startTestControlPlane, type TestControlPlane } from './support/app';
 
@@ -30,7 +30,9 @@ describe('cluster summary', () => {
     await t.cp.dataSource.getRepository(FrameworkEntity).save([fw('f1', FrameworkState.ACTIVE, ['eng/ml']), fw('f2', FrameworkState.DISCONNECTED, ['ops']), fw('f3', FrameworkState.COMPLETED, ['ops'])]);
     const task = (taskId: string, agentId: string, state: TaskState, cpus: number) => ({ taskId, frameworkId: 'f1', agentId, name: taskId, role: 'eng/ml', resources: [{ name: 'cpus', value: cpus }, { name: 'mem', value: 512 }], command: null, state, createdAt: now, updatedAt: now });
     await t.cp.dataSource.getRepository(TaskEntity).save([task('t1', 'c1', TaskState.RUNNING, 1.5), task('t2', 'c2', TaskState.STAGING, 0.25), task('t3', 'c1', TaskState.FINISHED, 3), task('t4', 'c3', TaskState.RUNNING, 50)]);
-    await t.cp.dataSource.getRepository(OfferEntity).save({ id: randomUUID(), frameworkId: 'f1', agentId: 'c2', role: 'eng/ml', resources: [{ name: 'cpus', value: 1 }], state: OfferState.OUTSTANDING, cycleId: null, createdAt: now, expiresAt: null, closedAt: null });
+    const outstanding = randomUUID();
+    await t.cp.dataSource.getRepository(OutstandingOfferEntity).save({ offerId: outstanding });
+    await t.cp.dataSource.getRepository(OfferEntity).save({ id: outstanding, frameworkId: 'f1', agentId: 'c2', role: 'eng/ml', resources: [{ name: 'cpus', value: 1 }], state: OfferState.OUTSTANDING, cycleId: null, createdAt: now, expiresAt: null, closedAt: null });
     expect((await t.api('POST', '/api/v1/reservations', { agentId: 'c1', role: 'eng', resources: 'cpus:2;mem:2048' })).status).toBe(201);
     expect((await t.api('PUT', '/api/v1/quota', { quotas: [{ role: 'eng', guarantees: 'cpus:20' }], force: true })).status).toBe(200);
     await t.api('PUT', '/api/v1/whitelist', { hostnames: ['c-1', 'c-4'] });

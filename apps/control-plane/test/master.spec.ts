@@ -5,6 +5,7 @@ import { sleep, until } from './support/until';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from './support/app';
 import { ProtocolAgent } from './support/fake-agent';
 import { Recorder } from './support/recorder';
+import { Master } from '../src/master/master.service';
 
 
 const task = (taskId: string, resources: Record<string, number>) => ({ taskId, name: taskId, command: { shell: 'sleep 1000' }, resources: Resources.fromScalars(resources).toJSON() });
@@ -354,6 +355,58 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     expect(f.offers).toHaveLength(0);
     await t.api('POST', '/api/v1/maintenance/stop', { machines: [{ hostname: 'maint-host' }] });
     await f.nextOffer();
+  });
+
+  it('streams agents, offers, answers, task updates and cycles to operators on /events', async () => {
+    const { io } = await import('socket.io-client');
+    const events: Array<{ event: string; payload: Record<string, unknown> }> = [];
+    const operator = io(`${t.cp.url}/events`, { auth: { token: ADMIN_TOKEN }, transports: ['websocket'], forceNew: true, reconnection: false });
+    closers.push(() => operator.close());
+    operator.onAny((event: string, payload: Record<string, unknown>) => events.push({ event, payload }));
+    await new Promise<void>((resolve, reject) => {
+      operator.once('connect', resolve);
+      operator.once('connect_error', reject);
+    });
+    const ag = await agent('streamed', { cpus: 2, mem: 1024 });
+    const f = await framework({ name: 'streamed', roles: ['r'] });
+    const offer = await f.nextOffer();
+    // The agent answers the launch with STARTING, then RUNNING.
+    await f.s.launch(offer, [{ taskId: 'seen', name: 'x', command: { shell: 'true' }, resources: [{ name: 'cpus', value: 1 }] }]);
+    const seen = (event: string, match: (p: Record<string, unknown>) => boolean) => events.some((e) => e.event === event && match(e.payload));
+    await until(() => seen('task.updated', (p) => p.taskId === 'seen' && p.state === 'RUNNING'));
+    expect(seen('agent.added', (p) => p.agentId === ag.agentId)).toBe(true);
+    expect(seen('framework.added', (p) => p.frameworkId === f.s.frameworkId)).toBe(true);
+    expect(seen('offer.created', (p) => p.offerId === offer.id)).toBe(true);
+    expect(seen('offer.closed', (p) => p.offerId === offer.id && p.state === 'ACCEPTED')).toBe(true);
+    expect(seen('cycle', (p) => Number(p.offerCount) >= 1)).toBe(true);
+  });
+
+  it('prunes history past the retention: old cycles with their shares and closed offers; outstanding and recent offers stay', async () => {
+    await agent('prune', { cpus: 2, mem: 1024 });
+    const f = await framework({ name: 'pruned', roles: ['r'] });
+    const kept = await f.nextOffer();
+    await f.s.decline([kept.id], { refuseSeconds: 0 });
+    const outstanding = await f.nextOffer();
+    const db = t.cp.dataSource;
+    const count = async (sql: string) => Number((await db.query(sql))[0].n);
+    const cycles = await count('SELECT count(*) AS n FROM allocation_cycles');
+    expect(cycles).toBeGreaterThanOrEqual(2);
+    // Everything so far is made old.
+    await db.query(`UPDATE allocation_cycles SET started_at = now() - interval '30 days'`);
+    await db.query(`UPDATE offers SET created_at = now() - interval '30 days'`);
+    const master = t.cp.app.get(Master);
+    const removed = await master.pruneHistory(new Date(Date.now() - 86_400_000));
+    expect(removed.cycles).toBe(cycles);
+    expect(removed.offers).toBeGreaterThanOrEqual(1);
+    expect(await count('SELECT count(*) AS n FROM allocation_cycles')).toBe(0);
+    expect(await count('SELECT count(*) AS n FROM allocation_shares')).toBe(0);
+    expect(await count(`SELECT count(*) AS n FROM offers WHERE id = '${kept.id}'`)).toBe(0);
+    // The outstanding offer is kept, still listed as outstanding, and can still be accepted.
+    const listed = await t.api('GET', '/api/v1/offers?state=OUTSTANDING');
+    expect(listed.body.items.map((o: { id: string }) => o.id)).toContain(outstanding.id);
+    await f.s.launch(outstanding, [{ taskId: 'after-prune', name: 'x', command: { shell: 'true' }, resources: [{ name: 'cpus', value: 1 }] }]);
+    expect((await t.api('GET', '/api/v1/offers?state=OUTSTANDING')).body.items.map((o: { id: string }) => o.id)).not.toContain(outstanding.id);
+    expect((await master.pruneHistory(new Date(Date.now() - 86_400_000))).offers).toBe(1);
   });
 
   it('rescinds the offers of an agent an operator deactivates, and offers it again once reactivated', async () => {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { type EntityManager, In, Not } from 'typeorm';
 import type { ResourceEntry } from '@arbiter/allocator';
 import { MaintenanceMachineEntity } from '../maintenance/maintenance-machine.entity';
-import { OfferEntity, OfferState } from '../offers/offer.entity';
+import { outstandingOffers } from '../offers/offer-storage';
 import { ReservationEntity } from '../reservations/reservation.entity';
 import { TaskEntity, TERMINAL_TASK_STATES } from '../tasks/task.entity';
 import { WhitelistEntity } from '../whitelist/whitelist.entity';
@@ -74,7 +74,7 @@ export class AgentsRepository {
     const [tasks, offers, reservations, whitelist, machines] = ids.length
       ? await Promise.all([
           tx.find(TaskEntity, { select: byAgent, where: { agentId: In(ids), state: Not(In([...TERMINAL_TASK_STATES])) } }),
-          tx.find(OfferEntity, { select: byAgent, where: { agentId: In(ids), state: OfferState.OUTSTANDING } }),
+          outstandingOffers(tx).select(['o.agentId', 'o.resources']).where('o.agent_id IN (:...ids)', { ids }).getMany(),
           tx.find(ReservationEntity, { select: byAgent, where: { agentId: In(ids) } }),
           tx.findOne(WhitelistEntity, { where: { id: 1 } }),
           tx.find(MaintenanceMachineEntity, { where: { hostname: In(hostnames) }, relations: { window: true } }),

@@ -5,7 +5,7 @@
 import { Injectable } from '@nestjs/common';
 import { type EntityManager, In, Not } from 'typeorm';
 import type { ResourceEntry } from '@arbiter/allocator';
-import { OfferEntity, OfferState } from '../offers/offer.entity';
+import { outstandingOffers } from '../offers/offer-storage';
 import { TaskEntity, TERMINAL_TASK_STATES } from '../tasks/task.entity';
 
 export interface Usage {
@@ -21,7 +21,7 @@ export class AllocationUsageRepository {
     const select = { agentId: true, role: true, frameworkId: true, resources: true } as const;
     const [tasks, offers] = await Promise.all([
       tx.find(TaskEntity, { select, where: { ...where, state: Not(In([...TERMINAL_TASK_STATES])) } }),
-      tx.find(OfferEntity, { select, where: { ...where, state: OfferState.OUTSTANDING } }),
+      (where.agentId ? outstandingOffers(tx).where('o.agent_id = :agentId', { agentId: where.agentId }) : outstandingOffers(tx)).select(['o.agentId', 'o.role', 'o.frameworkId', 'o.resources']).getMany(),
     ]);
     return [...tasks, ...offers];
   }

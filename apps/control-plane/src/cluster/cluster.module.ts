@@ -13,6 +13,7 @@ import { Database } from '../database/database.service';
 import { ApiErrors } from '../errors/errors.dto';
 import { FrameworkState } from '../frameworks/framework.entity';
 import { MachineMode } from '../maintenance/maintenance-machine.entity';
+import { OUTSTANDING_OFFERS_SQL } from '../offers/offer-storage';
 import { Master } from '../master/master.service';
 import { MasterModule } from '../master/master.module';
 import { TaskState, TERMINAL_TASK_STATES } from '../tasks/task.entity';
@@ -102,7 +103,7 @@ export class ClusterRepository {
     const [total, used, offered, reserved] = await Promise.all([
       this.usage.reachableCapacity(tx),
       this.usage.scalarSums(tx, `SELECT resources FROM tasks WHERE ${LIVE} AND ${ON_REACHABLE}`),
-      this.usage.scalarSums(tx, `SELECT resources FROM offers WHERE state = 'OUTSTANDING' AND ${ON_REACHABLE}`),
+      this.usage.scalarSums(tx, `SELECT resources FROM (${OUTSTANDING_OFFERS_SQL}) o WHERE ${ON_REACHABLE}`),
       this.usage.scalarSums(tx, `SELECT resources FROM reservations WHERE ${ON_REACHABLE}`),
     ]);
     return { total, used, offered, reserved };
@@ -145,7 +146,7 @@ export class ClusterRepository {
   async consumedByTopRole(tx: EntityManager): Promise<Map<string, Sums>> {
     const rows: Array<{ role: string; name: string; amount: number }> = await tx.query(
       `SELECT split_part(src.role, '/', 1) AS role, e->>'name' AS name, sum((e->>'value')::float8) AS amount
-         FROM (SELECT role, resources FROM tasks WHERE ${LIVE} AND ${ON_REACHABLE} UNION ALL SELECT role, resources FROM offers WHERE state = 'OUTSTANDING' AND ${ON_REACHABLE}) src,
+         FROM (SELECT role, resources FROM tasks WHERE ${LIVE} AND ${ON_REACHABLE} UNION ALL SELECT role, resources FROM (${OUTSTANDING_OFFERS_SQL}) o WHERE ${ON_REACHABLE}) src,
               jsonb_array_elements(src.resources) e
         WHERE e ? 'value' GROUP BY 1, 2`,
     );

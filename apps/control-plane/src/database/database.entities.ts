@@ -9,7 +9,7 @@ import { FrameworkEntity } from '../frameworks/framework.entity';
 import { InverseOfferResponseEntity } from '../maintenance/inverse-offer-response.entity';
 import { MaintenanceMachineEntity } from '../maintenance/maintenance-machine.entity';
 import { MaintenanceWindowEntity } from '../maintenance/maintenance-window.entity';
-import { OfferEntity } from '../offers/offer.entity';
+import { OfferEntity, OutstandingOfferEntity } from '../offers/offer.entity';
 import { ReservationEntity } from '../reservations/reservation.entity';
 import { QuotaEntity } from '../roles/quota.entity';
 import { RoleEntity } from '../roles/role.entity';
@@ -28,6 +28,7 @@ export const ENTITIES = [
   InverseOfferResponseEntity,
   FrameworkEntity,
   OfferEntity,
+  OutstandingOfferEntity,
   TaskEntity,
   TaskStatusUpdateEntity,
   AllocationCycleEntity,

@@ -13,7 +13,8 @@ import { sumScalars } from '../common/resources.dto';
 import { Database } from '../database/database.service';
 import { ArbiterException } from '../errors/errors.exception';
 import { Master } from '../master/master.service';
-import { OfferEntity, type OfferState } from '../offers/offer.entity';
+import { OfferEntity, OfferState } from '../offers/offer.entity';
+import { outstandingOffers } from '../offers/offer-storage';
 import { TaskStatusUpdateEntity } from '../tasks/task-status-update.entity';
 import { TaskEntity, type TaskState, TERMINAL_TASK_STATES } from '../tasks/task.entity';
 import { FrameworkEntity, type FrameworkState } from './framework.entity';
@@ -98,8 +99,12 @@ export class FrameworksService {
   }
 
   async offers(filter: { state?: OfferState; frameworkId?: string; agentId?: string }, limit: number, offset: number): Promise<Page<OfferDto>> {
-    const where = { ...(filter.state ? { state: filter.state } : {}), ...(filter.frameworkId ? { frameworkId: filter.frameworkId } : {}), ...(filter.agentId ? { agentId: filter.agentId } : {}) };
-    const [rows, total] = await this.db.manager.findAndCount(OfferEntity, { where, order: { createdAt: 'DESC', id: 'ASC' }, take: limit, skip: offset });
+    // Outstanding offers through their own small table; the others by state (not indexed: closing an offer touches no index).
+    const q = filter.state === OfferState.OUTSTANDING ? outstandingOffers(this.db.manager) : this.db.manager.createQueryBuilder(OfferEntity, 'o');
+    if (filter.state && filter.state !== OfferState.OUTSTANDING) q.andWhere('o.state = :state', { state: filter.state });
+    if (filter.frameworkId) q.andWhere('o.framework_id = :frameworkId', { frameworkId: filter.frameworkId });
+    if (filter.agentId) q.andWhere('o.agent_id = :agentId', { agentId: filter.agentId });
+    const [rows, total] = await q.orderBy('o.created_at', 'DESC').addOrderBy('o.id', 'ASC').take(limit).skip(offset).getManyAndCount();
     return {
       items: rows.map((o) => ({ id: o.id, frameworkId: o.frameworkId, agentId: o.agentId, role: o.role, resources: o.resources, resourcesText: Resources.of(o.resources).toString(), state: o.state, cycleId: o.cycleId === null ? null : String(o.cycleId), createdAt: o.createdAt.toISOString(), closedAt: o.closedAt?.toISOString() ?? null })),
       total,

@@ -47,6 +47,7 @@ import { InverseOfferResponseEntity, InverseOfferStatus } from '../maintenance/i
 import { MachineMode, MaintenanceMachineEntity } from '../maintenance/maintenance-machine.entity';
 import { MaintenanceWindowEntity } from '../maintenance/maintenance-window.entity';
 import { OfferEntity, OfferState } from '../offers/offer.entity';
+import { CLOSE_OFFERS, closeOffers, rescindAllOutstandingOffers } from '../offers/offer-storage';
 import { ReservationEntity } from '../reservations/reservation.entity';
 import { QuotaEntity } from '../roles/quota.entity';
 import { RoleEntity } from '../roles/role.entity';
@@ -77,6 +78,9 @@ export const DEFAULT_REFUSE_SECONDS = 5;
 const UPDATE_RETRY_MS = 5_000;
 /** A cycle with no offers is still recorded this often, so history and "explain" stay current. */
 const IDLE_CYCLE_RECORD_MS = 30_000;
+/** History pruned per statement: cycles (each with its shares and a trace) and offers. */
+const PRUNE_BATCH_CYCLES = 100;
+const PRUNE_BATCH_OFFERS = 5_000;
 const KILL_GRACE_SECONDS = 5;
 
 const isTerminal = (s: TaskState) => TERMINAL_TASK_STATES.includes(s);
@@ -193,7 +197,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   private async rebuild(): Promise<void> {
     const db = this.dataSource.manager;
     this.allocator = new HierarchicalAllocator({ clock: { now: () => this.now() }, config: { allocationIntervalSeconds: this.config.allocationInterval } });
-    await db.update(OfferEntity, { state: OfferState.OUTSTANDING }, { state: OfferState.RESCINDED, closedAt: new Date() });
+    await rescindAllOutstandingOffers(db, new Date());
     for (const role of await db.find(RoleEntity)) if (role.weight !== 1) this.allocator.setWeight(role.path, role.weight);
     for (const q of await db.find(QuotaEntity)) this.applyQuota(q);
     const whitelist = await db.findOne(WhitelistEntity, { where: { id: 1 } });
@@ -344,9 +348,13 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   // ------------------------------------------------------------------ allocation loop
 
   /**
-   * Runs a cycle soon (batched: at most one queued). While the last cycle's offers are still
-   * being written (so not yet sent), the next one waits for them: under load, cycles come no
-   * faster than their offers can be recorded, and each offers what came back meanwhile.
+   * Runs a cycle soon (batched: at most one queued). Besides the timer, only events that bring
+   * new offerable resources or clients ask for one (an agent registering, a framework
+   * subscribing or reviving, an operator's change); resources that come back from answers and
+   * finished tasks wait for the next timed cycle, as in Mesos: a cycle offers each agent at most
+   * once, so a cycle per answer would re-offer the cluster as fast as the database records it.
+   * While the last cycle's offers are still being written (so not yet sent), the next one waits
+   * for them.
    */
   requestCycle(delayMs = 20): void {
     if (this.cycleScheduled || this.stopping) return;
@@ -414,6 +422,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
            INSERT INTO offers (id, framework_id, agent_id, role, resources, state, cycle_id, created_at, expires_at, closed_at)
            SELECT o.id, o.framework_id, o.agent_id, o.role, o.resources::jsonb, 'OUTSTANDING', (SELECT id FROM cycle), $1, $5, NULL
              FROM unnest($6::uuid[], $7::text[], $8::text[], $9::text[], $10::text[]) AS o(id, framework_id, agent_id, role, resources)),
+         outstanding AS (INSERT INTO outstanding_offers (offer_id) SELECT unnest($6::uuid[])),
          shares AS (
            INSERT INTO allocation_shares (cycle_id, client_kind, client, role, dominant_share, shares)
            SELECT (SELECT id FROM cycle), s.kind::share_client_kind, s.client, s.role, s.dominant_share, s.shares::jsonb
@@ -439,11 +448,10 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       ) as Promise<Array<{ id: string }>>);
     const made = deliverable.map((o, i): OutstandingOffer => ({ id: rows[i].id, frameworkId: o.frameworkId, agentId: o.agentId, role: o.role, resources: o.resources, createdAt: performance.now(), sent: false }));
     for (const o of made) this.offers.set(o.id, o);
-    const writing = written.then(
+    const writing = (this.cycleWriting = written.then(
       () => undefined,
       () => undefined,
-    );
-    this.cycleWriting = writing;
+    ));
     void writing.then(() => {
       if (this.cycleWriting === writing) this.cycleWriting = undefined;
     });
@@ -504,7 +512,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       this.offers.delete(o.id);
       this.allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);
     }
-    await this.journal.run('background', () => this.dataSource.manager.update(OfferEntity, { id: In(gone.map((o) => o.id)) }, { state: OfferState.RESCINDED, closedAt: new Date() }));
+    await this.journal.run('background', () => closeOffers(this.dataSource.manager, new Map(gone.map((o) => [o.id, OfferState.RESCINDED])), new Date()));
     for (const o of gone) {
       if (o.sent) this.frameworks.get(o.frameworkId)?.socket?.emit('rescind', { offerId: o.id, reason });
       this.stream.emit('offer.closed', { offerId: o.id, state: OfferState.RESCINDED });
@@ -517,14 +525,31 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     await this.rescindOffersWhere((o) => o.createdAt <= limit, 'the offer timed out');
   }
 
-  private async pruneHistory(): Promise<void> {
-    // Small batches outside the serial queue: pruning never holds up allocation.
-    const before = new Date(Date.now() - this.config.historyRetentionDays * 86_400_000);
-    for (let i = 0; i < 20; i++) {
-      const r = await this.dataSource.query(`DELETE FROM allocation_cycles WHERE id IN (SELECT id FROM allocation_cycles WHERE started_at < $1 ORDER BY id LIMIT 1000)`, [before]);
-      const deleted = Array.isArray(r) ? (r[1] as number) : 0;
-      if (!deleted || deleted < 1000) break;
+  /**
+   * Drops the history older than the retention: cycles with their shares, and offers made
+   * before it (except those still outstanding). In small batches outside the serial queue, each
+   * its own statement, so pruning never holds up allocation; at most `budgetMs` of work per
+   * call. Resolves with the number of cycles and offers removed.
+   */
+  async pruneHistory(before = new Date(Date.now() - this.config.historyRetentionDays * 86_400_000), budgetMs = 20_000): Promise<{ cycles: number; offers: number }> {
+    const removed = { cycles: 0, offers: 0 };
+    const t0 = performance.now();
+    while (!this.stopping && performance.now() - t0 < budgetMs) {
+      const [row]: Array<{ cycles: number; offers: number }> = await this.dataSource.query(
+        `WITH old_offers AS (
+                SELECT id FROM offers o WHERE created_at < $1 AND NOT EXISTS (SELECT 1 FROM outstanding_offers x WHERE x.offer_id = o.id)
+                 ORDER BY created_at LIMIT ${PRUNE_BATCH_OFFERS}),
+              offers_gone AS (DELETE FROM offers o USING old_offers WHERE o.id = old_offers.id RETURNING 1),
+              old_cycles AS (SELECT id FROM allocation_cycles WHERE started_at < $1 ORDER BY id LIMIT ${PRUNE_BATCH_CYCLES}),
+              cycles_gone AS (DELETE FROM allocation_cycles c USING old_cycles WHERE c.id = old_cycles.id RETURNING 1)
+         SELECT (SELECT count(*) FROM cycles_gone)::int AS cycles, (SELECT count(*) FROM offers_gone)::int AS offers`,
+        [before],
+      );
+      removed.cycles += row.cycles;
+      removed.offers += row.offers;
+      if (row.cycles < PRUNE_BATCH_CYCLES && row.offers < PRUNE_BATCH_OFFERS) break;
     }
+    return removed;
   }
 
   // ------------------------------------------------------------------ agents
@@ -741,8 +766,8 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       }
       this.liveTasks.delete(k);
       if (this.frameworks.has(task.frameworkId) && this.agents.get(task.agentId)?.inAllocator) {
+        // Offered again by the next cycle, as in Mesos: recovered resources wait for the timer.
         this.allocator.recoverResources(task.frameworkId, task.agentId, task.role, Resources.of(task.resources));
-        this.requestCycle();
       }
     }
     for (const { task, update } of items) {
@@ -998,7 +1023,6 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       }
     }
     // Task ids the frameworks already used, for the whole batch in one query.
-    const key = (frameworkId: string, taskId: string) => `${frameworkId}\u0000${taskId}`;
     const wanted = plans.flatMap((p) => p.tasks.map((t) => ({ frameworkId: p.fw.id, taskId: t.spec.taskId })));
     const used = new Set<string>();
     if (wanted.length) {
@@ -1006,8 +1030,8 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
         'SELECT t.framework_id, t.task_id FROM tasks t JOIN unnest($1::text[], $2::text[]) AS v(framework_id, task_id) ON t.framework_id = v.framework_id AND t.task_id = v.task_id',
         [wanted.map((w) => w.frameworkId), wanted.map((w) => w.taskId)],
       );
-      for (const r of rows) used.add(key(r.framework_id, r.task_id));
-      for (const w of wanted) if (this.launching.has(key(w.frameworkId, w.taskId))) used.add(key(w.frameworkId, w.taskId));
+      for (const r of rows) used.add(taskKey(r.framework_id, r.task_id));
+      for (const w of wanted) if (this.launching.has(taskKey(w.frameworkId, w.taskId))) used.add(taskKey(w.frameworkId, w.taskId));
     }
     // In arrival order: what an earlier answer of the batch took is gone for the later ones.
     const taken = new Map<string, OfferState>();
@@ -1020,13 +1044,13 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
         p.entry.reject(new ProtocolError(PROTOCOL_ERRORS.OFFER_STALE, `offer ${stale.id} is no longer valid (${state.toLowerCase()})`, { offerId: stale.id, state }));
         continue;
       }
-      const duplicate = p.tasks.find((t) => used.has(key(p.fw.id, t.spec.taskId)));
+      const duplicate = p.tasks.find((t) => used.has(taskKey(p.fw.id, t.spec.taskId)));
       if (duplicate) {
         p.entry.reject(new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${duplicate.spec.taskId}' is already used by this framework`));
         continue;
       }
       for (const o of p.offers) taken.set(o.id, p.declined ? OfferState.DECLINED : OfferState.ACCEPTED);
-      for (const t of p.tasks) used.add(key(p.fw.id, t.spec.taskId));
+      for (const t of p.tasks) used.add(taskKey(p.fw.id, t.spec.taskId));
       answered.push(p);
     }
     if (!taken.size) {
@@ -1037,28 +1061,30 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     // Written in the journal while the queue goes on: the offers leave at once (no later answer
     // can take them), the task ids are held until the write is done, and the frameworks are
     // answered and the tasks launched only once it has committed. Launches and declines are
-    // written apart, so that launches never wait behind the (many more) declined offers.
-    for (const p of answered) {
-      for (const o of p.offers) {
-        this.offers.delete(o.id);
-        if (p.declined) this.allocator.recoverResources(p.fw.id, o.agentId, o.role, o.resources, p.refuseSeconds);
-      }
+    // written apart, launches first: their write is on its way before the (many more) declined
+    // offers are given back to the allocator, which takes a while when a cycle's answers arrive
+    // together, and it never waits behind the declines' write.
+    const accepted = answered.filter((p) => !p.declined);
+    const declined = answered.filter((p) => p.declined);
+    for (const p of accepted) {
+      for (const o of p.offers) this.offers.delete(o.id);
       for (const [role, left] of p.pool) if (!left.isEmpty()) this.allocator.recoverResources(p.fw.id, p.agentId, role, left, p.refuseSeconds);
     }
-    this.commitAnswers(answered.filter((p) => !p.declined), this.launchWrites);
-    this.commitAnswers(answered.filter((p) => p.declined), this.declineWrites);
-    this.requestCycle();
+    for (const p of declined) for (const o of p.offers) this.offers.delete(o.id);
+    this.commitAnswers(accepted, this.launchWrites);
+    this.commitAnswers(declined, this.declineWrites);
+    if (accepted.length && declined.length) await new Promise<void>((resolve) => setImmediate(resolve));
+    for (const p of declined) for (const o of p.offers) this.allocator.recoverResources(p.fw.id, o.agentId, o.role, o.resources, p.refuseSeconds);
   }
 
   /** Writes answers already checked and taken out of the outstanding offers (in a journal lane), then answers them and launches their tasks. */
   private commitAnswers(answered: Array<PlannedAccept & { entry: Pending<OfferAnswer, AcceptReply | void> }>, writes: GroupCommit<{ offers: Map<string, OfferState>; tasks: TaskEntity[] }, void>): void {
     if (!answered.length) return;
     const now = new Date();
-    const key = (frameworkId: string, taskId: string) => `${frameworkId}\u0000${taskId}`;
     const offers = new Map(answered.flatMap((p) => p.offers.map((o) => [o.id, p.declined ? OfferState.DECLINED : OfferState.ACCEPTED] as const)));
     const rows = answered.map((p) => p.tasks.map(({ spec, role }): TaskEntity => ({ id: randomUUID(), taskId: spec.taskId, frameworkId: p.fw.id, agentId: p.agentId, name: spec.name, role, resources: spec.resources, command: { command: spec.command, env: spec.env ?? {} }, state: TaskState.STAGING, createdAt: now, updatedAt: now })));
     const tasks = rows.flat();
-    const held = tasks.map((t) => key(t.frameworkId, t.taskId));
+    const held = tasks.map((t) => taskKey(t.frameworkId, t.taskId));
     for (const k of held) this.launching.add(k);
     const written = offers.size || tasks.length ? writes.push({ offers, tasks }) : Promise.resolve();
     written.then(
@@ -1067,7 +1093,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
         for (const [i, p] of answered.entries()) {
           const state = p.declined ? OfferState.DECLINED : OfferState.ACCEPTED;
           for (const o of p.offers) this.stream.emit('offer.closed', { offerId: o.id, state });
-          for (const t of rows[i]) this.liveTasks.set(key(t.frameworkId, t.taskId), { ...t, command: null });
+          for (const t of rows[i]) this.liveTasks.set(taskKey(t.frameworkId, t.taskId), { ...t, command: null });
           for (const t of rows[i]) this.sendLaunch(p.agentId, t);
           p.entry.resolve(p.declined ? undefined : { launched: rows[i].map((t) => t.taskId) });
         }
@@ -1113,8 +1139,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   /** The offers closed (accepted or declined) and the tasks inserted as STAGING: one statement, so one round trip and all or nothing. */
   private async writeAnswers(offers: Map<string, OfferState>, tasks: TaskEntity[], now: Date): Promise<void> {
     await this.dataSource.query(
-      `WITH closed AS (
-         UPDATE offers o SET state = c.state::offer_state, closed_at = $1 FROM unnest($2::uuid[], $3::text[]) AS c(id, state) WHERE o.id = c.id)
+      `WITH ${CLOSE_OFFERS}
        INSERT INTO tasks (id, task_id, framework_id, agent_id, name, role, resources, command, state, created_at, updated_at)
        SELECT v.id, v.task_id, v.framework_id, v.agent_id, v.name, v.role, v.resources::jsonb, v.command::jsonb, 'STAGING', $1, $1
          FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
@@ -1149,7 +1174,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       if (!pool.get(role)!.contains(source)) throw new ProtocolError(PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES, `${type} of ${resources.toString()} is not covered by the offers`);
     }
     await this.dataSource.transaction(async (tx) => {
-      await tx.update(OfferEntity, { id: In(offers.map((o) => o.id)) }, { state: OfferState.ACCEPTED, closedAt: new Date() });
+      await closeOffers(tx, new Map(offers.map((o) => [o.id, OfferState.ACCEPTED])), new Date());
       for (const { type, resources } of reservations) await this.applyReservationOp(tx, agentId, role, type, resources, fw.id);
     });
     for (const o of offers) {

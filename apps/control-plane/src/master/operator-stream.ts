@@ -16,6 +16,8 @@ export class OperatorStream {
   }
 
   emit<E extends keyof OperatorEvents>(event: E, payload: Parameters<OperatorEvents[E]>[0]): void {
-    this.ns?.emit(event, payload);
+    // Nobody listening, nothing to encode (socket.io encodes a broadcast before looking for
+    // sockets; under load these are thousands of offer and task events a second).
+    if (this.ns?.sockets.size) this.ns.emit(event, payload);
   }
 }

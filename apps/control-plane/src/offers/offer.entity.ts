@@ -1,4 +1,4 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 import type { ResourceEntry } from '@arbiter/allocator';
 import { AgentEntity } from '../agents/agent.entity';
 import { FrameworkEntity } from '../frameworks/framework.entity';
@@ -12,11 +12,21 @@ export enum OfferState {
   EXPIRED = 'EXPIRED',
 }
 
-/** Resources of one agent offered to one framework for one role. */
+/**
+ * Resources of one agent offered to one framework for one role: the record of every offer made.
+ *
+ * Offers are the busiest rows of the schema (a cycle makes hundreds, most are declined within
+ * the second), so the table is shaped for that: no column that changes when an offer closes
+ * (`state`, `closedAt`) is indexed, and pages are half filled (fillfactor 50, set in the
+ * migration), so closing an offer is a heap-only update that touches no index; there are no
+ * foreign keys to check on insert (agents and frameworks are never deleted, cycles are pruned
+ * with their offers). Which offers are outstanding is kept in `outstanding_offers`.
+ */
 @Entity('offers')
-@Index(['state'])
-@Index(['agentId'])
-@Index(['frameworkId'])
+@Index(['agentId', 'createdAt'])
+@Index(['frameworkId', 'createdAt'])
+@Index(['cycleId'])
+@Index(['createdAt'])
 export class OfferEntity {
   @PrimaryGeneratedColumn('uuid')
   id!: string;
@@ -24,14 +34,14 @@ export class OfferEntity {
   @Column('text')
   frameworkId!: string;
 
-  @ManyToOne(() => FrameworkEntity, { onDelete: 'CASCADE' })
+  @ManyToOne(() => FrameworkEntity, { createForeignKeyConstraints: false })
   @JoinColumn({ name: 'framework_id' })
   framework?: FrameworkEntity;
 
   @Column('text')
   agentId!: string;
 
-  @ManyToOne(() => AgentEntity, { onDelete: 'CASCADE' })
+  @ManyToOne(() => AgentEntity, { createForeignKeyConstraints: false })
   @JoinColumn({ name: 'agent_id' })
   agent?: AgentEntity;
 
@@ -48,7 +58,7 @@ export class OfferEntity {
   @Column('bigint', { nullable: true })
   cycleId!: string | null;
 
-  @ManyToOne(() => AllocationCycleEntity, { onDelete: 'SET NULL' })
+  @ManyToOne(() => AllocationCycleEntity, { createForeignKeyConstraints: false })
   @JoinColumn({ name: 'cycle_id' })
   cycle?: AllocationCycleEntity;
 
@@ -60,4 +70,15 @@ export class OfferEntity {
 
   @Column('timestamptz', { nullable: true })
   closedAt!: Date | null;
+}
+
+/**
+ * The offers still outstanding (made, not yet accepted, declined, rescinded or expired): a few
+ * rows per agent at most, inserted with the offer and deleted when it closes, in the same
+ * statements that write `offers`.
+ */
+@Entity('outstanding_offers')
+export class OutstandingOfferEntity {
+  @PrimaryColumn('uuid')
+  offerId!: string;
 }
