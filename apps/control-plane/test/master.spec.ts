@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Resources } from '@arbiter/allocator';
-import { Scheduler, SchedulerError, type Subscribe } from '@arbiter/scheduler-sdk';
+import { type Offer, Scheduler, SchedulerError, type Subscribe } from '@arbiter/scheduler-sdk';
 import { sleep, until } from './support/until';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from './support/app';
 import { ProtocolAgent } from './support/fake-agent';
@@ -277,6 +277,44 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     await until(() => f.states('on-fragile').includes('LOST'), 10_000);
     expect(f.updates.find((u) => u.state === 'LOST')).toMatchObject({ reason: 'REASON_AGENT_REMOVED', source: 'SOURCE_MASTER' });
     expect((await t.api('GET', `/api/v1/agents/${ag.agentId}`)).body.status).toBe('UNREACHABLE');
+  });
+
+  it('after a restart gives known agents the re-registration timeout: one back after the heartbeat timeout keeps its task, one that stays away is unreachable with its task LOST', async () => {
+    const resources = Resources.fromScalars({ cpus: 4, mem: 4096 }).toJSON();
+    const returning = await agent('returning', { cpus: 4, mem: 4096 });
+    const absent = await agent('absent', { cpus: 4, mem: 4096 });
+    const f = await framework({ name: 'patient', roles: ['r'], failoverTimeoutSeconds: 60 });
+    const offers = new Map<string, Offer>();
+    await until(() => {
+      for (const o of f.offers.splice(0)) offers.set(o.hostname, o);
+      return offers.size === 2;
+    });
+    await f.s.launch(offers.get('returning')!, [task('kept', { cpus: 1, mem: 64 })]);
+    await f.s.launch(offers.get('absent')!, [task('lost', { cpus: 1, mem: 64 })]);
+    await until(() => f.states('kept').includes('RUNNING') && f.states('lost').includes('RUNNING'));
+    for (const c of closers.splice(0)) c();
+
+    const first = t;
+    await first.stop();
+    const second = await startTestControlPlane({ databaseUrl: first.databaseUrl, config: { allocationInterval: 0.1, agentTimeout: 1, agentReregisterTimeout: 4 } });
+    t = { ...second, close: () => second.close().then(() => first.close()) };
+    const started = Date.now();
+    await sleep(2000); // past the heartbeat timeout, within the re-registration timeout
+    const again = new ProtocolAgent(t.cp.url, ADMIN_TOKEN, { hostname: 'returning', resources });
+    closers.push(() => again.close());
+    again.agentId = returning.agentId;
+    for (const [id, task] of returning.tasks) again.tasks.set(id, task);
+    await again.register();
+
+    const status = async (id: string) => (await t.api('GET', `/api/v1/agents/${id}`)).body.status;
+    await until(async () => (await status(absent.agentId!)) === 'UNREACHABLE', 10_000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3500);
+    expect(await status(returning.agentId!)).toBe('REACHABLE');
+    const tasks = (await t.api('GET', '/api/v1/tasks')).body.items as Array<{ taskId: string; state: string; id: string }>;
+    expect(Object.fromEntries(tasks.map((x) => [x.taskId, x.state]))).toEqual({ kept: 'RUNNING', lost: 'LOST' });
+    const lost = (await t.api('GET', `/api/v1/tasks/${tasks.find((x) => x.taskId === 'lost')!.id}`)).body;
+    expect(lost.history.at(-1)).toMatchObject({ state: 'LOST', reason: 'REASON_AGENT_REMOVED' });
+    expect(lost.history.at(-1).message).toMatch(/not registered again within 4 s/);
   });
 
   it('tears a framework down through the API: tasks killed, recorded in the audit log', async () => {

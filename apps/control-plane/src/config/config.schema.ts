@@ -22,6 +22,11 @@ export interface AppConfig {
   allocationInterval: number;
   /** Seconds without a heartbeat after which an agent is unreachable (its tasks LOST). */
   agentTimeout: number;
+  /**
+   * Seconds an agent known before a start of the control plane has to register again before
+   * it is unreachable (its tasks LOST); its reconnect may back off past agentTimeout.
+   */
+  agentReregisterTimeout: number;
   /** Seconds an offer stays outstanding before it is rescinded; 0 = forever. */
   offerTimeout: number;
   /** Days of allocation history (cycles, traces, shares) kept. */
@@ -101,6 +106,7 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
   { key: 'adminToken', env: 'ARBITER_ADMIN_TOKEN', flag: '--admin-token', description: 'the first admin API token; unset generates one on first start and prints it once', secret: true, parse: adminToken },
   { key: 'allocationInterval', env: 'ARBITER_ALLOCATION_INTERVAL', flag: '--allocation-interval', description: 'seconds between allocation cycles', default: 1, parse: interval },
   { key: 'agentTimeout', env: 'ARBITER_AGENT_TIMEOUT', flag: '--agent-timeout', description: 'seconds without a heartbeat before an agent is unreachable and its tasks LOST', default: 15, parse: seconds(1, 86_400) },
+  { key: 'agentReregisterTimeout', env: 'ARBITER_AGENT_REREGISTER_TIMEOUT', flag: '--agent-reregister-timeout', description: 'seconds agents known before a start of the control plane have to register again before they are unreachable and their tasks LOST', default: 600, parse: seconds(1, 86_400) },
   { key: 'offerTimeout', env: 'ARBITER_OFFER_TIMEOUT', flag: '--offer-timeout', description: 'seconds before an unanswered offer is rescinded (0: never)', default: 0, parse: seconds(0, 86_400) },
   { key: 'historyRetentionDays', env: 'ARBITER_HISTORY_RETENTION_DAYS', flag: '--history-retention-days', description: 'days of allocation history kept', default: 7, parse: seconds(0.001, 3650) },
   { key: 'logLevel', env: 'LOG_LEVEL', flag: '--log-level', description: `log level: ${LOG_LEVELS.join(', ')}`, default: 'info', parse: logLevel },

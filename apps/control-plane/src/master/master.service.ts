@@ -217,7 +217,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
 
     const agents = await db.find(AgentEntity, { where: { status: AgentStatus.REACHABLE } });
     for (const agent of agents) {
-      this.agents.set(agent.id, { id: agent.id, hostname: agent.hostname, attributes: agent.attributes, lastSeen: performance.now(), inAllocator: false });
+      this.agents.set(agent.id, { id: agent.id, hostname: agent.hostname, attributes: agent.attributes, lastSeen: performance.now(), inAllocator: false, recovered: true });
       await this.addAgentToAllocator(db, agent, false);
     }
     await this.applyMaintenance(db);
@@ -628,18 +628,27 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     });
   }
 
-  /** Agents silent past the timeout become unreachable: offers rescinded, tasks LOST. */
-  private silentAgents(): AgentRuntime[] {
-    const limit = performance.now() - this.config.agentTimeout * 1000;
-    return [...this.agents.values()].filter((a) => a.lastSeen <= limit);
+  /** Seconds of silence after which an agent is unreachable. */
+  private timeoutOf(agent: AgentRuntime): number {
+    return agent.recovered ? this.config.agentReregisterTimeout : this.config.agentTimeout;
   }
 
+  private isSilent(agent: AgentRuntime): boolean {
+    return agent.lastSeen <= performance.now() - this.timeoutOf(agent) * 1000;
+  }
+
+  private silentAgents(): AgentRuntime[] {
+    return [...this.agents.values()].filter((a) => this.isSilent(a));
+  }
+
+  /** Agents silent past their timeout become unreachable: offers rescinded, tasks LOST. */
   private async checkAgents(): Promise<void> {
     for (const agent of this.silentAgents()) {
       // Heard from while earlier ones were removed: kept.
-      if (agent.lastSeen > performance.now() - this.config.agentTimeout * 1000) continue;
+      if (!this.isSilent(agent)) continue;
       agent.socket?.disconnect(true);
-      await this.removeAgent(agent.id, `no heartbeat for ${this.config.agentTimeout} s`, TaskState.LOST, AgentStatus.UNREACHABLE);
+      const reason = agent.recovered ? `not registered again within ${this.config.agentReregisterTimeout} s of the control plane's start` : `no heartbeat for ${this.config.agentTimeout} s`;
+      await this.removeAgent(agent.id, reason, TaskState.LOST, AgentStatus.UNREACHABLE);
     }
   }
 

@@ -14,6 +14,11 @@ export interface AgentRuntime {
   lastSeen: number;
   /** In the allocator (registered since the control plane started, or restored). */
   inAllocator: boolean;
+  /**
+   * Restored from the database at start and not registered since: it is silent only after the
+   * re-registration timeout, not the heartbeat timeout (Mesos's agent_reregister_timeout).
+   */
+  recovered?: boolean;
 }
 
 export interface FrameworkRuntime {

@@ -36,6 +36,7 @@ export function testConfig(databaseUrl: string, overrides: Partial<AppConfig> = 
     adminToken: ADMIN_TOKEN,
     allocationInterval: 1,
     agentTimeout: 15,
+    agentReregisterTimeout: 600,
     offerTimeout: 0,
     historyRetentionDays: 7,
     logLevel: 'silent',
