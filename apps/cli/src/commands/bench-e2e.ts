@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { Reply } from '@arbiter/contracts';
 
 export interface E2eFlags {
@@ -26,6 +26,8 @@ export interface E2eFlags {
    * submitted to it and declines offers it has no work for); 0: every offer is used whole.
    */
   rate: number;
+  /** The control plane's allocation interval, in seconds. */
+  allocationInterval: number;
 }
 
 const TOKEN = `bench-${randomUUID()}`;
@@ -38,8 +40,8 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-async function startControlPlane(databaseUrl: string | undefined, dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', ARBITER_ADMIN_TOKEN: TOKEN, ARBITER_DATA_DIR: dataDir, LOG_LEVEL: 'error', ARBITER_ALLOCATION_INTERVAL: '0.1', ARBITER_AGENT_TIMEOUT: '60' };
+async function startControlPlane(databaseUrl: string | undefined, dataDir: string, allocationInterval: number): Promise<{ child: ChildProcess; url: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', ARBITER_ADMIN_TOKEN: TOKEN, ARBITER_DATA_DIR: dataDir, LOG_LEVEL: 'error', ARBITER_ALLOCATION_INTERVAL: String(allocationInterval), ARBITER_AGENT_TIMEOUT: '60' };
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   else delete env.DATABASE_URL;
   // Extra node flags for the control plane alone, e.g. ARBITER_BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=prof'.
@@ -78,7 +80,7 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
   const cp = require('@arbiter/control-plane') as typeof import('@arbiter/control-plane');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-bench-e2e-'));
   const run = async (databaseUrl: string | undefined) => {
-    const { child, url } = await startControlPlane(databaseUrl, dataDir);
+    const { child, url } = await startControlPlane(databaseUrl, dataDir, flags.allocationInterval);
     const sockets: Array<import('socket.io-client').Socket> = [];
     const schedulers: Array<import('@arbiter/scheduler-sdk').Scheduler> = [];
     const timers: NodeJS.Timeout[] = [];
@@ -217,20 +219,27 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
         const submitter = setInterval(submit, 10);
         timers.push(submitter);
       }
-      console.log(`warming up for ${flags.warmup} s, then measuring for ${flags.seconds} s`);
+      console.log(`warming up for ${flags.warmup} s, then measuring for ${flags.seconds} s (allocation every ${flags.allocationInterval} s)`);
       await new Promise((r) => setTimeout(r, flags.warmup * 1000));
       measuring = true;
       const t0 = performance.now();
       const cpu0 = cpuSeconds(child.pid!);
+      // This process plays every agent and framework: a late event loop here shows in every latency.
+      const benchLoop = monitorEventLoopDelay({ resolution: 10 });
+      benchLoop.enable();
+      const benchCpu0 = process.cpuUsage();
       const memory: number[] = [];
       const sampler = setInterval(() => memory.push(residentMb(child.pid!)), 1000);
       timers.push(sampler);
       await new Promise((r) => setTimeout(r, flags.seconds * 1000));
       measuring = false;
+      benchLoop.disable();
       clearInterval(sampler);
       const elapsed = (performance.now() - t0) / 1000;
       const controlPlaneCpu = (cpuSeconds(child.pid!) - cpu0) / elapsed;
       latencies.sort((a, b) => a - b);
+      for (const v of Object.values(stages)) v.sort((a, b) => a - b);
+      const stagePercentile = (p: number) => Object.fromEntries(Object.entries(stages).map(([k, v]) => [k, Math.round(percentile(v, p) * 10) / 10])) as Record<keyof typeof stages, number>;
       const result = {
         bench: 'e2e',
         agents: flags.agents,
@@ -239,17 +248,24 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
         launchesPerSecond: Math.round(running / elapsed),
         offerToRunningP50Ms: Math.round(percentile(latencies, 50) * 10) / 10,
         offerToRunningP99Ms: Math.round(percentile(latencies, 99) * 10) / 10,
-        stagesP50Ms: Object.fromEntries(Object.entries(stages).map(([k, v]) => [k, Math.round(percentile(v.sort((a, b) => a - b), 50) * 10) / 10])),
+        stagesP50Ms: stagePercentile(50),
+        stagesP99Ms: stagePercentile(99),
         controlPlaneRssMb: Math.max(...memory, residentMb(child.pid!)),
         controlPlaneCpuPercent: Math.round(controlPlaneCpu * 100),
+        benchCpuPercent: Math.round(((u) => (u.user + u.system) / 1e4 / elapsed)(process.cpuUsage(benchCpu0))),
+        benchEventLoopDelayP99Ms: Math.round(benchLoop.percentile(99) / 1e5) / 10,
+        allocationIntervalSeconds: flags.allocationInterval,
         ...(flags.rate ? { rate: flags.rate, backlogAtEnd: backlog.reduce((a, b) => a + b, 0) } : {}),
         failures: Object.fromEntries(failures),
       };
       console.log(`node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; database: ${databaseUrl ? 'DATABASE_URL (scratch database)' : 'embedded'}`);
       console.log(`task launches per second (RUNNING, persisted): ${result.launchesPerSecond}${flags.rate ? ` of ${flags.rate} submitted per second; ${result.backlogAtEnd} tasks waiting for offers at the end` : ' (every offer used)'}`);
       console.log(`offer to RUNNING latency: p50 ${result.offerToRunningP50Ms} ms, p99 ${result.offerToRunningP99Ms} ms`);
-      console.log(`  p50 by stage: offer to launch at the agent ${result.stagesP50Ms.toLaunch} ms, to STARTING recorded ${result.stagesP50Ms.toStarting} ms, to RUNNING recorded ${result.stagesP50Ms.toRunning} ms, to RUNNING at the framework ${result.stagesP50Ms.toFramework} ms`);
+      for (const [p, by] of [['p50', result.stagesP50Ms], ['p99', result.stagesP99Ms]] as const) {
+        console.log(`  ${p} by stage: offer to launch at the agent ${by.toLaunch} ms, to STARTING recorded ${by.toStarting} ms, to RUNNING recorded ${by.toRunning} ms, to RUNNING at the framework ${by.toFramework} ms`);
+      }
       console.log(`control plane resident memory (max): ${result.controlPlaneRssMb} MB; CPU while measuring: ${result.controlPlaneCpuPercent}% of one core`);
+      console.log(`this process (agents and frameworks): CPU ${result.benchCpuPercent}% of one core, event loop delay p99 ${result.benchEventLoopDelayP99Ms} ms`);
       if (failures.size) console.log(`failures (first: ${firstFailure}): ${[...failures].map(([k, n]) => `${k} x${n}`).join('; ')}`);
       console.log(JSON.stringify(result));
     } finally {

@@ -22,6 +22,13 @@ function positive(value: string | undefined, flag: string): number | undefined {
   return n;
 }
 
+function positiveSeconds(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${flag} must be a positive number of seconds, got '${value}'`);
+  return n;
+}
+
 export function register(program: Command): void {
   program
     .command('bench')
@@ -36,8 +43,9 @@ export function register(program: Command): void {
     .option('--warmup <n>', 'e2e: seconds before measuring (default 5)')
     .option('--task-ms <n>', 'e2e: how long each simulated task runs (default 200)')
     .option('--rate <n>', 'e2e: tasks submitted per second across the frameworks (default: every offer is used)')
+    .option('--allocation-interval <seconds>', 'e2e: the control plane\'s allocation interval (default 0.25)')
     .option('--runs <n>', 'dashboard: cold loads timed per page (default 5)')
-    .action(async (suite: string, flags: BenchFlags & { seconds?: string; warmup?: string; taskMs?: string; rate?: string; runs?: string }) => {
+    .action(async (suite: string, flags: BenchFlags & { seconds?: string; warmup?: string; taskMs?: string; rate?: string; allocationInterval?: string; runs?: string }) => {
       if (suite === 'dashboard') {
         try {
           const { runDashboardBench } = require('./bench-dashboard') as typeof import('./bench-dashboard');
@@ -57,6 +65,7 @@ export function register(program: Command): void {
             warmup: positive(flags.warmup, 'warmup') ?? 5,
             taskMs: positive(flags.taskMs, 'task-ms') ?? 200,
             rate: positive(flags.rate, 'rate') ?? 0,
+            allocationInterval: positiveSeconds(flags.allocationInterval, 'allocation-interval') ?? 0.25,
           };
           const { runE2eBench } = require('./bench-e2e') as typeof import('./bench-e2e');
           await runE2eBench(e2e);
