@@ -4,6 +4,7 @@
  */
 import type { MigrationInterface } from 'typeorm';
 // migrations:imports
+import { EndedTaskIndex1795460887692 } from './1795460887692-EndedTaskIndex';
 import { OfferAgentTimeIndex1795455846547 } from './1795455846547-OfferAgentTimeIndex';
 import { OfferStorage1795453535871 } from './1795453535871-OfferStorage';
 import { UnacknowledgedStatusUpdates1795431005691 } from './1795431005691-UnacknowledgedStatusUpdates';
@@ -16,5 +17,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   UnacknowledgedStatusUpdates1795431005691,
   OfferStorage1795453535871,
   OfferAgentTimeIndex1795455846547,
+  EndedTaskIndex1795460887692,
   // migrations:list
 ];

@@ -433,7 +433,7 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     await db.query(`UPDATE allocation_cycles SET started_at = now() - interval '30 days'`);
     await db.query(`UPDATE offers SET created_at = now() - interval '30 days'`);
     const master = t.cp.app.get(Master);
-    const removed = await master.pruneHistory(new Date(Date.now() - 86_400_000));
+    const removed = await master.pruneHistory({ history: new Date(Date.now() - 86_400_000) });
     expect(removed.cycles).toBe(cycles);
     expect(removed.offers).toBeGreaterThanOrEqual(1);
     expect(await count('SELECT count(*) AS n FROM allocation_cycles')).toBe(0);
@@ -444,7 +444,42 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     expect(listed.body.items.map((o: { id: string }) => o.id)).toContain(outstanding.id);
     await f.s.launch(outstanding, [{ taskId: 'after-prune', name: 'x', command: { shell: 'true' }, resources: [{ name: 'cpus', value: 1 }] }]);
     expect((await t.api('GET', '/api/v1/offers?state=OUTSTANDING')).body.items.map((o: { id: string }) => o.id)).not.toContain(outstanding.id);
-    expect((await master.pruneHistory(new Date(Date.now() - 86_400_000))).offers).toBe(1);
+    expect((await master.pruneHistory({ history: new Date(Date.now() - 86_400_000) })).offers).toBe(1);
+  });
+
+  it('prunes tasks ended before the task retention with their status updates; live tasks and unacknowledged ends stay until the framework completes', async () => {
+    const ag = await agent('ends', { cpus: 4, mem: 4096 });
+    const acked = await framework({ name: 'acked', roles: ['r'] });
+    const silent = await framework({ name: 'silent', roles: ['r'] }, { autoAcknowledge: false });
+    ag.finishImmediately = true;
+    await acked.s.launch(await acked.nextOffer(), [task('done', { cpus: 1, mem: 64 })], { refuseSeconds: 0 });
+    await silent.s.launch(await silent.nextOffer(), [task('unread', { cpus: 1, mem: 64 })], { refuseSeconds: 0 });
+    await until(() => acked.states('done').includes('FINISHED') && silent.states('unread').includes('FINISHED'));
+    ag.finishImmediately = false;
+    await acked.s.launch(await acked.nextOffer(), [task('live', { cpus: 1, mem: 64 })]);
+    await until(() => acked.states('live').includes('RUNNING'));
+    const db = t.cp.dataSource;
+    const rows = async (sql: string) => (await db.query(sql)) as Array<Record<string, unknown>>;
+    const taskIds = async () => (await rows('SELECT task_id FROM tasks ORDER BY task_id')).map((r) => r.task_id);
+    await until(async () => (await rows(`SELECT 1 FROM task_status_updates u JOIN tasks t ON t.id = u.task_ref WHERE t.task_id IN ('done', 'live') AND u.acknowledged_at IS NULL`)).length === 0);
+    await db.query(`UPDATE tasks SET updated_at = now() - interval '30 days'`);
+    const master = t.cp.app.get(Master);
+    const dayAgo = { tasks: new Date(Date.now() - 86_400_000) };
+
+    expect((await master.pruneHistory(dayAgo)).tasks).toBe(1);
+    expect(await taskIds()).toEqual(['live', 'unread']);
+    expect(await rows('SELECT 1 FROM task_status_updates u WHERE NOT EXISTS (SELECT 1 FROM tasks t WHERE t.id = u.task_ref)')).toEqual([]);
+    // A framework that completes will never read its updates: its ended tasks go too.
+    await silent.s.teardown();
+    await until(async () => (await t.api('GET', `/api/v1/frameworks/${silent.s.frameworkId}`)).body.state === 'COMPLETED');
+    expect((await master.pruneHistory(dayAgo)).tasks).toBe(1);
+    expect(await taskIds()).toEqual(['live']);
+    // Nothing recent goes.
+    await db.query(`UPDATE tasks SET updated_at = now()`);
+    await acked.s.kill('live');
+    await until(() => acked.states('live').includes('KILLED'));
+    expect((await master.pruneHistory(dayAgo)).tasks).toBe(0);
+    expect(await taskIds()).toEqual(['live']);
   });
 
   it('rescinds the offers of an agent an operator deactivates, and offers it again once reactivated', async () => {

@@ -31,6 +31,8 @@ export interface AppConfig {
   offerTimeout: number;
   /** Days of allocation history (cycles, traces, shares) kept. */
   historyRetentionDays: number;
+  /** Days ended tasks (with their status updates) are kept. */
+  taskRetentionDays: number;
   logLevel: LogLevel;
 }
 
@@ -109,6 +111,7 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
   { key: 'agentReregisterTimeout', env: 'ARBITER_AGENT_REREGISTER_TIMEOUT', flag: '--agent-reregister-timeout', description: 'seconds agents known before a start of the control plane have to register again before they are unreachable and their tasks LOST', default: 600, parse: seconds(1, 86_400) },
   { key: 'offerTimeout', env: 'ARBITER_OFFER_TIMEOUT', flag: '--offer-timeout', description: 'seconds before an unanswered offer is rescinded (0: never)', default: 0, parse: seconds(0, 86_400) },
   { key: 'historyRetentionDays', env: 'ARBITER_HISTORY_RETENTION_DAYS', flag: '--history-retention-days', description: 'days of allocation history kept', default: 7, parse: seconds(0.001, 3650) },
+  { key: 'taskRetentionDays', env: 'ARBITER_TASK_RETENTION_DAYS', flag: '--task-retention-days', description: 'days ended tasks and their status updates are kept', default: 7, parse: seconds(0.001, 3650) },
   { key: 'logLevel', env: 'LOG_LEVEL', flag: '--log-level', description: `log level: ${LOG_LEVELS.join(', ')}`, default: 'info', parse: logLevel },
 ] as ReadonlyArray<Setting<keyof AppConfig>>;
 

@@ -78,9 +78,10 @@ export const DEFAULT_REFUSE_SECONDS = 5;
 const UPDATE_RETRY_MS = 5_000;
 /** A cycle with no offers is still recorded this often, so history and "explain" stay current. */
 const IDLE_CYCLE_RECORD_MS = 30_000;
-/** History pruned per statement: cycles (each with its shares and a trace) and offers. */
+/** Pruned per statement: cycles (each with its shares and a trace), offers, and ended tasks (each with its status updates). */
 const PRUNE_BATCH_CYCLES = 100;
 const PRUNE_BATCH_OFFERS = 5_000;
+const PRUNE_BATCH_TASKS = 2_000;
 const KILL_GRACE_SECONDS = 5;
 
 const isTerminal = (s: TaskState) => TERMINAL_TASK_STATES.includes(s);
@@ -526,28 +527,43 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   /**
-   * Drops the history older than the retention: cycles with their shares, and offers made
-   * before it (except those still outstanding). In small batches outside the serial queue, each
-   * its own statement, so pruning never holds up allocation; at most `budgetMs` of work per
-   * call. Resolves with the number of cycles and offers removed.
+   * Drops what is older than its retention: allocation history (cycles with their shares, and
+   * offers made before it except those still outstanding) and ended tasks with their status
+   * updates (except a task whose update its framework has yet to acknowledge, unless the
+   * framework has completed). In small batches outside the serial queue, each its own
+   * statement, so pruning never holds up allocation; at most `budgetMs` of work per call.
+   * Resolves with the number of cycles, offers and tasks removed.
    */
-  async pruneHistory(before = new Date(Date.now() - this.config.historyRetentionDays * 86_400_000), budgetMs = 20_000): Promise<{ cycles: number; offers: number }> {
-    const removed = { cycles: 0, offers: 0 };
+  async pruneHistory(
+    before: { history?: Date; tasks?: Date } = {},
+    budgetMs = 20_000,
+  ): Promise<{ cycles: number; offers: number; tasks: number }> {
+    const history = before.history ?? new Date(Date.now() - this.config.historyRetentionDays * 86_400_000);
+    const tasks = before.tasks ?? new Date(Date.now() - this.config.taskRetentionDays * 86_400_000);
+    const removed = { cycles: 0, offers: 0, tasks: 0 };
     const t0 = performance.now();
     while (!this.stopping && performance.now() - t0 < budgetMs) {
-      const [row]: Array<{ cycles: number; offers: number }> = await this.dataSource.query(
+      const [row]: Array<{ cycles: number; offers: number; tasks: number }> = await this.dataSource.query(
         `WITH old_offers AS (
                 SELECT id FROM offers o WHERE created_at < $1 AND NOT EXISTS (SELECT 1 FROM outstanding_offers x WHERE x.offer_id = o.id)
                  ORDER BY created_at LIMIT ${PRUNE_BATCH_OFFERS}),
               offers_gone AS (DELETE FROM offers o USING old_offers WHERE o.id = old_offers.id RETURNING 1),
               old_cycles AS (SELECT id FROM allocation_cycles WHERE started_at < $1 ORDER BY id LIMIT ${PRUNE_BATCH_CYCLES}),
-              cycles_gone AS (DELETE FROM allocation_cycles c USING old_cycles WHERE c.id = old_cycles.id RETURNING 1)
-         SELECT (SELECT count(*) FROM cycles_gone)::int AS cycles, (SELECT count(*) FROM offers_gone)::int AS offers`,
-        [before],
+              cycles_gone AS (DELETE FROM allocation_cycles c USING old_cycles WHERE c.id = old_cycles.id RETURNING 1),
+              old_tasks AS (
+                SELECT t.id FROM tasks t
+                 WHERE t.state IN (${TERMINAL_TASK_STATES.map((s) => `'${s}'`).join(', ')}) AND t.updated_at < $2
+                   AND NOT EXISTS (SELECT 1 FROM task_status_updates u JOIN frameworks f ON f.id = t.framework_id
+                                    WHERE u.task_ref = t.id AND u.acknowledged_at IS NULL AND f.state <> 'COMPLETED')
+                 ORDER BY t.updated_at LIMIT ${PRUNE_BATCH_TASKS}),
+              tasks_gone AS (DELETE FROM tasks t USING old_tasks WHERE t.id = old_tasks.id RETURNING 1)
+         SELECT (SELECT count(*) FROM cycles_gone)::int AS cycles, (SELECT count(*) FROM offers_gone)::int AS offers, (SELECT count(*) FROM tasks_gone)::int AS tasks`,
+        [history, tasks],
       );
       removed.cycles += row.cycles;
       removed.offers += row.offers;
-      if (row.cycles < PRUNE_BATCH_CYCLES && row.offers < PRUNE_BATCH_OFFERS) break;
+      removed.tasks += row.tasks;
+      if (row.cycles < PRUNE_BATCH_CYCLES && row.offers < PRUNE_BATCH_OFFERS && row.tasks < PRUNE_BATCH_TASKS) break;
     }
     return removed;
   }

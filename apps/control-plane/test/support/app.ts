@@ -39,6 +39,7 @@ export function testConfig(databaseUrl: string, overrides: Partial<AppConfig> = 
     agentReregisterTimeout: 600,
     offerTimeout: 0,
     historyRetentionDays: 7,
+    taskRetentionDays: 7,
     logLevel: 'silent',
     ...overrides,
   };
