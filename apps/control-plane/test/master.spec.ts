@@ -449,13 +449,25 @@ describe('master: offers, tasks and DRF over the protocols', () => {
 
   it('prunes tasks ended before the task retention with their status updates; live tasks and unacknowledged ends stay until the framework completes', async () => {
     const ag = await agent('ends', { cpus: 4, mem: 4096 });
-    const acked = await framework({ name: 'acked', roles: ['r'] });
-    const silent = await framework({ name: 'silent', roles: ['r'] }, { autoAcknowledge: false });
     ag.finishImmediately = true;
+    /** One framework has the agent's offers at a time: `from` suppresses and hands back what it holds until `to` has one. */
+    const handOver = async (from: Recorder, to: Recorder) => {
+      await from.s.suppress();
+      await until(async () => {
+        if (from.offers.length) await from.s.decline(from.offers.splice(0).map((o) => o.id), { refuseSeconds: 0 });
+        return to.offers.length > 0;
+      });
+    };
+    const acked = await framework({ name: 'acked', roles: ['r'] });
     await acked.s.launch(await acked.nextOffer(), [task('done', { cpus: 1, mem: 64 })], { refuseSeconds: 0 });
+    await until(() => acked.states('done').includes('FINISHED'));
+    const silent = await framework({ name: 'silent', roles: ['r'] }, { autoAcknowledge: false });
+    await handOver(acked, silent);
     await silent.s.launch(await silent.nextOffer(), [task('unread', { cpus: 1, mem: 64 })], { refuseSeconds: 0 });
-    await until(() => acked.states('done').includes('FINISHED') && silent.states('unread').includes('FINISHED'));
+    await until(() => silent.states('unread').includes('FINISHED'));
     ag.finishImmediately = false;
+    await acked.s.revive();
+    await handOver(silent, acked);
     await acked.s.launch(await acked.nextOffer(), [task('live', { cpus: 1, mem: 64 })]);
     await until(() => acked.states('live').includes('RUNNING'));
     const db = t.cp.dataSource;
