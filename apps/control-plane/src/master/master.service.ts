@@ -53,7 +53,7 @@ import { QuotaEntity } from '../roles/quota.entity';
 import { RoleEntity } from '../roles/role.entity';
 import { TaskEntity, TaskState, TERMINAL_TASK_STATES } from '../tasks/task.entity';
 import { WhitelistEntity } from '../whitelist/whitelist.entity';
-import type { AgentRuntime, FrameworkRuntime, OutstandingInverseOffer, OutstandingOffer } from './master.state';
+import { type AgentRuntime, type FrameworkRuntime, LiveTasks, type OutstandingInverseOffer, type OutstandingOffer, taskKey } from './master.state';
 import { OperatorStream } from './operator-stream';
 import { GroupCommit, type Pending } from './group-commit';
 import { Journal } from './journal';
@@ -85,7 +85,6 @@ const PRUNE_BATCH_TASKS = 2_000;
 const KILL_GRACE_SECONDS = 5;
 
 const isTerminal = (s: TaskState) => TERMINAL_TASK_STATES.includes(s);
-const taskKey = (frameworkId: string, taskId: string) => `${frameworkId}\u0000${taskId}`;
 
 /** An accept checked against its offers, not yet written. */
 interface PlannedAccept {
@@ -214,7 +213,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     }
 
     this.liveTasks.clear();
-    for (const t of await db.find(TaskEntity, { where: { state: Not(In([...TERMINAL_TASK_STATES])) } })) this.liveTasks.set(taskKey(t.frameworkId, t.taskId), { ...t, command: null });
+    for (const t of await db.find(TaskEntity, { where: { state: Not(In([...TERMINAL_TASK_STATES])) } })) this.liveTasks.add(t);
 
     const agents = await db.find(AgentEntity, { where: { status: AgentStatus.REACHABLE } });
     for (const agent of agents) {
@@ -241,7 +240,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     // The live tasks as they are in memory right now (not as read before an await): a task's end
     // committed after this is recovered from the allocator, one committed before is not counted.
     const used: Array<{ frameworkId: string; role: string; resources: Resources }> = [];
-    for (const t of this.liveTasks.values()) if (t.agentId === agent.id && this.frameworks.has(t.frameworkId)) used.push({ frameworkId: t.frameworkId, role: t.role, resources: Resources.of(t.resources) });
+    for (const t of this.liveTasks.onAgent(agent.id)) if (this.frameworks.has(t.frameworkId)) used.push({ frameworkId: t.frameworkId, role: t.role, resources: Resources.of(t.resources) });
     this.allocator.addAgent(agent.id, total, { hostname: agent.hostname, used, activated: activated && agent.activated && !agent.drainState });
     this.unavailability.delete(agent.id);
     const runtime = this.agents.get(agent.id);
@@ -698,7 +697,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     const runtime = this.agents.get(String(socket.data.agentId));
     if (!runtime || runtime.socket !== socket) return Promise.reject(new ProtocolError(PROTOCOL_ERRORS.NOT_SUBSCRIBED, 'register before sending status updates'));
     runtime.lastSeen = performance.now();
-    const task = this.liveTasks.get(taskKey(update.frameworkId, update.taskId));
+    const task = this.liveTasks.get(update.frameworkId, update.taskId);
     return task ? this.statusWrites.push({ task, update }) : this.statuses.push(update);
   }
 
@@ -782,14 +781,13 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     const byId = new Map(items.map((i) => [i.task.id, i.task]));
     for (const [id, state] of moved) {
       const task = byId.get(id)!;
-      const k = taskKey(task.frameworkId, task.taskId);
       task.state = state;
       if (!isTerminal(state)) {
-        const live = this.liveTasks.get(k);
+        const live = this.liveTasks.get(task.frameworkId, task.taskId);
         if (live) live.state = state;
         continue;
       }
-      this.liveTasks.delete(k);
+      this.liveTasks.delete(task.frameworkId, task.taskId);
       if (this.frameworks.has(task.frameworkId) && this.agents.get(task.agentId)?.inAllocator) {
         // Offered again by the next cycle, as in Mesos: recovered resources wait for the timer.
         this.allocator.recoverResources(task.frameworkId, task.agentId, task.role, Resources.of(task.resources));
@@ -1118,7 +1116,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
         for (const [i, p] of answered.entries()) {
           const state = p.declined ? OfferState.DECLINED : OfferState.ACCEPTED;
           for (const o of p.offers) this.stream.emit('offer.closed', { offerId: o.id, state });
-          for (const t of rows[i]) this.liveTasks.set(taskKey(t.frameworkId, t.taskId), { ...t, command: null });
+          for (const t of rows[i]) this.liveTasks.add(t);
           for (const t of rows[i]) this.sendLaunch(p.agentId, t);
           p.entry.resolve(p.declined ? undefined : { launched: rows[i].map((t) => t.taskId) });
         }
@@ -1155,11 +1153,10 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly launching = new Set<string>();
 
   /**
-   * The tasks that are not terminal, by framework and task id (as stored: added once their
-   * launch has committed, changed and dropped as their updates commit), so that a status update
-   * needs no read. Its rows are never changed here before they are in Postgres.
+   * The tasks that are not terminal, as stored: added once their launch has committed, changed
+   * and dropped as their updates commit; never changed here before they are in Postgres.
    */
-  private readonly liveTasks = new Map<string, TaskEntity>();
+  private readonly liveTasks = new LiveTasks();
 
   /** The offers closed (accepted or declined) and the tasks inserted as STAGING: one statement, so one round trip and all or nothing. */
   private async writeAnswers(offers: Map<string, OfferState>, tasks: TaskEntity[], now: Date): Promise<void> {
