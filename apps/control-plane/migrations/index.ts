@@ -4,6 +4,7 @@
  */
 import type { MigrationInterface } from 'typeorm';
 // migrations:imports
+import { TaskCreatedIndex1795461984052 } from './1795461984052-TaskCreatedIndex';
 import { EndedTaskIndex1795460887692 } from './1795460887692-EndedTaskIndex';
 import { OfferAgentTimeIndex1795455846547 } from './1795455846547-OfferAgentTimeIndex';
 import { OfferStorage1795453535871 } from './1795453535871-OfferStorage';
@@ -18,5 +19,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   OfferStorage1795453535871,
   OfferAgentTimeIndex1795455846547,
   EndedTaskIndex1795460887692,
+  TaskCreatedIndex1795461984052,
   // migrations:list
 ];

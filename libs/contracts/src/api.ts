@@ -782,7 +782,10 @@ export interface components {
             items: components["schemas"]["CycleDto"][];
             limit: number;
             offset: number;
+            /** @description matches, counted up to offset + 10,000 */
             total: number;
+            /** @description true when counting stopped at offset + 10,000 matches: there are more than `total` */
+            totalCapped: boolean;
         };
         DrainAgentDto: {
             /**
@@ -944,7 +947,10 @@ export interface components {
             items: components["schemas"]["OfferDto"][];
             limit: number;
             offset: number;
+            /** @description matches, counted up to offset + 10,000 */
             total: number;
+            /** @description true when counting stopped at offset + 10,000 matches: there are more than `total` */
+            totalCapped: boolean;
         };
         /** @enum {string} */
         OfferState: "OUTSTANDING" | "ACCEPTED" | "DECLINED" | "RESCINDED" | "EXPIRED";
@@ -1106,7 +1112,10 @@ export interface components {
             items: components["schemas"]["TaskDto"][];
             limit: number;
             offset: number;
+            /** @description matches, counted up to offset + 10,000 */
             total: number;
+            /** @description true when counting stopped at offset + 10,000 matches: there are more than `total` */
+            totalCapped: boolean;
         };
         /** @enum {string} */
         TaskState: "STAGING" | "STARTING" | "RUNNING" | "FINISHED" | "FAILED" | "KILLED" | "LOST" | "ERROR";

@@ -8,7 +8,7 @@ import { Resources } from '@arbiter/allocator';
 import { AllocationUsageRepository } from '../allocation/allocation-usage.repository';
 import type { Actor } from '../auth/auth.actor';
 import { AuditService } from '../audit/audit.service';
-import type { Page } from '../common/pagination.dto';
+import { type CappedPage, cappedTotal, type Page } from '../common/pagination.dto';
 import { sumScalars } from '../common/resources.dto';
 import { Database } from '../database/database.service';
 import { ArbiterException } from '../errors/errors.exception';
@@ -98,25 +98,28 @@ export class FrameworksService {
     return after;
   }
 
-  async offers(filter: { state?: OfferState; frameworkId?: string; agentId?: string }, limit: number, offset: number): Promise<Page<OfferDto>> {
+  async offers(filter: { state?: OfferState; frameworkId?: string; agentId?: string }, limit: number, offset: number): Promise<CappedPage<OfferDto>> {
     // Outstanding offers through their own small table; the others by state (not indexed: closing an offer touches no index).
     const q = filter.state === OfferState.OUTSTANDING ? outstandingOffers(this.db.manager) : this.db.manager.createQueryBuilder(OfferEntity, 'o');
     if (filter.state && filter.state !== OfferState.OUTSTANDING) q.andWhere('o.state = :state', { state: filter.state });
     if (filter.frameworkId) q.andWhere('o.framework_id = :frameworkId', { frameworkId: filter.frameworkId });
     if (filter.agentId) q.andWhere('o.agent_id = :agentId', { agentId: filter.agentId });
-    const [rows, total] = await q.orderBy('o.created_at', 'DESC').addOrderBy('o.id', 'ASC').take(limit).skip(offset).getManyAndCount();
+    const [rows, count] = await Promise.all([q.clone().orderBy('o.created_at', 'DESC').addOrderBy('o.id', 'ASC').take(limit).skip(offset).getMany(), cappedTotal(q, offset)]);
     return {
       items: rows.map((o) => ({ id: o.id, frameworkId: o.frameworkId, agentId: o.agentId, role: o.role, resources: o.resources, resourcesText: Resources.of(o.resources).toString(), state: o.state, cycleId: o.cycleId === null ? null : String(o.cycleId), createdAt: o.createdAt.toISOString(), closedAt: o.closedAt?.toISOString() ?? null })),
-      total,
+      ...count,
       limit,
       offset,
     };
   }
 
-  async tasks(filter: { state?: TaskState; frameworkId?: string; agentId?: string }, limit: number, offset: number): Promise<Page<TaskDto>> {
-    const where = { ...(filter.state ? { state: filter.state } : {}), ...(filter.frameworkId ? { frameworkId: filter.frameworkId } : {}), ...(filter.agentId ? { agentId: filter.agentId } : {}) };
-    const [rows, total] = await this.db.manager.findAndCount(TaskEntity, { where, order: { createdAt: 'DESC', id: 'ASC' }, take: limit, skip: offset });
-    return { items: rows.map(toTaskDto), total, limit, offset };
+  async tasks(filter: { state?: TaskState; frameworkId?: string; agentId?: string }, limit: number, offset: number): Promise<CappedPage<TaskDto>> {
+    const q = this.db.manager.createQueryBuilder(TaskEntity, 't');
+    if (filter.state) q.andWhere('t.state = :state', { state: filter.state });
+    if (filter.frameworkId) q.andWhere('t.framework_id = :frameworkId', { frameworkId: filter.frameworkId });
+    if (filter.agentId) q.andWhere('t.agent_id = :agentId', { agentId: filter.agentId });
+    const [rows, count] = await Promise.all([q.clone().orderBy('t.created_at', 'DESC').addOrderBy('t.id', 'ASC').take(limit).skip(offset).getMany(), cappedTotal(q, offset)]);
+    return { items: rows.map(toTaskDto), ...count, limit, offset };
   }
 
   async task(id: string): Promise<TaskDto> {

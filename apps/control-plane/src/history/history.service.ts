@@ -7,7 +7,7 @@ import { In, type SelectQueryBuilder } from 'typeorm';
 import { Resources } from '@arbiter/allocator';
 import { AllocationCycleEntity } from '../allocation/allocation-cycle.entity';
 import { AllocationShareEntity } from '../allocation/allocation-share.entity';
-import type { Page } from '../common/pagination.dto';
+import { type CappedPage, cappedTotal } from '../common/pagination.dto';
 import { Database } from '../database/database.service';
 import { ArbiterException } from '../errors/errors.exception';
 import { FrameworkEntity, FrameworkState } from '../frameworks/framework.entity';
@@ -32,7 +32,7 @@ export class HistoryService {
     private readonly master: Master,
   ) {}
 
-  async cycles(filter: { from?: Date; to?: Date; role?: string; frameworkId?: string; agentId?: string }, limit: number, offset: number): Promise<Page<CycleDto>> {
+  async cycles(filter: { from?: Date; to?: Date; role?: string; frameworkId?: string; agentId?: string }, limit: number, offset: number): Promise<CappedPage<CycleDto>> {
     const q = this.db.manager.createQueryBuilder(AllocationCycleEntity, 'c');
     if (filter.from) q.andWhere('c.started_at >= :from', { from: filter.from });
     if (filter.to) q.andWhere('c.started_at < :to', { to: filter.to });
@@ -42,8 +42,8 @@ export class HistoryService {
     if (filter.frameworkId) (offerFilter.push('o.framework_id = :frameworkId'), (params.frameworkId = filter.frameworkId));
     if (filter.agentId) (offerFilter.push('o.agent_id = :agentId'), (params.agentId = filter.agentId));
     if (offerFilter.length) q.andWhere(`EXISTS (SELECT 1 FROM offers o WHERE o.cycle_id = c.id AND ${offerFilter.join(' AND ')})`, params);
-    const total = await q.clone().getCount();
-    return { items: await this.cycleRows(q, limit, offset), total, limit, offset };
+    const [items, count] = await Promise.all([this.cycleRows(q.clone(), limit, offset), cappedTotal(q, offset)]);
+    return { items, ...count, limit, offset };
   }
 
   /** Cycles newest first, without their traces (but with the traces' counts): a trace can hold thousands of entries. */

@@ -22,6 +22,8 @@ export const TERMINAL_TASK_STATES: readonly TaskState[] = [TaskState.FINISHED, T
 @Unique(['frameworkId', 'taskId'])
 @Index(['agentId'])
 @Index(['state'])
+/** Lists newest first. */
+@Index(['createdAt'])
 /** Ended tasks by the time they ended, for pruning past the task retention. */
 @Index('IDX_tasks_ended', ['updatedAt'], { where: `"state" IN (${TERMINAL_TASK_STATES.map((s) => `'${s}'`).join(', ')})` })
 export class TaskEntity {

@@ -112,18 +112,23 @@ export function Field({ label, error, hint, children }: { label: string; error?:
   );
 }
 
-export function Pager({ total, limit, offset, onChange }: { total: number; limit: number; offset: number; onChange: (offset: number) => void }) {
+/** A list's total as counted: "10,050+" when the control plane stopped counting. */
+export function formatTotal(page: { total: number; totalCapped?: boolean }): string {
+  return `${page.total.toLocaleString('en-US')}${page.totalCapped ? '+' : ''}`;
+}
+
+export function Pager({ total, capped = false, limit, offset, onChange }: { total: number; capped?: boolean; limit: number; offset: number; onChange: (offset: number) => void }) {
   const page = Math.floor(offset / limit) + 1;
   const pages = Math.max(1, Math.ceil(total / limit));
   return (
     <nav className="pager" aria-label="Pages">
       <span className="muted">
-        {total === 0 ? 'none' : `${offset + 1}–${Math.min(offset + limit, total)} of ${total.toLocaleString('en-US')}`}
+        {total === 0 ? 'none' : `${offset + 1}–${Math.min(offset + limit, total)} of ${formatTotal({ total, totalCapped: capped })}`}
       </span>
       <button type="button" className="small" disabled={page <= 1} onClick={() => onChange(Math.max(0, offset - limit))}>
         Previous
       </button>
-      <button type="button" className="small" disabled={page >= pages} onClick={() => onChange(offset + limit)}>
+      <button type="button" className="small" disabled={page >= pages && !capped} onClick={() => onChange(offset + limit)}>
         Next
       </button>
     </nav>

@@ -4,7 +4,7 @@ import { When } from '@/components/when';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate } from '@/lib/navigation';
 import { DataTable } from '@/components/table';
-import { ErrorPanel, Loading, PageHeader, Panel } from '@/components/ui';
+import { ErrorPanel, formatTotal, Loading, PageHeader, Panel } from '@/components/ui';
 import { UsageBar, UsageLegend } from '@/components/usage';
 import { duration } from '@/lib/format';
 import { useLiveInvalidate } from '@/lib/live';
@@ -69,13 +69,13 @@ export function AgentDetailView({ id }: { id: string }) {
           </div>
         </Panel>
       </div>
-      <Panel title={`Tasks (${tasks.data?.total ?? '…'})`} actions={<Link href={`/tasks?agentId=${encodeURIComponent(id)}`}>All of this agent's tasks</Link>}>
+      <Panel title={`Tasks (${tasks.data ? formatTotal(tasks.data) : '…'})`} actions={<Link href={`/tasks?agentId=${encodeURIComponent(id)}`}>All of this agent's tasks</Link>}>
         {tasks.error ? <ErrorPanel error={tasks.error} /> : tasks.data ? <DataTable label="Tasks on this agent" columns={taskColumns(names.data, { framework: true })} data={tasks.data.items} getRowId={(t) => t.id} onRowClick={(t) => navigate(`/tasks/${t.id}`)} empty="No task has run here." /> : <Loading />}
       </Panel>
       <Panel title="Reservations">
         <ReservationsTable agentId={id} />
       </Panel>
-      <Panel title={`Outstanding offers (${offers.data?.total ?? '…'})`}>
+      <Panel title={`Outstanding offers (${offers.data ? formatTotal(offers.data) : '…'})`}>
         {offers.error ? <ErrorPanel error={offers.error} /> : offers.data ? <DataTable label="Outstanding offers of this agent" columns={offerColumns(names.data)} data={offers.data.items} getRowId={(o) => o.id} empty="No offer of this agent's resources is outstanding." /> : <Loading />}
       </Panel>
     </>

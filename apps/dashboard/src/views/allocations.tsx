@@ -95,7 +95,7 @@ export function AllocationsView({ now: initialNow }: { now: number }) {
         ) : list.data ? (
           <>
             <DataTable label="Allocation cycles" columns={columns} data={list.data.items} getRowId={(r) => r.id} onRowClick={(r) => navigate(`/allocations/${r.id}`)} empty="No cycle in this range." />
-            <Pager total={list.data.total} limit={LIST_LIMIT} offset={offset} onChange={(o) => setF({ offset: o ? String(o) : '' })} />
+            <Pager total={list.data.total} capped={list.data.totalCapped} limit={LIST_LIMIT} offset={offset} onChange={(o) => setF({ offset: o ? String(o) : '' })} />
           </>
         ) : (
           <Loading />

@@ -7,7 +7,7 @@ import { ActionDialog } from '@/components/dialog';
 import { When } from '@/components/when';
 import { columnsFor, DataTable } from '@/components/table';
 import { useToast } from '@/components/toast';
-import { Badge, ErrorPanel, Field, Loading, PageHeader, Pager, Panel } from '@/components/ui';
+import { Badge, ErrorPanel, Field, formatTotal, Loading, PageHeader, Pager, Panel } from '@/components/ui';
 import { api, call, type Schemas } from '@/lib/api';
 import { percent, scalars } from '@/lib/format';
 import { useLiveInvalidate } from '@/lib/live';
@@ -201,10 +201,10 @@ export function FrameworkDetailView({ id }: { id: string }) {
         </Panel>
       </div>
       <ExplainPanel frameworkId={id} />
-      <Panel title={`Outstanding offers (${offers.data?.total ?? '…'})`}>
+      <Panel title={`Outstanding offers (${offers.data ? formatTotal(offers.data) : '…'})`}>
         {offers.error ? <ErrorPanel error={offers.error} /> : offers.data ? <DataTable label="Outstanding offers" columns={offerColumns(names)} data={offers.data.items} getRowId={(o) => o.id} empty="No offer outstanding." /> : <Loading />}
       </Panel>
-      <Panel title={`Tasks (${tasks.data?.total ?? '…'})`} actions={<Link href={`/tasks?frameworkId=${id}`}>All of its tasks</Link>}>
+      <Panel title={`Tasks (${tasks.data ? formatTotal(tasks.data) : '…'})`} actions={<Link href={`/tasks?frameworkId=${id}`}>All of its tasks</Link>}>
         {tasks.error ? <ErrorPanel error={tasks.error} /> : tasks.data ? <DataTable label="Tasks of this framework" columns={taskColumns(names, { agent: true })} data={tasks.data.items} getRowId={(t) => t.id} onRowClick={(t) => navigate(`/tasks/${t.id}`)} empty="No task launched." /> : <Loading />}
       </Panel>
       <ActionDialog

@@ -43,7 +43,7 @@ export function TasksView() {
       {list.data ? (
         <>
           <DataTable label="Tasks" columns={taskColumns(names.data)} data={list.data.items} getRowId={(t) => t.id} onRowClick={(t) => navigate(`/tasks/${t.id}`)} empty="No task matches." />
-          <Pager total={list.data.total} limit={query.limit} offset={query.offset} onChange={(o) => setF({ offset: o ? String(o) : '' })} />
+          <Pager total={list.data.total} capped={list.data.totalCapped} limit={query.limit} offset={query.offset} onChange={(o) => setF({ offset: o ? String(o) : '' })} />
         </>
       ) : list.error ? null : (
         <Loading rows={6} />
