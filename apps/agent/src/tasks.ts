@@ -181,10 +181,10 @@ export class TaskRunner {
     return true;
   }
 
-  /** Kills every task at once (the agent shutting down with --kill-tasks-on-exit). */
   /**
-   * Kills every task still running (SIGKILL after the grace period) and resolves once each has
-   * ended and its end is recorded, or after `timeoutMs`.
+   * Kills every task still running (the agent shutting down with --kill-tasks-on-exit; SIGKILL
+   * after the grace period) and resolves once each has ended and its end is recorded, or after
+   * `timeoutMs`.
    */
   async killAll(gracePeriodSeconds = 0, timeoutMs = 5_000): Promise<void> {
     if (this.closed) return;

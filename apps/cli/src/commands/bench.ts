@@ -15,17 +15,11 @@ interface BenchFlags {
   cycles?: string;
 }
 
-function positive(value: string | undefined, flag: string): number | undefined {
+/** A flag's positive number: whole unless `seconds` (then any positive number of seconds). */
+function positive(value: string | undefined, flag: string, seconds = false): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${flag} must be a positive whole number, got '${value}'`);
-  return n;
-}
-
-function positiveSeconds(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${flag} must be a positive number of seconds, got '${value}'`);
+  if (!(seconds ? Number.isFinite(n) : Number.isInteger(n)) || n <= 0) throw new Error(`--${flag} must be a positive ${seconds ? 'number of seconds' : 'whole number'}, got '${value}'`);
   return n;
 }
 
@@ -65,7 +59,7 @@ export function register(program: Command): void {
             warmup: positive(flags.warmup, 'warmup') ?? 5,
             taskMs: positive(flags.taskMs, 'task-ms') ?? 200,
             rate: positive(flags.rate, 'rate') ?? 0,
-            allocationInterval: positiveSeconds(flags.allocationInterval, 'allocation-interval') ?? 0.25,
+            allocationInterval: positive(flags.allocationInterval, 'allocation-interval', true) ?? 0.25,
           };
           const { runE2eBench } = require('./bench-e2e') as typeof import('./bench-e2e');
           await runE2eBench(e2e);

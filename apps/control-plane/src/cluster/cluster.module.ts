@@ -16,7 +16,7 @@ import { MachineMode } from '../maintenance/maintenance-machine.entity';
 import { OUTSTANDING_OFFERS_SQL } from '../offers/offer-storage';
 import { Master } from '../master/master.service';
 import { MasterModule } from '../master/master.module';
-import { TaskState, TERMINAL_TASK_STATES } from '../tasks/task.entity';
+import { TaskState, TERMINAL_TASK_STATES, TERMINAL_TASK_STATES_SQL } from '../tasks/task.entity';
 
 /** Offers unanswered for longer than this are an alert: they keep resources from everyone else. */
 export const HELD_OFFER_SECONDS = 60;
@@ -91,7 +91,7 @@ export class ClusterSummaryDto {
 
 type Sums = Map<string, number>;
 const round = (n: number) => Math.round(n * 1000) / 1000;
-const LIVE = `state NOT IN (${TERMINAL_TASK_STATES.map((s) => `'${s}'`).join(', ')})`;
+const LIVE = `state NOT IN ${TERMINAL_TASK_STATES_SQL}`;
 const ON_REACHABLE = `agent_id IN (SELECT id FROM agents WHERE status = 'REACHABLE')`;
 
 /** Every query of the summary: aggregates in SQL, so the summary stays cheap on large clusters. */

@@ -50,5 +50,8 @@ export async function cappedTotal(q: SelectQueryBuilder<ObjectLiteral>, offset: 
   return { total: Math.min(row.n, cap), totalCapped: row.n > cap };
 }
 
-export const CAPPED_TOTAL_DESCRIPTION = `matches, counted up to offset + ${COUNT_AHEAD.toLocaleString('en-US')}`;
-export const TOTAL_CAPPED_DESCRIPTION = `true when counting stopped at offset + ${COUNT_AHEAD.toLocaleString('en-US')} matches: there are more than \`total\``;
+/** Swagger descriptions of a capped page's `total` and `totalCapped`. */
+export const CAPPED_PAGE_DOCS = {
+  total: `matches, counted up to offset + ${COUNT_AHEAD.toLocaleString('en-US')}`,
+  totalCapped: `true when counting stopped at offset + ${COUNT_AHEAD.toLocaleString('en-US')} matches: there are more than \`total\``,
+};

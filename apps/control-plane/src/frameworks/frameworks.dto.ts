@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { CAPPED_TOTAL_DESCRIPTION, PageQueryDto, TOTAL_CAPPED_DESCRIPTION } from '../common/pagination.dto';
+import { CAPPED_PAGE_DOCS, PageQueryDto } from '../common/pagination.dto';
 import { ResourceEntryDto } from '../common/resources.dto';
 import { FrameworkState } from './framework.entity';
 import { OfferState } from '../offers/offer.entity';
@@ -72,8 +72,8 @@ export class OfferDto {
 
 export class OfferPageDto {
   @ApiProperty({ type: [OfferDto] }) items!: OfferDto[];
-  @ApiProperty({ description: CAPPED_TOTAL_DESCRIPTION }) total!: number;
-  @ApiProperty({ description: TOTAL_CAPPED_DESCRIPTION }) totalCapped!: boolean;
+  @ApiProperty({ description: CAPPED_PAGE_DOCS.total }) total!: number;
+  @ApiProperty({ description: CAPPED_PAGE_DOCS.totalCapped }) totalCapped!: boolean;
   @ApiProperty() limit!: number;
   @ApiProperty() offset!: number;
 }
@@ -114,8 +114,8 @@ export class TaskDto {
 
 export class TaskPageDto {
   @ApiProperty({ type: [TaskDto] }) items!: TaskDto[];
-  @ApiProperty({ description: CAPPED_TOTAL_DESCRIPTION }) total!: number;
-  @ApiProperty({ description: TOTAL_CAPPED_DESCRIPTION }) totalCapped!: boolean;
+  @ApiProperty({ description: CAPPED_PAGE_DOCS.total }) total!: number;
+  @ApiProperty({ description: CAPPED_PAGE_DOCS.totalCapped }) totalCapped!: boolean;
   @ApiProperty() limit!: number;
   @ApiProperty() offset!: number;
 }

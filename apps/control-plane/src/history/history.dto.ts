@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { CAPPED_TOTAL_DESCRIPTION, PageQueryDto, TOTAL_CAPPED_DESCRIPTION } from '../common/pagination.dto';
+import { CAPPED_PAGE_DOCS, PageQueryDto } from '../common/pagination.dto';
 import { OfferDto } from '../frameworks/frameworks.dto';
 
 const ISO = { message: (a: { property: string }) => `${a.property} must be an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z` };
@@ -72,8 +72,8 @@ export class CycleDto {
 
 export class CyclePageDto {
   @ApiProperty({ type: [CycleDto] }) items!: CycleDto[];
-  @ApiProperty({ description: CAPPED_TOTAL_DESCRIPTION }) total!: number;
-  @ApiProperty({ description: TOTAL_CAPPED_DESCRIPTION }) totalCapped!: boolean;
+  @ApiProperty({ description: CAPPED_PAGE_DOCS.total }) total!: number;
+  @ApiProperty({ description: CAPPED_PAGE_DOCS.totalCapped }) totalCapped!: boolean;
   @ApiProperty() limit!: number;
   @ApiProperty() offset!: number;
 }

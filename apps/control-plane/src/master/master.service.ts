@@ -51,7 +51,7 @@ import { CLOSE_OFFERS, closeOffers, rescindAllOutstandingOffers } from '../offer
 import { ReservationEntity } from '../reservations/reservation.entity';
 import { QuotaEntity } from '../roles/quota.entity';
 import { RoleEntity } from '../roles/role.entity';
-import { TaskEntity, TaskState, TERMINAL_TASK_STATES } from '../tasks/task.entity';
+import { TaskEntity, TaskState, TERMINAL_TASK_STATES, TERMINAL_TASK_STATES_SQL } from '../tasks/task.entity';
 import { WhitelistEntity } from '../whitelist/whitelist.entity';
 import { type AgentRuntime, type FrameworkRuntime, LiveTasks, type OutstandingInverseOffer, type OutstandingOffer, taskKey } from './master.state';
 import { OperatorStream } from './operator-stream';
@@ -551,7 +551,7 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
               cycles_gone AS (DELETE FROM allocation_cycles c USING old_cycles WHERE c.id = old_cycles.id RETURNING 1),
               old_tasks AS (
                 SELECT t.id FROM tasks t
-                 WHERE t.state IN (${TERMINAL_TASK_STATES.map((s) => `'${s}'`).join(', ')}) AND t.updated_at < $2
+                 WHERE t.state IN ${TERMINAL_TASK_STATES_SQL} AND t.updated_at < $2
                    AND NOT EXISTS (SELECT 1 FROM task_status_updates u JOIN frameworks f ON f.id = t.framework_id
                                     WHERE u.task_ref = t.id AND u.acknowledged_at IS NULL AND f.state <> 'COMPLETED')
                  ORDER BY t.updated_at LIMIT ${PRUNE_BATCH_TASKS}),

@@ -16,6 +16,8 @@ export enum TaskState {
 
 /** States after which a task holds no resources. */
 export const TERMINAL_TASK_STATES: readonly TaskState[] = [TaskState.FINISHED, TaskState.FAILED, TaskState.KILLED, TaskState.LOST, TaskState.ERROR];
+/** The same states as an SQL list: `state IN ${TERMINAL_TASK_STATES_SQL}`. */
+export const TERMINAL_TASK_STATES_SQL = `(${TERMINAL_TASK_STATES.map((s) => `'${s}'`).join(', ')})`;
 
 /** A task launched by a framework on an agent; `taskId` is the framework's own name for it. */
 @Entity('tasks')
@@ -25,7 +27,7 @@ export const TERMINAL_TASK_STATES: readonly TaskState[] = [TaskState.FINISHED, T
 /** Lists newest first. */
 @Index(['createdAt'])
 /** Ended tasks by the time they ended, for pruning past the task retention. */
-@Index('IDX_tasks_ended', ['updatedAt'], { where: `"state" IN (${TERMINAL_TASK_STATES.map((s) => `'${s}'`).join(', ')})` })
+@Index('IDX_tasks_ended', ['updatedAt'], { where: `"state" IN ${TERMINAL_TASK_STATES_SQL}` })
 export class TaskEntity {
   @PrimaryGeneratedColumn('uuid')
   id!: string;
