@@ -14,7 +14,14 @@ export interface BatchOutcome {
 
 const TERMINAL = new Set(['FINISHED', 'FAILED', 'KILLED', 'LOST', 'ERROR']);
 
-export async function runBatch(options: { master: string; token: string; commands: string[]; role?: string; resources?: Record<string, number>; log?: (line: string) => void }): Promise<BatchOutcome[]> {
+export async function runBatch(options: {
+  master: string;
+  token: string;
+  commands: string[];
+  role?: string;
+  resources?: Record<string, number>;
+  log?: (line: string) => void;
+}): Promise<BatchOutcome[]> {
   const log = options.log ?? ((line: string) => console.log(line));
   const per = Resources.fromScalars(options.resources ?? { cpus: 0.1, mem: 32 });
   const pending = options.commands.map((command, i) => ({ taskId: `cmd-${i}`, command }));

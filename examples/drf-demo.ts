@@ -16,7 +16,12 @@ export interface DrfDemoResult {
 const DEMANDS = { A: { cpus: 1, mem: 4096 }, B: { cpus: 3, mem: 1024 } } as const;
 type Name = keyof typeof DEMANDS;
 
-export async function runDrfDemo(options: { master: string; token: string; log?: (line: string) => void; settleMs?: number }): Promise<DrfDemoResult> {
+export async function runDrfDemo(options: {
+  master: string;
+  token: string;
+  log?: (line: string) => void;
+  settleMs?: number;
+}): Promise<DrfDemoResult> {
   const log = options.log ?? ((line: string) => console.log(line));
   const settleMs = options.settleMs ?? 3000;
   const running: Record<Name, number> = { A: 0, B: 0 };
@@ -30,7 +35,11 @@ export async function runDrfDemo(options: { master: string; token: string; log?:
     for (const name of ['A', 'B'] as const) {
       const need = Resources.fromScalars(DEMANDS[name]);
       // Subscribed suppressed: offers start once both frameworks are there, as in the walk-through.
-      const s = new Scheduler({ master: options.master, token: options.token, framework: { name: `drf-demo-${name}`, roles: ['drf-demo'], suppressedRoles: ['drf-demo'] } });
+      const s = new Scheduler({
+        master: options.master,
+        token: options.token,
+        framework: { name: `drf-demo-${name}`, roles: ['drf-demo'], suppressedRoles: ['drf-demo'] },
+      });
       schedulers.push(s);
       let n = 0;
       s.on('update', (u) => {
@@ -48,7 +57,9 @@ export async function runDrfDemo(options: { master: string; token: string; log?:
             const taskId = `${name}-${n++}`;
             log(`offer to ${name}: ${describe(offered)} -> launch ${taskId} ${describe(need)}, hand back the rest`);
             lastChange = Date.now();
-            s.launch(offer, [{ taskId, name: `drf demo ${name}`, command: { shell: 'exec sleep 3600' }, resources: need.toJSON() }], { refuseSeconds: 0 }).catch((err: Error) => log(`  ${name}: launch refused: ${err.message}`));
+            s.launch(offer, [{ taskId, name: `drf demo ${name}`, command: { shell: 'exec sleep 3600' }, resources: need.toJSON() }], {
+              refuseSeconds: 0,
+            }).catch((err: Error) => log(`  ${name}: launch refused: ${err.message}`));
           } else {
             s.decline(offer.id, { refuseSeconds: 0 }).catch(() => undefined);
           }
@@ -63,14 +74,18 @@ export async function runDrfDemo(options: { master: string; token: string; log?:
     while (Date.now() - lastChange < settleMs || running.A + running.B === 0) await new Promise((r) => setTimeout(r, 100));
     settled = true;
 
-    const res = await fetch(new URL('/api/v1/frameworks?limit=500', options.master), { headers: { authorization: `Bearer ${options.token}` } });
+    const res = await fetch(new URL('/api/v1/frameworks?limit=500', options.master), {
+      headers: { authorization: `Bearer ${options.token}` },
+    });
     const body = (await res.json()) as { items: Array<{ id: string; dominantShare: number; activeTasks: number }> };
     const of = (name: Name) => body.items.find((f) => f.id === ids[name])!;
     const result: DrfDemoResult = {
       tasks: { A: of('A').activeTasks, B: of('B').activeTasks },
       dominantShares: { A: Math.round(of('A').dominantShare * 1000) / 1000, B: Math.round(of('B').dominantShare * 1000) / 1000 },
     };
-    log(`settled: A runs ${result.tasks.A} tasks at a dominant share of ${result.dominantShares.A}, B runs ${result.tasks.B} at ${result.dominantShares.B}`);
+    log(
+      `settled: A runs ${result.tasks.A} tasks at a dominant share of ${result.dominantShares.A}, B runs ${result.tasks.B} at ${result.dominantShares.B}`,
+    );
     return result;
   } finally {
     for (const s of schedulers) await s.teardown().catch(() => s.close());

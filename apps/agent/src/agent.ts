@@ -7,7 +7,16 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AGENTS_NAMESPACE, type KillTask, LaunchTask, parseMessage, type RegisterAgent, type Reply, type ResourceEntry, type StatusUpdate } from '@arbiter/contracts';
+import {
+  AGENTS_NAMESPACE,
+  type KillTask,
+  LaunchTask,
+  parseMessage,
+  type RegisterAgent,
+  type Reply,
+  type ResourceEntry,
+  type StatusUpdate,
+} from '@arbiter/contracts';
 import pino, { type Logger } from 'pino';
 import { io, type Socket } from 'socket.io-client';
 import { UpdateJournal } from './journal';
@@ -60,13 +69,15 @@ export class Agent {
       this.log.warn({ reason }, 'disconnected from the control plane; reconnecting');
     });
     this.socket.on('connect_error', (err: Error & { data?: { code?: string } }) => {
-      if (err.data?.code?.startsWith('AUTH_')) this.log.error({ code: err.data.code }, `the control plane refused the token: ${err.message}`);
+      if (err.data?.code?.startsWith('AUTH_'))
+        this.log.error({ code: err.data.code }, `the control plane refused the token: ${err.message}`);
       else this.log.debug({ err: err.message }, 'cannot reach the control plane yet');
     });
     this.socket.on('launch', (payload: unknown, ack?: (r: Reply) => void) => {
       const msg = parseMessage(LaunchTask, payload);
       if (!msg.ok) return ack?.({ ok: false, error: msg.error });
-      if (this.tasks.has(msg.value.frameworkId, msg.value.task.taskId)) return ack?.({ ok: false, error: { code: 'DUPLICATE_TASK', message: `task ${msg.value.task.taskId} is already running here` } });
+      if (this.tasks.has(msg.value.frameworkId, msg.value.task.taskId))
+        return ack?.({ ok: false, error: { code: 'DUPLICATE_TASK', message: `task ${msg.value.task.taskId} is already running here` } });
       this.log.info({ frameworkId: msg.value.frameworkId, taskId: msg.value.task.taskId }, 'launching task');
       this.tasks.launch(msg.value);
       ack?.({ ok: true } as Reply);
@@ -102,7 +113,10 @@ export class Agent {
       tasks: this.tasks.live(new Set(this.journal.pending().map((p) => `${p.update.frameworkId}/${p.update.taskId}`))),
     };
     try {
-      const reply = (await this.socket.timeout(30_000).emitWithAck('register', msg)) as Reply<{ agentId: string; heartbeatIntervalSeconds: number }>;
+      const reply = (await this.socket.timeout(30_000).emitWithAck('register', msg)) as Reply<{
+        agentId: string;
+        heartbeatIntervalSeconds: number;
+      }>;
       if (!reply.ok) {
         this.log.error({ error: reply.error }, `registration refused: ${reply.error.message}`);
         return;

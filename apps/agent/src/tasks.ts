@@ -103,7 +103,9 @@ export class TaskRunner {
    * their last update has not reached the control plane yet), so it waits for that update
    * instead of declaring them lost.
    */
-  live(unacknowledged: ReadonlySet<string> = new Set()): Array<{ frameworkId: string; taskId: string; state: TaskState; resources: TaskSpec['resources'] }> {
+  live(
+    unacknowledged: ReadonlySet<string> = new Set(),
+  ): Array<{ frameworkId: string; taskId: string; state: TaskState; resources: TaskSpec['resources'] }> {
     return [...this.tasks.values()]
       .filter((t) => !terminal(t.state) || unacknowledged.has(key(t.frameworkId, t.spec.taskId)))
       .map((t) => ({ frameworkId: t.frameworkId, taskId: t.spec.taskId, state: t.state, resources: t.spec.resources }));
@@ -118,7 +120,13 @@ export class TaskRunner {
     const sandbox = this.sandboxOf(msg.frameworkId, msg.task.taskId);
     fs.mkdirSync(sandbox, { recursive: true });
     fs.rmSync(path.join(sandbox, EXIT_STATUS_FILE), { force: true });
-    const task: RunningTask = { frameworkId: msg.frameworkId, spec: msg.task, memLimitBytes: msg.memLimitBytes, state: 'STARTING', sandbox };
+    const task: RunningTask = {
+      frameworkId: msg.frameworkId,
+      spec: msg.task,
+      memLimitBytes: msg.memLimitBytes,
+      state: 'STARTING',
+      sandbox,
+    };
     this.tasks.set(key(msg.frameworkId, msg.task.taskId), task);
     this.checkpoint(task);
     this.emit(task, 'STARTING');
@@ -268,7 +276,11 @@ export class TaskRunner {
     this.signal(task, 'SIGKILL');
     if (task.ending) return this.finish(task, task.ending.state, task.ending.reason, task.ending.message);
     if (code === 0) return this.finish(task, 'FINISHED', 'REASON_COMMAND_EXITED', 'exited with status 0');
-    const how = signal ? `was killed by ${signal}` : code !== null && code > 128 ? `was killed by signal ${code - 128}` : `exited with status ${code}`;
+    const how = signal
+      ? `was killed by ${signal}`
+      : code !== null && code > 128
+        ? `was killed by signal ${code - 128}`
+        : `exited with status ${code}`;
     this.finish(task, 'FAILED', 'REASON_COMMAND_EXITED', `the command ${how}`);
   }
 
@@ -299,7 +311,11 @@ export class TaskRunner {
       const limit = this.limitOf(t)!;
       if (used <= limit) continue;
       const mb = (b: number) => `${Math.round(b / 1024 / 1024)} MB`;
-      t.ending = { state: 'FAILED', reason: 'REASON_CONTAINER_LIMITATION_MEMORY', message: `memory limit exceeded: used ${mb(used)} of ${mb(limit)}` };
+      t.ending = {
+        state: 'FAILED',
+        reason: 'REASON_CONTAINER_LIMITATION_MEMORY',
+        message: `memory limit exceeded: used ${mb(used)} of ${mb(limit)}`,
+      };
       this.signal(t, 'SIGKILL');
       if (!t.child) this.watchRecovered(t);
     }
@@ -312,13 +328,26 @@ export class TaskRunner {
   }
 
   private checkpoint(task: RunningTask): void {
-    const cp: Checkpoint = { frameworkId: task.frameworkId, spec: task.spec, memLimitBytes: task.memLimitBytes, pid: task.pid, startTicks: task.startTicks, state: task.state };
+    const cp: Checkpoint = {
+      frameworkId: task.frameworkId,
+      spec: task.spec,
+      memLimitBytes: task.memLimitBytes,
+      pid: task.pid,
+      startTicks: task.startTicks,
+      state: task.state,
+    };
     const file = path.join(task.sandbox, 'task.json');
     fs.writeFileSync(file + '.tmp', JSON.stringify(cp));
     fs.renameSync(file + '.tmp', file);
   }
 
   private emit(task: RunningTask, state: TaskState, reason?: string, message?: string): void {
-    this.report({ frameworkId: task.frameworkId, taskId: task.spec.taskId, state, ...(reason ? { reason } : {}), ...(message ? { message } : {}) });
+    this.report({
+      frameworkId: task.frameworkId,
+      taskId: task.spec.taskId,
+      state,
+      ...(reason ? { reason } : {}),
+      ...(message ? { message } : {}),
+    });
   }
 }

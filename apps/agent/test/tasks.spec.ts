@@ -19,8 +19,22 @@ describe('task runner (real processes)', () => {
   let runner: TaskRunner;
   const states = (taskId: string) => events.filter((e) => e.taskId === taskId).map((e) => e.state);
   const last = (taskId: string) => events.filter((e) => e.taskId === taskId).at(-1);
-  const launch = (taskId: string, command: { shell: string } | { value: string; arguments?: string[] }, extra: { mem?: number; memLimitBytes?: number; env?: Record<string, string> } = {}) =>
-    runner.launch({ frameworkId: 'fw', task: { taskId, name: taskId, command, env: extra.env, resources: [{ name: 'cpus', value: 0.1 }, ...(extra.mem ? [{ name: 'mem', value: extra.mem }] : [])] }, ...(extra.memLimitBytes ? { memLimitBytes: extra.memLimitBytes } : {}) });
+  const launch = (
+    taskId: string,
+    command: { shell: string } | { value: string; arguments?: string[] },
+    extra: { mem?: number; memLimitBytes?: number; env?: Record<string, string> } = {},
+  ) =>
+    runner.launch({
+      frameworkId: 'fw',
+      task: {
+        taskId,
+        name: taskId,
+        command,
+        env: extra.env,
+        resources: [{ name: 'cpus', value: 0.1 }, ...(extra.mem ? [{ name: 'mem', value: extra.mem }] : [])],
+      },
+      ...(extra.memLimitBytes ? { memLimitBytes: extra.memLimitBytes } : {}),
+    });
 
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-agent-test-'));
@@ -55,13 +69,24 @@ describe('task runner (real processes)', () => {
   });
 
   it('kills a task past its memory limit and says why', async () => {
-    launch('hog', { value: process.execPath, arguments: ['-e', 'const a=[];setInterval(()=>a.push(Buffer.alloc(16*1024*1024,1)),20)'] }, { memLimitBytes: 96 * 1024 * 1024 });
+    launch(
+      'hog',
+      { value: process.execPath, arguments: ['-e', 'const a=[];setInterval(()=>a.push(Buffer.alloc(16*1024*1024,1)),20)'] },
+      { memLimitBytes: 96 * 1024 * 1024 },
+    );
     await until(() => states('hog').includes('FAILED'));
-    expect(last('hog')).toMatchObject({ reason: 'REASON_CONTAINER_LIMITATION_MEMORY', message: expect.stringMatching(/memory limit exceeded: used \d+ MB of 96 MB/) });
+    expect(last('hog')).toMatchObject({
+      reason: 'REASON_CONTAINER_LIMITATION_MEMORY',
+      message: expect.stringMatching(/memory limit exceeded: used \d+ MB of 96 MB/),
+    });
   });
 
   it('takes the limit from the mem resource when none is given', async () => {
-    launch('hog2', { value: process.execPath, arguments: ['-e', 'const a=[];setInterval(()=>a.push(Buffer.alloc(16*1024*1024,1)),20)'] }, { mem: 80 });
+    launch(
+      'hog2',
+      { value: process.execPath, arguments: ['-e', 'const a=[];setInterval(()=>a.push(Buffer.alloc(16*1024*1024,1)),20)'] },
+      { mem: 80 },
+    );
     await until(() => states('hog2').includes('FAILED'));
     expect(last('hog2')?.reason).toBe('REASON_CONTAINER_LIMITATION_MEMORY');
   });
@@ -124,7 +149,16 @@ describe('task runner (real processes)', () => {
 describe('update journal', () => {
   it('keeps updates across instances, in order, until removed', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-journal-'));
-    const u = (n: number) => ({ updateUuid: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, frameworkId: 'f', taskId: 't', agentId: 'a', state: 'RUNNING', timestamp: new Date().toISOString(), source: 'SOURCE_AGENT' }) as StatusUpdate;
+    const u = (n: number) =>
+      ({
+        updateUuid: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+        frameworkId: 'f',
+        taskId: 't',
+        agentId: 'a',
+        state: 'RUNNING',
+        timestamp: new Date().toISOString(),
+        source: 'SOURCE_AGENT',
+      }) as StatusUpdate;
     const a = new UpdateJournal(dir);
     for (let i = 0; i < 12; i++) a.append(u(i));
     a.remove(a.pending()[0].file);

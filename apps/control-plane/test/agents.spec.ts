@@ -11,7 +11,12 @@ describe('agents API', () => {
     t = await startTestControlPlane();
     await seedAgent(t.cp, { id: 'a1', hostname: 'node-1.rack-a', attributes: { rack: 'a' } });
     await seedAgent(t.cp, { id: 'a2', hostname: 'node-2.rack-a', resources: 'cpus:8;mem:16384' });
-    await seedAgent(t.cp, { id: 'a3', hostname: 'node-3.rack-b', status: AgentStatus.UNREACHABLE, lastSeenAt: new Date(Date.now() - 60_000) });
+    await seedAgent(t.cp, {
+      id: 'a3',
+      hostname: 'node-3.rack-b',
+      status: AgentStatus.UNREACHABLE,
+      lastSeenAt: new Date(Date.now() - 60_000),
+    });
   });
   afterAll(() => t.close());
 
@@ -64,10 +69,20 @@ describe('agents API', () => {
   });
 
   it('gets one agent, and answers AGENT_NOT_FOUND for an unknown id', async () => {
-    expect((await t.api('GET', '/api/v1/agents/a1')).body).toMatchObject({ id: 'a1', hostname: 'node-1.rack-a', activated: true, drainState: null });
+    expect((await t.api('GET', '/api/v1/agents/a1')).body).toMatchObject({
+      id: 'a1',
+      hostname: 'node-1.rack-a',
+      activated: true,
+      drainState: null,
+    });
     const missing = await t.api('GET', '/api/v1/agents/nope');
     expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ statusCode: 404, code: 'AGENT_NOT_FOUND', message: expect.stringContaining("'nope'"), details: { agentId: 'nope' } });
+    expect(missing.body).toEqual({
+      statusCode: 404,
+      code: 'AGENT_NOT_FOUND',
+      message: expect.stringContaining("'nope'"),
+      details: { agentId: 'nope' },
+    });
   });
 
   it('deactivates and reactivates, each change in the audit log with before and after', async () => {
@@ -87,7 +102,12 @@ describe('agents API', () => {
     await seedAgent(t.cp, { id: 'idle' });
     const r = await t.api('POST', '/api/v1/agents/idle/drain', { maxGracePeriodSeconds: 60, markGone: true });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ activated: false, drainState: 'DRAINED', status: 'GONE', drainConfig: { maxGracePeriodSeconds: 60, markGone: true } });
+    expect(r.body).toMatchObject({
+      activated: false,
+      drainState: 'DRAINED',
+      status: 'GONE',
+      drainConfig: { maxGracePeriodSeconds: 60, markGone: true },
+    });
     const again = await t.api('POST', '/api/v1/agents/idle/reactivate');
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('AGENT_GONE');
@@ -96,10 +116,41 @@ describe('agents API', () => {
   it('drains a busy agent to DRAINING; refuses reactivation and a second drain until it is drained', async () => {
     await seedAgent(t.cp, { id: 'busy' });
     const now = new Date();
-    await t.cp.dataSource.getRepository(FrameworkEntity).save({ id: 'fw1', name: 'fw', principal: null, user: null, roles: ['r'], capabilities: [], failoverTimeoutSeconds: 0, hostname: null, webuiUrl: null, state: FrameworkState.ACTIVE, suppressedRoles: [], registeredAt: now, disconnectedAt: null, completedAt: null });
-    await t.cp.dataSource.getRepository(TaskEntity).save({ taskId: 't1', frameworkId: 'fw1', agentId: 'busy', name: 't1', role: 'r', resources: [{ name: 'cpus', value: 1 }], command: null, state: TaskState.RUNNING, createdAt: now, updatedAt: now });
+    await t.cp.dataSource.getRepository(FrameworkEntity).save({
+      id: 'fw1',
+      name: 'fw',
+      principal: null,
+      user: null,
+      roles: ['r'],
+      capabilities: [],
+      failoverTimeoutSeconds: 0,
+      hostname: null,
+      webuiUrl: null,
+      state: FrameworkState.ACTIVE,
+      suppressedRoles: [],
+      registeredAt: now,
+      disconnectedAt: null,
+      completedAt: null,
+    });
+    await t.cp.dataSource.getRepository(TaskEntity).save({
+      taskId: 't1',
+      frameworkId: 'fw1',
+      agentId: 'busy',
+      name: 't1',
+      role: 'r',
+      resources: [{ name: 'cpus', value: 1 }],
+      command: null,
+      state: TaskState.RUNNING,
+      createdAt: now,
+      updatedAt: now,
+    });
     const r = await t.api('POST', '/api/v1/agents/busy/drain', {});
-    expect(r.body).toMatchObject({ activated: false, drainState: 'DRAINING', status: 'REACHABLE', drainConfig: { maxGracePeriodSeconds: null, markGone: false } });
+    expect(r.body).toMatchObject({
+      activated: false,
+      drainState: 'DRAINING',
+      status: 'REACHABLE',
+      drainConfig: { maxGracePeriodSeconds: null, markGone: false },
+    });
     const reactivate = await t.api('POST', '/api/v1/agents/busy/reactivate');
     expect(reactivate.status).toBe(409);
     expect(reactivate.body.code).toBe('AGENT_STILL_DRAINING');
@@ -113,26 +164,94 @@ describe('agents API', () => {
     await seedAgent(t.cp, { id: 'u1', hostname: 'usage-1', resources: 'cpus:8;mem:16384;disk:1000;ports:[31000-32000]' });
     await seedAgent(t.cp, { id: 'u2', hostname: 'usage-2' });
     const now = new Date();
-    await t.cp.dataSource.getRepository(FrameworkEntity).save({ id: 'fw-u', name: 'fw', principal: null, user: null, roles: ['r'], capabilities: [], failoverTimeoutSeconds: 0, hostname: null, webuiUrl: null, state: FrameworkState.ACTIVE, suppressedRoles: [], registeredAt: now, disconnectedAt: null, completedAt: null });
-    const task = (taskId: string, state: TaskState, cpus: number) => ({ taskId, frameworkId: 'fw-u', agentId: 'u1', name: taskId, role: 'r', resources: [{ name: 'cpus', value: cpus }, { name: 'mem', value: 1024 }], command: null, state, createdAt: now, updatedAt: now });
-    await t.cp.dataSource.getRepository(TaskEntity).save([task('live-1', TaskState.RUNNING, 1), task('live-2', TaskState.STAGING, 0.5), task('done', TaskState.FINISHED, 4)]);
+    await t.cp.dataSource.getRepository(FrameworkEntity).save({
+      id: 'fw-u',
+      name: 'fw',
+      principal: null,
+      user: null,
+      roles: ['r'],
+      capabilities: [],
+      failoverTimeoutSeconds: 0,
+      hostname: null,
+      webuiUrl: null,
+      state: FrameworkState.ACTIVE,
+      suppressedRoles: [],
+      registeredAt: now,
+      disconnectedAt: null,
+      completedAt: null,
+    });
+    const task = (taskId: string, state: TaskState, cpus: number) => ({
+      taskId,
+      frameworkId: 'fw-u',
+      agentId: 'u1',
+      name: taskId,
+      role: 'r',
+      resources: [
+        { name: 'cpus', value: cpus },
+        { name: 'mem', value: 1024 },
+      ],
+      command: null,
+      state,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await t.cp.dataSource
+      .getRepository(TaskEntity)
+      .save([task('live-1', TaskState.RUNNING, 1), task('live-2', TaskState.STAGING, 0.5), task('done', TaskState.FINISHED, 4)]);
     const outstanding = randomUUID();
     await t.cp.dataSource.getRepository(OutstandingOfferEntity).save({ offerId: outstanding });
     await t.cp.dataSource.getRepository(OfferEntity).save([
-      { id: outstanding, frameworkId: 'fw-u', agentId: 'u1', role: 'r', resources: [{ name: 'cpus', value: 2 }], state: OfferState.OUTSTANDING, cycleId: null, createdAt: now, expiresAt: null, closedAt: null },
-      { id: randomUUID(), frameworkId: 'fw-u', agentId: 'u1', role: 'r', resources: [{ name: 'cpus', value: 3 }], state: OfferState.DECLINED, cycleId: null, createdAt: now, expiresAt: null, closedAt: now },
+      {
+        id: outstanding,
+        frameworkId: 'fw-u',
+        agentId: 'u1',
+        role: 'r',
+        resources: [{ name: 'cpus', value: 2 }],
+        state: OfferState.OUTSTANDING,
+        cycleId: null,
+        createdAt: now,
+        expiresAt: null,
+        closedAt: null,
+      },
+      {
+        id: randomUUID(),
+        frameworkId: 'fw-u',
+        agentId: 'u1',
+        role: 'r',
+        resources: [{ name: 'cpus', value: 3 }],
+        state: OfferState.DECLINED,
+        cycleId: null,
+        createdAt: now,
+        expiresAt: null,
+        closedAt: now,
+      },
     ]);
     const reserved = await t.api('POST', '/api/v1/reservations', { agentId: 'u1', role: 'eng', resources: 'cpus:1;mem:2048' });
     expect(reserved.status).toBe(201);
     expect((await t.api('PUT', '/api/v1/whitelist', { hostnames: ['usage-1'] })).status).toBe(200);
-    expect((await t.api('PUT', '/api/v1/maintenance/schedule', { windows: [{ machines: [{ hostname: 'usage-2' }], unavailability: { start: '2030-01-01T00:00:00Z', durationSeconds: 3600 } }] })).status).toBe(200);
+    expect(
+      (
+        await t.api('PUT', '/api/v1/maintenance/schedule', {
+          windows: [{ machines: [{ hostname: 'usage-2' }], unavailability: { start: '2030-01-01T00:00:00Z', durationSeconds: 3600 } }],
+        })
+      ).status,
+    ).toBe(200);
 
     const page = await t.api('GET', '/api/v1/agents?hostname=usage');
     const [u1, u2] = page.body.items;
-    expect(u1.usage).toEqual({ total: { cpus: 8, disk: 1000, mem: 16384 }, used: { cpus: 1.5, mem: 2048 }, offered: { cpus: 2 }, reserved: { cpus: 1, mem: 2048 }, activeTasks: 2 });
+    expect(u1.usage).toEqual({
+      total: { cpus: 8, disk: 1000, mem: 16384 },
+      used: { cpus: 1.5, mem: 2048 },
+      offered: { cpus: 2 },
+      reserved: { cpus: 1, mem: 2048 },
+      activeTasks: 2,
+    });
     expect(u1).toMatchObject({ whitelisted: true, maintenance: null });
     expect(u2.usage).toEqual({ total: { cpus: 4, disk: 10000, mem: 8192 }, used: {}, offered: {}, reserved: {}, activeTasks: 0 });
-    expect(u2).toMatchObject({ whitelisted: false, maintenance: { mode: 'DRAINING', start: '2030-01-01T00:00:00.000Z', durationSeconds: 3600 } });
+    expect(u2).toMatchObject({
+      whitelisted: false,
+      maintenance: { mode: 'DRAINING', start: '2030-01-01T00:00:00.000Z', durationSeconds: 3600 },
+    });
     expect((await t.api('GET', '/api/v1/agents/u1')).body.usage).toEqual(u1.usage);
     await t.api('PUT', '/api/v1/whitelist', { hostnames: null });
     await t.api('PUT', '/api/v1/maintenance/schedule', { windows: [] });

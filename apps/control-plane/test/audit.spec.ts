@@ -19,9 +19,19 @@ describe('audit API', () => {
     const r = await t.api('GET', '/api/v1/audit');
     expect(r.status).toBe(200);
     expect(r.body.total).toBe(4);
-    expect(r.body.items.map((e: { action: string; targetId: string }) => `${e.action} ${e.targetId}`)).toEqual(['agent.drain a3', 'agent.reactivate a2', 'agent.deactivate a2', 'agent.deactivate a1']);
+    expect(r.body.items.map((e: { action: string; targetId: string }) => `${e.action} ${e.targetId}`)).toEqual([
+      'agent.drain a3',
+      'agent.reactivate a2',
+      'agent.deactivate a2',
+      'agent.deactivate a1',
+    ]);
     const drain = r.body.items[0];
-    expect(drain).toMatchObject({ actor: 'admin', targetType: 'agent', before: { activated: true, drainState: null }, after: { activated: false, drainState: 'DRAINED' } });
+    expect(drain).toMatchObject({
+      actor: 'admin',
+      targetType: 'agent',
+      before: { activated: true, drainState: null },
+      after: { activated: false, drainState: 'DRAINED' },
+    });
     expect(drain.requestId).toEqual(expect.any(String));
     expect(Number(r.body.items[0].id)).toBeGreaterThan(Number(r.body.items[1].id));
   });

@@ -39,7 +39,9 @@ describe('authentication', () => {
   });
 
   it('answers unknown routes with ROUTE_NOT_FOUND and echoes the request id', async () => {
-    const res = await fetch(`${t.cp.url}/api/v1/nothing-here`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-request-id': 'trace-123' } });
+    const res = await fetch(`${t.cp.url}/api/v1/nothing-here`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-request-id': 'trace-123' },
+    });
     expect(res.headers.get('x-request-id')).toBe('trace-123');
     expect(res.status).toBe(404);
     expect(((await res.json()) as { code: string }).code).toBe('ROUTE_NOT_FOUND');

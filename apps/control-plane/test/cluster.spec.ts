@@ -15,8 +15,21 @@ describe('cluster summary', () => {
   it('says so when no agent is reachable', async () => {
     const r = await t.api('GET', '/api/v1/cluster');
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ resources: [], agents: { total: 0, reachable: 0 }, activeTasks: 0, outstandingOffers: 0, lastCycle: null });
-    expect(r.body.alerts).toEqual([{ severity: 'critical', code: 'NO_AGENTS', message: expect.stringContaining('No agent is reachable'), target: { kind: 'cluster', id: null } }]);
+    expect(r.body).toMatchObject({
+      resources: [],
+      agents: { total: 0, reachable: 0 },
+      activeTasks: 0,
+      outstandingOffers: 0,
+      lastCycle: null,
+    });
+    expect(r.body.alerts).toEqual([
+      {
+        severity: 'critical',
+        code: 'NO_AGENTS',
+        message: expect.stringContaining('No agent is reachable'),
+        target: { kind: 'cluster', id: null },
+      },
+    ]);
   });
 
   it('sums capacity, use, offers and reservations over reachable agents, counts by state, and raises alerts most severe first', async () => {
@@ -26,17 +39,72 @@ describe('cluster summary', () => {
     await seedAgent(t.cp, { id: 'c4', hostname: 'c-4', resources: 'cpus:2;mem:1024', activated: false });
     await t.cp.dataSource.getRepository('agents').update({ id: 'c4' }, { drainState: DrainState.DRAINING });
     const now = new Date();
-    const fw = (id: string, state: FrameworkState, roles: string[]) => ({ id, name: `fw-${id}`, principal: null, user: null, roles, capabilities: [], failoverTimeoutSeconds: 60, hostname: null, webuiUrl: null, state, suppressedRoles: [], registeredAt: now, disconnectedAt: state === FrameworkState.DISCONNECTED ? now : null, completedAt: state === FrameworkState.COMPLETED ? now : null });
-    await t.cp.dataSource.getRepository(FrameworkEntity).save([fw('f1', FrameworkState.ACTIVE, ['eng/ml']), fw('f2', FrameworkState.DISCONNECTED, ['ops']), fw('f3', FrameworkState.COMPLETED, ['ops'])]);
-    const task = (taskId: string, agentId: string, state: TaskState, cpus: number) => ({ taskId, frameworkId: 'f1', agentId, name: taskId, role: 'eng/ml', resources: [{ name: 'cpus', value: cpus }, { name: 'mem', value: 512 }], command: null, state, createdAt: now, updatedAt: now });
-    await t.cp.dataSource.getRepository(TaskEntity).save([task('t1', 'c1', TaskState.RUNNING, 1.5), task('t2', 'c2', TaskState.STAGING, 0.25), task('t3', 'c1', TaskState.FINISHED, 3), task('t4', 'c3', TaskState.RUNNING, 50)]);
+    const fw = (id: string, state: FrameworkState, roles: string[]) => ({
+      id,
+      name: `fw-${id}`,
+      principal: null,
+      user: null,
+      roles,
+      capabilities: [],
+      failoverTimeoutSeconds: 60,
+      hostname: null,
+      webuiUrl: null,
+      state,
+      suppressedRoles: [],
+      registeredAt: now,
+      disconnectedAt: state === FrameworkState.DISCONNECTED ? now : null,
+      completedAt: state === FrameworkState.COMPLETED ? now : null,
+    });
+    await t.cp.dataSource
+      .getRepository(FrameworkEntity)
+      .save([
+        fw('f1', FrameworkState.ACTIVE, ['eng/ml']),
+        fw('f2', FrameworkState.DISCONNECTED, ['ops']),
+        fw('f3', FrameworkState.COMPLETED, ['ops']),
+      ]);
+    const task = (taskId: string, agentId: string, state: TaskState, cpus: number) => ({
+      taskId,
+      frameworkId: 'f1',
+      agentId,
+      name: taskId,
+      role: 'eng/ml',
+      resources: [
+        { name: 'cpus', value: cpus },
+        { name: 'mem', value: 512 },
+      ],
+      command: null,
+      state,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await t.cp.dataSource
+      .getRepository(TaskEntity)
+      .save([
+        task('t1', 'c1', TaskState.RUNNING, 1.5),
+        task('t2', 'c2', TaskState.STAGING, 0.25),
+        task('t3', 'c1', TaskState.FINISHED, 3),
+        task('t4', 'c3', TaskState.RUNNING, 50),
+      ]);
     const outstanding = randomUUID();
     await t.cp.dataSource.getRepository(OutstandingOfferEntity).save({ offerId: outstanding });
-    await t.cp.dataSource.getRepository(OfferEntity).save({ id: outstanding, frameworkId: 'f1', agentId: 'c2', role: 'eng/ml', resources: [{ name: 'cpus', value: 1 }], state: OfferState.OUTSTANDING, cycleId: null, createdAt: now, expiresAt: null, closedAt: null });
+    await t.cp.dataSource.getRepository(OfferEntity).save({
+      id: outstanding,
+      frameworkId: 'f1',
+      agentId: 'c2',
+      role: 'eng/ml',
+      resources: [{ name: 'cpus', value: 1 }],
+      state: OfferState.OUTSTANDING,
+      cycleId: null,
+      createdAt: now,
+      expiresAt: null,
+      closedAt: null,
+    });
     expect((await t.api('POST', '/api/v1/reservations', { agentId: 'c1', role: 'eng', resources: 'cpus:2;mem:2048' })).status).toBe(201);
     expect((await t.api('PUT', '/api/v1/quota', { quotas: [{ role: 'eng', guarantees: 'cpus:20' }], force: true })).status).toBe(200);
     await t.api('PUT', '/api/v1/whitelist', { hostnames: ['c-1', 'c-4'] });
-    await t.api('PUT', '/api/v1/maintenance/schedule', { windows: [{ machines: [{ hostname: 'c-2' }], unavailability: { start: '2026-01-01T00:00:00Z', durationSeconds: 60 } }] });
+    await t.api('PUT', '/api/v1/maintenance/schedule', {
+      windows: [{ machines: [{ hostname: 'c-2' }], unavailability: { start: '2026-01-01T00:00:00Z', durationSeconds: 60 } }],
+    });
     await t.api('POST', '/api/v1/maintenance/start', { machines: [{ hostname: 'c-2' }] });
 
     const r = await t.api('GET', '/api/v1/cluster');
@@ -55,17 +123,29 @@ describe('cluster summary', () => {
     const severities = alerts.map((a) => ['critical', 'warning', 'info'].indexOf(a.severity));
     expect(severities).toEqual([...severities].sort((a, b) => a - b));
     const find = (code: string) => alerts.filter((a) => a.code === code);
-    expect(find('AGENT_UNREACHABLE')).toEqual([{ severity: 'critical', code: 'AGENT_UNREACHABLE', message: expect.stringContaining('c-3'), target: { kind: 'agent', id: 'c3' } }]);
+    expect(find('AGENT_UNREACHABLE')).toEqual([
+      { severity: 'critical', code: 'AGENT_UNREACHABLE', message: expect.stringContaining('c-3'), target: { kind: 'agent', id: 'c3' } },
+    ]);
     // Seeded agents never connected: the master has no socket for them.
-    expect(find('AGENT_DISCONNECTED').map((a) => a.target.id).sort()).toEqual(['c1', 'c2', 'c4']);
+    expect(
+      find('AGENT_DISCONNECTED')
+        .map((a) => a.target.id)
+        .sort(),
+    ).toEqual(['c1', 'c2', 'c4']);
     expect(find('AGENT_DRAINING').map((a) => a.target.id)).toEqual(['c4']);
     expect(find('AGENT_DEACTIVATED')).toEqual([]);
     expect(find('MACHINE_DOWN')).toEqual([expect.objectContaining({ severity: 'warning', target: { kind: 'agent', id: 'c2' } })]);
-    expect(find('FRAMEWORK_DISCONNECTED')).toEqual([expect.objectContaining({ message: expect.stringContaining('fw-f2'), target: { kind: 'framework', id: 'f2' } })]);
+    expect(find('FRAMEWORK_DISCONNECTED')).toEqual([
+      expect.objectContaining({ message: expect.stringContaining('fw-f2'), target: { kind: 'framework', id: 'f2' } }),
+    ]);
     expect(find('WHITELIST_EXCLUDES')).toEqual([expect.objectContaining({ message: expect.stringContaining('leaves out 1 of 3') })]);
-    expect(find('QUOTA_OVER_CAPACITY')).toEqual([expect.objectContaining({ message: expect.stringContaining('cpus 20 but reachable agents have 14') })]);
+    expect(find('QUOTA_OVER_CAPACITY')).toEqual([
+      expect.objectContaining({ message: expect.stringContaining('cpus 20 but reachable agents have 14') }),
+    ]);
     // eng holds 1.75 (tasks) + 1 (offer) of its 20 cpus on reachable agents while f1 (eng/ml) wants offers.
-    expect(find('QUOTA_GUARANTEE_UNMET')).toEqual([expect.objectContaining({ message: expect.stringContaining('cpus 2.75 of 20'), target: { kind: 'role', id: 'eng' } })]);
+    expect(find('QUOTA_GUARANTEE_UNMET')).toEqual([
+      expect.objectContaining({ message: expect.stringContaining('cpus 2.75 of 20'), target: { kind: 'role', id: 'eng' } }),
+    ]);
     expect(find('NO_AGENTS')).toEqual([]);
   });
 

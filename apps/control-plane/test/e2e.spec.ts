@@ -29,7 +29,24 @@ class AgentProcess {
     private readonly resources: string,
   ) {}
   start(master: string): void {
-    this.child = spawn(process.execPath, [BIN, 'agent', '--master', master, '--token', ADMIN_TOKEN, '--hostname', this.name, '--resources', this.resources, '--work-dir', this.workDir], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'info' } });
+    this.child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'agent',
+        '--master',
+        master,
+        '--token',
+        ADMIN_TOKEN,
+        '--hostname',
+        this.name,
+        '--resources',
+        this.resources,
+        '--work-dir',
+        this.workDir,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'info' } },
+    );
     this.child.stdout!.on('data', (c: Buffer) => (this.log += c.toString()));
     this.child.stderr!.on('data', (c: Buffer) => (this.log += c.toString()));
   }
@@ -67,7 +84,12 @@ class Framework {
   }
 }
 
-const task = (taskId: string, shell: string, resources: Record<string, number> = { cpus: 0.5, mem: 64 }) => ({ taskId, name: taskId, command: { shell }, resources: Resources.fromScalars(resources).toJSON() });
+const task = (taskId: string, shell: string, resources: Record<string, number> = { cpus: 0.5, mem: 64 }) => ({
+  taskId,
+  name: taskId,
+  command: { shell },
+  resources: Resources.fromScalars(resources).toJSON(),
+});
 
 describe('end to end: control plane, two agents, SDK frameworks', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-e2e-'));
@@ -78,9 +100,18 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
   const agent1 = new AgentProcess('e2e-agent-1', path.join(dir, 'agent-1'), 'cpus:9;mem:18432');
   const agent2 = new AgentProcess('e2e-agent-2', path.join(dir, 'agent-2'), 'cpus:4;mem:4096');
   const frameworks: Framework[] = [];
-  const env = () => ({ DATABASE_URL: db.url, PORT: String(port), ARBITER_ADMIN_TOKEN: ADMIN_TOKEN, ARBITER_ALLOCATION_INTERVAL: '0.2', ARBITER_AGENT_TIMEOUT: '4' });
+  const env = () => ({
+    DATABASE_URL: db.url,
+    PORT: String(port),
+    ARBITER_ADMIN_TOKEN: ADMIN_TOKEN,
+    ARBITER_ALLOCATION_INTERVAL: '0.2',
+    ARBITER_AGENT_TIMEOUT: '4',
+  });
   const api = async (route: string, init: RequestInit = {}) => {
-    const res = await fetch(master + route, { ...init, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' } });
+    const res = await fetch(master + route, {
+      ...init,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    });
     return (await res.json()) as any;
   };
   const framework = async (info: Subscribe) => {
@@ -89,7 +120,8 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
     await f.s.start();
     return f;
   };
-  const agentsUp = (n: number) => until(async () => (await api('/api/v1/agents?status=REACHABLE')).total === n, 20_000, `${n} agents registered`);
+  const agentsUp = (n: number) =>
+    until(async () => (await api('/api/v1/agents?status=REACHABLE')).total === n, 20_000, `${n} agents registered`);
 
   beforeAll(async () => {
     db = await freshDatabase();
@@ -132,7 +164,10 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
     const f = await framework({ name: 'sleepy', roles: ['e2e'] });
     await until(() => f.offers.length > 0);
     await f.s.suppress();
-    await f.s.decline(f.offers.splice(0).map((o) => o.id), { refuseSeconds: 0 });
+    await f.s.decline(
+      f.offers.splice(0).map((o) => o.id),
+      { refuseSeconds: 0 },
+    );
     await sleep(800);
     expect(f.offers).toHaveLength(0);
     await f.s.revive();
@@ -140,14 +175,22 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
     await f.s.teardown();
   }, 60_000);
 
-  it('reports several tasks side by side, each task\'s updates in order', async () => {
+  it("reports several tasks side by side, each task's updates in order", async () => {
     const f = await framework({ name: 'streams', roles: ['e2e'] });
     const ids = ['s1', 's2', 's3', 's4'];
-    await f.s.launch(await f.offerFrom('e2e-agent-2'), ids.map((id) => task(id, 'exit 0', { cpus: 0.1, mem: 16 })));
+    await f.s.launch(
+      await f.offerFrom('e2e-agent-2'),
+      ids.map((id) => task(id, 'exit 0', { cpus: 0.1, mem: 16 })),
+    );
     await until(() => ids.every((id) => f.states(id).includes('FINISHED')), 20_000, 'every task FINISHED');
     for (const id of ids) expect(f.states(id)).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
     const tasks = (await api(`/api/v1/tasks?frameworkId=${f.s.frameworkId}`)).items as Array<{ id: string }>;
-    for (const t of tasks) expect((await api(`/api/v1/tasks/${t.id}`)).history.map((h: { state: string }) => h.state)).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
+    for (const t of tasks)
+      expect((await api(`/api/v1/tasks/${t.id}`)).history.map((h: { state: string }) => h.state)).toEqual([
+        'STARTING',
+        'RUNNING',
+        'FINISHED',
+      ]);
     await f.s.teardown();
   }, 60_000);
 

@@ -8,7 +8,10 @@ describe('examples against the control plane', () => {
   let agent: ProtocolAgent;
   beforeEach(async () => {
     t = await startTestControlPlane({ config: { allocationInterval: 0.1 } });
-    agent = new ProtocolAgent(t.cp.url, ADMIN_TOKEN, { hostname: 'example-host', resources: Resources.fromScalars({ cpus: 9, mem: 18432 }).toJSON() });
+    agent = new ProtocolAgent(t.cp.url, ADMIN_TOKEN, {
+      hostname: 'example-host',
+      resources: Resources.fromScalars({ cpus: 9, mem: 18432 }).toJSON(),
+    });
     await agent.register();
   });
   afterEach(async () => {

@@ -13,7 +13,9 @@ describe('lists of the history tables', () => {
     t = await startTestControlPlane({ config: { allocationInterval: 3600 } });
     await seedAgent(t.cp, { id: 'ag' });
     const db = t.cp.dataSource;
-    await db.query(`INSERT INTO frameworks (id, name, roles, capabilities, failover_timeout_seconds, state, suppressed_roles, registered_at) VALUES ('fw', 'fw', '{r}', '{}', 0, 'COMPLETED', '{}', now())`);
+    await db.query(
+      `INSERT INTO frameworks (id, name, roles, capabilities, failover_timeout_seconds, state, suppressed_roles, registered_at) VALUES ('fw', 'fw', '{r}', '{}', 0, 'COMPLETED', '{}', now())`,
+    );
     await db.query(
       `INSERT INTO tasks (task_id, framework_id, agent_id, name, role, resources, state, created_at, updated_at)
        SELECT 't' || g, 'fw', 'ag', 'x', 'r', '[]', CASE WHEN g <= 3 THEN 'RUNNING' ELSE 'FINISHED' END::task_state, now() - g * interval '1 s', now() FROM generate_series(1, $1) g`,
@@ -32,15 +34,18 @@ describe('lists of the history tables', () => {
   }, 60_000);
   afterAll(() => t?.close());
 
-  it.each(['/api/v1/tasks', '/api/v1/offers', '/api/v1/allocations'])('%s counts up to offset + COUNT_AHEAD and says when it stopped', async (list) => {
-    const first = await t.api('GET', `${list}?limit=5`);
-    expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ total: COUNT_AHEAD, totalCapped: true, limit: 5, offset: 0 });
-    expect(first.body.items).toHaveLength(5);
-    const further = await t.api('GET', `${list}?limit=5&offset=${many - 2}`);
-    expect(further.body).toMatchObject({ total: many, totalCapped: false, offset: many - 2 });
-    expect(further.body.items).toHaveLength(2);
-  });
+  it.each(['/api/v1/tasks', '/api/v1/offers', '/api/v1/allocations'])(
+    '%s counts up to offset + COUNT_AHEAD and says when it stopped',
+    async (list) => {
+      const first = await t.api('GET', `${list}?limit=5`);
+      expect(first.status).toBe(200);
+      expect(first.body).toMatchObject({ total: COUNT_AHEAD, totalCapped: true, limit: 5, offset: 0 });
+      expect(first.body.items).toHaveLength(5);
+      const further = await t.api('GET', `${list}?limit=5&offset=${many - 2}`);
+      expect(further.body).toMatchObject({ total: many, totalCapped: false, offset: many - 2 });
+      expect(further.body.items).toHaveLength(2);
+    },
+  );
 
   it('lists newest first and counts filtered lists exactly', async () => {
     const tasks = await t.api('GET', '/api/v1/tasks?limit=3');

@@ -2,7 +2,19 @@ import { LiveTasks } from '../src/master/master.state';
 import { type TaskEntity, TaskState } from '../src/tasks/task.entity';
 
 const task = (frameworkId: string, taskId: string, agentId: string, state = TaskState.RUNNING) =>
-  ({ id: `${frameworkId}/${taskId}`, frameworkId, taskId, agentId, name: taskId, role: 'r', resources: [], command: { shell: 'true' }, state, createdAt: new Date(), updatedAt: new Date() }) as TaskEntity;
+  ({
+    id: `${frameworkId}/${taskId}`,
+    frameworkId,
+    taskId,
+    agentId,
+    name: taskId,
+    role: 'r',
+    resources: [],
+    command: { shell: 'true' },
+    state,
+    createdAt: new Date(),
+    updatedAt: new Date(),
+  }) as TaskEntity;
 const ids = (tasks: Iterable<TaskEntity>) => [...tasks].map((t) => `${t.frameworkId}/${t.taskId}`).sort();
 
 describe('live tasks', () => {

@@ -1,7 +1,10 @@
 import { startTestControlPlane, type TestControlPlane } from './support/app';
 import { refusedWithoutChange } from './support/unchanged';
 
-const window = (machines: Array<Record<string, string>>, start = '2026-12-01T02:00:00Z', durationSeconds: number | null = 3600) => ({ machines, unavailability: { start, durationSeconds } });
+const window = (machines: Array<Record<string, string>>, start = '2026-12-01T02:00:00Z', durationSeconds: number | null = 3600) => ({
+  machines,
+  unavailability: { start, durationSeconds },
+});
 
 describe('maintenance API', () => {
   let t: TestControlPlane;
@@ -10,19 +13,36 @@ describe('maintenance API', () => {
   const reads = ['/api/v1/maintenance/schedule', '/api/v1/maintenance/status'];
 
   it('replaces the schedule, starts and stops maintenance, and reports modes', async () => {
-    const schedule = { windows: [window([{ hostname: 'node-1' }, { hostname: 'node-2', ip: '10.0.0.2' }]), window([{ ip: '10.0.0.3' }], '2026-12-02T02:00:00Z', null)] };
+    const schedule = {
+      windows: [
+        window([{ hostname: 'node-1' }, { hostname: 'node-2', ip: '10.0.0.2' }]),
+        window([{ ip: '10.0.0.3' }], '2026-12-02T02:00:00Z', null),
+      ],
+    };
     const put = await t.api('PUT', '/api/v1/maintenance/schedule', schedule);
     expect(put.status).toBe(200);
     expect(put.body.windows).toEqual([
-      { machines: [{ hostname: 'node-1', ip: '' }, { hostname: 'node-2', ip: '10.0.0.2' }], unavailability: { start: '2026-12-01T02:00:00.000Z', durationSeconds: 3600 } },
+      {
+        machines: [
+          { hostname: 'node-1', ip: '' },
+          { hostname: 'node-2', ip: '10.0.0.2' },
+        ],
+        unavailability: { start: '2026-12-01T02:00:00.000Z', durationSeconds: 3600 },
+      },
       { machines: [{ hostname: '', ip: '10.0.0.3' }], unavailability: { start: '2026-12-02T02:00:00.000Z', durationSeconds: null } },
     ]);
     const started = await t.api('POST', '/api/v1/maintenance/start', { machines: [{ hostname: 'node-1' }] });
     expect(started.body.downMachines).toEqual([{ hostname: 'node-1', ip: '' }]);
-    expect(started.body.drainingMachines.map((m: { machine: { hostname: string; ip: string } }) => m.machine)).toEqual([{ hostname: '', ip: '10.0.0.3' }, { hostname: 'node-2', ip: '10.0.0.2' }]);
+    expect(started.body.drainingMachines.map((m: { machine: { hostname: string; ip: string } }) => m.machine)).toEqual([
+      { hostname: '', ip: '10.0.0.3' },
+      { hostname: 'node-2', ip: '10.0.0.2' },
+    ]);
     // Replacing the schedule keeps a DOWN machine DOWN.
     await t.api('PUT', '/api/v1/maintenance/schedule', { windows: [window([{ hostname: 'node-1' }])] });
-    expect((await t.api('GET', '/api/v1/maintenance/status')).body).toEqual({ drainingMachines: [], downMachines: [{ hostname: 'node-1', ip: '' }] });
+    expect((await t.api('GET', '/api/v1/maintenance/status')).body).toEqual({
+      drainingMachines: [],
+      downMachines: [{ hostname: 'node-1', ip: '' }],
+    });
     const stopped = await t.api('POST', '/api/v1/maintenance/stop', { machines: [{ hostname: 'node-1' }] });
     expect(stopped.body).toEqual({ drainingMachines: [], downMachines: [] });
     expect((await t.api('GET', '/api/v1/maintenance/schedule')).body).toEqual({ windows: [] });
@@ -37,7 +57,11 @@ describe('maintenance API', () => {
     });
 
     it.each([
-      [{ windows: [window([{ hostname: 'x' }]), window([{ hostname: 'x' }])] }, 'MAINTENANCE_DUPLICATE_MACHINE', /x appears in window 0 and in window 1/],
+      [
+        { windows: [window([{ hostname: 'x' }]), window([{ hostname: 'x' }])] },
+        'MAINTENANCE_DUPLICATE_MACHINE',
+        /x appears in window 0 and in window 1/,
+      ],
       [{ windows: [window([{ hostname: 'x' }, { hostname: 'x' }])] }, 'MAINTENANCE_DUPLICATE_MACHINE', /twice/],
       [{ windows: [window([{ hostname: 'draining-1' }])] }, 'MAINTENANCE_DOWN_MACHINE_REMOVED', /down-1 is DOWN/],
       [{ windows: [window([])] }, 'VALIDATION_FAILED', /at least one machine/],

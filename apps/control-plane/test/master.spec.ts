@@ -7,8 +7,12 @@ import { ProtocolAgent } from './support/fake-agent';
 import { Recorder } from './support/recorder';
 import { Master } from '../src/master/master.service';
 
-
-const task = (taskId: string, resources: Record<string, number>) => ({ taskId, name: taskId, command: { shell: 'sleep 1000' }, resources: Resources.fromScalars(resources).toJSON() });
+const task = (taskId: string, resources: Record<string, number>) => ({
+  taskId,
+  name: taskId,
+  command: { shell: 'sleep 1000' },
+  resources: Resources.fromScalars(resources).toJSON(),
+});
 
 describe('master: offers, tasks and DRF over the protocols', () => {
   let t: TestControlPlane;
@@ -56,7 +60,9 @@ describe('master: offers, tasks and DRF over the protocols', () => {
       s.on('offers', (offers) => {
         for (const offer of offers) {
           const need = Resources.fromScalars(demand[name]);
-          const answer = Resources.of(offer.resources).contains(need) ? s.launch(offer, [task(`${name}-${n++}`, demand[name])], { refuseSeconds: 0 }) : s.decline(offer.id, { refuseSeconds: 0 });
+          const answer = Resources.of(offer.resources).contains(need)
+            ? s.launch(offer, [task(`${name}-${n++}`, demand[name])], { refuseSeconds: 0 })
+            : s.decline(offer.id, { refuseSeconds: 0 });
           answer.catch(() => undefined); // the test may end with an answer in flight
         }
       });
@@ -70,7 +76,12 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     const share = (id: string) => list.items.find((f: { id: string }) => f.id === id).dominantShare;
     expect(share(ids.A)).toBeCloseTo(2 / 3, 3);
     expect(share(ids.B)).toBeCloseTo(2 / 3, 3);
-    expect(list.items.find((f: { id: string }) => f.id === ids.A)).toMatchObject({ activeTasks: 3, used: { cpus: 3, mem: 12288 }, connected: true, state: 'ACTIVE' });
+    expect(list.items.find((f: { id: string }) => f.id === ids.A)).toMatchObject({
+      activeTasks: 3,
+      used: { cpus: 3, mem: 12288 },
+      connected: true,
+      state: 'ACTIVE',
+    });
     const tasks = await t.api('GET', `/api/v1/tasks?frameworkId=${ids.B}&state=RUNNING`);
     expect(tasks.body.total).toBe(2);
     const one = await t.api('GET', `/api/v1/tasks/${tasks.body.items[0].id}`);
@@ -149,7 +160,10 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     await expect(a.s.launch(bOffer, [task('steal', { cpus: 1 })])).rejects.toMatchObject({ code: 'OFFER_NOT_YOURS' });
     // A bad message is refused with the fields named; nothing changes.
     await expect(a.s.accept(['not-a-uuid'], [])).rejects.toThrow(SchedulerError);
-    await expect(a.s.accept(['not-a-uuid'], [])).rejects.toMatchObject({ code: 'INVALID_MESSAGE', message: expect.stringContaining('offerIds.0') });
+    await expect(a.s.accept(['not-a-uuid'], [])).rejects.toMatchObject({
+      code: 'INVALID_MESSAGE',
+      message: expect.stringContaining('offerIds.0'),
+    });
   });
 
   it('answers offers sent together in arrival order: a second accept of an offer is stale, a task id used before is a duplicate, the others launch', async () => {
@@ -164,7 +178,13 @@ describe('master: offers, tasks and DRF over the protocols', () => {
       a.s.launch(o2, [small('third'), small('fourth')], { refuseSeconds: 3600 }),
     ]);
     const outcome = (r: PromiseSettledResult<unknown>) => (r.status === 'fulfilled' ? r.value : (r.reason as SchedulerError).code);
-    expect(answers.map(outcome)).toEqual([{ launched: ['same'] }, 'OFFER_STALE', 'DUPLICATE_TASK', 'UNKNOWN_OFFER', { launched: ['third', 'fourth'] }]);
+    expect(answers.map(outcome)).toEqual([
+      { launched: ['same'] },
+      'OFFER_STALE',
+      'DUPLICATE_TASK',
+      'UNKNOWN_OFFER',
+      { launched: ['third', 'fourth'] },
+    ]);
     expect((answers[1] as PromiseRejectedResult).reason.message).toMatch(/no longer valid \(accepted\)/);
     for (const id of ['same', 'third', 'fourth']) await until(() => a.states(id).includes('RUNNING'), 10_000, `${id} RUNNING`);
     const tasks = await t.api('GET', `/api/v1/tasks?frameworkId=${a.s.frameworkId}`);
@@ -182,9 +202,13 @@ describe('master: offers, tasks and DRF over the protocols', () => {
       a.s.decline(o2.id),
     ]);
     expect(answers.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
-    expect((answers[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'OFFER_STALE', message: expect.stringContaining('(declined)') });
+    expect((answers[1] as PromiseRejectedResult).reason).toMatchObject({
+      code: 'OFFER_STALE',
+      message: expect.stringContaining('(declined)'),
+    });
     await until(() => a.states('first').includes('RUNNING'));
-    const state = async (id: string) => (await t.api('GET', `/api/v1/offers?frameworkId=${a.s.frameworkId}`)).body.items.find((o: { id: string }) => o.id === id).state;
+    const state = async (id: string) =>
+      (await t.api('GET', `/api/v1/offers?frameworkId=${a.s.frameworkId}`)).body.items.find((o: { id: string }) => o.id === id).state;
     expect(await state(o1.id)).toBe('DECLINED');
     expect(await state(o2.id)).toBe('ACCEPTED');
   });
@@ -200,7 +224,10 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     await Promise.all(updates.map((u) => b.s.acknowledge(u)));
     const history = async () => {
       const list = await t.api('GET', `/api/v1/tasks?frameworkId=${a.s.frameworkId}`);
-      return (await t.api('GET', `/api/v1/tasks/${list.body.items[0].id}`)).body.history as Array<{ state: string; acknowledgedAt: string | null }>;
+      return (await t.api('GET', `/api/v1/tasks/${list.body.items[0].id}`)).body.history as Array<{
+        state: string;
+        acknowledgedAt: string | null;
+      }>;
     };
     expect((await history()).map((h) => h.acknowledgedAt)).toEqual([null, null]);
     await Promise.all(updates.map((u) => a.s.acknowledge(u)));
@@ -212,9 +239,19 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     const a = await framework({ name: 'a', roles: ['r'] });
     await a.s.launch(await a.nextOffer(), [task('once', { cpus: 1, mem: 64 })]);
     await until(() => a.states('once').includes('RUNNING'));
-    const finished = { updateUuid: randomUUID(), frameworkId: a.s.frameworkId!, taskId: 'once', agentId: ag.agentId!, state: 'FINISHED', timestamp: new Date().toISOString(), source: 'SOURCE_AGENT' };
+    const finished = {
+      updateUuid: randomUUID(),
+      frameworkId: a.s.frameworkId!,
+      taskId: 'once',
+      agentId: ag.agentId!,
+      state: 'FINISHED',
+      timestamp: new Date().toISOString(),
+      source: 'SOURCE_AGENT',
+    };
     // Sent together: FINISHED twice (a resend) and a late RUNNING after it.
-    const replies = await Promise.all([finished, finished, { ...finished, updateUuid: randomUUID(), state: 'RUNNING' }].map((u) => ag.socket.emitWithAck('status', u)));
+    const replies = await Promise.all(
+      [finished, finished, { ...finished, updateUuid: randomUUID(), state: 'RUNNING' }].map((u) => ag.socket.emitWithAck('status', u)),
+    );
     expect(replies).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
     await until(() => a.states('once').includes('FINISHED'));
     const list = await t.api('GET', `/api/v1/tasks?frameworkId=${a.s.frameworkId}`);
@@ -296,7 +333,10 @@ describe('master: offers, tasks and DRF over the protocols', () => {
 
     const first = t;
     await first.stop();
-    const second = await startTestControlPlane({ databaseUrl: first.databaseUrl, config: { allocationInterval: 0.1, agentTimeout: 1, agentReregisterTimeout: 4 } });
+    const second = await startTestControlPlane({
+      databaseUrl: first.databaseUrl,
+      config: { allocationInterval: 0.1, agentTimeout: 1, agentReregisterTimeout: 4 },
+    });
     t = { ...second, close: () => second.close().then(() => first.close()) };
     const started = Date.now();
     await sleep(2000); // past the heartbeat timeout, within the re-registration timeout
@@ -326,7 +366,10 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     const r = await t.api('POST', `/api/v1/frameworks/${id}/teardown`);
     expect(r.body.state).toBe('COMPLETED');
     await until(async () => (await t.api('GET', `/api/v1/tasks?frameworkId=${id}`)).body.items[0].state === 'KILLED');
-    expect((await t.api('GET', '/api/v1/audit?action=framework.teardown')).body.items[0]).toMatchObject({ targetId: id, after: { state: 'COMPLETED' } });
+    expect((await t.api('GET', '/api/v1/audit?action=framework.teardown')).body.items[0]).toMatchObject({
+      targetId: id,
+      after: { state: 'COMPLETED' },
+    });
     expect((await t.api('POST', '/api/v1/frameworks/nope/teardown')).body.code).toBe('FRAMEWORK_NOT_FOUND');
   });
 
@@ -380,7 +423,14 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     f.s.on('inverseOffers', (list) => inverse.push(...list));
     await f.s.launch(await f.nextOffer(), [task('resident', { cpus: 1, mem: 64 })], { refuseSeconds: 0 });
     const pending = await f.nextOffer();
-    await t.api('PUT', '/api/v1/maintenance/schedule', { windows: [{ machines: [{ hostname: 'maint-host' }], unavailability: { start: new Date(Date.now() + 3600_000).toISOString(), durationSeconds: 600 } }] });
+    await t.api('PUT', '/api/v1/maintenance/schedule', {
+      windows: [
+        {
+          machines: [{ hostname: 'maint-host' }],
+          unavailability: { start: new Date(Date.now() + 3600_000).toISOString(), durationSeconds: 600 },
+        },
+      ],
+    });
     await until(() => inverse.length > 0);
     expect(inverse[0].hostname).toBe('maint-host');
     await f.s.answerInverseOffer(inverse[0].id, true);
@@ -398,7 +448,12 @@ describe('master: offers, tasks and DRF over the protocols', () => {
   it('streams agents, offers, answers, task updates and cycles to operators on /events', async () => {
     const { io } = await import('socket.io-client');
     const events: Array<{ event: string; payload: Record<string, unknown> }> = [];
-    const operator = io(`${t.cp.url}/events`, { auth: { token: ADMIN_TOKEN }, transports: ['websocket'], forceNew: true, reconnection: false });
+    const operator = io(`${t.cp.url}/events`, {
+      auth: { token: ADMIN_TOKEN },
+      transports: ['websocket'],
+      forceNew: true,
+      reconnection: false,
+    });
     closers.push(() => operator.close());
     operator.onAny((event: string, payload: Record<string, unknown>) => events.push({ event, payload }));
     await new Promise<void>((resolve, reject) => {
@@ -410,7 +465,8 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     const offer = await f.nextOffer();
     // The agent answers the launch with STARTING, then RUNNING.
     await f.s.launch(offer, [{ taskId: 'seen', name: 'x', command: { shell: 'true' }, resources: [{ name: 'cpus', value: 1 }] }]);
-    const seen = (event: string, match: (p: Record<string, unknown>) => boolean) => events.some((e) => e.event === event && match(e.payload));
+    const seen = (event: string, match: (p: Record<string, unknown>) => boolean) =>
+      events.some((e) => e.event === event && match(e.payload));
     await until(() => seen('task.updated', (p) => p.taskId === 'seen' && p.state === 'RUNNING'));
     expect(seen('agent.added', (p) => p.agentId === ag.agentId)).toBe(true);
     expect(seen('framework.added', (p) => p.frameworkId === f.s.frameworkId)).toBe(true);
@@ -442,8 +498,12 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     // The outstanding offer is kept, still listed as outstanding, and can still be accepted.
     const listed = await t.api('GET', '/api/v1/offers?state=OUTSTANDING');
     expect(listed.body.items.map((o: { id: string }) => o.id)).toContain(outstanding.id);
-    await f.s.launch(outstanding, [{ taskId: 'after-prune', name: 'x', command: { shell: 'true' }, resources: [{ name: 'cpus', value: 1 }] }]);
-    expect((await t.api('GET', '/api/v1/offers?state=OUTSTANDING')).body.items.map((o: { id: string }) => o.id)).not.toContain(outstanding.id);
+    await f.s.launch(outstanding, [
+      { taskId: 'after-prune', name: 'x', command: { shell: 'true' }, resources: [{ name: 'cpus', value: 1 }] },
+    ]);
+    expect((await t.api('GET', '/api/v1/offers?state=OUTSTANDING')).body.items.map((o: { id: string }) => o.id)).not.toContain(
+      outstanding.id,
+    );
     expect((await master.pruneHistory({ history: new Date(Date.now() - 86_400_000) })).offers).toBe(1);
   });
 
@@ -454,7 +514,11 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     const handOver = async (from: Recorder, to: Recorder) => {
       await from.s.suppress();
       await until(async () => {
-        if (from.offers.length) await from.s.decline(from.offers.splice(0).map((o) => o.id), { refuseSeconds: 0 });
+        if (from.offers.length)
+          await from.s.decline(
+            from.offers.splice(0).map((o) => o.id),
+            { refuseSeconds: 0 },
+          );
         return to.offers.length > 0;
       });
     };
@@ -473,7 +537,14 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     const db = t.cp.dataSource;
     const rows = async (sql: string) => (await db.query(sql)) as Array<Record<string, unknown>>;
     const taskIds = async () => (await rows('SELECT task_id FROM tasks ORDER BY task_id')).map((r) => r.task_id);
-    await until(async () => (await rows(`SELECT 1 FROM task_status_updates u JOIN tasks t ON t.id = u.task_ref WHERE t.task_id IN ('done', 'live') AND u.acknowledged_at IS NULL`)).length === 0);
+    await until(
+      async () =>
+        (
+          await rows(
+            `SELECT 1 FROM task_status_updates u JOIN tasks t ON t.id = u.task_ref WHERE t.task_id IN ('done', 'live') AND u.acknowledged_at IS NULL`,
+          )
+        ).length === 0,
+    );
     await db.query(`UPDATE tasks SET updated_at = now() - interval '30 days'`);
     const master = t.cp.app.get(Master);
     const dayAgo = { tasks: new Date(Date.now() - 86_400_000) };

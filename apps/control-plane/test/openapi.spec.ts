@@ -11,7 +11,9 @@ describe('OpenAPI', () => {
 
   it('`arbiter openapi --check` finds the document and libs/contracts/src/api.ts, its TypeScript types, up to date', () => {
     // A child process: the type generator loads ES modules that Jest's module system cannot.
-    const r = spawnSync(process.execPath, [path.resolve(__dirname, '../../cli/bin/arbiter.js'), 'openapi', '--check'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [path.resolve(__dirname, '../../cli/bin/arbiter.js'), 'openapi', '--check'], {
+      encoding: 'utf8',
+    });
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain(`${API_TYPES_FILE} is up to date`);
     expect(r.status).toBe(0);
@@ -33,7 +35,9 @@ describe('OpenAPI', () => {
 
     it('documents every /api/v1 operation with bearer auth and the error body', async () => {
       const doc = JSON.parse(fs.readFileSync(OPENAPI_FILE, 'utf8'));
-      const ops = Object.entries(doc.paths as Record<string, Record<string, { security?: unknown; responses: Record<string, unknown> }>>).filter(([p]) => p.startsWith('/api/v1/'));
+      const ops = Object.entries(
+        doc.paths as Record<string, Record<string, { security?: unknown; responses: Record<string, unknown> }>>,
+      ).filter(([p]) => p.startsWith('/api/v1/'));
       expect(ops.length).toBeGreaterThan(3);
       for (const [, methods] of ops) {
         for (const op of Object.values(methods)) {

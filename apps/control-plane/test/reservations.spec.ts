@@ -15,14 +15,28 @@ describe('reservations API', () => {
   const reads = ['/api/v1/reservations', '/api/v1/roles'];
 
   it('reserves free resources given as text or JSON, lists, gets and removes them', async () => {
-    const r = await t.api('POST', '/api/v1/reservations', { agentId: 'a1', role: 'eng', resources: 'cpus:2;mem:4096', labels: { team: 'ml' } });
+    const r = await t.api('POST', '/api/v1/reservations', {
+      agentId: 'a1',
+      role: 'eng',
+      resources: 'cpus:2;mem:4096',
+      labels: { team: 'ml' },
+    });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ agentId: 'a1', role: 'eng', resourcesText: 'cpus(eng):2;mem(eng):4096', labels: { team: 'ml' }, principal: 'admin' });
+    expect(r.body).toMatchObject({
+      agentId: 'a1',
+      role: 'eng',
+      resourcesText: 'cpus(eng):2;mem(eng):4096',
+      labels: { team: 'ml' },
+      principal: 'admin',
+    });
     const json = await t.api('POST', '/api/v1/reservations', { agentId: 'a1', role: 'ops', resources: { cpus: 1 } });
     expect(json.body.resourcesText).toBe('cpus(ops):1');
     expect((await t.api('GET', '/api/v1/reservations?role=eng')).body.items.map((x: { id: string }) => x.id)).toEqual([r.body.id]);
     expect((await t.api('GET', `/api/v1/reservations/${r.body.id}`)).body.id).toBe(r.body.id);
-    expect((await t.api('GET', '/api/v1/roles')).body.find((x: { path: string }) => x.path === 'eng').reserved).toEqual({ cpus: 2, mem: 4096 });
+    expect((await t.api('GET', '/api/v1/roles')).body.find((x: { path: string }) => x.path === 'eng').reserved).toEqual({
+      cpus: 2,
+      mem: 4096,
+    });
     expect((await t.api('DELETE', `/api/v1/reservations/${json.body.id}`)).status).toBe(204);
     const audit = (await t.api('GET', '/api/v1/audit?targetType=reservation')).body.items.map((e: { action: string }) => e.action);
     expect(audit).toEqual(['reservation.remove', 'reservation.create', 'reservation.create']);
@@ -31,17 +45,50 @@ describe('reservations API', () => {
   it('reserves only what is free: not already reserved, not used by live tasks', async () => {
     // 8 cpus: 2 reserved for eng above; a task uses 3 more.
     const now = new Date();
-    await t.cp.dataSource.getRepository(FrameworkEntity).save({ id: 'fw', name: 'fw', principal: null, user: null, roles: ['eng'], capabilities: [], failoverTimeoutSeconds: 0, hostname: null, webuiUrl: null, state: FrameworkState.ACTIVE, suppressedRoles: [], registeredAt: now, disconnectedAt: null, completedAt: null });
-    await t.cp.dataSource.getRepository(TaskEntity).save({ taskId: 'busy', frameworkId: 'fw', agentId: 'a1', name: 'busy', role: 'other', resources: [{ name: 'cpus', value: 3 }], command: null, state: TaskState.RUNNING, createdAt: now, updatedAt: now });
-    const r = await refusedWithoutChange(t, reads, () => t.api('POST', '/api/v1/reservations', { agentId: 'a1', role: 'ops', resources: 'cpus:4' }));
+    await t.cp.dataSource.getRepository(FrameworkEntity).save({
+      id: 'fw',
+      name: 'fw',
+      principal: null,
+      user: null,
+      roles: ['eng'],
+      capabilities: [],
+      failoverTimeoutSeconds: 0,
+      hostname: null,
+      webuiUrl: null,
+      state: FrameworkState.ACTIVE,
+      suppressedRoles: [],
+      registeredAt: now,
+      disconnectedAt: null,
+      completedAt: null,
+    });
+    await t.cp.dataSource.getRepository(TaskEntity).save({
+      taskId: 'busy',
+      frameworkId: 'fw',
+      agentId: 'a1',
+      name: 'busy',
+      role: 'other',
+      resources: [{ name: 'cpus', value: 3 }],
+      command: null,
+      state: TaskState.RUNNING,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const r = await refusedWithoutChange(t, reads, () =>
+      t.api('POST', '/api/v1/reservations', { agentId: 'a1', role: 'ops', resources: 'cpus:4' }),
+    );
     expect(r.status).toBe(409);
-    expect(r.body).toMatchObject({ code: 'RESERVATION_INSUFFICIENT_RESOURCES', details: { requested: 'cpus:4', free: expect.stringContaining('cpus:3') } });
+    expect(r.body).toMatchObject({
+      code: 'RESERVATION_INSUFFICIENT_RESOURCES',
+      details: { requested: 'cpus:4', free: expect.stringContaining('cpus:3') },
+    });
     expect((await t.api('POST', '/api/v1/reservations', { agentId: 'a1', role: 'ops', resources: 'cpus:3' })).status).toBe(201);
   });
 
   it('lets exactly one of two concurrent reservations take the last free cpus', async () => {
     await seedAgent(t.cp, { id: 'race', resources: 'cpus:4;mem:1024' });
-    const results = await Promise.all([1, 2].map(() => t.api('POST', '/api/v1/reservations', { agentId: 'race', role: 'eng', resources: 'cpus:3' })));
+    const results = await Promise.all(
+      [1, 2].map(() => t.api('POST', '/api/v1/reservations', { agentId: 'race', role: 'eng', resources: 'cpus:3' })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
     expect((await t.api('GET', '/api/v1/reservations?agentId=race')).body.total).toBe(1);
   });
@@ -50,7 +97,18 @@ describe('reservations API', () => {
     await seedAgent(t.cp, { id: 'used', resources: 'cpus:4;mem:1024' });
     const res = await t.api('POST', '/api/v1/reservations', { agentId: 'used', role: 'eng', resources: 'cpus:2' });
     const now = new Date();
-    await t.cp.dataSource.getRepository(TaskEntity).save({ taskId: 'on-reserved', frameworkId: 'fw', agentId: 'used', name: 'x', role: 'eng', resources: [{ name: 'cpus', value: 1, reservation: 'eng' }], command: null, state: TaskState.RUNNING, createdAt: now, updatedAt: now });
+    await t.cp.dataSource.getRepository(TaskEntity).save({
+      taskId: 'on-reserved',
+      frameworkId: 'fw',
+      agentId: 'used',
+      name: 'x',
+      role: 'eng',
+      resources: [{ name: 'cpus', value: 1, reservation: 'eng' }],
+      command: null,
+      state: TaskState.RUNNING,
+      createdAt: now,
+      updatedAt: now,
+    });
     const r = await refusedWithoutChange(t, reads, () => t.api('DELETE', `/api/v1/reservations/${res.body.id}`));
     expect(r.status).toBe(409);
     expect(r.body.code).toBe('RESERVATION_IN_USE');

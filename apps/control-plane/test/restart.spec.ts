@@ -25,7 +25,13 @@ describe('arbiter control-plane on the embedded PostgreSQL', () => {
 
   it('starts with nothing but a data directory, keeps data across a restart and stops cleanly on Ctrl-C', async () => {
     const dbPort = await freePort();
-    const env = { DATABASE_URL: undefined, ARBITER_ADMIN_TOKEN: undefined, ARBITER_DATA_DIR: dataDir, ARBITER_EMBEDDED_DB_PORT: String(dbPort), PORT: '0' };
+    const env = {
+      DATABASE_URL: undefined,
+      ARBITER_ADMIN_TOKEN: undefined,
+      ARBITER_DATA_DIR: dataDir,
+      ARBITER_EMBEDDED_DB_PORT: String(dbPort),
+      PORT: '0',
+    };
     running = await spawnControlPlane(env);
     const token = running.token!;
     expect(token).toMatch(/^arb_/);
@@ -47,7 +53,10 @@ describe('arbiter control-plane on the embedded PostgreSQL', () => {
     running = await spawnControlPlane(env);
     expect(running.token).toBeUndefined();
     expect(running.output()).toContain('the one printed on first start');
-    expect((await call(running, token, 'GET', '/api/v1/agents/keep-me')).body).toMatchObject({ hostname: 'persistent.example', activated: false });
+    expect((await call(running, token, 'GET', '/api/v1/agents/keep-me')).body).toMatchObject({
+      hostname: 'persistent.example',
+      activated: false,
+    });
     const audit = await call(running, token, 'GET', '/api/v1/audit?action=agent.*');
     expect(audit.body.items).toEqual([expect.objectContaining({ action: 'agent.deactivate', targetId: 'keep-me', actor: 'admin' })]);
     expect(await running.stop('SIGTERM')).toBe(0);

@@ -12,11 +12,23 @@ describe('roles, weights and quota API', () => {
 
   describe('weights', () => {
     it('updates several weights at once and lists them; roles default to 1', async () => {
-      const r = await t.api('PUT', '/api/v1/weights', { weights: [{ role: 'eng', weight: 2.5 }, { role: 'ops/oncall', weight: 0.5 }] });
+      const r = await t.api('PUT', '/api/v1/weights', {
+        weights: [
+          { role: 'eng', weight: 2.5 },
+          { role: 'ops/oncall', weight: 0.5 },
+        ],
+      });
       expect(r.status).toBe(200);
-      expect(r.body).toEqual([{ role: 'eng', weight: 2.5 }, { role: 'ops/oncall', weight: 0.5 }]);
+      expect(r.body).toEqual([
+        { role: 'eng', weight: 2.5 },
+        { role: 'ops/oncall', weight: 0.5 },
+      ]);
       const roles = (await t.api('GET', '/api/v1/roles')).body;
-      expect(roles.map((x: { path: string; weight: number }) => [x.path, x.weight])).toEqual([['eng', 2.5], ['ops', 1], ['ops/oncall', 0.5]]);
+      expect(roles.map((x: { path: string; weight: number }) => [x.path, x.weight])).toEqual([
+        ['eng', 2.5],
+        ['ops', 1],
+        ['ops/oncall', 0.5],
+      ]);
       const audit = (await t.api('GET', '/api/v1/audit?action=weights.update')).body.items;
       expect(audit.map((e: { targetId: string; before: unknown; after: unknown }) => [e.targetId, e.before, e.after])).toEqual([
         ['ops/oncall', { weight: 1 }, { weight: 0.5 }],
@@ -31,8 +43,26 @@ describe('roles, weights and quota API', () => {
       [{ weights: [{ role: 'eng', weight: 1e9 }] }, 'VALIDATION_FAILED', /must not be greater than 1000000/],
       [{ weights: [{ role: '*', weight: 1 }] }, 'VALIDATION_FAILED', /weights\.0\.role must be a role path/],
       [{ weights: [{ role: 'a/../b', weight: 1 }] }, 'VALIDATION_FAILED', /role path/],
-      [{ weights: [{ role: 'x', weight: 3 }, { role: 'x', weight: 4 }] }, 'ROLE_REPEATED', /appears more than once/],
-      [{ weights: [{ role: 'ok', weight: 3 }, { role: 'bad role', weight: 4 }] }, 'VALIDATION_FAILED', /weights\.1\.role/],
+      [
+        {
+          weights: [
+            { role: 'x', weight: 3 },
+            { role: 'x', weight: 4 },
+          ],
+        },
+        'ROLE_REPEATED',
+        /appears more than once/,
+      ],
+      [
+        {
+          weights: [
+            { role: 'ok', weight: 3 },
+            { role: 'bad role', weight: 4 },
+          ],
+        },
+        'VALIDATION_FAILED',
+        /weights\.1\.role/,
+      ],
       [{ weights: [] }, 'VALIDATION_FAILED', /weights must contain at least 1 elements/],
       [{ weights: [{ role: 'eng', weight: 2, colour: 'red' }] }, 'VALIDATION_FAILED', /property colour should not exist/],
       [{}, 'VALIDATION_FAILED', /weights/],
@@ -58,11 +88,16 @@ describe('roles, weights and quota API', () => {
       ]);
       const eng = (await t.api('GET', '/api/v1/roles')).body.find((x: { path: string }) => x.path === 'eng');
       expect(eng.quota).toEqual({ role: 'eng', guarantees: { cpus: 4, mem: 8192 }, limits: { cpus: 8, mem: 16384 } });
-      expect((await t.api('GET', '/api/v1/audit?action=quota.update&targetId=eng')).body.items[0]).toMatchObject({ before: null, after: { guarantees: { cpus: 4, mem: 8192 } } });
+      expect((await t.api('GET', '/api/v1/audit?action=quota.update&targetId=eng')).body.items[0]).toMatchObject({
+        before: null,
+        after: { guarantees: { cpus: 4, mem: 8192 } },
+      });
     });
 
     it('refuses guarantees beyond capacity unless forced', async () => {
-      const over = await refusedWithoutChange(t, ['/api/v1/quota'], () => t.api('PUT', '/api/v1/quota', { quotas: [{ role: 'big', guarantees: 'cpus:13' }] }));
+      const over = await refusedWithoutChange(t, ['/api/v1/quota'], () =>
+        t.api('PUT', '/api/v1/quota', { quotas: [{ role: 'big', guarantees: 'cpus:13' }] }),
+      );
       expect(over.status).toBe(409);
       expect(over.body.code).toBe('QUOTA_EXCEEDS_CAPACITY');
       expect(over.body.message).toMatch(/cpus 18 but the cluster has 16.*force=true/);
@@ -74,7 +109,11 @@ describe('roles, weights and quota API', () => {
     });
 
     it.each([
-      [{ quotas: [{ role: 'eng', guarantees: 'cpus:4', limits: 'cpus:2' }] }, 'QUOTA_GUARANTEE_EXCEEDS_LIMIT', /guarantee of cpus \(4\) exceeds its limit \(2\)/],
+      [
+        { quotas: [{ role: 'eng', guarantees: 'cpus:4', limits: 'cpus:2' }] },
+        'QUOTA_GUARANTEE_EXCEEDS_LIMIT',
+        /guarantee of cpus \(4\) exceeds its limit \(2\)/,
+      ],
       [{ quotas: [{ role: 'eng/ml', guarantees: 'cpus:1' }] }, 'QUOTA_HIERARCHY_VIOLATION', /top-level roles/],
       [{ quotas: [{ role: 'eng', guarantees: { cpus: -1 } }] }, 'VALIDATION_FAILED', /must not be negative/],
       [{ quotas: [{ role: 'eng', guarantees: 'cpus:abc' }] }, 'VALIDATION_FAILED', /invalid scalar value 'abc'/],
@@ -84,7 +123,16 @@ describe('roles, weights and quota API', () => {
       [{ quotas: [{ role: 'eng', guarantees: 42 }] }, 'VALIDATION_FAILED', /guarantees/],
       [{ quotas: [{ role: 'a' }, { role: 'a' }] }, 'ROLE_REPEATED', /more than once/],
       [{ quotas: [{ role: 'eng' }], force: 'yes' }, 'VALIDATION_FAILED', /force must be true or false/],
-      [{ quotas: [{ role: 'ok', guarantees: 'cpus:1' }, { role: 'eng', guarantees: 'cpus:4', limits: 'cpus:1' }] }, 'QUOTA_GUARANTEE_EXCEEDS_LIMIT', /eng/],
+      [
+        {
+          quotas: [
+            { role: 'ok', guarantees: 'cpus:1' },
+            { role: 'eng', guarantees: 'cpus:4', limits: 'cpus:1' },
+          ],
+        },
+        'QUOTA_GUARANTEE_EXCEEDS_LIMIT',
+        /eng/,
+      ],
     ])('refuses %j (%s) and changes nothing', async (body, code, message) => {
       const r = await refusedWithoutChange(t, ['/api/v1/quota', '/api/v1/roles'], () => t.api('PUT', '/api/v1/quota', body));
       expect(r.body.code).toBe(code);

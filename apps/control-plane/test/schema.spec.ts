@@ -23,11 +23,22 @@ describe('schema', () => {
     const ds = createDataSource(db.url, { poolSize: 1 });
     await ds.initialize();
     const tables = async () =>
-      (await ds.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> 'migrations' ORDER BY 1`)).map((r: { table_name: string }) => r.table_name);
-    const types = async () => (await ds.query(`SELECT typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname = 'public' AND t.typtype = 'e'`)).length;
+      (
+        await ds.query(
+          `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> 'migrations' ORDER BY 1`,
+        )
+      ).map((r: { table_name: string }) => r.table_name);
+    const types = async () =>
+      (
+        await ds.query(
+          `SELECT typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname = 'public' AND t.typtype = 'e'`,
+        )
+      ).length;
     try {
       const before = await tables();
-      expect(before).toEqual(expect.arrayContaining(['agents', 'audit_log', 'quotas', 'reservations', 'tasks', 'task_status_updates', 'allocation_cycles']));
+      expect(before).toEqual(
+        expect.arrayContaining(['agents', 'audit_log', 'quotas', 'reservations', 'tasks', 'task_status_updates', 'allocation_cycles']),
+      );
       for (let i = 0; i < MIGRATIONS.length; i++) await ds.undoLastMigration({ transaction: 'all' });
       expect(await tables()).toEqual([]);
       expect(await types()).toBe(0);

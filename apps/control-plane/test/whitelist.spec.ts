@@ -9,7 +9,9 @@ describe('whitelist API', () => {
 
   it('starts with no whitelist, replaces it (sorted, without repeats), empties it and removes it', async () => {
     expect((await t.api('GET', '/api/v1/whitelist')).body).toEqual({ hostnames: null });
-    expect((await t.api('PUT', '/api/v1/whitelist', { hostnames: ['node-2', 'node-1', 'node-2'] })).body).toEqual({ hostnames: ['node-1', 'node-2'] });
+    expect((await t.api('PUT', '/api/v1/whitelist', { hostnames: ['node-2', 'node-1', 'node-2'] })).body).toEqual({
+      hostnames: ['node-1', 'node-2'],
+    });
     expect((await t.api('GET', '/api/v1/whitelist')).body).toEqual({ hostnames: ['node-1', 'node-2'] });
     expect((await t.api('PUT', '/api/v1/whitelist', { hostnames: [] })).body).toEqual({ hostnames: [] });
     expect((await t.api('PUT', '/api/v1/whitelist', { hostnames: null })).body).toEqual({ hostnames: null });
@@ -37,7 +39,9 @@ describe('whitelist API', () => {
   });
 
   it('refuses a body that is not JSON', async () => {
-    const r = await refusedWithoutChange(t, ['/api/v1/whitelist'], () => t.api('PUT', '/api/v1/whitelist', '{"hostnames": [', { contentType: 'application/json' }));
+    const r = await refusedWithoutChange(t, ['/api/v1/whitelist'], () =>
+      t.api('PUT', '/api/v1/whitelist', '{"hostnames": [', { contentType: 'application/json' }),
+    );
     expect(r.body.code).toBe('MALFORMED_JSON');
   });
 
@@ -58,7 +62,9 @@ describe('whitelist API', () => {
       expect((await t.api('PATCH', '/api/v1/whitelist', { remove: ['node-2'] })).body).toEqual({ hostnames: ['node-1', 'node-3'] });
       expect((await t.api('GET', '/api/v1/agents/w2')).body.whitelisted).toBe(false);
       expect((await t.api('GET', '/api/v1/agents/w1')).body.whitelisted).toBe(true);
-      expect((await t.api('PATCH', '/api/v1/whitelist', { add: ['node-2', 'node-5'], remove: ['node-3'] })).body).toEqual({ hostnames: ['node-1', 'node-2', 'node-5'] });
+      expect((await t.api('PATCH', '/api/v1/whitelist', { add: ['node-2', 'node-5'], remove: ['node-3'] })).body).toEqual({
+        hostnames: ['node-1', 'node-2', 'node-5'],
+      });
       const audit = (await t.api('GET', '/api/v1/audit?action=whitelist.update&limit=2')).body.items;
       expect(audit.map((e: { before: unknown; after: unknown }) => [e.before, e.after])).toEqual([
         [{ hostnames: ['node-1', 'node-3'] }, { hostnames: ['node-1', 'node-2', 'node-5'] }],

@@ -23,10 +23,19 @@ function shown(scope: Page | Locator, text: string): Promise<void> {
 /** The text of the first element matching `selector` once it satisfies `check`. */
 async function waitForText(page: Page, selector: string, check: (text: string) => boolean, what: string): Promise<string> {
   let last = '';
-  await until(async () => {
-    last = (await page.locator(selector).first().textContent().catch(() => null)) ?? '';
-    return check(last);
-  }, 20_000, `${what} (last seen: ${JSON.stringify(last.slice(0, 200))})`);
+  await until(
+    async () => {
+      last =
+        (await page
+          .locator(selector)
+          .first()
+          .textContent()
+          .catch(() => null)) ?? '';
+      return check(last);
+    },
+    20_000,
+    `${what} (last seen: ${JSON.stringify(last.slice(0, 200))})`,
+  );
   return last;
 }
 
@@ -80,7 +89,7 @@ describe('dashboard in a real browser', () => {
     await page.getByRole('link', { name: HOST }).click();
     await page.getByRole('heading', { name: HOST }).waitFor();
     await shown(page, 'rack:r1');
-    await shown(page, "cpus:4;disk:10000;mem:4096;ports:[31000-31100]");
+    await shown(page, 'cpus:4;disk:10000;mem:4096;ports:[31000-31100]');
   });
 
   it('takes the agent off the whitelist after a confirmation, and puts it back', async () => {
@@ -146,7 +155,10 @@ describe('dashboard in a real browser', () => {
     await page.goto(c.url('/agents'));
     await page.getByRole('button', { name: 'Actions' }).click();
     await page.getByRole('menuitem', { name: 'Schedule maintenance…' }).click();
-    await page.getByRole('dialog', { name: `Schedule maintenance for ${HOST}` }).getByRole('button', { name: 'Schedule' }).click();
+    await page
+      .getByRole('dialog', { name: `Schedule maintenance for ${HOST}` })
+      .getByRole('button', { name: 'Schedule' })
+      .click();
     await shown(page, 'maintenance scheduled');
     expect((await c.t.api('GET', '/api/v1/maintenance/schedule')).body.windows[0].machines).toEqual([{ hostname: HOST, ip: '' }]);
 
@@ -155,11 +167,17 @@ describe('dashboard in a real browser', () => {
     const machines = page.getByRole('table', { name: 'Machines in the schedule' });
     await shown(machines, 'DRAINING');
     await machines.getByRole('button', { name: 'Start maintenance' }).click();
-    await page.getByRole('dialog', { name: `Start maintenance on ${HOST}?` }).getByRole('button', { name: 'Start maintenance' }).click();
+    await page
+      .getByRole('dialog', { name: `Start maintenance on ${HOST}?` })
+      .getByRole('button', { name: 'Start maintenance' })
+      .click();
     await shown(machines, 'DOWN');
     expect((await c.t.api('GET', `/api/v1/agents/${agentId}`)).body.maintenance.mode).toBe('DOWN');
     await machines.getByRole('button', { name: 'Stop maintenance' }).click();
-    await page.getByRole('dialog', { name: `Stop maintenance on ${HOST}?` }).getByRole('button', { name: 'Stop maintenance' }).click();
+    await page
+      .getByRole('dialog', { name: `Stop maintenance on ${HOST}?` })
+      .getByRole('button', { name: 'Stop maintenance' })
+      .click();
     await shown(page, 'No machine is scheduled for maintenance.');
     expect((await c.t.api('GET', `/api/v1/agents/${agentId}`)).body.maintenance).toBeNull();
   });
@@ -169,14 +187,32 @@ describe('dashboard in a real browser', () => {
     await shown(page, 'No framework has subscribed yet.');
     await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
 
-    scheduler = new Scheduler({ master: c.t.cp.url, token: ADMIN_TOKEN, framework: { name: 'live-share', roles: ['eng'], failoverTimeoutSeconds: 300 } });
+    scheduler = new Scheduler({
+      master: c.t.cp.url,
+      token: ADMIN_TOKEN,
+      framework: { name: 'live-share', roles: ['eng'], failoverTimeoutSeconds: 300 },
+    });
     let launched = false;
     scheduler.on('offers', async (offers) => {
       for (const offer of offers) {
         if (launched) await scheduler!.decline([offer.id], { refuseSeconds: 300 });
         else {
           launched = true;
-          await scheduler!.launch(offer, [{ taskId: 'sleeper', name: 'sleeper', command: { shell: 'sleep 300' }, resources: [{ name: 'cpus', value: 1 }, { name: 'mem', value: 128 }] }], { refuseSeconds: 300 });
+          await scheduler!.launch(
+            offer,
+            [
+              {
+                taskId: 'sleeper',
+                name: 'sleeper',
+                command: { shell: 'sleep 300' },
+                resources: [
+                  { name: 'cpus', value: 1 },
+                  { name: 'mem', value: 128 },
+                ],
+              },
+            ],
+            { refuseSeconds: 300 },
+          );
         }
       }
     });
@@ -215,15 +251,30 @@ describe('dashboard in a real browser', () => {
     await waitForText(page, '[data-testid=live-status]', (t) => t === 'Connection lost, reconnecting…', 'the lost connection shown');
     await c.startControlPlane();
     await waitForText(page, '[data-testid=live-status]', (t) => t === 'Live', 'live again');
-    await until(async () => (await c.t.api('GET', '/api/v1/agents')).body.items[0]?.status === 'REACHABLE' && (await c.t.api('GET', '/api/v1/frameworks')).body.items[0]?.connected === true, 30_000, 'agent and framework back');
+    await until(
+      async () =>
+        (await c.t.api('GET', '/api/v1/agents')).body.items[0]?.status === 'REACHABLE' &&
+        (await c.t.api('GET', '/api/v1/frameworks')).body.items[0]?.connected === true,
+      30_000,
+      'agent and framework back',
+    );
     c.errors.length = 0; // requests made while the control plane was down failed, as they should
   });
 
   it('renders every page without console errors (and takes the README screenshots)', async () => {
     // Something on every page: a reservation, a maintenance window, a running task.
-    expect((await c.t.api('POST', '/api/v1/reservations', { agentId, role: 'ops', resources: 'cpus:0.5;mem:256', labels: { team: 'ops' } })).status).toBe(201);
+    expect(
+      (await c.t.api('POST', '/api/v1/reservations', { agentId, role: 'ops', resources: 'cpus:0.5;mem:256', labels: { team: 'ops' } }))
+        .status,
+    ).toBe(201);
     const start = new Date(Date.now() + 2 * 3600_000).toISOString();
-    expect((await c.t.api('PUT', '/api/v1/maintenance/schedule', { windows: [{ machines: [{ hostname: HOST }], unavailability: { start, durationSeconds: 4 * 3600 } }] })).status).toBe(200);
+    expect(
+      (
+        await c.t.api('PUT', '/api/v1/maintenance/schedule', {
+          windows: [{ machines: [{ hostname: HOST }], unavailability: { start, durationSeconds: 4 * 3600 } }],
+        })
+      ).status,
+    ).toBe(200);
     const fw = (await c.t.api('GET', '/api/v1/frameworks')).body.items[0];
     const task = (await c.t.api('GET', '/api/v1/tasks')).body.items[0];
     const cycle = (await c.t.api('GET', `/api/v1/allocations?frameworkId=${fw.id}`)).body.items[0];
@@ -245,7 +296,11 @@ describe('dashboard in a real browser', () => {
     for (const [name, path, heading] of pages) {
       await page.goto(c.url(path));
       await page.getByRole('heading', { name: heading, exact: true, level: 1 }).waitFor();
-      await page.locator('[aria-busy=true]').first().waitFor({ state: 'detached', timeout: 20_000 }).catch(() => undefined);
+      await page
+        .locator('[aria-busy=true]')
+        .first()
+        .waitFor({ state: 'detached', timeout: 20_000 })
+        .catch(() => undefined);
       await page.waitForTimeout(300);
       expect(await page.locator('[role=alert].message.bad').count()).toBe(0);
       await screenshot(page, name);

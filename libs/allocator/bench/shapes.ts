@@ -29,7 +29,12 @@ export type Shape = {
 
 const LONG_FILTER = 30 * 24 * 3600;
 
-function timeCycles(name: string, options: ShapeOptions, setup: () => { allocator: HierarchicalAllocator; answer: (offers: ReturnType<HierarchicalAllocator['allocate']>['offers']) => void }, advance: (i: number) => void = () => {}): ShapeResult {
+function timeCycles(
+  name: string,
+  options: ShapeOptions,
+  setup: () => { allocator: HierarchicalAllocator; answer: (offers: ReturnType<HierarchicalAllocator['allocate']>['offers']) => void },
+  advance: (i: number) => void = () => {},
+): ShapeResult {
   const t0 = performance.now();
   const { allocator, answer } = setup();
   const setupMs = performance.now() - t0;
@@ -67,7 +72,9 @@ export const declineOffers: Shape = {
         const used = parseResources('cpus:16');
         for (let f = 0; f < options.frameworks; f++) allocator.addFramework(`framework${f}`, ['role1']);
         for (let a = 0; a < options.agents; a++) {
-          allocator.addAgent(`agent${a}`, total, { used: [{ frameworkId: `framework${a % options.frameworks}`, role: 'role1', resources: used }] });
+          allocator.addAgent(`agent${a}`, total, {
+            used: [{ frameworkId: `framework${a % options.frameworks}`, role: 'role1', resources: used }],
+          });
         }
         const answer = (offers: Array<{ frameworkId: string; agentId: string; role: string; resources: Resources }>) => {
           for (const o of offers) allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources, LONG_FILTER);
@@ -84,7 +91,8 @@ export const declineOffers: Shape = {
 /** One framework per role, every role with a quota of one agent; all offers are returned. */
 export const quota: Shape = {
   name: 'quota',
-  describe: 'agents cpus:2;mem:2048;disk:2048; one framework per role; each role guaranteed (and limited to) one agent; offers returned after each cycle',
+  describe:
+    'agents cpus:2;mem:2048;disk:2048; one framework per role; each role guaranteed (and limited to) one agent; offers returned after each cycle',
   sizes: [{ agents: 3000, frameworks: 3000, roles: 3000, cycles: 10 }],
   run(options) {
     return timeCycles('quota', options, () => {

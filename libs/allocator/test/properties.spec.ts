@@ -43,10 +43,12 @@ const eventArb: fc.Arbitrary<Event> = fc.oneof(
   fc.record({ fw: fc.nat(3), role: fc.nat(1) }).map<Event>((e) => ({ kind: 'suppress', ...e })),
   fc.nat(3).map<Event>((fw) => ({ kind: 'revive', fw })),
   fc.integer({ min: 1, max: 5 }).map<Event>((seconds) => ({ kind: 'advance', seconds })),
-  fc.record({ role: fc.constantFrom('a', 'b', 'c'), cpus: fc.integer({ min: 0, max: 6 }), limit: fc.integer({ min: 0, max: 4 }) }).map<Event>((q) => ({
-    kind: 'quota',
-    ...q,
-  })),
+  fc
+    .record({ role: fc.constantFrom('a', 'b', 'c'), cpus: fc.integer({ min: 0, max: 6 }), limit: fc.integer({ min: 0, max: 4 }) })
+    .map<Event>((q) => ({
+      kind: 'quota',
+      ...q,
+    })),
 );
 
 function build(cluster: Cluster, clock: { now: number }, seed: number) {
@@ -97,7 +99,8 @@ function replay(cluster: Cluster, events: Event[], seed: number, check: (ctx: Re
       case 'finish':
         for (const o of held.splice(0)) {
           allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources, e.kind === 'decline' ? e.refuse : undefined);
-          if (e.kind === 'decline' && e.refuse > 0) filters.push({ fw: o.frameworkId, role: o.role, agent: o.agentId, resources: o.resources, until: clock.now + e.refuse });
+          if (e.kind === 'decline' && e.refuse > 0)
+            filters.push({ fw: o.frameworkId, role: o.role, agent: o.agentId, resources: o.resources, until: clock.now + e.refuse });
         }
         break;
       case 'suppress': {
@@ -192,7 +195,12 @@ describe('allocator invariants', () => {
           for (const o of offers) {
             expect(ctx.suppressed.has(`${o.frameworkId} ${o.role}`)).toBe(false);
             const blocking = ctx.filters.filter(
-              (f) => f.fw === o.frameworkId && f.role === o.role && f.agent === o.agentId && ctx.clock.now < f.until && f.resources.contains(o.resources),
+              (f) =>
+                f.fw === o.frameworkId &&
+                f.role === o.role &&
+                f.agent === o.agentId &&
+                ctx.clock.now < f.until &&
+                f.resources.contains(o.resources),
             );
             expect(blocking).toEqual([]);
           }
@@ -205,8 +213,14 @@ describe('allocator invariants', () => {
   it('meets every guarantee in one cycle when the free cluster can', () => {
     const quotaCase = fc
       .record({
-        agents: fc.array(fc.record({ cpus: fc.integer({ min: 1, max: 8 }), mem: fc.integer({ min: 1, max: 8 }).map((n) => n * 256) }), { minLength: 1, maxLength: 6 }),
-        shares: fc.array(fc.record({ cpus: fc.double({ min: 0, max: 0.5, noNaN: true }), mem: fc.double({ min: 0, max: 0.5, noNaN: true }) }), { minLength: 1, maxLength: 2 }),
+        agents: fc.array(fc.record({ cpus: fc.integer({ min: 1, max: 8 }), mem: fc.integer({ min: 1, max: 8 }).map((n) => n * 256) }), {
+          minLength: 1,
+          maxLength: 6,
+        }),
+        shares: fc.array(
+          fc.record({ cpus: fc.double({ min: 0, max: 0.5, noNaN: true }), mem: fc.double({ min: 0, max: 0.5, noNaN: true }) }),
+          { minLength: 1, maxLength: 2 },
+        ),
         seed: fc.integer(),
       })
       .map(({ agents, shares, seed }) => {
@@ -242,7 +256,10 @@ describe('progressive filling with the DRF sorter', () => {
   // next task fits; filling stops when no task fits.
   const fillCase = fc.record({
     capacity: fc.record({ cpus: fc.integer({ min: 4, max: 40 }), mem: fc.integer({ min: 4, max: 40 }) }),
-    demands: fc.array(fc.record({ cpus: fc.integer({ min: 1, max: 5 }), mem: fc.integer({ min: 1, max: 5 }) }), { minLength: 2, maxLength: 4 }),
+    demands: fc.array(fc.record({ cpus: fc.integer({ min: 1, max: 5 }), mem: fc.integer({ min: 1, max: 5 }) }), {
+      minLength: 2,
+      maxLength: 4,
+    }),
   });
 
   function fill(capacity: { cpus: number; mem: number }, demands: Array<{ cpus: number; mem: number }>) {
@@ -259,7 +276,10 @@ describe('progressive filling with the DRF sorter', () => {
     const free = { ...capacity };
     for (;;) {
       const fits = (i: number) => demands[i].cpus <= free.cpus && demands[i].mem <= free.mem;
-      const next = sorter.sort().map((n) => Number(n.slice(1))).find(fits);
+      const next = sorter
+        .sort()
+        .map((n) => Number(n.slice(1)))
+        .find(fits);
       if (next === undefined) break;
       demands.forEach((_, i) => (fittedAtLastTaskOf[i][next] = fits(i)));
       tasks[next]++;
@@ -284,7 +304,7 @@ describe('progressive filling with the DRF sorter', () => {
   // could not run more tasks on what j holds than i runs itself. It holds for every pair where
   // i's next task still fitted when j took its last one (j was then sorted first, so j's dominant
   // share before that task was at most i's). A user whose task stopped fitting can be overtaken.
-  it('is envy-free within one task: no unblocked user could run more tasks on another user\'s allocation less one task', () => {
+  it("is envy-free within one task: no unblocked user could run more tasks on another user's allocation less one task", () => {
     fc.assert(
       fc.property(fillCase, ({ capacity, demands }) => {
         const { tasks, fittedAtLastTaskOf } = fill(capacity, demands);

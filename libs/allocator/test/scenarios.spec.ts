@@ -10,7 +10,12 @@ const repoRoot = path.resolve(__dirname, '../../..');
 const folders = [path.join(repoRoot, 'libs/allocator/scenarios'), path.resolve(repoRoot, '../shared/scenarios')];
 const files = folders
   .filter((dir) => fs.existsSync(dir))
-  .flatMap((dir) => fs.readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => path.join(dir, f)));
+  .flatMap((dir) =>
+    fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => path.join(dir, f)),
+  );
 
 describe('scenarios', () => {
   it('finds scenario files', () => {

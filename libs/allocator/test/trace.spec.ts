@@ -73,11 +73,18 @@ describe('decision trace', () => {
     expect(offers).toHaveLength(1);
     const limited = reasons(trace!.entries, 'ROLE_AT_QUOTA_LIMIT');
     expect(limited).toEqual([
-      { reason: 'ROLE_AT_QUOTA_LIMIT', agent: offers[0].agentId === 'a1' ? 'a2' : 'a1', role: 'capped', framework: 'f1', limit: { cpus: 4, mem: 4096 }, consumed: { cpus: 4, mem: 4096 } },
+      {
+        reason: 'ROLE_AT_QUOTA_LIMIT',
+        agent: offers[0].agentId === 'a1' ? 'a2' : 'a1',
+        role: 'capped',
+        framework: 'f1',
+        limit: { cpus: 4, mem: 4096 },
+        consumed: { cpus: 4, mem: 4096 },
+      },
     ]);
   });
 
-  it('reports resources held as headroom for another role\'s unmet guarantee', () => {
+  it("reports resources held as headroom for another role's unmet guarantee", () => {
     const a = allocatorAt({ now: 0 });
     a.addAgent('a1', parseResources('cpus:4;mem:4096'));
     a.addAgent('a2', parseResources('cpus:4;mem:4096'));

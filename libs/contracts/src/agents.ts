@@ -16,9 +16,7 @@ import { Id, Resources, TaskSpec, TaskState } from './common';
 
 export const AGENTS_NAMESPACE = '/agents';
 
-export const RunningTaskReport = z
-  .object({ frameworkId: Id, taskId: Id, state: TaskState, resources: Resources })
-  .strict();
+export const RunningTaskReport = z.object({ frameworkId: Id, taskId: Id, state: TaskState, resources: Resources }).strict();
 export type RunningTaskReport = z.infer<typeof RunningTaskReport>;
 
 export const RegisterAgent = z

@@ -6,7 +6,10 @@ export const ResourceEntry = z
   .object({
     name: z.string().min(1).max(128),
     value: z.number().finite().nonnegative().optional(),
-    ranges: z.array(z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()])).max(10_000).optional(),
+    ranges: z
+      .array(z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]))
+      .max(10_000)
+      .optional(),
     set: z.array(z.string().max(256)).max(10_000).optional(),
     reservation: z.string().min(1).max(255).optional(),
     revocable: z.boolean().optional(),
@@ -24,7 +27,11 @@ export type TaskState = z.infer<typeof TaskState>;
 export const TERMINAL_STATES: readonly TaskState[] = ['FINISHED', 'FAILED', 'KILLED', 'LOST', 'ERROR'];
 export const isTerminal = (s: TaskState) => TERMINAL_STATES.includes(s);
 
-export const Id = z.string().min(1).max(255).regex(/^[A-Za-z0-9._:@-]+$/, 'only letters, digits and . _ : @ -');
+export const Id = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[A-Za-z0-9._:@-]+$/, 'only letters, digits and . _ : @ -');
 
 /** What a task runs: a shell line, or an executable with arguments. */
 export const Command = z.union([
@@ -95,7 +102,10 @@ export const PROTOCOL_ERRORS = {
 } as const;
 
 /** Parses a message; the error names every bad field. */
-export function parseMessage<S extends z.ZodType>(schema: S, payload: unknown): { ok: true; value: z.infer<S> } | { ok: false; error: WireError } {
+export function parseMessage<S extends z.ZodType>(
+  schema: S,
+  payload: unknown,
+): { ok: true; value: z.infer<S> } | { ok: false; error: WireError } {
   const r = schema.safeParse(payload);
   if (r.success) return { ok: true, value: r.data };
   const issues = r.error.issues.map((i) => ({ path: i.path.join('.') || '(message)', message: i.message }));

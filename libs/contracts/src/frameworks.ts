@@ -30,11 +30,26 @@ export const Role = z
   .string()
   .min(1)
   .max(255)
-  .refine((r) => r !== '*' && !/\s/.test(r) && !r.startsWith('/') && !r.endsWith('/') && r.split('/').every((s) => s !== '' && s !== '.' && s !== '..' && !s.startsWith('-')), {
-    message: "must be a role path such as 'eng' or 'eng/ml' (no '*', spaces, empty, '.' or '..' segments)",
-  });
+  .refine(
+    (r) =>
+      r !== '*' &&
+      !/\s/.test(r) &&
+      !r.startsWith('/') &&
+      !r.endsWith('/') &&
+      r.split('/').every((s) => s !== '' && s !== '.' && s !== '..' && !s.startsWith('-')),
+    {
+      message: "must be a role path such as 'eng' or 'eng/ml' (no '*', spaces, empty, '.' or '..' segments)",
+    },
+  );
 
-export const CAPABILITIES = ['GPU_RESOURCES', 'REVOCABLE_RESOURCES', 'SHARED_RESOURCES', 'MULTI_ROLE', 'RESERVATION_REFINEMENT', 'PARTITION_AWARE'] as const;
+export const CAPABILITIES = [
+  'GPU_RESOURCES',
+  'REVOCABLE_RESOURCES',
+  'SHARED_RESOURCES',
+  'MULTI_ROLE',
+  'RESERVATION_REFINEMENT',
+  'PARTITION_AWARE',
+] as const;
 
 export const Subscribe = z
   .object({
@@ -44,7 +59,11 @@ export const Subscribe = z
     roles: z.array(Role).min(1).max(100),
     capabilities: z.array(z.enum(CAPABILITIES)).max(CAPABILITIES.length).default([]),
     /** Seconds the framework's tasks survive its disconnection (default 0: killed at once). */
-    failoverTimeoutSeconds: z.number().nonnegative().max(365 * 24 * 3600).default(0),
+    failoverTimeoutSeconds: z
+      .number()
+      .nonnegative()
+      .max(365 * 24 * 3600)
+      .default(0),
     principal: z.string().max(255).optional(),
     user: z.string().max(255).optional(),
     hostname: z.string().max(253).optional(),
@@ -62,7 +81,10 @@ export const Operation = z.discriminatedUnion('type', [
 ]);
 export type Operation = z.infer<typeof Operation>;
 
-export const RefuseSeconds = z.number().min(0).max(365 * 24 * 3600);
+export const RefuseSeconds = z
+  .number()
+  .min(0)
+  .max(365 * 24 * 3600);
 
 export const Accept = z
   .object({
@@ -87,7 +109,14 @@ export type Kill = z.infer<typeof Kill>;
 export const Acknowledge = z.object({ taskId: Id, updateUuid: z.uuid() }).strict();
 export type Acknowledge = z.infer<typeof Acknowledge>;
 
-export const Reconcile = z.object({ tasks: z.array(z.object({ taskId: Id }).strict()).max(100_000).default([]) }).strict();
+export const Reconcile = z
+  .object({
+    tasks: z
+      .array(z.object({ taskId: Id }).strict())
+      .max(100_000)
+      .default([]),
+  })
+  .strict();
 export type Reconcile = z.input<typeof Reconcile>;
 
 export const InverseOfferAnswer = z.object({ inverseOfferId: z.uuid(), accept: z.boolean() }).strict();

@@ -3,7 +3,10 @@ import { Accept, parseMessage, RegisterAgent, StatusUpdate, Subscribe } from '..
 describe('wire contracts', () => {
   it('fills defaults of a minimal subscription', () => {
     const r = parseMessage(Subscribe, { name: 'batch', roles: ['eng/ml'] });
-    expect(r).toEqual({ ok: true, value: { name: 'batch', roles: ['eng/ml'], capabilities: [], failoverTimeoutSeconds: 0, suppressedRoles: [] } });
+    expect(r).toEqual({
+      ok: true,
+      value: { name: 'batch', roles: ['eng/ml'], capabilities: [], failoverTimeoutSeconds: 0, suppressedRoles: [] },
+    });
   });
 
   it.each([
@@ -25,7 +28,12 @@ describe('wire contracts', () => {
   it('checks offers, operations and tasks in an accept', () => {
     const ok = parseMessage(Accept, {
       offerIds: ['7d3e9c43-5ad4-4a39-9c3e-1a8c1b2f7e10'],
-      operations: [{ type: 'LAUNCH', tasks: [{ taskId: 't-1', name: 'sleep', command: { shell: 'sleep 1' }, resources: [{ name: 'cpus', value: 1 }] }] }],
+      operations: [
+        {
+          type: 'LAUNCH',
+          tasks: [{ taskId: 't-1', name: 'sleep', command: { shell: 'sleep 1' }, resources: [{ name: 'cpus', value: 1 }] }],
+        },
+      ],
     });
     expect(ok.ok).toBe(true);
     const bad = parseMessage(Accept, { offerIds: ['not-a-uuid'], operations: [{ type: 'DESTROY' }] });
@@ -35,8 +43,19 @@ describe('wire contracts', () => {
 
   it('requires resources and a hostname to register an agent, and timestamps with offsets in updates', () => {
     expect(parseMessage(RegisterAgent, { hostname: 'h', resources: [] }).ok).toBe(false);
-    expect(parseMessage(RegisterAgent, { hostname: 'h', resources: [{ name: 'cpus', value: 2 }] })).toMatchObject({ ok: true, value: { attributes: {}, tasks: [] } });
-    const update = { updateUuid: '7d3e9c43-5ad4-4a39-9c3e-1a8c1b2f7e10', frameworkId: 'f', taskId: 't', agentId: 'a', state: 'RUNNING', timestamp: '2026-11-23T10:00:00.000Z', source: 'SOURCE_AGENT' };
+    expect(parseMessage(RegisterAgent, { hostname: 'h', resources: [{ name: 'cpus', value: 2 }] })).toMatchObject({
+      ok: true,
+      value: { attributes: {}, tasks: [] },
+    });
+    const update = {
+      updateUuid: '7d3e9c43-5ad4-4a39-9c3e-1a8c1b2f7e10',
+      frameworkId: 'f',
+      taskId: 't',
+      agentId: 'a',
+      state: 'RUNNING',
+      timestamp: '2026-11-23T10:00:00.000Z',
+      source: 'SOURCE_AGENT',
+    };
     expect(parseMessage(StatusUpdate, update).ok).toBe(true);
     expect(parseMessage(StatusUpdate, { ...update, state: 'DANCING' }).ok).toBe(false);
     expect(parseMessage(StatusUpdate, { ...update, timestamp: 'yesterday' }).ok).toBe(false);

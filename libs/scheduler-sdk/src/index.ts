@@ -89,7 +89,8 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
       this.emit('update', m.status);
       // Automatic acknowledgements ask for no answer (nobody would read it): one message each
       // instead of two. One that is lost only means the update comes again.
-      if (this.options.autoAcknowledge !== false) this.socket.emit('acknowledge', { taskId: m.status.taskId, updateUuid: m.status.updateUuid });
+      if (this.options.autoAcknowledge !== false)
+        this.socket.emit('acknowledge', { taskId: m.status.taskId, updateUuid: m.status.updateUuid });
     });
     this.socket.on('disconnect', (reason) => this.emit('disconnected', reason));
     this.socket.on('connect_error', (err: Error & { data?: { code?: string } }) => {
@@ -101,7 +102,10 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
     });
     // Every (re)connection subscribes, with the framework id once there is one.
     this.socket.on('connect', () => {
-      this.subscribed = this.call<SubscribeReply>('subscribe', { ...this.subscribeInfo, ...(this.frameworkId ? { frameworkId: this.frameworkId } : {}) }).then((reply) => {
+      this.subscribed = this.call<SubscribeReply>('subscribe', {
+        ...this.subscribeInfo,
+        ...(this.frameworkId ? { frameworkId: this.frameworkId } : {}),
+      }).then((reply) => {
         this.frameworkId = reply.frameworkId;
         this.emit('subscribed', reply);
         return reply;
@@ -144,7 +148,10 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
   }
 
   decline(offerIds: string | string[], options: { refuseSeconds?: number } = {}): Promise<void> {
-    return this.call('decline', { offerIds: Array.isArray(offerIds) ? offerIds : [offerIds], ...(options.refuseSeconds !== undefined ? { refuseSeconds: options.refuseSeconds } : {}) }).then(() => undefined);
+    return this.call('decline', {
+      offerIds: Array.isArray(offerIds) ? offerIds : [offerIds],
+      ...(options.refuseSeconds !== undefined ? { refuseSeconds: options.refuseSeconds } : {}),
+    }).then(() => undefined);
   }
 
   suppress(roles?: string[]): Promise<void> {
@@ -185,12 +192,14 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
 
   private call<T>(event: string, payload: unknown): Promise<T> {
     return new Promise((resolve, reject) => {
-      this.socket.timeout(this.options.callTimeoutMs ?? 30_000).emit(event, payload, (err: Error | null, reply: Reply<Record<string, unknown>>) => {
-        if (err) return reject(new SchedulerError('TIMEOUT', `no answer to '${event}' within the call timeout`));
-        if (!reply.ok) return reject(new SchedulerError(reply.error.code, reply.error.message, reply.error.details));
-        const { ok: _ok, ...rest } = reply;
-        resolve(rest as T);
-      });
+      this.socket
+        .timeout(this.options.callTimeoutMs ?? 30_000)
+        .emit(event, payload, (err: Error | null, reply: Reply<Record<string, unknown>>) => {
+          if (err) return reject(new SchedulerError('TIMEOUT', `no answer to '${event}' within the call timeout`));
+          if (!reply.ok) return reject(new SchedulerError(reply.error.code, reply.error.message, reply.error.details));
+          const { ok: _ok, ...rest } = reply;
+          resolve(rest as T);
+        });
     });
   }
 }

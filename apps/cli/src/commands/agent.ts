@@ -34,13 +34,16 @@ export function parseAttributes(text: string): Record<string, string | number> {
 export function register(program: Command): void {
   program
     .command('agent')
-    .description("run an agent: register this machine with the control plane and run the tasks it is sent")
+    .description('run an agent: register this machine with the control plane and run the tasks it is sent')
     .requiredOption('--master <url>', 'control plane URL, e.g. http://127.0.0.1:8080')
-    .option('--resources <text>', 'resources to offer, Mesos text, e.g. "cpus:4;mem:8192;disk:20000;ports:[31000-32000]" (default: this machine\'s)')
+    .option(
+      '--resources <text>',
+      'resources to offer, Mesos text, e.g. "cpus:4;mem:8192;disk:20000;ports:[31000-32000]" (default: this machine\'s)',
+    )
     .option('--attributes <text>', 'attributes, e.g. "rack:r1;zone:a"')
     .option('--work-dir <dir>', 'where tasks run and state is kept (default ./.arbiter/agent-<hostname>)')
     .option('--token <token>', 'API token (or ARBITER_AGENT_TOKEN, or ARBITER_ADMIN_TOKEN)')
-    .option('--hostname <name>', 'hostname to report (default: this machine\'s)')
+    .option('--hostname <name>', "hostname to report (default: this machine's)")
     .option('--kill-tasks-on-exit', 'kill running tasks when the agent stops')
     .action(async (flags: AgentFlags) => {
       const { parseResources } = require('@arbiter/allocator') as typeof import('@arbiter/allocator');
@@ -73,7 +76,15 @@ export function register(program: Command): void {
       } catch (err) {
         return fail((err as Error).message);
       }
-      const agent = new agentLib.Agent({ master: master.toString(), token, hostname, resources: resources.toJSON(), attributes, workDir, killTasksOnExit: flags.killTasksOnExit });
+      const agent = new agentLib.Agent({
+        master: master.toString(),
+        token,
+        hostname,
+        resources: resources.toJSON(),
+        attributes,
+        workDir,
+        killTasksOnExit: flags.killTasksOnExit,
+      });
       agent.log.info({ master: master.toString(), hostname, resources: resources.toString(), workDir }, 'agent starting');
       agent.start();
       const signal = await untilSignal();

@@ -37,13 +37,34 @@ async function simulateAgents(url: string, n: number): Promise<Array<import('soc
           s.once('connect_error', reject);
         });
         const rack = `rack-${String(Math.floor(i / 40)).padStart(2, '0')}`;
-        const reply = (await s.emitWithAck('register', { hostname: `node-${String(i).padStart(5, '0')}.${rack}`, resources: [{ name: 'cpus', value: 16 }, { name: 'mem', value: 65536 }, { name: 'disk', value: 500000 }], attributes: { rack }, tasks: [] })) as { ok: boolean; agentId: string; error?: { message: string } };
+        const reply = (await s.emitWithAck('register', {
+          hostname: `node-${String(i).padStart(5, '0')}.${rack}`,
+          resources: [
+            { name: 'cpus', value: 16 },
+            { name: 'mem', value: 65536 },
+            { name: 'disk', value: 500000 },
+          ],
+          attributes: { rack },
+          tasks: [],
+        })) as { ok: boolean; agentId: string; error?: { message: string } };
         if (!reply.ok) throw new Error(`agent ${i} was refused: ${reply.error?.message}`);
         const agentId = reply.agentId;
         setInterval(() => s.emit('heartbeat', {}), 5000).unref();
         s.on('launch', (m: { frameworkId: string; task: { taskId: string } }) => {
           for (const state of ['STARTING', 'RUNNING']) {
-            s.emit('status', { updateUuid: randomUUID(), frameworkId: m.frameworkId, taskId: m.task.taskId, agentId, state, timestamp: new Date().toISOString(), source: 'SOURCE_AGENT' }, () => undefined);
+            s.emit(
+              'status',
+              {
+                updateUuid: randomUUID(),
+                frameworkId: m.frameworkId,
+                taskId: m.task.taskId,
+                agentId,
+                state,
+                timestamp: new Date().toISOString(),
+                source: 'SOURCE_AGENT',
+              },
+              () => undefined,
+            );
           }
         });
       }),
@@ -64,17 +85,41 @@ export async function runDashboardBench(flags: DashboardBenchFlags): Promise<voi
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-bench-dashboard-'));
   try {
     await cp.withScratchDatabase(process.env.DATABASE_URL, async (databaseUrl) => {
-      const config = cp.loadConfig({ PORT: '0', DATABASE_URL: databaseUrl, ARBITER_ADMIN_TOKEN: TOKEN, ARBITER_DATA_DIR: dataDir, LOG_LEVEL: 'error', ARBITER_AGENT_TIMEOUT: '120' });
+      const config = cp.loadConfig({
+        PORT: '0',
+        DATABASE_URL: databaseUrl,
+        ARBITER_ADMIN_TOKEN: TOKEN,
+        ARBITER_DATA_DIR: dataDir,
+        LOG_LEVEL: 'error',
+        ARBITER_AGENT_TIMEOUT: '120',
+      });
       const controlPlane = await cp.startControlPlane(config);
       const sockets = await simulateAgents(controlPlane.url, flags.agents);
       console.log(`${flags.agents} simulated agents registered`);
       // Some history and use: a framework that runs a task on each of its first 200 offers.
-      const scheduler = new Scheduler({ master: controlPlane.url, token: TOKEN, framework: { name: 'bench-frontend', roles: ['web'], failoverTimeoutSeconds: 600 } });
+      const scheduler = new Scheduler({
+        master: controlPlane.url,
+        token: TOKEN,
+        framework: { name: 'bench-frontend', roles: ['web'], failoverTimeoutSeconds: 600 },
+      });
       let launched = 0;
       scheduler.on('offers', async (offers) => {
         for (const offer of offers) {
           if (launched >= 200) await scheduler.decline([offer.id], { refuseSeconds: 3600 }).catch(() => undefined);
-          else await scheduler.launch(offer, [{ taskId: `web-${launched++}`, name: 'web', command: { shell: 'true' }, resources: [{ name: 'cpus', value: 2 }, { name: 'mem', value: 4096 }] }]).catch(() => undefined);
+          else
+            await scheduler
+              .launch(offer, [
+                {
+                  taskId: `web-${launched++}`,
+                  name: 'web',
+                  command: { shell: 'true' },
+                  resources: [
+                    { name: 'cpus', value: 2 },
+                    { name: 'mem', value: 4096 },
+                  ],
+                },
+              ])
+              .catch(() => undefined);
         }
       });
       await scheduler.start();
@@ -83,8 +128,12 @@ export async function runDashboardBench(flags: DashboardBenchFlags): Promise<voi
       const dashboard = await startDashboard({ apiUrl: controlPlane.url, port: 0, hostname: '127.0.0.1' });
       const browser = await launchChromium();
       try {
-        const agents = (await (await fetch(`${controlPlane.url}/api/v1/agents?limit=1`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { items: Array<{ id: string }> };
-        const cycles = (await (await fetch(`${controlPlane.url}/api/v1/allocations?limit=1`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { items: Array<{ id: string }> };
+        const agents = (await (
+          await fetch(`${controlPlane.url}/api/v1/agents?limit=1`, { headers: { authorization: `Bearer ${TOKEN}` } })
+        ).json()) as { items: Array<{ id: string }> };
+        const cycles = (await (
+          await fetch(`${controlPlane.url}/api/v1/allocations?limit=1`, { headers: { authorization: `Bearer ${TOKEN}` } })
+        ).json()) as { items: Array<{ id: string }> };
         const pages: Array<[string, string]> = [
           ['/', 'Overview'],
           ['/agents', 'Agents'],
@@ -136,22 +185,47 @@ export async function runDashboardBench(flags: DashboardBenchFlags): Promise<voi
             }
             await context.close();
           }
-          results.push({ page: url, htmlMs: Math.round(median(html)), shownMs: Math.round(median(shown)), liveMs: Math.round(median(live)), maxLiveMs: Math.round(Math.max(...live)) });
+          results.push({
+            page: url,
+            htmlMs: Math.round(median(html)),
+            shownMs: Math.round(median(shown)),
+            liveMs: Math.round(median(live)),
+            maxLiveMs: Math.round(Math.max(...live)),
+          });
         }
-        console.log(`node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}; database: ${process.env.DATABASE_URL ? 'DATABASE_URL (scratch database)' : 'embedded'}; ${flags.agents} agents, 200 tasks; ${flags.runs} cold loads per page`);
+        console.log(
+          `node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}; database: ${process.env.DATABASE_URL ? 'DATABASE_URL (scratch database)' : 'embedded'}; ${flags.agents} agents, 200 tasks; ${flags.runs} cold loads per page`,
+        );
         console.log('page                                           html  data shown   live (median, max) ms');
-        for (const r of results) console.log(`${r.page.padEnd(46)}${String(r.htmlMs).padStart(6)}${String(r.shownMs).padStart(12)}${String(r.liveMs).padStart(10)}${String(r.maxLiveMs).padStart(8)}`);
+        for (const r of results)
+          console.log(
+            `${r.page.padEnd(46)}${String(r.htmlMs).padStart(6)}${String(r.shownMs).padStart(12)}${String(r.liveMs).padStart(10)}${String(r.maxLiveMs).padStart(8)}`,
+          );
         // The control plane's side of those loads: mean time per API route, slowest first.
         const metrics = await (await fetch(`${controlPlane.url}/metrics`)).text();
         const routes = new Map<string, { sum: number; count: number }>();
-        for (const m of metrics.matchAll(/^arbiter_http_request_duration_seconds_(sum|count)\{method="GET",route="([^"]+)"\} ([\d.e+-]+)$/gm)) {
+        for (const m of metrics.matchAll(
+          /^arbiter_http_request_duration_seconds_(sum|count)\{method="GET",route="([^"]+)"\} ([\d.e+-]+)$/gm,
+        )) {
           const r = routes.get(m[2]) ?? { sum: 0, count: 0 };
           r[m[1] as 'sum' | 'count'] = Number(m[3]);
           routes.set(m[2], r);
         }
-        const slowest = [...routes].filter(([, r]) => r.count > 0).map(([route, r]) => ({ route, meanMs: Math.round((r.sum / r.count) * 1000), calls: r.count })).sort((a, b) => b.meanMs - a.meanMs).slice(0, 6);
+        const slowest = [...routes]
+          .filter(([, r]) => r.count > 0)
+          .map(([route, r]) => ({ route, meanMs: Math.round((r.sum / r.count) * 1000), calls: r.count }))
+          .sort((a, b) => b.meanMs - a.meanMs)
+          .slice(0, 6);
         console.log(`slowest API routes (mean ms, calls): ${slowest.map((r) => `${r.route} ${r.meanMs} (${r.calls})`).join('; ')}`);
-        console.log(JSON.stringify({ bench: 'dashboard', agents: flags.agents, runs: flags.runs, pages: results, slowestLiveMs: Math.max(...results.map((r) => r.liveMs)) }));
+        console.log(
+          JSON.stringify({
+            bench: 'dashboard',
+            agents: flags.agents,
+            runs: flags.runs,
+            pages: results,
+            slowestLiveMs: Math.max(...results.map((r) => r.liveMs)),
+          }),
+        );
       } finally {
         await browser.close();
         await dashboard.stop();

@@ -40,8 +40,20 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-async function startControlPlane(databaseUrl: string | undefined, dataDir: string, allocationInterval: number): Promise<{ child: ChildProcess; url: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', ARBITER_ADMIN_TOKEN: TOKEN, ARBITER_DATA_DIR: dataDir, LOG_LEVEL: 'error', ARBITER_ALLOCATION_INTERVAL: String(allocationInterval), ARBITER_AGENT_TIMEOUT: '60' };
+async function startControlPlane(
+  databaseUrl: string | undefined,
+  dataDir: string,
+  allocationInterval: number,
+): Promise<{ child: ChildProcess; url: string }> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: '0',
+    ARBITER_ADMIN_TOKEN: TOKEN,
+    ARBITER_DATA_DIR: dataDir,
+    LOG_LEVEL: 'error',
+    ARBITER_ALLOCATION_INTERVAL: String(allocationInterval),
+    ARBITER_AGENT_TIMEOUT: '60',
+  };
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   else delete env.DATABASE_URL;
   // Extra node flags for the control plane alone, e.g. ARBITER_BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=prof'.
@@ -62,7 +74,10 @@ async function startControlPlane(databaseUrl: string | undefined, dataDir: strin
 
 /** CPU seconds (user + system) the process has used so far. */
 function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  const fields = fs
+    .readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /, '')
+    .split(' ');
   // After the command: state is field 3, utime 14 and stime 15 (in clock ticks, 100 a second on Linux).
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
@@ -105,7 +120,15 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
         sockets.push(s);
         let agentId = '';
         const status = async (frameworkId: string, taskId: string, state: string) => {
-          const reply = (await s.emitWithAck('status', { updateUuid: randomUUID(), frameworkId, taskId, agentId, state, timestamp: new Date().toISOString(), source: 'SOURCE_AGENT' })) as Reply;
+          const reply = (await s.emitWithAck('status', {
+            updateUuid: randomUUID(),
+            frameworkId,
+            taskId,
+            agentId,
+            state,
+            timestamp: new Date().toISOString(),
+            source: 'SOURCE_AGENT',
+          })) as Reply;
           if (!reply.ok) throw new Error(`status ${state} of ${taskId} refused: ${reply.error.code} ${reply.error.message}`);
         };
         // A launch handler never rejects: failures are counted.
@@ -125,7 +148,15 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
           new Promise<void>((resolve, reject) => {
             s.once('connect', () => {
               s.timeout(REGISTER_TIMEOUT_MS)
-                .emitWithAck('register', { hostname: `sim-${i}`, resources: [{ name: 'cpus', value: 8 }, { name: 'mem', value: 16384 }], attributes: {}, tasks: [] })
+                .emitWithAck('register', {
+                  hostname: `sim-${i}`,
+                  resources: [
+                    { name: 'cpus', value: 8 },
+                    { name: 'mem', value: 16384 },
+                  ],
+                  attributes: {},
+                  tasks: [],
+                })
                 .then((reply: Reply<{ agentId: string }>) => {
                   if (!reply.ok) throw new Error(`agent sim-${i} could not register: ${reply.error.code} ${reply.error.message}`);
                   agentId = reply.agentId;
@@ -146,7 +177,12 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
       const latencies: number[] = [];
       // Where the time goes: offer to launch at the agent, to STARTING and to RUNNING recorded
       // (acknowledged to the agent), to RUNNING at the framework.
-      const stages: Record<'toLaunch' | 'toStarting' | 'toRunning' | 'toFramework', number[]> = { toLaunch: [], toStarting: [], toRunning: [], toFramework: [] };
+      const stages: Record<'toLaunch' | 'toStarting' | 'toRunning' | 'toFramework', number[]> = {
+        toLaunch: [],
+        toStarting: [],
+        toRunning: [],
+        toFramework: [],
+      };
       let running = 0;
       let measuring = false;
       const launchedAt = new Map<string, number>();
@@ -184,7 +220,15 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
             const tasks = Array.from({ length: count }, () => {
               const taskId = `t${f}-${n++}`;
               launchedAt.set(taskId, received);
-              return { taskId, name: 'bench', command: { shell: 'true' }, resources: [{ name: 'cpus', value: need.cpus }, { name: 'mem', value: need.mem }] };
+              return {
+                taskId,
+                name: 'bench',
+                command: { shell: 'true' },
+                resources: [
+                  { name: 'cpus', value: need.cpus },
+                  { name: 'mem', value: need.mem },
+                ],
+              };
             });
             s.launch(offer, tasks, { refuseSeconds: 0 }).catch((err: Error) => {
               for (const t of tasks) launchedAt.delete(t.taskId);
@@ -219,7 +263,9 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
         const submitter = setInterval(submit, 10);
         timers.push(submitter);
       }
-      console.log(`warming up for ${flags.warmup} s, then measuring for ${flags.seconds} s (allocation every ${flags.allocationInterval} s)`);
+      console.log(
+        `warming up for ${flags.warmup} s, then measuring for ${flags.seconds} s (allocation every ${flags.allocationInterval} s)`,
+      );
       await new Promise((r) => setTimeout(r, flags.warmup * 1000));
       measuring = true;
       const t0 = performance.now();
@@ -239,7 +285,11 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
       const controlPlaneCpu = (cpuSeconds(child.pid!) - cpu0) / elapsed;
       latencies.sort((a, b) => a - b);
       for (const v of Object.values(stages)) v.sort((a, b) => a - b);
-      const stagePercentile = (p: number) => Object.fromEntries(Object.entries(stages).map(([k, v]) => [k, Math.round(percentile(v, p) * 10) / 10])) as Record<keyof typeof stages, number>;
+      const stagePercentile = (p: number) =>
+        Object.fromEntries(Object.entries(stages).map(([k, v]) => [k, Math.round(percentile(v, p) * 10) / 10])) as Record<
+          keyof typeof stages,
+          number
+        >;
       const result = {
         bench: 'e2e',
         agents: flags.agents,
@@ -258,14 +308,30 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
         ...(flags.rate ? { rate: flags.rate, backlogAtEnd: backlog.reduce((a, b) => a + b, 0) } : {}),
         failures: Object.fromEntries(failures),
       };
-      console.log(`node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; database: ${databaseUrl ? 'DATABASE_URL (scratch database)' : 'embedded'}`);
-      console.log(`task launches per second (RUNNING, persisted): ${result.launchesPerSecond}${flags.rate ? ` of ${flags.rate} submitted per second; ${result.backlogAtEnd} tasks waiting for offers at the end` : ' (every offer used)'}`);
+      console.log(
+        `node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB; load ${os
+          .loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}; database: ${databaseUrl ? 'DATABASE_URL (scratch database)' : 'embedded'}`,
+      );
+      console.log(
+        `task launches per second (RUNNING, persisted): ${result.launchesPerSecond}${flags.rate ? ` of ${flags.rate} submitted per second; ${result.backlogAtEnd} tasks waiting for offers at the end` : ' (every offer used)'}`,
+      );
       console.log(`offer to RUNNING latency: p50 ${result.offerToRunningP50Ms} ms, p99 ${result.offerToRunningP99Ms} ms`);
-      for (const [p, by] of [['p50', result.stagesP50Ms], ['p99', result.stagesP99Ms]] as const) {
-        console.log(`  ${p} by stage: offer to launch at the agent ${by.toLaunch} ms, to STARTING recorded ${by.toStarting} ms, to RUNNING recorded ${by.toRunning} ms, to RUNNING at the framework ${by.toFramework} ms`);
+      for (const [p, by] of [
+        ['p50', result.stagesP50Ms],
+        ['p99', result.stagesP99Ms],
+      ] as const) {
+        console.log(
+          `  ${p} by stage: offer to launch at the agent ${by.toLaunch} ms, to STARTING recorded ${by.toStarting} ms, to RUNNING recorded ${by.toRunning} ms, to RUNNING at the framework ${by.toFramework} ms`,
+        );
       }
-      console.log(`control plane resident memory (max): ${result.controlPlaneRssMb} MB; CPU while measuring: ${result.controlPlaneCpuPercent}% of one core`);
-      console.log(`this process (agents and frameworks): CPU ${result.benchCpuPercent}% of one core, event loop delay p99 ${result.benchEventLoopDelayP99Ms} ms`);
+      console.log(
+        `control plane resident memory (max): ${result.controlPlaneRssMb} MB; CPU while measuring: ${result.controlPlaneCpuPercent}% of one core`,
+      );
+      console.log(
+        `this process (agents and frameworks): CPU ${result.benchCpuPercent}% of one core, event loop delay p99 ${result.benchEventLoopDelayP99Ms} ms`,
+      );
       if (failures.size) console.log(`failures (first: ${firstFailure}): ${[...failures].map(([k, n]) => `${k} x${n}`).join('; ')}`);
       console.log(JSON.stringify(result));
     } finally {

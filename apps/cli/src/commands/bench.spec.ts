@@ -22,9 +22,26 @@ describe('arbiter bench allocator', () => {
   });
 
   it('runs every depth of the hierarchy shape for --shape hierarchy', () => {
-    const r = arbiter('bench', 'allocator', '--shape', 'hierarchy', '--agents', '20', '--frameworks', '10', '--roles', '10', '--cycles', '1');
+    const r = arbiter(
+      'bench',
+      'allocator',
+      '--shape',
+      'hierarchy',
+      '--agents',
+      '20',
+      '--frameworks',
+      '10',
+      '--roles',
+      '10',
+      '--cycles',
+      '1',
+    );
     expect(r.status).toBe(0);
-    const shapes = r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l).shape);
+    const shapes = r.stdout
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l).shape);
     expect(shapes).toEqual(['hierarchy-depth-3', 'hierarchy-depth-7', 'hierarchy-depth-10']);
   });
 

@@ -19,7 +19,8 @@ interface BenchFlags {
 function positive(value: string | undefined, flag: string, seconds = false): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!(seconds ? Number.isFinite(n) : Number.isInteger(n)) || n <= 0) throw new Error(`--${flag} must be a positive ${seconds ? 'number of seconds' : 'whole number'}, got '${value}'`);
+  if (!(seconds ? Number.isFinite(n) : Number.isInteger(n)) || n <= 0)
+    throw new Error(`--${flag} must be a positive ${seconds ? 'number of seconds' : 'whole number'}, got '${value}'`);
   return n;
 }
 
@@ -37,80 +38,104 @@ export function register(program: Command): void {
     .option('--warmup <n>', 'e2e: seconds before measuring (default 5)')
     .option('--task-ms <n>', 'e2e: how long each simulated task runs (default 200)')
     .option('--rate <n>', 'e2e: tasks submitted per second across the frameworks (default: every offer is used)')
-    .option('--allocation-interval <seconds>', 'e2e: the control plane\'s allocation interval (default 0.25)')
+    .option('--allocation-interval <seconds>', "e2e: the control plane's allocation interval (default 0.25)")
     .option('--runs <n>', 'dashboard: cold loads timed per page (default 5)')
-    .action(async (suite: string, flags: BenchFlags & { seconds?: string; warmup?: string; taskMs?: string; rate?: string; allocationInterval?: string; runs?: string }) => {
-      if (suite === 'dashboard') {
-        try {
-          const { runDashboardBench } = require('./bench-dashboard') as typeof import('./bench-dashboard');
-          await runDashboardBench({ agents: positive(flags.agents, 'agents') ?? 1000, runs: positive(flags.runs, 'runs') ?? 5 });
-        } catch (err) {
-          console.error((err as Error).message);
-          process.exitCode = 2;
+    .action(
+      async (
+        suite: string,
+        flags: BenchFlags & {
+          seconds?: string;
+          warmup?: string;
+          taskMs?: string;
+          rate?: string;
+          allocationInterval?: string;
+          runs?: string;
+        },
+      ) => {
+        if (suite === 'dashboard') {
+          try {
+            const { runDashboardBench } = require('./bench-dashboard') as typeof import('./bench-dashboard');
+            await runDashboardBench({ agents: positive(flags.agents, 'agents') ?? 1000, runs: positive(flags.runs, 'runs') ?? 5 });
+          } catch (err) {
+            console.error((err as Error).message);
+            process.exitCode = 2;
+          }
+          return;
         }
-        return;
-      }
-      if (suite === 'e2e') {
-        try {
-          const e2e = {
-            agents: positive(flags.agents, 'agents') ?? 1000,
-            frameworks: positive(flags.frameworks, 'frameworks') ?? 50,
-            seconds: positive(flags.seconds, 'seconds') ?? 20,
-            warmup: positive(flags.warmup, 'warmup') ?? 5,
-            taskMs: positive(flags.taskMs, 'task-ms') ?? 200,
-            rate: positive(flags.rate, 'rate') ?? 0,
-            allocationInterval: positive(flags.allocationInterval, 'allocation-interval', true) ?? 0.25,
-          };
-          const { runE2eBench } = require('./bench-e2e') as typeof import('./bench-e2e');
-          await runE2eBench(e2e);
-        } catch (err) {
-          console.error((err as Error).message);
-          process.exitCode = 2;
+        if (suite === 'e2e') {
+          try {
+            const e2e = {
+              agents: positive(flags.agents, 'agents') ?? 1000,
+              frameworks: positive(flags.frameworks, 'frameworks') ?? 50,
+              seconds: positive(flags.seconds, 'seconds') ?? 20,
+              warmup: positive(flags.warmup, 'warmup') ?? 5,
+              taskMs: positive(flags.taskMs, 'task-ms') ?? 200,
+              rate: positive(flags.rate, 'rate') ?? 0,
+              allocationInterval: positive(flags.allocationInterval, 'allocation-interval', true) ?? 0.25,
+            };
+            const { runE2eBench } = require('./bench-e2e') as typeof import('./bench-e2e');
+            await runE2eBench(e2e);
+          } catch (err) {
+            console.error((err as Error).message);
+            process.exitCode = 2;
+          }
+          return;
         }
-        return;
-      }
-      if (suite !== 'allocator') {
-        console.error(`unknown benchmark suite '${suite}' (known: allocator, e2e, dashboard)`);
-        process.exitCode = 2;
-        return;
-      }
-      // `--shape hierarchy` runs every depth; `--shape hierarchy-depth-7` just one.
-      const shapes = flags.shape ? SHAPES.filter((s) => s.name === flags.shape || s.name.startsWith(`${flags.shape}-`)) : SHAPES;
-      if (shapes.length === 0) {
-        console.error(`unknown shape '${flags.shape}' (known: ${SHAPES.map((s) => s.name).join(', ')})`);
-        process.exitCode = 2;
-        return;
-      }
-      let override: Partial<ShapeOptions>;
-      try {
-        override = Object.fromEntries(
-          (['agents', 'frameworks', 'roles', 'cycles'] as const).flatMap((k) => {
-            const v = positive(flags[k], k);
-            return v === undefined ? [] : [[k, v]];
-          }),
-        );
-      } catch (err) {
-        console.error((err as Error).message);
-        process.exitCode = 2;
-        return;
-      }
-      const custom = ['agents', 'frameworks', 'roles', 'cycles'].some((k) => flags[k as keyof BenchFlags] !== undefined);
-      console.log(`node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB`);
-      console.log('shape                 agents  frameworks  roles  cycles  median ms  p95 ms  set-up ms  offers/cycle');
-      const lines: string[] = [];
-      for (const shape of shapes) {
-        const sizes = custom && flags.shape ? [{ ...shape.sizes[0], ...override }] : shape.sizes.map((s) => ({ ...s, ...override }));
-        for (const size of sizes) {
-          const r = shape.run(size);
-          const medianMs = +percentile(r.cycleMs, 50).toFixed(2);
-          const p95Ms = +percentile(r.cycleMs, 95).toFixed(2);
-          const offers = Math.round(r.offers.reduce((a, b) => a + b, 0) / r.offers.length);
-          console.log(
-            `${r.shape.padEnd(20)} ${String(r.agents).padStart(7)} ${String(r.frameworks).padStart(11)} ${String(r.roles).padStart(6)} ${String(r.cycles).padStart(7)} ${medianMs.toFixed(2).padStart(10)} ${p95Ms.toFixed(2).padStart(7)} ${r.setupMs.toFixed(0).padStart(10)} ${String(offers).padStart(13)}`,
+        if (suite !== 'allocator') {
+          console.error(`unknown benchmark suite '${suite}' (known: allocator, e2e, dashboard)`);
+          process.exitCode = 2;
+          return;
+        }
+        // `--shape hierarchy` runs every depth; `--shape hierarchy-depth-7` just one.
+        const shapes = flags.shape ? SHAPES.filter((s) => s.name === flags.shape || s.name.startsWith(`${flags.shape}-`)) : SHAPES;
+        if (shapes.length === 0) {
+          console.error(`unknown shape '${flags.shape}' (known: ${SHAPES.map((s) => s.name).join(', ')})`);
+          process.exitCode = 2;
+          return;
+        }
+        let override: Partial<ShapeOptions>;
+        try {
+          override = Object.fromEntries(
+            (['agents', 'frameworks', 'roles', 'cycles'] as const).flatMap((k) => {
+              const v = positive(flags[k], k);
+              return v === undefined ? [] : [[k, v]];
+            }),
           );
-          lines.push(JSON.stringify({ shape: r.shape, agents: r.agents, frameworks: r.frameworks, roles: r.roles, cycles: r.cycles, medianMs, p95Ms }));
+        } catch (err) {
+          console.error((err as Error).message);
+          process.exitCode = 2;
+          return;
         }
-      }
-      for (const line of lines) console.log(line);
-    });
+        const custom = ['agents', 'frameworks', 'roles', 'cycles'].some((k) => flags[k as keyof BenchFlags] !== undefined);
+        console.log(
+          `node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB`,
+        );
+        console.log('shape                 agents  frameworks  roles  cycles  median ms  p95 ms  set-up ms  offers/cycle');
+        const lines: string[] = [];
+        for (const shape of shapes) {
+          const sizes = custom && flags.shape ? [{ ...shape.sizes[0], ...override }] : shape.sizes.map((s) => ({ ...s, ...override }));
+          for (const size of sizes) {
+            const r = shape.run(size);
+            const medianMs = +percentile(r.cycleMs, 50).toFixed(2);
+            const p95Ms = +percentile(r.cycleMs, 95).toFixed(2);
+            const offers = Math.round(r.offers.reduce((a, b) => a + b, 0) / r.offers.length);
+            console.log(
+              `${r.shape.padEnd(20)} ${String(r.agents).padStart(7)} ${String(r.frameworks).padStart(11)} ${String(r.roles).padStart(6)} ${String(r.cycles).padStart(7)} ${medianMs.toFixed(2).padStart(10)} ${p95Ms.toFixed(2).padStart(7)} ${r.setupMs.toFixed(0).padStart(10)} ${String(offers).padStart(13)}`,
+            );
+            lines.push(
+              JSON.stringify({
+                shape: r.shape,
+                agents: r.agents,
+                frameworks: r.frameworks,
+                roles: r.roles,
+                cycles: r.cycles,
+                medianMs,
+                p95Ms,
+              }),
+            );
+          }
+        }
+        for (const line of lines) console.log(line);
+      },
+    );
 }

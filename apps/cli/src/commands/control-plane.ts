@@ -57,7 +57,11 @@ export function untilSignal(): Promise<NodeJS.Signals> {
 export function printAdminToken(admin: { source: string; token?: string }, keptIn?: string): void {
   if (admin.token) {
     console.log(`  admin token:   ${admin.token}`);
-    console.log(keptIn ? `                 (kept in ${keptIn}; sign in to the dashboard with it)` : '                 (shown once: it is stored only as a hash; keep it, or set ARBITER_ADMIN_TOKEN)');
+    console.log(
+      keptIn
+        ? `                 (kept in ${keptIn}; sign in to the dashboard with it)`
+        : '                 (shown once: it is stored only as a hash; keep it, or set ARBITER_ADMIN_TOKEN)',
+    );
   } else if (admin.source === 'env') {
     console.log('  admin token:   the value of ARBITER_ADMIN_TOKEN');
   } else {
@@ -66,7 +70,9 @@ export function printAdminToken(admin: { source: string; token?: string }, keptI
 }
 
 export function register(program: Command): void {
-  const command = program.command('control-plane').description('run the control plane (REST API, Swagger UI) on DATABASE_URL or an embedded PostgreSQL');
+  const command = program
+    .command('control-plane')
+    .description('run the control plane (REST API, Swagger UI) on DATABASE_URL or an embedded PostgreSQL');
   addSettingFlags(command).action(async (opts: Record<string, string | undefined>) => {
     const cp: ControlPlaneModule = require('@arbiter/control-plane');
     const config = configOrExit(cp, settingFlags(opts));
@@ -75,7 +81,9 @@ export function register(program: Command): void {
     console.log(`Arbiter control plane on ${running.url}`);
     console.log(`  REST API:      ${running.url}/api/v1`);
     console.log(`  Swagger UI:    ${running.url}/api/docs`);
-    console.log(`  database:      ${running.database.kind === 'embedded' ? `embedded PostgreSQL, data in ${config.dataDir}` : 'DATABASE_URL'}`);
+    console.log(
+      `  database:      ${running.database.kind === 'embedded' ? `embedded PostgreSQL, data in ${config.dataDir}` : 'DATABASE_URL'}`,
+    );
     printAdminToken(running.admin);
     const signal = await untilSignal();
     console.log(`${signal}: stopping`);

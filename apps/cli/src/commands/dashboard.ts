@@ -15,7 +15,9 @@ export const DASHBOARD_DIR = path.resolve(__dirname, '../../../dashboard');
 const NEXT_BIN = require.resolve('next/dist/bin/next', { paths: [DASHBOARD_DIR] });
 const BUILD_ID = path.join(DASHBOARD_DIR, '.next', 'BUILD_ID');
 /** What the build is made from: a change in any of these makes it stale. */
-const SOURCES = ['app', 'src', 'public', 'next.config.ts', 'package.json', 'tsconfig.json', '../../libs/contracts/src'].map((p) => path.join(DASHBOARD_DIR, p));
+const SOURCES = ['app', 'src', 'public', 'next.config.ts', 'package.json', 'tsconfig.json', '../../libs/contracts/src'].map((p) =>
+  path.join(DASHBOARD_DIR, p),
+);
 
 function newestChange(p: string): number {
   if (!fs.existsSync(p)) return 0;
@@ -35,7 +37,11 @@ export function dashboardBuildStale(): boolean {
 export function ensureDashboardBuilt(log: (line: string) => void = console.log): void {
   if (!dashboardBuildStale()) return;
   log('building the dashboard (production build; about a minute, once)...');
-  const r = spawnSync(process.execPath, [NEXT_BIN, 'build'], { cwd: DASHBOARD_DIR, encoding: 'utf8', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+  const r = spawnSync(process.execPath, [NEXT_BIN, 'build'], {
+    cwd: DASHBOARD_DIR,
+    encoding: 'utf8',
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+  });
   if (r.status !== 0) throw new Error(`the dashboard build failed:\n${r.stdout}\n${r.stderr}`);
 }
 
@@ -52,11 +58,23 @@ export async function assertPortFree(port: number): Promise<void> {
 
 /** Debian's chromium (or CHROMIUM_PATH): the browser the dashboard's tests and bench drive. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
 
 /** Headless Chromium through playwright-core; a clear error when the package is not installed. */
 export async function launchChromium(): Promise<import('playwright-core').Browser> {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`the dashboard's browser tests and bench drive Debian's chromium at ${CHROMIUM}, which is not installed (apt-get install chromium; .ci/run installs it)`);
+  if (!fs.existsSync(CHROMIUM))
+    throw new Error(
+      `the dashboard's browser tests and bench drive Debian's chromium at ${CHROMIUM}, which is not installed (apt-get install chromium; .ci/run installs it)`,
+    );
   const { chromium } = require('playwright-core') as typeof import('playwright-core');
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 }
@@ -82,7 +100,8 @@ export async function startDashboard(options: { apiUrl: string; port: number; ho
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const m = /Local:\s+(http:\/\/\S+)/.exec(output);
-      if (m && /Ready in/.test(output)) resolve(m[1].replace('localhost', options.hostname && options.hostname !== '0.0.0.0' ? options.hostname : 'localhost'));
+      if (m && /Ready in/.test(output))
+        resolve(m[1].replace('localhost', options.hostname && options.hostname !== '0.0.0.0' ? options.hostname : 'localhost'));
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);

@@ -28,9 +28,26 @@ export function register(program: Command): void {
       const silent = pino({ level: 'silent' });
       console.log(`starting a temporary cluster in ${dir} ...`);
       const run = async (databaseUrl: string | undefined) => {
-        const config = { ...cp.loadConfig({}), port: 0, dataDir: dir, databaseUrl, adminToken: token, allocationInterval: 0.2, logLevel: 'silent' as const };
+        const config = {
+          ...cp.loadConfig({}),
+          port: 0,
+          dataDir: dir,
+          databaseUrl,
+          adminToken: token,
+          allocationInterval: 0.2,
+          logLevel: 'silent' as const,
+        };
         const controlPlane = await cp.startControlPlane(config);
-        const agent = new Agent({ master: controlPlane.url, token, hostname: 'drf-demo-agent', resources: parseResources('cpus:9;mem:18432').toJSON(), attributes: {}, workDir: path.join(dir, 'agent'), killTasksOnExit: true, logger: silent });
+        const agent = new Agent({
+          master: controlPlane.url,
+          token,
+          hostname: 'drf-demo-agent',
+          resources: parseResources('cpus:9;mem:18432').toJSON(),
+          attributes: {},
+          workDir: path.join(dir, 'agent'),
+          killTasksOnExit: true,
+          logger: silent,
+        });
         try {
           agent.start();
           console.log(`control plane ${controlPlane.url}; one agent of <9 cpus, 18 GB>`);
@@ -42,7 +59,9 @@ export function register(program: Command): void {
       };
       try {
         // With DATABASE_URL, a scratch database on that server; otherwise an embedded server in the temporary folder.
-        const result = process.env.DATABASE_URL ? await cp.withScratchDatabase(process.env.DATABASE_URL, (url) => run(url)) : await run(undefined);
+        const result = process.env.DATABASE_URL
+          ? await cp.withScratchDatabase(process.env.DATABASE_URL, (url) => run(url))
+          : await run(undefined);
         console.log(JSON.stringify(result));
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
@@ -65,7 +84,12 @@ export function register(program: Command): void {
         return;
       }
       const outcomes = await runBatch({ master: flags.master, token, commands, role: flags.role });
-      console.log(JSON.stringify({ finished: outcomes.filter((o) => o.state === 'FINISHED').length, failed: outcomes.filter((o) => o.state !== 'FINISHED').length }));
+      console.log(
+        JSON.stringify({
+          finished: outcomes.filter((o) => o.state === 'FINISHED').length,
+          failed: outcomes.filter((o) => o.state !== 'FINISHED').length,
+        }),
+      );
       if (outcomes.some((o) => o.state !== 'FINISHED')) process.exitCode = 1;
     });
 }

@@ -10,7 +10,9 @@ import type { Command } from 'commander';
 export function register(program: Command): void {
   program
     .command('openapi')
-    .description('write the OpenAPI document (libs/contracts/openapi.json) and its TypeScript types (libs/contracts/src/api.ts); --check: fail when they are stale')
+    .description(
+      'write the OpenAPI document (libs/contracts/openapi.json) and its TypeScript types (libs/contracts/src/api.ts); --check: fail when they are stale',
+    )
     .option('--check', 'compare instead of writing')
     .action(async (opts: { check?: boolean }) => {
       const cp: typeof import('@arbiter/control-plane') = require('@arbiter/control-plane');

@@ -18,25 +18,31 @@ function runFile(file: string): FileReport {
   try {
     doc = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (err) {
-    return { file, error: { message: err instanceof SyntaxError ? `invalid JSON: ${err.message}` : `cannot read: ${(err as Error).message}` } };
+    return {
+      file,
+      error: { message: err instanceof SyntaxError ? `invalid JSON: ${err.message}` : `cannot read: ${(err as Error).message}` },
+    };
   }
   try {
     return { file, result: runScenario(doc) };
   } catch (err) {
-    if (err instanceof ScenarioValidationError) return { file, error: { message: err.message, stepIndex: err.stepIndex, field: err.field } };
+    if (err instanceof ScenarioValidationError)
+      return { file, error: { message: err.message, stepIndex: err.stepIndex, field: err.field } };
     return { file, error: { message: `replay failed: ${(err as Error).message}` } };
   }
 }
 
 /** Lines of a readable diff between two JSON-able values: `-` expected, `+` actual. */
 export function diffLines(expected: unknown, actual: unknown): string[] {
-  const lines = (v: unknown) => (Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))) : JSON.stringify(v, null, 2).split('\n'));
+  const lines = (v: unknown) =>
+    Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))) : JSON.stringify(v, null, 2).split('\n');
   const [e, a] = [lines(expected), lines(actual)];
   const out: string[] = [];
   for (const line of e) out.push(a.includes(line) ? `    ${line}` : `  - ${line}`);
   for (const line of a) if (!e.includes(line)) out.push(`  + ${line}`);
   // Same lines in another order (a sort order, say): show both values whole.
-  if (!out.some((l) => l.startsWith('  -') || l.startsWith('  +'))) return [`  - ${JSON.stringify(expected)}`, `  + ${JSON.stringify(actual)}`];
+  if (!out.some((l) => l.startsWith('  -') || l.startsWith('  +')))
+    return [`  - ${JSON.stringify(expected)}`, `  + ${JSON.stringify(actual)}`];
   return out;
 }
 

@@ -28,7 +28,11 @@ function localAdminToken(file: string, admin: { source: string; token?: string }
 }
 
 export function register(program: Command): void {
-  const command = program.command('start').description("run a local cluster: the control plane on an embedded PostgreSQL and an agent with this machine's resources (Ctrl-C stops it)");
+  const command = program
+    .command('start')
+    .description(
+      "run a local cluster: the control plane on an embedded PostgreSQL and an agent with this machine's resources (Ctrl-C stops it)",
+    );
   addSettingFlags(command)
     .option('--no-agent', 'do not start the local agent')
     .option('--no-dashboard', 'do not start the dashboard')
@@ -78,7 +82,16 @@ export function register(program: Command): void {
         const workDir = path.join(config.dataDir, 'agent');
         const resources = parseResources(detectResources(workDir));
         const token = await controlPlane.issueServiceToken('local-agent');
-        agent = new Agent({ master: controlPlane.url, token, hostname: os.hostname(), resources: resources.toJSON(), attributes: {}, workDir, killTasksOnExit: true, logger: pino({ name: 'arbiter-agent', level: config.logLevel }) });
+        agent = new Agent({
+          master: controlPlane.url,
+          token,
+          hostname: os.hostname(),
+          resources: resources.toJSON(),
+          attributes: {},
+          workDir,
+          killTasksOnExit: true,
+          logger: pino({ name: 'arbiter-agent', level: config.logLevel }),
+        });
         agent.start();
       }
       console.log('');
@@ -87,7 +100,9 @@ export function register(program: Command): void {
       console.log(`  control plane: ${controlPlane.url}`);
       console.log(`  REST API:      ${controlPlane.url}/api/v1`);
       console.log(`  Swagger UI:    ${controlPlane.url}/api/docs`);
-      console.log(`  database:      ${controlPlane.database.kind === 'embedded' ? `embedded PostgreSQL, data in ${config.dataDir}` : 'DATABASE_URL'}`);
+      console.log(
+        `  database:      ${controlPlane.database.kind === 'embedded' ? `embedded PostgreSQL, data in ${config.dataDir}` : 'DATABASE_URL'}`,
+      );
       if (agent) console.log(`  local agent:   ${os.hostname()}, work dir ${path.join(config.dataDir, 'agent')}`);
       printAdminToken(admin, admin.token ? tokenFile : undefined);
       console.log('Press Ctrl-C to stop.');

@@ -20,7 +20,12 @@ export class AgentsController {
   async list(@Query() q: AgentListQueryDto): Promise<AgentPageDto> {
     const sort = q.sort ?? 'hostname';
     return this.agents.list(
-      { hostname: q.hostname, status: q.status, activated: q.activated === undefined ? undefined : q.activated === 'true', drainState: q.drainState },
+      {
+        hostname: q.hostname,
+        status: q.status,
+        activated: q.activated === undefined ? undefined : q.activated === 'true',
+        drainState: q.drainState,
+      },
       { field: sort.replace(/^-/, '') as AgentSortField, descending: sort.startsWith('-') },
       q.limit,
       q.offset,

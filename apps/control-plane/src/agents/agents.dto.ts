@@ -38,7 +38,11 @@ export class AgentListQueryDto extends PageQueryDto {
 }
 
 export class DrainAgentDto {
-  @ApiPropertyOptional({ description: 'seconds tasks get to finish before being killed; absent: as long as they need', minimum: 0, maximum: 31_536_000 })
+  @ApiPropertyOptional({
+    description: 'seconds tasks get to finish before being killed; absent: as long as they need',
+    minimum: 0,
+    maximum: 31_536_000,
+  })
   @IsOptional()
   @IsInt({ message: 'maxGracePeriodSeconds must be a whole number of seconds' })
   @Min(0)
@@ -75,9 +79,14 @@ export class AgentDto {
 }
 
 export class AgentMaintenanceDto {
-  @ApiProperty({ enum: [MachineMode.DRAINING, MachineMode.DOWN], description: 'DRAINING: scheduled (frameworks get inverse offers); DOWN: in maintenance (no offers)' }) mode!: MachineMode;
+  @ApiProperty({
+    enum: [MachineMode.DRAINING, MachineMode.DOWN],
+    description: 'DRAINING: scheduled (frameworks get inverse offers); DOWN: in maintenance (no offers)',
+  })
+  mode!: MachineMode;
   @ApiProperty({ description: "start of the machine's unavailability" }) start!: string;
-  @ApiProperty({ type: Number, nullable: true, description: 'seconds; null: until maintenance is stopped' }) durationSeconds!: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'seconds; null: until maintenance is stopped' }) durationSeconds!:
+    number | null;
 }
 
 export class AgentUsageDto {
@@ -92,7 +101,8 @@ export class AgentUsageDto {
 export class AgentViewDto extends AgentDto {
   @ApiProperty({ type: AgentUsageDto }) usage!: AgentUsageDto;
   @ApiProperty({ description: 'false when a whitelist is set and does not name the hostname' }) whitelisted!: boolean;
-  @ApiProperty({ type: AgentMaintenanceDto, nullable: true, description: 'the maintenance window of its machine, if any' }) maintenance!: AgentMaintenanceDto | null;
+  @ApiProperty({ type: AgentMaintenanceDto, nullable: true, description: 'the maintenance window of its machine, if any' })
+  maintenance!: AgentMaintenanceDto | null;
 }
 
 export class AgentPageDto {
@@ -135,9 +145,17 @@ export function toAgentViews(agents: AgentEntity[], o: AgentOccupancy): AgentVie
     const machine = o.machines.find((m) => m.hostname === a.hostname && m.mode !== MachineMode.UP);
     return {
       ...toAgentDto(a),
-      usage: { total: sumScalars([a.resources]), used: sum(tasks.get(a.id)), offered: sum(offers.get(a.id)), reserved: sum(reservations.get(a.id)), activeTasks: tasks.get(a.id)?.length ?? 0 },
+      usage: {
+        total: sumScalars([a.resources]),
+        used: sum(tasks.get(a.id)),
+        offered: sum(offers.get(a.id)),
+        reserved: sum(reservations.get(a.id)),
+        activeTasks: tasks.get(a.id)?.length ?? 0,
+      },
       whitelisted: whitelist === null || whitelist.has(a.hostname),
-      maintenance: machine?.window ? { mode: machine.mode, start: machine.window.startAt.toISOString(), durationSeconds: machine.window.durationSeconds } : null,
+      maintenance: machine?.window
+        ? { mode: machine.mode, start: machine.window.startAt.toISOString(), durationSeconds: machine.window.durationSeconds }
+        : null,
     };
   });
 }

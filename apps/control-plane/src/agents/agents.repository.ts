@@ -45,9 +45,16 @@ export class AgentsRepository {
     return tx.findOne(AgentEntity, { where: { id }, ...(options.lock ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
   }
 
-  async list(tx: EntityManager, filter: AgentFilter, sort: { field: AgentSortField; descending: boolean }, limit: number, offset: number): Promise<{ items: AgentEntity[]; total: number }> {
+  async list(
+    tx: EntityManager,
+    filter: AgentFilter,
+    sort: { field: AgentSortField; descending: boolean },
+    limit: number,
+    offset: number,
+  ): Promise<{ items: AgentEntity[]; total: number }> {
     const q = tx.createQueryBuilder(AgentEntity, 'a');
-    if (filter.hostname) q.andWhere("a.hostname ILIKE :hostname ESCAPE '\\'", { hostname: `%${filter.hostname.replace(/[\\%_]/g, '\\$&')}%` });
+    if (filter.hostname)
+      q.andWhere("a.hostname ILIKE :hostname ESCAPE '\\'", { hostname: `%${filter.hostname.replace(/[\\%_]/g, '\\$&')}%` });
     if (filter.status) q.andWhere('a.status = :status', { status: filter.status });
     if (filter.activated !== undefined) q.andWhere('a.activated = :activated', { activated: filter.activated });
     if (filter.drainState === 'NONE') q.andWhere('a.drain_state IS NULL');

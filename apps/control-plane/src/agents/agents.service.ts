@@ -27,7 +27,12 @@ export class AgentsService {
     private readonly events: ClusterEvents,
   ) {}
 
-  async list(filter: AgentFilter, sort: { field: AgentSortField; descending: boolean }, limit: number, offset: number): Promise<Page<AgentViewDto>> {
+  async list(
+    filter: AgentFilter,
+    sort: { field: AgentSortField; descending: boolean },
+    limit: number,
+    offset: number,
+  ): Promise<Page<AgentViewDto>> {
     const page = await this.repo.list(this.db.manager, filter, sort, limit, offset);
     return { items: await this.view(page.items), total: page.total, limit, offset };
   }
@@ -52,7 +57,11 @@ export class AgentsService {
   reactivate(id: string, actor: Actor): Promise<AgentViewDto> {
     return this.change(id, actor, 'agent.reactivate', (agent) => {
       if (agent.drainState === DrainState.DRAINING) {
-        throw new ArbiterException(AgentsErrorCode.AGENT_STILL_DRAINING, `agent ${agent.id} (${agent.hostname}) is still draining; reactivate it once it is DRAINED`, { agentId: agent.id });
+        throw new ArbiterException(
+          AgentsErrorCode.AGENT_STILL_DRAINING,
+          `agent ${agent.id} (${agent.hostname}) is still draining; reactivate it once it is DRAINED`,
+          { agentId: agent.id },
+        );
       }
       agent.activated = true;
       agent.drainState = null;
@@ -68,7 +77,11 @@ export class AgentsService {
   drain(id: string, config: DrainConfig, actor: Actor): Promise<AgentViewDto> {
     return this.change(id, actor, 'agent.drain', async (agent, tx) => {
       if (agent.drainState) {
-        throw new ArbiterException(AgentsErrorCode.AGENT_ALREADY_DRAINING, `agent ${agent.id} (${agent.hostname}) is already ${agent.drainState}; reactivate it before draining it again`, { agentId: agent.id, drainState: agent.drainState });
+        throw new ArbiterException(
+          AgentsErrorCode.AGENT_ALREADY_DRAINING,
+          `agent ${agent.id} (${agent.hostname}) is already ${agent.drainState}; reactivate it before draining it again`,
+          { agentId: agent.id, drainState: agent.drainState },
+        );
       }
       const liveTasks = await this.usage.countLiveTasks(tx, agent.id);
       agent.activated = false;
@@ -81,20 +94,38 @@ export class AgentsService {
 
   private async require(tx: EntityManager, id: string, lock = false): Promise<AgentEntity> {
     const agent = await this.repo.findById(tx, id, { lock });
-    if (!agent) throw new ArbiterException(AgentsErrorCode.AGENT_NOT_FOUND, `no agent with id '${id}'; GET /api/v1/agents lists them`, { agentId: id });
+    if (!agent)
+      throw new ArbiterException(AgentsErrorCode.AGENT_NOT_FOUND, `no agent with id '${id}'; GET /api/v1/agents lists them`, {
+        agentId: id,
+      });
     return agent;
   }
 
-  private async change(id: string, actor: Actor, action: string, apply: (agent: AgentEntity, tx: EntityManager) => void | Promise<void>): Promise<AgentViewDto> {
+  private async change(
+    id: string,
+    actor: Actor,
+    action: string,
+    apply: (agent: AgentEntity, tx: EntityManager) => void | Promise<void>,
+  ): Promise<AgentViewDto> {
     const saved = await this.db.transaction(async (tx) => {
       const agent = await this.require(tx, id, true);
       if (agent.status === AgentStatus.GONE) {
-        throw new ArbiterException(AgentsErrorCode.AGENT_GONE, `agent ${agent.id} (${agent.hostname}) is marked gone and cannot be changed`, { agentId: agent.id });
+        throw new ArbiterException(
+          AgentsErrorCode.AGENT_GONE,
+          `agent ${agent.id} (${agent.hostname}) is marked gone and cannot be changed`,
+          { agentId: agent.id },
+        );
       }
       const before = toAgentDto(agent);
       await apply(agent, tx);
       const after = await this.repo.save(tx, agent);
-      await this.audit.record(tx, actor, { action, targetType: 'agent', targetId: agent.id, before: pickState(before), after: pickState(toAgentDto(after)) });
+      await this.audit.record(tx, actor, {
+        action,
+        targetType: 'agent',
+        targetId: agent.id,
+        before: pickState(before),
+        after: pickState(toAgentDto(after)),
+      });
       return after;
     });
     this.events.emit({ type: 'agent.updated', agentId: saved.id });

@@ -21,14 +21,19 @@ export class AllocationUsageRepository {
     const select = { agentId: true, role: true, frameworkId: true, resources: true } as const;
     const [tasks, offers] = await Promise.all([
       tx.find(TaskEntity, { select, where: { ...where, state: Not(In([...TERMINAL_TASK_STATES])) } }),
-      (where.agentId ? outstandingOffers(tx).where('o.agent_id = :agentId', { agentId: where.agentId }) : outstandingOffers(tx)).select(['o.agentId', 'o.role', 'o.frameworkId', 'o.resources']).getMany(),
+      (where.agentId ? outstandingOffers(tx).where('o.agent_id = :agentId', { agentId: where.agentId }) : outstandingOffers(tx))
+        .select(['o.agentId', 'o.role', 'o.frameworkId', 'o.resources'])
+        .getMany(),
     ]);
     return [...tasks, ...offers];
   }
 
   /** Resources of live tasks only (outstanding offers can be rescinded, tasks cannot). */
   async liveTasks(tx: EntityManager, where: { agentId?: string } = {}): Promise<Usage[]> {
-    return tx.find(TaskEntity, { select: { agentId: true, role: true, frameworkId: true, resources: true }, where: { ...where, state: Not(In([...TERMINAL_TASK_STATES])) } });
+    return tx.find(TaskEntity, {
+      select: { agentId: true, role: true, frameworkId: true, resources: true },
+      where: { ...where, state: Not(In([...TERMINAL_TASK_STATES])) },
+    });
   }
 
   /**

@@ -24,7 +24,16 @@ import { Metrics } from '../health/metrics';
 import { MetricsInterceptor } from '../health/metrics.interceptor';
 
 /** Feature modules of the operator API; each owns its controllers, services and errors. */
-export const FEATURE_MODULES = [ClusterModule, AgentsModule, WhitelistModule, RolesModule, ReservationsModule, MaintenanceModule, FrameworksModule, HistoryModule];
+export const FEATURE_MODULES = [
+  ClusterModule,
+  AgentsModule,
+  WhitelistModule,
+  RolesModule,
+  ReservationsModule,
+  MaintenanceModule,
+  FrameworksModule,
+  HistoryModule,
+];
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 

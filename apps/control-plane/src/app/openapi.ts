@@ -17,7 +17,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setVersion(API_VERSION)
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'an API token (ARBITER_ADMIN_TOKEN or the one printed on first start)' })
     .build();
-  const document = SwaggerModule.createDocument(app, config, { operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}` });
+  const document = SwaggerModule.createDocument(app, config, {
+    operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
+  });
   return document;
 }
 
@@ -46,7 +48,10 @@ export const API_TYPES_FILE = require('node:path').resolve(__dirname, '../../../
 
 export async function generateApiTypes(openApiJson: string): Promise<string> {
   // A build-time tool: loaded only when the types are generated or checked.
-  const { default: openapiTS, astToString } = require('openapi-typescript') as { default: typeof OpenApiTS; astToString: typeof AstToString };
+  const { default: openapiTS, astToString } = require('openapi-typescript') as {
+    default: typeof OpenApiTS;
+    astToString: typeof AstToString;
+  };
   const ast = await openapiTS(JSON.parse(openApiJson), { alphabetize: true });
   return `/**\n * The REST API's paths and schemas as TypeScript types, generated from libs/contracts/openapi.json.\n * Do not edit: \`npx arbiter openapi\` writes it (\`--check\` fails when it is stale).\n */\n${astToString(ast)}`;
 }

@@ -16,7 +16,14 @@ export class AuditController {
   @ApiErrors()
   async list(@Query() q: AuditQueryDto): Promise<AuditPageDto> {
     const page = await this.audit.list(
-      { actor: q.actor, action: q.action, targetType: q.targetType, targetId: q.targetId, since: q.since ? new Date(q.since) : undefined, until: q.until ? new Date(q.until) : undefined },
+      {
+        actor: q.actor,
+        action: q.action,
+        targetType: q.targetType,
+        targetId: q.targetId,
+        since: q.since ? new Date(q.since) : undefined,
+        until: q.until ? new Date(q.until) : undefined,
+      },
       q.limit,
       q.offset,
     );

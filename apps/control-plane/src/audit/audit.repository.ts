@@ -21,7 +21,8 @@ export class AuditRepository {
   async list(tx: EntityManager, filter: AuditFilter, limit: number, offset: number): Promise<{ items: AuditEntryEntity[]; total: number }> {
     const q = tx.createQueryBuilder(AuditEntryEntity, 'a');
     if (filter.actor) q.andWhere('a.actor = :actor', { actor: filter.actor });
-    if (filter.action?.endsWith('.*')) q.andWhere('a.action LIKE :prefix', { prefix: filter.action.slice(0, -1).replace(/[\\%_]/g, '\\$&') + '%' });
+    if (filter.action?.endsWith('.*'))
+      q.andWhere('a.action LIKE :prefix', { prefix: filter.action.slice(0, -1).replace(/[\\%_]/g, '\\$&') + '%' });
     else if (filter.action) q.andWhere('a.action = :action', { action: filter.action });
     if (filter.targetType) q.andWhere('a.target_type = :targetType', { targetType: filter.targetType });
     if (filter.targetId) q.andWhere('a.target_id = :targetId', { targetId: filter.targetId });

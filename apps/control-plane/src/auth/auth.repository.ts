@@ -51,6 +51,8 @@ export class AuthRepository {
   }
 
   async createToken(tx: EntityManager, principalId: string, name: string, tokenHash: string, now: Date): Promise<ApiTokenEntity> {
-    return tx.save(tx.create(ApiTokenEntity, { principalId, name, tokenHash, createdAt: now, expiresAt: null, lastUsedAt: null, revokedAt: null }));
+    return tx.save(
+      tx.create(ApiTokenEntity, { principalId, name, tokenHash, createdAt: now, expiresAt: null, lastUsedAt: null, revokedAt: null }),
+    );
   }
 }

@@ -59,7 +59,8 @@ export class AuthService {
   async issueServiceToken(name: string, now = new Date()): Promise<string> {
     return this.db.transaction(async (tx) => {
       await lockDomain(tx, LockDomain.AUTH);
-      const principal = (await this.repo.findPrincipal(tx, name)) ?? (await this.repo.createPrincipal(tx, name, PrincipalKind.SERVICE, false, now));
+      const principal =
+        (await this.repo.findPrincipal(tx, name)) ?? (await this.repo.createPrincipal(tx, name, PrincipalKind.SERVICE, false, now));
       await this.repo.revokeTokens(tx, principal.id, now);
       const token = generateToken();
       await this.repo.createToken(tx, principal.id, `issued at ${now.toISOString()}`, hashToken(token), now);
@@ -71,7 +72,9 @@ export class AuthService {
   async bootstrapAdmin(adminToken: string | undefined, now = new Date()): Promise<AdminBootstrap> {
     return this.db.transaction(async (tx) => {
       await lockDomain(tx, LockDomain.AUTH);
-      const admin = (await this.repo.findPrincipal(tx, ADMIN_PRINCIPAL)) ?? (await this.repo.createPrincipal(tx, ADMIN_PRINCIPAL, PrincipalKind.USER, true, now));
+      const admin =
+        (await this.repo.findPrincipal(tx, ADMIN_PRINCIPAL)) ??
+        (await this.repo.createPrincipal(tx, ADMIN_PRINCIPAL, PrincipalKind.USER, true, now));
       if (adminToken) {
         const hash = hashToken(adminToken);
         if (!(await this.repo.tokenExists(tx, hash))) await this.repo.createToken(tx, admin.id, 'ARBITER_ADMIN_TOKEN', hash, now);

@@ -81,7 +81,12 @@ export class ClusterSummaryDto {
   @ApiProperty({ type: [ResourceSummaryDto], description: 'scalar resources, by name' }) resources!: ResourceSummaryDto[];
   @ApiProperty({ type: AgentCountsDto }) agents!: AgentCountsDto;
   @ApiProperty({ type: FrameworkCountsDto }) frameworks!: FrameworkCountsDto;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'number' }, description: 'tasks by state (every task ever launched)', example: { RUNNING: 3, FINISHED: 10 } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    description: 'tasks by state (every task ever launched)',
+    example: { RUNNING: 3, FINISHED: 10 },
+  })
   tasks!: Record<string, number>;
   @ApiProperty({ description: 'tasks not in a terminal state' }) activeTasks!: number;
   @ApiProperty({ description: 'offers made and not yet answered' }) outstandingOffers!: number;
@@ -109,16 +114,32 @@ export class ClusterRepository {
     return { total, used, offered, reserved };
   }
 
-  agents(tx: EntityManager): Promise<Array<{ id: string; hostname: string; status: string; activated: boolean; drain_state: string | null; last_seen_at: Date }>> {
-    return tx.query(`SELECT id, hostname, status, activated, drain_state, last_seen_at FROM agents WHERE status <> 'GONE' ORDER BY hostname`);
+  agents(
+    tx: EntityManager,
+  ): Promise<Array<{ id: string; hostname: string; status: string; activated: boolean; drain_state: string | null; last_seen_at: Date }>> {
+    return tx.query(
+      `SELECT id, hostname, status, activated, drain_state, last_seen_at FROM agents WHERE status <> 'GONE' ORDER BY hostname`,
+    );
   }
 
   async goneAgents(tx: EntityManager): Promise<number> {
     return Number((await tx.query(`SELECT count(*) AS n FROM agents WHERE status = 'GONE'`))[0].n);
   }
 
-  frameworks(tx: EntityManager): Promise<Array<{ id: string; name: string; state: FrameworkState; disconnected_at: Date | null; failover_timeout_seconds: number; roles: string[]; suppressed_roles: string[] }>> {
-    return tx.query(`SELECT id, name, state, disconnected_at, failover_timeout_seconds, roles, suppressed_roles FROM frameworks WHERE state <> 'COMPLETED'`);
+  frameworks(tx: EntityManager): Promise<
+    Array<{
+      id: string;
+      name: string;
+      state: FrameworkState;
+      disconnected_at: Date | null;
+      failover_timeout_seconds: number;
+      roles: string[];
+      suppressed_roles: string[];
+    }>
+  > {
+    return tx.query(
+      `SELECT id, name, state, disconnected_at, failover_timeout_seconds, roles, suppressed_roles FROM frameworks WHERE state <> 'COMPLETED'`,
+    );
   }
 
   async completedFrameworks(tx: EntityManager): Promise<number> {
@@ -189,51 +210,136 @@ export class ClusterService {
     const outstanding = this.master.outstandingOffers();
     const alerts = new Alerts();
 
-    if (!reachable.length) alerts.add(AlertSeverity.CRITICAL, 'NO_AGENTS', 'No agent is reachable: nothing can be offered. Start an agent with `npx arbiter agent --master URL --token T`.', 'cluster', null);
+    if (!reachable.length)
+      alerts.add(
+        AlertSeverity.CRITICAL,
+        'NO_AGENTS',
+        'No agent is reachable: nothing can be offered. Start an agent with `npx arbiter agent --master URL --token T`.',
+        'cluster',
+        null,
+      );
     for (const a of agents.filter((a) => a.status === 'UNREACHABLE')) {
-      alerts.add(AlertSeverity.CRITICAL, 'AGENT_UNREACHABLE', `Agent ${a.hostname} is unreachable since ${new Date(a.last_seen_at).toISOString()}; its tasks were marked LOST.`, 'agent', a.id);
+      alerts.add(
+        AlertSeverity.CRITICAL,
+        'AGENT_UNREACHABLE',
+        `Agent ${a.hostname} is unreachable since ${new Date(a.last_seen_at).toISOString()}; its tasks were marked LOST.`,
+        'agent',
+        a.id,
+      );
     }
     for (const a of reachable.filter((a) => !this.master.agents.get(a.id)?.socket)) {
-      alerts.add(AlertSeverity.WARNING, 'AGENT_DISCONNECTED', `Agent ${a.hostname} is disconnected; it becomes unreachable, and its tasks LOST, unless it re-registers within the agent timeout.`, 'agent', a.id);
+      alerts.add(
+        AlertSeverity.WARNING,
+        'AGENT_DISCONNECTED',
+        `Agent ${a.hostname} is disconnected; it becomes unreachable, and its tasks LOST, unless it re-registers within the agent timeout.`,
+        'agent',
+        a.id,
+      );
     }
-    for (const a of reachable.filter((a) => a.drain_state)) alerts.add(AlertSeverity.INFO, 'AGENT_DRAINING', `Agent ${a.hostname} is ${String(a.drain_state).toLowerCase()}.`, 'agent', a.id);
-    for (const a of reachable.filter((a) => !a.activated && !a.drain_state)) alerts.add(AlertSeverity.INFO, 'AGENT_DEACTIVATED', `Agent ${a.hostname} is deactivated: it gets no offers until reactivated.`, 'agent', a.id);
-    for (const m of down) alerts.add(AlertSeverity.WARNING, 'MACHINE_DOWN', `Machine ${m.hostname || m.ip} is down for maintenance: its agents get no offers until maintenance stops.`, 'agent', this.agentIdOf(agents, m.hostname));
+    for (const a of reachable.filter((a) => a.drain_state))
+      alerts.add(AlertSeverity.INFO, 'AGENT_DRAINING', `Agent ${a.hostname} is ${String(a.drain_state).toLowerCase()}.`, 'agent', a.id);
+    for (const a of reachable.filter((a) => !a.activated && !a.drain_state))
+      alerts.add(
+        AlertSeverity.INFO,
+        'AGENT_DEACTIVATED',
+        `Agent ${a.hostname} is deactivated: it gets no offers until reactivated.`,
+        'agent',
+        a.id,
+      );
+    for (const m of down)
+      alerts.add(
+        AlertSeverity.WARNING,
+        'MACHINE_DOWN',
+        `Machine ${m.hostname || m.ip} is down for maintenance: its agents get no offers until maintenance stops.`,
+        'agent',
+        this.agentIdOf(agents, m.hostname),
+      );
     for (const f of frameworks.filter((f) => f.state === FrameworkState.DISCONNECTED)) {
-      const deadline = f.disconnected_at ? new Date(new Date(f.disconnected_at).getTime() + f.failover_timeout_seconds * 1000).toISOString() : null;
-      alerts.add(AlertSeverity.WARNING, 'FRAMEWORK_DISCONNECTED', `Framework ${f.name} is disconnected; its tasks are killed unless it re-subscribes${deadline ? ` by ${deadline}` : ''}.`, 'framework', f.id);
+      const deadline = f.disconnected_at
+        ? new Date(new Date(f.disconnected_at).getTime() + f.failover_timeout_seconds * 1000).toISOString()
+        : null;
+      alerts.add(
+        AlertSeverity.WARNING,
+        'FRAMEWORK_DISCONNECTED',
+        `Framework ${f.name} is disconnected; its tasks are killed unless it re-subscribes${deadline ? ` by ${deadline}` : ''}.`,
+        'framework',
+        f.id,
+      );
     }
     const heldSince = performance.now() - HELD_OFFER_SECONDS * 1000;
     const held = new Map<string, number>();
     for (const o of outstanding) if (o.createdAt <= heldSince) held.set(o.frameworkId, (held.get(o.frameworkId) ?? 0) + 1);
     for (const [frameworkId, n] of held) {
       const name = frameworks.find((f) => f.id === frameworkId)?.name ?? frameworkId;
-      alerts.add(AlertSeverity.WARNING, 'OFFERS_HELD', `Framework ${name} holds ${n} offer${n === 1 ? '' : 's'} unanswered for over ${HELD_OFFER_SECONDS} s; those resources go to no one else (set ARBITER_OFFER_TIMEOUT to rescind them).`, 'framework', frameworkId);
+      alerts.add(
+        AlertSeverity.WARNING,
+        'OFFERS_HELD',
+        `Framework ${name} holds ${n} offer${n === 1 ? '' : 's'} unanswered for over ${HELD_OFFER_SECONDS} s; those resources go to no one else (set ARBITER_OFFER_TIMEOUT to rescind them).`,
+        'framework',
+        frameworkId,
+      );
     }
     if (whitelist !== null) {
       const listed = new Set(whitelist);
       const excluded = reachable.filter((a) => !listed.has(a.hostname)).length;
-      if (reachable.length && excluded === reachable.length) alerts.add(AlertSeverity.CRITICAL, 'WHITELIST_EMPTY', 'The whitelist names none of the reachable agents: nothing is offered.', 'cluster', null);
-      else if (excluded) alerts.add(AlertSeverity.INFO, 'WHITELIST_EXCLUDES', `The whitelist leaves out ${excluded} of ${reachable.length} reachable agents; they get no offers.`, 'cluster', null);
+      if (reachable.length && excluded === reachable.length)
+        alerts.add(
+          AlertSeverity.CRITICAL,
+          'WHITELIST_EMPTY',
+          'The whitelist names none of the reachable agents: nothing is offered.',
+          'cluster',
+          null,
+        );
+      else if (excluded)
+        alerts.add(
+          AlertSeverity.INFO,
+          'WHITELIST_EXCLUDES',
+          `The whitelist leaves out ${excluded} of ${reachable.length} reachable agents; they get no offers.`,
+          'cluster',
+          null,
+        );
     }
     const guaranteed = new Map<string, number>();
     for (const q of quotas) for (const [k, v] of Object.entries(q.guarantees)) guaranteed.set(k, (guaranteed.get(k) ?? 0) + v);
     for (const [name, amount] of guaranteed) {
       const have = sums.total.get(name) ?? 0;
-      if (amount > have + 1e-9) alerts.add(AlertSeverity.WARNING, 'QUOTA_OVER_CAPACITY', `Quota guarantees add up to ${name} ${round(amount)} but reachable agents have ${round(have)}: not every guarantee can be met.`, 'cluster', null);
+      if (amount > have + 1e-9)
+        alerts.add(
+          AlertSeverity.WARNING,
+          'QUOTA_OVER_CAPACITY',
+          `Quota guarantees add up to ${name} ${round(amount)} but reachable agents have ${round(have)}: not every guarantee can be met.`,
+          'cluster',
+          null,
+        );
     }
-    const demanding = new Set(frameworks.filter((f) => f.state === FrameworkState.ACTIVE).flatMap((f) => f.roles.filter((r) => !f.suppressed_roles.includes(r)).map((r) => r.split('/')[0])));
+    const demanding = new Set(
+      frameworks
+        .filter((f) => f.state === FrameworkState.ACTIVE)
+        .flatMap((f) => f.roles.filter((r) => !f.suppressed_roles.includes(r)).map((r) => r.split('/')[0])),
+    );
     for (const q of quotas.filter((q) => demanding.has(q.role))) {
       const short = Object.entries(q.guarantees).filter(([k, v]) => (consumed.get(q.role)?.get(k) ?? 0) + 1e-9 < v);
       if (short.length) {
         const text = short.map(([k, v]) => `${k} ${round(consumed.get(q.role)?.get(k) ?? 0)} of ${round(v)}`).join(', ');
-        alerts.add(AlertSeverity.INFO, 'QUOTA_GUARANTEE_UNMET', `Role ${q.role} holds less than its guarantee (${text}) while its frameworks want offers.`, 'role', q.role);
+        alerts.add(
+          AlertSeverity.INFO,
+          'QUOTA_GUARANTEE_UNMET',
+          `Role ${q.role} holds less than its guarantee (${text}) while its frameworks want offers.`,
+          'role',
+          q.role,
+        );
       }
     }
 
     const frameworkCount = (s: FrameworkState) => frameworks.filter((f) => f.state === s).length;
     return {
-      resources: names.map((name) => ({ name, total: round(sums.total.get(name) ?? 0), used: round(sums.used.get(name) ?? 0), offered: round(sums.offered.get(name) ?? 0), reserved: round(sums.reserved.get(name) ?? 0) })),
+      resources: names.map((name) => ({
+        name,
+        total: round(sums.total.get(name) ?? 0),
+        used: round(sums.used.get(name) ?? 0),
+        offered: round(sums.offered.get(name) ?? 0),
+        reserved: round(sums.reserved.get(name) ?? 0),
+      })),
       agents: {
         total: agents.length + gone,
         reachable: reachable.length,
@@ -245,9 +351,18 @@ export class ClusterService {
       },
       frameworks: { active: frameworkCount(FrameworkState.ACTIVE), disconnected: frameworkCount(FrameworkState.DISCONNECTED), completed },
       tasks,
-      activeTasks: Object.entries(tasks).filter(([s]) => !TERMINAL_TASK_STATES.includes(s as TaskState)).reduce((n, [, c]) => n + c, 0),
+      activeTasks: Object.entries(tasks)
+        .filter(([s]) => !TERMINAL_TASK_STATES.includes(s as TaskState))
+        .reduce((n, [, c]) => n + c, 0),
       outstandingOffers: outstanding.length,
-      lastCycle: cycle ? { id: String(cycle.id), startedAt: cycle.startedAt.toISOString(), durationMs: round(cycle.durationMs), offerCount: cycle.offerCount } : null,
+      lastCycle: cycle
+        ? {
+            id: String(cycle.id),
+            startedAt: cycle.startedAt.toISOString(),
+            durationMs: round(cycle.durationMs),
+            offerCount: cycle.offerCount,
+          }
+        : null,
       alerts: alerts.list(),
     };
   }
@@ -263,7 +378,8 @@ class Alerts {
   private readonly overflow = new Map<string, { severity: AlertSeverity; kind: AlertTargetDto['kind']; n: number }>();
 
   add(severity: AlertSeverity, code: string, message: string, kind: AlertTargetDto['kind'], id: string | null): void {
-    if (this.items.filter((a) => a.code === code).length < ALERTS_PER_CODE) this.items.push({ severity, code, message, target: { kind, id } });
+    if (this.items.filter((a) => a.code === code).length < ALERTS_PER_CODE)
+      this.items.push({ severity, code, message, target: { kind, id } });
     else {
       const o = this.overflow.get(code) ?? { severity, kind, n: 0 };
       o.n++;
@@ -273,7 +389,12 @@ class Alerts {
 
   list(): AlertDto[] {
     const rank = { [AlertSeverity.CRITICAL]: 0, [AlertSeverity.WARNING]: 1, [AlertSeverity.INFO]: 2 };
-    const more = [...this.overflow].map(([code, o]) => ({ severity: o.severity, code, message: `… and ${o.n} more ${code} alert${o.n === 1 ? '' : 's'}.`, target: { kind: 'cluster' as const, id: null } }));
+    const more = [...this.overflow].map(([code, o]) => ({
+      severity: o.severity,
+      code,
+      message: `… and ${o.n} more ${code} alert${o.n === 1 ? '' : 's'}.`,
+      target: { kind: 'cluster' as const, id: null },
+    }));
     return [...this.items, ...more].sort((a, b) => rank[a.severity] - rank[b.severity]);
   }
 }

@@ -45,7 +45,15 @@ export const COUNT_AHEAD = 10_000;
  */
 export async function cappedTotal(q: SelectQueryBuilder<ObjectLiteral>, offset: number): Promise<{ total: number; totalCapped: boolean }> {
   const cap = offset + COUNT_AHEAD;
-  const [sql, params] = q.clone().orderBy().skip(undefined).take(undefined).offset(undefined).select('1', 'one').limit(cap + 1).getQueryAndParameters();
+  const [sql, params] = q
+    .clone()
+    .orderBy()
+    .skip(undefined)
+    .take(undefined)
+    .offset(undefined)
+    .select('1', 'one')
+    .limit(cap + 1)
+    .getQueryAndParameters();
   const [row]: Array<{ n: number }> = await q.connection.query(`SELECT count(*)::int AS n FROM (${sql}) matches`, params);
   return { total: Math.min(row.n, cap), totalCapped: row.n > cap };
 }

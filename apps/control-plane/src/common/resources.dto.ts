@@ -10,7 +10,12 @@ import { parseResourcesInput, ResourceParseError, type ResourceEntry, Resources 
 export class ResourceEntryDto {
   @ApiProperty({ example: 'cpus' }) name!: string;
   @ApiPropertyOptional({ description: 'scalar amount', example: 4 }) value?: number;
-  @ApiPropertyOptional({ description: 'inclusive [begin, end] ranges', type: 'array', items: { type: 'array', items: { type: 'integer' }, minItems: 2, maxItems: 2 }, example: [[31000, 32000]] })
+  @ApiPropertyOptional({
+    description: 'inclusive [begin, end] ranges',
+    type: 'array',
+    items: { type: 'array', items: { type: 'integer' }, minItems: 2, maxItems: 2 },
+    example: [[31000, 32000]],
+  })
   ranges?: Array<[number, number]>;
   @ApiPropertyOptional({ type: [String] }) set?: string[];
   @ApiPropertyOptional({ description: 'role the piece is reserved for; absent = unreserved' }) reservation?: string;
@@ -23,7 +28,12 @@ export class ResourceEntryDto {
 export const RESOURCES_INPUT_SCHEMA = {
   oneOf: [
     { type: 'string', description: 'Mesos text form', example: 'cpus:4;mem:8192;ports:[31000-32000]' },
-    { type: 'object', description: 'shorthand: scalar amounts, [begin, end] range lists or string sets by name', additionalProperties: true, example: { cpus: 4, mem: 8192 } },
+    {
+      type: 'object',
+      description: 'shorthand: scalar amounts, [begin, end] range lists or string sets by name',
+      additionalProperties: true,
+      example: { cpus: 4, mem: 8192 },
+    },
     { type: 'array', items: { $ref: '#/components/schemas/ResourceEntryDto' } },
   ],
 };
@@ -42,12 +52,15 @@ export function parseResourcesWithRule(value: unknown, rule: ResourcesRule = {})
   const r = parseResourcesInput(value);
   if (rule.nonEmpty && r.isEmpty()) throw new ResourceParseError('must name at least one resource with a non-zero amount');
   if (rule.scalarsOnly || rule.unreservedOnly) {
-    if (!r.reserved().isEmpty()) throw new ResourceParseError(`must be unreserved (no '(role)' or 'reservation'); got ${r.reserved().toString()}`);
+    if (!r.reserved().isEmpty())
+      throw new ResourceParseError(`must be unreserved (no '(role)' or 'reservation'); got ${r.reserved().toString()}`);
     if (!r.revocable().isEmpty()) throw new ResourceParseError('must not be revocable');
     if (!r.shared().isEmpty()) throw new ResourceParseError('must not be shared volumes');
   }
   if (rule.scalarsOnly && !r.nonScalars().isEmpty()) {
-    throw new ResourceParseError(`must be scalar amounts (cpus, mem, disk, gpus, ...); ${[...r.nonScalars().names()].join(', ')} cannot have a quota`);
+    throw new ResourceParseError(
+      `must be scalar amounts (cpus, mem, disk, gpus, ...); ${[...r.nonScalars().names()].join(', ')} cannot have a quota`,
+    );
   }
   return r;
 }

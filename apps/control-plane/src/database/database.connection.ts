@@ -50,7 +50,12 @@ async function ensureDatabase(serverUrl: string, name: string): Promise<void> {
   }
 }
 
-export async function openDatabase(options: { databaseUrl?: string; dataDir: string; embeddedDbPort: number; onLog?: (line: string) => void }): Promise<DatabaseTarget> {
+export async function openDatabase(options: {
+  databaseUrl?: string;
+  dataDir: string;
+  embeddedDbPort: number;
+  onLog?: (line: string) => void;
+}): Promise<DatabaseTarget> {
   if (options.databaseUrl) return { url: options.databaseUrl, kind: 'external', stop: async () => undefined };
   const server = await startEmbeddedPostgres({ dataDir: options.dataDir, port: options.embeddedDbPort, onLog: options.onLog });
   try {

@@ -72,7 +72,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   let password: string;
   if (initialised) {
     if (!fs.existsSync(passwordFile)) {
-      throw new Error(`the embedded PostgreSQL data in ${databaseDir} has no password file (${passwordFile}); remove ${databaseDir} to start afresh`);
+      throw new Error(
+        `the embedded PostgreSQL data in ${databaseDir} has no password file (${passwordFile}); remove ${databaseDir} to start afresh`,
+      );
     }
     password = fs.readFileSync(passwordFile, 'utf8').trim();
   } else {

@@ -6,13 +6,23 @@ export class ErrorDto {
   @ApiProperty({ example: 400 })
   statusCode!: number;
 
-  @ApiProperty({ description: 'stable machine-readable code', enum: allErrorCodes().map((c) => c.code), enumName: 'ErrorCode', example: 'VALIDATION_FAILED' })
+  @ApiProperty({
+    description: 'stable machine-readable code',
+    enum: allErrorCodes().map((c) => c.code),
+    enumName: 'ErrorCode',
+    example: 'VALIDATION_FAILED',
+  })
   code!: string;
 
   @ApiProperty({ example: 'invalid request: weight must be a positive number' })
   message!: string;
 
-  @ApiProperty({ type: 'object', nullable: true, additionalProperties: true, description: 'structured context, e.g. the fields that failed validation' })
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    additionalProperties: true,
+    description: 'structured context, e.g. the fields that failed validation',
+  })
   details!: Record<string, unknown> | null;
 }
 
@@ -27,6 +37,8 @@ export function ApiErrors(...codes: ErrorCode[]): MethodDecorator & ClassDecorat
     byStatus.set(status, list);
   }
   return applyDecorators(
-    ...[...byStatus].sort(([a], [b]) => a - b).map(([status, list]) => ApiResponse({ status, type: ErrorDto, description: list.join(', ') })),
+    ...[...byStatus]
+      .sort(([a], [b]) => a - b)
+      .map(([status, list]) => ApiResponse({ status, type: ErrorDto, description: list.join(', ') })),
   );
 }

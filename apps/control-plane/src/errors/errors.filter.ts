@@ -42,7 +42,10 @@ export function toArbiterException(err: unknown, req?: Request): ArbiterExceptio
   if (err instanceof HttpException) {
     const status = err.getStatus();
     if (status === 404) {
-      return new ArbiterException(CommonErrorCode.ROUTE_NOT_FOUND, `no route ${req?.method ?? ''} ${req?.path ?? ''}; see /api/docs for the API`.replace('  ', ' '));
+      return new ArbiterException(
+        CommonErrorCode.ROUTE_NOT_FOUND,
+        `no route ${req?.method ?? ''} ${req?.path ?? ''}; see /api/docs for the API`.replace('  ', ' '),
+      );
     }
     if (status === 413) return new ArbiterException(CommonErrorCode.PAYLOAD_TOO_LARGE, 'the request body is too large');
     if (status === 415) return new ArbiterException(CommonErrorCode.UNSUPPORTED_MEDIA_TYPE, 'send the body as application/json');
@@ -54,11 +57,13 @@ export function toArbiterException(err: unknown, req?: Request): ArbiterExceptio
     if (code === '40001' || code === '40P01') {
       return new ArbiterException(CommonErrorCode.CONCURRENT_UPDATE, 'a concurrent change touched the same data; retry the request');
     }
-    if (code && CONNECTION_ERRORS.has(code)) return new ArbiterException(CommonErrorCode.DATABASE_UNAVAILABLE, 'the database is unavailable; retry shortly');
+    if (code && CONNECTION_ERRORS.has(code))
+      return new ArbiterException(CommonErrorCode.DATABASE_UNAVAILABLE, 'the database is unavailable; retry shortly');
     return undefined;
   }
   const code = (err as { code?: string })?.code;
-  if (code && CONNECTION_ERRORS.has(code)) return new ArbiterException(CommonErrorCode.DATABASE_UNAVAILABLE, 'the database is unavailable; retry shortly');
+  if (code && CONNECTION_ERRORS.has(code))
+    return new ArbiterException(CommonErrorCode.DATABASE_UNAVAILABLE, 'the database is unavailable; retry shortly');
   return undefined;
 }
 
@@ -84,7 +89,8 @@ export class ErrorsFilter implements ExceptionFilter {
       };
     }
     if (res.headersSent) return;
-    if (body.code === 'AUTH_TOKEN_MISSING' || body.code === 'AUTH_TOKEN_INVALID') res.setHeader('WWW-Authenticate', 'Bearer realm="arbiter"');
+    if (body.code === 'AUTH_TOKEN_MISSING' || body.code === 'AUTH_TOKEN_INVALID')
+      res.setHeader('WWW-Authenticate', 'Bearer realm="arbiter"');
     res.status(body.statusCode).json(body);
   }
 }

@@ -10,7 +10,8 @@ import { ReservationsErrorCode } from '../reservations/reservations.errors';
 import { RolesErrorCode } from '../roles/roles.errors';
 import { CommonErrorCode } from './errors.codes';
 
-export type ErrorCode = CommonErrorCode | AuthErrorCode | AgentsErrorCode | FrameworksErrorCode | RolesErrorCode | ReservationsErrorCode | MaintenanceErrorCode;
+export type ErrorCode =
+  CommonErrorCode | AuthErrorCode | AgentsErrorCode | FrameworksErrorCode | RolesErrorCode | ReservationsErrorCode | MaintenanceErrorCode;
 
 const STATUS: { readonly [K in ErrorCode]: number } = {
   [CommonErrorCode.VALIDATION_FAILED]: 400,

@@ -14,7 +14,9 @@ function flatten(errors: ValidationError[], prefix = ''): FieldProblem[] {
     const field = prefix ? `${prefix}.${e.property}` : e.property;
     if (e.constraints) {
       // Messages name the property; with a path prefix, name the full path instead.
-      const problems = Object.values(e.constraints).map((m) => (prefix && m.startsWith(e.property) ? field + m.slice(e.property.length) : m));
+      const problems = Object.values(e.constraints).map((m) =>
+        prefix && m.startsWith(e.property) ? field + m.slice(e.property.length) : m,
+      );
       out.push({ field, problems });
     }
     if (e.children?.length) out.push(...flatten(e.children, field));
@@ -26,5 +28,9 @@ export function validationException(errors: ValidationError[]): ArbiterException
   const fields = flatten(errors);
   const messages = fields.flatMap((f) => f.problems);
   const shown = messages.slice(0, 5).join('; ') + (messages.length > 5 ? `; and ${messages.length - 5} more` : '');
-  return new ArbiterException(CommonErrorCode.VALIDATION_FAILED, `invalid request: ${shown || 'the input does not match the expected shape'}`, { errors: fields });
+  return new ArbiterException(
+    CommonErrorCode.VALIDATION_FAILED,
+    `invalid request: ${shown || 'the input does not match the expected shape'}`,
+    { errors: fields },
+  );
 }

@@ -2,7 +2,16 @@ import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type Actor, CurrentActor } from '../auth/auth.actor';
 import { ApiErrors } from '../errors/errors.dto';
-import { FrameworkDto, FrameworkListQueryDto, FrameworkPageDto, OfferListQueryDto, OfferPageDto, TaskDto, TaskListQueryDto, TaskPageDto } from './frameworks.dto';
+import {
+  FrameworkDto,
+  FrameworkListQueryDto,
+  FrameworkPageDto,
+  OfferListQueryDto,
+  OfferPageDto,
+  TaskDto,
+  TaskListQueryDto,
+  TaskPageDto,
+} from './frameworks.dto';
 import { FrameworksErrorCode } from './frameworks.errors';
 import { FrameworksService } from './frameworks.service';
 

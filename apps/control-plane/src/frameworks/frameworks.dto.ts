@@ -34,10 +34,17 @@ export class FrameworkDto {
   @ApiProperty({ type: String, nullable: true }) completedAt!: string | null;
   @ApiProperty({ description: 'tasks not in a terminal state' }) activeTasks!: number;
   @ApiProperty({ description: 'offers made and not yet answered' }) outstandingOffers!: number;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'number' }, description: "scalar resources held by the framework's live tasks", example: { cpus: 3, mem: 12288 } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    description: "scalar resources held by the framework's live tasks",
+    example: { cpus: 3, mem: 12288 },
+  })
   used!: Record<string, number>;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'number' }, description: 'used / cluster total, per resource' }) shares!: Record<string, number>;
-  @ApiProperty({ description: "dominant share of the framework's live tasks: the largest of `shares`", example: 0.667 }) dominantShare!: number;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'number' }, description: 'used / cluster total, per resource' })
+  shares!: Record<string, number>;
+  @ApiProperty({ description: "dominant share of the framework's live tasks: the largest of `shares`", example: 0.667 })
+  dominantShare!: number;
 }
 
 export class FrameworkPageDto {
@@ -109,7 +116,8 @@ export class TaskDto {
   @ApiProperty({ enum: TaskState, enumName: 'TaskState' }) state!: TaskState;
   @ApiProperty() createdAt!: string;
   @ApiProperty() updatedAt!: string;
-  @ApiPropertyOptional({ type: [TaskStatusDto], description: 'every state change, oldest first (single task only)' }) history?: TaskStatusDto[];
+  @ApiPropertyOptional({ type: [TaskStatusDto], description: 'every state change, oldest first (single task only)' })
+  history?: TaskStatusDto[];
 }
 
 export class TaskPageDto {

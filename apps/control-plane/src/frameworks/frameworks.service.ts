@@ -40,14 +40,22 @@ export class FrameworksService {
 
   async get(id: string): Promise<FrameworkDto> {
     const row = await this.db.manager.findOne(FrameworkEntity, { where: { id } });
-    if (!row) throw new ArbiterException(FrameworksErrorCode.FRAMEWORK_NOT_FOUND, `no framework with id '${id}'; GET /api/v1/frameworks lists them`, { frameworkId: id });
+    if (!row)
+      throw new ArbiterException(
+        FrameworksErrorCode.FRAMEWORK_NOT_FOUND,
+        `no framework with id '${id}'; GET /api/v1/frameworks lists them`,
+        { frameworkId: id },
+      );
     return (await this.describe([row]))[0];
   }
 
   private async describe(rows: FrameworkEntity[]): Promise<FrameworkDto[]> {
     if (!rows.length) return [];
     const ids = rows.map((r) => r.id);
-    const tasks = await this.db.manager.find(TaskEntity, { where: { frameworkId: In(ids), state: Not(In([...TERMINAL_TASK_STATES])) }, select: { frameworkId: true, resources: true } });
+    const tasks = await this.db.manager.find(TaskEntity, {
+      where: { frameworkId: In(ids), state: Not(In([...TERMINAL_TASK_STATES])) },
+      select: { frameworkId: true, resources: true },
+    });
     const total = await this.usage.reachableCapacity(this.db.manager);
     const outstanding = this.master.outstandingOffers();
     const tasksOf = new Map<string, Array<{ resources: TaskEntity['resources'] }>>();
@@ -94,45 +102,99 @@ export class FrameworksService {
     if (before.state === 'COMPLETED') return before;
     await this.master.teardownById(id);
     const after = await this.get(id);
-    await this.db.transaction((tx) => this.audit.record(tx, actor, { action: 'framework.teardown', targetType: 'framework', targetId: id, before: { state: before.state, activeTasks: before.activeTasks }, after: { state: after.state } }));
+    await this.db.transaction((tx) =>
+      this.audit.record(tx, actor, {
+        action: 'framework.teardown',
+        targetType: 'framework',
+        targetId: id,
+        before: { state: before.state, activeTasks: before.activeTasks },
+        after: { state: after.state },
+      }),
+    );
     return after;
   }
 
-  async offers(filter: { state?: OfferState; frameworkId?: string; agentId?: string }, limit: number, offset: number): Promise<CappedPage<OfferDto>> {
+  async offers(
+    filter: { state?: OfferState; frameworkId?: string; agentId?: string },
+    limit: number,
+    offset: number,
+  ): Promise<CappedPage<OfferDto>> {
     // Outstanding offers through their own small table; the others by state (not indexed: closing an offer touches no index).
-    const q = filter.state === OfferState.OUTSTANDING ? outstandingOffers(this.db.manager) : this.db.manager.createQueryBuilder(OfferEntity, 'o');
+    const q =
+      filter.state === OfferState.OUTSTANDING ? outstandingOffers(this.db.manager) : this.db.manager.createQueryBuilder(OfferEntity, 'o');
     if (filter.state && filter.state !== OfferState.OUTSTANDING) q.andWhere('o.state = :state', { state: filter.state });
     if (filter.frameworkId) q.andWhere('o.framework_id = :frameworkId', { frameworkId: filter.frameworkId });
     if (filter.agentId) q.andWhere('o.agent_id = :agentId', { agentId: filter.agentId });
-    const [rows, count] = await Promise.all([q.clone().orderBy('o.created_at', 'DESC').addOrderBy('o.id', 'ASC').take(limit).skip(offset).getMany(), cappedTotal(q, offset)]);
+    const [rows, count] = await Promise.all([
+      q.clone().orderBy('o.created_at', 'DESC').addOrderBy('o.id', 'ASC').take(limit).skip(offset).getMany(),
+      cappedTotal(q, offset),
+    ]);
     return {
-      items: rows.map((o) => ({ id: o.id, frameworkId: o.frameworkId, agentId: o.agentId, role: o.role, resources: o.resources, resourcesText: Resources.of(o.resources).toString(), state: o.state, cycleId: o.cycleId === null ? null : String(o.cycleId), createdAt: o.createdAt.toISOString(), closedAt: o.closedAt?.toISOString() ?? null })),
+      items: rows.map((o) => ({
+        id: o.id,
+        frameworkId: o.frameworkId,
+        agentId: o.agentId,
+        role: o.role,
+        resources: o.resources,
+        resourcesText: Resources.of(o.resources).toString(),
+        state: o.state,
+        cycleId: o.cycleId === null ? null : String(o.cycleId),
+        createdAt: o.createdAt.toISOString(),
+        closedAt: o.closedAt?.toISOString() ?? null,
+      })),
       ...count,
       limit,
       offset,
     };
   }
 
-  async tasks(filter: { state?: TaskState; frameworkId?: string; agentId?: string }, limit: number, offset: number): Promise<CappedPage<TaskDto>> {
+  async tasks(
+    filter: { state?: TaskState; frameworkId?: string; agentId?: string },
+    limit: number,
+    offset: number,
+  ): Promise<CappedPage<TaskDto>> {
     const q = this.db.manager.createQueryBuilder(TaskEntity, 't');
     if (filter.state) q.andWhere('t.state = :state', { state: filter.state });
     if (filter.frameworkId) q.andWhere('t.framework_id = :frameworkId', { frameworkId: filter.frameworkId });
     if (filter.agentId) q.andWhere('t.agent_id = :agentId', { agentId: filter.agentId });
-    const [rows, count] = await Promise.all([q.clone().orderBy('t.created_at', 'DESC').addOrderBy('t.id', 'ASC').take(limit).skip(offset).getMany(), cappedTotal(q, offset)]);
+    const [rows, count] = await Promise.all([
+      q.clone().orderBy('t.created_at', 'DESC').addOrderBy('t.id', 'ASC').take(limit).skip(offset).getMany(),
+      cappedTotal(q, offset),
+    ]);
     return { items: rows.map(toTaskDto), ...count, limit, offset };
   }
 
   async task(id: string): Promise<TaskDto> {
     const row = /^[0-9a-f-]{36}$/i.test(id) ? await this.db.manager.findOne(TaskEntity, { where: { id } }) : null;
-    if (!row) throw new ArbiterException(FrameworksErrorCode.TASK_NOT_FOUND, `no task with id '${id}'; GET /api/v1/tasks lists them`, { id });
+    if (!row)
+      throw new ArbiterException(FrameworksErrorCode.TASK_NOT_FOUND, `no task with id '${id}'; GET /api/v1/tasks lists them`, { id });
     const history = await this.db.manager.find(TaskStatusUpdateEntity, { where: { taskRef: row.id }, order: { at: 'ASC', id: 'ASC' } });
     return {
       ...toTaskDto(row),
-      history: history.map((h) => ({ state: h.state, reason: h.reason, message: h.message, source: h.source, at: h.at.toISOString(), acknowledgedAt: h.acknowledgedAt?.toISOString() ?? null })),
+      history: history.map((h) => ({
+        state: h.state,
+        reason: h.reason,
+        message: h.message,
+        source: h.source,
+        at: h.at.toISOString(),
+        acknowledgedAt: h.acknowledgedAt?.toISOString() ?? null,
+      })),
     };
   }
 }
 
 function toTaskDto(t: TaskEntity): TaskDto {
-  return { id: t.id, taskId: t.taskId, frameworkId: t.frameworkId, agentId: t.agentId, name: t.name, role: t.role, resources: t.resources, resourcesText: Resources.of(t.resources).toString(), state: t.state, createdAt: t.createdAt.toISOString(), updatedAt: t.updatedAt.toISOString() };
+  return {
+    id: t.id,
+    taskId: t.taskId,
+    frameworkId: t.frameworkId,
+    agentId: t.agentId,
+    name: t.name,
+    role: t.role,
+    resources: t.resources,
+    resourcesText: Resources.of(t.resources).toString(),
+    state: t.state,
+    createdAt: t.createdAt.toISOString(),
+    updatedAt: t.updatedAt.toISOString(),
+  };
 }

@@ -3,7 +3,16 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from
 import type { Response } from 'express';
 import { ApiErrors } from '../errors/errors.dto';
 import { FrameworksErrorCode } from '../frameworks/frameworks.errors';
-import { CycleDetailDto, CycleListQueryDto, CyclePageDto, ExplainDto, ExplainQueryDto, ExportQueryDto, SharePointDto, SharesQueryDto } from './history.dto';
+import {
+  CycleDetailDto,
+  CycleListQueryDto,
+  CyclePageDto,
+  ExplainDto,
+  ExplainQueryDto,
+  ExportQueryDto,
+  SharePointDto,
+  SharesQueryDto,
+} from './history.dto';
 import { HistoryService } from './history.service';
 
 const date = (s?: string) => (s ? new Date(s) : undefined);
@@ -19,7 +28,11 @@ export class HistoryController {
   @ApiOkResponse({ type: CyclePageDto })
   @ApiErrors()
   list(@Query() q: CycleListQueryDto): Promise<CyclePageDto> {
-    return this.history.cycles({ from: date(q.from), to: date(q.to), role: q.role, frameworkId: q.frameworkId, agentId: q.agentId }, q.limit, q.offset);
+    return this.history.cycles(
+      { from: date(q.from), to: date(q.to), role: q.role, frameworkId: q.frameworkId, agentId: q.agentId },
+      q.limit,
+      q.offset,
+    );
   }
 
   @Get('shares')
@@ -33,7 +46,9 @@ export class HistoryController {
   @Get('export')
   @ApiOperation({ summary: 'Export cycles with their offers and shares as CSV or JSON' })
   @ApiProduces('text/csv', 'application/json')
-  @ApiOkResponse({ description: 'CSV: one line per offer (cycles without offers on a line of their own); JSON: cycles with offers and shares' })
+  @ApiOkResponse({
+    description: 'CSV: one line per offer (cycles without offers on a line of their own); JSON: cycles with offers and shares',
+  })
   @ApiErrors()
   async export(@Query() q: ExportQueryDto, @Res({ passthrough: true }) res: Response): Promise<unknown> {
     const rows = await this.history.export(date(q.from), date(q.to));

@@ -20,8 +20,16 @@ export class TimeRangeDto extends PageQueryDto {
 
 export class CycleListQueryDto extends TimeRangeDto {
   @ApiPropertyOptional({ description: 'cycles that offered to this role' }) @IsOptional() @MaxLength(255) @IsString() role?: string;
-  @ApiPropertyOptional({ description: 'cycles that offered to this framework' }) @IsOptional() @MaxLength(255) @IsString() frameworkId?: string;
-  @ApiPropertyOptional({ description: "cycles that offered this agent's resources" }) @IsOptional() @MaxLength(255) @IsString() agentId?: string;
+  @ApiPropertyOptional({ description: 'cycles that offered to this framework' })
+  @IsOptional()
+  @MaxLength(255)
+  @IsString()
+  frameworkId?: string;
+  @ApiPropertyOptional({ description: "cycles that offered this agent's resources" })
+  @IsOptional()
+  @MaxLength(255)
+  @IsString()
+  agentId?: string;
 }
 
 export class SharesQueryDto {
@@ -29,7 +37,11 @@ export class SharesQueryDto {
   @IsIn(['ROLE', 'FRAMEWORK'], { message: 'kind must be ROLE or FRAMEWORK' })
   kind!: 'ROLE' | 'FRAMEWORK';
 
-  @ApiPropertyOptional({ description: 'one role path or framework id; absent: all' }) @IsOptional() @MaxLength(255) @IsString() client?: string;
+  @ApiPropertyOptional({ description: 'one role path or framework id; absent: all' })
+  @IsOptional()
+  @MaxLength(255)
+  @IsString()
+  client?: string;
 
   @ApiPropertyOptional() @IsOptional() @IsISO8601({ strict: true }, ISO) from?: string;
   @ApiPropertyOptional() @IsOptional() @IsISO8601({ strict: true }, ISO) to?: string;
@@ -67,7 +79,8 @@ export class CycleDto {
   @ApiProperty() startedAt!: string;
   @ApiProperty({ description: 'time the allocator took, in milliseconds' }) durationMs!: number;
   @ApiProperty() offerCount!: number;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'number' }, description: 'decisions counted by reason' }) reasons?: Record<string, number>;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'number' }, description: 'decisions counted by reason' })
+  reasons?: Record<string, number>;
 }
 
 export class CyclePageDto {
@@ -87,7 +100,13 @@ export class ShareDto {
 export class CycleDetailDto extends CycleDto {
   @ApiProperty({ type: [OfferDto] }) offers!: OfferDto[];
   @ApiProperty({ type: [ShareDto] }) shares!: ShareDto[];
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'the decision trace: {entries, counts, truncated}' }) trace!: unknown;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'the decision trace: {entries, counts, truncated}',
+  })
+  trace!: unknown;
 }
 
 export class SharePointDto {
@@ -102,6 +121,16 @@ export class ExplainDto {
   @ApiProperty({ description: 'the answer in plain words, one sentence per finding' }) summary!: string[];
   @ApiProperty() cyclesExamined!: number;
   @ApiProperty() offersReceived!: number;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'number' }, description: 'reasons the framework was passed over, counted over the cycles examined' }) reasons!: Record<string, number>;
-  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true }, description: 'the trace entries about this framework (most recent first, at most 50)' }) examples!: unknown[];
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    description: 'reasons the framework was passed over, counted over the cycles examined',
+  })
+  reasons!: Record<string, number>;
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    description: 'the trace entries about this framework (most recent first, at most 50)',
+  })
+  examples!: unknown[];
 }

@@ -32,7 +32,11 @@ export class HistoryService {
     private readonly master: Master,
   ) {}
 
-  async cycles(filter: { from?: Date; to?: Date; role?: string; frameworkId?: string; agentId?: string }, limit: number, offset: number): Promise<CappedPage<CycleDto>> {
+  async cycles(
+    filter: { from?: Date; to?: Date; role?: string; frameworkId?: string; agentId?: string },
+    limit: number,
+    offset: number,
+  ): Promise<CappedPage<CycleDto>> {
     const q = this.db.manager.createQueryBuilder(AllocationCycleEntity, 'c');
     if (filter.from) q.andWhere('c.started_at >= :from', { from: filter.from });
     if (filter.to) q.andWhere('c.started_at < :to', { to: filter.to });
@@ -48,30 +52,60 @@ export class HistoryService {
 
   /** Cycles newest first, without their traces (but with the traces' counts): a trace can hold thousands of entries. */
   private async cycleRows(q: SelectQueryBuilder<AllocationCycleEntity>, limit: number, offset = 0): Promise<CycleDto[]> {
-    const rows: Array<{ id: string; started_at: Date; duration_ms: number; offer_count: number; counts: Record<string, number> | null }> = await q
-      .select(['c.id AS id', 'c.started_at AS started_at', 'c.duration_ms AS duration_ms', 'c.offer_count AS offer_count', "c.trace -> 'counts' AS counts"])
-      .orderBy('c.id', 'DESC')
-      .limit(limit)
-      .offset(offset)
-      .getRawMany();
+    const rows: Array<{ id: string; started_at: Date; duration_ms: number; offer_count: number; counts: Record<string, number> | null }> =
+      await q
+        .select([
+          'c.id AS id',
+          'c.started_at AS started_at',
+          'c.duration_ms AS duration_ms',
+          'c.offer_count AS offer_count',
+          "c.trace -> 'counts' AS counts",
+        ])
+        .orderBy('c.id', 'DESC')
+        .limit(limit)
+        .offset(offset)
+        .getRawMany();
     return rows.map((r) => cycleDto(r.id, r.started_at, r.duration_ms, r.offer_count, r.counts));
   }
 
   async cycle(id: string): Promise<CycleDetailDto> {
     const c = /^\d{1,18}$/.test(id) ? await this.db.manager.findOne(AllocationCycleEntity, { where: { id } }) : null;
-    if (!c) throw new ArbiterException(FrameworksErrorCode.CYCLE_NOT_FOUND, `no allocation cycle ${id}; GET /api/v1/allocations lists them`, { id });
+    if (!c)
+      throw new ArbiterException(FrameworksErrorCode.CYCLE_NOT_FOUND, `no allocation cycle ${id}; GET /api/v1/allocations lists them`, {
+        id,
+      });
     const offers = await this.db.manager.find(OfferEntity, { where: { cycleId: c.id }, order: { frameworkId: 'ASC', agentId: 'ASC' } });
-    const shares = await this.db.manager.find(AllocationShareEntity, { where: { cycleId: c.id }, order: { clientKind: 'ASC', client: 'ASC' } });
+    const shares = await this.db.manager.find(AllocationShareEntity, {
+      where: { cycleId: c.id },
+      order: { clientKind: 'ASC', client: 'ASC' },
+    });
     return {
       ...toCycleDto(c),
-      offers: offers.map((o) => ({ id: o.id, frameworkId: o.frameworkId, agentId: o.agentId, role: o.role, resources: o.resources, resourcesText: Resources.of(o.resources).toString(), state: o.state, cycleId: String(o.cycleId), createdAt: o.createdAt.toISOString(), closedAt: o.closedAt?.toISOString() ?? null })),
+      offers: offers.map((o) => ({
+        id: o.id,
+        frameworkId: o.frameworkId,
+        agentId: o.agentId,
+        role: o.role,
+        resources: o.resources,
+        resourcesText: Resources.of(o.resources).toString(),
+        state: o.state,
+        cycleId: String(o.cycleId),
+        createdAt: o.createdAt.toISOString(),
+        closedAt: o.closedAt?.toISOString() ?? null,
+      })),
       shares: shares.map((s) => ({ kind: s.clientKind, client: s.client, dominantShare: s.dominantShare })),
       trace: c.trace,
     };
   }
 
   /** Dominant share per cycle for roles or frameworks, oldest first (the newest `points`). */
-  async shares(kind: 'ROLE' | 'FRAMEWORK', client: string | undefined, from: Date | undefined, to: Date | undefined, points: number): Promise<SharePointDto[]> {
+  async shares(
+    kind: 'ROLE' | 'FRAMEWORK',
+    client: string | undefined,
+    from: Date | undefined,
+    to: Date | undefined,
+    points: number,
+  ): Promise<SharePointDto[]> {
     const rows: Array<{ cycle_id: string; started_at: Date; client: string; dominant_share: number }> = await this.db.manager.query(
       `SELECT * FROM (
          SELECT s.cycle_id, c.started_at, s.client, s.dominant_share FROM allocation_shares s JOIN allocation_cycles c ON c.id = s.cycle_id
@@ -80,11 +114,26 @@ export class HistoryService {
        ORDER BY cycle_id, client`,
       [kind, client ?? null, from ?? null, to ?? null, points],
     );
-    return rows.map((r) => ({ cycleId: String(r.cycle_id), at: new Date(r.started_at).toISOString(), client: r.client, dominantShare: r.dominant_share }));
+    return rows.map((r) => ({
+      cycleId: String(r.cycle_id),
+      at: new Date(r.started_at).toISOString(),
+      client: r.client,
+      dominantShare: r.dominant_share,
+    }));
   }
 
   /** Cycles with their offers and shares, for export (at most 10,000 cycles, newest). */
-  async export(from: Date | undefined, to: Date | undefined): Promise<Array<CycleDto & { offers: Array<{ frameworkId: string; role: string; agentId: string; resources: string }>; shares: Record<string, number> }>> {
+  async export(
+    from: Date | undefined,
+    to: Date | undefined,
+  ): Promise<
+    Array<
+      CycleDto & {
+        offers: Array<{ frameworkId: string; role: string; agentId: string; resources: string }>;
+        shares: Record<string, number>;
+      }
+    >
+  > {
     const q = this.db.manager.createQueryBuilder(AllocationCycleEntity, 'c');
     if (from) q.andWhere('c.started_at >= :from', { from });
     if (to) q.andWhere('c.started_at < :to', { to });
@@ -105,7 +154,12 @@ export class HistoryService {
     const sharesOf = byCycle(shares);
     return cycles.reverse().map((c) => ({
       ...c,
-      offers: (offersOf.get(c.id) ?? []).map((o) => ({ frameworkId: o.frameworkId, role: o.role, agentId: o.agentId, resources: Resources.of(o.resources).toString() })),
+      offers: (offersOf.get(c.id) ?? []).map((o) => ({
+        frameworkId: o.frameworkId,
+        role: o.role,
+        agentId: o.agentId,
+        resources: Resources.of(o.resources).toString(),
+      })),
       shares: Object.fromEntries((sharesOf.get(c.id) ?? []).map((s) => [`${s.clientKind.toLowerCase()}:${s.client}`, s.dominantShare])),
     }));
   }
@@ -118,7 +172,8 @@ export class HistoryService {
     const lines = ['cycle_id,started_at,duration_ms,offer_count,framework_id,role,agent_id,resources'];
     for (const c of rows) {
       if (!c.offers.length) lines.push([c.id, c.startedAt, c.durationMs, c.offerCount, '', '', '', ''].map(esc).join(','));
-      for (const o of c.offers) lines.push([c.id, c.startedAt, c.durationMs, c.offerCount, o.frameworkId, o.role, o.agentId, o.resources].map(esc).join(','));
+      for (const o of c.offers)
+        lines.push([c.id, c.startedAt, c.durationMs, c.offerCount, o.frameworkId, o.role, o.agentId, o.resources].map(esc).join(','));
     }
     return lines.join('\n') + '\n';
   }
@@ -129,7 +184,9 @@ export class HistoryService {
     if (!fw) throw new ArbiterException(FrameworksErrorCode.FRAMEWORK_NOT_FOUND, `no framework with id '${frameworkId}'`, { frameworkId });
     const recent = await this.db.manager.find(AllocationCycleEntity, { order: { id: 'DESC' }, take: cycles });
     const ids = recent.map((c) => c.id);
-    const offers = ids.length ? await this.db.manager.find(OfferEntity, { where: { cycleId: In(ids), frameworkId }, order: { createdAt: 'DESC' } }) : [];
+    const offers = ids.length
+      ? await this.db.manager.find(OfferEntity, { where: { cycleId: In(ids), frameworkId }, order: { createdAt: 'DESC' } })
+      : [];
     const reasons: Record<string, number> = {};
     const examples: Array<Record<string, unknown>> = [];
     const agentWide: Record<string, number> = {};
@@ -143,9 +200,16 @@ export class HistoryService {
     }
     const summary: string[] = [];
     const connected = this.master.frameworks.get(frameworkId)?.socket !== undefined;
-    if (fw.state === FrameworkState.COMPLETED) summary.push(`The framework completed at ${fw.completedAt?.toISOString()}; completed frameworks get no offers.`);
-    else if (!connected) summary.push(`The framework is not connected${fw.disconnectedAt ? ` (since ${fw.disconnectedAt.toISOString()})` : ''}; it gets no offers until it subscribes again.`);
-    if (fw.suppressedRoles.length) summary.push(`It suppressed offers for ${fw.suppressedRoles.map((r) => `'${r}'`).join(', ')}; it gets none for those roles until it revives them.`);
+    if (fw.state === FrameworkState.COMPLETED)
+      summary.push(`The framework completed at ${fw.completedAt?.toISOString()}; completed frameworks get no offers.`);
+    else if (!connected)
+      summary.push(
+        `The framework is not connected${fw.disconnectedAt ? ` (since ${fw.disconnectedAt.toISOString()})` : ''}; it gets no offers until it subscribes again.`,
+      );
+    if (fw.suppressedRoles.length)
+      summary.push(
+        `It suppressed offers for ${fw.suppressedRoles.map((r) => `'${r}'`).join(', ')}; it gets none for those roles until it revives them.`,
+      );
     summary.push(
       offers.length
         ? `It received ${offers.length} offer${offers.length === 1 ? '' : 's'} in the last ${recent.length} recorded cycles, the latest at ${offers[0].createdAt.toISOString()} (${Resources.of(offers[0].resources).toString()} on agent ${offers[0].agentId}).`
@@ -153,18 +217,30 @@ export class HistoryService {
     );
     const latest = (reason: string) => examples.find((e) => e.reason === reason) ?? {};
     const sentences: Record<string, (n: number, e: Record<string, unknown>) => string> = {
-      FRAMEWORK_FILTERED: (n, e) => `${n} time(s) an agent was skipped because the framework declined its resources with a filter (refuse_seconds); e.g. agent ${e.agent} was filtered until t=${Math.round(Number(e.until) * 10) / 10} s on the allocator's clock. Revive to clear filters.`,
+      FRAMEWORK_FILTERED: (n, e) =>
+        `${n} time(s) an agent was skipped because the framework declined its resources with a filter (refuse_seconds); e.g. agent ${e.agent} was filtered until t=${Math.round(Number(e.until) * 10) / 10} s on the allocator's clock. Revive to clear filters.`,
       FRAMEWORK_SUPPRESSED: (n) => `${n} time(s) passed over because offers were suppressed for the role.`,
       FRAMEWORK_INACTIVE: (n) => `${n} time(s) passed over because the framework was disconnected.`,
-      ROLE_AT_QUOTA_LIMIT: (n, e) => `${n} offer(s) were cut because role '${e.role}' is at its quota limit (limit ${fmt(e.limit)}; consumed ${fmt(e.consumed)}).`,
-      HEADROOM_RESERVED: (n, e) => `${n} offer(s) were cut to keep resources free for other roles' unmet quota guarantees (needed ${fmt(e.required)}; unallocated ${fmt(e.available)}).`,
-      MISSING_CAPABILITY: (n, e) => `${n} time(s) an agent was skipped because it has ${e.capability === 'GPU_RESOURCES' ? 'GPUs' : 'resources'} and the framework lacks the ${e.capability} capability.`,
-      BELOW_MIN_ALLOCATABLE: (n, e) => `${n} time(s) what was left on an agent (${fmt(e.leftover)}) was below the minimum allocatable resources.`,
-      NO_QUOTA_GUARANTEE_ON_AGENT: (n, e) => `${n} time(s) an agent had none of what role '${e.role}' still needs for its guarantee (${fmt(e.unmet)}).`,
+      ROLE_AT_QUOTA_LIMIT: (n, e) =>
+        `${n} offer(s) were cut because role '${e.role}' is at its quota limit (limit ${fmt(e.limit)}; consumed ${fmt(e.consumed)}).`,
+      HEADROOM_RESERVED: (n, e) =>
+        `${n} offer(s) were cut to keep resources free for other roles' unmet quota guarantees (needed ${fmt(e.required)}; unallocated ${fmt(e.available)}).`,
+      MISSING_CAPABILITY: (n, e) =>
+        `${n} time(s) an agent was skipped because it has ${e.capability === 'GPU_RESOURCES' ? 'GPUs' : 'resources'} and the framework lacks the ${e.capability} capability.`,
+      BELOW_MIN_ALLOCATABLE: (n, e) =>
+        `${n} time(s) what was left on an agent (${fmt(e.leftover)}) was below the minimum allocatable resources.`,
+      NO_QUOTA_GUARANTEE_ON_AGENT: (n, e) =>
+        `${n} time(s) an agent had none of what role '${e.role}' still needs for its guarantee (${fmt(e.unmet)}).`,
     };
-    for (const [reason, n] of Object.entries(reasons).sort(([, a], [, b]) => b - a)) summary.push((sentences[reason] ?? ((k: number) => `${k} time(s): ${reason}.`))(n, latest(reason)));
-    const skipped = Object.entries(agentWide).filter(([r]) => ['AGENT_NOT_WHITELISTED', 'AGENT_DEACTIVATED', 'AGENT_IN_MAINTENANCE'].includes(r));
-    if (skipped.length) summary.push(`For every framework, agents were skipped: ${skipped.map(([r, n]) => `${n} × ${r.toLowerCase().replace(/_/g, ' ')}`).join(', ')}.`);
+    for (const [reason, n] of Object.entries(reasons).sort(([, a], [, b]) => b - a))
+      summary.push((sentences[reason] ?? ((k: number) => `${k} time(s): ${reason}.`))(n, latest(reason)));
+    const skipped = Object.entries(agentWide).filter(([r]) =>
+      ['AGENT_NOT_WHITELISTED', 'AGENT_DEACTIVATED', 'AGENT_IN_MAINTENANCE'].includes(r),
+    );
+    if (skipped.length)
+      summary.push(
+        `For every framework, agents were skipped: ${skipped.map(([r, n]) => `${n} × ${r.toLowerCase().replace(/_/g, ' ')}`).join(', ')}.`,
+      );
     if (!offers.length && !Object.keys(reasons).length && connected && !fw.suppressedRoles.length) {
       const shares = await this.db.manager.query(
         `SELECT client, dominant_share FROM allocation_shares WHERE client_kind = 'FRAMEWORK' AND cycle_id = (SELECT max(cycle_id) FROM allocation_shares) ORDER BY dominant_share`,
@@ -172,7 +248,9 @@ export class HistoryService {
       const mine = (shares as Array<{ client: string; dominant_share: number }>).find((s) => s.client === frameworkId);
       summary.push(
         `No decision in those cycles concerned it: the resources went to frameworks ahead of it in DRF order, or nothing was free.` +
-          (mine ? ` Its dominant share in the latest cycle was ${Math.round(mine.dominant_share * 1000) / 1000}; lower shares are served first.` : ''),
+          (mine
+            ? ` Its dominant share in the latest cycle was ${Math.round(mine.dominant_share * 1000) / 1000}; lower shares are served first.`
+            : ''),
       );
     }
     return { frameworkId, summary, cyclesExamined: recent.length, offersReceived: offers.length, reasons, examples };
@@ -183,6 +261,18 @@ function toCycleDto(c: AllocationCycleEntity): CycleDto {
   return cycleDto(c.id, c.startedAt, c.durationMs, c.offerCount, (c.trace as Trace)?.counts);
 }
 
-function cycleDto(id: string | number, startedAt: Date, durationMs: number, offerCount: number, counts: Record<string, number> | null | undefined): CycleDto {
-  return { id: String(id), startedAt: new Date(startedAt).toISOString(), durationMs: Math.round(Number(durationMs) * 1000) / 1000, offerCount: Number(offerCount), ...(counts ? { reasons: counts } : {}) };
+function cycleDto(
+  id: string | number,
+  startedAt: Date,
+  durationMs: number,
+  offerCount: number,
+  counts: Record<string, number> | null | undefined,
+): CycleDto {
+  return {
+    id: String(id),
+    startedAt: new Date(startedAt).toISOString(),
+    durationMs: Math.round(Number(durationMs) * 1000) / 1000,
+    offerCount: Number(offerCount),
+    ...(counts ? { reasons: counts } : {}),
+  };
 }

@@ -8,7 +8,19 @@ import { isIP } from 'node:net';
 import { Body, Controller, Get, HttpCode, Injectable, Module, Post, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsISO8601, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsInt,
+  IsISO8601,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 import type { EntityManager } from 'typeorm';
 import { type Actor, CurrentActor } from '../auth/auth.actor';
 import { AuditService } from '../audit/audit.service';
@@ -32,7 +44,13 @@ export class UnavailabilityDto {
   @IsISO8601({ strict: true }, { message: 'start must be an ISO 8601 date-time, e.g. 2026-12-01T02:00:00Z' })
   start!: string;
 
-  @ApiPropertyOptional({ type: Number, nullable: true, description: 'seconds; absent or null: until maintenance is stopped', minimum: 0, maximum: 31_536_000 })
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    description: 'seconds; absent or null: until maintenance is stopped',
+    minimum: 0,
+    maximum: 31_536_000,
+  })
   @IsOptional()
   @Min(0, { message: 'durationSeconds must not be negative' })
   @Max(31_536_000, { message: 'durationSeconds must be at most a year (31536000)' })
@@ -103,7 +121,10 @@ const show = (m: MachineId) => (m.hostname && m.ip ? `${m.hostname} (${m.ip})` :
 export function machineId(m: MachineDto, field: string): MachineId {
   const hostname = (m.hostname ?? '').trim();
   const ip = (m.ip ?? '').trim();
-  const bad = (problem: string) => new ArbiterException(CommonErrorCode.VALIDATION_FAILED, `invalid request: ${field} ${problem}`, { errors: [{ field, problems: [problem] }] });
+  const bad = (problem: string) =>
+    new ArbiterException(CommonErrorCode.VALIDATION_FAILED, `invalid request: ${field} ${problem}`, {
+      errors: [{ field, problems: [problem] }],
+    });
   if (!hostname && !ip) throw bad('needs a hostname or an ip');
   if (hostname && !/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(hostname)) throw bad(`hostname '${hostname}' is not a valid hostname`);
   if (ip && !isIP(ip)) throw bad(`ip '${ip}' is not an IPv4 or IPv6 address`);
@@ -138,7 +159,11 @@ export class MaintenanceService {
         const id = machineId(m, `windows.${i}.machines.${j}`);
         const earlier = seen.get(key(id));
         if (earlier !== undefined) {
-          throw new ArbiterException(MaintenanceErrorCode.MAINTENANCE_DUPLICATE_MACHINE, `machine ${show(id)} appears in window ${earlier}${earlier === i ? ' twice' : ` and in window ${i}`}; a machine may be in one window only`, { machine: id, windows: [earlier, i] });
+          throw new ArbiterException(
+            MaintenanceErrorCode.MAINTENANCE_DUPLICATE_MACHINE,
+            `machine ${show(id)} appears in window ${earlier}${earlier === i ? ' twice' : ` and in window ${i}`}; a machine may be in one window only`,
+            { machine: id, windows: [earlier, i] },
+          );
         }
         seen.set(key(id), i);
         return id;
@@ -150,7 +175,11 @@ export class MaintenanceService {
       const existing = new Map((await tx.find(MaintenanceMachineEntity)).map((m) => [key(m), m]));
       for (const m of existing.values()) {
         if (m.mode === MachineMode.DOWN && !seen.has(key(m))) {
-          throw new ArbiterException(MaintenanceErrorCode.MAINTENANCE_DOWN_MACHINE_REMOVED, `machine ${show(m)} is DOWN; stop its maintenance before removing it from the schedule`, { machine: { hostname: m.hostname, ip: m.ip } });
+          throw new ArbiterException(
+            MaintenanceErrorCode.MAINTENANCE_DOWN_MACHINE_REMOVED,
+            `machine ${show(m)} is DOWN; stop its maintenance before removing it from the schedule`,
+            { machine: { hostname: m.hostname, ip: m.ip } },
+          );
         }
       }
       await tx.query('DELETE FROM maintenance_machines');
@@ -159,13 +188,26 @@ export class MaintenanceService {
         const saved = await tx.save(tx.create(MaintenanceWindowEntity, { position, startAt: w.start, durationSeconds: w.durationSeconds }));
         for (const m of w.machines) {
           const prev = existing.get(key(m));
-          await tx.insert(MaintenanceMachineEntity, { hostname: m.hostname, ip: m.ip, windowId: saved.id, mode: prev?.mode ?? MachineMode.DRAINING, downSince: prev?.downSince ?? null });
+          await tx.insert(MaintenanceMachineEntity, {
+            hostname: m.hostname,
+            ip: m.ip,
+            windowId: saved.id,
+            mode: prev?.mode ?? MachineMode.DRAINING,
+            downSince: prev?.downSince ?? null,
+          });
         }
       }
       // Answers to inverse offers concern machines still scheduled only.
-      for (const m of existing.values()) if (!seen.has(key(m))) await tx.delete(InverseOfferResponseEntity, { hostname: m.hostname, ip: m.ip });
+      for (const m of existing.values())
+        if (!seen.has(key(m))) await tx.delete(InverseOfferResponseEntity, { hostname: m.hostname, ip: m.ip });
       const after = await this.schedule(tx);
-      await this.audit.record(tx, actor, { action: 'maintenance.schedule.update', targetType: 'maintenance', targetId: null, before, after });
+      await this.audit.record(tx, actor, {
+        action: 'maintenance.schedule.update',
+        targetType: 'maintenance',
+        targetId: null,
+        before,
+        after,
+      });
       return after;
     });
     this.events.emit({ type: 'maintenance.updated' });
@@ -174,20 +216,38 @@ export class MaintenanceService {
 
   async start(machines: MachineDto[], actor: Actor): Promise<MaintenanceStatusDto> {
     return this.setMode(machines, actor, 'maintenance.start', (m, id) => {
-      if (!m) throw new ArbiterException(MaintenanceErrorCode.MAINTENANCE_MACHINE_NOT_SCHEDULED, `machine ${show(id)} is not in the maintenance schedule; schedule it first`, { machine: id });
-      if (m.mode === MachineMode.DOWN) throw new ArbiterException(MaintenanceErrorCode.MAINTENANCE_MACHINE_ALREADY_DOWN, `machine ${show(id)} is already DOWN`, { machine: id });
+      if (!m)
+        throw new ArbiterException(
+          MaintenanceErrorCode.MAINTENANCE_MACHINE_NOT_SCHEDULED,
+          `machine ${show(id)} is not in the maintenance schedule; schedule it first`,
+          { machine: id },
+        );
+      if (m.mode === MachineMode.DOWN)
+        throw new ArbiterException(MaintenanceErrorCode.MAINTENANCE_MACHINE_ALREADY_DOWN, `machine ${show(id)} is already DOWN`, {
+          machine: id,
+        });
       return 'down';
     });
   }
 
   async stop(machines: MachineDto[], actor: Actor): Promise<MaintenanceStatusDto> {
     return this.setMode(machines, actor, 'maintenance.stop', (m, id) => {
-      if (m?.mode !== MachineMode.DOWN) throw new ArbiterException(MaintenanceErrorCode.MAINTENANCE_MACHINE_NOT_DOWN, `machine ${show(id)} is not DOWN${m ? ` (it is ${m.mode})` : ''}; only DOWN machines can leave maintenance`, { machine: id });
+      if (m?.mode !== MachineMode.DOWN)
+        throw new ArbiterException(
+          MaintenanceErrorCode.MAINTENANCE_MACHINE_NOT_DOWN,
+          `machine ${show(id)} is not DOWN${m ? ` (it is ${m.mode})` : ''}; only DOWN machines can leave maintenance`,
+          { machine: id },
+        );
       return 'up';
     });
   }
 
-  private async setMode(input: MachineDto[], actor: Actor, action: string, check: (m: MaintenanceMachineEntity | null, id: MachineId) => 'down' | 'up'): Promise<MaintenanceStatusDto> {
+  private async setMode(
+    input: MachineDto[],
+    actor: Actor,
+    action: string,
+    check: (m: MaintenanceMachineEntity | null, id: MachineId) => 'down' | 'up',
+  ): Promise<MaintenanceStatusDto> {
     const ids = input.map((m, i) => machineId(m, `machines.${i}`));
     await this.db.transaction(async (tx) => {
       await lockDomain(tx, LockDomain.MAINTENANCE);
@@ -195,7 +255,8 @@ export class MaintenanceService {
       const now = new Date();
       for (const id of ids) {
         const m = await tx.findOne(MaintenanceMachineEntity, { where: { hostname: id.hostname, ip: id.ip } });
-        if (check(m, id) === 'down') await tx.update(MaintenanceMachineEntity, { hostname: id.hostname, ip: id.ip }, { mode: MachineMode.DOWN, downSince: now });
+        if (check(m, id) === 'down')
+          await tx.update(MaintenanceMachineEntity, { hostname: id.hostname, ip: id.ip }, { mode: MachineMode.DOWN, downSince: now });
         else {
           await tx.delete(MaintenanceMachineEntity, { hostname: id.hostname, ip: id.ip });
           await tx.delete(InverseOfferResponseEntity, { hostname: id.hostname, ip: id.ip });
@@ -217,7 +278,9 @@ export class MaintenanceService {
         .filter((m) => m.mode === MachineMode.DRAINING)
         .map((m) => ({
           machine: { hostname: m.hostname, ip: m.ip },
-          statuses: responses.filter((r) => r.hostname === m.hostname && r.ip === m.ip).map((r) => ({ frameworkId: r.frameworkId, status: r.status, updatedAt: r.updatedAt.toISOString() })),
+          statuses: responses
+            .filter((r) => r.hostname === m.hostname && r.ip === m.ip)
+            .map((r) => ({ frameworkId: r.frameworkId, status: r.status, updatedAt: r.updatedAt.toISOString() })),
         })),
       downMachines: machines.filter((m) => m.mode === MachineMode.DOWN).map((m) => ({ hostname: m.hostname, ip: m.ip })),
     };

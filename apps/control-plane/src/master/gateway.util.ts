@@ -11,7 +11,12 @@ import { ProtocolError } from './master.service';
 
 const logger = new Logger('Protocol');
 
-export function on<S extends z.ZodType, R extends object | void>(socket: Socket, event: string, schema: S, handle: (msg: z.infer<S>) => Promise<R> | R): void {
+export function on<S extends z.ZodType, R extends object | void>(
+  socket: Socket,
+  event: string,
+  schema: S,
+  handle: (msg: z.infer<S>) => Promise<R> | R,
+): void {
   socket.on(event, async (payload: unknown, ack?: unknown) => {
     const reply = typeof ack === 'function' ? (ack as (r: Reply<Record<string, unknown>>) => void) : () => undefined;
     const parsed = parseMessage(schema, payload ?? {});
@@ -20,7 +25,8 @@ export function on<S extends z.ZodType, R extends object | void>(socket: Socket,
       const result = await handle(parsed.value);
       reply({ ok: true, ...((result ?? {}) as Record<string, unknown>) });
     } catch (err) {
-      if (err instanceof ProtocolError) return reply({ ok: false, error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
+      if (err instanceof ProtocolError)
+        return reply({ ok: false, error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
       logger.error({ err, event }, 'protocol call failed');
       reply({ ok: false, error: { code: PROTOCOL_ERRORS.INTERNAL_ERROR, message: 'internal error; see the control plane log' } });
     }

@@ -1,7 +1,20 @@
 /** The /agents and /frameworks namespaces: protocol calls handed to the master. */
 import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { z } from 'zod';
-import { Accept, Acknowledge, AGENTS_NAMESPACE, Decline, FRAMEWORKS_NAMESPACE, InverseOfferAnswer, Kill, Reconcile, RegisterAgent, RolesCall, StatusUpdate, Subscribe } from '@arbiter/contracts';
+import {
+  Accept,
+  Acknowledge,
+  AGENTS_NAMESPACE,
+  Decline,
+  FRAMEWORKS_NAMESPACE,
+  InverseOfferAnswer,
+  Kill,
+  Reconcile,
+  RegisterAgent,
+  RolesCall,
+  StatusUpdate,
+  Subscribe,
+} from '@arbiter/contracts';
 import { on } from './gateway.util';
 import { Master } from './master.service';
 import { OperatorStream } from './operator-stream';

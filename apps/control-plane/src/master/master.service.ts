@@ -53,7 +53,14 @@ import { QuotaEntity } from '../roles/quota.entity';
 import { RoleEntity } from '../roles/role.entity';
 import { TaskEntity, TaskState, TERMINAL_TASK_STATES, TERMINAL_TASK_STATES_SQL } from '../tasks/task.entity';
 import { WhitelistEntity } from '../whitelist/whitelist.entity';
-import { type AgentRuntime, type FrameworkRuntime, LiveTasks, type OutstandingInverseOffer, type OutstandingOffer, taskKey } from './master.state';
+import {
+  type AgentRuntime,
+  type FrameworkRuntime,
+  LiveTasks,
+  type OutstandingInverseOffer,
+  type OutstandingOffer,
+  taskKey,
+} from './master.state';
 import { OperatorStream } from './operator-stream';
 import { GroupCommit, type Pending } from './group-commit';
 import { Journal } from './journal';
@@ -102,7 +109,6 @@ interface PlannedAccept {
 
 /** An accept or a decline, as it arrived. */
 type OfferAnswer = { socket: Socket } & ({ accept: Accept; decline?: undefined } | { decline: Decline; accept?: undefined });
-
 
 @Injectable()
 export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -160,7 +166,9 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
 
   async onApplicationBootstrap(): Promise<void> {
     await this.exclusive(() => this.rebuild());
-    this.unsubscribe = this.events.subscribe((e) => void this.exclusive(() => this.onClusterEvent(e)).catch((err) => this.logger.error({ err }, 'cluster event')));
+    this.unsubscribe = this.events.subscribe(
+      (e) => void this.exclusive(() => this.onClusterEvent(e)).catch((err) => this.logger.error({ err }, 'cluster event')),
+    );
     const every = (ms: number, fn: () => Promise<unknown> | void) => {
       const t = setInterval(() => {
         if (!this.stopping) void Promise.resolve(fn()).catch((err) => this.logger.error({ err }, 'periodic task failed'));
@@ -196,7 +204,10 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
    */
   private async rebuild(): Promise<void> {
     const db = this.dataSource.manager;
-    this.allocator = new HierarchicalAllocator({ clock: { now: () => this.now() }, config: { allocationIntervalSeconds: this.config.allocationInterval } });
+    this.allocator = new HierarchicalAllocator({
+      clock: { now: () => this.now() },
+      config: { allocationIntervalSeconds: this.config.allocationInterval },
+    });
     await rescindAllOutstandingOffers(db, new Date());
     for (const role of await db.find(RoleEntity)) if (role.weight !== 1) this.allocator.setWeight(role.path, role.weight);
     for (const q of await db.find(QuotaEntity)) this.applyQuota(q);
@@ -206,9 +217,16 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     const frameworks = await db.find(FrameworkEntity, { where: { state: Not(FrameworkState.COMPLETED) } });
     for (const fw of frameworks) {
       this.allocator.addFramework(fw.id, fw.roles, { capabilities: fw.capabilities, active: false, suppressedRoles: fw.suppressedRoles });
-      const runtime: FrameworkRuntime = { id: fw.id, name: fw.name, roles: fw.roles, capabilities: fw.capabilities, failoverTimeoutSeconds: fw.failoverTimeoutSeconds };
+      const runtime: FrameworkRuntime = {
+        id: fw.id,
+        name: fw.name,
+        roles: fw.roles,
+        capabilities: fw.capabilities,
+        failoverTimeoutSeconds: fw.failoverTimeoutSeconds,
+      };
       this.frameworks.set(fw.id, runtime);
-      if (fw.state === FrameworkState.ACTIVE) await db.update(FrameworkEntity, { id: fw.id }, { state: FrameworkState.DISCONNECTED, disconnectedAt: new Date() });
+      if (fw.state === FrameworkState.ACTIVE)
+        await db.update(FrameworkEntity, { id: fw.id }, { state: FrameworkState.DISCONNECTED, disconnectedAt: new Date() });
       this.startFailover(runtime);
     }
 
@@ -217,7 +235,14 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
 
     const agents = await db.find(AgentEntity, { where: { status: AgentStatus.REACHABLE } });
     for (const agent of agents) {
-      this.agents.set(agent.id, { id: agent.id, hostname: agent.hostname, attributes: agent.attributes, lastSeen: performance.now(), inAllocator: false, recovered: true });
+      this.agents.set(agent.id, {
+        id: agent.id,
+        hostname: agent.hostname,
+        attributes: agent.attributes,
+        lastSeen: performance.now(),
+        inAllocator: false,
+        recovered: true,
+      });
       await this.addAgentToAllocator(db, agent, false);
     }
     await this.applyMaintenance(db);
@@ -240,8 +265,13 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     // The live tasks as they are in memory right now (not as read before an await): a task's end
     // committed after this is recovered from the allocator, one committed before is not counted.
     const used: Array<{ frameworkId: string; role: string; resources: Resources }> = [];
-    for (const t of this.liveTasks.onAgent(agent.id)) if (this.frameworks.has(t.frameworkId)) used.push({ frameworkId: t.frameworkId, role: t.role, resources: Resources.of(t.resources) });
-    this.allocator.addAgent(agent.id, total, { hostname: agent.hostname, used, activated: activated && agent.activated && !agent.drainState });
+    for (const t of this.liveTasks.onAgent(agent.id))
+      if (this.frameworks.has(t.frameworkId)) used.push({ frameworkId: t.frameworkId, role: t.role, resources: Resources.of(t.resources) });
+    this.allocator.addAgent(agent.id, total, {
+      hostname: agent.hostname,
+      used,
+      activated: activated && agent.activated && !agent.drainState,
+    });
     this.unavailability.delete(agent.id);
     const runtime = this.agents.get(agent.id);
     if (runtime) runtime.inAllocator = true;
@@ -302,7 +332,11 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       return;
     }
     const usable = agent.activated && !agent.drainState && runtime.socket !== undefined;
-    if (options.resync || !usable) await this.rescindOffersWhere((o) => o.agentId === agentId, options.resync ? 'the agent\'s reservations changed' : 'the agent was deactivated');
+    if (options.resync || !usable)
+      await this.rescindOffersWhere(
+        (o) => o.agentId === agentId,
+        options.resync ? "the agent's reservations changed" : 'the agent was deactivated',
+      );
     if (options.resync) {
       this.allocator.removeAgent(agentId);
       await this.addAgentToAllocator(db, agent, runtime.socket !== undefined);
@@ -409,14 +443,29 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     const expiresAt = this.config.offerTimeout ? new Date(startedAt.getTime() + this.config.offerTimeout * 1000) : null;
     const rows = deliverable.map((o) => ({ id: randomUUID(), resources: o.resources.toJSON() }));
     const shareRows = [
-      ...Object.entries(shares.roles).map(([role, share]) => ({ kind: ShareClientKind.ROLE, client: role, role: null, dominantShare: share, shares: {} })),
-      ...Object.entries(shares.frameworks).map(([fw, byRole]) => ({ kind: ShareClientKind.FRAMEWORK, client: fw, role: Object.keys(byRole).join(','), dominantShare: Math.max(0, ...Object.values(byRole)), shares: byRole })),
+      ...Object.entries(shares.roles).map(([role, share]) => ({
+        kind: ShareClientKind.ROLE,
+        client: role,
+        role: null,
+        dominantShare: share,
+        shares: {},
+      })),
+      ...Object.entries(shares.frameworks).map(([fw, byRole]) => ({
+        kind: ShareClientKind.FRAMEWORK,
+        client: fw,
+        role: Object.keys(byRole).join(','),
+        dominantShare: Math.max(0, ...Object.values(byRole)),
+        shares: byRole,
+      })),
     ];
     // The cycle, its offers and the shares after it: one statement, written in the journal's
     // order while the queue goes on; the offers are outstanding at once (no other cycle offers
     // their resources) but sent only once committed.
-    const written = this.journal.run('background', () => this.dataSource.query(
-        `WITH cycle AS (
+    const written = this.journal.run(
+      'background',
+      () =>
+        this.dataSource.query(
+          `WITH cycle AS (
            INSERT INTO allocation_cycles (started_at, duration_ms, offer_count, trace, leader) VALUES ($1, $2, $3, $4::jsonb, NULL) RETURNING id),
          offers AS (
            INSERT INTO offers (id, framework_id, agent_id, role, resources, state, cycle_id, created_at, expires_at, closed_at)
@@ -428,25 +477,34 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
            SELECT (SELECT id FROM cycle), s.kind::share_client_kind, s.client, s.role, s.dominant_share, s.shares::jsonb
              FROM unnest($11::text[], $12::text[], $13::text[], $14::float8[], $15::text[]) AS s(kind, client, role, dominant_share, shares))
          SELECT id FROM cycle`,
-        [
-          startedAt,
-          durationMs,
-          deliverable.length,
-          JSON.stringify(result.trace ?? {}),
-          expiresAt,
-          rows.map((r) => r.id),
-          deliverable.map((o) => o.frameworkId),
-          deliverable.map((o) => o.agentId),
-          deliverable.map((o) => o.role),
-          rows.map((r) => JSON.stringify(r.resources)),
-          shareRows.map((r) => r.kind),
-          shareRows.map((r) => r.client),
-          shareRows.map((r) => r.role),
-          shareRows.map((r) => r.dominantShare),
-          shareRows.map((r) => JSON.stringify(r.shares)),
-        ],
-      ) as Promise<Array<{ id: string }>>);
-    const made = deliverable.map((o, i): OutstandingOffer => ({ id: rows[i].id, frameworkId: o.frameworkId, agentId: o.agentId, role: o.role, resources: o.resources, createdAt: performance.now(), sent: false }));
+          [
+            startedAt,
+            durationMs,
+            deliverable.length,
+            JSON.stringify(result.trace ?? {}),
+            expiresAt,
+            rows.map((r) => r.id),
+            deliverable.map((o) => o.frameworkId),
+            deliverable.map((o) => o.agentId),
+            deliverable.map((o) => o.role),
+            rows.map((r) => JSON.stringify(r.resources)),
+            shareRows.map((r) => r.kind),
+            shareRows.map((r) => r.client),
+            shareRows.map((r) => r.role),
+            shareRows.map((r) => r.dominantShare),
+            shareRows.map((r) => JSON.stringify(r.shares)),
+          ],
+        ) as Promise<Array<{ id: string }>>,
+    );
+    const made = deliverable.map((o, i): OutstandingOffer => ({
+      id: rows[i].id,
+      frameworkId: o.frameworkId,
+      agentId: o.agentId,
+      role: o.role,
+      resources: o.resources,
+      createdAt: performance.now(),
+      sent: false,
+    }));
     for (const o of made) this.offers.set(o.id, o);
     const writing = (this.cycleWriting = written.then(
       () => undefined,
@@ -466,13 +524,29 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
           const agent = this.agents.get(o.agentId);
           const resources = rows[i].resources as ResourceEntry[];
           const list = byFramework.get(o.frameworkId) ?? [];
-          list.push({ id: o.id, frameworkId: o.frameworkId, agentId: o.agentId, hostname: agent?.hostname ?? '', role: o.role, resources, attributes: agent?.attributes ?? {} });
+          list.push({
+            id: o.id,
+            frameworkId: o.frameworkId,
+            agentId: o.agentId,
+            hostname: agent?.hostname ?? '',
+            role: o.role,
+            resources,
+            attributes: agent?.attributes ?? {},
+          });
           byFramework.set(o.frameworkId, list);
           this.stream.emit('offer.created', { offerId: o.id, frameworkId: o.frameworkId, agentId: o.agentId, role: o.role, resources });
         }
         for (const [fwId, list] of byFramework) this.frameworks.get(fwId)?.socket?.emit('offers', { offers: list });
-        const frameworkShares = Object.fromEntries(Object.entries(shares.frameworks).map(([fw, byRole]) => [fw, Math.max(0, ...Object.values(byRole))]));
-        this.stream.emit('cycle', { id: String(cycle.id), startedAt: startedAt.toISOString(), durationMs, offerCount: deliverable.length, shares: { roles: shares.roles, frameworks: frameworkShares } });
+        const frameworkShares = Object.fromEntries(
+          Object.entries(shares.frameworks).map(([fw, byRole]) => [fw, Math.max(0, ...Object.values(byRole))]),
+        );
+        this.stream.emit('cycle', {
+          id: String(cycle.id),
+          startedAt: startedAt.toISOString(),
+          durationMs,
+          offerCount: deliverable.length,
+          shares: { roles: shares.roles, frameworks: frameworkShares },
+        });
       },
       (err: unknown) => {
         // Not recorded, so never made: the resources go back.
@@ -491,7 +565,8 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     const windows = new Map<string, { start: string; durationSeconds: number | null }>();
     if (list.length) {
       const machines = await this.dataSource.manager.find(MaintenanceMachineEntity, { relations: { window: true } });
-      for (const m of machines) if (m.window) windows.set(m.hostname, { start: m.window.startAt.toISOString(), durationSeconds: m.window.durationSeconds });
+      for (const m of machines)
+        if (m.window) windows.set(m.hostname, { start: m.window.startAt.toISOString(), durationSeconds: m.window.durationSeconds });
     }
     for (const io of list) {
       const agent = this.agents.get(io.agentId);
@@ -499,8 +574,13 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       if (!agent || !fw?.socket) continue;
       const id = randomUUID();
       this.inverseOffers.set(id, { id, frameworkId: io.frameworkId, agentId: io.agentId });
-      const unavailability = windows.get(agent.hostname) ?? { start: new Date(Date.now() + (io.start - this.now()) * 1000).toISOString(), durationSeconds: null };
-      fw.socket.emit('inverseOffers', { inverseOffers: [{ id, frameworkId: fw.id, agentId: agent.id, hostname: agent.hostname, unavailability }] });
+      const unavailability = windows.get(agent.hostname) ?? {
+        start: new Date(Date.now() + (io.start - this.now()) * 1000).toISOString(),
+        durationSeconds: null,
+      };
+      fw.socket.emit('inverseOffers', {
+        inverseOffers: [{ id, frameworkId: fw.id, agentId: agent.id, hostname: agent.hostname, unavailability }],
+      });
     }
   }
 
@@ -512,7 +592,9 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       this.offers.delete(o.id);
       this.allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);
     }
-    await this.journal.run('background', () => closeOffers(this.dataSource.manager, new Map(gone.map((o) => [o.id, OfferState.RESCINDED])), new Date()));
+    await this.journal.run('background', () =>
+      closeOffers(this.dataSource.manager, new Map(gone.map((o) => [o.id, OfferState.RESCINDED])), new Date()),
+    );
     for (const o of gone) {
       if (o.sent) this.frameworks.get(o.frameworkId)?.socket?.emit('rescind', { offerId: o.id, reason });
       this.stream.emit('offer.closed', { offerId: o.id, state: OfferState.RESCINDED });
@@ -569,18 +651,47 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
 
   // ------------------------------------------------------------------ agents
 
-  registerAgent(socket: Socket, msg: RegisterAgent & { tasks: NonNullable<RegisterAgent['tasks']>; attributes: NonNullable<RegisterAgent['attributes']> }): Promise<RegisterAgentReply> {
+  registerAgent(
+    socket: Socket,
+    msg: RegisterAgent & { tasks: NonNullable<RegisterAgent['tasks']>; attributes: NonNullable<RegisterAgent['attributes']> },
+  ): Promise<RegisterAgentReply> {
     return this.exclusive(async () => {
       const now = new Date();
       const resources = Resources.of(msg.resources);
       const db = this.dataSource.manager;
       let agent = msg.agentId ? await db.findOne(AgentEntity, { where: { id: msg.agentId } }) : null;
-      if (agent?.status === AgentStatus.GONE) throw new ProtocolError(PROTOCOL_ERRORS.AGENT_GONE, `agent ${agent.id} was marked gone; start the agent with a fresh work directory`);
+      if (agent?.status === AgentStatus.GONE)
+        throw new ProtocolError(
+          PROTOCOL_ERRORS.AGENT_GONE,
+          `agent ${agent.id} was marked gone; start the agent with a fresh work directory`,
+        );
       const isNew = !agent;
       agent = await this.dataSource.transaction(async (tx) => {
         const row = agent
-          ? Object.assign(agent, { hostname: msg.hostname, address: msg.address ?? null, resources: resources.toJSON(), attributes: msg.attributes, status: AgentStatus.REACHABLE, version: msg.version ?? null, lastSeenAt: now })
-          : tx.create(AgentEntity, { id: msg.agentId ?? randomUUID(), hostname: msg.hostname, address: msg.address ?? null, attributes: msg.attributes, resources: resources.toJSON(), status: AgentStatus.REACHABLE, activated: true, drainState: null, drainConfig: null, drainStartedAt: null, version: msg.version ?? null, firstSeenAt: now, lastSeenAt: now });
+          ? Object.assign(agent, {
+              hostname: msg.hostname,
+              address: msg.address ?? null,
+              resources: resources.toJSON(),
+              attributes: msg.attributes,
+              status: AgentStatus.REACHABLE,
+              version: msg.version ?? null,
+              lastSeenAt: now,
+            })
+          : tx.create(AgentEntity, {
+              id: msg.agentId ?? randomUUID(),
+              hostname: msg.hostname,
+              address: msg.address ?? null,
+              attributes: msg.attributes,
+              resources: resources.toJSON(),
+              status: AgentStatus.REACHABLE,
+              activated: true,
+              drainState: null,
+              drainConfig: null,
+              drainStartedAt: null,
+              version: msg.version ?? null,
+              firstSeenAt: now,
+              lastSeenAt: now,
+            });
         return tx.save(AgentEntity, row);
       });
 
@@ -591,7 +702,14 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
         await this.rescindOffersWhere((o) => o.agentId === agent.id, 'the agent re-registered');
         this.allocator.removeAgent(agent.id);
       }
-      const runtime: AgentRuntime = { id: agent.id, hostname: agent.hostname, attributes: agent.attributes, socket, lastSeen: performance.now(), inAllocator: false };
+      const runtime: AgentRuntime = {
+        id: agent.id,
+        hostname: agent.hostname,
+        attributes: agent.attributes,
+        socket,
+        lastSeen: performance.now(),
+        inAllocator: false,
+      };
       this.agents.set(agent.id, runtime);
       socket.data.agentId = agent.id;
 
@@ -599,7 +717,10 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       await this.addAgentToAllocator(db, agent, true);
       await this.applyMaintenance(db);
       if (this.isDown(agent.hostname)) this.allocator.deactivateAgent(agent.id, { maintenance: true });
-      this.stream.emit(isNew ? 'agent.added' : 'agent.updated', isNew ? { agentId: agent.id, hostname: agent.hostname, resources: agent.resources } : ({ agentId: agent.id } as never));
+      this.stream.emit(
+        isNew ? 'agent.added' : 'agent.updated',
+        isNew ? { agentId: agent.id, hostname: agent.hostname, resources: agent.resources } : ({ agentId: agent.id } as never),
+      );
       this.requestCycle();
       return { agentId: agent.id, heartbeatIntervalSeconds: AGENT_HEARTBEAT_SECONDS };
     });
@@ -609,7 +730,10 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
    * After a (re-)registration: tasks the database thinks run there but the agent does not
    * report are LOST; tasks the agent runs that nobody wants any more are killed.
    */
-  private async reconcileAgentTasks(agentId: string, reported: Array<{ frameworkId: string; taskId: string; state: string }>): Promise<void> {
+  private async reconcileAgentTasks(
+    agentId: string,
+    reported: Array<{ frameworkId: string; taskId: string; state: string }>,
+  ): Promise<void> {
     const db = this.dataSource.manager;
     const live = await db.find(TaskEntity, { where: { agentId, state: Not(In([...TERMINAL_TASK_STATES])) } });
     const reportedKeys = new Set(reported.map((t) => `${t.frameworkId}\u0000${t.taskId}`));
@@ -620,7 +744,8 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     const socket = this.agents.get(agentId)?.socket;
     for (const t of reported) {
       // A reported task in a terminal state has its last update on the way: nothing to do.
-      if (!knownKeys.has(`${t.frameworkId}\u0000${t.taskId}`) && !isTerminal(t.state as TaskState)) socket?.emit('kill', { frameworkId: t.frameworkId, taskId: t.taskId, gracePeriodSeconds: KILL_GRACE_SECONDS });
+      if (!knownKeys.has(`${t.frameworkId}\u0000${t.taskId}`) && !isTerminal(t.state as TaskState))
+        socket?.emit('kill', { frameworkId: t.frameworkId, taskId: t.taskId, gracePeriodSeconds: KILL_GRACE_SECONDS });
     }
     for (const t of live.filter((t) => t.state === TaskState.STAGING && !reportedKeys.has(`${t.frameworkId}\u0000${t.taskId}`))) {
       this.sendLaunch(agentId, t);
@@ -662,7 +787,9 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       // Heard from while earlier ones were removed: kept.
       if (!this.isSilent(agent)) continue;
       agent.socket?.disconnect(true);
-      const reason = agent.recovered ? `not registered again within ${this.config.agentReregisterTimeout} s of the control plane's start` : `no heartbeat for ${this.config.agentTimeout} s`;
+      const reason = agent.recovered
+        ? `not registered again within ${this.config.agentReregisterTimeout} s of the control plane's start`
+        : `no heartbeat for ${this.config.agentTimeout} s`;
       await this.removeAgent(agent.id, reason, TaskState.LOST, AgentStatus.UNREACHABLE);
     }
   }
@@ -695,7 +822,8 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
    */
   agentStatus(socket: Socket, update: StatusUpdate): Promise<void> {
     const runtime = this.agents.get(String(socket.data.agentId));
-    if (!runtime || runtime.socket !== socket) return Promise.reject(new ProtocolError(PROTOCOL_ERRORS.NOT_SUBSCRIBED, 'register before sending status updates'));
+    if (!runtime || runtime.socket !== socket)
+      return Promise.reject(new ProtocolError(PROTOCOL_ERRORS.NOT_SUBSCRIBED, 'register before sending status updates'));
     runtime.lastSeen = performance.now();
     const task = this.liveTasks.get(update.frameworkId, update.taskId);
     return task ? this.statusWrites.push({ task, update }) : this.statuses.push(update);
@@ -709,13 +837,37 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   /** Updates of tasks not live in memory: read once the writes in flight have committed, then written like the others. */
   private async flushStatuses(batch: Array<Pending<StatusUpdate, void>>): Promise<void> {
     const pairs = [...new Map(batch.map((b) => [taskKey(b.item.frameworkId, b.item.taskId), b.item])).values()];
-    const found: Array<{ id: string; task_id: string; framework_id: string; agent_id: string; name: string; role: string; resources: ResourceEntry[]; state: TaskState; created_at: Date; updated_at: Date }> = await this.dataSource.query(
+    const found: Array<{
+      id: string;
+      task_id: string;
+      framework_id: string;
+      agent_id: string;
+      name: string;
+      role: string;
+      resources: ResourceEntry[];
+      state: TaskState;
+      created_at: Date;
+      updated_at: Date;
+    }> = await this.dataSource.query(
       `SELECT t.id, t.task_id, t.framework_id, t.agent_id, t.name, t.role, t.resources, t.state, t.created_at, t.updated_at
          FROM tasks t JOIN unnest($1::text[], $2::text[]) AS v(framework_id, task_id) ON t.framework_id = v.framework_id AND t.task_id = v.task_id`,
       [pairs.map((u) => u.frameworkId), pairs.map((u) => u.taskId)],
     );
     const byKey = new Map<string, TaskEntity>();
-    for (const r of found) byKey.set(taskKey(r.framework_id, r.task_id), { id: r.id, taskId: r.task_id, frameworkId: r.framework_id, agentId: r.agent_id, name: r.name, role: r.role, resources: r.resources, command: null, state: r.state, createdAt: r.created_at, updatedAt: r.updated_at });
+    for (const r of found)
+      byKey.set(taskKey(r.framework_id, r.task_id), {
+        id: r.id,
+        taskId: r.task_id,
+        frameworkId: r.framework_id,
+        agentId: r.agent_id,
+        name: r.name,
+        role: r.role,
+        resources: r.resources,
+        command: null,
+        state: r.state,
+        createdAt: r.created_at,
+        updatedAt: r.updated_at,
+      });
     for (const b of batch) {
       const task = byKey.get(taskKey(b.item.frameworkId, b.item.taskId));
       // Unknown tasks: nothing to record; the agent may drop the update.
@@ -744,8 +896,9 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     // One statement, so one round trip and all or nothing: the updates not recorded before go
     // in, and each of their tasks moves to its final state (in arrival order, stopping at the
     // first terminal one; a task already terminal stays as it is).
-    const result: Array<{ update_uuid: string | null; moved_id: string | null; moved_state: TaskState | null }> = await this.dataSource.query(
-      `WITH v AS (
+    const result: Array<{ update_uuid: string | null; moved_id: string | null; moved_state: TaskState | null }> =
+      await this.dataSource.query(
+        `WITH v AS (
          SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::uuid[], $7::timestamptz[])
            WITH ORDINALITY AS v(task_ref, state, reason, message, source, update_uuid, at, ord)),
        ins AS (
@@ -761,17 +914,17 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
           RETURNING t.id, t.state)
        SELECT update_uuid, NULL::uuid AS moved_id, NULL::text AS moved_state FROM ins
        UNION ALL SELECT NULL, id, state::text FROM moved`,
-      [
-        items.map((i) => i.task.id),
-        items.map((i) => i.update.state),
-        items.map((i) => i.update.reason ?? null),
-        items.map((i) => i.update.message ?? null),
-        items.map((i) => i.update.source),
-        items.map((i) => i.update.updateUuid),
-        items.map((i) => new Date(i.update.timestamp)),
-        [...TERMINAL_TASK_STATES],
-      ],
-    );
+        [
+          items.map((i) => i.task.id),
+          items.map((i) => i.update.state),
+          items.map((i) => i.update.reason ?? null),
+          items.map((i) => i.update.message ?? null),
+          items.map((i) => i.update.source),
+          items.map((i) => i.update.updateUuid),
+          items.map((i) => new Date(i.update.timestamp)),
+          [...TERMINAL_TASK_STATES],
+        ],
+      );
     const fresh = new Set<string>();
     const moved = new Map<string, TaskState>();
     for (const r of result) {
@@ -796,14 +949,35 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     for (const { task, update } of items) {
       if (!fresh.has(update.updateUuid)) continue;
       this.frameworks.get(task.frameworkId)?.socket?.emit('update', { status: update });
-      this.stream.emit('task.updated', { frameworkId: task.frameworkId, taskId: task.taskId, agentId: task.agentId, state: update.state, reason: update.reason });
+      this.stream.emit('task.updated', {
+        frameworkId: task.frameworkId,
+        taskId: task.taskId,
+        agentId: task.agentId,
+        state: update.state,
+        reason: update.reason,
+      });
     }
   }
 
   /** Status updates the master makes itself (tasks lost, killed before launch, ...), in one transaction. */
   private async masterUpdate(tasks: TaskEntity[], state: TaskState, reason: string, message: string): Promise<void> {
     const timestamp = new Date().toISOString();
-    await this.applyUpdates(tasks.map((task) => ({ task, update: { updateUuid: randomUUID(), frameworkId: task.frameworkId, taskId: task.taskId, agentId: task.agentId, state: state as WireTaskState, reason, message, timestamp, source: 'SOURCE_MASTER' as const } })));
+    await this.applyUpdates(
+      tasks.map((task) => ({
+        task,
+        update: {
+          updateUuid: randomUUID(),
+          frameworkId: task.frameworkId,
+          taskId: task.taskId,
+          agentId: task.agentId,
+          state: state as WireTaskState,
+          reason,
+          message,
+          timestamp,
+          source: 'SOURCE_MASTER' as const,
+        },
+      })),
+    );
   }
 
   private sendLaunch(agentId: string, task: TaskEntity): void {
@@ -811,27 +985,69 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     if (!socket) return;
     const spec = task.command as unknown as { command: TaskSpec['command']; env?: Record<string, string> };
     const mem = Resources.of(task.resources).get('mem');
-    const msg: LaunchTask = { frameworkId: task.frameworkId, task: { taskId: task.taskId, name: task.name, command: spec.command, env: spec.env, resources: task.resources as ResourceEntry[] }, ...(mem > 0 ? { memLimitBytes: Math.round(mem * 1024 * 1024) } : {}) };
+    const msg: LaunchTask = {
+      frameworkId: task.frameworkId,
+      task: { taskId: task.taskId, name: task.name, command: spec.command, env: spec.env, resources: task.resources as ResourceEntry[] },
+      ...(mem > 0 ? { memLimitBytes: Math.round(mem * 1024 * 1024) } : {}),
+    };
     socket.emit('launch', msg);
   }
 
   // ------------------------------------------------------------------ frameworks
 
-  subscribe(socket: Socket, msg: Subscribe & { capabilities: string[]; failoverTimeoutSeconds: number; suppressedRoles: string[] }, principal: string): Promise<SubscribeReply> {
+  subscribe(
+    socket: Socket,
+    msg: Subscribe & { capabilities: string[]; failoverTimeoutSeconds: number; suppressedRoles: string[] },
+    principal: string,
+  ): Promise<SubscribeReply> {
     return this.exclusive(async () => {
       const db = this.dataSource.manager;
       const now = new Date();
       let fw: FrameworkEntity | null = null;
       if (msg.frameworkId) {
         fw = await db.findOne(FrameworkEntity, { where: { id: msg.frameworkId } });
-        if (!fw) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_FRAMEWORK, `no framework with id '${msg.frameworkId}'; subscribe without an id to start afresh`);
-        if (fw.state === FrameworkState.COMPLETED) throw new ProtocolError(PROTOCOL_ERRORS.FRAMEWORK_COMPLETED, `framework ${fw.id} has completed (torn down or failed over past its timeout); subscribe without an id`);
+        if (!fw)
+          throw new ProtocolError(
+            PROTOCOL_ERRORS.UNKNOWN_FRAMEWORK,
+            `no framework with id '${msg.frameworkId}'; subscribe without an id to start afresh`,
+          );
+        if (fw.state === FrameworkState.COMPLETED)
+          throw new ProtocolError(
+            PROTOCOL_ERRORS.FRAMEWORK_COMPLETED,
+            `framework ${fw.id} has completed (torn down or failed over past its timeout); subscribe without an id`,
+          );
       }
       const row = await db.save(
         FrameworkEntity,
         fw
-          ? Object.assign(fw, { name: msg.name, roles: msg.roles, capabilities: msg.capabilities, failoverTimeoutSeconds: msg.failoverTimeoutSeconds, principal: msg.principal ?? principal, user: msg.user ?? null, hostname: msg.hostname ?? null, state: FrameworkState.ACTIVE, suppressedRoles: msg.suppressedRoles, disconnectedAt: null })
-          : db.create(FrameworkEntity, { id: randomUUID(), name: msg.name, principal: msg.principal ?? principal, user: msg.user ?? null, roles: msg.roles, capabilities: msg.capabilities, failoverTimeoutSeconds: msg.failoverTimeoutSeconds, hostname: msg.hostname ?? null, webuiUrl: null, state: FrameworkState.ACTIVE, suppressedRoles: msg.suppressedRoles, registeredAt: now, disconnectedAt: null, completedAt: null }),
+          ? Object.assign(fw, {
+              name: msg.name,
+              roles: msg.roles,
+              capabilities: msg.capabilities,
+              failoverTimeoutSeconds: msg.failoverTimeoutSeconds,
+              principal: msg.principal ?? principal,
+              user: msg.user ?? null,
+              hostname: msg.hostname ?? null,
+              state: FrameworkState.ACTIVE,
+              suppressedRoles: msg.suppressedRoles,
+              disconnectedAt: null,
+            })
+          : db.create(FrameworkEntity, {
+              id: randomUUID(),
+              name: msg.name,
+              principal: msg.principal ?? principal,
+              user: msg.user ?? null,
+              roles: msg.roles,
+              capabilities: msg.capabilities,
+              failoverTimeoutSeconds: msg.failoverTimeoutSeconds,
+              hostname: msg.hostname ?? null,
+              webuiUrl: null,
+              state: FrameworkState.ACTIVE,
+              suppressedRoles: msg.suppressedRoles,
+              registeredAt: now,
+              disconnectedAt: null,
+              completedAt: null,
+            }),
       );
       let runtime = this.frameworks.get(row.id);
       if (runtime) {
@@ -843,10 +1059,21 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
         this.allocator.reviveOffers(row.id);
         if (row.suppressedRoles.length) this.allocator.suppressOffers(row.id, row.suppressedRoles);
         this.allocator.activateFramework(row.id);
-        Object.assign(runtime, { name: row.name, roles: row.roles, capabilities: row.capabilities, failoverTimeoutSeconds: row.failoverTimeoutSeconds });
+        Object.assign(runtime, {
+          name: row.name,
+          roles: row.roles,
+          capabilities: row.capabilities,
+          failoverTimeoutSeconds: row.failoverTimeoutSeconds,
+        });
       } else {
         this.allocator.addFramework(row.id, row.roles, { capabilities: row.capabilities, suppressedRoles: row.suppressedRoles });
-        runtime = { id: row.id, name: row.name, roles: row.roles, capabilities: row.capabilities, failoverTimeoutSeconds: row.failoverTimeoutSeconds };
+        runtime = {
+          id: row.id,
+          name: row.name,
+          roles: row.roles,
+          capabilities: row.capabilities,
+          failoverTimeoutSeconds: row.failoverTimeoutSeconds,
+        };
         this.frameworks.set(row.id, runtime);
         this.stream.emit('framework.added', { frameworkId: row.id, name: row.name, roles: row.roles });
       }
@@ -865,7 +1092,11 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       runtime.socket = undefined;
       this.allocator.deactivateFramework(runtime.id);
       await this.rescindOffersWhere((o) => o.frameworkId === runtime.id, 'the framework disconnected');
-      await this.dataSource.manager.update(FrameworkEntity, { id: runtime.id }, { state: FrameworkState.DISCONNECTED, disconnectedAt: new Date() });
+      await this.dataSource.manager.update(
+        FrameworkEntity,
+        { id: runtime.id },
+        { state: FrameworkState.DISCONNECTED, disconnectedAt: new Date() },
+      );
       this.startFailover(runtime);
     });
   }
@@ -875,11 +1106,10 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     if (runtime.failoverTimer) clearTimeout(runtime.failoverTimer);
     runtime.failoverTimer = setTimeout(() => {
       runtime.failoverTimer = undefined;
-      void this
-        .exclusive(async () => {
-          if (!runtime.socket && this.frameworks.get(runtime.id) === runtime) await this.removeFramework(runtime.id, `disconnected for longer than its failover timeout (${runtime.failoverTimeoutSeconds} s)`);
-        })
-        .catch((err) => this.logger.error({ err }, 'failover'));
+      void this.exclusive(async () => {
+        if (!runtime.socket && this.frameworks.get(runtime.id) === runtime)
+          await this.removeFramework(runtime.id, `disconnected for longer than its failover timeout (${runtime.failoverTimeoutSeconds} s)`);
+      }).catch((err) => this.logger.error({ err }, 'failover'));
     }, runtime.failoverTimeoutSeconds * 1000);
     runtime.failoverTimer.unref();
   }
@@ -899,7 +1129,8 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     const notRunning: TaskEntity[] = [];
     for (const t of live) {
       const agent = this.agents.get(t.agentId)?.socket;
-      if (agent && t.state !== TaskState.STAGING) agent.emit('kill', { frameworkId, taskId: t.taskId, gracePeriodSeconds: KILL_GRACE_SECONDS });
+      if (agent && t.state !== TaskState.STAGING)
+        agent.emit('kill', { frameworkId, taskId: t.taskId, gracePeriodSeconds: KILL_GRACE_SECONDS });
       else notRunning.push(t);
     }
     await this.masterUpdate(notRunning, TaskState.KILLED, 'REASON_FRAMEWORK_REMOVED', reason);
@@ -946,13 +1177,19 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
         await this.journal.settled();
         const row = await this.dataSource.manager.findOne(OfferEntity, { where: { id } });
         if (!row) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_OFFER, `no offer with id ${id}`, { offerId: id });
-        if (row.frameworkId !== fw.id) throw new ProtocolError(PROTOCOL_ERRORS.OFFER_NOT_YOURS, `offer ${id} was made to another framework`, { offerId: id });
-        throw new ProtocolError(PROTOCOL_ERRORS.OFFER_STALE, `offer ${id} is no longer valid (${row.state.toLowerCase()})`, { offerId: id, state: row.state });
+        if (row.frameworkId !== fw.id)
+          throw new ProtocolError(PROTOCOL_ERRORS.OFFER_NOT_YOURS, `offer ${id} was made to another framework`, { offerId: id });
+        throw new ProtocolError(PROTOCOL_ERRORS.OFFER_STALE, `offer ${id} is no longer valid (${row.state.toLowerCase()})`, {
+          offerId: id,
+          state: row.state,
+        });
       }
-      if (o.frameworkId !== fw.id) throw new ProtocolError(PROTOCOL_ERRORS.OFFER_NOT_YOURS, `offer ${id} was made to another framework`, { offerId: id });
+      if (o.frameworkId !== fw.id)
+        throw new ProtocolError(PROTOCOL_ERRORS.OFFER_NOT_YOURS, `offer ${id} was made to another framework`, { offerId: id });
       found.push(o);
     }
-    if (new Set(found.map((o) => o.agentId)).size > 1) throw new ProtocolError(PROTOCOL_ERRORS.OFFERS_FROM_SEVERAL_AGENTS, 'offers accepted together must come from one agent');
+    if (new Set(found.map((o) => o.agentId)).size > 1)
+      throw new ProtocolError(PROTOCOL_ERRORS.OFFERS_FROM_SEVERAL_AGENTS, 'offers accepted together must come from one agent');
     return found;
   }
 
@@ -1006,17 +1243,25 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     const reservationOps = msg.operations.filter((op) => op.type !== 'LAUNCH');
     const launches = msg.operations.flatMap((op) => (op.type === 'LAUNCH' ? op.tasks : []));
     if (reservationOps.length && launches.length) {
-      throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, 'RESERVE and UNRESERVE cannot be combined with LAUNCH in one accept; launch on the reserved resources from the next offer');
+      throw new ProtocolError(
+        PROTOCOL_ERRORS.INVALID_MESSAGE,
+        'RESERVE and UNRESERVE cannot be combined with LAUNCH in one accept; launch on the reserved resources from the next offer',
+      );
     }
     const tasks: PlannedAccept['tasks'] = [];
     const ids = new Set<string>();
     for (const spec of launches) {
-      if (ids.has(spec.taskId)) throw new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${spec.taskId}' appears twice in this accept`);
+      if (ids.has(spec.taskId))
+        throw new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${spec.taskId}' appears twice in this accept`);
       ids.add(spec.taskId);
       const wanted = Resources.of(spec.resources);
       const role = [...pool.keys()].find((r) => pool.get(r)!.contains(wanted));
       if (!role) {
-        throw new ProtocolError(PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES, `task '${spec.taskId}' needs ${wanted.toString()}, more than is left of the offers (${[...pool.values()].map((r) => r.toString()).join(' + ') || 'nothing'})`, { taskId: spec.taskId });
+        throw new ProtocolError(
+          PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES,
+          `task '${spec.taskId}' needs ${wanted.toString()}, more than is left of the offers (${[...pool.values()].map((r) => r.toString()).join(' + ') || 'nothing'})`,
+          { taskId: spec.taskId },
+        );
       }
       pool.set(role, pool.get(role)!.minus(wanted));
       tasks.push({ spec, role });
@@ -1030,7 +1275,15 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       const o = this.offers.get(id);
       return o && o.frameworkId === fw.id ? [o] : [];
     });
-    return { fw, offers, agentId: '', pool: new Map(), tasks: [], refuseSeconds: msg.refuseSeconds ?? DEFAULT_REFUSE_SECONDS, declined: true };
+    return {
+      fw,
+      offers,
+      agentId: '',
+      pool: new Map(),
+      tasks: [],
+      refuseSeconds: msg.refuseSeconds ?? DEFAULT_REFUSE_SECONDS,
+      declined: true,
+    };
   }
 
   private async answerOffers(entries: Array<Pending<OfferAnswer, AcceptReply | void>>): Promise<void> {
@@ -1064,12 +1317,19 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       const stale = p.offers.find((o) => taken.has(o.id));
       if (stale) {
         const state = taken.get(stale.id)!;
-        p.entry.reject(new ProtocolError(PROTOCOL_ERRORS.OFFER_STALE, `offer ${stale.id} is no longer valid (${state.toLowerCase()})`, { offerId: stale.id, state }));
+        p.entry.reject(
+          new ProtocolError(PROTOCOL_ERRORS.OFFER_STALE, `offer ${stale.id} is no longer valid (${state.toLowerCase()})`, {
+            offerId: stale.id,
+            state,
+          }),
+        );
         continue;
       }
       const duplicate = p.tasks.find((t) => used.has(taskKey(p.fw.id, t.spec.taskId)));
       if (duplicate) {
-        p.entry.reject(new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${duplicate.spec.taskId}' is already used by this framework`));
+        p.entry.reject(
+          new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${duplicate.spec.taskId}' is already used by this framework`),
+        );
         continue;
       }
       for (const o of p.offers) taken.set(o.id, p.declined ? OfferState.DECLINED : OfferState.ACCEPTED);
@@ -1091,21 +1351,42 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     const declined = answered.filter((p) => p.declined);
     for (const p of accepted) {
       for (const o of p.offers) this.offers.delete(o.id);
-      for (const [role, left] of p.pool) if (!left.isEmpty()) this.allocator.recoverResources(p.fw.id, p.agentId, role, left, p.refuseSeconds);
+      for (const [role, left] of p.pool)
+        if (!left.isEmpty()) this.allocator.recoverResources(p.fw.id, p.agentId, role, left, p.refuseSeconds);
     }
     for (const p of declined) for (const o of p.offers) this.offers.delete(o.id);
     this.commitAnswers(accepted, this.launchWrites);
     this.commitAnswers(declined, this.declineWrites);
     if (accepted.length && declined.length) await new Promise<void>((resolve) => setImmediate(resolve));
-    for (const p of declined) for (const o of p.offers) this.allocator.recoverResources(p.fw.id, o.agentId, o.role, o.resources, p.refuseSeconds);
+    for (const p of declined)
+      for (const o of p.offers) this.allocator.recoverResources(p.fw.id, o.agentId, o.role, o.resources, p.refuseSeconds);
   }
 
   /** Writes answers already checked and taken out of the outstanding offers (in a journal lane), then answers them and launches their tasks. */
-  private commitAnswers(answered: Array<PlannedAccept & { entry: Pending<OfferAnswer, AcceptReply | void> }>, writes: GroupCommit<{ offers: Map<string, OfferState>; tasks: TaskEntity[] }, void>): void {
+  private commitAnswers(
+    answered: Array<PlannedAccept & { entry: Pending<OfferAnswer, AcceptReply | void> }>,
+    writes: GroupCommit<{ offers: Map<string, OfferState>; tasks: TaskEntity[] }, void>,
+  ): void {
     if (!answered.length) return;
     const now = new Date();
-    const offers = new Map(answered.flatMap((p) => p.offers.map((o) => [o.id, p.declined ? OfferState.DECLINED : OfferState.ACCEPTED] as const)));
-    const rows = answered.map((p) => p.tasks.map(({ spec, role }): TaskEntity => ({ id: randomUUID(), taskId: spec.taskId, frameworkId: p.fw.id, agentId: p.agentId, name: spec.name, role, resources: spec.resources, command: { command: spec.command, env: spec.env ?? {} }, state: TaskState.STAGING, createdAt: now, updatedAt: now })));
+    const offers = new Map(
+      answered.flatMap((p) => p.offers.map((o) => [o.id, p.declined ? OfferState.DECLINED : OfferState.ACCEPTED] as const)),
+    );
+    const rows = answered.map((p) =>
+      p.tasks.map(({ spec, role }): TaskEntity => ({
+        id: randomUUID(),
+        taskId: spec.taskId,
+        frameworkId: p.fw.id,
+        agentId: p.agentId,
+        name: spec.name,
+        role,
+        resources: spec.resources,
+        command: { command: spec.command, env: spec.env ?? {} },
+        state: TaskState.STAGING,
+        createdAt: now,
+        updatedAt: now,
+      })),
+    );
     const tasks = rows.flat();
     const held = tasks.map((t) => taskKey(t.frameworkId, t.taskId));
     for (const k of held) this.launching.add(k);
@@ -1140,7 +1421,11 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       (flush) => this.journal.run(lane, flush),
       async (batch) => {
         const offers = new Map(batch.flatMap((b) => [...b.item.offers]));
-        await this.writeAnswers(offers, batch.flatMap((b) => b.item.tasks), new Date());
+        await this.writeAnswers(
+          offers,
+          batch.flatMap((b) => b.item.tasks),
+          new Date(),
+        );
         for (const b of batch) b.resolve();
       },
     );
@@ -1189,11 +1474,18 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     const fw = this.requireFramework(socket);
     const { offers, agentId, pool } = await this.planAccept(fw, msg);
     const role = offers[0].role;
-    const reservations = msg.operations.flatMap((op) => (op.type === 'LAUNCH' ? [] : [{ type: op.type, resources: Resources.of(op.resources) }]));
+    const reservations = msg.operations.flatMap((op) =>
+      op.type === 'LAUNCH' ? [] : [{ type: op.type, resources: Resources.of(op.resources) }],
+    );
     for (const { type, resources } of reservations) {
       const source = type === 'RESERVE' ? resources.withReservation(undefined) : resources;
-      if (type === 'RESERVE' && !resources.reserved().isEmpty() && resources.reserved(role).isEmpty()) throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `RESERVE may reserve only for the offer's role '${role}'`);
-      if (!pool.get(role)!.contains(source)) throw new ProtocolError(PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES, `${type} of ${resources.toString()} is not covered by the offers`);
+      if (type === 'RESERVE' && !resources.reserved().isEmpty() && resources.reserved(role).isEmpty())
+        throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `RESERVE may reserve only for the offer's role '${role}'`);
+      if (!pool.get(role)!.contains(source))
+        throw new ProtocolError(
+          PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES,
+          `${type} of ${resources.toString()} is not covered by the offers`,
+        );
     }
     await this.dataSource.transaction(async (tx) => {
       await closeOffers(tx, new Map(offers.map((o) => [o.id, OfferState.ACCEPTED])), new Date());
@@ -1210,10 +1502,24 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     return { launched: [] };
   }
 
-  private async applyReservationOp(tx: EntityManager, agentId: string, role: string, type: 'RESERVE' | 'UNRESERVE', resources: Resources, frameworkId: string): Promise<void> {
+  private async applyReservationOp(
+    tx: EntityManager,
+    agentId: string,
+    role: string,
+    type: 'RESERVE' | 'UNRESERVE',
+    resources: Resources,
+    frameworkId: string,
+  ): Promise<void> {
     if (type === 'RESERVE') {
       const reserved = resources.reserved().isEmpty() ? resources.withReservation(role) : resources;
-      await tx.insert(ReservationEntity, { agentId, role, resources: reserved.toJSON(), labels: {}, principal: `framework:${frameworkId}`, createdAt: new Date() });
+      await tx.insert(ReservationEntity, {
+        agentId,
+        role,
+        resources: reserved.toJSON(),
+        labels: {},
+        principal: `framework:${frameworkId}`,
+        createdAt: new Date(),
+      });
       return;
     }
     // UNRESERVE: shrink the role's reservations on the agent by the amount given.
@@ -1227,7 +1533,11 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       if (rest.isEmpty()) await tx.delete(ReservationEntity, { id: r.id });
       else await tx.update(ReservationEntity, { id: r.id }, { resources: rest.toJSON() });
     }
-    if (!left.isEmpty()) throw new ProtocolError(PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES, `no reservation covers ${left.toString()} for role '${role}' on this agent`);
+    if (!left.isEmpty())
+      throw new ProtocolError(
+        PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES,
+        `no reservation covers ${left.toString()} for role '${role}' on this agent`,
+      );
   }
 
   suppress(socket: Socket, msg: RolesCall): Promise<void> {
@@ -1243,7 +1553,11 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       const fw = this.requireFramework(socket);
       const roles = msg.roles ?? fw.roles;
       const unknown = roles.filter((r) => !fw.roles.includes(r));
-      if (unknown.length) throw new ProtocolError(PROTOCOL_ERRORS.ROLE_NOT_SUBSCRIBED, `the framework is not subscribed to ${unknown.map((r) => `'${r}'`).join(', ')}`);
+      if (unknown.length)
+        throw new ProtocolError(
+          PROTOCOL_ERRORS.ROLE_NOT_SUBSCRIBED,
+          `the framework is not subscribed to ${unknown.map((r) => `'${r}'`).join(', ')}`,
+        );
       const row = await this.dataSource.manager.findOneOrFail(FrameworkEntity, { where: { id: fw.id } });
       const set = new Set(row.suppressedRoles);
       for (const r of roles) suppress ? set.add(r) : set.delete(r);
@@ -1263,7 +1577,8 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       if (!task) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_TASK, `the framework has no task '${msg.taskId}'`);
       if (isTerminal(task.state)) return;
       const agent = this.agents.get(task.agentId)?.socket;
-      if (agent && task.state !== TaskState.STAGING) agent.emit('kill', { frameworkId: fw.id, taskId: task.taskId, gracePeriodSeconds: msg.gracePeriodSeconds ?? KILL_GRACE_SECONDS });
+      if (agent && task.state !== TaskState.STAGING)
+        agent.emit('kill', { frameworkId: fw.id, taskId: task.taskId, gracePeriodSeconds: msg.gracePeriodSeconds ?? KILL_GRACE_SECONDS });
       else {
         // Not running anywhere yet (or its agent is away): killed here.
         agent?.emit('kill', { frameworkId: fw.id, taskId: task.taskId, gracePeriodSeconds: 0 });
@@ -1307,10 +1622,29 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
       const known = new Set(tasks.map((t) => t.taskId));
       const send = (status: StatusUpdate) => fw.socket?.emit('update', { status });
       for (const t of tasks) {
-        send({ updateUuid: randomUUID(), frameworkId: fw.id, taskId: t.taskId, agentId: t.agentId, state: t.state as WireTaskState, reason: 'REASON_RECONCILIATION', timestamp: t.updatedAt.toISOString(), source: 'SOURCE_MASTER' });
+        send({
+          updateUuid: randomUUID(),
+          frameworkId: fw.id,
+          taskId: t.taskId,
+          agentId: t.agentId,
+          state: t.state as WireTaskState,
+          reason: 'REASON_RECONCILIATION',
+          timestamp: t.updatedAt.toISOString(),
+          source: 'SOURCE_MASTER',
+        });
       }
       for (const t of msg.tasks.filter((t) => !known.has(t.taskId))) {
-        send({ updateUuid: randomUUID(), frameworkId: fw.id, taskId: t.taskId, agentId: 'unknown', state: 'LOST', reason: 'REASON_RECONCILIATION', message: 'the task is unknown', timestamp: new Date().toISOString(), source: 'SOURCE_MASTER' });
+        send({
+          updateUuid: randomUUID(),
+          frameworkId: fw.id,
+          taskId: t.taskId,
+          agentId: 'unknown',
+          state: 'LOST',
+          reason: 'REASON_RECONCILIATION',
+          message: 'the task is unknown',
+          timestamp: new Date().toISOString(),
+          source: 'SOURCE_MASTER',
+        });
       }
     });
   }
@@ -1319,12 +1653,23 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     return this.exclusive(async () => {
       const fw = this.requireFramework(socket);
       const io = this.inverseOffers.get(msg.inverseOfferId);
-      if (!io || io.frameworkId !== fw.id) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_OFFER, `no inverse offer ${msg.inverseOfferId} for this framework`);
+      if (!io || io.frameworkId !== fw.id)
+        throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_OFFER, `no inverse offer ${msg.inverseOfferId} for this framework`);
       this.inverseOffers.delete(io.id);
       const agent = this.agents.get(io.agentId);
       if (agent?.inAllocator) this.allocator.respondToInverseOffer(io.agentId, fw.id, msg.accept);
       if (agent) {
-        await this.dataSource.manager.upsert(InverseOfferResponseEntity, { hostname: agent.hostname, ip: '', frameworkId: fw.id, status: msg.accept ? InverseOfferStatus.ACCEPT : InverseOfferStatus.DECLINE, updatedAt: new Date() }, ['hostname', 'ip', 'frameworkId']);
+        await this.dataSource.manager.upsert(
+          InverseOfferResponseEntity,
+          {
+            hostname: agent.hostname,
+            ip: '',
+            frameworkId: fw.id,
+            status: msg.accept ? InverseOfferStatus.ACCEPT : InverseOfferStatus.DECLINE,
+            updatedAt: new Date(),
+          },
+          ['hostname', 'ip', 'frameworkId'],
+        );
       }
     });
   }
@@ -1333,7 +1678,17 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   private async resendUnacknowledged(frameworkId?: string, minAgeSeconds = 1): Promise<void> {
     const connected = [...this.frameworks.values()].filter((f) => f.socket && (!frameworkId || f.id === frameworkId));
     if (!connected.length) return;
-    const rows: Array<{ framework_id: string; task_id: string; agent_id: string; state: string; reason: string | null; message: string | null; update_uuid: string; at: Date; source: string }> = await this.dataSource.query(
+    const rows: Array<{
+      framework_id: string;
+      task_id: string;
+      agent_id: string;
+      state: string;
+      reason: string | null;
+      message: string | null;
+      update_uuid: string;
+      at: Date;
+      source: string;
+    }> = await this.dataSource.query(
       `SELECT t.framework_id, t.task_id, t.agent_id, u.state, u.reason, u.message, u.update_uuid, u.at, u.source
          FROM task_status_updates u JOIN tasks t ON t.id = u.task_ref
         WHERE u.acknowledged_at IS NULL AND t.framework_id = ANY($1) AND u.at <= now() - make_interval(secs => $2)
@@ -1342,7 +1697,17 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     );
     for (const r of rows) {
       this.frameworks.get(r.framework_id)?.socket?.emit('update', {
-        status: { updateUuid: r.update_uuid, frameworkId: r.framework_id, taskId: r.task_id, agentId: r.agent_id, state: r.state as WireTaskState, ...(r.reason ? { reason: r.reason } : {}), ...(r.message ? { message: r.message } : {}), timestamp: new Date(r.at).toISOString(), source: r.source as StatusUpdate['source'] },
+        status: {
+          updateUuid: r.update_uuid,
+          frameworkId: r.framework_id,
+          taskId: r.task_id,
+          agentId: r.agent_id,
+          state: r.state as WireTaskState,
+          ...(r.reason ? { reason: r.reason } : {}),
+          ...(r.message ? { message: r.message } : {}),
+          timestamp: new Date(r.at).toISOString(),
+          source: r.source as StatusUpdate['source'],
+        },
       });
     }
   }

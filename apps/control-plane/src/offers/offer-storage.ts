@@ -28,5 +28,8 @@ export async function closeOffers(tx: EntityManager, states: Map<string, OfferSt
 
 /** Rescinds every outstanding offer (on start-up: offers made before it are void). */
 export async function rescindAllOutstandingOffers(tx: EntityManager, at: Date): Promise<void> {
-  await tx.query(`WITH gone AS (DELETE FROM outstanding_offers RETURNING offer_id) UPDATE offers o SET state = 'RESCINDED', closed_at = $1 FROM gone WHERE o.id = gone.offer_id`, [at]);
+  await tx.query(
+    `WITH gone AS (DELETE FROM outstanding_offers RETURNING offer_id) UPDATE offers o SET state = 'RESCINDED', closed_at = $1 FROM gone WHERE o.id = gone.offer_id`,
+    [at],
+  );
 }

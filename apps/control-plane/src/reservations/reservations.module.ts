@@ -61,7 +61,16 @@ export class ReservationPageDto {
   @ApiProperty() offset!: number;
 }
 
-const toDto = (r: ReservationEntity): ReservationDto => ({ id: r.id, agentId: r.agentId, role: r.role, resources: r.resources, resourcesText: Resources.of(r.resources).toString(), labels: r.labels, principal: r.principal, createdAt: r.createdAt.toISOString() });
+const toDto = (r: ReservationEntity): ReservationDto => ({
+  id: r.id,
+  agentId: r.agentId,
+  role: r.role,
+  resources: r.resources,
+  resourcesText: Resources.of(r.resources).toString(),
+  labels: r.labels,
+  principal: r.principal,
+  createdAt: r.createdAt.toISOString(),
+});
 
 @Injectable()
 export class ReservationsService {
@@ -74,7 +83,12 @@ export class ReservationsService {
 
   async list(filter: { agentId?: string; role?: string }, limit: number, offset: number): Promise<Page<ReservationDto>> {
     const where = { ...(filter.agentId ? { agentId: filter.agentId } : {}), ...(filter.role ? { role: filter.role } : {}) };
-    const [rows, total] = await this.db.manager.findAndCount(ReservationEntity, { where, order: { createdAt: 'DESC', id: 'ASC' }, take: limit, skip: offset });
+    const [rows, total] = await this.db.manager.findAndCount(ReservationEntity, {
+      where,
+      order: { createdAt: 'DESC', id: 'ASC' },
+      take: limit,
+      skip: offset,
+    });
     return { items: rows.map(toDto), total, limit, offset };
   }
 
@@ -83,8 +97,15 @@ export class ReservationsService {
   }
 
   private async require(tx: EntityManager, id: string): Promise<ReservationEntity> {
-    const row = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id) ? await tx.findOne(ReservationEntity, { where: { id } }) : null;
-    if (!row) throw new ArbiterException(ReservationsErrorCode.RESERVATION_NOT_FOUND, `no reservation with id '${id}'; GET /api/v1/reservations lists them`, { id });
+    const row = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)
+      ? await tx.findOne(ReservationEntity, { where: { id } })
+      : null;
+    if (!row)
+      throw new ArbiterException(
+        ReservationsErrorCode.RESERVATION_NOT_FOUND,
+        `no reservation with id '${id}'; GET /api/v1/reservations lists them`,
+        { id },
+      );
     return row;
   }
 
@@ -95,7 +116,8 @@ export class ReservationsService {
    */
   async free(tx: EntityManager, agent: AgentEntity): Promise<Resources> {
     let free = Resources.of(agent.resources).unreserved();
-    for (const r of await tx.find(ReservationEntity, { where: { agentId: agent.id } })) free = free.minus(Resources.of(r.resources).withReservation(undefined));
+    for (const r of await tx.find(ReservationEntity, { where: { agentId: agent.id } }))
+      free = free.minus(Resources.of(r.resources).withReservation(undefined));
     for (const u of await this.usage.liveTasks(tx, { agentId: agent.id })) free = free.minus(Resources.of(u.resources).unreserved());
     return free;
   }
@@ -105,19 +127,49 @@ export class ReservationsService {
     const wanted = parseResourcesWithRule(input.resources, { unreservedOnly: true, nonEmpty: true });
     const labels = input.labels ?? {};
     for (const [k, v] of Object.entries(labels)) {
-      if (typeof v !== 'string' || k.length > 128 || v.length > 1024) throw new ArbiterException(CommonErrorCode.VALIDATION_FAILED, `invalid request: labels.${k} must be a string of at most 1024 characters`, { errors: [{ field: `labels.${k}`, problems: ['must be a string'] }] });
+      if (typeof v !== 'string' || k.length > 128 || v.length > 1024)
+        throw new ArbiterException(
+          CommonErrorCode.VALIDATION_FAILED,
+          `invalid request: labels.${k} must be a string of at most 1024 characters`,
+          { errors: [{ field: `labels.${k}`, problems: ['must be a string'] }] },
+        );
     }
     const saved = await this.db.transaction(async (tx) => {
       await lockDomain(tx, LockDomain.RESOURCES);
       const agent = await tx.findOne(AgentEntity, { where: { id: input.agentId } });
-      if (!agent) throw new ArbiterException(AgentsErrorCode.AGENT_NOT_FOUND, `no agent with id '${input.agentId}'; GET /api/v1/agents lists them`, { agentId: input.agentId });
-      if (agent.status === AgentStatus.GONE) throw new ArbiterException(AgentsErrorCode.AGENT_GONE, `agent ${agent.id} (${agent.hostname}) is marked gone`, { agentId: agent.id });
+      if (!agent)
+        throw new ArbiterException(AgentsErrorCode.AGENT_NOT_FOUND, `no agent with id '${input.agentId}'; GET /api/v1/agents lists them`, {
+          agentId: input.agentId,
+        });
+      if (agent.status === AgentStatus.GONE)
+        throw new ArbiterException(AgentsErrorCode.AGENT_GONE, `agent ${agent.id} (${agent.hostname}) is marked gone`, {
+          agentId: agent.id,
+        });
       const free = await this.free(tx, agent);
       if (!free.contains(wanted)) {
-        throw new ArbiterException(ReservationsErrorCode.RESERVATION_INSUFFICIENT_RESOURCES, `agent ${agent.hostname} has ${free.toString() || 'nothing'} free to reserve; ${wanted.toString()} does not fit`, { requested: wanted.toString(), free: free.toString() });
+        throw new ArbiterException(
+          ReservationsErrorCode.RESERVATION_INSUFFICIENT_RESOURCES,
+          `agent ${agent.hostname} has ${free.toString() || 'nothing'} free to reserve; ${wanted.toString()} does not fit`,
+          { requested: wanted.toString(), free: free.toString() },
+        );
       }
-      const row = await tx.save(tx.create(ReservationEntity, { agentId: agent.id, role, resources: wanted.withReservation(role).toJSON(), labels, principal: actor.name, createdAt: new Date() }));
-      await this.audit.record(tx, actor, { action: 'reservation.create', targetType: 'reservation', targetId: row.id, before: null, after: toDto(row) });
+      const row = await tx.save(
+        tx.create(ReservationEntity, {
+          agentId: agent.id,
+          role,
+          resources: wanted.withReservation(role).toJSON(),
+          labels,
+          principal: actor.name,
+          createdAt: new Date(),
+        }),
+      );
+      await this.audit.record(tx, actor, {
+        action: 'reservation.create',
+        targetType: 'reservation',
+        targetId: row.id,
+        before: null,
+        after: toDto(row),
+      });
       return row;
     });
     this.events.emit({ type: 'reservation.created', agentId: saved.agentId, reservationId: saved.id });
@@ -129,13 +181,28 @@ export class ReservationsService {
       await lockDomain(tx, LockDomain.RESOURCES);
       const row = await this.require(tx, id);
       // What the role uses of its reservations on this agent must still fit in what remains.
-      const remaining = (await tx.find(ReservationEntity, { where: { agentId: row.agentId, role: row.role } })).filter((r) => r.id !== row.id).reduce((s, r) => s.plus(Resources.of(r.resources)), Resources.empty());
-      const inUse = (await this.usage.liveTasks(tx, { agentId: row.agentId })).reduce((s, u) => s.plus(Resources.of(u.resources).reserved(row.role)), Resources.empty());
+      const remaining = (await tx.find(ReservationEntity, { where: { agentId: row.agentId, role: row.role } }))
+        .filter((r) => r.id !== row.id)
+        .reduce((s, r) => s.plus(Resources.of(r.resources)), Resources.empty());
+      const inUse = (await this.usage.liveTasks(tx, { agentId: row.agentId })).reduce(
+        (s, u) => s.plus(Resources.of(u.resources).reserved(row.role)),
+        Resources.empty(),
+      );
       if (!inUse.isEmpty() && !remaining.contains(inUse)) {
-        throw new ArbiterException(ReservationsErrorCode.RESERVATION_IN_USE, `role '${row.role}' uses ${inUse.toString()} of its reservations on this agent; kill those tasks before unreserving`, { inUse: inUse.toString() });
+        throw new ArbiterException(
+          ReservationsErrorCode.RESERVATION_IN_USE,
+          `role '${row.role}' uses ${inUse.toString()} of its reservations on this agent; kill those tasks before unreserving`,
+          { inUse: inUse.toString() },
+        );
       }
       await tx.delete(ReservationEntity, { id: row.id });
-      await this.audit.record(tx, actor, { action: 'reservation.remove', targetType: 'reservation', targetId: row.id, before: toDto(row), after: null });
+      await this.audit.record(tx, actor, {
+        action: 'reservation.remove',
+        targetType: 'reservation',
+        targetId: row.id,
+        before: toDto(row),
+        after: null,
+      });
       return row;
     });
     this.events.emit({ type: 'reservation.removed', agentId: removed.agentId, reservationId: removed.id });

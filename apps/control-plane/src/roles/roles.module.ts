@@ -6,7 +6,18 @@
 import { Body, Controller, Delete, Get, HttpCode, Injectable, Module, Param, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsNumber, IsOptional, IsString, Max, MaxLength, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
 import type { EntityManager } from 'typeorm';
 import { Not } from 'typeorm';
 import type { ResourceEntry } from '@arbiter/allocator';
@@ -15,7 +26,14 @@ import { AgentEntity, AgentStatus } from '../agents/agent.entity';
 import { AllocationUsageRepository } from '../allocation/allocation-usage.repository';
 import { type Actor, CurrentActor } from '../auth/auth.actor';
 import { AuditService } from '../audit/audit.service';
-import { IsResources, parseResourcesWithRule, RESOURCES_INPUT_SCHEMA, SCALAR_MAP_SCHEMA, scalarMap, sumScalars } from '../common/resources.dto';
+import {
+  IsResources,
+  parseResourcesWithRule,
+  RESOURCES_INPUT_SCHEMA,
+  SCALAR_MAP_SCHEMA,
+  scalarMap,
+  sumScalars,
+} from '../common/resources.dto';
 import { Database, lockDomain, LockDomain } from '../database/database.service';
 import { CommonErrorCode } from '../errors/errors.codes';
 import { ApiErrors } from '../errors/errors.dto';
@@ -34,7 +52,10 @@ const MAX_AMOUNT = 1e12;
 /** Checks a role path (the rules of the wire contracts); the message names the field. */
 export function checkRole(role: unknown, field: string): string {
   const r = Role.safeParse(role);
-  if (!r.success) throw new ArbiterException(CommonErrorCode.VALIDATION_FAILED, `invalid request: ${field} ${r.error.issues[0].message}`, { errors: [{ field, problems: [r.error.issues[0].message] }] });
+  if (!r.success)
+    throw new ArbiterException(CommonErrorCode.VALIDATION_FAILED, `invalid request: ${field} ${r.error.issues[0].message}`, {
+      errors: [{ field, problems: [r.error.issues[0].message] }],
+    });
   return r.data;
 }
 
@@ -45,7 +66,10 @@ export function withAncestors(role: string): string[] {
 }
 
 /** Resources the guarantees need beyond capacity, by name (empty when they fit). */
-export function overCapacity(guarantees: ScalarMap[], capacity: ScalarMap): Array<{ resource: string; requested: number; available: number }> {
+export function overCapacity(
+  guarantees: ScalarMap[],
+  capacity: ScalarMap,
+): Array<{ resource: string; requested: number; available: number }> {
   const sum: ScalarMap = {};
   for (const g of guarantees) for (const [k, v] of Object.entries(g)) sum[k] = (sum[k] ?? 0) + v;
   return Object.entries(sum)
@@ -144,7 +168,8 @@ export class RolesService {
     frameworks.forEach((f) => f.roles.forEach(add));
     reservations.forEach((r) => add(r.role));
     usage.forEach((u) => add(u.role));
-    const sumBy = (items: Array<{ role: string; resources: ResourceEntry[] }>, role: string) => sumScalars(items.filter((i) => i.role === role || i.role.startsWith(`${role}/`)).map((i) => i.resources));
+    const sumBy = (items: Array<{ role: string; resources: ResourceEntry[] }>, role: string) =>
+      sumScalars(items.filter((i) => i.role === role || i.role.startsWith(`${role}/`)).map((i) => i.resources));
     return [...paths].sort().map((path) => {
       const q = quotas.find((x) => x.role === path);
       return {
@@ -166,8 +191,17 @@ export class RolesService {
     const seen = new Set<string>();
     input.forEach((w, i) => {
       checkRole(w.role, `weights.${i}.role`);
-      if (!(w.weight > 0)) throw new ArbiterException(CommonErrorCode.VALIDATION_FAILED, `invalid request: weights.${i}.weight must be a positive number (got ${w.weight})`, { errors: [{ field: `weights.${i}.weight`, problems: ['must be a positive number'] }] });
-      if (seen.has(w.role)) throw new ArbiterException(RolesErrorCode.ROLE_REPEATED, `role '${w.role}' appears more than once (weights.${i})`, { role: w.role, index: i });
+      if (!(w.weight > 0))
+        throw new ArbiterException(
+          CommonErrorCode.VALIDATION_FAILED,
+          `invalid request: weights.${i}.weight must be a positive number (got ${w.weight})`,
+          { errors: [{ field: `weights.${i}.weight`, problems: ['must be a positive number'] }] },
+        );
+      if (seen.has(w.role))
+        throw new ArbiterException(RolesErrorCode.ROLE_REPEATED, `role '${w.role}' appears more than once (weights.${i})`, {
+          role: w.role,
+          index: i,
+        });
       seen.add(w.role);
     });
     await this.db.transaction(async (tx) => {
@@ -175,7 +209,13 @@ export class RolesService {
       for (const w of input) {
         const before = await tx.findOne(RoleEntity, { where: { path: w.role } });
         await this.ensureRole(tx, w.role, w.weight);
-        await this.audit.record(tx, actor, { action: 'weights.update', targetType: 'role', targetId: w.role, before: { weight: before?.weight ?? 1 }, after: { weight: w.weight } });
+        await this.audit.record(tx, actor, {
+          action: 'weights.update',
+          targetType: 'role',
+          targetId: w.role,
+          before: { weight: before?.weight ?? 1 },
+          after: { weight: w.weight },
+        });
       }
     });
     this.events.emit({ type: 'weights.updated', weights: Object.fromEntries(input.map((w) => [w.role, w.weight])) });
@@ -191,31 +231,51 @@ export class RolesService {
   }
 
   async quotas(): Promise<QuotaDto[]> {
-    return (await this.db.manager.find(QuotaEntity, { order: { role: 'ASC' } })).map((q) => ({ role: q.role, guarantees: q.guarantees, limits: q.limits }));
+    return (await this.db.manager.find(QuotaEntity, { order: { role: 'ASC' } })).map((q) => ({
+      role: q.role,
+      guarantees: q.guarantees,
+      limits: q.limits,
+    }));
   }
 
   async updateQuotas(input: QuotaInputDto[], force: boolean, actor: Actor): Promise<QuotaDto[]> {
     const seen = new Set<string>();
     const parsed = input.map((q, i) => {
       const role = checkRole(q.role, `quotas.${i}.role`);
-      if (role.includes('/')) throw new ArbiterException(RolesErrorCode.QUOTA_HIERARCHY_VIOLATION, `quota applies to top-level roles; '${role}' is nested (quotas.${i}.role). Set it on '${role.split('/')[0]}'`, { role, index: i });
-      if (seen.has(role)) throw new ArbiterException(RolesErrorCode.ROLE_REPEATED, `role '${role}' appears more than once (quotas.${i})`, { role, index: i });
+      if (role.includes('/'))
+        throw new ArbiterException(
+          RolesErrorCode.QUOTA_HIERARCHY_VIOLATION,
+          `quota applies to top-level roles; '${role}' is nested (quotas.${i}.role). Set it on '${role.split('/')[0]}'`,
+          { role, index: i },
+        );
+      if (seen.has(role))
+        throw new ArbiterException(RolesErrorCode.ROLE_REPEATED, `role '${role}' appears more than once (quotas.${i})`, { role, index: i });
       seen.add(role);
       const amounts = (value: unknown, field: string): ScalarMap => {
         if (value === undefined) return {};
         const map = scalarMap(parseResourcesWithRule(value, { scalarsOnly: true }));
         for (const [k, v] of Object.entries(map)) {
-          if (v > MAX_AMOUNT) throw new ArbiterException(CommonErrorCode.VALIDATION_FAILED, `invalid request: quotas.${i}.${field} ${k} ${v} is beyond any cluster (at most ${MAX_AMOUNT})`, { errors: [{ field: `quotas.${i}.${field}`, problems: [`${k} too large`] }] });
+          if (v > MAX_AMOUNT)
+            throw new ArbiterException(
+              CommonErrorCode.VALIDATION_FAILED,
+              `invalid request: quotas.${i}.${field} ${k} ${v} is beyond any cluster (at most ${MAX_AMOUNT})`,
+              { errors: [{ field: `quotas.${i}.${field}`, problems: [`${k} too large`] }] },
+            );
         }
         return map;
       };
       const guarantees = amounts(q.guarantees, 'guarantees');
       const limits = amounts(q.limits, 'limits');
       // A limit given as zero survives the shorthand parser dropping zeros.
-      if (q.limits && typeof q.limits === 'object' && !Array.isArray(q.limits)) for (const [k, v] of Object.entries(q.limits as Record<string, unknown>)) if (v === 0) limits[k] = 0;
+      if (q.limits && typeof q.limits === 'object' && !Array.isArray(q.limits))
+        for (const [k, v] of Object.entries(q.limits as Record<string, unknown>)) if (v === 0) limits[k] = 0;
       for (const [name, g] of Object.entries(guarantees)) {
         if (limits[name] !== undefined && g > limits[name]) {
-          throw new ArbiterException(RolesErrorCode.QUOTA_GUARANTEE_EXCEEDS_LIMIT, `the guarantee of ${name} (${g}) exceeds its limit (${limits[name]}) for role '${role}'`, { role, resource: name, guarantee: g, limit: limits[name] });
+          throw new ArbiterException(
+            RolesErrorCode.QUOTA_GUARANTEE_EXCEEDS_LIMIT,
+            `the guarantee of ${name} (${g}) exceeds its limit (${limits[name]}) for role '${role}'`,
+            { role, resource: name, guarantee: g, limit: limits[name] },
+          );
         }
       }
       return { role, guarantees, limits };
@@ -230,7 +290,11 @@ export class RolesService {
         const over = overCapacity([...after.values()], capacity);
         if (over.length) {
           const o = over[0];
-          throw new ArbiterException(RolesErrorCode.QUOTA_EXCEEDS_CAPACITY, `the guarantees would need ${o.resource} ${o.requested} but the cluster has ${o.available}; lower them or send force=true to set them anyway`, { over });
+          throw new ArbiterException(
+            RolesErrorCode.QUOTA_EXCEEDS_CAPACITY,
+            `the guarantees would need ${o.resource} ${o.requested} but the cluster has ${o.available}; lower them or send force=true to set them anyway`,
+            { over },
+          );
         }
       }
       const now = new Date();
@@ -238,7 +302,13 @@ export class RolesService {
         const before = existing.find((e) => e.role === q.role);
         await this.ensureRole(tx, q.role);
         await tx.save(QuotaEntity, { role: q.role, guarantees: q.guarantees, limits: q.limits, updatedAt: now });
-        await this.audit.record(tx, actor, { action: 'quota.update', targetType: 'role', targetId: q.role, before: before ? { guarantees: before.guarantees, limits: before.limits } : null, after: { guarantees: q.guarantees, limits: q.limits } });
+        await this.audit.record(tx, actor, {
+          action: 'quota.update',
+          targetType: 'role',
+          targetId: q.role,
+          before: before ? { guarantees: before.guarantees, limits: before.limits } : null,
+          after: { guarantees: q.guarantees, limits: q.limits },
+        });
       }
     });
     for (const q of parsed) this.events.emit({ type: 'quota.updated', role: q.role });
@@ -250,9 +320,16 @@ export class RolesService {
     await this.db.transaction(async (tx) => {
       await lockDomain(tx, LockDomain.ROLES);
       const before = await tx.findOne(QuotaEntity, { where: { role } });
-      if (!before) throw new ArbiterException(RolesErrorCode.QUOTA_NOT_FOUND, `role '${role}' has no quota; GET /api/v1/quota lists them`, { role });
+      if (!before)
+        throw new ArbiterException(RolesErrorCode.QUOTA_NOT_FOUND, `role '${role}' has no quota; GET /api/v1/quota lists them`, { role });
       await tx.delete(QuotaEntity, { role });
-      await this.audit.record(tx, actor, { action: 'quota.remove', targetType: 'role', targetId: role, before: { guarantees: before.guarantees, limits: before.limits }, after: null });
+      await this.audit.record(tx, actor, {
+        action: 'quota.remove',
+        targetType: 'role',
+        targetId: role,
+        before: { guarantees: before.guarantees, limits: before.limits },
+        after: null,
+      });
     });
     this.events.emit({ type: 'quota.removed', role });
   }
@@ -307,7 +384,12 @@ export class RolesController {
   @Put('quota')
   @ApiOperation({ summary: 'Set the quota of several roles (all or nothing; guarantees within capacity unless force=true)' })
   @ApiOkResponse({ type: [QuotaDto] })
-  @ApiErrors(RolesErrorCode.ROLE_REPEATED, RolesErrorCode.QUOTA_GUARANTEE_EXCEEDS_LIMIT, RolesErrorCode.QUOTA_HIERARCHY_VIOLATION, RolesErrorCode.QUOTA_EXCEEDS_CAPACITY)
+  @ApiErrors(
+    RolesErrorCode.ROLE_REPEATED,
+    RolesErrorCode.QUOTA_GUARANTEE_EXCEEDS_LIMIT,
+    RolesErrorCode.QUOTA_HIERARCHY_VIOLATION,
+    RolesErrorCode.QUOTA_EXCEEDS_CAPACITY,
+  )
   updateQuotas(@Body() body: UpdateQuotaDto, @CurrentActor() actor: Actor): Promise<QuotaDto[]> {
     return this.roles.updateQuotas(body.quotas, body.force ?? false, actor);
   }

@@ -15,7 +15,13 @@ export enum TaskState {
 }
 
 /** States after which a task holds no resources. */
-export const TERMINAL_TASK_STATES: readonly TaskState[] = [TaskState.FINISHED, TaskState.FAILED, TaskState.KILLED, TaskState.LOST, TaskState.ERROR];
+export const TERMINAL_TASK_STATES: readonly TaskState[] = [
+  TaskState.FINISHED,
+  TaskState.FAILED,
+  TaskState.KILLED,
+  TaskState.LOST,
+  TaskState.ERROR,
+];
 /** The same states as an SQL list: `state IN ${TERMINAL_TASK_STATES_SQL}`. */
 export const TERMINAL_TASK_STATES_SQL = `(${TERMINAL_TASK_STATES.map((s) => `'${s}'`).join(', ')})`;
 

@@ -32,7 +32,12 @@ const IsHostnames = (notAList: string) =>
   );
 
 export class WhitelistDto {
-  @ApiProperty({ type: [String], nullable: true, description: 'null: every agent may be offered; []: none may', example: ['node-1', 'node-2'] })
+  @ApiProperty({
+    type: [String],
+    nullable: true,
+    description: 'null: every agent may be offered; []: none may',
+    example: ['node-1', 'node-2'],
+  })
   // class-validator runs the decorators nearest the property first (stopAtFirstError keeps one).
   @IsHostnames('hostnames must be a list of hostnames or null')
   @ValidateIf((_, v) => v !== null)
@@ -41,7 +46,11 @@ export class WhitelistDto {
 }
 
 export class WhitelistChangeDto {
-  @ApiPropertyOptional({ type: [String], description: 'hostnames to whitelist (nothing changes for them while there is no whitelist)', example: ['node-3'] })
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'hostnames to whitelist (nothing changes for them while there is no whitelist)',
+    example: ['node-3'],
+  })
   @IsHostnames('add must be a list of hostnames')
   @IsOptional()
   add?: string[];
@@ -77,25 +86,42 @@ export class WhitelistService {
   change(change: WhitelistChangeDto, actor: Actor): Promise<WhitelistDto> {
     const add = change.add ?? [];
     const remove = new Set(change.remove ?? []);
-    if (!add.length && !remove.size) throw new ArbiterException(CommonErrorCode.VALIDATION_FAILED, 'invalid request: name hostnames to add or remove', { errors: [{ field: 'add', problems: ['add or remove needs at least one hostname'] }] });
+    if (!add.length && !remove.size)
+      throw new ArbiterException(CommonErrorCode.VALIDATION_FAILED, 'invalid request: name hostnames to add or remove', {
+        errors: [{ field: 'add', problems: ['add or remove needs at least one hostname'] }],
+      });
     const both = add.find((h) => remove.has(h));
-    if (both) throw new ArbiterException(CommonErrorCode.VALIDATION_FAILED, `invalid request: '${both}' is both added and removed`, { errors: [{ field: 'remove', problems: [`'${both}' is also in add`] }] });
+    if (both)
+      throw new ArbiterException(CommonErrorCode.VALIDATION_FAILED, `invalid request: '${both}' is both added and removed`, {
+        errors: [{ field: 'remove', problems: [`'${both}' is also in add`] }],
+      });
     return this.update(actor, async (previous, tx) => {
       if (previous === null && !remove.size) return null;
-      const base = previous ?? (await tx.find(AgentEntity, { where: { status: Not(AgentStatus.GONE) }, select: { hostname: true } })).map((a) => a.hostname);
+      const base =
+        previous ??
+        (await tx.find(AgentEntity, { where: { status: Not(AgentStatus.GONE) }, select: { hostname: true } })).map((a) => a.hostname);
       return [...base, ...add].filter((h) => !remove.has(h));
     });
   }
 
   /** One whitelist change: locked, audited, announced once committed. */
-  private async update(actor: Actor, compute: (previous: string[] | null, tx: EntityManager) => string[] | null | Promise<string[] | null>): Promise<WhitelistDto> {
+  private async update(
+    actor: Actor,
+    compute: (previous: string[] | null, tx: EntityManager) => string[] | null | Promise<string[] | null>,
+  ): Promise<WhitelistDto> {
     const next = await this.db.transaction(async (tx) => {
       const row = await tx.findOne(WhitelistEntity, { where: { id: 1 }, lock: { mode: 'pessimistic_write' } });
       const previous = row?.hostnames ?? null;
       const computed = await compute(previous, tx);
       const value = computed === null ? null : [...new Set(computed)].sort();
       await tx.save(WhitelistEntity, { id: 1, hostnames: value, updatedAt: new Date() });
-      await this.audit.record(tx, actor, { action: 'whitelist.update', targetType: 'whitelist', targetId: null, before: { hostnames: previous }, after: { hostnames: value } });
+      await this.audit.record(tx, actor, {
+        action: 'whitelist.update',
+        targetType: 'whitelist',
+        targetId: null,
+        before: { hostnames: previous },
+        after: { hostnames: value },
+      });
       return value;
     });
     this.events.emit({ type: 'whitelist.updated', hostnames: next });
@@ -126,7 +152,9 @@ export class WhitelistController {
   }
 
   @Patch()
-  @ApiOperation({ summary: 'Add hostnames to the whitelist or remove them (removing with no whitelist set starts one with every other present agent)' })
+  @ApiOperation({
+    summary: 'Add hostnames to the whitelist or remove them (removing with no whitelist set starts one with every other present agent)',
+  })
   @ApiOkResponse({ type: WhitelistDto })
   @ApiErrors()
   change(@Body() body: WhitelistChangeDto, @CurrentActor() actor: Actor): Promise<WhitelistDto> {

@@ -20,7 +20,12 @@ export interface TestControlPlane {
   cp: ControlPlane;
   databaseUrl: string;
   /** Calls the API as the admin (or with `token`); `body` is sent as JSON unless it is a string. */
-  api<T = any>(method: string, url: string, body?: unknown, options?: { token?: string | null; contentType?: string }): Promise<ApiResponse<T>>;
+  api<T = any>(
+    method: string,
+    url: string,
+    body?: unknown,
+    options?: { token?: string | null; contentType?: string },
+  ): Promise<ApiResponse<T>>;
   /** Stops the service and drops its database. */
   close(): Promise<void>;
   /** Stops the service only (the database stays, for restart tests). */
@@ -45,7 +50,9 @@ export function testConfig(databaseUrl: string, overrides: Partial<AppConfig> = 
   };
 }
 
-export async function startTestControlPlane(options: { databaseUrl?: string; config?: Partial<AppConfig> } = {}): Promise<TestControlPlane> {
+export async function startTestControlPlane(
+  options: { databaseUrl?: string; config?: Partial<AppConfig> } = {},
+): Promise<TestControlPlane> {
   const db = options.databaseUrl ? undefined : await freshDatabase();
   const databaseUrl = options.databaseUrl ?? db!.url;
   const cp = await startControlPlane(testConfig(databaseUrl, options.config));
@@ -54,7 +61,11 @@ export async function startTestControlPlane(options: { databaseUrl?: string; con
     const token = opts.token === undefined ? ADMIN_TOKEN : opts.token;
     if (token !== null) headers.authorization = `Bearer ${token}`;
     if (body !== undefined) headers['content-type'] = opts.contentType ?? 'application/json';
-    const res = await fetch(cp.url + url, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+    const res = await fetch(cp.url + url, {
+      method,
+      headers,
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
     const text = await res.text();
     let parsed: unknown = text;
     if ((res.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
@@ -73,7 +84,18 @@ export async function startTestControlPlane(options: { databaseUrl?: string; con
 }
 
 /** Inserts an agent as registration would (agents register over socket.io; see the scheduling issue). */
-export async function seedAgent(cp: ControlPlane, fields: { id: string; hostname?: string; resources?: string; attributes?: Record<string, string | number>; status?: AgentStatus; activated?: boolean; lastSeenAt?: Date }): Promise<AgentEntity> {
+export async function seedAgent(
+  cp: ControlPlane,
+  fields: {
+    id: string;
+    hostname?: string;
+    resources?: string;
+    attributes?: Record<string, string | number>;
+    status?: AgentStatus;
+    activated?: boolean;
+    lastSeenAt?: Date;
+  },
+): Promise<AgentEntity> {
   const now = new Date();
   const repo = cp.dataSource.getRepository(AgentEntity);
   return repo.save(

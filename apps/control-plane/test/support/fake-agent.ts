@@ -24,7 +24,9 @@ export class ProtocolAgent {
     this.socket.on('launch', (m: LaunchTask, ack?: (r: { ok: true }) => void) => {
       ack?.({ ok: true });
       this.tasks.set(m.task.taskId, { frameworkId: m.frameworkId, taskId: m.task.taskId, state: 'STARTING', resources: m.task.resources });
-      this.status(m.frameworkId, m.task.taskId, 'STARTING').then(() => this.status(m.frameworkId, m.task.taskId, 'RUNNING')).then(() => (this.finishImmediately ? this.status(m.frameworkId, m.task.taskId, 'FINISHED') : undefined))
+      this.status(m.frameworkId, m.task.taskId, 'STARTING')
+        .then(() => this.status(m.frameworkId, m.task.taskId, 'RUNNING'))
+        .then(() => (this.finishImmediately ? this.status(m.frameworkId, m.task.taskId, 'FINISHED') : undefined))
         .catch(() => undefined);
     });
     this.socket.on('kill', (m: KillTask, ack?: (r: { ok: true }) => void) => {
@@ -49,7 +51,16 @@ export class ProtocolAgent {
   async status(frameworkId: string, taskId: string, state: TaskState, reason?: string): Promise<StatusUpdate> {
     const task = this.tasks.get(taskId);
     if (task) task.state = state;
-    const update: StatusUpdate = { updateUuid: randomUUID(), frameworkId, taskId, agentId: this.agentId!, state, ...(reason ? { reason } : {}), timestamp: new Date().toISOString(), source: 'SOURCE_AGENT' };
+    const update: StatusUpdate = {
+      updateUuid: randomUUID(),
+      frameworkId,
+      taskId,
+      agentId: this.agentId!,
+      state,
+      ...(reason ? { reason } : {}),
+      timestamp: new Date().toISOString(),
+      source: 'SOURCE_AGENT',
+    };
     const reply = (await this.socket.emitWithAck('status', update)) as Reply;
     if (!reply.ok) throw new Error(reply.error.message);
     return update;

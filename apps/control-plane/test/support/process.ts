@@ -54,7 +54,10 @@ export function spawnControlPlane(env: Record<string, string | undefined>, args:
 }
 
 /** Runs `arbiter control-plane` expecting it to fail at once; resolves with code and output. */
-export function runControlPlaneExpectingFailure(env: Record<string, string | undefined>, args: string[] = []): Promise<{ code: number | null; output: string }> {
+export function runControlPlaneExpectingFailure(
+  env: Record<string, string | undefined>,
+  args: string[] = [],
+): Promise<{ code: number | null; output: string }> {
   const childEnv: NodeJS.ProcessEnv = { ...process.env };
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined) delete childEnv[k];

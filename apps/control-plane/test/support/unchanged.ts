@@ -5,7 +5,8 @@ import type { TestControlPlane } from './app';
  * answer the same afterwards and the audit log has no new entry. Returns the response.
  */
 export async function refusedWithoutChange(t: TestControlPlane, reads: string[], request: () => Promise<{ status: number; body: any }>) {
-  const snapshot = async () => Promise.all([...reads, '/api/v1/audit?limit=1'].map(async (r) => JSON.stringify((await t.api('GET', r)).body)));
+  const snapshot = async () =>
+    Promise.all([...reads, '/api/v1/audit?limit=1'].map(async (r) => JSON.stringify((await t.api('GET', r)).body)));
   const before = await snapshot();
   const res = await request();
   expect(res.status).toBeGreaterThanOrEqual(400);

@@ -32,7 +32,17 @@ function timeAxis(axis: uPlot.Axis): uPlot.Axis {
     incrs: TIME_STEPS,
     values: (u, ticks) => {
       const day = (u.scales.x.max ?? 0) - (u.scales.x.min ?? 0) > 86400;
-      return ticks.map((t) => (day ? new Date(t * 1000).toLocaleString('en-GB', { day: '2-digit', month: 'short', hour: '2-digit', minute: '2-digit', hour12: false }) : clock(t)));
+      return ticks.map((t) =>
+        day
+          ? new Date(t * 1000).toLocaleString('en-GB', {
+              day: '2-digit',
+              month: 'short',
+              hour: '2-digit',
+              minute: '2-digit',
+              hour12: false,
+            })
+          : clock(t),
+      );
     },
   };
 }
@@ -42,7 +52,12 @@ function themed(el: HTMLElement) {
   const style = getComputedStyle(el);
   const v = (name: string, fallback: string) => style.getPropertyValue(name).trim() || fallback;
   const line = v('--border', '#dde1e7');
-  const axis: uPlot.Axis = { stroke: v('--muted', '#5b6470'), grid: { stroke: line, width: 1, dash: [3, 3] }, ticks: { stroke: line, width: 1 }, font: '12px system-ui, sans-serif' };
+  const axis: uPlot.Axis = {
+    stroke: v('--muted', '#5b6470'),
+    grid: { stroke: line, width: 1, dash: [3, 3] },
+    ticks: { stroke: line, width: 1 },
+    font: '12px system-ui, sans-serif',
+  };
   return { axis, used: v('--used', '#2f6fdf') };
 }
 
@@ -64,7 +79,8 @@ function usePlot(make: (el: HTMLElement, width: number, data: uPlot.AlignedData)
     };
     build();
     const resize = new ResizeObserver(() => {
-      if (plot.current && plot.current.width !== el.clientWidth) plot.current.setSize({ width: el.clientWidth, height: plot.current.height });
+      if (plot.current && plot.current.width !== el.clientWidth)
+        plot.current.setSize({ width: el.clientWidth, height: plot.current.height });
     });
     resize.observe(el);
     const scheme = matchMedia('(prefers-color-scheme: dark)');
@@ -83,7 +99,17 @@ function usePlot(make: (el: HTMLElement, width: number, data: uPlot.AlignedData)
 }
 
 /** One line per client (role or framework), the dominant share after each recorded cycle. */
-export function ShareChart({ points, label, height = 260, names }: { points: SharePoint[]; label: string; height?: number; names?: Record<string, string> }) {
+export function ShareChart({
+  points,
+  label,
+  height = 260,
+  names,
+}: {
+  points: SharePoint[];
+  label: string;
+  height?: number;
+  names?: Record<string, string>;
+}) {
   const clients = [...new Set(points.map((p) => p.client))].sort();
   const times = [...new Set(points.map((p) => p.at))].sort();
   const column = new Map(times.map((t, i) => [t, i]));
@@ -102,7 +128,15 @@ export function ShareChart({ points, label, height = 260, names }: { points: Sha
           axes: [timeAxis(axis), { ...axis, size: 48, values: (_u, ticks) => ticks.map((t) => percent(t, 0)) }],
           series: [
             { value: (_u, v) => clock(v) },
-            ...clients.map((c, i) => ({ label: names?.[c] ?? c, stroke: seriesColor(i), width: 2, spanGaps: true, paths: uPlot.paths.stepped!({ align: 1 }), points: { show: false }, value: (_u: uPlot, v: number | null) => (v == null ? '—' : percent(v)) })),
+            ...clients.map((c, i) => ({
+              label: names?.[c] ?? c,
+              stroke: seriesColor(i),
+              width: 2,
+              spanGaps: true,
+              paths: uPlot.paths.stepped!({ align: 1 }),
+              points: { show: false },
+              value: (_u: uPlot, v: number | null) => (v == null ? '—' : percent(v)),
+            })),
           ],
         },
         initial,
@@ -117,7 +151,15 @@ export function ShareChart({ points, label, height = 260, names }: { points: Sha
 }
 
 /** Offers made per recorded cycle, oldest left; a click on a bar opens its cycle. */
-export function CyclesChart({ cycles, height = 180, onSelect }: { cycles: Array<{ id: string; startedAt: string; offerCount: number; durationMs: number }>; height?: number; onSelect?: (id: string) => void }) {
+export function CyclesChart({
+  cycles,
+  height = 180,
+  onSelect,
+}: {
+  cycles: Array<{ id: string; startedAt: string; offerCount: number; durationMs: number }>;
+  height?: number;
+  onSelect?: (id: string) => void;
+}) {
   const sorted = [...cycles].sort((a, b) => a.startedAt.localeCompare(b.startedAt));
   const data: uPlot.AlignedData = [sorted.map((c) => seconds(c.startedAt)), sorted.map((c) => c.offerCount)];
   const current = useRef({ onSelect, ids: sorted.map((c) => c.id) });
@@ -131,7 +173,10 @@ export function CyclesChart({ cycles, height = 180, onSelect }: { cycles: Array<
           height,
           scales: { y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
           axes: [timeAxis(axis), { ...axis, size: 40, values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) ? String(t) : '')) }],
-          series: [{ value: (_u, v) => clock(v) }, { label: 'offers', stroke: used, fill: used, paths: uPlot.paths.bars!({ size: [0.8, 24] }), points: { show: false } }],
+          series: [
+            { value: (_u, v) => clock(v) },
+            { label: 'offers', stroke: used, fill: used, paths: uPlot.paths.bars!({ size: [0.8, 24] }), points: { show: false } },
+          ],
         },
         initial,
         el,

@@ -5,7 +5,15 @@
  * on its header through `onSort`. VirtualTable renders only the rows in view (TanStack
  * Virtual) and asks for more as the operator scrolls, for lists of tens of thousands.
  */
-import { type CellData, type ColumnDef, createColumnHelper, type RowData, type TableFeatures, tableFeatures, useTable } from '@tanstack/react-table';
+import {
+  type CellData,
+  type ColumnDef,
+  createColumnHelper,
+  type RowData,
+  type TableFeatures,
+  tableFeatures,
+  useTable,
+} from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { type KeyboardEvent, type ReactNode, useEffect, useRef } from 'react';
 import { Empty } from './ui';
@@ -42,7 +50,15 @@ function useDataTable<T extends RowData>({ columns, data, getRowId }: Pick<Table
   return useTable({ features, columns, data, getRowId: (row: T) => getRowId(row) });
 }
 
-function Head<T extends RowData>({ table, sort, onSort }: { table: ReturnType<typeof useDataTable<T>>; sort?: Sort; onSort?: (s: Sort) => void }) {
+function Head<T extends RowData>({
+  table,
+  sort,
+  onSort,
+}: {
+  table: ReturnType<typeof useDataTable<T>>;
+  sort?: Sort;
+  onSort?: (s: Sort) => void;
+}) {
   return (
     <thead>
       {table.getHeaderGroups().map((group) => (
@@ -59,7 +75,11 @@ function Head<T extends RowData>({ table, sort, onSort }: { table: ReturnType<ty
                 aria-sort={active ? (sort!.descending ? 'descending' : 'ascending') : meta?.sort ? 'none' : undefined}
               >
                 {meta?.sort && onSort ? (
-                  <button type="button" className="sort" onClick={() => onSort({ field: meta.sort!, descending: active ? !sort!.descending : false })}>
+                  <button
+                    type="button"
+                    className="sort"
+                    onClick={() => onSort({ field: meta.sort!, descending: active ? !sort!.descending : false })}
+                  >
                     {label} {active ? (sort!.descending ? '▼' : '▲') : ''}
                   </button>
                 ) : (
@@ -112,11 +132,27 @@ export function DataTable<T extends RowData>({ columns, data, getRowId, sort, on
 const ROW_HEIGHT = 44;
 
 /** Rows rendered as they scroll into view; `onNearEnd` asks for the next page. */
-export function VirtualTable<T extends RowData>({ columns, data, getRowId, sort, onSort, empty, onRowClick, label, onNearEnd, footer }: TableProps<T> & { onNearEnd?: () => void; footer?: ReactNode }) {
+export function VirtualTable<T extends RowData>({
+  columns,
+  data,
+  getRowId,
+  sort,
+  onSort,
+  empty,
+  onRowClick,
+  label,
+  onNearEnd,
+  footer,
+}: TableProps<T> & { onNearEnd?: () => void; footer?: ReactNode }) {
   const table = useDataTable({ columns, data, getRowId });
   const rows = table.getRowModel().rows;
   const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+  });
   const items = virtualizer.getVirtualItems();
   const last = items.at(-1)?.index ?? -1;
   useEffect(() => {
@@ -138,7 +174,13 @@ export function VirtualTable<T extends RowData>({ columns, data, getRowId, sort,
           {items.map((item) => {
             const row = rows[item.index];
             return (
-              <tr key={row.id} data-index={item.index} style={{ height: ROW_HEIGHT }} aria-rowindex={item.index + 2} {...rowProps(row.original, onRowClick)}>
+              <tr
+                key={row.id}
+                data-index={item.index}
+                style={{ height: ROW_HEIGHT }}
+                aria-rowindex={item.index + 2}
+                {...rowProps(row.original, onRowClick)}
+              >
                 {row.getAllCells().map((cell) => (
                   <td key={cell.id} className={cell.column.columnDef.meta?.align === 'right' ? 'num' : undefined}>
                     <table.FlexRender cell={cell} />

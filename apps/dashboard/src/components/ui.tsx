@@ -15,7 +15,17 @@ export function PageHeader({ title, description, actions }: { title: string; des
   );
 }
 
-export function Panel({ title, actions, children, className }: { title?: ReactNode; actions?: ReactNode; children: ReactNode; className?: string }) {
+export function Panel({
+  title,
+  actions,
+  children,
+  className,
+}: {
+  title?: ReactNode;
+  actions?: ReactNode;
+  children: ReactNode;
+  className?: string;
+}) {
   return (
     <section className={`panel ${className ?? ''}`} aria-label={typeof title === 'string' ? title : undefined}>
       {title || actions ? (
@@ -92,7 +102,17 @@ export function Stat({ label, value, tone }: { label: string; value: ReactNode; 
 }
 
 /** A labelled form control with its hint and the API's error for it. */
-export function Field({ label, error, hint, children }: { label: string; error?: string; hint?: ReactNode; children: (props: { id: string; 'aria-invalid': boolean; 'aria-describedby'?: string }) => ReactNode }) {
+export function Field({
+  label,
+  error,
+  hint,
+  children,
+}: {
+  label: string;
+  error?: string;
+  hint?: ReactNode;
+  children: (props: { id: string; 'aria-invalid': boolean; 'aria-describedby'?: string }) => ReactNode;
+}) {
   const id = useId();
   const describedBy = error ? `${id}-error` : hint ? `${id}-hint` : undefined;
   return (
@@ -117,7 +137,19 @@ export function formatTotal(page: { total: number; totalCapped?: boolean }): str
   return `${page.total.toLocaleString('en-US')}${page.totalCapped ? '+' : ''}`;
 }
 
-export function Pager({ total, capped = false, limit, offset, onChange }: { total: number; capped?: boolean; limit: number; offset: number; onChange: (offset: number) => void }) {
+export function Pager({
+  total,
+  capped = false,
+  limit,
+  offset,
+  onChange,
+}: {
+  total: number;
+  capped?: boolean;
+  limit: number;
+  offset: number;
+  onChange: (offset: number) => void;
+}) {
   const page = Math.floor(offset / limit) + 1;
   const pages = Math.max(1, Math.ceil(total / limit));
   return (
@@ -135,6 +167,27 @@ export function Pager({ total, capped = false, limit, offset, onChange }: { tota
   );
 }
 
-export function Switch({ checked, onChange, label, disabled }: { checked: boolean; onChange: (next: boolean) => void; label: string; disabled?: boolean }) {
-  return <button type="button" role="switch" className="switch" aria-checked={checked} aria-label={label} title={label} disabled={disabled} onClick={() => onChange(!checked)} />;
+export function Switch({
+  checked,
+  onChange,
+  label,
+  disabled,
+}: {
+  checked: boolean;
+  onChange: (next: boolean) => void;
+  label: string;
+  disabled?: boolean;
+}) {
+  return (
+    <button
+      type="button"
+      role="switch"
+      className="switch"
+      aria-checked={checked}
+      aria-label={label}
+      title={label}
+      disabled={disabled}
+      onClick={() => onChange(!checked)}
+    />
+  );
 }

@@ -1,7 +1,21 @@
 /** How much of a resource is used, offered and reserved, as a bar with the figures under it. */
 import { amount, percent } from '@/lib/format';
 
-export function UsageBar({ name, total, used = 0, offered = 0, reserved = 0, compact }: { name: string; total: number; used?: number; offered?: number; reserved?: number; compact?: boolean }) {
+export function UsageBar({
+  name,
+  total,
+  used = 0,
+  offered = 0,
+  reserved = 0,
+  compact,
+}: {
+  name: string;
+  total: number;
+  used?: number;
+  offered?: number;
+  reserved?: number;
+  compact?: boolean;
+}) {
   const of = (n: number) => (total > 0 ? Math.min(100, (n / total) * 100) : 0);
   const title = `${name}: ${amount(name, used)} used, ${amount(name, offered)} offered, ${amount(name, reserved)} reserved of ${amount(name, total)}`;
   return (
@@ -12,7 +26,9 @@ export function UsageBar({ name, total, used = 0, offered = 0, reserved = 0, com
         {reserved > 0 ? <span className="marker" style={{ left: `calc(${of(reserved)}% - 1px)` }} /> : null}
       </div>
       <span className="text">
-        {compact ? `${amount(name, used)} / ${amount(name, total)}` : `${amount(name, used)} of ${amount(name, total)} used (${percent(total > 0 ? used / total : 0, 0)})`}
+        {compact
+          ? `${amount(name, used)} / ${amount(name, total)}`
+          : `${amount(name, used)} of ${amount(name, total)} used (${percent(total > 0 ? used / total : 0, 0)})`}
         {!compact && offered > 0 ? ` · ${amount(name, offered)} offered` : ''}
         {!compact && reserved > 0 ? ` · ${amount(name, reserved)} reserved` : ''}
       </span>

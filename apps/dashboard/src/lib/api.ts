@@ -41,11 +41,20 @@ export async function call<T>(request: Promise<Result<T>>): Promise<T> {
   }
   const { data, error, response } = result;
   if (response.ok) return data as T;
-  const body = (error && typeof error === 'object' ? error : {}) as { code?: string; message?: string; details?: Record<string, unknown> | null };
+  const body = (error && typeof error === 'object' ? error : {}) as {
+    code?: string;
+    message?: string;
+    details?: Record<string, unknown> | null;
+  };
   if (response.status === 401 && typeof window !== 'undefined' && !window.location.pathname.startsWith('/login')) {
     window.location.assign(`/login?next=${encodeURIComponent(window.location.pathname + window.location.search)}`);
   }
-  throw new ApiError(response.status, body.code ?? `HTTP_${response.status}`, body.message ?? (typeof error === 'string' && error ? error : response.statusText || 'request failed'), body.details ?? null);
+  throw new ApiError(
+    response.status,
+    body.code ?? `HTTP_${response.status}`,
+    body.message ?? (typeof error === 'string' && error ? error : response.statusText || 'request failed'),
+    body.details ?? null,
+  );
 }
 
 export function errorMessage(err: unknown): string {

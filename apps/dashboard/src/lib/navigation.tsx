@@ -26,7 +26,11 @@ function subscribe(listener: () => void): () => void {
 
 /** Whether some navigation is under way. */
 export function useNavigationPending(): boolean {
-  return useSyncExternalStore(subscribe, () => pending.size > 0, () => false);
+  return useSyncExternalStore(
+    subscribe,
+    () => pending.size > 0,
+    () => false,
+  );
 }
 
 /** Publishes one source's pending state while the component is mounted. */
@@ -71,5 +75,13 @@ export function useNavigate(): (href: string, options?: { replace?: boolean }) =
 /** The bar along the top of the window while a navigation is pending. */
 export function NavigationProgress() {
   const isPending = useNavigationPending();
-  return <div className={isPending ? 'nav-progress active' : 'nav-progress'} role="progressbar" aria-label="Loading the page" aria-hidden={!isPending} data-pending={isPending || undefined} />;
+  return (
+    <div
+      className={isPending ? 'nav-progress active' : 'nav-progress'}
+      role="progressbar"
+      aria-label="Loading the page"
+      aria-hidden={!isPending}
+      data-pending={isPending || undefined}
+    />
+  );
 }

@@ -16,7 +16,8 @@ export const HISTORY_SHARE_POINTS = 600;
 type Params = Record<string, string | string[] | undefined>;
 export type UrlFilters<K extends string> = Record<K, string>;
 const one = (p: Params, k: string) => (typeof p[k] === 'string' ? (p[k] as string) : '');
-export const fromSearch = <K extends string>(p: Params, names: readonly K[]): UrlFilters<K> => Object.fromEntries(names.map((n) => [n, one(p, n)])) as UrlFilters<K>;
+export const fromSearch = <K extends string>(p: Params, names: readonly K[]): UrlFilters<K> =>
+  Object.fromEntries(names.map((n) => [n, one(p, n)])) as UrlFilters<K>;
 
 export const TASK_FILTERS = ['state', 'frameworkId', 'agentId', 'offset'] as const;
 export const tasksQuery = (f: UrlFilters<(typeof TASK_FILTERS)[number]>) => ({
@@ -30,7 +31,14 @@ export const tasksQuery = (f: UrlFilters<(typeof TASK_FILTERS)[number]>) => ({
 export const AUDIT_FILTERS = ['action', 'actor', 'targetType', 'since', 'offset'] as const;
 export const auditQuery = (f: UrlFilters<(typeof AUDIT_FILTERS)[number]>) => {
   const since = f.since ? new Date(f.since) : null;
-  return { action: f.action || undefined, actor: f.actor || undefined, targetType: f.targetType || undefined, since: since && !Number.isNaN(since.getTime()) ? since.toISOString() : undefined, limit: LIST_LIMIT, offset: Number(f.offset) || 0 };
+  return {
+    action: f.action || undefined,
+    actor: f.actor || undefined,
+    targetType: f.targetType || undefined,
+    since: since && !Number.isNaN(since.getTime()) ? since.toISOString() : undefined,
+    limit: LIST_LIMIT,
+    offset: Number(f.offset) || 0,
+  };
 };
 
 export const RANGES = [
@@ -59,14 +67,32 @@ export function allocationQueries(q: Queries, f: UrlFilters<(typeof ALLOCATION_F
 
 /** The first queries of each page. */
 export const firstLoad = {
-  overview: (q: Queries) => [q.cluster(), q.cycles({ limit: RECENT_CYCLES }), q.frameworkNames(), q.shares({ kind: 'ROLE', points: SHARE_POINTS }), q.shares({ kind: 'FRAMEWORK', points: SHARE_POINTS })],
+  overview: (q: Queries) => [
+    q.cluster(),
+    q.cycles({ limit: RECENT_CYCLES }),
+    q.frameworkNames(),
+    q.shares({ kind: 'ROLE', points: SHARE_POINTS }),
+    q.shares({ kind: 'FRAMEWORK', points: SHARE_POINTS }),
+  ],
   agents: (q: Queries) => [q.whitelist(), q.agentPages({ sort: 'hostname' })],
-  agent: (q: Queries, id: string) => [q.agent(id), q.tasks({ agentId: id, limit: DETAIL_LIMIT }), q.offers({ agentId: id, state: 'OUTSTANDING', limit: DETAIL_LIMIT }), q.whitelist(), q.frameworkNames(), q.reservations({ agentId: id, limit: LIST_LIMIT, offset: 0 })],
+  agent: (q: Queries, id: string) => [
+    q.agent(id),
+    q.tasks({ agentId: id, limit: DETAIL_LIMIT }),
+    q.offers({ agentId: id, state: 'OUTSTANDING', limit: DETAIL_LIMIT }),
+    q.whitelist(),
+    q.frameworkNames(),
+    q.reservations({ agentId: id, limit: LIST_LIMIT, offset: 0 }),
+  ],
   roles: (q: Queries) => [q.roles()],
   reservations: (q: Queries) => [q.reservations({ limit: LIST_LIMIT, offset: 0 })],
   maintenance: (q: Queries) => [q.schedule(), q.maintenanceStatus(), q.frameworkNames()],
   frameworks: (q: Queries) => [q.frameworks({ limit: LIST_LIMIT, offset: 0 })],
-  framework: (q: Queries, id: string) => [q.framework(id), q.tasks({ frameworkId: id, limit: DETAIL_LIMIT }), q.offers({ frameworkId: id, state: 'OUTSTANDING', limit: DETAIL_LIMIT }), q.explain(id)],
+  framework: (q: Queries, id: string) => [
+    q.framework(id),
+    q.tasks({ frameworkId: id, limit: DETAIL_LIMIT }),
+    q.offers({ frameworkId: id, state: 'OUTSTANDING', limit: DETAIL_LIMIT }),
+    q.explain(id),
+  ],
   tasks: (q: Queries, p: Params) => [q.frameworkNames(), q.tasks(tasksQuery(fromSearch(p, TASK_FILTERS)))],
   task: (q: Queries, id: string) => [q.task(id), q.frameworkNames()],
   allocations: (q: Queries, p: Params, now: number) => {

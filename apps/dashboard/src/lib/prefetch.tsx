@@ -18,6 +18,12 @@ export async function Prefetch({ queries, children }: { queries: (q: Queries) =>
   const token = await sessionToken();
   const client = createClient<paths>({ baseUrl: apiUrl(), headers: token ? { authorization: `Bearer ${token}` } : {} });
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  await Promise.all(queries(makeQueries(client)).map((o) => ('initialPageParam' in o ? queryClient.prefetchInfiniteQuery(o as FetchInfiniteQueryOptions<any, any, any, any, any>) : queryClient.prefetchQuery(o as FetchQueryOptions<any, any, any, any>))));
+  await Promise.all(
+    queries(makeQueries(client)).map((o) =>
+      'initialPageParam' in o
+        ? queryClient.prefetchInfiniteQuery(o as FetchInfiniteQueryOptions<any, any, any, any, any>)
+        : queryClient.prefetchQuery(o as FetchQueryOptions<any, any, any, any>),
+    ),
+  );
   return <HydrationBoundary state={dehydrate(queryClient)}>{children}</HydrationBoundary>;
 }

@@ -51,7 +51,11 @@ export async function whoAmI(token: string): Promise<{ principal: string | null;
     principals.delete(token);
     return { principal: null, problem: null };
   }
-  if (!r.ok) return { principal: null, problem: ((await r.json().catch(() => null)) as { message?: string } | null)?.message ?? `the control plane answered ${r.status}` };
+  if (!r.ok)
+    return {
+      principal: null,
+      problem: ((await r.json().catch(() => null)) as { message?: string } | null)?.message ?? `the control plane answered ${r.status}`,
+    };
   const { principal } = (await r.json()) as { principal: string };
   if (principals.size > 1000) principals.clear();
   principals.set(token, { principal, at: Date.now() });

@@ -17,12 +17,13 @@ import { keys } from '@/lib/queries';
 type Agent = Schemas['AgentViewDto'];
 type Dialog = 'deactivate' | 'drain' | 'maintenance' | null;
 
-
 export function useAgentMutations() {
   const queryClient = useQueryClient();
   return async <T,>(work: Promise<T>): Promise<T> => {
     const result = await work;
-    await Promise.all([keys.agents, keys.cluster, keys.whitelist, keys.maintenance].map((k) => queryClient.invalidateQueries({ queryKey: k })));
+    await Promise.all(
+      [keys.agents, keys.cluster, keys.whitelist, keys.maintenance].map((k) => queryClient.invalidateQueries({ queryKey: k })),
+    );
     return result;
   };
 }
@@ -65,7 +66,13 @@ export function AgentActions({ agent }: { agent: Agent }) {
         <button type="button" role="menuitem" disabled={gone || Boolean(agent.drainState)} onClick={() => setDialog('drain')}>
           Drain…
         </button>
-        <button type="button" role="menuitem" disabled={gone || Boolean(agent.maintenance)} onClick={() => setDialog('maintenance')} title={agent.maintenance ? 'already in the maintenance schedule' : undefined}>
+        <button
+          type="button"
+          role="menuitem"
+          disabled={gone || Boolean(agent.maintenance)}
+          onClick={() => setDialog('maintenance')}
+          title={agent.maintenance ? 'already in the maintenance schedule' : undefined}
+        >
           Schedule maintenance…
         </button>
       </Menu>
@@ -76,7 +83,11 @@ export function AgentActions({ agent }: { agent: Agent }) {
         title={`Deactivate ${agent.hostname}?`}
         confirmLabel="Deactivate"
         danger
-        onConfirm={() => mutate(call(api.POST('/api/v1/agents/{id}/deactivate', { params: { path: { id } } }))).then(() => toast(`${agent.hostname} deactivated`))}
+        onConfirm={() =>
+          mutate(call(api.POST('/api/v1/agents/{id}/deactivate', { params: { path: { id } } }))).then(() =>
+            toast(`${agent.hostname} deactivated`),
+          )
+        }
       >
         <p>The agent gets no new offers and its outstanding offers are rescinded. Tasks running there keep running.</p>
       </ActionDialog>
@@ -88,17 +99,26 @@ export function AgentActions({ agent }: { agent: Agent }) {
         confirmLabel="Drain"
         danger
         onConfirm={() =>
-          mutate(call(api.POST('/api/v1/agents/{id}/drain', { params: { path: { id } }, body: { ...(grace.trim() ? { maxGracePeriodSeconds: Number(grace) } : {}), markGone } }))).then(() =>
-            toast(`${agent.hostname} is draining`),
-          )
+          mutate(
+            call(
+              api.POST('/api/v1/agents/{id}/drain', {
+                params: { path: { id } },
+                body: { ...(grace.trim() ? { maxGracePeriodSeconds: Number(grace) } : {}), markGone },
+              }),
+            ),
+          ).then(() => toast(`${agent.hostname} is draining`))
         }
       >
-        <p>The agent is deactivated and its {agent.usage.activeTasks} task(s) are killed once the grace period is over (as long as they need when it is empty).</p>
+        <p>
+          The agent is deactivated and its {agent.usage.activeTasks} task(s) are killed once the grace period is over (as long as they need
+          when it is empty).
+        </p>
         <Field label="Grace period (seconds)" hint="empty: tasks may run to their end">
           {(p) => <input {...p} type="number" min={0} step={1} value={grace} onChange={(e) => setGrace(e.target.value)} />}
         </Field>
         <label>
-          <input type="checkbox" checked={markGone} onChange={(e) => setMarkGone(e.target.checked)} /> Mark the agent gone once drained (it can never come back under this id)
+          <input type="checkbox" checked={markGone} onChange={(e) => setMarkGone(e.target.checked)} /> Mark the agent gone once drained (it
+          can never come back under this id)
         </label>
       </ActionDialog>
 
@@ -112,14 +132,19 @@ export function AgentActions({ agent }: { agent: Agent }) {
           if (Number.isNaN(when.getTime())) throw new Error('enter a start date and time');
           const schedule = await call(api.GET('/api/v1/maintenance/schedule'));
           const durationSeconds = hours.trim() === '' ? null : Math.round(Number(hours) * 3600);
-          const windows = [...schedule.windows, { machines: [{ hostname: agent.hostname }], unavailability: { start: when.toISOString(), durationSeconds } }];
+          const windows = [
+            ...schedule.windows,
+            { machines: [{ hostname: agent.hostname }], unavailability: { start: when.toISOString(), durationSeconds } },
+          ];
           await mutate(call(api.PUT('/api/v1/maintenance/schedule', { body: { windows } })));
           toast(`maintenance of ${agent.hostname} scheduled`);
         }}
       >
         <p>Frameworks with tasks on the machine get inverse offers from now on; when maintenance starts the agent gets no offers.</p>
         <div className="form-row">
-          <Field label="Start">{(p) => <input {...p} type="datetime-local" required value={start} onChange={(e) => setStart(e.target.value)} />}</Field>
+          <Field label="Start">
+            {(p) => <input {...p} type="datetime-local" required value={start} onChange={(e) => setStart(e.target.value)} />}
+          </Field>
           <Field label="Duration (hours)" hint="empty: until stopped">
             {(p) => <input {...p} type="number" min={0} step="any" value={hours} onChange={(e) => setHours(e.target.value)} />}
           </Field>
@@ -143,13 +168,28 @@ export function WhitelistSwitch({ agent, whitelistSet }: { agent: Agent; whiteli
   };
   return (
     <span onClick={(e) => e.stopPropagation()} onKeyDown={(e) => e.stopPropagation()}>
-      <Switch checked={agent.whitelisted} label={`${agent.hostname} on the whitelist`} disabled={agent.status === 'GONE'} onChange={(next) => (next ? void add() : setConfirming(true))} />
+      <Switch
+        checked={agent.whitelisted}
+        label={`${agent.hostname} on the whitelist`}
+        disabled={agent.status === 'GONE'}
+        onChange={(next) => (next ? void add() : setConfirming(true))}
+      />
       <WhitelistDialog agent={agent} open={confirming} onClose={() => setConfirming(false)} whitelistSet={whitelistSet} />
     </span>
   );
 }
 
-function WhitelistDialog({ agent, open, onClose, whitelistSet }: { agent: Agent; open: boolean; onClose: () => void; whitelistSet: boolean }) {
+function WhitelistDialog({
+  agent,
+  open,
+  onClose,
+  whitelistSet,
+}: {
+  agent: Agent;
+  open: boolean;
+  onClose: () => void;
+  whitelistSet: boolean;
+}) {
   const mutate = useAgentMutations();
   const toast = useToast();
   return (
@@ -159,12 +199,17 @@ function WhitelistDialog({ agent, open, onClose, whitelistSet }: { agent: Agent;
       title={`Take ${agent.hostname} off the whitelist?`}
       confirmLabel="Remove from whitelist"
       danger
-      onConfirm={() => mutate(call(api.PATCH('/api/v1/whitelist', { body: { remove: [agent.hostname] } }))).then(() => toast(`${agent.hostname} is off the whitelist`))}
+      onConfirm={() =>
+        mutate(call(api.PATCH('/api/v1/whitelist', { body: { remove: [agent.hostname] } }))).then(() =>
+          toast(`${agent.hostname} is off the whitelist`),
+        )
+      }
     >
       <p>The agent gets no offers while it is off the whitelist; running tasks keep running.</p>
       {whitelistSet ? null : (
         <p className="message warn">
-          No whitelist is set now, so every agent is offered. Removing this one sets a whitelist of every other present agent: agents that join later get no offers until they are added.
+          No whitelist is set now, so every agent is offered. Removing this one sets a whitelist of every other present agent: agents that
+          join later get no offers until they are added.
         </p>
       )}
     </ActionDialog>

@@ -22,7 +22,11 @@ export function AgentDetailView({ id }: { id: string }) {
   const offers = useQuery(q.offers({ agentId: id, state: 'OUTSTANDING', limit: DETAIL_LIMIT }));
   const whitelist = useQuery(q.whitelist());
   const names = useQuery(frameworkNames());
-  useLiveInvalidate(['agent.updated', 'agent.removed', 'task.updated', 'offer.created', 'offer.closed'], [keys.agents, keys.tasks, keys.offers], 1000);
+  useLiveInvalidate(
+    ['agent.updated', 'agent.removed', 'task.updated', 'offer.created', 'offer.closed'],
+    [keys.agents, keys.tasks, keys.offers],
+    1000,
+  );
 
   if (agent.error) return <ErrorPanel error={agent.error} onRetry={() => void agent.refetch()} />;
   if (!agent.data) return <Loading rows={8} />;
@@ -30,32 +34,78 @@ export function AgentDetailView({ id }: { id: string }) {
   const resources = Object.keys(a.usage.total).sort();
   return (
     <>
-      <PageHeader title={a.hostname} description={<>Agent <code>{a.id}</code></>} actions={<AgentActions agent={a} />} />
+      <PageHeader
+        title={a.hostname}
+        description={
+          <>
+            Agent <code>{a.id}</code>
+          </>
+        }
+        actions={<AgentActions agent={a} />}
+      />
       <div className="grid cols-2">
         <Panel title="Agent">
           <dl className="props">
             <dt>Status</dt>
-            <dd><AgentStatusBadge agent={a} /></dd>
+            <dd>
+              <AgentStatusBadge agent={a} />
+            </dd>
             <dt>Offers</dt>
-            <dd><AgentStateBadges agent={a} /></dd>
+            <dd>
+              <AgentStateBadges agent={a} />
+            </dd>
             <dt>Whitelisted</dt>
-            <dd><WhitelistSwitch agent={a} whitelistSet={whitelist.data?.hostnames != null} /></dd>
+            <dd>
+              <WhitelistSwitch agent={a} whitelistSet={whitelist.data?.hostnames != null} />
+            </dd>
             <dt>Maintenance</dt>
-            <dd>{a.maintenance ? <>{a.maintenance.mode.toLowerCase()}, from <When at={a.maintenance.start} /> for {duration(a.maintenance.durationSeconds)}</> : 'none scheduled'}</dd>
+            <dd>
+              {a.maintenance ? (
+                <>
+                  {a.maintenance.mode.toLowerCase()}, from <When at={a.maintenance.start} /> for {duration(a.maintenance.durationSeconds)}
+                </>
+              ) : (
+                'none scheduled'
+              )}
+            </dd>
             <dt>Drain</dt>
-            <dd>{a.drainState ? <>{a.drainState.toLowerCase()} since <When at={a.drainStartedAt} />{a.drainConfig?.maxGracePeriodSeconds != null ? `, grace ${a.drainConfig.maxGracePeriodSeconds} s` : ''}{a.drainConfig?.markGone ? ', then gone' : ''}</> : '—'}</dd>
+            <dd>
+              {a.drainState ? (
+                <>
+                  {a.drainState.toLowerCase()} since <When at={a.drainStartedAt} />
+                  {a.drainConfig?.maxGracePeriodSeconds != null ? `, grace ${a.drainConfig.maxGracePeriodSeconds} s` : ''}
+                  {a.drainConfig?.markGone ? ', then gone' : ''}
+                </>
+              ) : (
+                '—'
+              )}
+            </dd>
             <dt>Address</dt>
             <dd>{a.address ?? '—'}</dd>
             <dt>Version</dt>
             <dd>{a.version ?? '—'}</dd>
             <dt>First seen</dt>
-            <dd><When at={a.firstSeenAt} /></dd>
+            <dd>
+              <When at={a.firstSeenAt} />
+            </dd>
             <dt>Last seen</dt>
-            <dd><When at={a.lastSeenAt} /></dd>
+            <dd>
+              <When at={a.lastSeenAt} />
+            </dd>
             <dt>Resources</dt>
-            <dd><code>{a.resourcesText}</code></dd>
+            <dd>
+              <code>{a.resourcesText}</code>
+            </dd>
             <dt>Attributes</dt>
-            <dd>{Object.keys(a.attributes).length ? Object.entries(a.attributes).map(([k, v]) => <code key={k} style={{ marginRight: 8 }}>{k}:{String(v)}</code>) : 'none'}</dd>
+            <dd>
+              {Object.keys(a.attributes).length
+                ? Object.entries(a.attributes).map(([k, v]) => (
+                    <code key={k} style={{ marginRight: 8 }}>
+                      {k}:{String(v)}
+                    </code>
+                  ))
+                : 'none'}
+            </dd>
           </dl>
         </Panel>
         <Panel title="Resources" actions={<UsageLegend />}>
@@ -63,20 +113,54 @@ export function AgentDetailView({ id }: { id: string }) {
             {resources.map((name) => (
               <div key={name}>
                 <strong>{name}</strong>
-                <UsageBar name={name} total={a.usage.total[name]} used={a.usage.used[name]} offered={a.usage.offered[name]} reserved={a.usage.reserved[name]} />
+                <UsageBar
+                  name={name}
+                  total={a.usage.total[name]}
+                  used={a.usage.used[name]}
+                  offered={a.usage.offered[name]}
+                  reserved={a.usage.reserved[name]}
+                />
               </div>
             ))}
           </div>
         </Panel>
       </div>
-      <Panel title={`Tasks (${tasks.data ? formatTotal(tasks.data) : '…'})`} actions={<Link href={`/tasks?agentId=${encodeURIComponent(id)}`}>All of this agent's tasks</Link>}>
-        {tasks.error ? <ErrorPanel error={tasks.error} /> : tasks.data ? <DataTable label="Tasks on this agent" columns={taskColumns(names.data, { framework: true })} data={tasks.data.items} getRowId={(t) => t.id} onRowClick={(t) => navigate(`/tasks/${t.id}`)} empty="No task has run here." /> : <Loading />}
+      <Panel
+        title={`Tasks (${tasks.data ? formatTotal(tasks.data) : '…'})`}
+        actions={<Link href={`/tasks?agentId=${encodeURIComponent(id)}`}>All of this agent's tasks</Link>}
+      >
+        {tasks.error ? (
+          <ErrorPanel error={tasks.error} />
+        ) : tasks.data ? (
+          <DataTable
+            label="Tasks on this agent"
+            columns={taskColumns(names.data, { framework: true })}
+            data={tasks.data.items}
+            getRowId={(t) => t.id}
+            onRowClick={(t) => navigate(`/tasks/${t.id}`)}
+            empty="No task has run here."
+          />
+        ) : (
+          <Loading />
+        )}
       </Panel>
       <Panel title="Reservations">
         <ReservationsTable agentId={id} />
       </Panel>
       <Panel title={`Outstanding offers (${offers.data ? formatTotal(offers.data) : '…'})`}>
-        {offers.error ? <ErrorPanel error={offers.error} /> : offers.data ? <DataTable label="Outstanding offers of this agent" columns={offerColumns(names.data)} data={offers.data.items} getRowId={(o) => o.id} empty="No offer of this agent's resources is outstanding." /> : <Loading />}
+        {offers.error ? (
+          <ErrorPanel error={offers.error} />
+        ) : offers.data ? (
+          <DataTable
+            label="Outstanding offers of this agent"
+            columns={offerColumns(names.data)}
+            data={offers.data.items}
+            getRowId={(o) => o.id}
+            empty="No offer of this agent's resources is outstanding."
+          />
+        ) : (
+          <Loading />
+        )}
       </Panel>
     </>
   );

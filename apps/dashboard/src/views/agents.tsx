@@ -24,15 +24,47 @@ export function AgentStatusBadge({ agent }: { agent: Agent }) {
 
 export function AgentStateBadges({ agent }: { agent: Agent }) {
   const badges = [];
-  if (agent.drainState) badges.push(<Badge key="drain" tone="warn">{agent.drainState.toLowerCase()}</Badge>);
-  else if (!agent.activated) badges.push(<Badge key="off" tone="warn">deactivated</Badge>);
-  if (agent.maintenance) badges.push(<Badge key="mnt" tone={agent.maintenance.mode === 'DOWN' ? 'bad' : 'info'}>{agent.maintenance.mode === 'DOWN' ? 'down for maintenance' : 'maintenance scheduled'}</Badge>);
-  if (!agent.whitelisted) badges.push(<Badge key="wl" tone="warn">not whitelisted</Badge>);
+  if (agent.drainState)
+    badges.push(
+      <Badge key="drain" tone="warn">
+        {agent.drainState.toLowerCase()}
+      </Badge>,
+    );
+  else if (!agent.activated)
+    badges.push(
+      <Badge key="off" tone="warn">
+        deactivated
+      </Badge>,
+    );
+  if (agent.maintenance)
+    badges.push(
+      <Badge key="mnt" tone={agent.maintenance.mode === 'DOWN' ? 'bad' : 'info'}>
+        {agent.maintenance.mode === 'DOWN' ? 'down for maintenance' : 'maintenance scheduled'}
+      </Badge>,
+    );
+  if (!agent.whitelisted)
+    badges.push(
+      <Badge key="wl" tone="warn">
+        not whitelisted
+      </Badge>,
+    );
   return badges.length ? <span className="actions">{badges}</span> : <Badge tone="ok">offered</Badge>;
 }
 
 function usageCell(name: string) {
-  return (a: Agent) => (a.usage.total[name] ? <UsageBar compact name={name} total={a.usage.total[name]} used={a.usage.used[name]} offered={a.usage.offered[name]} reserved={a.usage.reserved[name]} /> : <span className="muted">—</span>);
+  return (a: Agent) =>
+    a.usage.total[name] ? (
+      <UsageBar
+        compact
+        name={name}
+        total={a.usage.total[name]}
+        used={a.usage.used[name]}
+        offered={a.usage.offered[name]}
+        reserved={a.usage.reserved[name]}
+      />
+    ) : (
+      <span className="muted">—</span>
+    );
 }
 
 export function AgentsView() {
@@ -59,13 +91,25 @@ export function AgentsView() {
   const columns: Columns<Agent> = useMemo(() => {
     const c = columnsFor<Agent>();
     return c.columns([
-      c.accessor('hostname', { header: 'Hostname', meta: { sort: 'hostname' }, cell: (i) => <Link href={`/agents/${encodeURIComponent(i.row.original.id)}`} onClick={(e) => e.stopPropagation()}>{i.getValue()}</Link> }),
+      c.accessor('hostname', {
+        header: 'Hostname',
+        meta: { sort: 'hostname' },
+        cell: (i) => (
+          <Link href={`/agents/${encodeURIComponent(i.row.original.id)}`} onClick={(e) => e.stopPropagation()}>
+            {i.getValue()}
+          </Link>
+        ),
+      }),
       c.accessor('status', { header: 'Status', meta: { sort: 'status' }, cell: (i) => <AgentStatusBadge agent={i.row.original} /> }),
       c.display({ id: 'state', header: 'Offers', cell: (i) => <AgentStateBadges agent={i.row.original} /> }),
       c.display({ id: 'cpus', header: 'CPUs used', cell: (i) => usageCell('cpus')(i.row.original) }),
       c.display({ id: 'mem', header: 'Memory used', cell: (i) => usageCell('mem')(i.row.original) }),
       c.display({ id: 'tasks', header: 'Tasks', meta: { align: 'right' }, cell: (i) => i.row.original.usage.activeTasks }),
-      c.display({ id: 'whitelist', header: 'Whitelisted', cell: (i) => <WhitelistSwitch agent={i.row.original} whitelistSet={whitelistSet} /> }),
+      c.display({
+        id: 'whitelist',
+        header: 'Whitelisted',
+        cell: (i) => <WhitelistSwitch agent={i.row.original} whitelistSet={whitelistSet} />,
+      }),
       c.accessor('lastSeenAt', { header: 'Last seen', meta: { sort: 'lastSeenAt' }, cell: (i) => <When at={i.getValue()} as="ago" /> }),
       c.display({ id: 'actions', header: 'Actions', cell: (i) => <AgentActions agent={i.row.original} /> }),
     ]);
@@ -75,11 +119,17 @@ export function AgentsView() {
     <>
       <PageHeader
         title="Agents"
-        description={list.data ? `${total.toLocaleString('en-US')} agent${total === 1 ? '' : 's'}${filter || status ? ' match' : ''}; whitelist ${whitelistSet ? `set (${whitelist.data!.hostnames!.length} hostnames)` : 'off: every agent may be offered'}.` : 'Every machine that has registered.'}
+        description={
+          list.data
+            ? `${total.toLocaleString('en-US')} agent${total === 1 ? '' : 's'}${filter || status ? ' match' : ''}; whitelist ${whitelistSet ? `set (${whitelist.data!.hostnames!.length} hostnames)` : 'off: every agent may be offered'}.`
+            : 'Every machine that has registered.'
+        }
         actions={<UsageLegend />}
       />
       <div className="filters" role="search">
-        <Field label="Hostname contains">{(p) => <input {...p} type="search" value={hostname} placeholder="e.g. rack-a" onChange={(e) => setHostname(e.target.value)} />}</Field>
+        <Field label="Hostname contains">
+          {(p) => <input {...p} type="search" value={hostname} placeholder="e.g. rack-a" onChange={(e) => setHostname(e.target.value)} />}
+        </Field>
         <Field label="Status">
           {(p) => (
             <select {...p} value={status} onChange={(e) => setStatus(e.target.value as typeof status)}>
@@ -90,7 +140,11 @@ export function AgentsView() {
             </select>
           )}
         </Field>
-        {list.isFetching ? <span className="muted" aria-live="polite">updating…</span> : null}
+        {list.isFetching ? (
+          <span className="muted" aria-live="polite">
+            updating…
+          </span>
+        ) : null}
       </div>
       {list.error ? <ErrorPanel error={list.error} onRetry={() => void list.refetch()} /> : null}
       {list.isPending ? (
@@ -105,7 +159,11 @@ export function AgentsView() {
           onSort={setSort}
           onNearEnd={more}
           onRowClick={(a) => navigate(`/agents/${encodeURIComponent(a.id)}`)}
-          empty={filter || status ? 'No agent matches.' : 'No agent has registered yet. Start one with `npx arbiter agent --master URL --token T`.'}
+          empty={
+            filter || status
+              ? 'No agent matches.'
+              : 'No agent has registered yet. Start one with `npx arbiter agent --master URL --token T`.'
+          }
           footer={isFetchingNextPage ? <div className="empty">Loading more…</div> : null}
         />
       )}

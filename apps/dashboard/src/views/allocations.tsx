@@ -43,11 +43,21 @@ export function AllocationsView({ now: initialNow }: { now: number }) {
 
   const c = columnsFor<Cycle>();
   const columns = c.columns([
-    c.accessor('id', { header: 'Cycle', cell: (i) => <Link href={`/allocations/${i.getValue()}`} onClick={(e) => e.stopPropagation()}>#{i.getValue()}</Link> }),
+    c.accessor('id', {
+      header: 'Cycle',
+      cell: (i) => (
+        <Link href={`/allocations/${i.getValue()}`} onClick={(e) => e.stopPropagation()}>
+          #{i.getValue()}
+        </Link>
+      ),
+    }),
     c.accessor('startedAt', { header: 'At', cell: (i) => <When at={i.getValue()} /> }),
     c.accessor('offerCount', { header: 'Offers', meta: { align: 'right' } }),
     c.accessor('durationMs', { header: 'Allocator time', meta: { align: 'right' }, cell: (i) => `${trim(i.getValue(), 2)} ms` }),
-    c.accessor('reasons', { header: 'Decisions against offering', cell: (i) => <span className="muted">{reasonsText(i.getValue())}</span> }),
+    c.accessor('reasons', {
+      header: 'Decisions against offering',
+      cell: (i) => <span className="muted">{reasonsText(i.getValue())}</span>,
+    }),
   ]);
   const exportHref = (format: 'csv' | 'json') => `/api/v1/allocations/export?format=${format}&from=${encodeURIComponent(from)}`;
 
@@ -79,23 +89,67 @@ export function AllocationsView({ now: initialNow }: { now: number }) {
             </select>
           )}
         </Field>
-        <Field label="Offered to role">{(p) => <input {...p} type="search" value={f.role} onChange={(e) => setF({ role: e.target.value.trim(), offset: '' })} placeholder="any role" />}</Field>
-        <FrameworkSelect label="Offered to framework" value={f.frameworkId} names={names.data} onChange={(id) => setF({ frameworkId: id, offset: '' })} />
-        <Field label="Offering agent id">{(p) => <input {...p} type="search" value={f.agentId} onChange={(e) => setF({ agentId: e.target.value.trim(), offset: '' })} placeholder="any agent" />}</Field>
+        <Field label="Offered to role">
+          {(p) => (
+            <input
+              {...p}
+              type="search"
+              value={f.role}
+              onChange={(e) => setF({ role: e.target.value.trim(), offset: '' })}
+              placeholder="any role"
+            />
+          )}
+        </Field>
+        <FrameworkSelect
+          label="Offered to framework"
+          value={f.frameworkId}
+          names={names.data}
+          onChange={(id) => setF({ frameworkId: id, offset: '' })}
+        />
+        <Field label="Offering agent id">
+          {(p) => (
+            <input
+              {...p}
+              type="search"
+              value={f.agentId}
+              onChange={(e) => setF({ agentId: e.target.value.trim(), offset: '' })}
+              placeholder="any agent"
+            />
+          )}
+        </Field>
         <button type="button" onClick={() => setNow(Date.now())}>
           Refresh range
         </button>
       </div>
       <Panel title="Offers per cycle" actions={<span className="muted">click a bar to open its cycle</span>}>
-        {chart.error ? <ErrorPanel error={chart.error} onRetry={() => void chart.refetch()} /> : chart.data ? <CyclesChart cycles={chart.data.items} onSelect={(id) => id && navigate(`/allocations/${id}`)} /> : <Loading rows={3} />}
+        {chart.error ? (
+          <ErrorPanel error={chart.error} onRetry={() => void chart.refetch()} />
+        ) : chart.data ? (
+          <CyclesChart cycles={chart.data.items} onSelect={(id) => id && navigate(`/allocations/${id}`)} />
+        ) : (
+          <Loading rows={3} />
+        )}
       </Panel>
       <Panel title="Cycles">
         {list.error ? (
           <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />
         ) : list.data ? (
           <>
-            <DataTable label="Allocation cycles" columns={columns} data={list.data.items} getRowId={(r) => r.id} onRowClick={(r) => navigate(`/allocations/${r.id}`)} empty="No cycle in this range." />
-            <Pager total={list.data.total} capped={list.data.totalCapped} limit={LIST_LIMIT} offset={offset} onChange={(o) => setF({ offset: o ? String(o) : '' })} />
+            <DataTable
+              label="Allocation cycles"
+              columns={columns}
+              data={list.data.items}
+              getRowId={(r) => r.id}
+              onRowClick={(r) => navigate(`/allocations/${r.id}`)}
+              empty="No cycle in this range."
+            />
+            <Pager
+              total={list.data.total}
+              capped={list.data.totalCapped}
+              limit={LIST_LIMIT}
+              offset={offset}
+              onChange={(o) => setF({ offset: o ? String(o) : '' })}
+            />
           </>
         ) : (
           <Loading />
@@ -114,15 +168,36 @@ export function AllocationsView({ now: initialNow }: { now: number }) {
           </Field>
         }
       >
-        {shares.error ? <ErrorPanel error={shares.error} onRetry={() => void shares.refetch()} /> : shares.data ? <ShareChart points={shares.data.map((p) => ({ at: p.at, client: p.client, share: p.dominantShare }))} names={kind === 'FRAMEWORK' ? names.data : undefined} label={`Dominant share per ${kind.toLowerCase()} over time`} height={300} /> : <Loading rows={3} />}
+        {shares.error ? (
+          <ErrorPanel error={shares.error} onRetry={() => void shares.refetch()} />
+        ) : shares.data ? (
+          <ShareChart
+            points={shares.data.map((p) => ({ at: p.at, client: p.client, share: p.dominantShare }))}
+            names={kind === 'FRAMEWORK' ? names.data : undefined}
+            label={`Dominant share per ${kind.toLowerCase()} over time`}
+            height={300}
+          />
+        ) : (
+          <Loading rows={3} />
+        )}
       </Panel>
       <Panel
         title="Why did a framework (not) get offers?"
         actions={
-<FrameworkSelect label="Framework" value={f.why} names={names.data} none="choose a framework" onChange={(id) => setF({ why: id })} />
+          <FrameworkSelect
+            label="Framework"
+            value={f.why}
+            names={names.data}
+            none="choose a framework"
+            onChange={(id) => setF({ why: id })}
+          />
         }
       >
-        {f.why ? <ExplainPanel frameworkId={f.why} /> : <div className="empty">Choose a framework: the answer comes from the decision traces of the recent cycles.</div>}
+        {f.why ? (
+          <ExplainPanel frameworkId={f.why} />
+        ) : (
+          <div className="empty">Choose a framework: the answer comes from the decision traces of the recent cycles.</div>
+        )}
       </Panel>
     </>
   );
@@ -141,17 +216,38 @@ export function CycleDetailView({ id }: { id: string }) {
   if (cycle.error) return <ErrorPanel error={cycle.error} onRetry={() => void cycle.refetch()} />;
   if (!cycle.data) return <Loading rows={8} />;
   const d = cycle.data;
-  const trace = (d.trace ?? { entries: [], counts: {}, truncated: false }) as { entries: TraceEntry[]; counts: Record<string, number>; truncated: boolean };
+  const trace = (d.trace ?? { entries: [], counts: {}, truncated: false }) as {
+    entries: TraceEntry[];
+    counts: Record<string, number>;
+    truncated: boolean;
+  };
   const entries = reason ? trace.entries.filter((e) => e.reason === reason) : trace.entries;
   const nameOf = (fw?: string) => (fw ? (names.data?.[fw] ?? shortId(fw)) : '—');
   const detail = (e: TraceEntry) =>
     Object.entries(e)
       .filter(([k]) => !['reason', 'agent', 'role', 'framework'].includes(k))
-      .map(([k, v]) => `${k}: ${typeof v === 'object' ? Object.entries(v as Record<string, number>).map(([a, b]) => `${a} ${trim(b)}`).join(', ') : String(v)}`)
+      .map(
+        ([k, v]) =>
+          `${k}: ${
+            typeof v === 'object'
+              ? Object.entries(v as Record<string, number>)
+                  .map(([a, b]) => `${a} ${trim(b)}`)
+                  .join(', ')
+              : String(v)
+          }`,
+      )
       .join('; ');
   return (
     <>
-      <PageHeader title={`Cycle #${d.id}`} description={<><When at={d.startedAt} /> · {d.offerCount} offer(s) · allocator {trim(d.durationMs, 2)} ms</>} actions={<Link href="/allocations">All cycles</Link>} />
+      <PageHeader
+        title={`Cycle #${d.id}`}
+        description={
+          <>
+            <When at={d.startedAt} /> · {d.offerCount} offer(s) · allocator {trim(d.durationMs, 2)} ms
+          </>
+        }
+        actions={<Link href="/allocations">All cycles</Link>}
+      />
       <div className="grid cols-2">
         <Panel title="Dominant shares after the cycle">
           {d.shares.length ? (
@@ -193,7 +289,13 @@ export function CycleDetailView({ id }: { id: string }) {
         </Panel>
       </div>
       <Panel title={`Offers (${d.offers.length})`}>
-        <DataTable label="Offers of this cycle" columns={offerColumns(names.data ?? {})} data={d.offers} getRowId={(o) => o.id} empty="This cycle made no offer." />
+        <DataTable
+          label="Offers of this cycle"
+          columns={offerColumns(names.data ?? {})}
+          data={d.offers}
+          getRowId={(o) => o.id}
+          empty="This cycle made no offer."
+        />
       </Panel>
       <Panel
         title="Decision trace"
@@ -250,7 +352,9 @@ export function CycleDetailView({ id }: { id: string }) {
           </p>
         ) : null}
       </Panel>
-      <p className="muted">Recorded at <When at={d.startedAt} as="time" />.</p>
+      <p className="muted">
+        Recorded at <When at={d.startedAt} as="time" />.
+      </p>
     </>
   );
 }

@@ -33,12 +33,33 @@ export function AuditView() {
   const list = useQuery({ ...q.audit(query), placeholderData: (p) => p });
   return (
     <>
-      <PageHeader title="Audit log" description="Every change made through the API, newest first: who, what, and the state before and after." />
+      <PageHeader
+        title="Audit log"
+        description="Every change made through the API, newest first: who, what, and the state before and after."
+      />
       <div className="filters" role="search">
         <Field label="Action" hint="e.g. quota.update, or agent.* for a group">
-          {(p) => <input {...p} type="search" value={f.action} onChange={(e) => setF({ action: e.target.value.trim(), offset: '' })} placeholder="any action" />}
+          {(p) => (
+            <input
+              {...p}
+              type="search"
+              value={f.action}
+              onChange={(e) => setF({ action: e.target.value.trim(), offset: '' })}
+              placeholder="any action"
+            />
+          )}
         </Field>
-        <Field label="Who">{(p) => <input {...p} type="search" value={f.actor} onChange={(e) => setF({ actor: e.target.value.trim(), offset: '' })} placeholder="any principal" />}</Field>
+        <Field label="Who">
+          {(p) => (
+            <input
+              {...p}
+              type="search"
+              value={f.actor}
+              onChange={(e) => setF({ actor: e.target.value.trim(), offset: '' })}
+              placeholder="any principal"
+            />
+          )}
+        </Field>
         <Field label="Target">
           {(p) => (
             <select {...p} value={f.targetType} onChange={(e) => setF({ targetType: e.target.value, offset: '' })}>
@@ -51,7 +72,9 @@ export function AuditView() {
             </select>
           )}
         </Field>
-        <Field label="Since">{(p) => <input {...p} type="datetime-local" value={f.since} onChange={(e) => setF({ since: e.target.value, offset: '' })} />}</Field>
+        <Field label="Since">
+          {(p) => <input {...p} type="datetime-local" value={f.since} onChange={(e) => setF({ since: e.target.value, offset: '' })} />}
+        </Field>
       </div>
       {list.error ? <ErrorPanel error={list.error} onRetry={() => void list.refetch()} /> : null}
       <Panel>
@@ -73,7 +96,9 @@ export function AuditView() {
                   {list.data.items.map((e: Entry) => (
                     <Fragment key={e.id}>
                       <tr>
-                        <td><When at={e.at} /></td>
+                        <td>
+                          <When at={e.at} />
+                        </td>
                         <td>{e.actor}</td>
                         <td>
                           <code>{e.action}</code>
@@ -84,7 +109,12 @@ export function AuditView() {
                         </td>
                         <td className="muted">{changes(e.before, e.after)}</td>
                         <td>
-                          <button type="button" className="small" aria-expanded={open === e.id} onClick={() => setOpen(open === e.id ? null : e.id)}>
+                          <button
+                            type="button"
+                            className="small"
+                            aria-expanded={open === e.id}
+                            onClick={() => setOpen(open === e.id ? null : e.id)}
+                          >
                             {open === e.id ? 'Hide' : 'Before / after'}
                           </button>
                         </td>
@@ -114,7 +144,12 @@ export function AuditView() {
               </table>
               {list.data.items.length === 0 ? <div className="empty">No entry matches.</div> : null}
             </div>
-            <Pager total={list.data.total} limit={query.limit} offset={query.offset} onChange={(o) => setF({ offset: o ? String(o) : '' })} />
+            <Pager
+              total={list.data.total}
+              limit={query.limit}
+              offset={query.offset}
+              onChange={(o) => setF({ offset: o ? String(o) : '' })}
+            />
           </>
         ) : list.error ? null : (
           <Loading rows={6} />

@@ -23,14 +23,46 @@ export function TaskStateBadge({ state }: { state: string }) {
   return <Badge tone={taskTone(state)}>{state}</Badge>;
 }
 
-export function taskColumns(names: Record<string, string> = {}, options: { agent?: boolean; framework?: boolean } = { agent: true, framework: true }) {
+export function taskColumns(
+  names: Record<string, string> = {},
+  options: { agent?: boolean; framework?: boolean } = { agent: true, framework: true },
+) {
   const c = columnsFor<Task>();
   return c.columns([
-    c.accessor('taskId', { header: 'Task', cell: (i) => <Link href={`/tasks/${i.row.original.id}`} onClick={(e) => e.stopPropagation()}>{i.getValue()}</Link> }),
+    c.accessor('taskId', {
+      header: 'Task',
+      cell: (i) => (
+        <Link href={`/tasks/${i.row.original.id}`} onClick={(e) => e.stopPropagation()}>
+          {i.getValue()}
+        </Link>
+      ),
+    }),
     c.accessor('state', { header: 'State', cell: (i) => <TaskStateBadge state={i.getValue()} /> }),
-    ...(options.framework ? [c.accessor('frameworkId', { header: 'Framework', cell: (i) => <Link href={`/frameworks/${i.getValue()}`} onClick={(e) => e.stopPropagation()}>{names[i.getValue()] ?? shortId(i.getValue())}</Link> })] : []),
+    ...(options.framework
+      ? [
+          c.accessor('frameworkId', {
+            header: 'Framework',
+            cell: (i) => (
+              <Link href={`/frameworks/${i.getValue()}`} onClick={(e) => e.stopPropagation()}>
+                {names[i.getValue()] ?? shortId(i.getValue())}
+              </Link>
+            ),
+          }),
+        ]
+      : []),
     c.accessor('role', { header: 'Role' }),
-    ...(options.agent ? [c.accessor('agentId', { header: 'Agent', cell: (i) => <Link href={`/agents/${encodeURIComponent(i.getValue())}`} onClick={(e) => e.stopPropagation()}>{shortId(i.getValue())}</Link> })] : []),
+    ...(options.agent
+      ? [
+          c.accessor('agentId', {
+            header: 'Agent',
+            cell: (i) => (
+              <Link href={`/agents/${encodeURIComponent(i.getValue())}`} onClick={(e) => e.stopPropagation()}>
+                {shortId(i.getValue())}
+              </Link>
+            ),
+          }),
+        ]
+      : []),
     c.accessor('resourcesText', { header: 'Resources', cell: (i) => <code>{i.getValue()}</code> }),
     c.accessor('updatedAt', { header: 'Updated', cell: (i) => <When at={i.getValue()} as="ago" /> }),
   ]);
@@ -40,17 +72,42 @@ export function offerColumns(names: Record<string, string> = {}) {
   const c = columnsFor<Offer>();
   return c.columns([
     c.accessor('id', { header: 'Offer', cell: (i) => <code title={i.getValue()}>{shortId(i.getValue())}</code> }),
-    c.accessor('frameworkId', { header: 'Framework', cell: (i) => <Link href={`/frameworks/${i.getValue()}`}>{names[i.getValue()] ?? shortId(i.getValue())}</Link> }),
-    c.accessor('agentId', { header: 'Agent', cell: (i) => <Link href={`/agents/${encodeURIComponent(i.getValue())}`}>{shortId(i.getValue())}</Link> }),
+    c.accessor('frameworkId', {
+      header: 'Framework',
+      cell: (i) => <Link href={`/frameworks/${i.getValue()}`}>{names[i.getValue()] ?? shortId(i.getValue())}</Link>,
+    }),
+    c.accessor('agentId', {
+      header: 'Agent',
+      cell: (i) => <Link href={`/agents/${encodeURIComponent(i.getValue())}`}>{shortId(i.getValue())}</Link>,
+    }),
     c.accessor('role', { header: 'Role' }),
     c.accessor('resourcesText', { header: 'Resources', cell: (i) => <code>{i.getValue()}</code> }),
-    c.accessor('state', { header: 'State', cell: (i) => <Badge tone={i.getValue() === 'ACCEPTED' ? 'ok' : i.getValue() === 'OUTSTANDING' ? 'info' : 'none'}>{i.getValue().toLowerCase()}</Badge> }),
+    c.accessor('state', {
+      header: 'State',
+      cell: (i) => (
+        <Badge tone={i.getValue() === 'ACCEPTED' ? 'ok' : i.getValue() === 'OUTSTANDING' ? 'info' : 'none'}>
+          {i.getValue().toLowerCase()}
+        </Badge>
+      ),
+    }),
     c.accessor('createdAt', { header: 'Made', cell: (i) => <When at={i.getValue()} as="ago" /> }),
   ]);
 }
 
 /** A labelled choice among the known frameworks (by name); '' is `none`. */
-export function FrameworkSelect({ label, value, onChange, names, none = 'any' }: { label: string; value: string; onChange: (id: string) => void; names?: Record<string, string>; none?: string }) {
+export function FrameworkSelect({
+  label,
+  value,
+  onChange,
+  names,
+  none = 'any',
+}: {
+  label: string;
+  value: string;
+  onChange: (id: string) => void;
+  names?: Record<string, string>;
+  none?: string;
+}) {
   return (
     <Field label={label}>
       {(p) => (

@@ -42,10 +42,20 @@ export function FrameworksView() {
   useLiveInvalidate(['framework.added', 'framework.removed', 'task.updated', 'offer.created', 'offer.closed'], [keys.frameworks], 2000);
   const c = columnsFor<Framework>();
   const columns = c.columns([
-    c.accessor('name', { header: 'Name', cell: (i) => <Link href={`/frameworks/${i.row.original.id}`} onClick={(e) => e.stopPropagation()}>{i.getValue()}</Link> }),
+    c.accessor('name', {
+      header: 'Name',
+      cell: (i) => (
+        <Link href={`/frameworks/${i.row.original.id}`} onClick={(e) => e.stopPropagation()}>
+          {i.getValue()}
+        </Link>
+      ),
+    }),
     c.accessor('state', { header: 'State', cell: (i) => <FrameworkStateBadge fw={i.row.original} /> }),
     c.accessor('roles', { header: 'Roles', cell: (i) => i.getValue().join(', ') }),
-    c.accessor('suppressedRoles', { header: 'Suppressed', cell: (i) => (i.getValue().length ? <Badge tone="warn">{i.getValue().join(', ')}</Badge> : <span className="muted">—</span>) }),
+    c.accessor('suppressedRoles', {
+      header: 'Suppressed',
+      cell: (i) => (i.getValue().length ? <Badge tone="warn">{i.getValue().join(', ')}</Badge> : <span className="muted">—</span>),
+    }),
     c.accessor('activeTasks', { header: 'Tasks', meta: { align: 'right' } }),
     c.accessor('outstandingOffers', { header: 'Offers', meta: { align: 'right' } }),
     c.accessor('dominantShare', { header: 'Dominant share', cell: (i) => <ShareBar share={i.getValue()} /> }),
@@ -53,7 +63,10 @@ export function FrameworksView() {
   ]);
   return (
     <>
-      <PageHeader title="Frameworks" description="Schedulers subscribed to the cluster. Dominant share: the largest fraction of any resource their live tasks hold." />
+      <PageHeader
+        title="Frameworks"
+        description="Schedulers subscribed to the cluster. Dominant share: the largest fraction of any resource their live tasks hold."
+      />
       <div className="filters">
         <Field label="State">
           {(p) => (
@@ -78,7 +91,14 @@ export function FrameworksView() {
       {list.error ? <ErrorPanel error={list.error} onRetry={() => void list.refetch()} /> : null}
       {list.data ? (
         <>
-          <DataTable label="Frameworks" columns={columns} data={list.data.items} getRowId={(f) => f.id} onRowClick={(f) => navigate(`/frameworks/${f.id}`)} empty="No framework has subscribed yet." />
+          <DataTable
+            label="Frameworks"
+            columns={columns}
+            data={list.data.items}
+            getRowId={(f) => f.id}
+            onRowClick={(f) => navigate(`/frameworks/${f.id}`)}
+            empty="No framework has subscribed yet."
+          />
           <Pager total={list.data.total} limit={LIST_LIMIT} offset={offset} onChange={setOffset} />
         </>
       ) : list.error ? null : (
@@ -92,7 +112,10 @@ export function ExplainPanel({ frameworkId }: { frameworkId: string }) {
   const explain = useQuery(q.explain(frameworkId));
   useLiveInvalidate(['cycle'], [[...keys.frameworks, 'explain', frameworkId]], 5000);
   return (
-    <Panel title="Why (no) offers?" actions={<span className="muted">from the decision traces of the last {explain.data?.cyclesExamined ?? 20} recorded cycles</span>}>
+    <Panel
+      title="Why (no) offers?"
+      actions={<span className="muted">from the decision traces of the last {explain.data?.cyclesExamined ?? 20} recorded cycles</span>}
+    >
       {explain.error ? (
         <ErrorPanel error={explain.error} onRetry={() => void explain.refetch()} />
       ) : explain.data ? (
@@ -127,7 +150,11 @@ export function FrameworkDetailView({ id }: { id: string }) {
   const [typed, setTyped] = useState('');
   const queryClient = useQueryClient();
   const toast = useToast();
-  useLiveInvalidate(['framework.removed', 'task.updated', 'offer.created', 'offer.closed'], [keys.frameworks, keys.tasks, keys.offers], 1000);
+  useLiveInvalidate(
+    ['framework.removed', 'task.updated', 'offer.created', 'offer.closed'],
+    [keys.frameworks, keys.tasks, keys.offers],
+    1000,
+  );
   if (fw.error) return <ErrorPanel error={fw.error} onRetry={() => void fw.refetch()} />;
   if (!fw.data) return <Loading rows={8} />;
   const f = fw.data;
@@ -136,7 +163,11 @@ export function FrameworkDetailView({ id }: { id: string }) {
     <>
       <PageHeader
         title={f.name}
-        description={<>Framework <code>{f.id}</code></>}
+        description={
+          <>
+            Framework <code>{f.id}</code>
+          </>
+        }
         actions={
           <button type="button" className="danger" disabled={f.state === 'COMPLETED'} onClick={() => (setTyped(''), setTearing(true))}>
             Tear down
@@ -161,17 +192,23 @@ export function FrameworkDetailView({ id }: { id: string }) {
             <dt>Failover timeout</dt>
             <dd>{f.failoverTimeoutSeconds} s</dd>
             <dt>Registered</dt>
-            <dd><When at={f.registeredAt} /></dd>
+            <dd>
+              <When at={f.registeredAt} />
+            </dd>
             {f.disconnectedAt ? (
               <>
                 <dt>Disconnected</dt>
-                <dd><When at={f.disconnectedAt} /></dd>
+                <dd>
+                  <When at={f.disconnectedAt} />
+                </dd>
               </>
             ) : null}
             {f.completedAt ? (
               <>
                 <dt>Completed</dt>
-                <dd><When at={f.completedAt} /></dd>
+                <dd>
+                  <When at={f.completedAt} />
+                </dd>
               </>
             ) : null}
           </dl>
@@ -202,10 +239,38 @@ export function FrameworkDetailView({ id }: { id: string }) {
       </div>
       <ExplainPanel frameworkId={id} />
       <Panel title={`Outstanding offers (${offers.data ? formatTotal(offers.data) : '…'})`}>
-        {offers.error ? <ErrorPanel error={offers.error} /> : offers.data ? <DataTable label="Outstanding offers" columns={offerColumns(names)} data={offers.data.items} getRowId={(o) => o.id} empty="No offer outstanding." /> : <Loading />}
+        {offers.error ? (
+          <ErrorPanel error={offers.error} />
+        ) : offers.data ? (
+          <DataTable
+            label="Outstanding offers"
+            columns={offerColumns(names)}
+            data={offers.data.items}
+            getRowId={(o) => o.id}
+            empty="No offer outstanding."
+          />
+        ) : (
+          <Loading />
+        )}
       </Panel>
-      <Panel title={`Tasks (${tasks.data ? formatTotal(tasks.data) : '…'})`} actions={<Link href={`/tasks?frameworkId=${id}`}>All of its tasks</Link>}>
-        {tasks.error ? <ErrorPanel error={tasks.error} /> : tasks.data ? <DataTable label="Tasks of this framework" columns={taskColumns(names, { agent: true })} data={tasks.data.items} getRowId={(t) => t.id} onRowClick={(t) => navigate(`/tasks/${t.id}`)} empty="No task launched." /> : <Loading />}
+      <Panel
+        title={`Tasks (${tasks.data ? formatTotal(tasks.data) : '…'})`}
+        actions={<Link href={`/tasks?frameworkId=${id}`}>All of its tasks</Link>}
+      >
+        {tasks.error ? (
+          <ErrorPanel error={tasks.error} />
+        ) : tasks.data ? (
+          <DataTable
+            label="Tasks of this framework"
+            columns={taskColumns(names, { agent: true })}
+            data={tasks.data.items}
+            getRowId={(t) => t.id}
+            onRowClick={(t) => navigate(`/tasks/${t.id}`)}
+            empty="No task launched."
+          />
+        ) : (
+          <Loading />
+        )}
       </Panel>
       <ActionDialog
         open={tearing}
@@ -221,9 +286,12 @@ export function FrameworkDetailView({ id }: { id: string }) {
         }}
       >
         <p>
-          Its {f.activeTasks} live task(s) are killed, its offers rescinded, and it can never subscribe again under this id. This cannot be undone.
+          Its {f.activeTasks} live task(s) are killed, its offers rescinded, and it can never subscribe again under this id. This cannot be
+          undone.
         </p>
-        <Field label={`Type the framework's name (${f.name}) to confirm`}>{(p) => <input {...p} value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" />}</Field>
+        <Field label={`Type the framework's name (${f.name}) to confirm`}>
+          {(p) => <input {...p} value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" />}
+        </Field>
       </ActionDialog>
     </>
   );

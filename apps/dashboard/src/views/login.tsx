@@ -8,7 +8,9 @@ export function LoginForm() {
   const router = useRouter();
   const params = useSearchParams();
   const [token, setToken] = useState('');
-  const [error, setError] = useState<string | undefined>(params.get('expired') ? 'Your session ended: the token is no longer accepted. Sign in again.' : undefined);
+  const [error, setError] = useState<string | undefined>(
+    params.get('expired') ? 'Your session ended: the token is no longer accepted. Sign in again.' : undefined,
+  );
   const [busy, setBusy] = useState(false);
 
   const submit = async (e: FormEvent) => {
@@ -16,7 +18,11 @@ export function LoginForm() {
     setBusy(true);
     setError(undefined);
     try {
-      const r = await fetch('/api/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+      const r = await fetch('/api/session', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token }),
+      });
       if (!r.ok) {
         const body = (await r.json().catch(() => ({}))) as { message?: string; code?: string };
         setError(`${body.message ?? r.statusText}${body.code ? ` (${body.code})` : ''}`);
@@ -42,7 +48,18 @@ export function LoginForm() {
         Use an API token: the admin token printed when the control plane first started, or the value of ARBITER_ADMIN_TOKEN.
       </p>
       <Field label="API token" error={error}>
-        {(p) => <input {...p} type="password" name="token" autoComplete="current-password" required value={token} onChange={(e) => setToken(e.target.value)} autoFocus />}
+        {(p) => (
+          <input
+            {...p}
+            type="password"
+            name="token"
+            autoComplete="current-password"
+            required
+            value={token}
+            onChange={(e) => setToken(e.target.value)}
+            autoFocus
+          />
+        )}
       </Field>
       <button type="submit" className="primary" disabled={busy || !token.trim()}>
         {busy ? 'Checking…' : 'Sign in'}

@@ -17,8 +17,8 @@ import { frameworkNames, keys, q } from '@/lib/queries';
 type Window = Schemas['WindowDto'];
 type Machine = Schemas['MachineIdDto'];
 const machineName = (m: { hostname?: string; ip?: string }) => m.hostname || m.ip || '?';
-const sameMachine = (a: { hostname?: string; ip?: string }, b: { hostname?: string; ip?: string }) => (a.hostname ?? '') === (b.hostname ?? '') && (a.ip ?? '') === (b.ip ?? '');
-
+const sameMachine = (a: { hostname?: string; ip?: string }, b: { hostname?: string; ip?: string }) =>
+  (a.hostname ?? '') === (b.hostname ?? '') && (a.ip ?? '') === (b.ip ?? '');
 
 function useInvalidate() {
   const queryClient = useQueryClient();
@@ -34,7 +34,9 @@ function Timeline({ windows, modeOf }: { windows: Window[]; modeOf: (m: { hostna
   const now = Date.now();
   const rows = windows.flatMap((w) => w.machines.map((m) => ({ m, w })));
   const starts = windows.map((w) => new Date(w.unavailability.start).getTime());
-  const ends = windows.map((w) => (w.unavailability.durationSeconds == null ? null : new Date(w.unavailability.start).getTime() + w.unavailability.durationSeconds * 1000));
+  const ends = windows.map((w) =>
+    w.unavailability.durationSeconds == null ? null : new Date(w.unavailability.start).getTime() + w.unavailability.durationSeconds * 1000,
+  );
   const from = Math.min(now - 3600_000, ...starts);
   const to = Math.max(now + 24 * 3600_000, ...ends.map((e, i) => e ?? starts[i] + 6 * 3600_000)) + 3600_000;
   const x = (t: number) => `${((Math.min(Math.max(t, from), to) - from) / (to - from)) * 100}%`;
@@ -63,7 +65,11 @@ function Timeline({ windows, modeOf }: { windows: Window[]; modeOf: (m: { hostna
             </div>
             <div className="track">
               <div className="now" style={{ left: x(now) }} title="now" />
-              <div className={`win ${mode === 'DOWN' ? 'down' : ''}`} style={{ left: x(start), width: `calc(${x(end)} - ${x(start)})` }} title={`${dateTime(w.unavailability.start)} for ${duration(w.unavailability.durationSeconds)}`}>
+              <div
+                className={`win ${mode === 'DOWN' ? 'down' : ''}`}
+                style={{ left: x(start), width: `calc(${x(end)} - ${x(start)})` }}
+                title={`${dateTime(w.unavailability.start)} for ${duration(w.unavailability.durationSeconds)}`}
+              >
                 {mode === 'DOWN' ? 'down' : 'scheduled'} · {duration(w.unavailability.durationSeconds)}
               </div>
             </div>
@@ -90,7 +96,16 @@ function ScheduleForm({ windows }: { windows: Window[] }) {
         .filter(Boolean)
         .map((h) => (/^[\d.:]+$/.test(h) && h.includes('.') ? { ip: h } : { hostname: h }));
       const durationSeconds = hours.trim() === '' ? null : Math.round(Number(hours) * 3600);
-      return call(api.PUT('/api/v1/maintenance/schedule', { body: { windows: [...windows, { machines: list, unavailability: { start: Number.isNaN(when.getTime()) ? start : when.toISOString(), durationSeconds } }] } }));
+      return call(
+        api.PUT('/api/v1/maintenance/schedule', {
+          body: {
+            windows: [
+              ...windows,
+              { machines: list, unavailability: { start: Number.isNaN(when.getTime()) ? start : when.toISOString(), durationSeconds } },
+            ],
+          },
+        }),
+      );
     },
     onSuccess: async () => {
       await invalidate();
@@ -145,23 +160,34 @@ export function MaintenanceView() {
     return (m: { hostname?: string; ip?: string }): Mode => (down.some((d) => sameMachine(d, m)) ? 'DOWN' : 'DRAINING');
   }, [status.data]);
 
-  if (schedule.error || status.error) return <ErrorPanel error={schedule.error ?? status.error} onRetry={() => void (schedule.refetch(), status.refetch())} />;
+  if (schedule.error || status.error)
+    return <ErrorPanel error={schedule.error ?? status.error} onRetry={() => void (schedule.refetch(), status.refetch())} />;
   if (!schedule.data || !status.data) return <Loading rows={6} />;
   const windows = schedule.data.windows;
-  const machines: Array<{ m: Machine; w: Window; index: number }> = windows.flatMap((w, index) => w.machines.map((m) => ({ m: { hostname: m.hostname ?? '', ip: m.ip ?? '' }, w, index })));
+  const machines: Array<{ m: Machine; w: Window; index: number }> = windows.flatMap((w, index) =>
+    w.machines.map((m) => ({ m: { hostname: m.hostname ?? '', ip: m.ip ?? '' }, w, index })),
+  );
 
   const act = async () => {
     if (!pending) return;
-    if (pending.kind === 'remove') await call(api.PUT('/api/v1/maintenance/schedule', { body: { windows: windows.filter((_, i) => i !== pending.index) } }));
+    if (pending.kind === 'remove')
+      await call(api.PUT('/api/v1/maintenance/schedule', { body: { windows: windows.filter((_, i) => i !== pending.index) } }));
     else if (pending.kind === 'start') await call(api.POST('/api/v1/maintenance/start', { body: { machines: [pending.machine] } }));
     else await call(api.POST('/api/v1/maintenance/stop', { body: { machines: [pending.machine] } }));
     await invalidate();
-    toast(pending.kind === 'remove' ? 'window removed' : `maintenance ${pending.kind === 'start' ? 'started' : 'stopped'} on ${machineName(pending.machine)}`);
+    toast(
+      pending.kind === 'remove'
+        ? 'window removed'
+        : `maintenance ${pending.kind === 'start' ? 'started' : 'stopped'} on ${machineName(pending.machine)}`,
+    );
   };
 
   return (
     <>
-      <PageHeader title="Maintenance" description="Scheduled machines are DRAINING: frameworks with tasks there get inverse offers. Starting maintenance takes machines DOWN (no offers); stopping brings them back UP and out of the schedule." />
+      <PageHeader
+        title="Maintenance"
+        description="Scheduled machines are DRAINING: frameworks with tasks there get inverse offers. Starting maintenance takes machines DOWN (no offers); stopping brings them back UP and out of the schedule."
+      />
       <Panel title="Schedule a window">
         <ScheduleForm windows={windows} />
       </Panel>
@@ -198,13 +224,18 @@ export function MaintenanceView() {
                         <When at={w.unavailability.start} /> · {duration(w.unavailability.durationSeconds)}
                       </td>
                       <td>
-                        {statuses.length
-                          ? statuses.map((s) => (
-                              <span key={s.frameworkId} style={{ marginRight: 8 }}>
-                                {names.data?.[s.frameworkId] ?? shortId(s.frameworkId)}: <Badge tone={s.status === 'ACCEPT' ? 'ok' : s.status === 'DECLINE' ? 'bad' : 'none'}>{s.status.toLowerCase()}</Badge>
-                              </span>
-                            ))
-                          : <span className="muted">{mode === 'DOWN' ? '—' : 'no answer yet'}</span>}
+                        {statuses.length ? (
+                          statuses.map((s) => (
+                            <span key={s.frameworkId} style={{ marginRight: 8 }}>
+                              {names.data?.[s.frameworkId] ?? shortId(s.frameworkId)}:{' '}
+                              <Badge tone={s.status === 'ACCEPT' ? 'ok' : s.status === 'DECLINE' ? 'bad' : 'none'}>
+                                {s.status.toLowerCase()}
+                              </Badge>
+                            </span>
+                          ))
+                        ) : (
+                          <span className="muted">{mode === 'DOWN' ? '—' : 'no answer yet'}</span>
+                        )}
                       </td>
                       <td>
                         <div className="actions">
@@ -235,7 +266,13 @@ export function MaintenanceView() {
       <ActionDialog
         open={pending !== null}
         onClose={() => setPending(null)}
-        title={pending?.kind === 'remove' ? 'Remove this window?' : pending?.kind === 'start' ? `Start maintenance on ${pending && 'machine' in pending ? machineName(pending.machine) : ''}?` : `Stop maintenance on ${pending && 'machine' in pending ? machineName(pending.machine) : ''}?`}
+        title={
+          pending?.kind === 'remove'
+            ? 'Remove this window?'
+            : pending?.kind === 'start'
+              ? `Start maintenance on ${pending && 'machine' in pending ? machineName(pending.machine) : ''}?`
+              : `Stop maintenance on ${pending && 'machine' in pending ? machineName(pending.machine) : ''}?`
+        }
         confirmLabel={pending?.kind === 'remove' ? 'Remove window' : pending?.kind === 'start' ? 'Start maintenance' : 'Stop maintenance'}
         danger={pending?.kind !== 'stop'}
         onConfirm={act}

@@ -17,7 +17,6 @@ import { type ClusterEvent, useLiveEvents, useLiveInvalidate } from '@/lib/live'
 import { RECENT_CYCLES, SHARE_POINTS } from '@/lib/pages';
 import { frameworkNames, keys, q } from '@/lib/queries';
 
-
 type Cycle = Schemas['CycleDto'];
 const cycleColumns = (() => {
   const c = columnsFor<Cycle>();
@@ -63,7 +62,21 @@ export function OverviewView() {
   const names = useQuery(frameworkNames());
   const roleShares = useShares('ROLE');
   const frameworkShares = useShares('FRAMEWORK');
-  useLiveInvalidate(['agent.added', 'agent.updated', 'agent.removed', 'framework.added', 'framework.removed', 'task.updated', 'offer.created', 'offer.closed', 'cycle'], [keys.cluster], 2000);
+  useLiveInvalidate(
+    [
+      'agent.added',
+      'agent.updated',
+      'agent.removed',
+      'framework.added',
+      'framework.removed',
+      'task.updated',
+      'offer.created',
+      'offer.closed',
+      'cycle',
+    ],
+    [keys.cluster],
+    2000,
+  );
   useLiveInvalidate(['cycle'], [[...keys.cycles, 'list']], 2000);
   useLiveInvalidate(['framework.added'], [[...keys.frameworks, 'names']]);
 
@@ -73,15 +86,26 @@ export function OverviewView() {
       <PageHeader title="Overview" description="Capacity and use of the reachable agents, fair shares and what needs attention." />
       {cluster.error ? <ErrorPanel error={cluster.error} onRetry={() => void cluster.refetch()} /> : null}
       {!c ? (
-        !cluster.error && <Panel><Loading rows={5} /></Panel>
+        !cluster.error && (
+          <Panel>
+            <Loading rows={5} />
+          </Panel>
+        )
       ) : (
         <>
           <div className="grid cols-4">
             <Panel>
-              <Stat label={`agents reachable of ${c.agents.total - c.agents.gone}`} value={c.agents.reachable} tone={c.agents.unreachable ? 'warn' : undefined} />
+              <Stat
+                label={`agents reachable of ${c.agents.total - c.agents.gone}`}
+                value={c.agents.reachable}
+                tone={c.agents.unreachable ? 'warn' : undefined}
+              />
             </Panel>
             <Panel>
-              <Stat label={`frameworks active${c.frameworks.disconnected ? `, ${c.frameworks.disconnected} disconnected` : ''}`} value={c.frameworks.active} />
+              <Stat
+                label={`frameworks active${c.frameworks.disconnected ? `, ${c.frameworks.disconnected} disconnected` : ''}`}
+                value={c.frameworks.active}
+              />
             </Panel>
             <Panel>
               <Stat label="tasks running or starting" value={c.activeTasks.toLocaleString('en-US')} />
@@ -127,14 +151,38 @@ export function OverviewView() {
       )}
       <div className="grid cols-2">
         <Panel title="Dominant share per role" actions={<Link href="/allocations">History</Link>}>
-          {roleShares.error ? <ErrorPanel error={roleShares.error} onRetry={roleShares.refetch} /> : roleShares.loading ? <Loading /> : <ShareChart points={roleShares.points} label="Dominant share per role over time" />}
+          {roleShares.error ? (
+            <ErrorPanel error={roleShares.error} onRetry={roleShares.refetch} />
+          ) : roleShares.loading ? (
+            <Loading />
+          ) : (
+            <ShareChart points={roleShares.points} label="Dominant share per role over time" />
+          )}
         </Panel>
         <Panel title="Dominant share per framework" actions={<Link href="/frameworks">Frameworks</Link>}>
-          {frameworkShares.error ? <ErrorPanel error={frameworkShares.error} onRetry={frameworkShares.refetch} /> : frameworkShares.loading ? <Loading /> : <ShareChart points={frameworkShares.points} names={names.data} label="Dominant share per framework over time" />}
+          {frameworkShares.error ? (
+            <ErrorPanel error={frameworkShares.error} onRetry={frameworkShares.refetch} />
+          ) : frameworkShares.loading ? (
+            <Loading />
+          ) : (
+            <ShareChart points={frameworkShares.points} names={names.data} label="Dominant share per framework over time" />
+          )}
         </Panel>
       </div>
       <Panel title="Recent allocation cycles" actions={<Link href="/allocations">All cycles</Link>}>
-        {cycles.error ? <ErrorPanel error={cycles.error} onRetry={() => void cycles.refetch()} /> : cycles.data ? <DataTable label="Recent allocation cycles" columns={cycleColumns} data={cycles.data.items} getRowId={(r) => r.id} empty="No cycle recorded yet." /> : <Loading />}
+        {cycles.error ? (
+          <ErrorPanel error={cycles.error} onRetry={() => void cycles.refetch()} />
+        ) : cycles.data ? (
+          <DataTable
+            label="Recent allocation cycles"
+            columns={cycleColumns}
+            data={cycles.data.items}
+            getRowId={(r) => r.id}
+            empty="No cycle recorded yet."
+          />
+        ) : (
+          <Loading />
+        )}
       </Panel>
     </>
   );

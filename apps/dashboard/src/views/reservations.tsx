@@ -18,7 +18,8 @@ type Reservation = Schemas['ReservationDto'];
 
 function useInvalidateReservations() {
   const queryClient = useQueryClient();
-  return () => Promise.all([keys.reservations, keys.agents, keys.roles, keys.cluster].map((k) => queryClient.invalidateQueries({ queryKey: k })));
+  return () =>
+    Promise.all([keys.reservations, keys.agents, keys.roles, keys.cluster].map((k) => queryClient.invalidateQueries({ queryKey: k })));
 }
 
 function RemoveButton({ r }: { r: Reservation }) {
@@ -43,7 +44,8 @@ function RemoveButton({ r }: { r: Reservation }) {
         }}
       >
         <p>
-          <code>{r.resourcesText}</code> on agent <code>{shortId(r.agentId)}</code> go back to the unreserved pool, offered to any role. Refused while role <strong>{r.role}</strong> uses them.
+          <code>{r.resourcesText}</code> on agent <code>{shortId(r.agentId)}</code> go back to the unreserved pool, offered to any role.
+          Refused while role <strong>{r.role}</strong> uses them.
         </p>
       </ActionDialog>
     </>
@@ -58,8 +60,21 @@ export function ReservationsTable({ agentId, role }: { agentId?: string; role?: 
   const columns = c.columns([
     c.accessor('role', { header: 'Role' }),
     c.accessor('resourcesText', { header: 'Resources', cell: (i) => <code>{i.getValue()}</code> }),
-    ...(agentId ? [] : [c.accessor('agentId', { header: 'Agent', cell: (i) => <Link href={`/agents/${encodeURIComponent(i.getValue())}`}>{shortId(i.getValue())}</Link> })]),
-    c.accessor('labels', { header: 'Labels', cell: (i) => Object.entries(i.getValue()).map(([k, v]) => `${k}=${v}`).join(', ') || '—' }),
+    ...(agentId
+      ? []
+      : [
+          c.accessor('agentId', {
+            header: 'Agent',
+            cell: (i) => <Link href={`/agents/${encodeURIComponent(i.getValue())}`}>{shortId(i.getValue())}</Link>,
+          }),
+        ]),
+    c.accessor('labels', {
+      header: 'Labels',
+      cell: (i) =>
+        Object.entries(i.getValue())
+          .map(([k, v]) => `${k}=${v}`)
+          .join(', ') || '—',
+    }),
     c.accessor('principal', { header: 'By' }),
     c.accessor('createdAt', { header: 'Created', cell: (i) => <When at={i.getValue()} as="ago" /> }),
     c.display({ id: 'remove', header: '', cell: (i) => <RemoveButton r={i.row.original} /> }),
@@ -85,10 +100,30 @@ function AgentPicker({ value, onChange, error }: { value: string; onChange: (id:
     if (match !== value) onChange(match);
   }, [match, value, onChange]);
   return (
-    <Field label="Agent" error={error} hint={value ? <>id <code>{value}</code></> : 'type part of a hostname, then choose'}>
+    <Field
+      label="Agent"
+      error={error}
+      hint={
+        value ? (
+          <>
+            id <code>{value}</code>
+          </>
+        ) : (
+          'type part of a hostname, then choose'
+        )
+      }
+    >
       {(p) => (
         <>
-          <input {...p} list="agent-options" value={text} onChange={(e) => setText(e.target.value)} placeholder="hostname" required autoComplete="off" />
+          <input
+            {...p}
+            list="agent-options"
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            placeholder="hostname"
+            required
+            autoComplete="off"
+          />
           <datalist id="agent-options">
             {options.map((a) => (
               <option key={a.id} value={a.hostname}>
@@ -121,7 +156,11 @@ function CreateReservation() {
             return [k.trim(), v.join('=').trim()];
           }),
       );
-      return call(api.POST('/api/v1/reservations', { body: { agentId, role: role.trim(), resources: resources.trim(), ...(Object.keys(parsed).length ? { labels: parsed } : {}) } }));
+      return call(
+        api.POST('/api/v1/reservations', {
+          body: { agentId, role: role.trim(), resources: resources.trim(), ...(Object.keys(parsed).length ? { labels: parsed } : {}) },
+        }),
+      );
     },
     onSuccess: async (r) => {
       await invalidate();
@@ -143,7 +182,11 @@ function CreateReservation() {
   return (
     <form onSubmit={submit} aria-label="Create a reservation" style={{ display: 'flex', flexDirection: 'column', gap: 10 }}>
       <div className="form-row">
-        <AgentPicker value={agentId} onChange={setAgentId} error={errors.agentId ?? (create.isError && !agentId ? 'choose an agent from the list' : undefined)} />
+        <AgentPicker
+          value={agentId}
+          onChange={setAgentId}
+          error={errors.agentId ?? (create.isError && !agentId ? 'choose an agent from the list' : undefined)}
+        />
         <Field label="Role" error={errors.role}>
           {(p) => <input {...p} value={role} onChange={(e) => setRole(e.target.value)} placeholder="eng/ml" required />}
         </Field>
@@ -167,11 +210,21 @@ export function ReservationsView() {
   const filter = useDeferredValue(role.trim());
   return (
     <>
-      <PageHeader title="Reservations" description="Resources set aside on an agent for one role: offered only to that role, used or not." />
+      <PageHeader
+        title="Reservations"
+        description="Resources set aside on an agent for one role: offered only to that role, used or not."
+      />
       <Panel title="Reserve">
         <CreateReservation />
       </Panel>
-      <Panel title="Reservations" actions={<Field label="Role">{(p) => <input {...p} type="search" value={role} onChange={(e) => setRole(e.target.value)} placeholder="any role" />}</Field>}>
+      <Panel
+        title="Reservations"
+        actions={
+          <Field label="Role">
+            {(p) => <input {...p} type="search" value={role} onChange={(e) => setRole(e.target.value)} placeholder="any role" />}
+          </Field>
+        }
+      >
         <ReservationsTable role={filter} />
       </Panel>
     </>

@@ -38,7 +38,13 @@ function QuotaBars({ role }: { role: Role }) {
             <span className="muted" style={{ fontSize: '0.8rem' }}>
               {n}: guarantee {g[n] !== undefined ? trim(g[n]) : '—'}, limit {l[n] !== undefined ? trim(l[n]) : 'none'}
             </span>
-            <UsageBar compact name={n} total={of} used={role.allocated[n] ?? 0} reserved={g[n] !== undefined && l[n] !== undefined ? g[n] : 0} />
+            <UsageBar
+              compact
+              name={n}
+              total={of}
+              used={role.allocated[n] ?? 0}
+              reserved={g[n] !== undefined && l[n] !== undefined ? g[n] : 0}
+            />
           </div>
         );
       })}
@@ -51,7 +57,15 @@ function useInvalidateRoles() {
   return () => Promise.all([keys.roles, keys.cluster].map((k) => queryClient.invalidateQueries({ queryKey: k })));
 }
 
-function EditRole({ role, open, onClose }: { role: Role | { path: string; weight: number; quota: null }; open: boolean; onClose: () => void }) {
+function EditRole({
+  role,
+  open,
+  onClose,
+}: {
+  role: Role | { path: string; weight: number; quota: null };
+  open: boolean;
+  onClose: () => void;
+}) {
   const topLevel = !role.path.includes('/');
   const [weight, setWeight] = useState(String(role.weight));
   const [guarantees, setGuarantees] = useState(asText(role.quota?.guarantees));
@@ -62,10 +76,24 @@ function EditRole({ role, open, onClose }: { role: Role | { path: string; weight
   const num = (s: string) => (s.trim() !== '' && Number.isFinite(Number(s)) ? Number(s) : s);
   const save = useMutation({
     mutationFn: async () => {
-      if (String(role.weight) !== weight.trim()) await call(api.PUT('/api/v1/weights', { body: { weights: [{ role: role.path, weight: num(weight) as number }] } }));
+      if (String(role.weight) !== weight.trim())
+        await call(api.PUT('/api/v1/weights', { body: { weights: [{ role: role.path, weight: num(weight) as number }] } }));
       const quotaChanged = guarantees.trim() !== asText(role.quota?.guarantees) || limits.trim() !== asText(role.quota?.limits);
       if (topLevel && quotaChanged) {
-        await call(api.PUT('/api/v1/quota', { body: { quotas: [{ role: role.path, ...(guarantees.trim() ? { guarantees: guarantees.trim() } : {}), ...(limits.trim() ? { limits: limits.trim() } : {}) }], force } }));
+        await call(
+          api.PUT('/api/v1/quota', {
+            body: {
+              quotas: [
+                {
+                  role: role.path,
+                  ...(guarantees.trim() ? { guarantees: guarantees.trim() } : {}),
+                  ...(limits.trim() ? { limits: limits.trim() } : {}),
+                },
+              ],
+              force,
+            },
+          }),
+        );
       }
     },
     onSuccess: async () => {
@@ -94,13 +122,24 @@ function EditRole({ role, open, onClose }: { role: Role | { path: string; weight
         {topLevel ? (
           <>
             <Field label="Quota guarantees" error={errors.guarantees} hint='scalars, e.g. "cpus:4;mem:8192"; empty: none'>
-              {(p) => <input {...p} name="guarantees" value={guarantees} onChange={(e) => setGuarantees(e.target.value)} placeholder="cpus:4;mem:8192" />}
+              {(p) => (
+                <input
+                  {...p}
+                  name="guarantees"
+                  value={guarantees}
+                  onChange={(e) => setGuarantees(e.target.value)}
+                  placeholder="cpus:4;mem:8192"
+                />
+              )}
             </Field>
             <Field label="Quota limits" error={errors.limits} hint="a resource not named is unlimited">
-              {(p) => <input {...p} name="limits" value={limits} onChange={(e) => setLimits(e.target.value)} placeholder="cpus:8;mem:16384" />}
+              {(p) => (
+                <input {...p} name="limits" value={limits} onChange={(e) => setLimits(e.target.value)} placeholder="cpus:8;mem:16384" />
+              )}
             </Field>
             <label>
-              <input type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} /> Accept guarantees beyond the cluster&apos;s capacity
+              <input type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} /> Accept guarantees beyond the
+              cluster&apos;s capacity
             </label>
           </>
         ) : (
@@ -148,7 +187,9 @@ function RoleActions({ role }: { role: Role }) {
           toast(`quota of ${role.path} removed`);
         }}
       >
-        <p>The role loses its guarantee ({scalars(role.quota?.guarantees)}) and its limit ({scalars(role.quota?.limits)}).</p>
+        <p>
+          The role loses its guarantee ({scalars(role.quota?.guarantees)}) and its limit ({scalars(role.quota?.limits)}).
+        </p>
       </ActionDialog>
     </div>
   );
@@ -174,16 +215,27 @@ export function RolesView() {
         );
       },
     }),
-    c.accessor('weight', { header: 'Weight', meta: { align: 'right' }, cell: (i) => (i.getValue() === 1 ? <span className="muted">1</span> : <strong>{trim(i.getValue())}</strong>) }),
+    c.accessor('weight', {
+      header: 'Weight',
+      meta: { align: 'right' },
+      cell: (i) => (i.getValue() === 1 ? <span className="muted">1</span> : <strong>{trim(i.getValue())}</strong>),
+    }),
     c.display({ id: 'quota', header: 'Quota (held against guarantee and limit)', cell: (i) => <QuotaBars role={i.row.original} /> }),
     c.accessor('allocated', { header: 'Holds', cell: (i) => scalars(i.getValue()) }),
     c.accessor('reserved', { header: 'Reserved', cell: (i) => scalars(i.getValue()) }),
-    c.accessor('frameworks', { header: 'Frameworks', meta: { align: 'right' }, cell: (i) => (i.getValue().length ? <Badge tone="info">{i.getValue().length}</Badge> : <span className="muted">0</span>) }),
+    c.accessor('frameworks', {
+      header: 'Frameworks',
+      meta: { align: 'right' },
+      cell: (i) => (i.getValue().length ? <Badge tone="info">{i.getValue().length}</Badge> : <span className="muted">0</span>),
+    }),
     c.display({ id: 'actions', header: '', cell: (i) => <RoleActions role={i.row.original} /> }),
   ]);
   return (
     <>
-      <PageHeader title="Roles" description="Roles form a tree (eng/ml is under eng). Weights divide shares; quotas guarantee a top-level role resources and cap what it holds (tasks and outstanding offers)." />
+      <PageHeader
+        title="Roles"
+        description="Roles form a tree (eng/ml is under eng). Weights divide shares; quotas guarantee a top-level role resources and cap what it holds (tasks and outstanding offers)."
+      />
       <Panel title="Set a role">
         <form
           className="form-row"
@@ -199,9 +251,28 @@ export function RolesView() {
             Set weight or quota
           </button>
         </form>
-        {adding ? <EditRole key={adding} role={roles.data?.find((r) => r.path === adding) ?? { path: adding, weight: 1, quota: null }} open onClose={() => setAdding(null)} /> : null}
+        {adding ? (
+          <EditRole
+            key={adding}
+            role={roles.data?.find((r) => r.path === adding) ?? { path: adding, weight: 1, quota: null }}
+            open
+            onClose={() => setAdding(null)}
+          />
+        ) : null}
       </Panel>
-      {roles.error ? <ErrorPanel error={roles.error} onRetry={() => void roles.refetch()} /> : roles.data ? <DataTable label="Roles" columns={columns} data={roles.data} getRowId={(r) => r.path} empty="No role yet: roles appear when frameworks subscribe to them or an operator sets a weight or quota." /> : <Loading rows={6} />}
+      {roles.error ? (
+        <ErrorPanel error={roles.error} onRetry={() => void roles.refetch()} />
+      ) : roles.data ? (
+        <DataTable
+          label="Roles"
+          columns={columns}
+          data={roles.data}
+          getRowId={(r) => r.path}
+          empty="No role yet: roles appear when frameworks subscribe to them or an operator sets a weight or quota."
+        />
+      ) : (
+        <Loading rows={6} />
+      )}
     </>
   );
 }

@@ -12,7 +12,6 @@ import { frameworkNames, keys, q } from '@/lib/queries';
 import { useUrlState } from '@/lib/use-url-state';
 import { FrameworkSelect, TASK_STATES, TaskStateBadge, taskColumns } from './common-columns';
 
-
 export function TasksView() {
   const navigate = useNavigate();
   const [f, setF] = useUrlState(TASK_FILTERS);
@@ -36,14 +35,42 @@ export function TasksView() {
             </select>
           )}
         </Field>
-        <FrameworkSelect label="Framework" value={f.frameworkId} names={names.data} onChange={(id) => setF({ frameworkId: id, offset: '' })} />
-        <Field label="Agent id">{(p) => <input {...p} type="search" value={f.agentId} onChange={(e) => setF({ agentId: e.target.value.trim(), offset: '' })} placeholder="any agent" />}</Field>
+        <FrameworkSelect
+          label="Framework"
+          value={f.frameworkId}
+          names={names.data}
+          onChange={(id) => setF({ frameworkId: id, offset: '' })}
+        />
+        <Field label="Agent id">
+          {(p) => (
+            <input
+              {...p}
+              type="search"
+              value={f.agentId}
+              onChange={(e) => setF({ agentId: e.target.value.trim(), offset: '' })}
+              placeholder="any agent"
+            />
+          )}
+        </Field>
       </div>
       {list.error ? <ErrorPanel error={list.error} onRetry={() => void list.refetch()} /> : null}
       {list.data ? (
         <>
-          <DataTable label="Tasks" columns={taskColumns(names.data)} data={list.data.items} getRowId={(t) => t.id} onRowClick={(t) => navigate(`/tasks/${t.id}`)} empty="No task matches." />
-          <Pager total={list.data.total} capped={list.data.totalCapped} limit={query.limit} offset={query.offset} onChange={(o) => setF({ offset: o ? String(o) : '' })} />
+          <DataTable
+            label="Tasks"
+            columns={taskColumns(names.data)}
+            data={list.data.items}
+            getRowId={(t) => t.id}
+            onRowClick={(t) => navigate(`/tasks/${t.id}`)}
+            empty="No task matches."
+          />
+          <Pager
+            total={list.data.total}
+            capped={list.data.totalCapped}
+            limit={query.limit}
+            offset={query.offset}
+            onChange={(o) => setF({ offset: o ? String(o) : '' })}
+          />
         </>
       ) : list.error ? null : (
         <Loading rows={6} />
@@ -61,7 +88,10 @@ const historyColumns = (() => {
     c.accessor('reason', { header: 'Reason', cell: (i) => (i.getValue() ? <code>{i.getValue()}</code> : '—') }),
     c.accessor('message', { header: 'Message', cell: (i) => i.getValue() ?? '—' }),
     c.accessor('source', { header: 'Source', cell: (i) => i.getValue().replace('SOURCE_', '').toLowerCase() }),
-    c.accessor('acknowledgedAt', { header: 'Acknowledged', cell: (i) => (i.getValue() ? <When at={i.getValue()} /> : <span className="muted">not yet</span>) }),
+    c.accessor('acknowledgedAt', {
+      header: 'Acknowledged',
+      cell: (i) => (i.getValue() ? <When at={i.getValue()} /> : <span className="muted">not yet</span>),
+    }),
   ]);
 })();
 
@@ -74,7 +104,14 @@ export function TaskDetailView({ id }: { id: string }) {
   const t = task.data;
   return (
     <>
-      <PageHeader title={`Task ${t.taskId}`} description={<>{t.name} · row id <code>{t.id}</code></>} />
+      <PageHeader
+        title={`Task ${t.taskId}`}
+        description={
+          <>
+            {t.name} · row id <code>{t.id}</code>
+          </>
+        }
+      />
       <Panel title="Task">
         <dl className="props">
           <dt>State</dt>
@@ -96,13 +133,23 @@ export function TaskDetailView({ id }: { id: string }) {
             <code>{t.resourcesText}</code>
           </dd>
           <dt>Launched</dt>
-          <dd><When at={t.createdAt} /></dd>
+          <dd>
+            <When at={t.createdAt} />
+          </dd>
           <dt>Last change</dt>
-          <dd><When at={t.updatedAt} /></dd>
+          <dd>
+            <When at={t.updatedAt} />
+          </dd>
         </dl>
       </Panel>
       <Panel title="State history">
-        <DataTable label="State history" columns={historyColumns} data={t.history ?? []} getRowId={(s) => `${s.at}-${s.state}-${s.source}`} empty="No status update recorded yet." />
+        <DataTable
+          label="State history"
+          columns={historyColumns}
+          data={t.history ?? []}
+          getRowId={(s) => `${s.at}-${s.state}-${s.source}`}
+          empty="No status update recorded yet."
+        />
       </Panel>
     </>
   );

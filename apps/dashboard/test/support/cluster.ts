@@ -35,7 +35,9 @@ export interface BrowserCluster {
   close(): Promise<void>;
 }
 
-export async function startBrowserCluster(options: { agentResources?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<BrowserCluster> {
+export async function startBrowserCluster(
+  options: { agentResources?: string; colorScheme?: 'light' | 'dark' } = {},
+): Promise<BrowserCluster> {
   // What has started so far is stopped again, newest first, if a later step fails.
   const started: Array<() => Promise<unknown>> = [];
   const stopAll = async () => {
@@ -54,7 +56,15 @@ export async function startBrowserCluster(options: { agentResources?: string; co
   try {
     t = await startTestControlPlane({ databaseUrl: db.url, config });
     started.push(() => t.stop());
-    agent = new Agent({ master: t.cp.url, token: await t.cp.issueServiceToken('local-agent'), hostname: 'dashboard-test-node', resources: parseResources(options.agentResources ?? 'cpus:4;mem:4096;disk:10000;ports:[31000-31100]').toJSON(), attributes: { rack: 'r1' }, workDir, killTasksOnExit: true });
+    agent = new Agent({
+      master: t.cp.url,
+      token: await t.cp.issueServiceToken('local-agent'),
+      hostname: 'dashboard-test-node',
+      resources: parseResources(options.agentResources ?? 'cpus:4;mem:4096;disk:10000;ports:[31000-31100]').toJSON(),
+      attributes: { rack: 'r1' },
+      workDir,
+      killTasksOnExit: true,
+    });
     agent.start();
     started.push(() => agent.stop());
     dashboard = await startDashboard({ apiUrl: t.cp.url, port: await freePort(), hostname: '127.0.0.1' });

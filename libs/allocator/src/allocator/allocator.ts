@@ -82,7 +82,8 @@ export interface UsedResources {
 
 export class AllocatorError extends Error {
   constructor(
-    readonly code: 'UNKNOWN_AGENT' | 'UNKNOWN_FRAMEWORK' | 'DUPLICATE_AGENT' | 'DUPLICATE_FRAMEWORK' | 'INVALID_ARGUMENT' | 'INSUFFICIENT_RESOURCES',
+    readonly code:
+      'UNKNOWN_AGENT' | 'UNKNOWN_FRAMEWORK' | 'DUPLICATE_AGENT' | 'DUPLICATE_FRAMEWORK' | 'INVALID_ARGUMENT' | 'INSUFFICIENT_RESOURCES',
     message: string,
   ) {
     super(message);
@@ -235,7 +236,9 @@ export class HierarchicalAllocator {
     this.clock = options.clock ?? { now: () => 0 };
     this.random = options.random ?? mulberry32(1);
     this.newSorter = options.sorterFactory ?? createSorter;
-    this.minAllocatable = this.config.minAllocatableResources.map((set) => Object.entries(set).map(([name, min]): [string, number] => [name, Math.round(min * 1000)]));
+    this.minAllocatable = this.config.minAllocatableResources.map((set) =>
+      Object.entries(set).map(([name, min]): [string, number] => [name, Math.round(min * 1000)]),
+    );
     this.roleSorter = this.newSorter(this.config.fairnessExcludeResourceNames, this.pool);
   }
 
@@ -334,7 +337,10 @@ export class HierarchicalAllocator {
     const unreserved = resources.unreserved();
     const free = this.available(agent).unreserved();
     if (!free.contains(unreserved)) {
-      throw new AllocatorError('INSUFFICIENT_RESOURCES', `agent '${agentId}' has no ${unreserved.toString()} free and unreserved (free: ${free.toString() || 'nothing'})`);
+      throw new AllocatorError(
+        'INSUFFICIENT_RESOURCES',
+        `agent '${agentId}' has no ${unreserved.toString()} free and unreserved (free: ${free.toString() || 'nothing'})`,
+      );
     }
     this.updateAgentTotal(agent, agent.total.minus(unreserved).plus(unreserved.withReservation(role)));
   }
@@ -345,14 +351,21 @@ export class HierarchicalAllocator {
     const reserved = resources.withReservation(role);
     const free = this.available(agent).reserved(role);
     if (!free.contains(reserved)) {
-      throw new AllocatorError('INSUFFICIENT_RESOURCES', `agent '${agentId}' has no unallocated ${reserved.toString()} reserved for '${role}'`);
+      throw new AllocatorError(
+        'INSUFFICIENT_RESOURCES',
+        `agent '${agentId}' has no unallocated ${reserved.toString()} reserved for '${role}'`,
+      );
     }
     this.updateAgentTotal(agent, agent.total.minus(reserved).plus(reserved.withReservation(undefined)));
   }
 
   // ---------------------------------------------------------------- frameworks
 
-  addFramework(id: string, roles: string[], options: { capabilities?: Iterable<string>; active?: boolean; suppressedRoles?: string[] } = {}): void {
+  addFramework(
+    id: string,
+    roles: string[],
+    options: { capabilities?: Iterable<string>; active?: boolean; suppressedRoles?: string[] } = {},
+  ): void {
     if (this.frameworks.has(id)) throw new AllocatorError('DUPLICATE_FRAMEWORK', `framework '${id}' already exists`);
     const fw: FrameworkState = {
       id,
@@ -446,7 +459,8 @@ export class HierarchicalAllocator {
   // ---------------------------------------------------------------- roles
 
   setWeight(role: string, weight: number): void {
-    if (!(weight > 0) || !Number.isFinite(weight)) throw new AllocatorError('INVALID_ARGUMENT', `weight of '${role}' must be a positive number`);
+    if (!(weight > 0) || !Number.isFinite(weight))
+      throw new AllocatorError('INVALID_ARGUMENT', `weight of '${role}' must be a positive number`);
     this.weights.set(role, weight);
     this.roleSorter.setWeight(role, weight);
   }
@@ -459,7 +473,10 @@ export class HierarchicalAllocator {
     for (const [name, value] of g) {
       const limit = l.get(name);
       if (limit !== undefined && limit < value) {
-        throw new AllocatorError('INVALID_ARGUMENT', `guarantee of ${name} (${value / 1000}) exceeds its limit (${limit / 1000}) for '${role}'`);
+        throw new AllocatorError(
+          'INVALID_ARGUMENT',
+          `guarantee of ${name} (${value / 1000}) exceeds its limit (${limit / 1000}) for '${role}'`,
+        );
       }
     }
     // A limit of zero must survive the zero-dropping above.
@@ -476,7 +493,9 @@ export class HierarchicalAllocator {
   /** Everything offered or allocated on the agent, by framework and role. */
   allocationsOn(agentId: string): Array<{ frameworkId: string; role: string; resources: Resources }> {
     const agent = this.requireAgent(agentId);
-    return [...agent.allocations].flatMap(([frameworkId, byRole]) => [...byRole].map(([role, resources]) => ({ frameworkId, role, resources })));
+    return [...agent.allocations].flatMap(([frameworkId, byRole]) =>
+      [...byRole].map(([role, resources]) => ({ frameworkId, role, resources })),
+    );
   }
 
   availableOn(agentId: string): Resources {
@@ -527,7 +546,9 @@ export class HierarchicalAllocator {
         continue;
       }
       if (!agent.activated) {
-        trace?.add(agent.deactivatedForMaintenance ? { reason: 'AGENT_IN_MAINTENANCE', agent: id } : { reason: 'AGENT_DEACTIVATED', agent: id });
+        trace?.add(
+          agent.deactivatedForMaintenance ? { reason: 'AGENT_IN_MAINTENANCE', agent: id } : { reason: 'AGENT_DEACTIVATED', agent: id },
+        );
         continue;
       }
       candidates.push(agent);
@@ -547,7 +568,12 @@ export class HierarchicalAllocator {
       }
       const key = `${fw.id}\u0000${role}\u0000${agent.id}`;
       const existing = offers.get(key);
-      offers.set(key, { frameworkId: fw.id, role, agentId: agent.id, resources: existing ? existing.resources.plus(resources) : resources });
+      offers.set(key, {
+        frameworkId: fw.id,
+        role,
+        agentId: agent.id,
+        resources: existing ? existing.resources.plus(resources) : resources,
+      });
     };
 
     // Stage 1: quota guarantees (nothing to do when every guarantee is met).
@@ -577,7 +603,13 @@ export class HierarchicalAllocator {
             trace?.add({ reason: 'NO_QUOTA_GUARANTEE_ON_AGENT', agent: agent.id, role, framework: fwId, unmet: milliToQuantities(unmet) });
             continue;
           }
-          const rest = this.cutToLimitsAndHeadroom(role, unreserved.minus(guaranteed), guaranteed.scalarMilli(), requiredHeadroom, availableHeadroom);
+          const rest = this.cutToLimitsAndHeadroom(
+            role,
+            unreserved.minus(guaranteed),
+            guaranteed.scalarMilli(),
+            requiredHeadroom,
+            availableHeadroom,
+          );
           const resources = guaranteed
             .plus(usable.reserved(role))
             .plus(usable.nonScalars().unreserved())
@@ -622,8 +654,11 @@ export class HierarchicalAllocator {
           let resources = usable;
           if (limited || !agent.plain) {
             const unreservedScalars = usable.unreserved().nonRevocable().scalars();
-            const cut = limited ? this.cutToLimitsAndHeadroom(role, unreservedScalars, EMPTY_MILLI, requiredHeadroom, availableHeadroom) : unreservedScalars;
-            if (trace && cut !== unreservedScalars && !cut.equals(unreservedScalars)) this.traceCut(agent, fw, role, requiredHeadroom, availableHeadroom, trace);
+            const cut = limited
+              ? this.cutToLimitsAndHeadroom(role, unreservedScalars, EMPTY_MILLI, requiredHeadroom, availableHeadroom)
+              : unreservedScalars;
+            if (trace && cut !== unreservedScalars && !cut.equals(unreservedScalars))
+              this.traceCut(agent, fw, role, requiredHeadroom, availableHeadroom, trace);
             resources = agent.plain
               ? usable.nonScalars().plus(cut)
               : usable
@@ -693,7 +728,13 @@ export class HierarchicalAllocator {
    * What `fw` may take on `agent` under `role`: allocatable to the role, minus what the
    * framework's capabilities exclude. `undefined` when the whole agent is excluded.
    */
-  private usableBy(agent: AgentState, fw: FrameworkState, role: string, trace?: TraceCollector, offeredShared?: Map<string, Resources>): Resources | undefined {
+  private usableBy(
+    agent: AgentState,
+    fw: FrameworkState,
+    role: string,
+    trace?: TraceCollector,
+    offeredShared?: Map<string, Resources>,
+  ): Resources | undefined {
     if (this.config.filterGpuResources && agent.hasGpus && !fw.capabilities.has('GPU_RESOURCES')) {
       trace?.add({ reason: 'MISSING_CAPABILITY', agent: agent.id, role, framework: fw.id, capability: 'GPU_RESOURCES' });
       return undefined;
@@ -710,9 +751,22 @@ export class HierarchicalAllocator {
     return usable;
   }
 
-  private tryOffer(agent: AgentState, fw: FrameworkState, role: string, resources: Resources, now: number, trace?: TraceCollector): boolean {
+  private tryOffer(
+    agent: AgentState,
+    fw: FrameworkState,
+    role: string,
+    resources: Resources,
+    now: number,
+    trace?: TraceCollector,
+  ): boolean {
     if (!this.isAllocatable(resources)) {
-      trace?.add({ reason: 'BELOW_MIN_ALLOCATABLE', agent: agent.id, role, framework: fw.id, leftover: milliToQuantities(resources.scalarMilli()) });
+      trace?.add({
+        reason: 'BELOW_MIN_ALLOCATABLE',
+        agent: agent.id,
+        role,
+        framework: fw.id,
+        leftover: milliToQuantities(resources.scalarMilli()),
+      });
       return false;
     }
     const filters = fw.filters.get(filterKey(role, agent.id));
@@ -818,16 +872,37 @@ export class HierarchicalAllocator {
     return caps;
   }
 
-  private traceCut(agent: AgentState, fw: FrameworkState, role: string, required: ReadonlyMap<string, number>, available: ReadonlyMap<string, number>, trace: TraceCollector): void {
+  private traceCut(
+    agent: AgentState,
+    fw: FrameworkState,
+    role: string,
+    required: ReadonlyMap<string, number>,
+    available: ReadonlyMap<string, number>,
+    trace: TraceCollector,
+  ): void {
     const limited = this.limitCaps(role, new Map());
     const atLimit = [...limited.values()].some((v) => v === 0);
     if (atLimit) {
       const top = topLevel(role);
       const quota = this.quotas.get(top);
-      trace.add({ reason: 'ROLE_AT_QUOTA_LIMIT', agent: agent.id, role, framework: fw.id, limit: milliToQuantities(quota?.limits ?? new Map()), consumed: milliToQuantities(this.consumed(top)) });
+      trace.add({
+        reason: 'ROLE_AT_QUOTA_LIMIT',
+        agent: agent.id,
+        role,
+        framework: fw.id,
+        limit: milliToQuantities(quota?.limits ?? new Map()),
+        consumed: milliToQuantities(this.consumed(top)),
+      });
     }
     if (required.size > 0) {
-      trace.add({ reason: 'HEADROOM_RESERVED', agent: agent.id, role, framework: fw.id, required: milliToQuantities(required), available: milliToQuantities(available) });
+      trace.add({
+        reason: 'HEADROOM_RESERVED',
+        agent: agent.id,
+        role,
+        framework: fw.id,
+        required: milliToQuantities(required),
+        available: milliToQuantities(available),
+      });
     }
   }
 

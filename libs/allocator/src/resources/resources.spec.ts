@@ -12,7 +12,15 @@ describe('parseResources (Mesos text form)', () => {
 
   it('parses ranges, merging overlapping and adjacent ones', () => {
     const r = parseResources('ports:[31000-32000,32001-32005, 100-200]');
-    expect(r.entries()).toEqual([{ name: 'ports', ranges: [[100, 200], [31000, 32005]] }]);
+    expect(r.entries()).toEqual([
+      {
+        name: 'ports',
+        ranges: [
+          [100, 200],
+          [31000, 32005],
+        ],
+      },
+    ]);
   });
 
   it('parses sets and reservations and prints them back', () => {

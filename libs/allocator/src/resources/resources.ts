@@ -125,7 +125,9 @@ function pieceEmpty(p: Piece): boolean {
 
 function validateRole(role: string, where: string): string {
   if (typeof role !== 'string' || !ROLE_RE.test(role) || role === '*' || role.split('/').some((s) => s === '.' || s === '..')) {
-    throw new ResourceParseError(`invalid role '${String(role)}' in ${where}: use names of letters, digits, '_', '-', '.' separated by '/'`);
+    throw new ResourceParseError(
+      `invalid role '${String(role)}' in ${where}: use names of letters, digits, '_', '-', '.' separated by '/'`,
+    );
   }
   return role;
 }
@@ -210,9 +212,7 @@ export class Resources {
         if (p.type === 'scalar') value = String(p.milli / 1000);
         else if (p.type === 'ranges') value = `[${p.ranges.map(([b, e]) => `${b}-${e}`).join(',')}]`;
         else value = `{${p.items.join(',')}}`;
-        const flags = [p.revocable ? 'revocable' : '', p.shared ? `shared${p.volume ? `:${p.volume}` : ''}` : '']
-          .filter(Boolean)
-          .join(',');
+        const flags = [p.revocable ? 'revocable' : '', p.shared ? `shared${p.volume ? `:${p.volume}` : ''}` : ''].filter(Boolean).join(',');
         const text = `${p.name}${role}:${value}${flags ? `{${flags}}` : ''}`;
         return p.shared && p.copies > 1 ? Array(p.copies).fill(text).join(';') : text;
       })
@@ -382,14 +382,28 @@ function pieceFromEntry(entry: ResourceEntry, where: string): Piece {
   const name = validateName(entry.name, where);
   const kinds = [entry.value !== undefined, entry.ranges !== undefined, entry.set !== undefined].filter(Boolean).length;
   if (kinds !== 1) throw new ResourceParseError(`${where} ('${name}'): give exactly one of value, ranges or set`);
-  const reservation = entry.reservation === undefined || entry.reservation === null || entry.reservation === '*' ? undefined : validateRole(entry.reservation, where);
+  const reservation =
+    entry.reservation === undefined || entry.reservation === null || entry.reservation === '*'
+      ? undefined
+      : validateRole(entry.reservation, where);
   for (const flag of ['revocable', 'shared'] as const) {
-    if (entry[flag] !== undefined && typeof entry[flag] !== 'boolean') throw new ResourceParseError(`${where} ('${name}'): '${flag}' must be true or false`);
+    if (entry[flag] !== undefined && typeof entry[flag] !== 'boolean')
+      throw new ResourceParseError(`${where} ('${name}'): '${flag}' must be true or false`);
   }
   if (entry.volume !== undefined && (typeof entry.volume !== 'string' || entry.volume === '')) {
     throw new ResourceParseError(`${where} ('${name}'): 'volume' must be a non-empty string`);
   }
-  const base = { name, reservation, revocable: !!entry.revocable, shared: !!entry.shared, volume: entry.volume, copies: 1, milli: 0, ranges: [] as Range[], items: [] as string[] };
+  const base = {
+    name,
+    reservation,
+    revocable: !!entry.revocable,
+    shared: !!entry.shared,
+    volume: entry.volume,
+    copies: 1,
+    milli: 0,
+    ranges: [] as Range[],
+    items: [] as string[],
+  };
   if (entry.value !== undefined) return { ...base, type: 'scalar', milli: toMilli(entry.value, name) };
   if (entry.ranges !== undefined) {
     if (!Array.isArray(entry.ranges)) throw new ResourceParseError(`${where} ('${name}'): 'ranges' must be a list of [begin, end] pairs`);
@@ -446,19 +460,31 @@ export function parseResources(text: string): Resources {
     const name = m[1];
     if (!NAME_RE.test(name)) throw new ResourceParseError(`invalid resource name '${name}' at position ${start}`, start);
     const role = m[2] === undefined || m[2] === '*' ? undefined : m[2];
-    if (role !== undefined && !ROLE_RE.test(role)) throw new ResourceParseError(`invalid role '${role}' for '${name}' at position ${start}`, start);
+    if (role !== undefined && !ROLE_RE.test(role))
+      throw new ResourceParseError(`invalid role '${role}' for '${name}' at position ${start}`, start);
     const entry: ResourceEntry = { name, ...(role !== undefined ? { reservation: role } : {}) };
     if (valueText.startsWith('[')) {
       if (!valueText.endsWith(']')) throw new ResourceParseError(`unterminated range list for '${name}' at position ${valuePos}`, valuePos);
       const inner = valueText.slice(1, -1).trim();
-      entry.ranges = inner === '' ? [] : inner.split(',').map((r) => {
-        const rm = /^\s*(\d+)\s*-\s*(\d+)\s*$/.exec(r);
-        if (!rm) throw new ResourceParseError(`invalid range '${r.trim()}' for '${name}' at position ${valuePos}: expected begin-end`, valuePos);
-        return [Number(rm[1]), Number(rm[2])] as [number, number];
-      });
+      entry.ranges =
+        inner === ''
+          ? []
+          : inner.split(',').map((r) => {
+              const rm = /^\s*(\d+)\s*-\s*(\d+)\s*$/.exec(r);
+              if (!rm)
+                throw new ResourceParseError(
+                  `invalid range '${r.trim()}' for '${name}' at position ${valuePos}: expected begin-end`,
+                  valuePos,
+                );
+              return [Number(rm[1]), Number(rm[2])] as [number, number];
+            });
     } else if (valueText.startsWith('{')) {
       if (!valueText.endsWith('}')) throw new ResourceParseError(`unterminated set for '${name}' at position ${valuePos}`, valuePos);
-      entry.set = valueText.slice(1, -1).split(',').map((s) => s.trim()).filter((s) => s !== '');
+      entry.set = valueText
+        .slice(1, -1)
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
     } else {
       if (!/^\d+(\.\d+)?$|^\.\d+$/.test(valueText)) {
         throw new ResourceParseError(`invalid scalar value '${valueText}' for '${name}' at position ${valuePos}`, valuePos);

@@ -132,7 +132,8 @@ function runSorterSteps(scenario: ScenarioDocument, fail: Fail): void {
       case 'expectAllocationQuantities': {
         const milli = sorter.allocationQuantities(s.client);
         const actual = Object.fromEntries([...milli].map(([k, v]) => [k, v / 1000]));
-        if (!quantitiesEqual(actual, s.quantities)) fail(i, step, `allocation quantities${s.client ? ` of '${s.client}'` : ''}`, s.quantities, actual);
+        if (!quantitiesEqual(actual, s.quantities))
+          fail(i, step, `allocation quantities${s.client ? ` of '${s.client}'` : ''}`, s.quantities, actual);
         break;
       }
     }
@@ -182,7 +183,8 @@ function runAllocatorSteps(scenario: ScenarioDocument, fail: Fail): void {
     pending = new Map();
     return last;
   };
-  const rowsFrom = (list: any[]): OfferRow[] => list.map((o) => ({ framework: o.framework, role: o.role, agent: o.agent, resources: res(o.resources) }));
+  const rowsFrom = (list: any[]): OfferRow[] =>
+    list.map((o) => ({ framework: o.framework, role: o.role, agent: o.agent, resources: res(o.resources) }));
 
   scenario.steps.forEach((step, i) => {
     const s = step as Record<string, any>;
@@ -236,7 +238,8 @@ function runAllocatorSteps(scenario: ScenarioDocument, fail: Fail): void {
         break;
       case 'declineOffers':
         for (const o of last) {
-          if (s.framework === undefined || o.framework === s.framework) allocator.recoverResources(o.framework, o.agent, o.role, o.resources, s.refuseSeconds);
+          if (s.framework === undefined || o.framework === s.framework)
+            allocator.recoverResources(o.framework, o.agent, o.role, o.resources, s.refuseSeconds);
         }
         break;
       case 'advanceClock':
@@ -286,7 +289,8 @@ function runAllocatorSteps(scenario: ScenarioDocument, fail: Fail): void {
         break;
       }
       case 'expectInverseOffers': {
-        const show = (l: Array<{ framework: string; agent: string; start: number }>) => l.map((o) => `${o.framework} ${o.agent} @${o.start}`).sort();
+        const show = (l: Array<{ framework: string; agent: string; start: number }>) =>
+          l.map((o) => `${o.framework} ${o.agent} @${o.start}`).sort();
         const [expected, actual] = [show(s.inverseOffers), show(inverse)];
         if (JSON.stringify(expected) !== JSON.stringify(actual)) fail(i, step, 'inverse offers differ', expected, actual);
         inverse = [];

@@ -93,7 +93,8 @@ function checkField(value: unknown, type: FieldType, stepIndex: number | undefin
     case 'quantities':
       if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('expected quantities such as {"cpus": 2}');
       for (const [k, v] of Object.entries(value as object)) {
-        if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new ScenarioValidationError(`'${k}' must be a non-negative number`, stepIndex, field);
+        if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+          throw new ScenarioValidationError(`'${k}' must be a non-negative number`, stepIndex, field);
       }
       break;
     case 'resources':
@@ -122,15 +123,18 @@ export interface ScenarioDocument {
 
 /** Checks a parsed scenario document; throws ScenarioValidationError on the first problem. */
 export function validateScenario(doc: unknown): ScenarioDocument {
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new ScenarioValidationError('a scenario must be a JSON object', undefined, 'document');
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+    throw new ScenarioValidationError('a scenario must be a JSON object', undefined, 'document');
   const d = doc as Record<string, unknown>;
   checkField(d.id, 'string', undefined, 'id');
-  if (d.kind !== 'sorter' && d.kind !== 'allocator') throw new ScenarioValidationError(`expected "sorter" or "allocator", got ${JSON.stringify(d.kind)}`, undefined, 'kind');
+  if (d.kind !== 'sorter' && d.kind !== 'allocator')
+    throw new ScenarioValidationError(`expected "sorter" or "allocator", got ${JSON.stringify(d.kind)}`, undefined, 'kind');
   if (!Array.isArray(d.steps)) throw new ScenarioValidationError('expected a list of steps', undefined, 'steps');
   if (d.config !== undefined) checkField(d.config, 'object', undefined, 'config');
   const ops = d.kind === 'sorter' ? SORTER_OPS : ALLOCATOR_OPS;
   d.steps.forEach((step: unknown, i: number) => {
-    if (step === null || typeof step !== 'object' || Array.isArray(step)) throw new ScenarioValidationError('a step must be an object', i, 'op');
+    if (step === null || typeof step !== 'object' || Array.isArray(step))
+      throw new ScenarioValidationError('a step must be an object', i, 'op');
     const s = step as Record<string, unknown>;
     const spec = typeof s.op === 'string' ? ops[s.op] : undefined;
     if (!spec) throw new ScenarioValidationError(`unknown op ${JSON.stringify(s.op)} for a ${d.kind} scenario`, i, 'op');

@@ -68,7 +68,16 @@ export class SorterPool {
 }
 
 export class DRFSorter {
-  private readonly root: Node = { path: '', parent: null, children: [], isClient: false, active: false, allocation: new Map(), count: 0, share: 0 };
+  private readonly root: Node = {
+    path: '',
+    parent: null,
+    children: [],
+    isClient: false,
+    active: false,
+    allocation: new Map(),
+    count: 0,
+    share: 0,
+  };
   /** Client path -> its leaf (the virtual leaf when the client has children). */
   private readonly clients = new Map<string, Node>();
   /** Every node by path (internal nodes, leaves, virtual leaves). */

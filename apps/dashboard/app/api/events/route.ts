@@ -17,14 +17,22 @@ const MAX_BATCH = 2_000;
 export async function GET(request: Request): Promise<Response> {
   const token = await sessionToken();
   if (!token) return errorResponse(401, 'AUTH_TOKEN_MISSING', 'sign in to the dashboard first');
-  const socket = io(`${apiUrl()}/events`, { auth: { token }, transports: ['websocket'], reconnection: false, forceNew: true, timeout: 5_000 });
+  const socket = io(`${apiUrl()}/events`, {
+    auth: { token },
+    transports: ['websocket'],
+    reconnection: false,
+    forceNew: true,
+    timeout: 5_000,
+  });
   const failure = await new Promise<string | null>((resolve) => {
     socket.once('connect', () => resolve(null));
     socket.once('connect_error', (err: Error & { data?: { code?: string } }) => resolve(err.data?.code ?? err.message));
   });
   if (failure) {
     socket.close();
-    return failure.startsWith('AUTH_') ? errorResponse(401, failure, 'the session token was refused') : errorResponse(502, 'CONTROL_PLANE_UNREACHABLE', `cannot reach the control plane's event stream at ${apiUrl()}`);
+    return failure.startsWith('AUTH_')
+      ? errorResponse(401, failure, 'the session token was refused')
+      : errorResponse(502, 'CONTROL_PLANE_UNREACHABLE', `cannot reach the control plane's event stream at ${apiUrl()}`);
   }
 
   const encoder = new TextEncoder();
@@ -76,5 +84,7 @@ export async function GET(request: Request): Promise<Response> {
     },
     cancel: stop,
   });
-  return new Response(stream, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store, no-transform', 'x-accel-buffering': 'no' } });
+  return new Response(stream, {
+    headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store, no-transform', 'x-accel-buffering': 'no' },
+  });
 }

@@ -17,7 +17,11 @@ export async function POST(request: Request): Promise<Response> {
   if (typeof token !== 'string' || !token.trim()) return errorResponse(400, 'VALIDATION_FAILED', 'enter an API token');
   token = token.trim();
   const check = await upstream('/api/v1/whoami', { token: token as string });
-  if (!check.ok) return new Response(check.body, { status: check.status, headers: { 'content-type': check.headers.get('content-type') ?? 'application/json' } });
+  if (!check.ok)
+    return new Response(check.body, {
+      status: check.status,
+      headers: { 'content-type': check.headers.get('content-type') ?? 'application/json' },
+    });
   const who = (await check.json()) as { principal: string };
   (await cookies()).set(SESSION_COOKIE, token as string, {
     httpOnly: true,
