@@ -227,7 +227,7 @@ export class ClusterService {
         a.id,
       );
     }
-    for (const a of reachable.filter((a) => !this.master.agents.get(a.id)?.socket)) {
+    for (const a of reachable.filter((a) => !this.master.isAgentConnected(a.id))) {
       alerts.add(
         AlertSeverity.WARNING,
         'AGENT_DISCONNECTED',

@@ -82,7 +82,7 @@ export class FrameworksService {
         suppressedRoles: r.suppressedRoles,
         capabilities: r.capabilities,
         state: r.state,
-        connected: this.master.frameworks.get(r.id)?.socket !== undefined,
+        connected: this.master.isFrameworkConnected(r.id),
         failoverTimeoutSeconds: r.failoverTimeoutSeconds,
         registeredAt: r.registeredAt.toISOString(),
         disconnectedAt: r.disconnectedAt?.toISOString() ?? null,

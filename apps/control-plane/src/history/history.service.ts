@@ -199,7 +199,7 @@ export class HistoryService {
       }
     }
     const summary: string[] = [];
-    const connected = this.master.frameworks.get(frameworkId)?.socket !== undefined;
+    const connected = this.master.isFrameworkConnected(frameworkId);
     if (fw.state === FrameworkState.COMPLETED)
       summary.push(`The framework completed at ${fw.completedAt?.toISOString()}; completed frameworks get no offers.`);
     else if (!connected)

@@ -1718,4 +1718,14 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
   outstandingOffers(): OutstandingOffer[] {
     return [...this.offers.values()];
   }
+
+  /** Whether the framework has a live session with this control plane. */
+  isFrameworkConnected(frameworkId: string): boolean {
+    return this.frameworks.get(frameworkId)?.socket !== undefined;
+  }
+
+  /** Whether the agent has a live session with this control plane. */
+  isAgentConnected(agentId: string): boolean {
+    return this.agents.get(agentId)?.socket !== undefined;
+  }
 }
