@@ -5,7 +5,7 @@ import { sleep, until } from './support/until';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from './support/app';
 import { ProtocolAgent } from './support/fake-agent';
 import { Recorder } from './support/recorder';
-import { Master } from '../src/master/master.service';
+import { Retention } from '../src/history/retention';
 
 const task = (taskId: string, resources: Record<string, number>) => ({
   taskId,
@@ -488,8 +488,8 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     // Everything so far is made old.
     await db.query(`UPDATE allocation_cycles SET started_at = now() - interval '30 days'`);
     await db.query(`UPDATE offers SET created_at = now() - interval '30 days'`);
-    const master = t.cp.app.get(Master);
-    const removed = await master.pruneHistory({ history: new Date(Date.now() - 86_400_000) });
+    const master = t.cp.app.get(Retention);
+    const removed = await master.prune({ history: new Date(Date.now() - 86_400_000) });
     expect(removed.cycles).toBe(cycles);
     expect(removed.offers).toBeGreaterThanOrEqual(1);
     expect(await count('SELECT count(*) AS n FROM allocation_cycles')).toBe(0);
@@ -504,7 +504,7 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     expect((await t.api('GET', '/api/v1/offers?state=OUTSTANDING')).body.items.map((o: { id: string }) => o.id)).not.toContain(
       outstanding.id,
     );
-    expect((await master.pruneHistory({ history: new Date(Date.now() - 86_400_000) })).offers).toBe(1);
+    expect((await master.prune({ history: new Date(Date.now() - 86_400_000) })).offers).toBe(1);
   });
 
   it('prunes tasks ended before the task retention with their status updates; live tasks and unacknowledged ends stay until the framework completes', async () => {
@@ -546,22 +546,22 @@ describe('master: offers, tasks and DRF over the protocols', () => {
         ).length === 0,
     );
     await db.query(`UPDATE tasks SET updated_at = now() - interval '30 days'`);
-    const master = t.cp.app.get(Master);
+    const master = t.cp.app.get(Retention);
     const dayAgo = { tasks: new Date(Date.now() - 86_400_000) };
 
-    expect((await master.pruneHistory(dayAgo)).tasks).toBe(1);
+    expect((await master.prune(dayAgo)).tasks).toBe(1);
     expect(await taskIds()).toEqual(['live', 'unread']);
     expect(await rows('SELECT 1 FROM task_status_updates u WHERE NOT EXISTS (SELECT 1 FROM tasks t WHERE t.id = u.task_ref)')).toEqual([]);
     // A framework that completes will never read its updates: its ended tasks go too.
     await silent.s.teardown();
     await until(async () => (await t.api('GET', `/api/v1/frameworks/${silent.s.frameworkId}`)).body.state === 'COMPLETED');
-    expect((await master.pruneHistory(dayAgo)).tasks).toBe(1);
+    expect((await master.prune(dayAgo)).tasks).toBe(1);
     expect(await taskIds()).toEqual(['live']);
     // Nothing recent goes.
     await db.query(`UPDATE tasks SET updated_at = now()`);
     await acked.s.kill('live');
     await until(() => acked.states('live').includes('KILLED'));
-    expect((await master.pruneHistory(dayAgo)).tasks).toBe(0);
+    expect((await master.prune(dayAgo)).tasks).toBe(0);
     expect(await taskIds()).toEqual(['live']);
   });
 

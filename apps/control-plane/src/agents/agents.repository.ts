@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { type EntityManager, In, Not } from 'typeorm';
 import type { ResourceEntry } from '@arbiter/allocator';
 import { MaintenanceMachineEntity } from '../maintenance/maintenance-machine.entity';
-import { outstandingOffers } from '../offers/offer-storage';
+import { outstandingOffers } from '../offers/offers.repository';
 import { ReservationEntity } from '../reservations/reservation.entity';
 import { TaskEntity, TERMINAL_TASK_STATES } from '../tasks/task.entity';
 import { WhitelistEntity } from '../whitelist/whitelist.entity';

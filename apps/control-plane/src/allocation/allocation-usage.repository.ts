@@ -5,7 +5,7 @@
 import { Injectable } from '@nestjs/common';
 import { type EntityManager, In, Not } from 'typeorm';
 import type { ResourceEntry } from '@arbiter/allocator';
-import { outstandingOffers } from '../offers/offer-storage';
+import { outstandingOffers } from '../offers/offers.repository';
 import { TaskEntity, TERMINAL_TASK_STATES } from '../tasks/task.entity';
 
 export interface Usage {

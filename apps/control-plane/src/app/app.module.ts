@@ -18,7 +18,8 @@ import { AuthModule } from '../auth/auth.module';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { Database } from '../database/database.service';
 import { ClusterEventsModule } from '../events/cluster-events';
-import { MasterModule } from '../master/master.module';
+import type { Clock } from '../kernel/clock';
+import { MasterModule } from '../kernel/master.module';
 import { HealthController } from '../health/health.controller';
 import { Metrics } from '../health/metrics';
 import { MetricsInterceptor } from '../health/metrics.interceptor';
@@ -51,7 +52,7 @@ class CoreModule {
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, dataSource: DataSource): DynamicModule {
+  static forRoot(config: AppConfig, dataSource: DataSource, clock?: Clock): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -75,7 +76,7 @@ export class AppModule {
         AuthModule,
         AuditModule,
         AllocationModule,
-        MasterModule,
+        MasterModule.forRoot(clock),
         ...FEATURE_MODULES,
       ],
       controllers: [HealthController],

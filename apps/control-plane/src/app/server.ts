@@ -13,6 +13,7 @@ import { Client } from 'pg';
 import pino from 'pino';
 import type { DataSource } from 'typeorm';
 import { type AdminBootstrap, AuthService } from '../auth/auth.service';
+import type { Clock } from '../kernel/clock';
 import type { AppConfig } from '../config/config.schema';
 import { type DatabaseTarget, describeUrl, openDatabase } from '../database/database.connection';
 import { runMigrations } from '../database/database.migrations';
@@ -84,15 +85,20 @@ class ServiceLogger extends Logger {
   }
 }
 
-export async function createApp(config: AppConfig, dataSource: DataSource): Promise<INestApplication> {
-  const app = await NestFactory.create(AppModule.forRoot(config, dataSource), { bufferLogs: true, bodyParser: false, abortOnError: false });
+export async function createApp(config: AppConfig, dataSource: DataSource, clock?: Clock): Promise<INestApplication> {
+  const app = await NestFactory.create(AppModule.forRoot(config, dataSource, clock), {
+    bufferLogs: true,
+    bodyParser: false,
+    abortOnError: false,
+  });
   const pinoLogger = app.get(Logger);
   app.useLogger(Object.setPrototypeOf(pinoLogger, ServiceLogger.prototype) as Logger);
   configureApp(app);
   return app;
 }
 
-export async function startControlPlane(config: AppConfig): Promise<ControlPlane> {
+/** Starts a control plane; `clock` replaces the system clock (tests pass a ManualClock). */
+export async function startControlPlane(config: AppConfig, options: { clock?: Clock } = {}): Promise<ControlPlane> {
   const log = pino({ level: config.logLevel, base: { name: 'arbiter-control-plane' } });
   const database = await openDatabase({ ...config, onLog: (line) => log.debug({ postgres: line }, 'embedded postgres') });
   log.info({ database: database.kind, at: describeUrl(database.url) }, 'database');
@@ -102,7 +108,7 @@ export async function startControlPlane(config: AppConfig): Promise<ControlPlane
     await dataSource.initialize();
     const applied = await migrate(dataSource);
     if (applied.length) log.info({ migrations: applied }, 'applied migrations');
-    app = await createApp(config, dataSource);
+    app = await createApp(config, dataSource, options.clock);
     const document = buildOpenApiDocument(app);
     SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json', customSiteTitle: 'Arbiter API' });
     await app.listen(config.port);

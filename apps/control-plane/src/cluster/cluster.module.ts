@@ -13,9 +13,8 @@ import { Database } from '../database/database.service';
 import { ApiErrors } from '../errors/errors.dto';
 import { FrameworkState } from '../frameworks/framework.entity';
 import { MachineMode } from '../maintenance/maintenance-machine.entity';
-import { OUTSTANDING_OFFERS_SQL } from '../offers/offer-storage';
-import { Master } from '../master/master.service';
-import { MasterModule } from '../master/master.module';
+import { OUTSTANDING_OFFERS_SQL } from '../offers/offers.repository';
+import { ClusterState } from '../kernel/cluster-state';
 import { TaskState, TERMINAL_TASK_STATES, TERMINAL_TASK_STATES_SQL } from '../tasks/task.entity';
 
 /** Offers unanswered for longer than this are an alert: they keep resources from everyone else. */
@@ -186,7 +185,7 @@ export class ClusterService {
   constructor(
     private readonly db: Database,
     private readonly repo: ClusterRepository,
-    private readonly master: Master,
+    private readonly master: ClusterState,
   ) {}
 
   async summary(): Promise<ClusterSummaryDto> {
@@ -414,5 +413,5 @@ export class ClusterController {
   }
 }
 
-@Module({ imports: [MasterModule], controllers: [ClusterController], providers: [ClusterRepository, ClusterService] })
+@Module({ controllers: [ClusterController], providers: [ClusterRepository, ClusterService] })
 export class ClusterModule {}

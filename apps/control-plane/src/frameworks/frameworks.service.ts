@@ -12,9 +12,10 @@ import { type CappedPage, cappedTotal, type Page } from '../common/pagination.dt
 import { sumScalars } from '../common/resources.dto';
 import { Database } from '../database/database.service';
 import { ArbiterException } from '../errors/errors.exception';
-import { Master } from '../master/master.service';
+import { FrameworkSessions } from './framework-sessions.handler';
+import { ClusterState } from '../kernel/cluster-state';
 import { OfferEntity, OfferState } from '../offers/offer.entity';
-import { outstandingOffers } from '../offers/offer-storage';
+import { outstandingOffers } from '../offers/offers.repository';
 import { TaskStatusUpdateEntity } from '../tasks/task-status-update.entity';
 import { TaskEntity, type TaskState, TERMINAL_TASK_STATES } from '../tasks/task.entity';
 import { FrameworkEntity, type FrameworkState } from './framework.entity';
@@ -25,7 +26,8 @@ import { FrameworksErrorCode } from './frameworks.errors';
 export class FrameworksService {
   constructor(
     private readonly db: Database,
-    private readonly master: Master,
+    private readonly master: ClusterState,
+    private readonly sessions: FrameworkSessions,
     private readonly audit: AuditService,
     private readonly usage: AllocationUsageRepository,
   ) {}
@@ -100,7 +102,7 @@ export class FrameworksService {
   async teardown(id: string, actor: Actor): Promise<FrameworkDto> {
     const before = await this.get(id);
     if (before.state === 'COMPLETED') return before;
-    await this.master.teardownById(id);
+    await this.sessions.teardownById(id);
     const after = await this.get(id);
     await this.db.transaction((tx) =>
       this.audit.record(tx, actor, {

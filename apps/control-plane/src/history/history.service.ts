@@ -12,7 +12,7 @@ import { Database } from '../database/database.service';
 import { ArbiterException } from '../errors/errors.exception';
 import { FrameworkEntity, FrameworkState } from '../frameworks/framework.entity';
 import { FrameworksErrorCode } from '../frameworks/frameworks.errors';
-import { Master } from '../master/master.service';
+import { ClusterState } from '../kernel/cluster-state';
 import { OfferEntity } from '../offers/offer.entity';
 import type { CycleDetailDto, CycleDto, ExplainDto, SharePointDto } from './history.dto';
 
@@ -29,7 +29,7 @@ const fmt = (q: unknown) =>
 export class HistoryService {
   constructor(
     private readonly db: Database,
-    private readonly master: Master,
+    private readonly master: ClusterState,
   ) {}
 
   async cycles(

@@ -1,8 +1,4 @@
-/**
- * Runs async work one piece at a time, in arrival order. The master's state changes (a cycle,
- * an accept, an agent registering) go through one queue, as through Mesos's master actor, so
- * the allocator and the database never see two of them interleaved.
- */
+/** Runs async work one piece at a time, in arrival order (the building block of the kernel's serial order and write lanes). */
 export class SerialQueue {
   private tail: Promise<unknown> = Promise.resolve();
   private pending = 0;

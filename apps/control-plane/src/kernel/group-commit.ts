@@ -14,7 +14,7 @@ export class GroupCommit<I, R> {
   private pending: Array<Pending<I, R>> = [];
 
   /**
-   * @param schedule runs a flush when it is its turn (e.g. in the master's serial queue)
+   * @param schedule runs a flush when it is its turn (e.g. in the kernel.s serial order)
    * @param flush writes a batch and settles its entries (only after the write has committed)
    */
   constructor(

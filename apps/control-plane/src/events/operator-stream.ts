@@ -2,7 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Namespace } from 'socket.io';
 import { EVENTS_NAMESPACE, type OperatorEvents } from '@arbiter/contracts';
-import { Realtime } from './realtime';
+import { Realtime } from '../realtime/realtime';
 
 @Injectable()
 export class OperatorStream {

@@ -7,7 +7,7 @@ import { Logger } from '@nestjs/common';
 import type { z } from 'zod';
 import { parseMessage, PROTOCOL_ERRORS, type Reply } from '@arbiter/contracts';
 import type { Socket } from 'socket.io';
-import { ProtocolError } from './master.service';
+import { ProtocolError } from '../kernel/protocol-error';
 
 const logger = new Logger('Protocol');
 

@@ -1,0 +1,266 @@
+/**
+ * Agent sessions in the master: registration (with the tasks the agent reports), heartbeats,
+ * disconnection, loss after a timeout, and the agent's place in the allocator.
+ */
+import { randomUUID } from 'node:crypto';
+import { Resources } from '@arbiter/allocator';
+import { PROTOCOL_ERRORS, type RegisterAgent, type RegisterAgentReply } from '@arbiter/contracts';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Socket } from 'socket.io';
+import { AllocationLoop } from '../allocation/allocation-loop';
+import { APP_CONFIG, type AppConfig } from '../config/config.schema';
+import { OperatorStream } from '../events/operator-stream';
+import { CLOCK, type Clock } from '../kernel/clock';
+import { type AgentRuntime, ClusterState, taskKey } from '../kernel/cluster-state';
+import { Kernel } from '../kernel/kernel';
+import { ProtocolError } from '../kernel/protocol-error';
+import { MaintenanceSync } from '../maintenance/maintenance-sync';
+import { OfferBook } from '../offers/offer-book';
+import { isTerminal, KILL_GRACE_SECONDS, TaskUpdates } from '../tasks/task-updates.handler';
+import { TaskState } from '../tasks/task.entity';
+import { TasksRepository } from '../tasks/tasks.repository';
+import { type AgentEntity, AgentStatus } from './agent.entity';
+import { AgentSessionsRepository } from './agent-sessions.repository';
+
+export const AGENT_HEARTBEAT_SECONDS = 5;
+
+export type AgentRegistration = RegisterAgent & {
+  tasks: NonNullable<RegisterAgent['tasks']>;
+  attributes: NonNullable<RegisterAgent['attributes']>;
+};
+
+@Injectable()
+export class AgentSessions {
+  private readonly logger = new Logger('AgentSessions');
+
+  constructor(
+    private readonly kernel: Kernel,
+    private readonly state: ClusterState,
+    private readonly agents: AgentSessionsRepository,
+    private readonly tasks: TasksRepository,
+    private readonly updates: TaskUpdates,
+    private readonly offers: OfferBook,
+    private readonly maintenance: MaintenanceSync,
+    private readonly loop: AllocationLoop,
+    private readonly stream: OperatorStream,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  register(socket: Socket, msg: AgentRegistration): Promise<RegisterAgentReply> {
+    return this.kernel.exclusive(async () => {
+      const now = this.clock.date();
+      const resources = Resources.of(msg.resources).toJSON();
+      const known = msg.agentId ? await this.agents.find(msg.agentId) : null;
+      if (known?.status === AgentStatus.GONE)
+        throw new ProtocolError(
+          PROTOCOL_ERRORS.AGENT_GONE,
+          `agent ${known.id} was marked gone; start the agent with a fresh work directory`,
+        );
+      const fields = {
+        hostname: msg.hostname,
+        address: msg.address ?? null,
+        resources,
+        attributes: msg.attributes,
+        status: AgentStatus.REACHABLE,
+        version: msg.version ?? null,
+        lastSeenAt: now,
+      };
+      const agent = await this.agents.register(
+        known
+          ? Object.assign(known, fields)
+          : {
+              ...fields,
+              id: msg.agentId ?? randomUUID(),
+              activated: true,
+              drainState: null,
+              drainConfig: null,
+              drainStartedAt: null,
+              firstSeenAt: now,
+            },
+      );
+
+      // Replace an older connection of the same agent.
+      const previous = this.state.agents.get(agent.id);
+      if (previous?.socket && previous.socket.id !== socket.id) previous.socket.disconnect(true);
+      if (previous?.inAllocator) {
+        await this.offers.rescindWhere((o) => o.agentId === agent.id, 'the agent re-registered');
+        this.state.allocator.removeAgent(agent.id);
+      }
+      const runtime: AgentRuntime = {
+        id: agent.id,
+        hostname: agent.hostname,
+        attributes: agent.attributes,
+        socket,
+        lastSeen: this.clock.now(),
+        inAllocator: false,
+      };
+      this.state.agents.set(agent.id, runtime);
+      socket.data.agentId = agent.id;
+
+      await this.reconcileTasks(agent.id, msg.tasks);
+      await this.addToAllocator(agent, true);
+      await this.maintenance.apply();
+      if (this.maintenance.isDown(agent.hostname)) this.state.allocator.deactivateAgent(agent.id, { maintenance: true });
+      if (known) this.stream.emit('agent.updated', { agentId: agent.id });
+      else this.stream.emit('agent.added', { agentId: agent.id, hostname: agent.hostname, resources: agent.resources });
+      this.loop.requestCycle();
+      return { agentId: agent.id, heartbeatIntervalSeconds: AGENT_HEARTBEAT_SECONDS };
+    });
+  }
+
+  /** An agent known from the database at start: in the allocator, inactive until it registers again. */
+  async restore(agent: AgentEntity): Promise<void> {
+    this.state.agents.set(agent.id, {
+      id: agent.id,
+      hostname: agent.hostname,
+      attributes: agent.attributes,
+      lastSeen: this.clock.now(),
+      inAllocator: false,
+      recovered: true,
+    });
+    await this.addToAllocator(agent, false);
+  }
+
+  /**
+   * After a (re-)registration: tasks the database thinks run there but the agent does not
+   * report are LOST; tasks the agent runs that nobody wants any more are killed.
+   */
+  private async reconcileTasks(agentId: string, reported: AgentRegistration['tasks']): Promise<void> {
+    const live = await this.tasks.live({ agentId });
+    const reportedKeys = new Set(reported.map((t) => taskKey(t.frameworkId, t.taskId)));
+    const knownKeys = new Set(live.map((t) => taskKey(t.frameworkId, t.taskId)));
+    // STAGING tasks may not have reached the agent yet; they are resent below.
+    const missing = live.filter((t) => !reportedKeys.has(taskKey(t.frameworkId, t.taskId)) && t.state !== TaskState.STAGING);
+    await this.updates.masterUpdate(missing, TaskState.LOST, 'REASON_AGENT_RESTARTED', 'the agent re-registered without this task');
+    const socket = this.state.agents.get(agentId)?.socket;
+    for (const t of reported) {
+      // A reported task in a terminal state has its last update on the way: nothing to do.
+      if (!knownKeys.has(taskKey(t.frameworkId, t.taskId)) && !isTerminal(t.state as TaskState))
+        socket?.emit('kill', { frameworkId: t.frameworkId, taskId: t.taskId, gracePeriodSeconds: KILL_GRACE_SECONDS });
+    }
+    for (const t of live.filter((t) => t.state === TaskState.STAGING && !reportedKeys.has(taskKey(t.frameworkId, t.taskId)))) {
+      this.updates.sendLaunch(agentId, t);
+    }
+  }
+
+  heartbeat(socket: Socket): void {
+    const runtime = this.state.agentOf(socket);
+    if (runtime) runtime.lastSeen = this.clock.now();
+  }
+
+  disconnected(socket: Socket): Promise<void> {
+    return this.kernel.exclusive(async () => {
+      const runtime = this.state.agentOf(socket);
+      if (!runtime) return;
+      runtime.socket = undefined;
+      if (runtime.inAllocator) this.state.allocator.deactivateAgent(runtime.id);
+      await this.offers.rescindWhere((o) => o.agentId === runtime.id, 'the agent disconnected');
+      this.stream.emit('agent.updated', { agentId: runtime.id });
+    });
+  }
+
+  /** Seconds of silence after which an agent is unreachable. */
+  private timeoutOf(agent: AgentRuntime): number {
+    return agent.recovered ? this.config.agentReregisterTimeout : this.config.agentTimeout;
+  }
+
+  private isSilent(agent: AgentRuntime): boolean {
+    return agent.lastSeen <= this.clock.now() - this.timeoutOf(agent) * 1000;
+  }
+
+  /** Whether any agent has been silent past its timeout (checked without a turn in the serial order). */
+  anySilent(): boolean {
+    for (const a of this.state.agents.values()) if (this.isSilent(a)) return true;
+    return false;
+  }
+
+  /** Agents silent past their timeout become unreachable: offers rescinded, tasks LOST. */
+  checkSilent(): Promise<void> {
+    return this.kernel.exclusive(async () => {
+      for (const agent of [...this.state.agents.values()]) {
+        // Heard from while earlier ones were removed: kept.
+        if (!this.isSilent(agent)) continue;
+        agent.socket?.disconnect(true);
+        const reason = agent.recovered
+          ? `not registered again within ${this.config.agentReregisterTimeout} s of the control plane's start`
+          : `no heartbeat for ${this.config.agentTimeout} s`;
+        await this.remove(agent.id, reason, TaskState.LOST, AgentStatus.UNREACHABLE);
+      }
+    });
+  }
+
+  /** Takes an agent out: offers rescinded, live tasks in `taskState`, out of the allocator. */
+  async remove(agentId: string, reason: string, taskState: TaskState, status?: AgentStatus): Promise<void> {
+    const runtime = this.state.agents.get(agentId);
+    await this.offers.rescindWhere((o) => o.agentId === agentId, reason);
+    const live = await this.tasks.live({ agentId });
+    await this.updates.masterUpdate(live, taskState, 'REASON_AGENT_REMOVED', `agent removed: ${reason}`);
+    if (status) await this.agents.setStatus(agentId, status);
+    if (runtime?.inAllocator) this.state.allocator.removeAgent(agentId);
+    this.state.agents.delete(agentId);
+    this.stream.emit('agent.removed', { agentId, reason });
+    this.logger.warn({ agentId, reason }, 'agent removed');
+  }
+
+  /** Records that the connected agents were seen (their rows' last_seen_at). */
+  async recordSeen(): Promise<void> {
+    await this.agents.recordSeen([...this.state.agents.values()].filter((a) => a.socket).map((a) => a.id));
+  }
+
+  /**
+   * Brings the allocator's view of one agent in line with its row: activation and drain; with
+   * `resync` also its total (reservations), after rescinding its outstanding offers.
+   */
+  async refresh(agentId: string, options: { resync?: boolean } = {}): Promise<void> {
+    const agent = await this.agents.find(agentId);
+    const runtime = this.state.agents.get(agentId);
+    if (!agent || !runtime?.inAllocator) return;
+    if (agent.status === AgentStatus.GONE) {
+      await this.remove(agent.id, 'the agent was marked gone', TaskState.LOST);
+      return;
+    }
+    const { allocator } = this.state;
+    const usable = agent.activated && !agent.drainState && runtime.socket !== undefined;
+    if (options.resync || !usable)
+      await this.offers.rescindWhere(
+        (o) => o.agentId === agentId,
+        options.resync ? "the agent's reservations changed" : 'the agent was deactivated',
+      );
+    if (options.resync) {
+      allocator.removeAgent(agentId);
+      await this.addToAllocator(agent, runtime.socket !== undefined);
+      await this.maintenance.apply();
+    } else if (usable && !this.maintenance.isDown(agent.hostname)) allocator.activateAgent(agentId);
+    else allocator.deactivateAgent(agentId, { maintenance: this.maintenance.isDown(agent.hostname) });
+  }
+
+  /** Agent total with its reservations applied: unreserved minus reserved amounts, plus the reserved pieces. */
+  private async effectiveTotal(agent: AgentEntity): Promise<Resources> {
+    let total = Resources.of(agent.resources);
+    for (const r of await this.agents.reservationsOn(agent.id)) {
+      const reserved = Resources.of(r.resources);
+      const unreserved = reserved.withReservation(undefined);
+      if (total.contains(unreserved)) total = total.minus(unreserved).plus(reserved);
+    }
+    return total;
+  }
+
+  private async addToAllocator(agent: AgentEntity, activated: boolean): Promise<void> {
+    const total = await this.effectiveTotal(agent);
+    // The live tasks as they are in memory right now (not as read before an await): a task's end
+    // committed after this is recovered from the allocator, one committed before is not counted.
+    const used: Array<{ frameworkId: string; role: string; resources: Resources }> = [];
+    for (const t of this.state.liveTasks.onAgent(agent.id))
+      if (this.state.frameworks.has(t.frameworkId))
+        used.push({ frameworkId: t.frameworkId, role: t.role, resources: Resources.of(t.resources) });
+    this.state.allocator.addAgent(agent.id, total, {
+      hostname: agent.hostname,
+      used,
+      activated: activated && agent.activated && !agent.drainState,
+    });
+    this.state.unavailability.delete(agent.id);
+    const runtime = this.state.agents.get(agent.id);
+    if (runtime) runtime.inAllocator = true;
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * The allocation loop: a cycle of the allocator on the timer and soon after events that bring
+ * new offerable resources or clients; its offers recorded with the cycle, then sent.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Offer as AllocatorOffer } from '@arbiter/allocator';
+import type { Offer, ResourceEntry } from '@arbiter/contracts';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/config.schema';
+import { OperatorStream } from '../events/operator-stream';
+import { CLOCK, type Clock } from '../kernel/clock';
+import { ClusterState, type OutstandingOffer } from '../kernel/cluster-state';
+import { Kernel } from '../kernel/kernel';
+import { ShareClientKind } from './allocation-share.entity';
+import { AllocationRepository } from './allocation.repository';
+import { InverseOffers } from './inverse-offers.handler';
+
+/** A cycle with no offers is still recorded this often, so history and "explain" stay current. */
+const IDLE_CYCLE_RECORD_MS = 30_000;
+/** How soon a requested cycle runs: requests within this window share one cycle. */
+const CYCLE_BATCH_MS = 20;
+
+@Injectable()
+export class AllocationLoop {
+  private readonly logger = new Logger('AllocationLoop');
+  private cycleScheduled = false;
+  private lastRecordedCycle = -Infinity;
+  private lastTraceKey = '';
+  /** A cycle's write handed to its lane and not yet settled. */
+  private cycleWriting?: Promise<unknown>;
+
+  constructor(
+    private readonly kernel: Kernel,
+    private readonly state: ClusterState,
+    private readonly cycles: AllocationRepository,
+    private readonly inverseOffers: InverseOffers,
+    private readonly stream: OperatorStream,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Runs a cycle soon (batched: at most one queued). Besides the timer, only events that bring
+   * new offerable resources or clients ask for one (an agent registering, a framework
+   * subscribing or reviving, an operator's change); resources that come back from answers and
+   * finished tasks wait for the next timed cycle, as in Mesos: a cycle offers each agent at most
+   * once, so a cycle per answer would re-offer the cluster as fast as the database records it.
+   * While the last cycle's offers are still being written (so not yet sent), the next one waits
+   * for them.
+   */
+  requestCycle(delayMs = CYCLE_BATCH_MS): void {
+    if (this.cycleScheduled || this.kernel.stopping) return;
+    this.cycleScheduled = true;
+    this.clock.after(delayMs, () => this.startCycle());
+  }
+
+  private startCycle(): void {
+    if (this.kernel.stopping) return;
+    if (this.cycleWriting) {
+      void this.cycleWriting.then(() => this.startCycle());
+      return;
+    }
+    this.kernel
+      .serial(async () => {
+        this.cycleScheduled = false;
+        await this.runCycle();
+      })
+      .catch((err: unknown) => this.logger.error({ err }, 'allocation cycle failed'));
+  }
+
+  private async runCycle(): Promise<void> {
+    if (this.kernel.stopping) return;
+    const { allocator, frameworks, agents, offers } = this.state;
+    const startedAt = this.clock.date();
+    const t0 = this.clock.now();
+    const result = allocator.allocate({ trace: true });
+    const durationMs = this.clock.now() - t0;
+    this.state.cycles++;
+    // Offers only to frameworks that are still connected; the rest go straight back.
+    const deliverable: AllocatorOffer[] = [];
+    for (const o of result.offers) {
+      if (frameworks.get(o.frameworkId)?.socket && agents.get(o.agentId)?.socket) deliverable.push(o);
+      else allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);
+    }
+    // A cycle that offered nothing is recorded when its decisions differ from the last recorded
+    // one (or every IDLE_CYCLE_RECORD_MS): history stays complete without a row per second.
+    const idle = deliverable.length === 0 && result.inverseOffers.length === 0;
+    const traceKey = JSON.stringify(result.trace?.counts ?? {});
+    if (idle && traceKey === this.lastTraceKey && this.clock.now() - this.lastRecordedCycle < IDLE_CYCLE_RECORD_MS) return;
+    this.lastRecordedCycle = this.clock.now();
+    this.lastTraceKey = traceKey;
+
+    const shares = allocator.shares();
+    const rows = deliverable.map((o) => ({ id: randomUUID(), resources: o.resources.toJSON() }));
+    // The cycle, its offers and the shares after it: one statement, written in the background
+    // lane while the serial order goes on; the offers are outstanding at once (no other cycle
+    // offers their resources) but sent only once committed.
+    const written = this.kernel.write('background', () =>
+      this.cycles.recordCycle({
+        startedAt,
+        durationMs,
+        trace: result.trace ?? {},
+        expiresAt: this.config.offerTimeout ? new Date(startedAt.getTime() + this.config.offerTimeout * 1000) : null,
+        offers: deliverable.map((o, i) => ({
+          id: rows[i].id,
+          frameworkId: o.frameworkId,
+          agentId: o.agentId,
+          role: o.role,
+          resources: rows[i].resources,
+        })),
+        shares: [
+          ...Object.entries(shares.roles).map(([role, share]) => ({
+            kind: ShareClientKind.ROLE,
+            client: role,
+            role: null,
+            dominantShare: share,
+            shares: {},
+          })),
+          ...Object.entries(shares.frameworks).map(([fw, byRole]) => ({
+            kind: ShareClientKind.FRAMEWORK,
+            client: fw,
+            role: Object.keys(byRole).join(','),
+            dominantShare: Math.max(0, ...Object.values(byRole)),
+            shares: byRole,
+          })),
+        ],
+      }),
+    );
+    const now = this.clock.now();
+    const made = deliverable.map((o, i): OutstandingOffer => ({
+      id: rows[i].id,
+      frameworkId: o.frameworkId,
+      agentId: o.agentId,
+      role: o.role,
+      resources: o.resources,
+      createdAt: now,
+      sent: false,
+    }));
+    for (const o of made) offers.set(o.id, o);
+    const writing = (this.cycleWriting = written.then(
+      () => undefined,
+      () => undefined,
+    ));
+    void writing.then(() => {
+      if (this.cycleWriting === writing) this.cycleWriting = undefined;
+    });
+    await this.inverseOffers.send(result.inverseOffers);
+    written.then(
+      (cycleId) => {
+        const byFramework = new Map<string, Offer[]>();
+        for (const [i, o] of made.entries()) {
+          // Gone already (its agent or framework left, say): never sent.
+          if (offers.get(o.id) !== o) continue;
+          o.sent = true;
+          const agent = agents.get(o.agentId);
+          const resources = rows[i].resources as ResourceEntry[];
+          const list = byFramework.get(o.frameworkId) ?? [];
+          list.push({
+            id: o.id,
+            frameworkId: o.frameworkId,
+            agentId: o.agentId,
+            hostname: agent?.hostname ?? '',
+            role: o.role,
+            resources,
+            attributes: agent?.attributes ?? {},
+          });
+          byFramework.set(o.frameworkId, list);
+          this.stream.emit('offer.created', { offerId: o.id, frameworkId: o.frameworkId, agentId: o.agentId, role: o.role, resources });
+        }
+        for (const [fwId, list] of byFramework) frameworks.get(fwId)?.socket?.emit('offers', { offers: list });
+        const frameworkShares = Object.fromEntries(
+          Object.entries(shares.frameworks).map(([fw, byRole]) => [fw, Math.max(0, ...Object.values(byRole))]),
+        );
+        this.stream.emit('cycle', {
+          id: cycleId,
+          startedAt: startedAt.toISOString(),
+          durationMs,
+          offerCount: deliverable.length,
+          shares: { roles: shares.roles, frameworks: frameworkShares },
+        });
+      },
+      (err: unknown) => {
+        // Not recorded, so never made: the resources go back.
+        this.logger.error({ err }, 'allocation cycle not recorded; its offers are withdrawn');
+        for (const o of made) {
+          if (offers.get(o.id) !== o) continue;
+          offers.delete(o.id);
+          allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);
+        }
+      },
+    );
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Keeps the allocator in step with the database: rebuilt from it at start (roles, quotas,
+ * whitelist, frameworks inactive until they re-subscribe, agents inactive until they
+ * re-register, live tasks, maintenance), then changed by each operator change as it commits.
+ */
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AgentSessions } from '../agents/agent-sessions.handler';
+import { AgentSessionsRepository } from '../agents/agent-sessions.repository';
+import { APP_CONFIG, type AppConfig } from '../config/config.schema';
+import { type ClusterEvent } from '../events/cluster-events';
+import { FrameworkSessions } from '../frameworks/framework-sessions.handler';
+import { FrameworkSessionsRepository } from '../frameworks/framework-sessions.repository';
+import { CLOCK, type Clock } from '../kernel/clock';
+import { ClusterState } from '../kernel/cluster-state';
+import { MaintenanceSync } from '../maintenance/maintenance-sync';
+import { OffersRepository } from '../offers/offers.repository';
+import type { QuotaEntity } from '../roles/quota.entity';
+import { TasksRepository } from '../tasks/tasks.repository';
+import { AllocationLoop } from './allocation-loop';
+import { AllocatorConfigRepository } from './allocator-config.repository';
+
+@Injectable()
+export class AllocatorSync {
+  private readonly logger = new Logger('AllocatorSync');
+
+  constructor(
+    private readonly state: ClusterState,
+    private readonly configRepo: AllocatorConfigRepository,
+    private readonly offers: OffersRepository,
+    private readonly frameworks: FrameworkSessionsRepository,
+    private readonly agents: AgentSessionsRepository,
+    private readonly tasks: TasksRepository,
+    private readonly agentSessions: AgentSessions,
+    private readonly frameworkSessions: FrameworkSessions,
+    private readonly maintenance: MaintenanceSync,
+    private readonly loop: AllocationLoop,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * The allocator's state from Postgres. Offers outstanding before a restart are rescinded:
+   * frameworks get new ones.
+   */
+  async rebuild(): Promise<void> {
+    const allocator = this.state.resetAllocator(this.config.allocationInterval);
+    await this.offers.rescindAllOutstanding(this.clock.date());
+    for (const role of await this.configRepo.roles()) if (role.weight !== 1) allocator.setWeight(role.path, role.weight);
+    for (const q of await this.configRepo.quotas()) this.applyQuota(q);
+    allocator.updateWhitelist(await this.configRepo.whitelist());
+    const frameworks = await this.frameworks.notCompleted();
+    for (const fw of frameworks) await this.frameworkSessions.restore(fw);
+    for (const t of await this.tasks.live()) this.state.liveTasks.add(t);
+    const agents = await this.agents.reachable();
+    for (const agent of agents) await this.agentSessions.restore(agent);
+    await this.maintenance.apply();
+    this.logger.log({ frameworks: frameworks.length, agents: agents.length }, 'allocator state rebuilt from the database');
+  }
+
+  /** An operator's change, once committed. */
+  async apply(e: ClusterEvent): Promise<void> {
+    const { allocator } = this.state;
+    switch (e.type) {
+      case 'agent.updated':
+        await this.agentSessions.refresh(e.agentId);
+        break;
+      case 'whitelist.updated':
+        allocator.updateWhitelist(e.hostnames);
+        break;
+      case 'weights.updated':
+        for (const [role, weight] of Object.entries(e.weights)) allocator.setWeight(role, weight);
+        break;
+      case 'quota.updated': {
+        const q = await this.configRepo.quota(e.role);
+        if (q) this.applyQuota(q);
+        break;
+      }
+      case 'quota.removed':
+        allocator.removeQuota(e.role);
+        break;
+      case 'reservation.created':
+      case 'reservation.removed':
+        await this.agentSessions.refresh(e.agentId, { resync: true });
+        break;
+      case 'maintenance.updated':
+        await this.maintenance.apply();
+        break;
+    }
+    this.loop.requestCycle();
+  }
+
+  private applyQuota(q: QuotaEntity): void {
+    try {
+      this.state.allocator.setQuota(q.role, q.guarantees, q.limits);
+    } catch (err) {
+      this.logger.warn({ err, role: q.role }, 'quota not applied');
+    }
+  }
+}

@@ -1,0 +1,254 @@
+/**
+ * Framework sessions in the master: subscription (new or failed over), disconnection and the
+ * failover timeout, teardown, suppress and revive, and kills of their tasks.
+ */
+import { randomUUID } from 'node:crypto';
+import { type Kill, PROTOCOL_ERRORS, type RolesCall, type Subscribe, type SubscribeReply } from '@arbiter/contracts';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Socket } from 'socket.io';
+import { AllocationLoop } from '../allocation/allocation-loop';
+import { OperatorStream } from '../events/operator-stream';
+import { CLOCK, type Clock } from '../kernel/clock';
+import { ClusterState, type FrameworkRuntime } from '../kernel/cluster-state';
+import { Kernel } from '../kernel/kernel';
+import { ProtocolError } from '../kernel/protocol-error';
+import { OfferBook } from '../offers/offer-book';
+import { isTerminal, KILL_GRACE_SECONDS, TaskUpdates } from '../tasks/task-updates.handler';
+import { type TaskEntity, TaskState } from '../tasks/task.entity';
+import { TasksRepository } from '../tasks/tasks.repository';
+import { type FrameworkEntity, FrameworkState } from './framework.entity';
+import { FrameworkSessionsRepository } from './framework-sessions.repository';
+
+export const FRAMEWORK_HEARTBEAT_SECONDS = 15;
+
+export type Subscription = Subscribe & { capabilities: string[]; failoverTimeoutSeconds: number; suppressedRoles: string[] };
+
+@Injectable()
+export class FrameworkSessions {
+  private readonly logger = new Logger('FrameworkSessions');
+
+  constructor(
+    private readonly kernel: Kernel,
+    private readonly state: ClusterState,
+    private readonly frameworks: FrameworkSessionsRepository,
+    private readonly tasks: TasksRepository,
+    private readonly updates: TaskUpdates,
+    private readonly offers: OfferBook,
+    private readonly loop: AllocationLoop,
+    private readonly stream: OperatorStream,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  subscribe(socket: Socket, msg: Subscription, principal: string): Promise<SubscribeReply> {
+    return this.kernel.exclusive(async () => {
+      const now = this.clock.date();
+      let fw: FrameworkEntity | null = null;
+      if (msg.frameworkId) {
+        fw = await this.frameworks.find(msg.frameworkId);
+        if (!fw)
+          throw new ProtocolError(
+            PROTOCOL_ERRORS.UNKNOWN_FRAMEWORK,
+            `no framework with id '${msg.frameworkId}'; subscribe without an id to start afresh`,
+          );
+        if (fw.state === FrameworkState.COMPLETED)
+          throw new ProtocolError(
+            PROTOCOL_ERRORS.FRAMEWORK_COMPLETED,
+            `framework ${fw.id} has completed (torn down or failed over past its timeout); subscribe without an id`,
+          );
+      }
+      const fields = {
+        name: msg.name,
+        roles: msg.roles,
+        capabilities: msg.capabilities,
+        failoverTimeoutSeconds: msg.failoverTimeoutSeconds,
+        principal: msg.principal ?? principal,
+        user: msg.user ?? null,
+        hostname: msg.hostname ?? null,
+        state: FrameworkState.ACTIVE,
+        suppressedRoles: msg.suppressedRoles,
+        disconnectedAt: null,
+      };
+      const row = await this.frameworks.save(
+        fw ? Object.assign(fw, fields) : { ...fields, id: randomUUID(), webuiUrl: null, registeredAt: now, completedAt: null },
+      );
+      const { allocator } = this.state;
+      let runtime = this.state.frameworks.get(row.id);
+      if (runtime) {
+        runtime.failoverTimer?.cancel();
+        runtime.failoverTimer = undefined;
+        if (runtime.socket && runtime.socket.id !== socket.id) runtime.socket.disconnect(true);
+        await this.offers.rescindWhere((o) => o.frameworkId === row.id, 'the framework re-subscribed');
+        allocator.updateFramework(row.id, row.roles, row.capabilities);
+        allocator.reviveOffers(row.id);
+        if (row.suppressedRoles.length) allocator.suppressOffers(row.id, row.suppressedRoles);
+        allocator.activateFramework(row.id);
+        Object.assign(runtime, {
+          name: row.name,
+          roles: row.roles,
+          capabilities: row.capabilities,
+          failoverTimeoutSeconds: row.failoverTimeoutSeconds,
+        });
+      } else {
+        allocator.addFramework(row.id, row.roles, { capabilities: row.capabilities, suppressedRoles: row.suppressedRoles });
+        runtime = {
+          id: row.id,
+          name: row.name,
+          roles: row.roles,
+          capabilities: row.capabilities,
+          failoverTimeoutSeconds: row.failoverTimeoutSeconds,
+        };
+        this.state.frameworks.set(row.id, runtime);
+        this.stream.emit('framework.added', { frameworkId: row.id, name: row.name, roles: row.roles });
+      }
+      runtime.socket = socket;
+      socket.data.frameworkId = row.id;
+      // Updates it has not acknowledged go out again, once the reply is on its way.
+      this.clock.after(10, () => {
+        this.updates.resendUnacknowledged(row.id, 0).catch((err: unknown) => this.logger.error({ err }, 'resending updates failed'));
+      });
+      this.loop.requestCycle();
+      return { frameworkId: row.id, heartbeatIntervalSeconds: FRAMEWORK_HEARTBEAT_SECONDS };
+    });
+  }
+
+  /** A framework known from the database at start: in the allocator, inactive until it subscribes again. */
+  async restore(fw: FrameworkEntity): Promise<void> {
+    this.state.allocator.addFramework(fw.id, fw.roles, {
+      capabilities: fw.capabilities,
+      active: false,
+      suppressedRoles: fw.suppressedRoles,
+    });
+    const runtime: FrameworkRuntime = {
+      id: fw.id,
+      name: fw.name,
+      roles: fw.roles,
+      capabilities: fw.capabilities,
+      failoverTimeoutSeconds: fw.failoverTimeoutSeconds,
+    };
+    this.state.frameworks.set(fw.id, runtime);
+    if (fw.state === FrameworkState.ACTIVE) await this.frameworks.markDisconnected(fw.id, this.clock.date());
+    this.startFailover(runtime);
+  }
+
+  disconnected(socket: Socket): Promise<void> {
+    return this.kernel.exclusive(async () => {
+      const runtime = this.state.frameworks.get(String(socket.data.frameworkId));
+      if (runtime?.socket !== socket) return;
+      runtime.socket = undefined;
+      this.state.allocator.deactivateFramework(runtime.id);
+      await this.offers.rescindWhere((o) => o.frameworkId === runtime.id, 'the framework disconnected');
+      await this.frameworks.markDisconnected(runtime.id, this.clock.date());
+      this.startFailover(runtime);
+    });
+  }
+
+  /** After the failover timeout a disconnected framework is torn down. */
+  private startFailover(runtime: FrameworkRuntime): void {
+    runtime.failoverTimer?.cancel();
+    runtime.failoverTimer = this.clock.after(runtime.failoverTimeoutSeconds * 1000, () => {
+      runtime.failoverTimer = undefined;
+      this.kernel
+        .exclusive(async () => {
+          if (!runtime.socket && this.state.frameworks.get(runtime.id) === runtime)
+            await this.remove(runtime.id, `disconnected for longer than its failover timeout (${runtime.failoverTimeoutSeconds} s)`);
+        })
+        .catch((err: unknown) => this.logger.error({ err }, 'failover'));
+    });
+  }
+
+  /** Completes a framework: its tasks killed, its offers rescinded, its resources recovered. */
+  private async remove(frameworkId: string, reason: string): Promise<void> {
+    const runtime = this.state.frameworks.get(frameworkId);
+    await this.offers.rescindWhere((o) => o.frameworkId === frameworkId, reason);
+    const live = await this.tasks.live({ frameworkId });
+    const notRunning: TaskEntity[] = [];
+    for (const t of live) {
+      const agent = this.state.agents.get(t.agentId)?.socket;
+      if (agent && t.state !== TaskState.STAGING)
+        agent.emit('kill', { frameworkId, taskId: t.taskId, gracePeriodSeconds: KILL_GRACE_SECONDS });
+      else notRunning.push(t);
+    }
+    await this.updates.masterUpdate(notRunning, TaskState.KILLED, 'REASON_FRAMEWORK_REMOVED', reason);
+    await this.frameworks.markCompleted(frameworkId, this.clock.date());
+    if (runtime) {
+      runtime.failoverTimer?.cancel();
+      this.state.allocator.removeFramework(frameworkId);
+      this.state.frameworks.delete(frameworkId);
+    }
+    this.stream.emit('framework.removed', { frameworkId, reason });
+    this.loop.requestCycle();
+  }
+
+  teardown(socket: Socket): Promise<void> {
+    return this.kernel.exclusive(async () => {
+      const fw = this.state.frameworkOf(socket);
+      fw.socket = undefined;
+      await this.remove(fw.id, 'the framework tore itself down');
+      // Disconnect once the reply is out.
+      this.clock.after(100, () => socket.disconnect(true));
+    });
+  }
+
+  /** Operator teardown through the REST API; false when the framework is not known to the master. */
+  teardownById(frameworkId: string): Promise<boolean> {
+    return this.kernel.exclusive(async () => {
+      const fw = this.state.frameworks.get(frameworkId);
+      if (!fw) return false;
+      const socket = fw.socket;
+      fw.socket = undefined;
+      await this.remove(frameworkId, 'torn down by an operator');
+      socket?.disconnect(true);
+      return true;
+    });
+  }
+
+  /** Sends every connected framework a heartbeat. */
+  heartbeat(): void {
+    const at = this.clock.date().toISOString();
+    for (const fw of this.state.frameworks.values()) fw.socket?.emit('heartbeat', { at });
+  }
+
+  suppress(socket: Socket, msg: RolesCall): Promise<void> {
+    return this.changeSuppression(socket, msg, true);
+  }
+
+  revive(socket: Socket, msg: RolesCall): Promise<void> {
+    return this.changeSuppression(socket, msg, false);
+  }
+
+  private changeSuppression(socket: Socket, msg: RolesCall, suppress: boolean): Promise<void> {
+    return this.kernel.exclusive(async () => {
+      const fw = this.state.frameworkOf(socket);
+      const roles = msg.roles ?? fw.roles;
+      const unknown = roles.filter((r) => !fw.roles.includes(r));
+      if (unknown.length)
+        throw new ProtocolError(
+          PROTOCOL_ERRORS.ROLE_NOT_SUBSCRIBED,
+          `the framework is not subscribed to ${unknown.map((r) => `'${r}'`).join(', ')}`,
+        );
+      await this.frameworks.changeSuppressed(fw.id, roles, suppress);
+      if (suppress) this.state.allocator.suppressOffers(fw.id, roles);
+      else {
+        this.state.allocator.reviveOffers(fw.id, roles);
+        this.loop.requestCycle();
+      }
+    });
+  }
+
+  kill(socket: Socket, msg: Kill): Promise<void> {
+    return this.kernel.exclusive(async () => {
+      const fw = this.state.frameworkOf(socket);
+      const task = await this.tasks.find(fw.id, msg.taskId);
+      if (!task) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_TASK, `the framework has no task '${msg.taskId}'`);
+      if (isTerminal(task.state)) return;
+      const agent = this.state.agents.get(task.agentId)?.socket;
+      if (agent && task.state !== TaskState.STAGING)
+        agent.emit('kill', { frameworkId: fw.id, taskId: task.taskId, gracePeriodSeconds: msg.gracePeriodSeconds ?? KILL_GRACE_SECONDS });
+      else {
+        // Not running anywhere yet (or its agent is away): killed here.
+        agent?.emit('kill', { frameworkId: fw.id, taskId: task.taskId, gracePeriodSeconds: 0 });
+        await this.updates.masterUpdate([task], TaskState.KILLED, 'REASON_TASK_KILLED_DURING_LAUNCH', 'killed before it started');
+      }
+    });
+  }
+}

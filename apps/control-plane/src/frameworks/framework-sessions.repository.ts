@@ -1,0 +1,43 @@
+/** The master's SQL of frameworks: subscriptions, disconnections, completion, suppressed roles. */
+import { Injectable } from '@nestjs/common';
+import { DataSource, Not } from 'typeorm';
+import { FrameworkEntity, FrameworkState } from './framework.entity';
+
+@Injectable()
+export class FrameworkSessionsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  find(id: string): Promise<FrameworkEntity | null> {
+    return this.dataSource.manager.findOne(FrameworkEntity, { where: { id } });
+  }
+
+  /** Frameworks that have not completed. */
+  notCompleted(): Promise<FrameworkEntity[]> {
+    return this.dataSource.manager.find(FrameworkEntity, { where: { state: Not(FrameworkState.COMPLETED) } });
+  }
+
+  save(row: FrameworkEntity): Promise<FrameworkEntity> {
+    return this.dataSource.manager.save(FrameworkEntity, this.dataSource.manager.create(FrameworkEntity, row));
+  }
+
+  async markDisconnected(id: string, at: Date): Promise<void> {
+    await this.dataSource.manager.update(FrameworkEntity, { id }, { state: FrameworkState.DISCONNECTED, disconnectedAt: at });
+  }
+
+  async markCompleted(id: string, at: Date): Promise<void> {
+    await this.dataSource.manager.update(FrameworkEntity, { id }, { state: FrameworkState.COMPLETED, completedAt: at });
+  }
+
+  /** Changes the framework's suppressed roles (adds or removes these), resolving with the new set. */
+  async changeSuppressed(id: string, roles: string[], suppress: boolean): Promise<string[]> {
+    const row = await this.dataSource.manager.findOneOrFail(FrameworkEntity, { where: { id } });
+    const set = new Set(row.suppressedRoles);
+    for (const r of roles) {
+      if (suppress) set.add(r);
+      else set.delete(r);
+    }
+    const suppressedRoles = [...set].sort();
+    await this.dataSource.manager.update(FrameworkEntity, { id }, { suppressedRoles });
+    return suppressedRoles;
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * The master's in-memory view of the cluster, next to the allocator: the agents and frameworks
+ * connected, the offers outstanding, the live tasks. Postgres stays the source of truth; this is
+ * what must be at hand on every message. The handlers of the master change it (each the part of
+ * its noun), always in the kernel's order; everything else only reads it through the queries
+ * at the end.
+ */
+import { HierarchicalAllocator, type Resources } from '@arbiter/allocator';
+import { PROTOCOL_ERRORS } from '@arbiter/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Socket } from 'socket.io';
+import type { TaskEntity } from '../tasks/task.entity';
+import { CLOCK, type Clock, type TimerHandle } from './clock';
+import { ProtocolError } from './protocol-error';
+
+/** One key per task: a framework's task ids are its own. */
+export const taskKey = (frameworkId: string, taskId: string) => `${frameworkId}\u0000${taskId}`;
+
+/**
+ * The tasks that are not terminal, by framework and task id and by agent (a task never moves),
+ * so that a status update needs no read and an agent's usage no scan of every task.
+ */
+export class LiveTasks {
+  private readonly byKey = new Map<string, TaskEntity>();
+  private readonly byAgent = new Map<string, Map<string, TaskEntity>>();
+
+  get(frameworkId: string, taskId: string): TaskEntity | undefined {
+    return this.byKey.get(taskKey(frameworkId, taskId));
+  }
+
+  /** Adds a task as stored, without its command (the agent has it). */
+  add(task: TaskEntity): void {
+    const k = taskKey(task.frameworkId, task.taskId);
+    this.delete(task.frameworkId, task.taskId);
+    const row = { ...task, command: null };
+    this.byKey.set(k, row);
+    let onAgent = this.byAgent.get(task.agentId);
+    if (!onAgent) this.byAgent.set(task.agentId, (onAgent = new Map()));
+    onAgent.set(k, row);
+  }
+
+  delete(frameworkId: string, taskId: string): void {
+    const k = taskKey(frameworkId, taskId);
+    const task = this.byKey.get(k);
+    if (!task) return;
+    this.byKey.delete(k);
+    const onAgent = this.byAgent.get(task.agentId);
+    onAgent?.delete(k);
+    if (onAgent?.size === 0) this.byAgent.delete(task.agentId);
+  }
+
+  onAgent(agentId: string): Iterable<TaskEntity> {
+    return this.byAgent.get(agentId)?.values() ?? [];
+  }
+
+  clear(): void {
+    this.byKey.clear();
+    this.byAgent.clear();
+  }
+}
+
+export interface AgentRuntime {
+  id: string;
+  hostname: string;
+  attributes: Record<string, string | number>;
+  socket?: Socket;
+  /** Clock time (ms) of the last sign of life (registration, heartbeat, message). */
+  lastSeen: number;
+  /** In the allocator (registered since the control plane started, or restored). */
+  inAllocator: boolean;
+  /**
+   * Restored from the database at start and not registered since: it is silent only after the
+   * re-registration timeout, not the heartbeat timeout (Mesos's agent_reregister_timeout).
+   */
+  recovered?: boolean;
+}
+
+export interface FrameworkRuntime {
+  id: string;
+  name: string;
+  roles: string[];
+  capabilities: string[];
+  failoverTimeoutSeconds: number;
+  socket?: Socket;
+  /** Pending teardown after a disconnection. */
+  failoverTimer?: TimerHandle;
+}
+
+export interface OutstandingOffer {
+  id: string;
+  frameworkId: string;
+  agentId: string;
+  role: string;
+  resources: Resources;
+  /** Clock time (ms) when it was made (for the offer timeout). */
+  createdAt: number;
+  /** Sent to its framework (once its cycle was recorded). */
+  sent: boolean;
+}
+
+export interface OutstandingInverseOffer {
+  id: string;
+  frameworkId: string;
+  agentId: string;
+}
+
+@Injectable()
+export class ClusterState {
+  private readonly started: number;
+  private current?: HierarchicalAllocator;
+  readonly agents = new Map<string, AgentRuntime>();
+  readonly frameworks = new Map<string, FrameworkRuntime>();
+  readonly offers = new Map<string, OutstandingOffer>();
+  readonly inverseOffers = new Map<string, OutstandingInverseOffer>();
+  readonly liveTasks = new LiveTasks();
+  /** Framework and task ids of tasks whose launch is being written (duplicates for later accepts). */
+  readonly launching = new Set<string>();
+  /** Hostnames of machines DOWN for maintenance. */
+  downHosts = new Set<string>();
+  /** Start (epoch ms) of each agent's scheduled unavailability, as last given to the allocator. */
+  readonly unavailability = new Map<string, number | null>();
+  /** Cycles run since start (for tests and metrics). */
+  cycles = 0;
+
+  constructor(@Inject(CLOCK) private readonly clock: Clock) {
+    this.started = clock.now();
+  }
+
+  /** The allocator, rebuilt from the database at start. */
+  get allocator(): HierarchicalAllocator {
+    if (!this.current) throw new Error('the allocator is used before the master has rebuilt its state');
+    return this.current;
+  }
+
+  /** A new, empty allocator on the master's clock (seconds since start). */
+  resetAllocator(allocationIntervalSeconds: number): HierarchicalAllocator {
+    this.current = new HierarchicalAllocator({ clock: { now: () => this.seconds() }, config: { allocationIntervalSeconds } });
+    for (const m of [this.agents, this.frameworks, this.offers, this.inverseOffers]) m.clear();
+    this.liveTasks.clear();
+    this.unavailability.clear();
+    return this.current;
+  }
+
+  /** Seconds on the allocator's clock (monotonic, from the start of this control plane). */
+  seconds(): number {
+    return (this.clock.now() - this.started) / 1000;
+  }
+
+  /** The framework subscribed on this socket, or a NOT_SUBSCRIBED error. */
+  frameworkOf(socket: Socket): FrameworkRuntime {
+    const runtime = this.frameworks.get(String(socket.data.frameworkId));
+    if (runtime?.socket !== socket) throw new ProtocolError(PROTOCOL_ERRORS.NOT_SUBSCRIBED, "send 'subscribe' first");
+    return runtime;
+  }
+
+  /** The agent registered on this socket, if it still is. */
+  agentOf(socket: Socket): AgentRuntime | undefined {
+    const runtime = this.agents.get(String(socket.data.agentId));
+    return runtime?.socket === socket ? runtime : undefined;
+  }
+
+  // ------------------------------------------------------------------ read-only queries
+
+  /** Resources offered but not yet answered. */
+  outstandingOffers(): readonly OutstandingOffer[] {
+    return [...this.offers.values()];
+  }
+
+  /** Whether the framework has a live session with this control plane. */
+  isFrameworkConnected(frameworkId: string): boolean {
+    return this.frameworks.get(frameworkId)?.socket !== undefined;
+  }
+
+  /** Whether the agent has a live session with this control plane. */
+  isAgentConnected(agentId: string): boolean {
+    return this.agents.get(agentId)?.socket !== undefined;
+  }
+}

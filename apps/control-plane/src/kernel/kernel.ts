@@ -1,0 +1,95 @@
+/**
+ * The master's kernel: the one order in which its state changes, and the database writes that
+ * order does not wait for.
+ *
+ * - `serial(work)`: the serial order. State changes (a cycle, an accept, an agent registering)
+ *   run one at a time, in arrival order, as in Mesos's master actor, so the allocator, the
+ *   outstanding offers and the database never see two of them interleaved.
+ * - `write(lane, work)`: the write lanes. Writes the serial order need not wait for (a cycle's
+ *   offers, answers to offers, status updates) run in a lane: each lane in order, the lanes
+ *   side by side (on their own connections). A write goes in the lane of the writes it must
+ *   follow; whoever a write concerns is told once it has committed.
+ * - `exclusive(work)`: a turn in the serial order that starts once every write handed to a lane
+ *   so far has settled, for work that reads what such writes change.
+ * - `batch(turn, flush)`: group commit. Calls that arrive while a batch is being written wait
+ *   together and go out in the next batch, so one statement serves many callers.
+ */
+import { Injectable } from '@nestjs/common';
+import { GroupCommit, type Pending } from './group-commit';
+import { SerialQueue } from './serial-queue';
+
+/**
+ * `launches`: accepts (offers closed, tasks inserted); `statuses`: status updates of launched
+ * tasks; `background`: what nobody waits for (a cycle's offers, offers rescinded or declined,
+ * acknowledgements). An answer only ever closes an offer that was sent, so written, and a
+ * status update is only ever of a task launched, so written: neither needs a common lane with
+ * what it follows.
+ */
+export type WriteLane = 'launches' | 'statuses' | 'background';
+
+/** Where a batch's flush runs: in the serial order, exclusively, or in a write lane. */
+export type BatchTurn = 'serial' | 'exclusive' | WriteLane;
+
+@Injectable()
+export class Kernel {
+  private readonly queue = new SerialQueue();
+  private readonly lanes = new Map<WriteLane, SerialQueue>();
+  private stopped = false;
+
+  /** Runs `work` in the serial order. */
+  serial<T>(work: () => Promise<T>): Promise<T> {
+    return this.queue.run(work);
+  }
+
+  /** Runs `work` in the serial order once every write handed to a lane before it has settled. */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    return this.queue.run(async () => {
+      await this.settled();
+      return work();
+    });
+  }
+
+  /** Runs a write in its lane, after the lane's earlier writes. */
+  write<T>(lane: WriteLane, work: () => Promise<T>): Promise<T> {
+    let q = this.lanes.get(lane);
+    if (!q) this.lanes.set(lane, (q = new SerialQueue()));
+    return q.run(work);
+  }
+
+  /** Resolves once every write handed to a lane before the call has committed (or failed). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.lanes.values()].map((q) => q.run(() => Promise.resolve())));
+  }
+
+  /** A group commit whose flushes run in `turn`; see GroupCommit. */
+  batch<I, R>(turn: BatchTurn, flush: (batch: Array<Pending<I, R>>) => Promise<void>): GroupCommit<I, R> {
+    const schedule = (run: () => Promise<void>): Promise<void> =>
+      turn === 'serial' ? this.serial(run) : turn === 'exclusive' ? this.exclusive(run) : this.write(turn, run);
+    return new GroupCommit(schedule, flush);
+  }
+
+  /** Writes queued or running, in every lane. */
+  get pendingWrites(): number {
+    let n = 0;
+    for (const q of this.lanes.values()) n += q.size;
+    return n;
+  }
+
+  /** Work queued or running in the serial order. */
+  get pendingWork(): number {
+    return this.queue.size;
+  }
+
+  /** Set once the control plane is shutting down: timers stop starting new work. */
+  get stopping(): boolean {
+    return this.stopped;
+  }
+
+  /** Stops new periodic work and resolves once the work in flight (and its writes) is done. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.exclusive(() => Promise.resolve());
+  }
+}
+
+export type { Pending } from './group-commit';

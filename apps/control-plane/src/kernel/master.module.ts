@@ -1,0 +1,79 @@
+/**
+ * The master: the kernel, the cluster state and the handlers of each noun that change it, with
+ * the socket namespaces /agents, /frameworks and /events. The clock is the system's unless the
+ * application is built with another (tests pass a ManualClock).
+ */
+import { type DynamicModule, Module } from '@nestjs/common';
+import { AgentSessions } from '../agents/agent-sessions.handler';
+import { AgentSessionsRepository } from '../agents/agent-sessions.repository';
+import { AllocationLoop } from '../allocation/allocation-loop';
+import { AllocationRepository } from '../allocation/allocation.repository';
+import { AllocatorConfigRepository } from '../allocation/allocator-config.repository';
+import { AllocatorSync } from '../allocation/allocator-sync';
+import { InverseOffers } from '../allocation/inverse-offers.handler';
+import { AuthModule } from '../auth/auth.module';
+import { OperatorStream } from '../events/operator-stream';
+import { FrameworkSessions } from '../frameworks/framework-sessions.handler';
+import { FrameworkSessionsRepository } from '../frameworks/framework-sessions.repository';
+import { Retention } from '../history/retention';
+import { RetentionRepository } from '../history/retention.repository';
+import { MaintenanceStateRepository } from '../maintenance/maintenance-state.repository';
+import { MaintenanceSync } from '../maintenance/maintenance-sync';
+import { OfferAnswers } from '../offers/offer-answers.handler';
+import { OfferBook } from '../offers/offer-book';
+import { OffersRepository } from '../offers/offers.repository';
+import { Gateways } from '../realtime/gateways';
+import { Realtime } from '../realtime/realtime';
+import { ReservationsModule } from '../reservations/reservations.module';
+import { TaskUpdates } from '../tasks/task-updates.handler';
+import { TasksRepository } from '../tasks/tasks.repository';
+import { CLOCK, type Clock, SystemClock } from './clock';
+import { ClusterState } from './cluster-state';
+import { Kernel } from './kernel';
+import { Master } from './master';
+
+const HANDLERS = [
+  AgentSessions,
+  FrameworkSessions,
+  OfferBook,
+  OfferAnswers,
+  TaskUpdates,
+  AllocationLoop,
+  InverseOffers,
+  AllocatorSync,
+  MaintenanceSync,
+  Retention,
+];
+const REPOSITORIES = [
+  AgentSessionsRepository,
+  FrameworkSessionsRepository,
+  OffersRepository,
+  TasksRepository,
+  AllocationRepository,
+  AllocatorConfigRepository,
+  MaintenanceStateRepository,
+  RetentionRepository,
+];
+
+@Module({})
+export class MasterModule {
+  static forRoot(clock: Clock = new SystemClock()): DynamicModule {
+    return {
+      module: MasterModule,
+      global: true,
+      imports: [AuthModule, ReservationsModule],
+      providers: [
+        { provide: CLOCK, useValue: clock },
+        Kernel,
+        ClusterState,
+        Realtime,
+        OperatorStream,
+        Gateways,
+        Master,
+        ...HANDLERS,
+        ...REPOSITORIES,
+      ],
+      exports: [CLOCK, ClusterState, OperatorStream, FrameworkSessions, Retention],
+    };
+  }
+}

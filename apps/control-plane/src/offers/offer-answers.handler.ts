@@ -1,0 +1,367 @@
+/**
+ * Frameworks' answers to offers: accepts (LAUNCH, RESERVE, UNRESERVE) and declines, checked
+ * against the outstanding offers, group-committed, and only then answered and launched.
+ */
+import { randomUUID } from 'node:crypto';
+import { Resources } from '@arbiter/allocator';
+import { type Accept, type AcceptReply, type Decline, PROTOCOL_ERRORS, type TaskSpec } from '@arbiter/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Socket } from 'socket.io';
+import { AllocationLoop } from '../allocation/allocation-loop';
+import { ArbiterException } from '../errors/errors.exception';
+import { OperatorStream } from '../events/operator-stream';
+import { CLOCK, type Clock } from '../kernel/clock';
+import { ClusterState, type FrameworkRuntime, type OutstandingOffer, taskKey } from '../kernel/cluster-state';
+import type { GroupCommit } from '../kernel/group-commit';
+import { Kernel, type Pending, type WriteLane } from '../kernel/kernel';
+import { ProtocolError } from '../kernel/protocol-error';
+import { ReservationsErrorCode } from '../reservations/reservations.errors';
+import { ReservationsService } from '../reservations/reservations.service';
+import { TaskUpdates } from '../tasks/task-updates.handler';
+import { type TaskEntity, TaskState } from '../tasks/task.entity';
+import { OfferState } from './offer.entity';
+import { closeOffers, OffersRepository } from './offers.repository';
+
+/** Default refuse_seconds of an accept's unused resources and of a decline (as Mesos). */
+export const DEFAULT_REFUSE_SECONDS = 5;
+
+/** An accept checked against its offers, not yet written. */
+interface PlannedAccept {
+  fw: FrameworkRuntime;
+  offers: OutstandingOffer[];
+  agentId: string;
+  /** What is left of the offers per role once the tasks have their share. */
+  pool: Map<string, Resources>;
+  tasks: Array<{ spec: TaskSpec; role: string }>;
+  /** Filter for the unused (or declined) resources. */
+  refuseSeconds: number;
+  /** A decline: its offers return to the allocator whole. */
+  declined?: boolean;
+}
+
+/** An accept or a decline, as it arrived. */
+type OfferAnswer = { socket: Socket } & ({ accept: Accept; decline?: undefined } | { decline: Decline; accept?: undefined });
+type AnswerEntry = Pending<OfferAnswer, AcceptReply | undefined>;
+type AnswerWrite = { offers: Map<string, OfferState>; tasks: TaskEntity[] };
+
+@Injectable()
+export class OfferAnswers {
+  /** Answers, checked in the serial order in batches (those that arrive while one batch is checked go in the next). */
+  private readonly answers: GroupCommit<OfferAnswer, AcceptReply | undefined>;
+  private readonly launchWrites: GroupCommit<AnswerWrite, void>;
+  private readonly declineWrites: GroupCommit<AnswerWrite, void>;
+
+  constructor(
+    private readonly kernel: Kernel,
+    private readonly state: ClusterState,
+    private readonly offers: OffersRepository,
+    private readonly reservations: ReservationsService,
+    private readonly updates: TaskUpdates,
+    private readonly loop: AllocationLoop,
+    private readonly stream: OperatorStream,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
+    this.answers = kernel.batch('serial', (batch) => this.flushAnswers(batch));
+    this.launchWrites = this.answerWrites('launches');
+    this.declineWrites = this.answerWrites('background');
+  }
+
+  /**
+   * Answers to offers (accepts and declines) are group-committed: those that arrive while a
+   * batch is being written go into the next one. A batch is checked in arrival order against
+   * the outstanding offers (an offer an earlier answer of the batch took is gone for the later
+   * ones, a task id used earlier is a duplicate), written in one statement, and only then
+   * answered and launched.
+   */
+  async accept(socket: Socket, msg: Accept): Promise<AcceptReply> {
+    return (await this.answers.push({ socket, accept: msg })) ?? { launched: [] };
+  }
+
+  async decline(socket: Socket, msg: Decline): Promise<void> {
+    await this.answers.push({ socket, decline: msg });
+  }
+
+  /** Launches, plain accepts and declines go out together; an accept that reserves or unreserves runs alone, in its turn. */
+  private async flushAnswers(batch: AnswerEntry[]): Promise<void> {
+    let group: AnswerEntry[] = [];
+    for (const entry of batch) {
+      const { socket, accept } = entry.item;
+      if (!accept || accept.operations.every((op) => op.type === 'LAUNCH')) {
+        group.push(entry);
+        continue;
+      }
+      await this.answerOffers(group);
+      group = [];
+      await this.acceptReservations(socket, accept).then(entry.resolve, entry.reject);
+    }
+    await this.answerOffers(group);
+  }
+
+  /** Looks up offers for an accept: all outstanding, the caller's, on one agent. */
+  private async takeOffers(fw: FrameworkRuntime, offerIds: string[]): Promise<OutstandingOffer[]> {
+    const found: OutstandingOffer[] = [];
+    for (const id of new Set(offerIds)) {
+      const o = this.state.offers.get(id);
+      if (!o) {
+        // After the writes in flight, so that an offer just answered shows how.
+        await this.kernel.settled();
+        const row = await this.offers.find(id);
+        if (!row) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_OFFER, `no offer with id ${id}`, { offerId: id });
+        if (row.frameworkId !== fw.id)
+          throw new ProtocolError(PROTOCOL_ERRORS.OFFER_NOT_YOURS, `offer ${id} was made to another framework`, { offerId: id });
+        throw new ProtocolError(PROTOCOL_ERRORS.OFFER_STALE, `offer ${id} is no longer valid (${row.state.toLowerCase()})`, {
+          offerId: id,
+          state: row.state,
+        });
+      }
+      if (o.frameworkId !== fw.id)
+        throw new ProtocolError(PROTOCOL_ERRORS.OFFER_NOT_YOURS, `offer ${id} was made to another framework`, { offerId: id });
+      found.push(o);
+    }
+    if (new Set(found.map((o) => o.agentId)).size > 1)
+      throw new ProtocolError(PROTOCOL_ERRORS.OFFERS_FROM_SEVERAL_AGENTS, 'offers accepted together must come from one agent');
+    return found;
+  }
+
+  /**
+   * What an accept asks for, checked against its offers: the offers (all outstanding, the
+   * caller's, from one agent), the tasks with the role whose offered resources they use, and
+   * what is left of the offers per role. Changes nothing.
+   */
+  private async planAccept(fw: FrameworkRuntime, msg: Accept): Promise<PlannedAccept> {
+    const offers = await this.takeOffers(fw, msg.offerIds);
+    const agentId = offers[0].agentId;
+    // What is left of the offered resources, per role.
+    const pool = new Map<string, Resources>();
+    for (const o of offers) pool.set(o.role, (pool.get(o.role) ?? Resources.empty()).plus(o.resources));
+    const reservationOps = msg.operations.filter((op) => op.type !== 'LAUNCH');
+    const launches = msg.operations.flatMap((op) => (op.type === 'LAUNCH' ? op.tasks : []));
+    if (reservationOps.length && launches.length) {
+      throw new ProtocolError(
+        PROTOCOL_ERRORS.INVALID_MESSAGE,
+        'RESERVE and UNRESERVE cannot be combined with LAUNCH in one accept; launch on the reserved resources from the next offer',
+      );
+    }
+    const tasks: PlannedAccept['tasks'] = [];
+    const ids = new Set<string>();
+    for (const spec of launches) {
+      if (ids.has(spec.taskId))
+        throw new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${spec.taskId}' appears twice in this accept`);
+      ids.add(spec.taskId);
+      const wanted = Resources.of(spec.resources);
+      let role: string | undefined;
+      for (const [r, left] of pool) {
+        if (!left.contains(wanted)) continue;
+        role = r;
+        pool.set(r, left.minus(wanted));
+        break;
+      }
+      if (role === undefined) {
+        throw new ProtocolError(
+          PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES,
+          `task '${spec.taskId}' needs ${wanted.toString()}, more than is left of the offers (${[...pool.values()].map((r) => r.toString()).join(' + ') || 'nothing'})`,
+          { taskId: spec.taskId },
+        );
+      }
+      tasks.push({ spec, role });
+    }
+    return { fw, offers, agentId, pool, tasks, refuseSeconds: msg.refuseSeconds ?? DEFAULT_REFUSE_SECONDS };
+  }
+
+  /** Declined offers: the caller's that are still outstanding (declining one that is gone is harmless, as in Mesos). */
+  private planDecline(fw: FrameworkRuntime, msg: Decline): PlannedAccept {
+    const offers = [...new Set(msg.offerIds)].flatMap((id) => {
+      const o = this.state.offers.get(id);
+      return o && o.frameworkId === fw.id ? [o] : [];
+    });
+    return {
+      fw,
+      offers,
+      agentId: '',
+      pool: new Map(),
+      tasks: [],
+      refuseSeconds: msg.refuseSeconds ?? DEFAULT_REFUSE_SECONDS,
+      declined: true,
+    };
+  }
+
+  private async answerOffers(entries: AnswerEntry[]): Promise<void> {
+    if (!entries.length) return;
+    const plans: Array<PlannedAccept & { entry: AnswerEntry }> = [];
+    for (const entry of entries) {
+      const { socket, accept, decline } = entry.item;
+      try {
+        const fw = this.state.frameworkOf(socket);
+        plans.push({ entry, ...(accept ? await this.planAccept(fw, accept) : this.planDecline(fw, decline)) });
+      } catch (err) {
+        entry.reject(err);
+      }
+    }
+    // Task ids the frameworks already used, for the whole batch in one query.
+    const wanted = plans.flatMap((p) => p.tasks.map((t) => ({ frameworkId: p.fw.id, taskId: t.spec.taskId })));
+    const used = new Set<string>();
+    if (wanted.length) {
+      for (const r of await this.offers.usedTaskIds(wanted)) used.add(taskKey(r.frameworkId, r.taskId));
+      for (const w of wanted) if (this.state.launching.has(taskKey(w.frameworkId, w.taskId))) used.add(taskKey(w.frameworkId, w.taskId));
+    }
+    // In arrival order: what an earlier answer of the batch took is gone for the later ones.
+    const taken = new Map<string, OfferState>();
+    const answered: typeof plans = [];
+    for (const p of plans) {
+      if (p.declined) p.offers = p.offers.filter((o) => !taken.has(o.id));
+      const stale = p.offers.find((o) => taken.has(o.id));
+      const staleState = stale && taken.get(stale.id);
+      if (stale && staleState) {
+        p.entry.reject(
+          new ProtocolError(PROTOCOL_ERRORS.OFFER_STALE, `offer ${stale.id} is no longer valid (${staleState.toLowerCase()})`, {
+            offerId: stale.id,
+            state: staleState,
+          }),
+        );
+        continue;
+      }
+      const duplicate = p.tasks.find((t) => used.has(taskKey(p.fw.id, t.spec.taskId)));
+      if (duplicate) {
+        p.entry.reject(
+          new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${duplicate.spec.taskId}' is already used by this framework`),
+        );
+        continue;
+      }
+      for (const o of p.offers) taken.set(o.id, p.declined ? OfferState.DECLINED : OfferState.ACCEPTED);
+      for (const t of p.tasks) used.add(taskKey(p.fw.id, t.spec.taskId));
+      answered.push(p);
+    }
+    if (!taken.size) {
+      for (const p of answered) p.entry.resolve(p.declined ? undefined : { launched: [] });
+      return;
+    }
+
+    // Written in a lane while the serial order goes on: the offers leave at once (no later answer
+    // can take them), the task ids are held until the write is done, and the frameworks are
+    // answered and the tasks launched only once it has committed. Launches and declines are
+    // written apart, launches first: their write is on its way before the (many more) declined
+    // offers are given back to the allocator, which takes a while when a cycle's answers arrive
+    // together, and it never waits behind the declines' write.
+    const { allocator, offers } = this.state;
+    const accepted = answered.filter((p) => !p.declined);
+    const declined = answered.filter((p) => p.declined);
+    for (const p of accepted) {
+      for (const o of p.offers) offers.delete(o.id);
+      for (const [role, left] of p.pool) if (!left.isEmpty()) allocator.recoverResources(p.fw.id, p.agentId, role, left, p.refuseSeconds);
+    }
+    for (const p of declined) for (const o of p.offers) offers.delete(o.id);
+    this.commitAnswers(accepted, this.launchWrites);
+    this.commitAnswers(declined, this.declineWrites);
+    if (accepted.length && declined.length) await new Promise<void>((resolve) => setImmediate(resolve));
+    for (const p of declined)
+      for (const o of p.offers) allocator.recoverResources(p.fw.id, o.agentId, o.role, o.resources, p.refuseSeconds);
+  }
+
+  /** Writes answers already checked and taken out of the outstanding offers (in a lane), then answers them and launches their tasks. */
+  private commitAnswers(answered: Array<PlannedAccept & { entry: AnswerEntry }>, writes: GroupCommit<AnswerWrite, void>): void {
+    if (!answered.length) return;
+    const now = this.clock.date();
+    const offers = new Map(
+      answered.flatMap((p) => p.offers.map((o) => [o.id, p.declined ? OfferState.DECLINED : OfferState.ACCEPTED] as const)),
+    );
+    const rows = answered.map((p) =>
+      p.tasks.map(({ spec, role }): TaskEntity => ({
+        id: randomUUID(),
+        taskId: spec.taskId,
+        frameworkId: p.fw.id,
+        agentId: p.agentId,
+        name: spec.name,
+        role,
+        resources: spec.resources,
+        command: { command: spec.command, env: spec.env ?? {} },
+        state: TaskState.STAGING,
+        createdAt: now,
+        updatedAt: now,
+      })),
+    );
+    const tasks = rows.flat();
+    const { launching } = this.state;
+    const held = tasks.map((t) => taskKey(t.frameworkId, t.taskId));
+    for (const k of held) launching.add(k);
+    const written = offers.size || tasks.length ? writes.push({ offers, tasks }) : Promise.resolve();
+    written.then(
+      () => {
+        for (const k of held) launching.delete(k);
+        for (const [i, p] of answered.entries()) {
+          const state = p.declined ? OfferState.DECLINED : OfferState.ACCEPTED;
+          for (const o of p.offers) this.stream.emit('offer.closed', { offerId: o.id, state });
+          for (const t of rows[i]) this.state.liveTasks.add(t);
+          for (const t of rows[i]) this.updates.sendLaunch(p.agentId, t);
+          p.entry.resolve(p.declined ? undefined : { launched: rows[i].map((t) => t.taskId) });
+        }
+      },
+      (err: unknown) => {
+        // Nothing was written: the tasks' resources go back and every answer of the write fails.
+        for (const k of held) launching.delete(k);
+        for (const p of answered) {
+          if (this.state.frameworks.has(p.fw.id) && this.state.agents.get(p.agentId)?.inAllocator) {
+            for (const t of p.tasks) this.state.allocator.recoverResources(p.fw.id, p.agentId, t.role, Resources.of(t.spec.resources));
+          }
+          p.entry.reject(err);
+        }
+      },
+    );
+  }
+
+  /** Answers written in a lane; those that wait for it go out in one statement. */
+  private answerWrites(lane: WriteLane): GroupCommit<AnswerWrite, void> {
+    return this.kernel.batch(lane, async (batch) => {
+      const offers = new Map(batch.flatMap((b) => [...b.item.offers]));
+      await this.offers.writeAnswers(
+        offers,
+        batch.flatMap((b) => b.item.tasks),
+        this.clock.date(),
+      );
+      for (const b of batch) b.resolve();
+    });
+  }
+
+  /**
+   * An accept with RESERVE or UNRESERVE operations (no launches): the reservations change through
+   * the reservations service (same lock, rules and audit as the operator API), the offers close in
+   * the same transaction, and the agent is offered anew once the allocator has its new total.
+   */
+  private async acceptReservations(socket: Socket, msg: Accept): Promise<AcceptReply> {
+    // It reads and changes the agent's rows: after the writes in flight.
+    await this.kernel.settled();
+    const fw = this.state.frameworkOf(socket);
+    const { offers, agentId, pool } = await this.planAccept(fw, msg);
+    const role = offers[0].role;
+    const offered = pool.get(role) ?? Resources.empty();
+    const ops = msg.operations.flatMap((op) => (op.type === 'LAUNCH' ? [] : [{ type: op.type, resources: Resources.of(op.resources) }]));
+    for (const { type, resources } of ops) {
+      const source = type === 'RESERVE' ? resources.withReservation(undefined) : resources;
+      if (type === 'RESERVE' && !resources.reserved().isEmpty() && resources.reserved(role).isEmpty())
+        throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `RESERVE may reserve only for the offer's role '${role}'`);
+      if (!offered.contains(source))
+        throw new ProtocolError(
+          PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES,
+          `${type} of ${resources.toString()} is not covered by the offers`,
+        );
+    }
+    const at = this.clock.date();
+    try {
+      await this.reservations.applyForFramework(fw.id, agentId, role, ops, (tx) =>
+        closeOffers(tx, new Map(offers.map((o) => [o.id, OfferState.ACCEPTED])), at),
+      );
+    } catch (err) {
+      if (err instanceof ArbiterException && err.code === ReservationsErrorCode.RESERVATION_INSUFFICIENT_RESOURCES)
+        throw new ProtocolError(PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES, err.message);
+      throw err;
+    }
+    for (const o of offers) {
+      this.state.offers.delete(o.id);
+      this.stream.emit('offer.closed', { offerId: o.id, state: OfferState.ACCEPTED });
+    }
+    // The converted resources return to the allocator, which offers them to the role again once
+    // the reservation's event has brought the agent's total in line (and asked for a cycle).
+    for (const o of offers) this.state.allocator.recoverResources(fw.id, agentId, o.role, o.resources);
+    this.loop.requestCycle();
+    return { launched: [] };
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * The outstanding offers' way out other than an answer: rescinded (their agent or framework
+ * left, maintenance, the agent's reservations changed, a re-subscription) or expired after the
+ * offer timeout. Their resources go back to the allocator and their frameworks are told.
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/config.schema';
+import { OperatorStream } from '../events/operator-stream';
+import { CLOCK, type Clock } from '../kernel/clock';
+import { ClusterState, type OutstandingOffer } from '../kernel/cluster-state';
+import { Kernel } from '../kernel/kernel';
+import { OfferState } from './offer.entity';
+import { OffersRepository } from './offers.repository';
+
+@Injectable()
+export class OfferBook {
+  constructor(
+    private readonly kernel: Kernel,
+    private readonly state: ClusterState,
+    private readonly offers: OffersRepository,
+    private readonly stream: OperatorStream,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Gives outstanding offers back to the allocator and tells their frameworks. */
+  async rescindWhere(match: (o: OutstandingOffer) => boolean, reason: string): Promise<void> {
+    const gone = [...this.state.offers.values()].filter(match);
+    if (!gone.length) return;
+    for (const o of gone) {
+      this.state.offers.delete(o.id);
+      this.state.allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);
+    }
+    const at = this.clock.date();
+    await this.kernel.write('background', () => this.offers.close(new Map(gone.map((o) => [o.id, OfferState.RESCINDED])), at));
+    for (const o of gone) {
+      if (o.sent) this.state.frameworks.get(o.frameworkId)?.socket?.emit('rescind', { offerId: o.id, reason });
+      this.stream.emit('offer.closed', { offerId: o.id, state: OfferState.RESCINDED });
+    }
+  }
+
+  /** Rescinds the offers older than the offer timeout (when one is set). */
+  async expire(): Promise<void> {
+    if (!this.config.offerTimeout) return;
+    const limit = this.clock.now() - this.config.offerTimeout * 1000;
+    await this.rescindWhere((o) => o.createdAt <= limit, 'the offer timed out');
+  }
+}

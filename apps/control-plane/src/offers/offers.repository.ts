@@ -1,0 +1,99 @@
+/**
+ * How offers are read and closed in SQL. An offer's row in `offers` is its record; while it is
+ * outstanding its id is also in `outstanding_offers`, and closing it does both in one statement.
+ */
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
+import { OfferEntity, type OfferState, OutstandingOfferEntity } from './offer.entity';
+
+/** The outstanding offers' rows, in SQL (a subquery with every column of `offers`). */
+export const OUTSTANDING_OFFERS_SQL = 'SELECT o.* FROM offers o JOIN outstanding_offers x ON x.offer_id = o.id';
+
+/** The outstanding offers, as a query to narrow further (alias `o`). */
+export function outstandingOffers(tx: EntityManager): SelectQueryBuilder<OfferEntity> {
+  return tx.createQueryBuilder(OfferEntity, 'o').innerJoin(OutstandingOfferEntity, 'x', 'x.offer_id = o.id');
+}
+
+/**
+ * Common table expressions that close offers: $1 the time, $2 their ids, $3 their new states.
+ * The statement that uses them may go on (`WITH ${CLOSE_OFFERS} INSERT ...`).
+ */
+export const CLOSE_OFFERS = `gone AS (DELETE FROM outstanding_offers WHERE offer_id = ANY($2::uuid[])),
+       closed AS (UPDATE offers o SET state = c.state::offer_state, closed_at = $1 FROM unnest($2::uuid[], $3::text[]) AS c(id, state) WHERE o.id = c.id)`;
+
+/** Closes offers, each with its state. */
+export async function closeOffers(tx: EntityManager, states: Map<string, OfferState>, at: Date): Promise<void> {
+  if (!states.size) return;
+  await tx.query(`WITH ${CLOSE_OFFERS} SELECT 1`, [at, [...states.keys()], [...states.values()]]);
+}
+
+/** Rescinds every outstanding offer (on start-up: offers made before it are void). */
+export async function rescindAllOutstandingOffers(tx: EntityManager, at: Date): Promise<void> {
+  await tx.query(
+    `WITH gone AS (DELETE FROM outstanding_offers RETURNING offer_id) UPDATE offers o SET state = 'RESCINDED', closed_at = $1 FROM gone WHERE o.id = gone.offer_id`,
+    [at],
+  );
+}
+
+/** A task row as the launch inserts it. */
+export interface LaunchedTaskRow {
+  id: string;
+  taskId: string;
+  frameworkId: string;
+  agentId: string;
+  name: string;
+  role: string;
+  resources: unknown;
+  command: unknown;
+}
+
+/** The master's writes of offers: closing them, and the answers to them with the tasks they launch. */
+@Injectable()
+export class OffersRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  rescindAllOutstanding(at: Date): Promise<void> {
+    return rescindAllOutstandingOffers(this.dataSource.manager, at);
+  }
+
+  close(states: Map<string, OfferState>, at: Date): Promise<void> {
+    return closeOffers(this.dataSource.manager, states, at);
+  }
+
+  find(id: string): Promise<OfferEntity | null> {
+    return this.dataSource.manager.findOne(OfferEntity, { where: { id } });
+  }
+
+  /** Which of these (framework, task id) pairs are taken by a task already stored. */
+  async usedTaskIds(pairs: Array<{ frameworkId: string; taskId: string }>): Promise<Array<{ frameworkId: string; taskId: string }>> {
+    const rows: Array<{ framework_id: string; task_id: string }> = await this.dataSource.query(
+      'SELECT t.framework_id, t.task_id FROM tasks t JOIN unnest($1::text[], $2::text[]) AS v(framework_id, task_id) ON t.framework_id = v.framework_id AND t.task_id = v.task_id',
+      [pairs.map((w) => w.frameworkId), pairs.map((w) => w.taskId)],
+    );
+    return rows.map((r) => ({ frameworkId: r.framework_id, taskId: r.task_id }));
+  }
+
+  /** The offers closed (accepted or declined) and the tasks inserted as STAGING: one statement, so one round trip and all or nothing. */
+  async writeAnswers(offers: Map<string, OfferState>, tasks: LaunchedTaskRow[], now: Date): Promise<void> {
+    await this.dataSource.query(
+      `WITH ${CLOSE_OFFERS}
+       INSERT INTO tasks (id, task_id, framework_id, agent_id, name, role, resources, command, state, created_at, updated_at)
+       SELECT v.id, v.task_id, v.framework_id, v.agent_id, v.name, v.role, v.resources::jsonb, v.command::jsonb, 'STAGING', $1, $1
+         FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+           AS v(id, task_id, framework_id, agent_id, name, role, resources, command)`,
+      [
+        now,
+        [...offers.keys()],
+        [...offers.values()],
+        tasks.map((t) => t.id),
+        tasks.map((t) => t.taskId),
+        tasks.map((t) => t.frameworkId),
+        tasks.map((t) => t.agentId),
+        tasks.map((t) => t.name),
+        tasks.map((t) => t.role),
+        tasks.map((t) => JSON.stringify(t.resources)),
+        tasks.map((t) => JSON.stringify(t.command)),
+      ],
+    );
+  }
+}

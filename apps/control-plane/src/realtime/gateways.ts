@@ -1,0 +1,69 @@
+/** The /agents and /frameworks namespaces: each protocol call handed to the handler of its noun. */
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { z } from 'zod';
+import {
+  Accept,
+  Acknowledge,
+  AGENTS_NAMESPACE,
+  Decline,
+  FRAMEWORKS_NAMESPACE,
+  InverseOfferAnswer,
+  Kill,
+  Reconcile,
+  RegisterAgent,
+  RolesCall,
+  StatusUpdate,
+  Subscribe,
+} from '@arbiter/contracts';
+import { AgentSessions } from '../agents/agent-sessions.handler';
+import { InverseOffers } from '../allocation/inverse-offers.handler';
+import { OperatorStream } from '../events/operator-stream';
+import { FrameworkSessions } from '../frameworks/framework-sessions.handler';
+import { OfferAnswers } from '../offers/offer-answers.handler';
+import { TaskUpdates } from '../tasks/task-updates.handler';
+import { on } from './gateway.util';
+import { type AuthedSocketData, Realtime } from './realtime';
+
+const Empty = z.object({}).strict();
+
+@Injectable()
+export class Gateways implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Gateways');
+
+  constructor(
+    private readonly realtime: Realtime,
+    private readonly stream: OperatorStream,
+    private readonly agents: AgentSessions,
+    private readonly frameworks: FrameworkSessions,
+    private readonly answers: OfferAnswers,
+    private readonly tasks: TaskUpdates,
+    private readonly inverseOffers: InverseOffers,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.stream.open();
+    const failed = (what: string) => (err: unknown) => this.logger.error({ err }, what);
+
+    this.realtime.namespace(AGENTS_NAMESPACE).on('connection', (socket) => {
+      on(socket, 'register', RegisterAgent, (msg) => this.agents.register(socket, msg));
+      on(socket, 'heartbeat', Empty, () => this.agents.heartbeat(socket));
+      on(socket, 'status', StatusUpdate, (msg) => this.tasks.agentStatus(socket, msg));
+      socket.on('disconnect', () => void this.agents.disconnected(socket).catch(failed('agent disconnection')));
+    });
+
+    this.realtime.namespace(FRAMEWORKS_NAMESPACE).on('connection', (socket) => {
+      const principal = (socket.data as AuthedSocketData).actor.name;
+      on(socket, 'subscribe', Subscribe, (msg) => this.frameworks.subscribe(socket, msg, principal));
+      on(socket, 'accept', Accept, (msg) => this.answers.accept(socket, msg));
+      on(socket, 'decline', Decline, (msg) => this.answers.decline(socket, msg));
+      on(socket, 'suppress', RolesCall, (msg) => this.frameworks.suppress(socket, msg));
+      on(socket, 'revive', RolesCall, (msg) => this.frameworks.revive(socket, msg));
+      on(socket, 'kill', Kill, (msg) => this.frameworks.kill(socket, msg));
+      on(socket, 'acknowledge', Acknowledge, (msg) => this.tasks.acknowledge(socket, msg));
+      on(socket, 'reconcile', Reconcile, (msg) => this.tasks.reconcile(socket, msg));
+      on(socket, 'inverseOffer', InverseOfferAnswer, (msg) => this.inverseOffers.answer(socket, msg));
+      on(socket, 'teardown', Empty, () => this.frameworks.teardown(socket));
+      socket.on('disconnect', () => void this.frameworks.disconnected(socket).catch(failed('framework disconnection')));
+    });
+  }
+}

@@ -1,0 +1,232 @@
+/**
+ * Dynamic reservations (Mesos's RESERVE_RESOURCES / UNRESERVE_RESOURCES): an agent's free,
+ * unreserved resources set aside for a role. Reserving takes only what is free (not reserved,
+ * not used by live tasks or outstanding offers); unreserving is refused while the role uses
+ * the reserved resources on that agent. Checks and changes run under one advisory lock, so
+ * concurrent requests cannot both take the last free cpus. Operators (REST) and frameworks
+ * (RESERVE and UNRESERVE in an accept) go through the same lock, rules and audit entries.
+ */
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { Resources } from '@arbiter/allocator';
+import { type AgentEntity, AgentStatus } from '../agents/agent.entity';
+import { AgentsErrorCode } from '../agents/agents.errors';
+import { AllocationUsageRepository } from '../allocation/allocation-usage.repository';
+import type { Actor } from '../auth/auth.actor';
+import { AuditService } from '../audit/audit.service';
+import type { Page } from '../common/pagination.dto';
+import { parseResourcesWithRule } from '../common/resources.dto';
+import { Database, lockDomain, LockDomain } from '../database/database.service';
+import { CommonErrorCode } from '../errors/errors.codes';
+import { ArbiterException } from '../errors/errors.exception';
+import { ClusterEvents } from '../events/cluster-events';
+import { checkRole } from '../roles/roles.module';
+import type { ReservationEntity } from './reservation.entity';
+import { type CreateReservationDto, type ReservationDto, toReservationDto } from './reservations.dto';
+import { ReservationsErrorCode } from './reservations.errors';
+import { ReservationsRepository } from './reservations.repository';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A framework's RESERVE or UNRESERVE, checked against its offers by the caller. */
+export interface FrameworkReservationOp {
+  type: 'RESERVE' | 'UNRESERVE';
+  resources: Resources;
+}
+
+@Injectable()
+export class ReservationsService {
+  constructor(
+    private readonly db: Database,
+    private readonly repo: ReservationsRepository,
+    private readonly usage: AllocationUsageRepository,
+    private readonly audit: AuditService,
+    private readonly events: ClusterEvents,
+  ) {}
+
+  async list(filter: { agentId?: string; role?: string }, limit: number, offset: number): Promise<Page<ReservationDto>> {
+    const [rows, total] = await this.repo.list(this.db.manager, filter, limit, offset);
+    return { items: rows.map(toReservationDto), total, limit, offset };
+  }
+
+  async get(id: string): Promise<ReservationDto> {
+    return toReservationDto(await this.require(this.db.manager, id));
+  }
+
+  private async require(tx: EntityManager, id: string): Promise<ReservationEntity> {
+    const row = UUID.test(id) ? await this.repo.find(tx, id) : null;
+    if (!row)
+      throw new ArbiterException(
+        ReservationsErrorCode.RESERVATION_NOT_FOUND,
+        `no reservation with id '${id}'; GET /api/v1/reservations lists them`,
+        { id },
+      );
+    return row;
+  }
+
+  /**
+   * What is free to reserve on an agent: unreserved total minus reservations and what live tasks
+   * use. Resources in outstanding offers count as free: the allocation loop rescinds the
+   * agent's offers when its reservations change (as Mesos does for operator reservations).
+   */
+  private async free(tx: EntityManager, agent: AgentEntity): Promise<Resources> {
+    let free = Resources.of(agent.resources).unreserved();
+    for (const r of await this.repo.onAgent(tx, agent.id)) free = free.minus(Resources.of(r.resources).withReservation(undefined));
+    for (const u of await this.usage.liveTasks(tx, { agentId: agent.id })) free = free.minus(Resources.of(u.resources).unreserved());
+    return free;
+  }
+
+  async create(input: CreateReservationDto, actor: Actor): Promise<ReservationDto> {
+    const role = checkRole(input.role, 'role');
+    const wanted = parseResourcesWithRule(input.resources, { unreservedOnly: true, nonEmpty: true });
+    const labels = input.labels ?? {};
+    for (const [k, v] of Object.entries(labels)) {
+      if (typeof v !== 'string' || k.length > 128 || v.length > 1024)
+        throw new ArbiterException(
+          CommonErrorCode.VALIDATION_FAILED,
+          `invalid request: labels.${k} must be a string of at most 1024 characters`,
+          { errors: [{ field: `labels.${k}`, problems: ['must be a string'] }] },
+        );
+    }
+    const saved = await this.db.transaction(async (tx) => {
+      await lockDomain(tx, LockDomain.RESOURCES);
+      const agent = await this.repo.agent(tx, input.agentId);
+      if (!agent)
+        throw new ArbiterException(AgentsErrorCode.AGENT_NOT_FOUND, `no agent with id '${input.agentId}'; GET /api/v1/agents lists them`, {
+          agentId: input.agentId,
+        });
+      if (agent.status === AgentStatus.GONE)
+        throw new ArbiterException(AgentsErrorCode.AGENT_GONE, `agent ${agent.id} (${agent.hostname}) is marked gone`, {
+          agentId: agent.id,
+        });
+      const free = await this.free(tx, agent);
+      if (!free.contains(wanted)) {
+        throw new ArbiterException(
+          ReservationsErrorCode.RESERVATION_INSUFFICIENT_RESOURCES,
+          `agent ${agent.hostname} has ${free.toString() || 'nothing'} free to reserve; ${wanted.toString()} does not fit`,
+          { requested: wanted.toString(), free: free.toString() },
+        );
+      }
+      return this.insert(tx, actor, { agentId: agent.id, role, resources: wanted.withReservation(role), labels });
+    });
+    this.events.emit({ type: 'reservation.created', agentId: saved.agentId, reservationId: saved.id });
+    return toReservationDto(saved);
+  }
+
+  async remove(id: string, actor: Actor): Promise<void> {
+    const removed = await this.db.transaction(async (tx) => {
+      await lockDomain(tx, LockDomain.RESOURCES);
+      const row = await this.require(tx, id);
+      // What the role uses of its reservations on this agent must still fit in what remains.
+      const remaining = (await this.repo.onAgent(tx, row.agentId, row.role))
+        .filter((r) => r.id !== row.id)
+        .reduce((s, r) => s.plus(Resources.of(r.resources)), Resources.empty());
+      const inUse = (await this.usage.liveTasks(tx, { agentId: row.agentId })).reduce(
+        (s, u) => s.plus(Resources.of(u.resources).reserved(row.role)),
+        Resources.empty(),
+      );
+      if (!inUse.isEmpty() && !remaining.contains(inUse)) {
+        throw new ArbiterException(
+          ReservationsErrorCode.RESERVATION_IN_USE,
+          `role '${row.role}' uses ${inUse.toString()} of its reservations on this agent; kill those tasks before unreserving`,
+          { inUse: inUse.toString() },
+        );
+      }
+      await this.repo.delete(tx, row.id);
+      await this.audit.record(tx, actor, {
+        action: 'reservation.remove',
+        targetType: 'reservation',
+        targetId: row.id,
+        before: toReservationDto(row),
+        after: null,
+      });
+      return row;
+    });
+    this.events.emit({ type: 'reservation.removed', agentId: removed.agentId, reservationId: removed.id });
+  }
+
+  /**
+   * A framework's RESERVE and UNRESERVE operations on resources it was offered (the caller has
+   * checked them against the offers): applied in one transaction under the same lock as the
+   * operator API, each change with its audit entry, with `within` (closing the offers) in the
+   * same transaction. RESERVE sets aside what it names for `role`; UNRESERVE shrinks the role's
+   * reservations on the agent by the amount named, newest first.
+   */
+  async applyForFramework(
+    frameworkId: string,
+    agentId: string,
+    role: string,
+    ops: FrameworkReservationOp[],
+    within: (tx: EntityManager) => Promise<void>,
+  ): Promise<void> {
+    const actor: Actor = { principalId: null, name: `framework:${frameworkId}`, tokenId: null, requestId: null };
+    const created: string[] = [];
+    const shrunk: string[] = [];
+    await this.db.transaction(async (tx) => {
+      await lockDomain(tx, LockDomain.RESOURCES);
+      await within(tx);
+      for (const op of ops) {
+        if (op.type === 'RESERVE') {
+          const reserved = op.resources.reserved().isEmpty() ? op.resources.withReservation(role) : op.resources;
+          created.push((await this.insert(tx, actor, { agentId, role, resources: reserved, labels: {} })).id);
+        } else shrunk.push(...(await this.shrink(tx, actor, agentId, role, op.resources)));
+      }
+    });
+    for (const reservationId of created) this.events.emit({ type: 'reservation.created', agentId, reservationId });
+    for (const reservationId of shrunk) this.events.emit({ type: 'reservation.removed', agentId, reservationId });
+  }
+
+  private async insert(
+    tx: EntityManager,
+    actor: Actor,
+    r: { agentId: string; role: string; resources: Resources; labels: Record<string, string> },
+  ): Promise<ReservationEntity> {
+    const row = await this.repo.insert(tx, {
+      agentId: r.agentId,
+      role: r.role,
+      resources: r.resources.toJSON(),
+      labels: r.labels,
+      principal: actor.name,
+      createdAt: new Date(),
+    });
+    await this.audit.record(tx, actor, {
+      action: 'reservation.create',
+      targetType: 'reservation',
+      targetId: row.id,
+      before: null,
+      after: toReservationDto(row),
+    });
+    return row;
+  }
+
+  /** Shrinks a role's reservations on an agent by `amount`, newest first; resolves with the ids changed. */
+  private async shrink(tx: EntityManager, actor: Actor, agentId: string, role: string, amount: Resources): Promise<string[]> {
+    let left = amount;
+    const changed: string[] = [];
+    for (const r of await this.repo.onAgent(tx, agentId, role)) {
+      if (left.isEmpty()) break;
+      const have = Resources.of(r.resources);
+      const take = have.contains(left) ? left : have.minus(have.minus(left));
+      const rest = have.minus(take);
+      left = left.minus(take);
+      if (rest.isEmpty()) await this.repo.delete(tx, r.id);
+      else await this.repo.resize(tx, r.id, rest.toJSON());
+      const after = rest.isEmpty() ? null : toReservationDto({ ...r, resources: rest.toJSON() });
+      await this.audit.record(tx, actor, {
+        action: rest.isEmpty() ? 'reservation.remove' : 'reservation.update',
+        targetType: 'reservation',
+        targetId: r.id,
+        before: toReservationDto(r),
+        after,
+      });
+      changed.push(r.id);
+    }
+    if (!left.isEmpty())
+      throw new ArbiterException(
+        ReservationsErrorCode.RESERVATION_INSUFFICIENT_RESOURCES,
+        `no reservation covers ${left.toString()} for role '${role}' on this agent`,
+        { requested: left.toString() },
+      );
+    return changed;
+  }
+}

@@ -1,0 +1,240 @@
+/**
+ * Status updates of tasks, in the master: from agents (recorded once, then forwarded to their
+ * frameworks and operators), made by the master itself (tasks lost or killed before they ran),
+ * acknowledged by frameworks, sent again until acknowledged, and reconciled on request. Also
+ * hands launches to agents.
+ */
+import { randomUUID } from 'node:crypto';
+import { Resources } from '@arbiter/allocator';
+import {
+  type Acknowledge,
+  type LaunchTask,
+  PROTOCOL_ERRORS,
+  type ResourceEntry,
+  type StatusUpdate,
+  type TaskSpec,
+  type TaskState as WireTaskState,
+} from '@arbiter/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Socket } from 'socket.io';
+import { OperatorStream } from '../events/operator-stream';
+import { CLOCK, type Clock } from '../kernel/clock';
+import { ClusterState, taskKey } from '../kernel/cluster-state';
+import type { GroupCommit } from '../kernel/group-commit';
+import { Kernel, type Pending } from '../kernel/kernel';
+import { ProtocolError } from '../kernel/protocol-error';
+import { type TaskEntity, TaskState, TERMINAL_TASK_STATES } from './task.entity';
+import { TasksRepository } from './tasks.repository';
+
+/** Grace period of kills the master sends on its own (a framework removed, an unknown task). */
+export const KILL_GRACE_SECONDS = 5;
+
+export const isTerminal = (s: TaskState) => TERMINAL_TASK_STATES.includes(s);
+
+@Injectable()
+export class TaskUpdates {
+  constructor(
+    private readonly kernel: Kernel,
+    private readonly state: ClusterState,
+    private readonly tasks: TasksRepository,
+    private readonly stream: OperatorStream,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
+    this.lookups = kernel.batch('exclusive', (batch) => this.flushLookups(batch));
+    this.statusWrites = kernel.batch('statuses', async (batch) => {
+      await this.apply(batch.map((b) => b.item));
+      for (const b of batch) b.resolve();
+    });
+    this.acks = kernel.batch('background', async (batch) => {
+      await this.tasks.acknowledge(batch.map((b) => b.item));
+      for (const b of batch) b.resolve();
+    });
+  }
+
+  /** Updates of tasks not live in memory, looked up once the writes in flight have settled. */
+  private readonly lookups: GroupCommit<StatusUpdate, void>;
+  /** Status updates written in the `statuses` lane (those that arrive while one write is on go in the next). */
+  private readonly statusWrites: GroupCommit<{ task: TaskEntity; update: StatusUpdate }, void>;
+  /** Acknowledgements, written in the `background` lane. */
+  private readonly acks: GroupCommit<{ frameworkId: string; taskId: string; updateUuid: string }, void>;
+
+  /**
+   * A status update from an agent. An update of a live task (in memory) goes straight to its
+   * write lane, without a turn in the serial order: its write decides what it changes (the
+   * task's end is acted on once its write has committed and moved the task), so it needs
+   * nothing the serial order guards. Updates that arrive while one batch is being written go
+   * into the next, so one statement records many (each once per updateUuid); the agents are
+   * answered when it has committed. Updates of other tasks (ended, or unknown) are looked up
+   * once the writes in flight have settled.
+   */
+  agentStatus(socket: Socket, update: StatusUpdate): Promise<void> {
+    const runtime = this.state.agentOf(socket);
+    if (!runtime) return Promise.reject(new ProtocolError(PROTOCOL_ERRORS.NOT_SUBSCRIBED, 'register before sending status updates'));
+    runtime.lastSeen = this.clock.now();
+    const task = this.state.liveTasks.get(update.frameworkId, update.taskId);
+    return task ? this.statusWrites.push({ task, update }) : this.lookups.push(update);
+  }
+
+  /** Updates of tasks not live in memory: read once the writes in flight have committed, then written like the others. */
+  private async flushLookups(batch: Array<Pending<StatusUpdate, void>>): Promise<void> {
+    const pairs = [...new Map(batch.map((b) => [taskKey(b.item.frameworkId, b.item.taskId), b.item])).values()];
+    const byKey = new Map((await this.tasks.findByKeys(pairs)).map((t) => [taskKey(t.frameworkId, t.taskId), t]));
+    for (const b of batch) {
+      const task = byKey.get(taskKey(b.item.frameworkId, b.item.taskId));
+      // Unknown tasks: nothing to record; the agent may drop the update.
+      if (!task) b.resolve();
+      else this.statusWrites.push({ task, update: b.item }).then(b.resolve, b.reject);
+    }
+  }
+
+  /**
+   * Records status updates, then recovers the resources of tasks that ended and forwards the
+   * updates to their frameworks and to operators. What moved is what the statement moved, so a
+   * task's end is acted on once, however its rows were read.
+   */
+  private async apply(items: Array<{ task: TaskEntity; update: StatusUpdate }>): Promise<void> {
+    if (!items.length) return;
+    const { fresh, moved } = await this.tasks.recordUpdates(items.map((i) => ({ taskRef: i.task.id, update: i.update })));
+    const byId = new Map(items.map((i) => [i.task.id, i.task]));
+    const { liveTasks, frameworks, agents } = this.state;
+    for (const [id, state] of moved) {
+      const task = byId.get(id);
+      if (!task) continue;
+      task.state = state;
+      if (!isTerminal(state)) {
+        const live = liveTasks.get(task.frameworkId, task.taskId);
+        if (live) live.state = state;
+        continue;
+      }
+      liveTasks.delete(task.frameworkId, task.taskId);
+      if (frameworks.has(task.frameworkId) && agents.get(task.agentId)?.inAllocator) {
+        // Offered again by the next cycle, as in Mesos: recovered resources wait for the timer.
+        this.state.allocator.recoverResources(task.frameworkId, task.agentId, task.role, Resources.of(task.resources));
+      }
+    }
+    for (const { task, update } of items) {
+      if (!fresh.has(update.updateUuid)) continue;
+      frameworks.get(task.frameworkId)?.socket?.emit('update', { status: update });
+      this.stream.emit('task.updated', {
+        frameworkId: task.frameworkId,
+        taskId: task.taskId,
+        agentId: task.agentId,
+        state: update.state,
+        reason: update.reason,
+      });
+    }
+  }
+
+  /** Status updates the master makes itself (tasks lost, killed before launch, ...), in one statement. */
+  async masterUpdate(tasks: TaskEntity[], state: TaskState, reason: string, message: string): Promise<void> {
+    const timestamp = this.clock.date().toISOString();
+    await this.apply(
+      tasks.map((task) => ({
+        task,
+        update: {
+          updateUuid: randomUUID(),
+          frameworkId: task.frameworkId,
+          taskId: task.taskId,
+          agentId: task.agentId,
+          state: state as WireTaskState,
+          reason,
+          message,
+          timestamp,
+          source: 'SOURCE_MASTER' as const,
+        },
+      })),
+    );
+  }
+
+  /** Sends a stored task to its agent, if the agent is connected. */
+  sendLaunch(agentId: string, task: TaskEntity): void {
+    const socket = this.state.agents.get(agentId)?.socket;
+    if (!socket) return;
+    const spec = task.command as { command: TaskSpec['command']; env?: Record<string, string> };
+    const mem = Resources.of(task.resources).get('mem');
+    const msg: LaunchTask = {
+      frameworkId: task.frameworkId,
+      task: { taskId: task.taskId, name: task.name, command: spec.command, env: spec.env, resources: task.resources as ResourceEntry[] },
+      ...(mem > 0 ? { memLimitBytes: Math.round(mem * 1024 * 1024) } : {}),
+    };
+    socket.emit('launch', msg);
+  }
+
+  /**
+   * Acknowledgements are group-committed outside the serial order (they change no state the
+   * allocator or the offers depend on): one statement marks a whole batch. An acknowledgement
+   * lost in a crash only means the update is sent again. They are written in the `background`
+   * lane: nobody waits for them, and written side by side with the status updates they slowed
+   * those down by half.
+   */
+  async acknowledge(socket: Socket, msg: Acknowledge): Promise<void> {
+    const fw = this.state.frameworkOf(socket);
+    await this.acks.push({ frameworkId: fw.id, taskId: msg.taskId, updateUuid: msg.updateUuid });
+  }
+
+  /** Answers with the latest state of the tasks named, or of every live task of the framework (implicit reconciliation). */
+  reconcile(socket: Socket, msg: { tasks: Array<{ taskId: string }> }): Promise<void> {
+    return this.kernel.exclusive(async () => {
+      const fw = this.state.frameworkOf(socket);
+      const tasks = msg.tasks.length
+        ? await this.tasks.findMany(
+            fw.id,
+            msg.tasks.map((t) => t.taskId),
+          )
+        : await this.tasks.live({ frameworkId: fw.id });
+      const known = new Set(tasks.map((t) => t.taskId));
+      const send = (status: StatusUpdate) => fw.socket?.emit('update', { status });
+      for (const t of tasks) {
+        send({
+          updateUuid: randomUUID(),
+          frameworkId: fw.id,
+          taskId: t.taskId,
+          agentId: t.agentId,
+          state: t.state as WireTaskState,
+          reason: 'REASON_RECONCILIATION',
+          timestamp: t.updatedAt.toISOString(),
+          source: 'SOURCE_MASTER',
+        });
+      }
+      const now = this.clock.date().toISOString();
+      for (const t of msg.tasks.filter((t) => !known.has(t.taskId))) {
+        send({
+          updateUuid: randomUUID(),
+          frameworkId: fw.id,
+          taskId: t.taskId,
+          agentId: 'unknown',
+          state: 'LOST',
+          reason: 'REASON_RECONCILIATION',
+          message: 'the task is unknown',
+          timestamp: now,
+          source: 'SOURCE_MASTER',
+        });
+      }
+    });
+  }
+
+  /** Status updates not yet acknowledged go out again (oldest first, per framework). */
+  async resendUnacknowledged(frameworkId?: string, minAgeSeconds = 1): Promise<void> {
+    const connected = [...this.state.frameworks.values()].filter((f) => f.socket && (!frameworkId || f.id === frameworkId));
+    if (!connected.length) return;
+    const rows = await this.tasks.unacknowledged(
+      connected.map((f) => f.id),
+      minAgeSeconds,
+    );
+    for (const r of rows) {
+      this.state.frameworks.get(r.frameworkId)?.socket?.emit('update', {
+        status: {
+          updateUuid: r.updateUuid,
+          frameworkId: r.frameworkId,
+          taskId: r.taskId,
+          agentId: r.agentId,
+          state: r.state as WireTaskState,
+          ...(r.reason ? { reason: r.reason } : {}),
+          ...(r.message ? { message: r.message } : {}),
+          timestamp: r.at.toISOString(),
+          source: r.source as StatusUpdate['source'],
+        },
+      });
+    }
+  }
+}

@@ -1,0 +1,158 @@
+/** The master's SQL of tasks: live tasks, status updates recorded in one statement, acknowledgements, resends. */
+import { Injectable } from '@nestjs/common';
+import type { ResourceEntry, StatusUpdate } from '@arbiter/contracts';
+import { DataSource, In, Not } from 'typeorm';
+import { TaskEntity, type TaskState, TERMINAL_TASK_STATES } from './task.entity';
+
+/** A status update as stored and not yet acknowledged, with its task's ids. */
+export interface UnacknowledgedUpdate {
+  frameworkId: string;
+  taskId: string;
+  agentId: string;
+  state: string;
+  reason: string | null;
+  message: string | null;
+  updateUuid: string;
+  at: Date;
+  source: string;
+}
+
+@Injectable()
+export class TasksRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Tasks not in a terminal state (all, or an agent's, or a framework's). */
+  live(where: { agentId?: string; frameworkId?: string } = {}): Promise<TaskEntity[]> {
+    return this.dataSource.manager.find(TaskEntity, { where: { ...where, state: Not(In([...TERMINAL_TASK_STATES])) } });
+  }
+
+  find(frameworkId: string, taskId: string): Promise<TaskEntity | null> {
+    return this.dataSource.manager.findOne(TaskEntity, { where: { frameworkId, taskId } });
+  }
+
+  findMany(frameworkId: string, taskIds: string[]): Promise<TaskEntity[]> {
+    return this.dataSource.manager.find(TaskEntity, { where: { frameworkId, taskId: In(taskIds) } });
+  }
+
+  /** Tasks by (framework id, task id), without their commands. */
+  async findByKeys(pairs: Array<{ frameworkId: string; taskId: string }>): Promise<TaskEntity[]> {
+    const found: Array<{
+      id: string;
+      task_id: string;
+      framework_id: string;
+      agent_id: string;
+      name: string;
+      role: string;
+      resources: ResourceEntry[];
+      state: TaskState;
+      created_at: Date;
+      updated_at: Date;
+    }> = await this.dataSource.query(
+      `SELECT t.id, t.task_id, t.framework_id, t.agent_id, t.name, t.role, t.resources, t.state, t.created_at, t.updated_at
+         FROM tasks t JOIN unnest($1::text[], $2::text[]) AS v(framework_id, task_id) ON t.framework_id = v.framework_id AND t.task_id = v.task_id`,
+      [pairs.map((u) => u.frameworkId), pairs.map((u) => u.taskId)],
+    );
+    return found.map((r) => ({
+      id: r.id,
+      taskId: r.task_id,
+      frameworkId: r.framework_id,
+      agentId: r.agent_id,
+      name: r.name,
+      role: r.role,
+      resources: r.resources,
+      command: null,
+      state: r.state,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+    }));
+  }
+
+  /**
+   * Records status updates in one statement, so one round trip and all or nothing: the updates
+   * not recorded before go in (each once, by updateUuid), and each of their tasks moves to its
+   * final state (in arrival order, stopping at the first terminal one; a task already terminal
+   * stays as it is). Returns the updates recorded and the tasks moved.
+   */
+  async recordUpdates(
+    items: Array<{ taskRef: string; update: StatusUpdate }>,
+  ): Promise<{ fresh: Set<string>; moved: Map<string, TaskState> }> {
+    const result: Array<{ update_uuid: string | null; moved_id: string | null; moved_state: TaskState | null }> =
+      await this.dataSource.query(
+        `WITH v AS (
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::uuid[], $7::timestamptz[])
+           WITH ORDINALITY AS v(task_ref, state, reason, message, source, update_uuid, at, ord)),
+       ins AS (
+         INSERT INTO task_status_updates (task_ref, state, reason, message, source, update_uuid, at)
+         SELECT task_ref, state::task_status_update_state, reason, message, source, update_uuid, at FROM v ORDER BY ord
+         ON CONFLICT (update_uuid) DO NOTHING RETURNING update_uuid),
+       final AS (
+         SELECT DISTINCT ON (v.task_ref) v.task_ref, v.state FROM v JOIN ins ON ins.update_uuid = v.update_uuid
+          ORDER BY v.task_ref, (v.state = ANY($8::text[])) DESC, CASE WHEN v.state = ANY($8::text[]) THEN v.ord END, v.ord DESC),
+       moved AS (
+         UPDATE tasks t SET state = final.state::task_state, updated_at = now() FROM final
+          WHERE t.id = final.task_ref AND NOT (t.state::text = ANY($8::text[]))
+          RETURNING t.id, t.state)
+       SELECT update_uuid, NULL::uuid AS moved_id, NULL::text AS moved_state FROM ins
+       UNION ALL SELECT NULL, id, state::text FROM moved`,
+        [
+          items.map((i) => i.taskRef),
+          items.map((i) => i.update.state),
+          items.map((i) => i.update.reason ?? null),
+          items.map((i) => i.update.message ?? null),
+          items.map((i) => i.update.source),
+          items.map((i) => i.update.updateUuid),
+          items.map((i) => new Date(i.update.timestamp)),
+          [...TERMINAL_TASK_STATES],
+        ],
+      );
+    const fresh = new Set<string>();
+    const moved = new Map<string, TaskState>();
+    for (const r of result) {
+      if (r.update_uuid) fresh.add(r.update_uuid);
+      if (r.moved_id && r.moved_state) moved.set(r.moved_id, r.moved_state);
+    }
+    return { fresh, moved };
+  }
+
+  /** Marks status updates acknowledged, each by its framework, task and update uuid (one statement). */
+  async acknowledge(acks: Array<{ frameworkId: string; taskId: string; updateUuid: string }>): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE task_status_updates u SET acknowledged_at = now()
+         FROM unnest($1::text[], $2::text[], $3::uuid[]) AS v(framework_id, task_id, update_uuid), tasks t
+        WHERE u.update_uuid = v.update_uuid AND t.id = u.task_ref AND t.framework_id = v.framework_id AND t.task_id = v.task_id AND u.acknowledged_at IS NULL`,
+      [acks.map((a) => a.frameworkId), acks.map((a) => a.taskId), acks.map((a) => a.updateUuid)],
+    );
+  }
+
+  /** Status updates of these frameworks not yet acknowledged and at least `minAgeSeconds` old, oldest first. */
+  async unacknowledged(frameworkIds: string[], minAgeSeconds: number, limit = 5000): Promise<UnacknowledgedUpdate[]> {
+    const rows: Array<{
+      framework_id: string;
+      task_id: string;
+      agent_id: string;
+      state: string;
+      reason: string | null;
+      message: string | null;
+      update_uuid: string;
+      at: Date;
+      source: string;
+    }> = await this.dataSource.query(
+      `SELECT t.framework_id, t.task_id, t.agent_id, u.state, u.reason, u.message, u.update_uuid, u.at, u.source
+         FROM task_status_updates u JOIN tasks t ON t.id = u.task_ref
+        WHERE u.acknowledged_at IS NULL AND t.framework_id = ANY($1) AND u.at <= now() - make_interval(secs => $2)
+        ORDER BY u.id LIMIT ${limit}`,
+      [frameworkIds, minAgeSeconds],
+    );
+    return rows.map((r) => ({
+      frameworkId: r.framework_id,
+      taskId: r.task_id,
+      agentId: r.agent_id,
+      state: r.state,
+      reason: r.reason,
+      message: r.message,
+      updateUuid: r.update_uuid,
+      at: new Date(r.at),
+      source: r.source,
+    }));
+  }
+}
