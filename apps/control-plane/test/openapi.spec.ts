@@ -31,6 +31,12 @@ describe('OpenAPI', () => {
       const ui = await t.api('GET', '/api/docs', undefined, { token: null });
       expect(ui.status).toBe(200);
       expect(ui.body).toMatch(/swagger-ui/i);
+      // swagger-ui-express's page: its init script carries the document, its assets are served beside it.
+      const init = await t.api('GET', '/api/docs/swagger-ui-init.js', undefined, { token: null });
+      expect(init.status).toBe(200);
+      expect(init.body).toContain('"Arbiter control plane"');
+      const bundle = await t.api('GET', '/api/docs/swagger-ui-bundle.js', undefined, { token: null });
+      expect(bundle.status).toBe(200);
     });
 
     it('documents every /api/v1 operation with bearer auth and the error body', async () => {

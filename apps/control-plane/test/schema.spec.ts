@@ -1,6 +1,6 @@
 import { createDataSource } from '../src/database/database.options';
 import { pendingSchemaChanges } from '../src/database/database.migrations';
-import { MIGRATIONS } from '../migrations';
+import { MIGRATIONS } from '../../../migrations';
 import { freshDatabase } from './support/postgres';
 
 describe('schema', () => {

@@ -1,8 +1,6 @@
 /** The control plane's root module: configuration, database, logging, auth, audit and the API. */
-import { randomUUID } from 'node:crypto';
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
-import { LoggerModule } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { AgentsModule } from '../agents/agents.module';
 import { ClusterModule } from '../cluster/cluster.module';
@@ -36,8 +34,6 @@ export const FEATURE_MODULES = [
   HistoryModule,
 ];
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
-
 @Global()
 @Module({})
 class CoreModule {
@@ -57,21 +53,6 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forRoot(config, dataSource),
-        LoggerModule.forRoot({
-          pinoHttp: {
-            level: config.logLevel,
-            // A caller's X-Request-Id is kept when it is sane; otherwise a new one. Echoed back.
-            genReqId: (req, res) => {
-              const given = req.headers['x-request-id'];
-              const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-              res.setHeader('X-Request-Id', id);
-              return id;
-            },
-            redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
-            customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
-            autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/metrics' },
-          },
-        }),
         ClusterEventsModule,
         AuthModule,
         AuditModule,

@@ -1,6 +1,8 @@
 /** The OpenAPI document, generated from the controllers and DTOs. */
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { Express } from 'express';
+import * as swaggerUi from 'swagger-ui-express';
 import type OpenApiTS from 'openapi-typescript';
 import type { astToString as AstToString } from 'openapi-typescript';
 
@@ -21,6 +23,18 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
   });
   return document;
+}
+
+/**
+ * Serves the document NestJS builds: Swagger UI at /api/docs (swagger-ui-express) and the JSON
+ * at /api/docs-json. Both are open, like /health: the API itself still needs a token.
+ */
+export function serveApiDocs(app: INestApplication, document: OpenAPIObject): void {
+  const http = app.getHttpAdapter().getInstance() as Express;
+  http.get('/api/docs-json', (_req, res) => {
+    res.json(document);
+  });
+  app.use('/api/docs', swaggerUi.serve, swaggerUi.setup(document, { customSiteTitle: 'Arbiter API' }));
 }
 
 /**

@@ -6,9 +6,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type INestApplication, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { SwaggerModule } from '@nestjs/swagger';
 import * as express from 'express';
-import { Logger } from 'nestjs-pino';
 import { Client } from 'pg';
 import pino from 'pino';
 import type { DataSource } from 'typeorm';
@@ -21,7 +19,8 @@ import { createDataSource } from '../database/database.options';
 import { ErrorsFilter } from '../errors/errors.filter';
 import { validationException } from '../errors/errors.validation';
 import { AppModule } from './app.module';
-import { buildOpenApiDocument } from './openapi';
+import { createLogging } from './logging';
+import { buildOpenApiDocument, serveApiDocs } from './openapi';
 
 export const BODY_LIMIT = '1mb';
 /** Serialises migrations between control planes starting on the same database. */
@@ -74,25 +73,14 @@ export function configureApp(app: INestApplication): void {
   app.useGlobalFilters(new ErrorsFilter());
 }
 
-/** Nest's start-up chatter (modules loaded, routes mapped) goes to debug; the rest as it comes. */
-const CHATTY_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
-
-class ServiceLogger extends Logger {
-  override log(message: unknown, ...rest: unknown[]): void {
-    const context = rest[rest.length - 1];
-    if (typeof context === 'string' && CHATTY_CONTEXTS.has(context)) super.debug(message, ...rest);
-    else super.log(message, ...rest);
-  }
-}
-
 export async function createApp(config: AppConfig, dataSource: DataSource, clock?: Clock): Promise<INestApplication> {
+  const logging = createLogging(config.logLevel);
   const app = await NestFactory.create(AppModule.forRoot(config, dataSource, clock), {
-    bufferLogs: true,
+    logger: logging.nest,
     bodyParser: false,
     abortOnError: false,
   });
-  const pinoLogger = app.get(Logger);
-  app.useLogger(Object.setPrototypeOf(pinoLogger, ServiceLogger.prototype) as Logger);
+  app.use(logging.middleware);
   configureApp(app);
   return app;
 }
@@ -109,8 +97,7 @@ export async function startControlPlane(config: AppConfig, options: { clock?: Cl
     const applied = await migrate(dataSource);
     if (applied.length) log.info({ migrations: applied }, 'applied migrations');
     app = await createApp(config, dataSource, options.clock);
-    const document = buildOpenApiDocument(app);
-    SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json', customSiteTitle: 'Arbiter API' });
+    serveApiDocs(app, buildOpenApiDocument(app));
     await app.listen(config.port);
     const admin = await app.get(AuthService).bootstrapAdmin(config.adminToken);
     const port = ((app.getHttpServer() as Server).address() as AddressInfo).port;

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { DataSource } from 'typeorm';
 
-export const MIGRATIONS_DIR = path.resolve(__dirname, '../../migrations');
+export const MIGRATIONS_DIR = path.resolve(__dirname, '../../../../migrations');
 
 export interface SchemaDiff {
   up: string[];

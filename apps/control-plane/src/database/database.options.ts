@@ -1,5 +1,5 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { MIGRATIONS } from '../../migrations';
+import { MIGRATIONS } from '../../../../migrations';
 import { ENTITIES } from './database.entities';
 import { SnakeNamingStrategy } from './database.naming';
 
