@@ -77,7 +77,8 @@ export function register(program: Command): void {
     const cp: ControlPlaneModule = require('@arbiter/control-plane');
     const config = configOrExit(cp, settingFlags(opts));
     if (!config) return;
-    const running = await cp.startControlPlane(config);
+    const running = await startOrExplain(cp, config);
+    if (!running) return;
     console.log(`Arbiter control plane on ${running.url}`);
     console.log(`  REST API:      ${running.url}/api/v1`);
     console.log(`  Swagger UI:    ${running.url}/api/docs`);
@@ -89,4 +90,22 @@ export function register(program: Command): void {
     console.log(`${signal}: stopping`);
     await running.close();
   });
+}
+
+/**
+ * Starts the control plane; a failure to start is one sentence on stderr and exit code 1 (its
+ * stack only at LOG_LEVEL=debug or trace), not an unhandled error.
+ */
+export async function startOrExplain(
+  cp: ControlPlaneModule,
+  config: ReturnType<ControlPlaneModule['loadConfig']>,
+): Promise<Awaited<ReturnType<ControlPlaneModule['startControlPlane']>> | undefined> {
+  try {
+    return await cp.startControlPlane(config);
+  } catch (err) {
+    console.error(`The control plane did not start: ${err instanceof Error ? err.message : String(err)}`);
+    if (err instanceof Error && (config.logLevel === 'debug' || config.logLevel === 'trace')) console.error(err.stack);
+    process.exitCode = 1;
+    return undefined;
+  }
 }

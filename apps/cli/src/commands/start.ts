@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Command } from 'commander';
-import { addSettingFlags, configOrExit, printAdminToken, settingFlags, untilSignal } from './control-plane';
+import { addSettingFlags, configOrExit, printAdminToken, settingFlags, startOrExplain, untilSignal } from './control-plane';
 import { assertPortFree, dashboardPort, ensureDashboardBuilt, type RunningDashboard, startDashboard } from './dashboard';
 
 /** The admin token to show: the one just generated (kept for later starts), or the one kept. */
@@ -60,7 +60,8 @@ export function register(program: Command): void {
           return;
         }
       }
-      const controlPlane = await cp.startControlPlane(config);
+      const controlPlane = await startOrExplain(cp, config);
+      if (!controlPlane) return;
       const tokenFile = path.join(config.dataDir, 'admin-token');
       const admin = localAdminToken(tokenFile, controlPlane.admin);
       let dashboard: RunningDashboard | undefined;

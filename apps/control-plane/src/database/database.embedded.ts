@@ -82,7 +82,12 @@ export function placeForPostgresUser(dataDir: string, user: UserIds, place = ROO
     fs.chmodSync(place, 0o755);
     fs.chmodSync(outside, 0o755);
     const link = path.join(dataDir, 'postgres');
-    if (!fs.existsSync(link)) fs.symlinkSync(path.join(outside, 'postgres'), link);
+    const existing = fs.lstatSync(link, { throwIfNoEntry: false });
+    if (existing && !existing.isSymbolicLink())
+      throw new Error(
+        `the postgres user cannot reach the embedded PostgreSQL data in ${link}; move that directory to ${path.join(outside, 'postgres')} or give the data directory another place (ARBITER_DATA_DIR)`,
+      );
+    if (!existing) fs.symlinkSync(path.join(outside, 'postgres'), link);
     result.databaseDir = path.join(outside, 'postgres');
   }
   return result;
