@@ -3,6 +3,7 @@ export * from './common';
 export * from './agents';
 export * from './frameworks';
 export * from './events';
+export * from './decisions';
 export type { components, operations, paths } from './api';
 
 /** The REST API's schemas by name, e.g. `Schema<'AgentViewDto'>`. */

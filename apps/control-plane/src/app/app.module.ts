@@ -6,6 +6,8 @@ import { AgentsModule } from '../agents/agents.module';
 import { ClusterModule } from '../cluster/cluster.module';
 import { FrameworksModule } from '../frameworks/frameworks.module';
 import { HistoryModule } from '../history/history.module';
+import { OffersModule } from '../offers/offers.module';
+import { TasksModule } from '../tasks/tasks.module';
 import { MaintenanceModule } from '../maintenance/maintenance.module';
 import { ReservationsModule } from '../reservations/reservations.module';
 import { RolesModule } from '../roles/roles.module';
@@ -31,6 +33,8 @@ export const FEATURE_MODULES = [
   ReservationsModule,
   MaintenanceModule,
   FrameworksModule,
+  OffersModule,
+  TasksModule,
   HistoryModule,
 ];
 

@@ -1,7 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
-import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 
 export const MAX_PAGE_SIZE = 500;
 
@@ -38,25 +37,6 @@ export interface CappedPage<T> extends Page<T> {
 
 /** Matches counted past a page's offset before counting stops. */
 export const COUNT_AHEAD = 10_000;
-
-/**
- * The total of a list of the history's large tables (offers, tasks, cycles), counted up to
- * `offset + COUNT_AHEAD` matches: an exact count reads every match, seconds on a week of offers.
- */
-export async function cappedTotal(q: SelectQueryBuilder<ObjectLiteral>, offset: number): Promise<{ total: number; totalCapped: boolean }> {
-  const cap = offset + COUNT_AHEAD;
-  const [sql, params] = q
-    .clone()
-    .orderBy()
-    .skip(undefined)
-    .take(undefined)
-    .offset(undefined)
-    .select('1', 'one')
-    .limit(cap + 1)
-    .getQueryAndParameters();
-  const [row]: Array<{ n: number }> = await q.connection.query(`SELECT count(*)::int AS n FROM (${sql}) matches`, params);
-  return { total: Math.min(row.n, cap), totalCapped: row.n > cap };
-}
 
 /** Swagger descriptions of a capped page's `total` and `totalCapped`. */
 export const CAPPED_PAGE_DOCS = {

@@ -5,13 +5,23 @@
 import { AgentsErrorCode } from '../agents/agents.errors';
 import { AuthErrorCode } from '../auth/auth.errors';
 import { FrameworksErrorCode } from '../frameworks/frameworks.errors';
+import { HistoryErrorCode } from '../history/history.errors';
 import { MaintenanceErrorCode } from '../maintenance/maintenance.errors';
 import { ReservationsErrorCode } from '../reservations/reservations.errors';
 import { RolesErrorCode } from '../roles/roles.errors';
+import { TasksErrorCode } from '../tasks/tasks.errors';
 import { CommonErrorCode } from './errors.codes';
 
 export type ErrorCode =
-  CommonErrorCode | AuthErrorCode | AgentsErrorCode | FrameworksErrorCode | RolesErrorCode | ReservationsErrorCode | MaintenanceErrorCode;
+  | CommonErrorCode
+  | AuthErrorCode
+  | AgentsErrorCode
+  | FrameworksErrorCode
+  | TasksErrorCode
+  | HistoryErrorCode
+  | RolesErrorCode
+  | ReservationsErrorCode
+  | MaintenanceErrorCode;
 
 const STATUS: { readonly [K in ErrorCode]: number } = {
   [CommonErrorCode.VALIDATION_FAILED]: 400,
@@ -30,8 +40,8 @@ const STATUS: { readonly [K in ErrorCode]: number } = {
   [AgentsErrorCode.AGENT_ALREADY_DRAINING]: 409,
   [FrameworksErrorCode.FRAMEWORK_NOT_FOUND]: 404,
   [FrameworksErrorCode.FRAMEWORK_NOT_CONNECTED]: 409,
-  [FrameworksErrorCode.TASK_NOT_FOUND]: 404,
-  [FrameworksErrorCode.CYCLE_NOT_FOUND]: 404,
+  [TasksErrorCode.TASK_NOT_FOUND]: 404,
+  [HistoryErrorCode.CYCLE_NOT_FOUND]: 404,
   [RolesErrorCode.ROLE_REPEATED]: 400,
   [RolesErrorCode.QUOTA_NOT_FOUND]: 404,
   [RolesErrorCode.QUOTA_GUARANTEE_EXCEEDS_LIMIT]: 400,

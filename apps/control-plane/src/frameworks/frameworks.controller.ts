@@ -1,17 +1,9 @@
-import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Controller, Get, Header, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type Actor, CurrentActor } from '../auth/auth.actor';
 import { ApiErrors } from '../errors/errors.dto';
-import {
-  FrameworkDto,
-  FrameworkListQueryDto,
-  FrameworkPageDto,
-  OfferListQueryDto,
-  OfferPageDto,
-  TaskDto,
-  TaskListQueryDto,
-  TaskPageDto,
-} from './frameworks.dto';
+import { ExplainDto, ExplainQueryDto, FrameworkDto, FrameworkListQueryDto, FrameworkPageDto } from './frameworks.dto';
+import { FrameworkExplainService } from './framework-explain.service';
 import { FrameworksErrorCode } from './frameworks.errors';
 import { FrameworksService } from './frameworks.service';
 
@@ -47,40 +39,18 @@ export class FrameworksController {
   }
 }
 
-@ApiTags('offers')
+@ApiTags('frameworks')
 @ApiBearerAuth()
-@Controller('api/v1/offers')
-export class OffersController {
-  constructor(private readonly frameworks: FrameworksService) {}
+@Controller('api/v1/frameworks')
+export class ExplainController {
+  constructor(private readonly explainer: FrameworkExplainService) {}
 
-  @Get()
-  @ApiOperation({ summary: 'Offers, newest first (filter by state, framework, agent)' })
-  @ApiOkResponse({ type: OfferPageDto })
-  @ApiErrors()
-  list(@Query() q: OfferListQueryDto): Promise<OfferPageDto> {
-    return this.frameworks.offers({ state: q.state, frameworkId: q.frameworkId, agentId: q.agentId }, q.limit, q.offset);
-  }
-}
-
-@ApiTags('tasks')
-@ApiBearerAuth()
-@Controller('api/v1/tasks')
-export class TasksController {
-  constructor(private readonly frameworks: FrameworksService) {}
-
-  @Get()
-  @ApiOperation({ summary: 'Tasks, newest first (filter by state, framework, agent)' })
-  @ApiOkResponse({ type: TaskPageDto })
-  @ApiErrors()
-  list(@Query() q: TaskListQueryDto): Promise<TaskPageDto> {
-    return this.frameworks.tasks({ state: q.state, frameworkId: q.frameworkId, agentId: q.agentId }, q.limit, q.offset);
-  }
-
-  @Get(':id')
-  @ApiOperation({ summary: 'One task with its state history' })
-  @ApiOkResponse({ type: TaskDto })
-  @ApiErrors(FrameworksErrorCode.TASK_NOT_FOUND)
-  get(@Param('id') id: string): Promise<TaskDto> {
-    return this.frameworks.task(id);
+  @Get(':id/explain')
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'Why the framework got, or did not get, offers in recent cycles (plain words and data)' })
+  @ApiOkResponse({ type: ExplainDto })
+  @ApiErrors(FrameworksErrorCode.FRAMEWORK_NOT_FOUND)
+  explain(@Param('id') id: string, @Query() q: ExplainQueryDto): Promise<ExplainDto> {
+    return this.explainer.explain(id, q.cycles);
   }
 }

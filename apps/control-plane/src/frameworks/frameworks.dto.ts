@@ -1,10 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { CAPPED_PAGE_DOCS, PageQueryDto } from '../common/pagination.dto';
 import { ResourceEntryDto } from '../common/resources.dto';
 import { FrameworkState } from './framework.entity';
-import { OfferState } from '../offers/offer.entity';
-import { TaskState } from '../tasks/task.entity';
 
 export class FrameworkListQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: FrameworkState, enumName: 'FrameworkState' })
@@ -54,76 +53,31 @@ export class FrameworkPageDto {
   @ApiProperty() offset!: number;
 }
 
-export class OfferListQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ enum: OfferState, enumName: 'OfferState' })
+export class ExplainQueryDto {
+  @ApiPropertyOptional({ default: 20, minimum: 1, maximum: 500, description: 'recent cycles to look at' })
   @IsOptional()
-  @IsIn(Object.values(OfferState), { message: `state must be one of ${Object.values(OfferState).join(', ')}` })
-  state?: OfferState;
-
-  @ApiPropertyOptional() @IsOptional() @MaxLength(255) @IsString() frameworkId?: string;
-  @ApiPropertyOptional() @IsOptional() @MaxLength(255) @IsString() agentId?: string;
+  @Type(() => Number)
+  @Min(1)
+  @Max(500)
+  @IsInt({ message: 'cycles must be a whole number' })
+  cycles: number = 20;
 }
 
-export class OfferDto {
-  @ApiProperty() id!: string;
+export class ExplainDto {
   @ApiProperty() frameworkId!: string;
-  @ApiProperty() agentId!: string;
-  @ApiProperty() role!: string;
-  @ApiProperty({ type: [ResourceEntryDto] }) resources!: ResourceEntryDto[];
-  @ApiProperty() resourcesText!: string;
-  @ApiProperty({ enum: OfferState, enumName: 'OfferState' }) state!: OfferState;
-  @ApiProperty({ type: String, nullable: true, description: 'allocation cycle that made the offer' }) cycleId!: string | null;
-  @ApiProperty() createdAt!: string;
-  @ApiProperty({ type: String, nullable: true }) closedAt!: string | null;
-}
-
-export class OfferPageDto {
-  @ApiProperty({ type: [OfferDto] }) items!: OfferDto[];
-  @ApiProperty({ description: CAPPED_PAGE_DOCS.total }) total!: number;
-  @ApiProperty({ description: CAPPED_PAGE_DOCS.totalCapped }) totalCapped!: boolean;
-  @ApiProperty() limit!: number;
-  @ApiProperty() offset!: number;
-}
-
-export class TaskListQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ enum: TaskState, enumName: 'TaskState' })
-  @IsOptional()
-  @IsIn(Object.values(TaskState), { message: `state must be one of ${Object.values(TaskState).join(', ')}` })
-  state?: TaskState;
-
-  @ApiPropertyOptional() @IsOptional() @MaxLength(255) @IsString() frameworkId?: string;
-  @ApiPropertyOptional() @IsOptional() @MaxLength(255) @IsString() agentId?: string;
-}
-
-export class TaskStatusDto {
-  @ApiProperty({ enum: TaskState, enumName: 'TaskState' }) state!: TaskState;
-  @ApiProperty({ type: String, nullable: true }) reason!: string | null;
-  @ApiProperty({ type: String, nullable: true }) message!: string | null;
-  @ApiProperty() source!: string;
-  @ApiProperty() at!: string;
-  @ApiProperty({ type: String, nullable: true, description: 'when the framework acknowledged it' }) acknowledgedAt!: string | null;
-}
-
-export class TaskDto {
-  @ApiProperty({ description: "the task's row id (GET /api/v1/tasks/{id})" }) id!: string;
-  @ApiProperty({ description: "the framework's own id for the task" }) taskId!: string;
-  @ApiProperty() frameworkId!: string;
-  @ApiProperty() agentId!: string;
-  @ApiProperty() name!: string;
-  @ApiProperty() role!: string;
-  @ApiProperty({ type: [ResourceEntryDto] }) resources!: ResourceEntryDto[];
-  @ApiProperty() resourcesText!: string;
-  @ApiProperty({ enum: TaskState, enumName: 'TaskState' }) state!: TaskState;
-  @ApiProperty() createdAt!: string;
-  @ApiProperty() updatedAt!: string;
-  @ApiPropertyOptional({ type: [TaskStatusDto], description: 'every state change, oldest first (single task only)' })
-  history?: TaskStatusDto[];
-}
-
-export class TaskPageDto {
-  @ApiProperty({ type: [TaskDto] }) items!: TaskDto[];
-  @ApiProperty({ description: CAPPED_PAGE_DOCS.total }) total!: number;
-  @ApiProperty({ description: CAPPED_PAGE_DOCS.totalCapped }) totalCapped!: boolean;
-  @ApiProperty() limit!: number;
-  @ApiProperty() offset!: number;
+  @ApiProperty({ description: 'the answer in plain words, one sentence per finding' }) summary!: string[];
+  @ApiProperty() cyclesExamined!: number;
+  @ApiProperty() offersReceived!: number;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    description: 'reasons the framework was passed over, counted over the cycles examined',
+  })
+  reasons!: Record<string, number>;
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    description: 'the trace entries about this framework (most recent first, at most 50)',
+  })
+  examples!: unknown[];
 }

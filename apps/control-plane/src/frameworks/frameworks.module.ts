@@ -1,10 +1,14 @@
 import { Module } from '@nestjs/common';
-import { FrameworksController, OffersController, TasksController } from './frameworks.controller';
+import { HistoryModule } from '../history/history.module';
+import { FrameworkExplainService } from './framework-explain.service';
+import { ExplainController, FrameworksController } from './frameworks.controller';
+import { FrameworksRepository } from './frameworks.repository';
 import { FrameworksService } from './frameworks.service';
 
 @Module({
-  controllers: [FrameworksController, OffersController, TasksController],
-  providers: [FrameworksService],
+  imports: [HistoryModule],
+  controllers: [FrameworksController, ExplainController],
+  providers: [FrameworksService, FrameworksRepository, FrameworkExplainService],
   exports: [FrameworksService],
 })
 export class FrameworksModule {}

@@ -1,18 +1,9 @@
-import { Controller, Get, Header, Param, Query, Res } from '@nestjs/common';
+import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ApiErrors } from '../errors/errors.dto';
-import { FrameworksErrorCode } from '../frameworks/frameworks.errors';
-import {
-  CycleDetailDto,
-  CycleListQueryDto,
-  CyclePageDto,
-  ExplainDto,
-  ExplainQueryDto,
-  ExportQueryDto,
-  SharePointDto,
-  SharesQueryDto,
-} from './history.dto';
+import { HistoryErrorCode } from './history.errors';
+import { CycleDetailDto, CycleListQueryDto, CyclePageDto, ExportQueryDto, SharePointDto, SharesQueryDto } from './history.dto';
 import { HistoryService } from './history.service';
 
 const date = (s?: string) => (s ? new Date(s) : undefined);
@@ -61,24 +52,8 @@ export class HistoryController {
   @Get(':id')
   @ApiOperation({ summary: 'One cycle: its offers, shares and decision trace' })
   @ApiOkResponse({ type: CycleDetailDto })
-  @ApiErrors(FrameworksErrorCode.CYCLE_NOT_FOUND)
+  @ApiErrors(HistoryErrorCode.CYCLE_NOT_FOUND)
   get(@Param('id') id: string): Promise<CycleDetailDto> {
     return this.history.cycle(id);
-  }
-}
-
-@ApiTags('frameworks')
-@ApiBearerAuth()
-@Controller('api/v1/frameworks')
-export class ExplainController {
-  constructor(private readonly history: HistoryService) {}
-
-  @Get(':id/explain')
-  @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'Why the framework got, or did not get, offers in recent cycles (plain words and data)' })
-  @ApiOkResponse({ type: ExplainDto })
-  @ApiErrors(FrameworksErrorCode.FRAMEWORK_NOT_FOUND)
-  explain(@Param('id') id: string, @Query() q: ExplainQueryDto): Promise<ExplainDto> {
-    return this.history.explain(id, q.cycles);
   }
 }

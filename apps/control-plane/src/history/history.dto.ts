@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { CAPPED_PAGE_DOCS, PageQueryDto } from '../common/pagination.dto';
-import { OfferDto } from '../frameworks/frameworks.dto';
+import { OfferDto } from '../offers/offers.dto';
 
 const ISO = { message: (a: { property: string }) => `${a.property} must be an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z` };
 
@@ -64,16 +64,6 @@ export class ExportQueryDto {
   @ApiPropertyOptional() @IsOptional() @IsISO8601({ strict: true }, ISO) to?: string;
 }
 
-export class ExplainQueryDto {
-  @ApiPropertyOptional({ default: 20, minimum: 1, maximum: 500, description: 'recent cycles to look at' })
-  @IsOptional()
-  @Type(() => Number)
-  @Min(1)
-  @Max(500)
-  @IsInt({ message: 'cycles must be a whole number' })
-  cycles: number = 20;
-}
-
 export class CycleDto {
   @ApiProperty() id!: string;
   @ApiProperty() startedAt!: string;
@@ -114,23 +104,4 @@ export class SharePointDto {
   @ApiProperty() at!: string;
   @ApiProperty() client!: string;
   @ApiProperty() dominantShare!: number;
-}
-
-export class ExplainDto {
-  @ApiProperty() frameworkId!: string;
-  @ApiProperty({ description: 'the answer in plain words, one sentence per finding' }) summary!: string[];
-  @ApiProperty() cyclesExamined!: number;
-  @ApiProperty() offersReceived!: number;
-  @ApiProperty({
-    type: 'object',
-    additionalProperties: { type: 'number' },
-    description: 'reasons the framework was passed over, counted over the cycles examined',
-  })
-  reasons!: Record<string, number>;
-  @ApiProperty({
-    type: 'array',
-    items: { type: 'object', additionalProperties: true },
-    description: 'the trace entries about this framework (most recent first, at most 50)',
-  })
-  examples!: unknown[];
 }

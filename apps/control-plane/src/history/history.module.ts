@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
-import { ExplainController, HistoryController } from './history.controller';
+import { HistoryController } from './history.controller';
+import { HistoryRepository } from './history.repository';
 import { HistoryService } from './history.service';
 
 @Module({
-  controllers: [HistoryController, ExplainController],
-  providers: [HistoryService],
+  controllers: [HistoryController],
+  providers: [HistoryService, HistoryRepository],
+  exports: [HistoryRepository],
 })
 export class HistoryModule {}

@@ -4,6 +4,7 @@
  */
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
+import { cappedTotal } from '../database/database.paging';
 import { OfferEntity, type OfferState, OutstandingOfferEntity } from './offer.entity';
 
 /** The outstanding offers' rows, in SQL (a subquery with every column of `offers`). */
@@ -95,5 +96,29 @@ export class OffersRepository {
         tasks.map((t) => JSON.stringify(t.command)),
       ],
     );
+  }
+}
+
+/** Offers as operators list them, newest first. */
+@Injectable()
+export class OfferListRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async list(
+    filter: { state?: OfferState; frameworkId?: string; agentId?: string },
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: OfferEntity[]; total: number; totalCapped: boolean }> {
+    const tx = this.dataSource.manager;
+    // Outstanding offers through their own small table; the others by state (not indexed: closing an offer touches no index).
+    const q = filter.state === 'OUTSTANDING' ? outstandingOffers(tx) : tx.createQueryBuilder(OfferEntity, 'o');
+    if (filter.state && filter.state !== 'OUTSTANDING') q.andWhere('o.state = :state', { state: filter.state });
+    if (filter.frameworkId) q.andWhere('o.framework_id = :frameworkId', { frameworkId: filter.frameworkId });
+    if (filter.agentId) q.andWhere('o.agent_id = :agentId', { agentId: filter.agentId });
+    const [rows, count] = await Promise.all([
+      q.clone().orderBy('o.created_at', 'DESC').addOrderBy('o.id', 'ASC').take(limit).skip(offset).getMany(),
+      cappedTotal(q, offset),
+    ]);
+    return { rows, ...count };
   }
 }

@@ -2,6 +2,8 @@
 import { Injectable } from '@nestjs/common';
 import type { ResourceEntry, StatusUpdate } from '@arbiter/contracts';
 import { DataSource, In, Not } from 'typeorm';
+import { cappedTotal } from '../database/database.paging';
+import { TaskStatusUpdateEntity } from './task-status-update.entity';
 import { TaskEntity, type TaskState, TERMINAL_TASK_STATES } from './task.entity';
 
 /** A status update as stored and not yet acknowledged, with its task's ids. */
@@ -154,5 +156,35 @@ export class TasksRepository {
       at: new Date(r.at),
       source: r.source,
     }));
+  }
+}
+
+/** Tasks as operators list them, newest first, with their status history. */
+@Injectable()
+export class TaskListRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async list(
+    filter: { state?: TaskState; frameworkId?: string; agentId?: string },
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: TaskEntity[]; total: number; totalCapped: boolean }> {
+    const q = this.dataSource.manager.createQueryBuilder(TaskEntity, 't');
+    if (filter.state) q.andWhere('t.state = :state', { state: filter.state });
+    if (filter.frameworkId) q.andWhere('t.framework_id = :frameworkId', { frameworkId: filter.frameworkId });
+    if (filter.agentId) q.andWhere('t.agent_id = :agentId', { agentId: filter.agentId });
+    const [rows, count] = await Promise.all([
+      q.clone().orderBy('t.created_at', 'DESC').addOrderBy('t.id', 'ASC').take(limit).skip(offset).getMany(),
+      cappedTotal(q, offset),
+    ]);
+    return { rows, ...count };
+  }
+
+  findById(id: string): Promise<TaskEntity | null> {
+    return this.dataSource.manager.findOne(TaskEntity, { where: { id } });
+  }
+
+  history(taskRef: string): Promise<TaskStatusUpdateEntity[]> {
+    return this.dataSource.manager.find(TaskStatusUpdateEntity, { where: { taskRef }, order: { at: 'ASC', id: 'ASC' } });
   }
 }

@@ -1,0 +1,29 @@
+/** Every query of the frameworks API. */
+import { Injectable } from '@nestjs/common';
+import { DataSource, In, Not } from 'typeorm';
+import { TaskEntity, TERMINAL_TASK_STATES } from '../tasks/task.entity';
+import { FrameworkEntity, type FrameworkState } from './framework.entity';
+
+@Injectable()
+export class FrameworksRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async list(filter: { state?: FrameworkState; role?: string }, limit: number, offset: number): Promise<[FrameworkEntity[], number]> {
+    const q = this.dataSource.manager.createQueryBuilder(FrameworkEntity, 'f');
+    if (filter.state) q.andWhere('f.state = :state', { state: filter.state });
+    if (filter.role) q.andWhere(':role = ANY(f.roles)', { role: filter.role });
+    return q.orderBy('f.registered_at', 'DESC').addOrderBy('f.id').take(limit).skip(offset).getManyAndCount();
+  }
+
+  find(id: string): Promise<FrameworkEntity | null> {
+    return this.dataSource.manager.findOne(FrameworkEntity, { where: { id } });
+  }
+
+  /** The live tasks of these frameworks (their framework and resources). */
+  liveTasks(frameworkIds: string[]): Promise<Array<Pick<TaskEntity, 'frameworkId' | 'resources'>>> {
+    return this.dataSource.manager.find(TaskEntity, {
+      where: { frameworkId: In(frameworkIds), state: Not(In([...TERMINAL_TASK_STATES])) },
+      select: { frameworkId: true, resources: true },
+    });
+  }
+}

@@ -1,0 +1,3 @@
+export enum HistoryErrorCode {
+  CYCLE_NOT_FOUND = 'CYCLE_NOT_FOUND',
+}

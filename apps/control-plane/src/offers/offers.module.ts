@@ -1,0 +1,8 @@
+/** Offers for operators: the list of offers made (the master's handlers answer and rescind them). */
+import { Module } from '@nestjs/common';
+import { OffersController } from './offers.controller';
+import { OfferListRepository } from './offers.repository';
+import { OffersService } from './offers.service';
+
+@Module({ controllers: [OffersController], providers: [OffersService, OfferListRepository] })
+export class OffersModule {}

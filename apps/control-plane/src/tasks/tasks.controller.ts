@@ -1,0 +1,29 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../errors/errors.dto';
+import { TaskDto, TaskListQueryDto, TaskPageDto } from './tasks.dto';
+import { TasksErrorCode } from './tasks.errors';
+import { TasksService } from './tasks.service';
+
+@ApiTags('tasks')
+@ApiBearerAuth()
+@Controller('api/v1/tasks')
+export class TasksController {
+  constructor(private readonly tasks: TasksService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Tasks, newest first (filter by state, framework, agent)' })
+  @ApiOkResponse({ type: TaskPageDto })
+  @ApiErrors()
+  list(@Query() q: TaskListQueryDto): Promise<TaskPageDto> {
+    return this.tasks.list({ state: q.state, frameworkId: q.frameworkId, agentId: q.agentId }, q.limit, q.offset);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One task with its state history' })
+  @ApiOkResponse({ type: TaskDto })
+  @ApiErrors(TasksErrorCode.TASK_NOT_FOUND)
+  get(@Param('id') id: string): Promise<TaskDto> {
+    return this.tasks.get(id);
+  }
+}

@@ -1,0 +1,49 @@
+/** The tasks API's request and response shapes. */
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { CAPPED_PAGE_DOCS, PageQueryDto } from '../common/pagination.dto';
+import { ResourceEntryDto } from '../common/resources.dto';
+import { TaskState } from './task.entity';
+
+export class TaskListQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: TaskState, enumName: 'TaskState' })
+  @IsOptional()
+  @IsIn(Object.values(TaskState), { message: `state must be one of ${Object.values(TaskState).join(', ')}` })
+  state?: TaskState;
+
+  @ApiPropertyOptional() @IsOptional() @MaxLength(255) @IsString() frameworkId?: string;
+  @ApiPropertyOptional() @IsOptional() @MaxLength(255) @IsString() agentId?: string;
+}
+
+export class TaskStatusDto {
+  @ApiProperty({ enum: TaskState, enumName: 'TaskState' }) state!: TaskState;
+  @ApiProperty({ type: String, nullable: true }) reason!: string | null;
+  @ApiProperty({ type: String, nullable: true }) message!: string | null;
+  @ApiProperty() source!: string;
+  @ApiProperty() at!: string;
+  @ApiProperty({ type: String, nullable: true, description: 'when the framework acknowledged it' }) acknowledgedAt!: string | null;
+}
+
+export class TaskDto {
+  @ApiProperty({ description: "the task's row id (GET /api/v1/tasks/{id})" }) id!: string;
+  @ApiProperty({ description: "the framework's own id for the task" }) taskId!: string;
+  @ApiProperty() frameworkId!: string;
+  @ApiProperty() agentId!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty() role!: string;
+  @ApiProperty({ type: [ResourceEntryDto] }) resources!: ResourceEntryDto[];
+  @ApiProperty() resourcesText!: string;
+  @ApiProperty({ enum: TaskState, enumName: 'TaskState' }) state!: TaskState;
+  @ApiProperty() createdAt!: string;
+  @ApiProperty() updatedAt!: string;
+  @ApiPropertyOptional({ type: [TaskStatusDto], description: 'every state change, oldest first (single task only)' })
+  history?: TaskStatusDto[];
+}
+
+export class TaskPageDto {
+  @ApiProperty({ type: [TaskDto] }) items!: TaskDto[];
+  @ApiProperty({ description: CAPPED_PAGE_DOCS.total }) total!: number;
+  @ApiProperty({ description: CAPPED_PAGE_DOCS.totalCapped }) totalCapped!: boolean;
+  @ApiProperty() limit!: number;
+  @ApiProperty() offset!: number;
+}

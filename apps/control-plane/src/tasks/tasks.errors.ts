@@ -1,0 +1,3 @@
+export enum TasksErrorCode {
+  TASK_NOT_FOUND = 'TASK_NOT_FOUND',
+}
