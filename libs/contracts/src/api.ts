@@ -668,12 +668,17 @@ export interface components {
             /** @description false when a whitelist is set and does not name the hostname */
             whitelisted: boolean;
         };
+        /**
+         * @description the stable code of the alert
+         * @enum {string}
+         */
+        AlertCode: "NO_AGENTS" | "AGENT_UNREACHABLE" | "AGENT_DISCONNECTED" | "AGENT_DEACTIVATED" | "AGENT_DRAINING" | "MACHINE_DOWN" | "FRAMEWORK_DISCONNECTED" | "OFFERS_HELD" | "WHITELIST_EMPTY" | "WHITELIST_EXCLUDES" | "QUOTA_OVER_CAPACITY" | "QUOTA_GUARANTEE_UNMET";
         AlertDto: {
             /**
-             * @description NO_AGENTS, AGENT_UNREACHABLE, AGENT_DISCONNECTED, AGENT_DEACTIVATED, AGENT_DRAINING, MACHINE_DOWN, FRAMEWORK_DISCONNECTED, OFFERS_HELD, WHITELIST_EMPTY, WHITELIST_EXCLUDES, QUOTA_OVER_CAPACITY, QUOTA_GUARANTEE_UNMET
+             * @description the stable code of the alert
              * @example AGENT_UNREACHABLE
              */
-            code: string;
+            code: components["schemas"]["AlertCode"];
             message: string;
             severity: components["schemas"]["AlertSeverity"];
             target: components["schemas"]["AlertTargetDto"];

@@ -26,3 +26,39 @@ export interface OperatorEvents {
   'task.updated': (m: { frameworkId: string; taskId: string; agentId: string; state: TaskState; reason?: string }) => void;
   cycle: (m: CycleSummary) => void;
 }
+
+/** Codes of the cluster summary's alerts (GET /api/v1/cluster): stable, for scripts and the dashboard. */
+export const ALERT_CODES = [
+  'NO_AGENTS',
+  'AGENT_UNREACHABLE',
+  'AGENT_DISCONNECTED',
+  'AGENT_DEACTIVATED',
+  'AGENT_DRAINING',
+  'MACHINE_DOWN',
+  'FRAMEWORK_DISCONNECTED',
+  'OFFERS_HELD',
+  'WHITELIST_EMPTY',
+  'WHITELIST_EXCLUDES',
+  'QUOTA_OVER_CAPACITY',
+  'QUOTA_GUARANTEE_UNMET',
+] as const;
+export type AlertCode = (typeof ALERT_CODES)[number];
+
+/** Actions of the operator audit log (GET /api/v1/audit), one per kind of change. */
+export const AUDIT_ACTIONS = [
+  'agent.deactivate',
+  'agent.reactivate',
+  'agent.drain',
+  'whitelist.update',
+  'weights.update',
+  'quota.update',
+  'quota.remove',
+  'reservation.create',
+  'reservation.update',
+  'reservation.remove',
+  'maintenance.schedule.update',
+  'maintenance.start',
+  'maintenance.stop',
+  'framework.teardown',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];

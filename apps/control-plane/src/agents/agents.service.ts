@@ -3,6 +3,7 @@
  * DEACTIVATE_AGENT, REACTIVATE_AGENT and DRAIN_AGENT). Each change is one transaction with its
  * audit entry, announced once committed.
  */
+import type { AuditAction } from '@arbiter/contracts';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AllocationUsageRepository } from '../allocation/allocation-usage.repository';
@@ -104,7 +105,7 @@ export class AgentsService {
   private async change(
     id: string,
     actor: Actor,
-    action: string,
+    action: AuditAction,
     apply: (agent: AgentEntity, tx: EntityManager) => void | Promise<void>,
   ): Promise<AgentViewDto> {
     const saved = await this.db.transaction(async (tx) => {

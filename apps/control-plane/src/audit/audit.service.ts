@@ -2,6 +2,7 @@
  * The operator audit log. Services call `record` inside the transaction of the change itself,
  * so a change and its entry commit together or not at all.
  */
+import type { AuditAction } from '@arbiter/contracts';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Actor } from '../auth/auth.actor';
@@ -11,7 +12,7 @@ import { AuditEntryEntity } from './audit-entry.entity';
 import { type AuditFilter, AuditRepository } from './audit.repository';
 
 export interface AuditChange {
-  action: string;
+  action: AuditAction;
   targetType: string;
   targetId: string | null;
   before: unknown;

@@ -20,7 +20,7 @@ import { Database, lockDomain, LockDomain } from '../database/database.service';
 import { CommonErrorCode } from '../errors/errors.codes';
 import { ArbiterException } from '../errors/errors.exception';
 import { ClusterEvents } from '../events/cluster-events';
-import { checkRole } from '../roles/roles.module';
+import { checkRole } from '../roles/roles.rules';
 import type { ReservationEntity } from './reservation.entity';
 import { type CreateReservationDto, type ReservationDto, toReservationDto } from './reservations.dto';
 import { ReservationsErrorCode } from './reservations.errors';

@@ -1,0 +1,199 @@
+/**
+ * Roles, weights and quota (Mesos's GET_ROLES, GET_WEIGHTS/UPDATE_WEIGHTS,
+ * GET_QUOTA/UPDATE_QUOTA). Updates are all or nothing; every change is audited in its own
+ * transaction and announced to the allocation loop once committed.
+ */
+import { Injectable } from '@nestjs/common';
+import type { ResourceEntry } from '@arbiter/allocator';
+import { AllocationUsageRepository } from '../allocation/allocation-usage.repository';
+import type { Actor } from '../auth/auth.actor';
+import { AuditService } from '../audit/audit.service';
+import { parseResourcesWithRule, scalarMap, sumScalars } from '../common/resources.dto';
+import { Database, lockDomain, LockDomain } from '../database/database.service';
+import { CommonErrorCode } from '../errors/errors.codes';
+import { ArbiterException } from '../errors/errors.exception';
+import { ClusterEvents } from '../events/cluster-events';
+import type { ScalarMap } from './quota.entity';
+import type { QuotaDto, QuotaInputDto, RoleDto, WeightDto } from './roles.dto';
+import { RolesErrorCode } from './roles.errors';
+import { RolesRepository } from './roles.repository';
+import { checkRole, MAX_AMOUNT, overCapacity, withAncestors } from './roles.rules';
+
+@Injectable()
+export class RolesService {
+  constructor(
+    private readonly db: Database,
+    private readonly repo: RolesRepository,
+    private readonly usage: AllocationUsageRepository,
+    private readonly audit: AuditService,
+    private readonly events: ClusterEvents,
+  ) {}
+
+  async roles(): Promise<RoleDto[]> {
+    const tx = this.db.manager;
+    const [{ rows, quotas, frameworks, reservations }, usage] = await Promise.all([this.repo.overview(tx), this.usage.list(tx)]);
+    const paths = new Set<string>();
+    const add = (role: string) => withAncestors(role).forEach((r) => paths.add(r));
+    rows.forEach((r) => add(r.path));
+    quotas.forEach((q) => add(q.role));
+    frameworks.forEach((f) => f.roles.forEach(add));
+    reservations.forEach((r) => add(r.role));
+    usage.forEach((u) => add(u.role));
+    const sumBy = (items: Array<{ role: string; resources: ResourceEntry[] }>, role: string) =>
+      sumScalars(items.filter((i) => i.role === role || i.role.startsWith(`${role}/`)).map((i) => i.resources));
+    return [...paths].sort().map((path) => {
+      const q = quotas.find((x) => x.role === path);
+      return {
+        path,
+        weight: rows.find((r) => r.path === path)?.weight ?? 1,
+        quota: q ? { role: q.role, guarantees: q.guarantees, limits: q.limits } : null,
+        allocated: sumBy(usage, path),
+        reserved: sumBy(reservations, path),
+        frameworks: frameworks.filter((f) => f.roles.includes(path)).map((f) => f.id),
+      };
+    });
+  }
+
+  async weights(): Promise<WeightDto[]> {
+    return (await this.repo.roles(this.db.manager)).map((r) => ({ role: r.path, weight: r.weight }));
+  }
+
+  async updateWeights(input: WeightDto[], actor: Actor): Promise<WeightDto[]> {
+    const seen = new Set<string>();
+    input.forEach((w, i) => {
+      checkRole(w.role, `weights.${i}.role`);
+      if (!(w.weight > 0))
+        throw new ArbiterException(
+          CommonErrorCode.VALIDATION_FAILED,
+          `invalid request: weights.${i}.weight must be a positive number (got ${w.weight})`,
+          { errors: [{ field: `weights.${i}.weight`, problems: ['must be a positive number'] }] },
+        );
+      if (seen.has(w.role))
+        throw new ArbiterException(RolesErrorCode.ROLE_REPEATED, `role '${w.role}' appears more than once (weights.${i})`, {
+          role: w.role,
+          index: i,
+        });
+      seen.add(w.role);
+    });
+    await this.db.transaction(async (tx) => {
+      await lockDomain(tx, LockDomain.ROLES);
+      for (const w of input) {
+        const before = await this.repo.role(tx, w.role);
+        await this.repo.ensureRole(tx, w.role, new Date(), w.weight);
+        await this.audit.record(tx, actor, {
+          action: 'weights.update',
+          targetType: 'role',
+          targetId: w.role,
+          before: { weight: before?.weight ?? 1 },
+          after: { weight: w.weight },
+        });
+      }
+    });
+    this.events.emit({ type: 'weights.updated', weights: Object.fromEntries(input.map((w) => [w.role, w.weight])) });
+    return this.weights();
+  }
+
+  async quotas(): Promise<QuotaDto[]> {
+    return (await this.repo.quotas(this.db.manager)).map((q) => ({
+      role: q.role,
+      guarantees: q.guarantees,
+      limits: q.limits,
+    }));
+  }
+
+  async updateQuotas(input: QuotaInputDto[], force: boolean, actor: Actor): Promise<QuotaDto[]> {
+    const seen = new Set<string>();
+    const parsed = input.map((q, i) => {
+      const role = checkRole(q.role, `quotas.${i}.role`);
+      if (role.includes('/'))
+        throw new ArbiterException(
+          RolesErrorCode.QUOTA_HIERARCHY_VIOLATION,
+          `quota applies to top-level roles; '${role}' is nested (quotas.${i}.role). Set it on '${role.split('/')[0]}'`,
+          { role, index: i },
+        );
+      if (seen.has(role))
+        throw new ArbiterException(RolesErrorCode.ROLE_REPEATED, `role '${role}' appears more than once (quotas.${i})`, { role, index: i });
+      seen.add(role);
+      const amounts = (value: unknown, field: string): ScalarMap => {
+        if (value === undefined) return {};
+        const map = scalarMap(parseResourcesWithRule(value, { scalarsOnly: true }));
+        for (const [k, v] of Object.entries(map)) {
+          if (v > MAX_AMOUNT)
+            throw new ArbiterException(
+              CommonErrorCode.VALIDATION_FAILED,
+              `invalid request: quotas.${i}.${field} ${k} ${v} is beyond any cluster (at most ${MAX_AMOUNT})`,
+              { errors: [{ field: `quotas.${i}.${field}`, problems: [`${k} too large`] }] },
+            );
+        }
+        return map;
+      };
+      const guarantees = amounts(q.guarantees, 'guarantees');
+      const limits = amounts(q.limits, 'limits');
+      // A limit given as zero survives the shorthand parser dropping zeros.
+      if (q.limits && typeof q.limits === 'object' && !Array.isArray(q.limits))
+        for (const [k, v] of Object.entries(q.limits as Record<string, unknown>)) if (v === 0) limits[k] = 0;
+      for (const [name, g] of Object.entries(guarantees)) {
+        if (limits[name] !== undefined && g > limits[name]) {
+          throw new ArbiterException(
+            RolesErrorCode.QUOTA_GUARANTEE_EXCEEDS_LIMIT,
+            `the guarantee of ${name} (${g}) exceeds its limit (${limits[name]}) for role '${role}'`,
+            { role, resource: name, guarantee: g, limit: limits[name] },
+          );
+        }
+      }
+      return { role, guarantees, limits };
+    });
+    await this.db.transaction(async (tx) => {
+      await lockDomain(tx, LockDomain.ROLES);
+      const existing = await this.repo.quotas(tx);
+      const after = new Map(existing.map((q) => [q.role, q.guarantees]));
+      for (const q of parsed) after.set(q.role, q.guarantees);
+      if (!force) {
+        const capacity = await this.repo.capacity(tx);
+        const over = overCapacity([...after.values()], capacity);
+        if (over.length) {
+          const o = over[0];
+          throw new ArbiterException(
+            RolesErrorCode.QUOTA_EXCEEDS_CAPACITY,
+            `the guarantees would need ${o.resource} ${o.requested} but the cluster has ${o.available}; lower them or send force=true to set them anyway`,
+            { over },
+          );
+        }
+      }
+      const now = new Date();
+      for (const q of parsed) {
+        const before = existing.find((e) => e.role === q.role);
+        await this.repo.ensureRole(tx, q.role, now);
+        await this.repo.saveQuota(tx, { role: q.role, guarantees: q.guarantees, limits: q.limits, updatedAt: now });
+        await this.audit.record(tx, actor, {
+          action: 'quota.update',
+          targetType: 'role',
+          targetId: q.role,
+          before: before ? { guarantees: before.guarantees, limits: before.limits } : null,
+          after: { guarantees: q.guarantees, limits: q.limits },
+        });
+      }
+    });
+    for (const q of parsed) this.events.emit({ type: 'quota.updated', role: q.role });
+    return this.quotas();
+  }
+
+  async removeQuota(role: string, actor: Actor): Promise<void> {
+    checkRole(role, 'role');
+    await this.db.transaction(async (tx) => {
+      await lockDomain(tx, LockDomain.ROLES);
+      const before = await this.repo.quota(tx, role);
+      if (!before)
+        throw new ArbiterException(RolesErrorCode.QUOTA_NOT_FOUND, `role '${role}' has no quota; GET /api/v1/quota lists them`, { role });
+      await this.repo.deleteQuota(tx, role);
+      await this.audit.record(tx, actor, {
+        action: 'quota.remove',
+        targetType: 'role',
+        targetId: role,
+        before: { guarantees: before.guarantees, limits: before.limits },
+        after: null,
+      });
+    });
+    this.events.emit({ type: 'quota.removed', role });
+  }
+}
