@@ -5,12 +5,11 @@
  */
 import type { AuditAction } from '@arbiter/contracts';
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { AllocationUsageRepository } from '../allocation/allocation-usage.repository';
 import type { Actor } from '../auth/auth.actor';
 import { AuditService } from '../audit/audit.service';
 import type { Page } from '../common/pagination.dto';
-import { Database } from '../database/database.service';
+import { Database, type Tx } from '../database/database.service';
 import { ArbiterException } from '../errors/errors.exception';
 import { ClusterEvents } from '../events/cluster-events';
 import { type AgentEntity, AgentStatus, type DrainConfig, DrainState } from './agent.entity';
@@ -93,7 +92,7 @@ export class AgentsService {
     });
   }
 
-  private async require(tx: EntityManager, id: string, lock = false): Promise<AgentEntity> {
+  private async require(tx: Tx, id: string, lock = false): Promise<AgentEntity> {
     const agent = await this.repo.findById(tx, id, { lock });
     if (!agent)
       throw new ArbiterException(AgentsErrorCode.AGENT_NOT_FOUND, `no agent with id '${id}'; GET /api/v1/agents lists them`, {
@@ -106,7 +105,7 @@ export class AgentsService {
     id: string,
     actor: Actor,
     action: AuditAction,
-    apply: (agent: AgentEntity, tx: EntityManager) => void | Promise<void>,
+    apply: (agent: AgentEntity, tx: Tx) => void | Promise<void>,
   ): Promise<AgentViewDto> {
     const saved = await this.db.transaction(async (tx) => {
       const agent = await this.require(tx, id, true);

@@ -1,7 +1,7 @@
 /** The control plane's root module: configuration, database, logging, auth, audit and the API. */
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
-import { DataSource } from 'typeorm';
+import { DataSource } from '../database/database.options';
 import { AgentsModule } from '../agents/agents.module';
 import { ClusterModule } from '../cluster/cluster.module';
 import { FrameworksModule } from '../frameworks/frameworks.module';

@@ -7,15 +7,13 @@ import type { AddressInfo } from 'node:net';
 import { type INestApplication, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import * as express from 'express';
-import { Client } from 'pg';
 import pino from 'pino';
-import type { DataSource } from 'typeorm';
 import { type AdminBootstrap, AuthService } from '../auth/auth.service';
 import type { Clock } from '../kernel/clock';
 import type { AppConfig } from '../config/config.schema';
 import { type DatabaseTarget, describeUrl, openDatabase } from '../database/database.connection';
-import { runMigrations } from '../database/database.migrations';
-import { createDataSource } from '../database/database.options';
+import { migrate } from '../database/database.migrations';
+import { createDataSource, type DataSource } from '../database/database.options';
 import { ErrorsFilter } from '../errors/errors.filter';
 import { validationException } from '../errors/errors.validation';
 import { AppModule } from './app.module';
@@ -23,8 +21,6 @@ import { createLogging } from './logging';
 import { buildOpenApiDocument, serveApiDocs } from './openapi';
 
 export const BODY_LIMIT = '1mb';
-/** Serialises migrations between control planes starting on the same database. */
-const MIGRATION_LOCK = 7_202_611;
 
 export interface ControlPlane {
   app: INestApplication;
@@ -37,21 +33,6 @@ export interface ControlPlane {
   /** A new token for a service principal (e.g. the local agent of `arbiter start`). */
   issueServiceToken(name: string): Promise<string>;
   close(): Promise<void>;
-}
-
-/**
- * Applies the committed migrations, one control plane at a time: the lock is held on a
- * connection of its own, so the data source's pool (even of one) stays free for the work.
- */
-export async function migrate(dataSource: DataSource): Promise<string[]> {
-  const lock = new Client({ connectionString: (dataSource.options as { url: string }).url, connectionTimeoutMillis: 10_000 });
-  await lock.connect();
-  try {
-    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    return await runMigrations(dataSource);
-  } finally {
-    await lock.end().catch(() => undefined);
-  }
 }
 
 /** Global pipes, filters and body parsing shared by the server and the OpenAPI generator. */

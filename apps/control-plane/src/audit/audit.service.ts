@@ -4,9 +4,8 @@
  */
 import type { AuditAction } from '@arbiter/contracts';
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { Actor } from '../auth/auth.actor';
-import { Database } from '../database/database.service';
+import { Database, type Tx } from '../database/database.service';
 import type { Page } from '../common/pagination.dto';
 import { AuditEntryEntity } from './audit-entry.entity';
 import { type AuditFilter, AuditRepository } from './audit.repository';
@@ -26,7 +25,7 @@ export class AuditService {
     private readonly repo: AuditRepository,
   ) {}
 
-  async record(tx: EntityManager, actor: Actor, change: AuditChange, at = new Date()): Promise<void> {
+  async record(tx: Tx, actor: Actor, change: AuditChange, at = new Date()): Promise<void> {
     await this.repo.insert(tx, {
       at,
       actor: actor.name,

@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 
 export const MIGRATIONS_DIR = path.resolve(__dirname, '../../../../migrations');
@@ -68,4 +69,22 @@ export function writeMigration(name: string, diff: SchemaDiff, timestamp = Date.
   if (updated === index) throw new Error(`${indexFile} lacks the '// migrations:imports' and '// migrations:list' markers`);
   fs.writeFileSync(indexFile, updated);
   return file;
+}
+
+/** Serialises migrations between control planes starting on the same database. */
+const MIGRATION_LOCK = 7_202_611;
+
+/**
+ * Applies the committed migrations, one control plane at a time: the lock is held on a
+ * connection of its own, so the data source's pool (even of one) stays free for the work.
+ */
+export async function migrate(dataSource: DataSource): Promise<string[]> {
+  const lock = new Client({ connectionString: (dataSource.options as { url: string }).url, connectionTimeoutMillis: 10_000 });
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    return await runMigrations(dataSource);
+  } finally {
+    await lock.end().catch(() => undefined);
+  }
 }

@@ -30,3 +30,6 @@ export function dataSourceOptions(url: string, overrides: Partial<{ poolSize: nu
 export function createDataSource(url: string, overrides?: Parameters<typeof dataSourceOptions>[1]): DataSource {
   return new DataSource(dataSourceOptions(url, overrides));
 }
+
+/** The TypeORM data source, for the application's wiring. */
+export { DataSource } from 'typeorm';

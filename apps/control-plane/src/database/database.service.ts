@@ -1,6 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
 
+/** A transaction (or the pool, outside one): what services hand to repositories. */
+export type Tx = EntityManager;
+
+/** The Postgres error code of a failed query, if it is one. */
+export function databaseErrorCode(err: unknown): string | undefined {
+  return err instanceof QueryFailedError ? (err.driverError as { code?: string }).code : undefined;
+}
+
 /** Postgres error codes worth one more try: serialization failure, deadlock. */
 const RETRYABLE = new Set(['40001', '40P01']);
 
@@ -23,7 +31,7 @@ export class Database {
       try {
         return await this.dataSource.transaction(work);
       } catch (err) {
-        const code = err instanceof QueryFailedError ? (err.driverError as { code?: string }).code : undefined;
+        const code = databaseErrorCode(err);
         if (attempt >= attempts || !code || !RETRYABLE.has(code)) throw err;
       }
     }

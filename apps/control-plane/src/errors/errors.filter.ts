@@ -6,7 +6,7 @@
  */
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { QueryFailedError } from 'typeorm';
+import { databaseErrorCode } from '../database/database.service';
 import { CommonErrorCode } from './errors.codes';
 import { ArbiterException } from './errors.exception';
 import { type ErrorCode, httpStatusOf } from './errors.mapping';
@@ -52,16 +52,16 @@ export function toArbiterException(err: unknown, req?: Request): ArbiterExceptio
     if (status === 400) return new ArbiterException(CommonErrorCode.VALIDATION_FAILED, err.message);
     return undefined;
   }
-  if (err instanceof QueryFailedError) {
-    const code = (err.driverError as { code?: string }).code;
-    if (code === '40001' || code === '40P01') {
+  const sqlState = databaseErrorCode(err);
+  if (sqlState !== undefined) {
+    if (sqlState === '40001' || sqlState === '40P01') {
       return new ArbiterException(CommonErrorCode.CONCURRENT_UPDATE, 'a concurrent change touched the same data; retry the request');
     }
-    if (code && CONNECTION_ERRORS.has(code))
+    if (CONNECTION_ERRORS.has(sqlState))
       return new ArbiterException(CommonErrorCode.DATABASE_UNAVAILABLE, 'the database is unavailable; retry shortly');
     return undefined;
   }
-  const code = (err as { code?: string })?.code;
+  const code = (err as { code?: string } | null)?.code;
   if (code && CONNECTION_ERRORS.has(code))
     return new ArbiterException(CommonErrorCode.DATABASE_UNAVAILABLE, 'the database is unavailable; retry shortly');
   return undefined;

@@ -6,10 +6,9 @@
  */
 import type { AuditAction } from '@arbiter/contracts';
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { Actor } from '../auth/auth.actor';
 import { AuditService } from '../audit/audit.service';
-import { Database, lockDomain, LockDomain } from '../database/database.service';
+import { Database, lockDomain, LockDomain, type Tx } from '../database/database.service';
 import { ArbiterException } from '../errors/errors.exception';
 import { ClusterEvents } from '../events/cluster-events';
 import { MachineMode, type MaintenanceMachineEntity } from './maintenance-machine.entity';
@@ -27,7 +26,7 @@ export class MaintenanceService {
     private readonly events: ClusterEvents,
   ) {}
 
-  async schedule(tx: EntityManager = this.db.manager): Promise<ScheduleDto> {
+  async schedule(tx: Tx = this.db.manager): Promise<ScheduleDto> {
     const [windows, machines] = await Promise.all([this.repo.windows(tx), this.repo.machines(tx)]);
     return {
       windows: windows.map((w) => ({
@@ -154,7 +153,7 @@ export class MaintenanceService {
     return this.status();
   }
 
-  async status(tx: EntityManager = this.db.manager): Promise<MaintenanceStatusDto> {
+  async status(tx: Tx = this.db.manager): Promise<MaintenanceStatusDto> {
     const [machines, responses] = await Promise.all([this.repo.machines(tx), this.repo.answers(tx)]);
     return {
       drainingMachines: machines

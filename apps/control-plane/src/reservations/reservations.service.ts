@@ -7,7 +7,6 @@
  * (RESERVE and UNRESERVE in an accept) go through the same lock, rules and audit entries.
  */
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { Resources } from '@arbiter/allocator';
 import { type AgentEntity, AgentStatus } from '../agents/agent.entity';
 import { AgentsErrorCode } from '../agents/agents.errors';
@@ -16,7 +15,7 @@ import type { Actor } from '../auth/auth.actor';
 import { AuditService } from '../audit/audit.service';
 import type { Page } from '../common/pagination.dto';
 import { parseResourcesWithRule } from '../common/resources.dto';
-import { Database, lockDomain, LockDomain } from '../database/database.service';
+import { Database, lockDomain, LockDomain, type Tx } from '../database/database.service';
 import { CommonErrorCode } from '../errors/errors.codes';
 import { ArbiterException } from '../errors/errors.exception';
 import { ClusterEvents } from '../events/cluster-events';
@@ -53,7 +52,7 @@ export class ReservationsService {
     return toReservationDto(await this.require(this.db.manager, id));
   }
 
-  private async require(tx: EntityManager, id: string): Promise<ReservationEntity> {
+  private async require(tx: Tx, id: string): Promise<ReservationEntity> {
     const row = UUID.test(id) ? await this.repo.find(tx, id) : null;
     if (!row)
       throw new ArbiterException(
@@ -69,7 +68,7 @@ export class ReservationsService {
    * use. Resources in outstanding offers count as free: the allocation loop rescinds the
    * agent's offers when its reservations change (as Mesos does for operator reservations).
    */
-  private async free(tx: EntityManager, agent: AgentEntity): Promise<Resources> {
+  private async free(tx: Tx, agent: AgentEntity): Promise<Resources> {
     let free = Resources.of(agent.resources).unreserved();
     for (const r of await this.repo.onAgent(tx, agent.id)) free = free.minus(Resources.of(r.resources).withReservation(undefined));
     for (const u of await this.usage.liveTasks(tx, { agentId: agent.id })) free = free.minus(Resources.of(u.resources).unreserved());
@@ -157,7 +156,7 @@ export class ReservationsService {
     agentId: string,
     role: string,
     ops: FrameworkReservationOp[],
-    within: (tx: EntityManager) => Promise<void>,
+    within: (tx: Tx) => Promise<void>,
   ): Promise<void> {
     const actor: Actor = { principalId: null, name: `framework:${frameworkId}`, tokenId: null, requestId: null };
     const created: string[] = [];
@@ -177,7 +176,7 @@ export class ReservationsService {
   }
 
   private async insert(
-    tx: EntityManager,
+    tx: Tx,
     actor: Actor,
     r: { agentId: string; role: string; resources: Resources; labels: Record<string, string> },
   ): Promise<ReservationEntity> {
@@ -200,7 +199,7 @@ export class ReservationsService {
   }
 
   /** Shrinks a role's reservations on an agent by `amount`, newest first; resolves with the ids changed. */
-  private async shrink(tx: EntityManager, actor: Actor, agentId: string, role: string, amount: Resources): Promise<string[]> {
+  private async shrink(tx: Tx, actor: Actor, agentId: string, role: string, amount: Resources): Promise<string[]> {
     let left = amount;
     const changed: string[] = [];
     for (const r of await this.repo.onAgent(tx, agentId, role)) {

@@ -4,10 +4,9 @@
  * can be added and removed (the dashboard's per-agent toggle).
  */
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { Actor } from '../auth/auth.actor';
 import { AuditService } from '../audit/audit.service';
-import { Database } from '../database/database.service';
+import { Database, type Tx } from '../database/database.service';
 import { CommonErrorCode } from '../errors/errors.codes';
 import { ArbiterException } from '../errors/errors.exception';
 import { ClusterEvents } from '../events/cluster-events';
@@ -54,7 +53,7 @@ export class WhitelistService {
   /** One whitelist change: locked, audited, announced once committed. */
   private async update(
     actor: Actor,
-    compute: (previous: string[] | null, tx: EntityManager) => string[] | null | Promise<string[] | null>,
+    compute: (previous: string[] | null, tx: Tx) => string[] | null | Promise<string[] | null>,
   ): Promise<WhitelistDto> {
     const next = await this.db.transaction(async (tx) => {
       const previous = await this.repo.hostnames(tx, { lock: true });

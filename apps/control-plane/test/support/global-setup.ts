@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { adminQuery, withDatabase } from '../../src/database/database.connection';
 import { startEmbeddedPostgres } from '../../src/database/database.embedded';
 import { createDataSource } from '../../src/database/database.options';
-import { migrate } from '../../src/app/server';
+import { migrate } from '../../src/database/database.migrations';
 import { STATE_ENV, STATE_FILE, type TestPostgres } from './postgres';
 
 declare global {
