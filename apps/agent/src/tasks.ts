@@ -254,7 +254,7 @@ export class TaskRunner {
 
   private endedWhileAway(task: RunningTask): void {
     if (terminal(task.state)) return;
-    if (task.ending) return this.finish(task, task.ending.state, task.ending.reason, task.ending.message);
+    if (task.ending) { this.finish(task, task.ending.state, task.ending.reason, task.ending.message); return; }
     const status = this.readExitStatus(task);
     if (status === 0) this.finish(task, 'FINISHED', 'REASON_COMMAND_EXITED', 'exited with status 0');
     else if (status !== undefined) this.finish(task, 'FAILED', 'REASON_COMMAND_EXITED', `exited with status ${status}`);
@@ -274,8 +274,8 @@ export class TaskRunner {
     if (task.killTimer) clearTimeout(task.killTimer);
     // Anything left in the group goes with the task.
     this.signal(task, 'SIGKILL');
-    if (task.ending) return this.finish(task, task.ending.state, task.ending.reason, task.ending.message);
-    if (code === 0) return this.finish(task, 'FINISHED', 'REASON_COMMAND_EXITED', 'exited with status 0');
+    if (task.ending) { this.finish(task, task.ending.state, task.ending.reason, task.ending.message); return; }
+    if (code === 0) { this.finish(task, 'FINISHED', 'REASON_COMMAND_EXITED', 'exited with status 0'); return; }
     const how = signal
       ? `was killed by ${signal}`
       : code !== null && code > 128

@@ -228,7 +228,7 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
     // The framework itself goes away and comes back with its id: its task is still there.
     f.s.close();
     await until(async () => (await api(`/api/v1/frameworks/${id}`)).state === 'DISCONNECTED');
-    const back = await framework({ name: 'steady', roles: ['e2e'], failoverTimeoutSeconds: 120, frameworkId: id } as Subscribe);
+    const back = await framework({ name: 'steady', roles: ['e2e'], failoverTimeoutSeconds: 120, frameworkId: id });
     expect(back.s.frameworkId).toBe(id);
     await back.s.reconcile(['long']);
     await until(() => back.states('long').includes('RUNNING'));

@@ -280,7 +280,7 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     f.s.close();
     await until(async () => (await t.api('GET', `/api/v1/frameworks/${id}`)).body.state === 'DISCONNECTED');
     await ag.status(id, 'keep', 'RUNNING');
-    const back = new Recorder(t, { name: 'phoenix', roles: ['r'], frameworkId: id, failoverTimeoutSeconds: 30 } as Subscribe);
+    const back = new Recorder(t, { name: 'phoenix', roles: ['r'], frameworkId: id, failoverTimeoutSeconds: 30 });
     closers.push(() => back.s.close());
     expect((await back.s.start()).frameworkId).toBe(id);
     // Everything not acknowledged before (STARTING, RUNNING twice) arrives again.

@@ -20,12 +20,12 @@ export interface ShapeResult extends ShapeOptions {
   setupMs: number;
 }
 
-export type Shape = {
+export interface Shape {
   name: string;
   describe: string;
   sizes: ShapeOptions[];
   run(options: ShapeOptions): ShapeResult;
-};
+}
 
 const LONG_FILTER = 30 * 24 * 3600;
 

@@ -41,7 +41,7 @@ export function formatQuantities(q: unknown): string {
 const str = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : '?');
 
 /** How many times (`n`) a reason applied, in words, with the numbers of one example (`e`). */
-export const DECISION_SENTENCES: { readonly [K in DecisionReasonCode]: (n: number, e: DecisionDetails) => string } = {
+export const DECISION_SENTENCES: Readonly<Record<DecisionReasonCode, (n: number, e: DecisionDetails) => string>> = {
   AGENT_NOT_WHITELISTED: (n) => `${n} time(s) an agent was skipped because it is not on the whitelist.`,
   AGENT_DEACTIVATED: (n) => `${n} time(s) an agent was skipped because it is deactivated, draining or disconnected.`,
   AGENT_IN_MAINTENANCE: (n) => `${n} time(s) an agent was skipped because it is down for maintenance.`,

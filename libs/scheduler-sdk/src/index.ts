@@ -195,8 +195,8 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
       this.socket
         .timeout(this.options.callTimeoutMs ?? 30_000)
         .emit(event, payload, (err: Error | null, reply: Reply<Record<string, unknown>>) => {
-          if (err) return reject(new SchedulerError('TIMEOUT', `no answer to '${event}' within the call timeout`));
-          if (!reply.ok) return reject(new SchedulerError(reply.error.code, reply.error.message, reply.error.details));
+          if (err) { reject(new SchedulerError('TIMEOUT', `no answer to '${event}' within the call timeout`)); return; }
+          if (!reply.ok) { reject(new SchedulerError(reply.error.code, reply.error.message, reply.error.details)); return; }
           const { ok: _ok, ...rest } = reply;
           resolve(rest as T);
         });

@@ -66,8 +66,8 @@ async function startControlPlane(
       const m = /Arbiter control plane on (http:\/\/\S+)/.exec(out);
       if (m && /admin token:.*\n/.test(out)) resolve({ child, url: m[1] });
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('exit', (code) => reject(new Error(`control plane exited with ${code}:\n${out}`)));
   });
 }

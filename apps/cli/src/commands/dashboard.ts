@@ -100,18 +100,18 @@ export async function startDashboard(options: { apiUrl: string; port: number; ho
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const m = /Local:\s+(http:\/\/\S+)/.exec(output);
-      if (m && /Ready in/.test(output))
+      if (m && output.includes('Ready in'))
         resolve(m[1].replace('localhost', options.hostname && options.hostname !== '0.0.0.0' ? options.hostname : 'localhost'));
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('exit', (code) => reject(new Error(`the dashboard exited with ${code}:\n${output}`)));
   });
   // From here on its output is the operator's to see (errors only; Next.js logs no requests).
-  child.stdout!.removeAllListeners('data');
-  child.stderr!.removeAllListeners('data');
-  child.stderr!.pipe(process.stderr);
-  child.stdout!.resume();
+  child.stdout.removeAllListeners('data');
+  child.stderr.removeAllListeners('data');
+  child.stderr.pipe(process.stderr);
+  child.stdout.resume();
   return {
     url,
     child,

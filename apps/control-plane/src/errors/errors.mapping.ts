@@ -23,7 +23,7 @@ export type ErrorCode =
   | ReservationsErrorCode
   | MaintenanceErrorCode;
 
-const STATUS: { readonly [K in ErrorCode]: number } = {
+const STATUS: Readonly<Record<ErrorCode, number>> = {
   [CommonErrorCode.VALIDATION_FAILED]: 400,
   [CommonErrorCode.MALFORMED_JSON]: 400,
   [CommonErrorCode.PAYLOAD_TOO_LARGE]: 413,

@@ -60,7 +60,7 @@ export class ExplainQueryDto {
   @Min(1)
   @Max(500)
   @IsInt({ message: 'cycles must be a whole number' })
-  cycles: number = 20;
+  cycles = 20;
 }
 
 export class ExplainDto {

@@ -42,7 +42,7 @@ interface PlannedAccept {
 /** An accept or a decline, as it arrived. */
 type OfferAnswer = { socket: Socket } & ({ accept: Accept; decline?: undefined } | { decline: Decline; accept?: undefined });
 type AnswerEntry = Pending<OfferAnswer, AcceptReply | undefined>;
-type AnswerWrite = { offers: Map<string, OfferState>; tasks: TaskEntity[] };
+interface AnswerWrite { offers: Map<string, OfferState>; tasks: TaskEntity[] }
 
 @Injectable()
 export class OfferAnswers {

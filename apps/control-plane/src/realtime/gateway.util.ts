@@ -20,13 +20,13 @@ export function on<S extends z.ZodType, R extends object | void>(
   socket.on(event, async (payload: unknown, ack?: unknown) => {
     const reply = typeof ack === 'function' ? (ack as (r: Reply<Record<string, unknown>>) => void) : () => undefined;
     const parsed = parseMessage(schema, payload ?? {});
-    if (!parsed.ok) return reply({ ok: false, error: parsed.error });
+    if (!parsed.ok) { reply({ ok: false, error: parsed.error }); return; }
     try {
       const result = await handle(parsed.value);
       reply({ ok: true, ...((result ?? {}) as Record<string, unknown>) });
     } catch (err) {
       if (err instanceof ProtocolError)
-        return reply({ ok: false, error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
+        { reply({ ok: false, error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } }); return; }
       logger.error({ err, event }, 'protocol call failed');
       reply({ ok: false, error: { code: PROTOCOL_ERRORS.INTERNAL_ERROR, message: 'internal error; see the control plane log' } });
     }

@@ -11,7 +11,7 @@ import type { Actor } from '../auth/auth.actor';
 import { AuthService } from '../auth/auth.service';
 import { toArbiterException } from '../errors/errors.filter';
 
-export type AuthedSocketData = { actor: Actor };
+export interface AuthedSocketData { actor: Actor }
 
 @Injectable()
 export class Realtime implements BeforeApplicationShutdown {

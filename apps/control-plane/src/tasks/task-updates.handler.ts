@@ -136,7 +136,7 @@ export class TaskUpdates {
           frameworkId: task.frameworkId,
           taskId: task.taskId,
           agentId: task.agentId,
-          state: state as WireTaskState,
+          state: state,
           reason,
           message,
           timestamp,
@@ -154,7 +154,7 @@ export class TaskUpdates {
     const mem = Resources.of(task.resources).get('mem');
     const msg: LaunchTask = {
       frameworkId: task.frameworkId,
-      task: { taskId: task.taskId, name: task.name, command: spec.command, env: spec.env, resources: task.resources as ResourceEntry[] },
+      task: { taskId: task.taskId, name: task.name, command: spec.command, env: spec.env, resources: task.resources },
       ...(mem > 0 ? { memLimitBytes: Math.round(mem * 1024 * 1024) } : {}),
     };
     socket.emit('launch', msg);
@@ -190,7 +190,7 @@ export class TaskUpdates {
           frameworkId: fw.id,
           taskId: t.taskId,
           agentId: t.agentId,
-          state: t.state as WireTaskState,
+          state: t.state,
           reason: 'REASON_RECONCILIATION',
           timestamp: t.updatedAt.toISOString(),
           source: 'SOURCE_MASTER',

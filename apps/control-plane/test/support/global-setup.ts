@@ -9,7 +9,7 @@ import { migrate } from '../../src/database/database.migrations';
 import { STATE_ENV, STATE_FILE, type TestPostgres } from './postgres';
 
 declare global {
-  // eslint-disable-next-line no-var
+   
   var __arbiterEmbeddedStop: (() => Promise<void>) | undefined;
 }
 

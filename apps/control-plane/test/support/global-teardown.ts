@@ -9,5 +9,5 @@ export default async function globalTeardown(): Promise<void> {
   await adminQuery(pg.serverUrl, `DROP DATABASE IF EXISTS ${pg.template} WITH (FORCE)`).catch(() => undefined);
   await globalThis.__arbiterEmbeddedStop?.();
   if (pg.embeddedDir) fs.rmSync(pg.embeddedDir, { recursive: true, force: true });
-  fs.rmSync(process.env[STATE_ENV]!, { force: true });
+  fs.rmSync(process.env[STATE_ENV], { force: true });
 }

@@ -44,8 +44,8 @@ export function spawnControlPlane(env: Record<string, string | undefined>, args:
         });
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`control plane exited with ${code} before it started:\n${out}`));
@@ -65,8 +65,8 @@ export function runControlPlaneExpectingFailure(
   }
   const child = spawn(process.execPath, [BIN, 'control-plane', ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
   const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
   return new Promise((resolve) =>
     child.once('exit', (code) => {

@@ -31,7 +31,7 @@ const features = tableFeatures({});
 export type Columns<T extends RowData> = Array<ColumnDef<typeof features, T, any>>;
 export const columnsFor = <T extends RowData>() => createColumnHelper<typeof features, T>();
 
-export type Sort = { field: string; descending: boolean };
+export interface Sort { field: string; descending: boolean }
 /** The API's `sort` parameter: `field` or `-field`. */
 export const sortParam = (s: Sort) => `${s.descending ? '-' : ''}${s.field}`;
 
@@ -72,15 +72,15 @@ function Head<T extends RowData>({
                 key={header.id}
                 className={meta?.align === 'right' ? 'num' : undefined}
                 style={meta?.width ? { width: meta.width } : undefined}
-                aria-sort={active ? (sort!.descending ? 'descending' : 'ascending') : meta?.sort ? 'none' : undefined}
+                aria-sort={active ? (sort.descending ? 'descending' : 'ascending') : meta?.sort ? 'none' : undefined}
               >
                 {meta?.sort && onSort ? (
                   <button
                     type="button"
                     className="sort"
-                    onClick={() => onSort({ field: meta.sort!, descending: active ? !sort!.descending : false })}
+                    onClick={() => onSort({ field: meta.sort!, descending: active ? !sort.descending : false })}
                   >
-                    {label} {active ? (sort!.descending ? '▼' : '▲') : ''}
+                    {label} {active ? (sort.descending ? '▼' : '▲') : ''}
                   </button>
                 ) : (
                   label

@@ -29,7 +29,7 @@ export class ApiError extends Error {
   }
 }
 
-type Result<T> = { data?: T; error?: unknown; response: Response };
+interface Result<T> { data?: T; error?: unknown; response: Response }
 
 /** The data of a call, or an ApiError with what the API said. */
 export async function call<T>(request: Promise<Result<T>>): Promise<T> {

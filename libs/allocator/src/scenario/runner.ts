@@ -37,6 +37,62 @@ export function runScenario(doc: unknown): ScenarioResult {
   return { id: scenario.id, kind: scenario.kind, passed: failures.length === 0, steps: scenario.steps.length, failures };
 }
 
+/** Quantities by resource name, e.g. `{ "cpus": 2 }`. */
+type Quantities = Record<string, number>;
+/** An offer as a scenario writes it. */
+interface OfferSpec {
+  framework: string;
+  role: string;
+  agent: string;
+  resources: unknown;
+}
+
+/**
+ * A step's fields, as validateScenario has checked them against its op's spec (scenario-format.md):
+ * each op reads only its own fields, with the types checked there.
+ */
+interface StepFields {
+  id: string;
+  client: string;
+  agent: string;
+  role: string;
+  framework: string;
+  weight: number;
+  share: number;
+  count: number;
+  seconds: number;
+  start: number;
+  refuseSeconds?: number;
+  contains: boolean;
+  resources: unknown;
+  old: unknown;
+  new: unknown;
+  order: string[];
+  roles: string[];
+  capabilities?: string[];
+  agents?: string[];
+  hostnames: string[] | null;
+  quantities: Quantities;
+  guarantees: Quantities;
+  limits: Quantities;
+  used?: OfferSpec[];
+  offers?: OfferSpec[];
+  oneOf: OfferSpec[][];
+  totals: OfferSpec[];
+  tally: Quantities;
+  inverseOffers: Array<{ framework: string; agent: string; start: number }>;
+}
+
+const fieldsOf = (step: ScenarioStep) => step as unknown as StepFields;
+
+/** The allocator settings a scenario's `config` may set (checked by the allocator itself). */
+interface ScenarioConfig {
+  allocationIntervalSeconds?: number;
+  minAllocatableResources?: Quantities[];
+  fairnessExcludeResourceNames?: string[];
+  filterGpuResources?: boolean;
+}
+
 type Fail = (stepIndex: number, step: ScenarioStep, message: string, expected: unknown, actual: unknown) => void;
 
 const res = (v: unknown) => resourcesFromJSON(v);
@@ -55,13 +111,13 @@ function runSorterSteps(scenario: ScenarioDocument, fail: Fail): void {
   const held = (client: string, agent: string) => exact.get(client)?.get(agent) ?? Resources.empty();
   const hold = (client: string, agent: string, r: Resources) => {
     let byAgent = exact.get(client);
-    if (!byAgent) exact.set(client, (byAgent = new Map()));
+    if (!byAgent) exact.set(client, (byAgent = new Map<string, Resources>()));
     if (r.isEmpty()) byAgent.delete(agent);
     else byAgent.set(agent, r);
   };
 
   scenario.steps.forEach((step, i) => {
-    const s = step as Record<string, any>;
+    const s = fieldsOf(step);
     switch (step.op) {
       case 'addAgent':
         sorter.addTotal(s.id, res(s.resources).scalarMilli());
@@ -159,7 +215,7 @@ function sameOffers(actual: OfferRow[], expected: OfferRow[]): boolean {
 }
 
 function runAllocatorSteps(scenario: ScenarioDocument, fail: Fail): void {
-  const config = (scenario.config ?? {}) as Record<string, any>;
+  const config = (scenario.config ?? {}) as ScenarioConfig;
   let now = 0;
   const allocator = new HierarchicalAllocator({
     config: {
@@ -183,15 +239,15 @@ function runAllocatorSteps(scenario: ScenarioDocument, fail: Fail): void {
     pending = new Map();
     return last;
   };
-  const rowsFrom = (list: any[]): OfferRow[] =>
+  const rowsFrom = (list: OfferSpec[]): OfferRow[] =>
     list.map((o) => ({ framework: o.framework, role: o.role, agent: o.agent, resources: res(o.resources) }));
 
   scenario.steps.forEach((step, i) => {
-    const s = step as Record<string, any>;
+    const s = fieldsOf(step);
     switch (step.op) {
       case 'addAgent':
         allocator.addAgent(s.id, res(s.resources), {
-          used: (s.used ?? []).map((u: any) => ({ frameworkId: u.framework, role: u.role, resources: res(u.resources) })),
+          used: (s.used ?? []).map((u) => ({ frameworkId: u.framework, role: u.role, resources: res(u.resources) })),
         });
         break;
       case 'removeAgent':
@@ -236,12 +292,15 @@ function runAllocatorSteps(scenario: ScenarioDocument, fail: Fail): void {
       case 'recoverResources':
         allocator.recoverResources(s.framework, s.agent, s.role, res(s.resources), s.refuseSeconds);
         break;
-      case 'declineOffers':
+      case 'declineOffers': {
+        // Its framework is optional: every last offer is declined when none is named.
+        const only = (step as { framework?: string }).framework;
         for (const o of last) {
-          if (s.framework === undefined || o.framework === s.framework)
+          if (only === undefined || o.framework === only)
             allocator.recoverResources(o.framework, o.agent, o.role, o.resources, s.refuseSeconds);
         }
         break;
+      }
       case 'advanceClock':
         now += s.seconds;
         break;
@@ -273,7 +332,7 @@ function runAllocatorSteps(scenario: ScenarioDocument, fail: Fail): void {
           const key = `${o.framework} ${o.role}`;
           sums.set(key, (sums.get(key) ?? Resources.empty()).plus(o.resources));
         }
-        const expected = new Map<string, Resources>((s.totals as any[]).map((t) => [`${t.framework} ${t.role}`, res(t.resources)]));
+        const expected = new Map<string, Resources>(s.totals.map((t) => [`${t.framework} ${t.role}`, res(t.resources)]));
         const same = sums.size === expected.size && [...expected].every(([k, r]) => sums.get(k)?.equals(r) ?? false);
         if (!same) {
           const show = (m: Map<string, Resources>) => [...m].map(([k, r]) => `${k}: ${r.toString()}`).sort();
@@ -282,7 +341,7 @@ function runAllocatorSteps(scenario: ScenarioDocument, fail: Fail): void {
         break;
       }
       case 'expectOfferTally': {
-        const expected = s.tally as Record<string, number>;
+        const expected = s.tally;
         const names = new Set([...Object.keys(expected), ...tally.keys()]);
         const differs = [...names].some((n) => (expected[n] ?? 0) !== (tally.get(n) ?? 0));
         if (differs) fail(i, step, 'offer tally differs', expected, Object.fromEntries(tally));

@@ -137,7 +137,7 @@ export function validateScenario(doc: unknown): ScenarioDocument {
       throw new ScenarioValidationError('a step must be an object', i, 'op');
     const s = step as Record<string, unknown>;
     const spec = typeof s.op === 'string' ? ops[s.op] : undefined;
-    if (!spec) throw new ScenarioValidationError(`unknown op ${JSON.stringify(s.op)} for a ${d.kind} scenario`, i, 'op');
+    if (!spec) throw new ScenarioValidationError(`unknown op ${JSON.stringify(s.op)} for a ${String(d.kind)} scenario`, i, 'op');
     for (const [field, t] of Object.entries(spec)) {
       const optional = t.endsWith('?');
       const type = (optional ? t.slice(0, -1) : t) as FieldType;

@@ -182,7 +182,7 @@ export class DRFSorter {
 
   deactivate(client: string): void {
     const leaf = this.clients.get(client);
-    if (leaf && leaf.active) {
+    if (leaf?.active) {
       leaf.active = false;
       this.order = null;
     }
