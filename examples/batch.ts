@@ -34,8 +34,8 @@ export async function runBatch(options: {
     for (const offer of offers) {
       let left = Resources.of(offer.resources);
       const tasks = [];
-      while (pending.length && left.contains(per)) {
-        const next = pending.shift()!;
+      for (let next = pending.at(0); next && left.contains(per); next = pending.at(0)) {
+        pending.shift();
         tasks.push({ taskId: next.taskId, name: next.command.slice(0, 100), command: { shell: next.command }, resources: per.toJSON() });
         left = left.minus(per);
       }
@@ -44,7 +44,7 @@ export async function runBatch(options: {
         continue;
       }
       for (const t of tasks) log(`launch ${t.taskId}: ${t.command.shell}`);
-      s.launch(offer, tasks).catch((err: Error) => log(`launch refused: ${err.message}`));
+      s.launch(offer, tasks).catch((err: unknown) => log(`launch refused: ${err instanceof Error ? err.message : String(err)}`));
     }
     if (!pending.length) s.suppress().catch(() => undefined);
   });
@@ -62,5 +62,9 @@ export async function runBatch(options: {
   } finally {
     await s.teardown().catch(() => s.close());
   }
-  return options.commands.map((_, i) => outcomes.get(`cmd-${i}`)!);
+  return options.commands.map((_, i) => {
+    const outcome = outcomes.get(`cmd-${i}`);
+    if (!outcome) throw new Error(`no outcome for command ${i}`);
+    return outcome;
+  });
 }

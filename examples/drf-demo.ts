@@ -27,7 +27,7 @@ export async function runDrfDemo(options: {
   const running: Record<Name, number> = { A: 0, B: 0 };
   const ids: Partial<Record<Name, string>> = {};
   const schedulers: Scheduler[] = [];
-  let lastChange = Date.now();
+  let lastChange: number;
   let settled = false;
 
   const describe = (r: Resources) => `<${r.get('cpus')} cpus, ${r.get('mem') / 1024} GB>`;
@@ -59,7 +59,7 @@ export async function runDrfDemo(options: {
             lastChange = Date.now();
             s.launch(offer, [{ taskId, name: `drf demo ${name}`, command: { shell: 'exec sleep 3600' }, resources: need.toJSON() }], {
               refuseSeconds: 0,
-            }).catch((err: Error) => log(`  ${name}: launch refused: ${err.message}`));
+            }).catch((err: unknown) => log(`  ${name}: launch refused: ${err instanceof Error ? err.message : String(err)}`));
           } else {
             s.decline(offer.id, { refuseSeconds: 0 }).catch(() => undefined);
           }
@@ -78,7 +78,11 @@ export async function runDrfDemo(options: {
       headers: { authorization: `Bearer ${options.token}` },
     });
     const body = (await res.json()) as { items: Array<{ id: string; dominantShare: number; activeTasks: number }> };
-    const of = (name: Name) => body.items.find((f) => f.id === ids[name])!;
+    const of = (name: Name) => {
+      const fw = body.items.find((f) => f.id === ids[name]);
+      if (!fw) throw new Error(`framework ${name} is not listed by the control plane`);
+      return fw;
+    };
     const result: DrfDemoResult = {
       tasks: { A: of('A').activeTasks, B: of('B').activeTasks },
       dominantShares: { A: Math.round(of('A').dominantShare * 1000) / 1000, B: Math.round(of('B').dominantShare * 1000) / 1000 },

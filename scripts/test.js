@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm test`: type-check the workspace, then run every Jest project once with a JSON report
-// in reports/jest.json (read by .ci/run). Extra arguments go to Jest, e.g.
-// `npm test -- libs/allocator` or `npm test -- -t "quota"`.
+// `npm test`: type-check the workspace, lint it (ESLint and Prettier), then run every Jest
+// project once with a JSON report in reports/jest.json (read by .ci/run). Extra arguments go
+// to Jest, e.g. `npm test -- libs/allocator` or `npm test -- -t "quota"`. SKIP_TYPECHECK=1 and
+// SKIP_LINT=1 skip those steps while iterating.
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 const fs = require('node:fs');
@@ -18,6 +19,20 @@ if (!process.env.SKIP_TYPECHECK) {
     if (tsc.status !== 0) {
       console.error('Type check failed.');
       process.exit(tsc.status ?? 1);
+    }
+  }
+}
+
+if (!process.env.SKIP_LINT) {
+  for (const [name, tool, toolArgs] of [
+    ['eslint', 'eslint', ['.']],
+    ['prettier', 'prettier', ['--check', '.', '--log-level', 'warn']],
+  ]) {
+    console.log(`> ${name} ${toolArgs.join(' ')}`);
+    const run = spawnSync(bin(tool), toolArgs, { stdio: 'inherit', cwd: root });
+    if (run.status !== 0) {
+      console.error(`Lint failed (${name}); \`npm run lint\` shows the findings, \`npm run format\` fixes formatting.`);
+      process.exit(run.status ?? 1);
     }
   }
 }

@@ -178,7 +178,9 @@ export class Agent {
   private async send(task: string, next: { file: string; update: StatusUpdate }): Promise<void> {
     let sent = false;
     try {
-      const reply = (await this.socket.timeout(10_000).emitWithAck('status', { ...next.update, agentId: this.agentId! })) as Reply;
+      const agentId = this.agentId;
+      if (agentId === undefined) return;
+      const reply = (await this.socket.timeout(10_000).emitWithAck('status', { ...next.update, agentId })) as Reply;
       if (reply.ok) sent = true;
       else if (reply.error.code === 'INVALID_MESSAGE') {
         this.log.error({ error: reply.error, update: next.update }, 'the control plane cannot read this update; dropping it');

@@ -254,7 +254,10 @@ export class TaskRunner {
 
   private endedWhileAway(task: RunningTask): void {
     if (terminal(task.state)) return;
-    if (task.ending) { this.finish(task, task.ending.state, task.ending.reason, task.ending.message); return; }
+    if (task.ending) {
+      this.finish(task, task.ending.state, task.ending.reason, task.ending.message);
+      return;
+    }
     const status = this.readExitStatus(task);
     if (status === 0) this.finish(task, 'FINISHED', 'REASON_COMMAND_EXITED', 'exited with status 0');
     else if (status !== undefined) this.finish(task, 'FAILED', 'REASON_COMMAND_EXITED', `exited with status ${status}`);
@@ -274,8 +277,14 @@ export class TaskRunner {
     if (task.killTimer) clearTimeout(task.killTimer);
     // Anything left in the group goes with the task.
     this.signal(task, 'SIGKILL');
-    if (task.ending) { this.finish(task, task.ending.state, task.ending.reason, task.ending.message); return; }
-    if (code === 0) { this.finish(task, 'FINISHED', 'REASON_COMMAND_EXITED', 'exited with status 0'); return; }
+    if (task.ending) {
+      this.finish(task, task.ending.state, task.ending.reason, task.ending.message);
+      return;
+    }
+    if (code === 0) {
+      this.finish(task, 'FINISHED', 'REASON_COMMAND_EXITED', 'exited with status 0');
+      return;
+    }
     const how = signal
       ? `was killed by ${signal}`
       : code !== null && code > 128
@@ -307,8 +316,9 @@ export class TaskRunner {
     if (!limited.length) return;
     const rss = residentByGroup();
     for (const t of limited) {
-      const used = rss.get(t.pid!) ?? 0;
-      const limit = this.limitOf(t)!;
+      const limit = this.limitOf(t);
+      if (t.pid === undefined || limit === undefined) continue;
+      const used = rss.get(t.pid) ?? 0;
       if (used <= limit) continue;
       const mb = (b: number) => `${Math.round(b / 1024 / 1024)} MB`;
       t.ending = {

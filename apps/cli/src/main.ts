@@ -6,7 +6,9 @@
 import { Command, CommanderError } from 'commander';
 
 /** A subcommand module registers itself (name, options, a lazily loaded action). */
-export interface CommandModule { register(program: Command): void }
+export interface CommandModule {
+  register(program: Command): void;
+}
 
 const COMMANDS: Array<() => CommandModule> = [
   () => require('./commands/simulate'),

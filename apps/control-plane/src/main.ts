@@ -3,5 +3,5 @@ export * from './config/config.schema';
 export * from './database/database.connection';
 export * from './database/database.migrations';
 export { createDataSource, dataSourceOptions } from './database/database.options';
-export { startControlPlane, createApp, type ControlPlane } from './app/server';
-export { API_TYPES_FILE, buildOpenApiDocument, generateApiTypes, generateOpenApiJson, OPENAPI_FILE } from './app/openapi';
+export { startControlPlane, createApp, generateOpenApiJson, type ControlPlane } from './app/server';
+export { API_TYPES_FILE, buildOpenApiDocument, generateApiTypes, OPENAPI_FILE } from './app/openapi';

@@ -27,7 +27,7 @@ export const RegisterAgent = z
     /** host:port or URL where the agent can be reached (informational). */
     address: z.string().max(300).optional(),
     resources: Resources.min(1),
-    attributes: z.record(z.string().min(1).max(128), z.union([z.string().max(1024), z.number().finite()])).default({}),
+    attributes: z.record(z.string().min(1).max(128), z.union([z.string().max(1024), z.number()])).default({}),
     version: z.string().max(100).optional(),
     /** Tasks the agent is running now (re-registration after a reconnect or restart). */
     tasks: z.array(RunningTaskReport).max(100_000).default([]),

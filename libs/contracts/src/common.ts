@@ -5,7 +5,7 @@ import { z } from 'zod';
 export const ResourceEntry = z
   .object({
     name: z.string().min(1).max(128),
-    value: z.number().finite().nonnegative().optional(),
+    value: z.number().nonnegative().optional(),
     ranges: z
       .array(z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]))
       .max(10_000)

@@ -72,7 +72,10 @@ export const Subscribe = z
   })
   .strict();
 export type Subscribe = z.input<typeof Subscribe>;
-export interface SubscribeReply { frameworkId: string; heartbeatIntervalSeconds: number }
+export interface SubscribeReply {
+  frameworkId: string;
+  heartbeatIntervalSeconds: number;
+}
 
 export const Operation = z.discriminatedUnion('type', [
   z.object({ type: z.literal('LAUNCH'), tasks: z.array(TaskSpec).min(1).max(10_000) }).strict(),
@@ -95,7 +98,9 @@ export const Accept = z
   })
   .strict();
 export type Accept = z.infer<typeof Accept>;
-export interface AcceptReply { launched: string[] }
+export interface AcceptReply {
+  launched: string[];
+}
 
 export const Decline = z.object({ offerIds: z.array(z.uuid()).min(1).max(1000), refuseSeconds: RefuseSeconds.optional() }).strict();
 export type Decline = z.infer<typeof Decline>;

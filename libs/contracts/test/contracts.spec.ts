@@ -21,7 +21,7 @@ describe('wire contracts', () => {
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.error.code).toBe('INVALID_MESSAGE');
-    expect((r.error.details!.issues as Array<{ path: string }>).map((i) => i.path)).toContain(path);
+    expect((r.error.details?.issues as Array<{ path: string }>).map((i) => i.path)).toContain(path);
     expect(r.error.message).toContain(path);
   });
 

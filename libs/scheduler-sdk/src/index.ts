@@ -110,7 +110,7 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
         this.emit('subscribed', reply);
         return reply;
       });
-      this.subscribed.catch((err: Error) => this.emit('error', err));
+      this.subscribed.catch((err: unknown) => this.emit('error', err instanceof Error ? err : new Error(String(err))));
     });
   }
 
@@ -195,8 +195,14 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
       this.socket
         .timeout(this.options.callTimeoutMs ?? 30_000)
         .emit(event, payload, (err: Error | null, reply: Reply<Record<string, unknown>>) => {
-          if (err) { reject(new SchedulerError('TIMEOUT', `no answer to '${event}' within the call timeout`)); return; }
-          if (!reply.ok) { reject(new SchedulerError(reply.error.code, reply.error.message, reply.error.details)); return; }
+          if (err) {
+            reject(new SchedulerError('TIMEOUT', `no answer to '${event}' within the call timeout`));
+            return;
+          }
+          if (!reply.ok) {
+            reject(new SchedulerError(reply.error.code, reply.error.message, reply.error.details));
+            return;
+          }
           const { ok: _ok, ...rest } = reply;
           resolve(rest as T);
         });

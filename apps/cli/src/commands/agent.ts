@@ -57,10 +57,14 @@ export function register(program: Command): void {
         master = new URL(flags.master);
         if (!['http:', 'https:'].includes(master.protocol)) throw new Error();
       } catch {
-        fail(`--master must be an http(s) URL such as http://127.0.0.1:8080 (got '${flags.master}')`); return;
+        fail(`--master must be an http(s) URL such as http://127.0.0.1:8080 (got '${flags.master}')`);
+        return;
       }
       const token = flags.token ?? process.env.ARBITER_AGENT_TOKEN ?? process.env.ARBITER_ADMIN_TOKEN;
-      if (!token) { fail('--token is required (or set ARBITER_AGENT_TOKEN): the control plane accepts agents with an API token'); return; }
+      if (!token) {
+        fail('--token is required (or set ARBITER_AGENT_TOKEN): the control plane accepts agents with an API token');
+        return;
+      }
       const hostname = flags.hostname ?? os.hostname();
       const workDir = path.resolve(flags.workDir ?? path.join('.arbiter', `agent-${hostname}`));
       let resources;
@@ -69,12 +73,14 @@ export function register(program: Command): void {
         resources = parseResources(flags.resources ?? agentLib.detectResources(workDir));
         if (resources.isEmpty()) throw new Error('names no resources');
       } catch (err) {
-        fail(`--resources: ${(err as Error).message}`); return;
+        fail(`--resources: ${(err as Error).message}`);
+        return;
       }
       try {
         attributes = parseAttributes(flags.attributes ?? '');
       } catch (err) {
-        fail((err as Error).message); return;
+        fail((err as Error).message);
+        return;
       }
       const agent = new agentLib.Agent({
         master: master.toString(),

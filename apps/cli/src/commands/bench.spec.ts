@@ -50,7 +50,7 @@ describe('arbiter bench allocator', () => {
     [['--agents', '-3'], /--agents must be a positive whole number, got '-3'/],
     [['--cycles', 'many'], /--cycles must be a positive whole number/],
   ])('refuses %j with exit 2', (args, message) => {
-    const r = arbiter('bench', 'allocator', ...(args));
+    const r = arbiter('bench', 'allocator', ...args);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(message);
   });

@@ -4,7 +4,7 @@
  * variable with a matching flag; a wrong one stops the process with a message naming it.
  */
 import type { Command } from 'commander';
-import { type AppConfig, SETTINGS } from '@arbiter/control-plane/src/config/config.schema';
+import { type AppConfig, SETTINGS } from '@arbiter/control-plane/config';
 
 type ControlPlaneModule = typeof import('@arbiter/control-plane');
 

@@ -41,7 +41,7 @@ export function register(program: Command): void {
       const cp: typeof import('@arbiter/control-plane') = require('@arbiter/control-plane');
       const config = configOrExit(cp, settingFlags(opts));
       if (!config) return;
-      let port = 0;
+      let port: number;
       try {
         port = dashboardPort(opts.dashboardPort);
       } catch (err) {

@@ -4,19 +4,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Resources } from '@arbiter/allocator';
-import { PROTOCOL_ERRORS, type RegisterAgent, type RegisterAgentReply } from '@arbiter/contracts';
+import { isTerminal as isTerminalTaskState, PROTOCOL_ERRORS, type RegisterAgent, type RegisterAgentReply } from '@arbiter/contracts';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Socket } from 'socket.io';
 import { AllocationLoop } from '../allocation/allocation-loop';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { type AgentRuntime, ClusterState, taskKey } from '../kernel/cluster-state';
+import { type AgentRuntime, ClusterState, sessionOf, taskKey } from '../kernel/cluster-state';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { MaintenanceSync } from '../maintenance/maintenance-sync';
 import { OfferBook } from '../offers/offer-book';
-import { isTerminal, KILL_GRACE_SECONDS, TaskUpdates } from '../tasks/task-updates.handler';
+import { KILL_GRACE_SECONDS, TaskUpdates } from '../tasks/task-updates.handler';
 import { TaskState } from '../tasks/task.entity';
 import { TasksRepository } from '../tasks/tasks.repository';
 import { type AgentEntity, AgentStatus } from './agent.entity';
@@ -96,7 +96,7 @@ export class AgentSessions {
         inAllocator: false,
       };
       this.state.agents.set(agent.id, runtime);
-      socket.data.agentId = agent.id;
+      sessionOf(socket).agentId = agent.id;
 
       await this.reconcileTasks(agent.id, msg.tasks);
       await this.addToAllocator(agent, true);
@@ -136,7 +136,7 @@ export class AgentSessions {
     const socket = this.state.agents.get(agentId)?.socket;
     for (const t of reported) {
       // A reported task in a terminal state has its last update on the way: nothing to do.
-      if (!knownKeys.has(taskKey(t.frameworkId, t.taskId)) && !isTerminal(t.state as TaskState))
+      if (!knownKeys.has(taskKey(t.frameworkId, t.taskId)) && !isTerminalTaskState(t.state))
         socket?.emit('kill', { frameworkId: t.frameworkId, taskId: t.taskId, gracePeriodSeconds: KILL_GRACE_SECONDS });
     }
     for (const t of live.filter((t) => t.state === TaskState.STAGING && !reportedKeys.has(taskKey(t.frameworkId, t.taskId)))) {

@@ -21,7 +21,10 @@ export interface AgentFilter {
 }
 
 /** Rows that place resources on agents. */
-export interface OnAgent { agentId: string; resources: ResourceEntry[] }
+export interface OnAgent {
+  agentId: string;
+  resources: ResourceEntry[];
+}
 
 export interface AgentOccupancy {
   tasks: OnAgent[];

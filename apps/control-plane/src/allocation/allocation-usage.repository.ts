@@ -45,7 +45,7 @@ export class AllocationUsageRepository {
       `SELECT e->>'name' AS name, sum((e->>'value')::float8) AS amount FROM (${from}) src, jsonb_array_elements(src.resources) e WHERE e ? 'value' GROUP BY 1`,
       params,
     );
-    return new Map(rows.map((r) => [r.name, Number(r.amount)]));
+    return new Map(rows.map((r) => [r.name, r.amount]));
   }
 
   /** Scalar totals of the reachable agents: the cluster's capacity that can be offered. */

@@ -50,6 +50,6 @@ export class AllocationRepository {
         c.shares.map((r) => JSON.stringify(r.shares)),
       ],
     );
-    return String(cycle.id);
+    return cycle.id;
   }
 }

@@ -99,6 +99,6 @@ export class PinoNestLogger implements LoggerService {
     } else rest.unshift(message);
     const [msg, ...args] = rest;
     if (msg === undefined) logger[level](fields);
-    else logger[level](fields, String(msg), ...args);
+    else logger[level](fields, typeof msg === 'string' ? msg : JSON.stringify(msg), ...args);
   }
 }

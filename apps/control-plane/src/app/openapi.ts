@@ -1,10 +1,9 @@
 /** The OpenAPI document, generated from the controllers and DTOs. */
+import * as path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { Express } from 'express';
 import * as swaggerUi from 'swagger-ui-express';
-import type OpenApiTS from 'openapi-typescript';
-import type { astToString as AstToString } from 'openapi-typescript';
 
 export const API_VERSION = '1.0.0';
 
@@ -37,35 +36,14 @@ export function serveApiDocs(app: INestApplication, document: OpenAPIObject): vo
   app.use('/api/docs', swaggerUi.serve, swaggerUi.setup(document, { customSiteTitle: 'Arbiter API' }));
 }
 
-/**
- * The OpenAPI document as committed in libs/contracts/openapi.json: built from an application
- * that is never started (no database connection is made).
- */
-export async function generateOpenApiJson(): Promise<string> {
-  // Loaded here: server.ts imports this module.
-  const { createApp } = require('./server') as typeof import('./server');
-  const { loadConfig } = require('../config/config.schema') as typeof import('../config/config.schema');
-  const { createDataSource } = require('../database/database.options') as typeof import('../database/database.options');
-  const config = { ...loadConfig({}), logLevel: 'silent' as const };
-  const app = await createApp(config, createDataSource('postgres://unused@127.0.0.1:1/unused'));
-  try {
-    return JSON.stringify(buildOpenApiDocument(app), null, 2) + '\n';
-  } finally {
-    await app.close();
-  }
-}
-
-export const OPENAPI_FILE = require('node:path').resolve(__dirname, '../../../../libs/contracts/openapi.json') as string;
+export const OPENAPI_FILE = path.resolve(__dirname, '../../../../libs/contracts/openapi.json');
 
 /** TypeScript types of the REST API, generated from the OpenAPI document (what the dashboard's client is typed with). */
-export const API_TYPES_FILE = require('node:path').resolve(__dirname, '../../../../libs/contracts/src/api.ts') as string;
+export const API_TYPES_FILE = path.resolve(__dirname, '../../../../libs/contracts/src/api.ts');
 
 export async function generateApiTypes(openApiJson: string): Promise<string> {
   // A build-time tool: loaded only when the types are generated or checked.
-  const { default: openapiTS, astToString } = require('openapi-typescript') as {
-    default: typeof OpenApiTS;
-    astToString: typeof AstToString;
-  };
-  const ast = await openapiTS(JSON.parse(openApiJson), { alphabetize: true });
+  const { default: openapiTS, astToString } = await import('openapi-typescript');
+  const ast = await openapiTS(JSON.parse(openApiJson) as Parameters<typeof openapiTS>[0], { alphabetize: true });
   return `/**\n * The REST API's paths and schemas as TypeScript types, generated from libs/contracts/openapi.json.\n * Do not edit: \`npx arbiter openapi\` writes it (\`--check\` fails when it is stale).\n */\n${astToString(ast)}`;
 }

@@ -10,7 +10,7 @@ import * as express from 'express';
 import pino from 'pino';
 import { type AdminBootstrap, AuthService } from '../auth/auth.service';
 import type { Clock } from '../kernel/clock';
-import type { AppConfig } from '../config/config.schema';
+import { type AppConfig, loadConfig } from '../config/config.schema';
 import { type DatabaseTarget, describeUrl, openDatabase } from '../database/database.connection';
 import { migrate } from '../database/database.migrations';
 import { createDataSource, type DataSource } from '../database/database.options';
@@ -104,5 +104,19 @@ export async function startControlPlane(config: AppConfig, options: { clock?: Cl
     if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
     await database.stop().catch(() => undefined);
     throw err;
+  }
+}
+
+/**
+ * The OpenAPI document as committed in libs/contracts/openapi.json: built from an application
+ * that is never started (no database connection is made).
+ */
+export async function generateOpenApiJson(): Promise<string> {
+  const config = { ...loadConfig({}), logLevel: 'silent' as const };
+  const app = await createApp(config, createDataSource('postgres://unused@127.0.0.1:1/unused'));
+  try {
+    return JSON.stringify(buildOpenApiDocument(app), null, 2) + '\n';
+  } finally {
+    await app.close();
   }
 }

@@ -62,7 +62,7 @@ export class AuditPageDto {
 
 export function toAuditEntryDto(e: AuditEntryEntity): AuditEntryDto {
   return {
-    id: String(e.id),
+    id: e.id,
     at: e.at.toISOString(),
     actor: e.actor,
     tokenId: e.tokenId,

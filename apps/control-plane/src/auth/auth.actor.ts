@@ -11,7 +11,10 @@ export interface Actor {
 /** The actor of changes made by the control plane itself. */
 export const SYSTEM_ACTOR: Actor = { principalId: null, name: 'system', tokenId: null, requestId: null };
 
-export interface AuthenticatedRequest { actor?: Actor; id?: string }
+export interface AuthenticatedRequest {
+  actor?: Actor;
+  id?: string;
+}
 
 /** The authenticated caller of the current request (set by AuthGuard). */
 export const CurrentActor = createParamDecorator((_data: unknown, ctx: ExecutionContext): Actor => {

@@ -15,7 +15,9 @@ export class AuthGuard implements CanActivate {
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [ctx.getHandler(), ctx.getClass()])) return true;
     const req = ctx.switchToHttp().getRequest<Request & AuthenticatedRequest>();
-    req.actor = await this.auth.authenticate(req.headers.authorization, req.id === undefined ? null : String(req.id));
+    // pino-http sets the request id (a string here, see app/logging.ts).
+    const id: unknown = req.id;
+    req.actor = await this.auth.authenticate(req.headers.authorization, typeof id === 'string' ? id : null);
     return true;
   }
 }

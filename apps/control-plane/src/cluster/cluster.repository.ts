@@ -9,7 +9,6 @@ import { OUTSTANDING_OFFERS_SQL } from '../offers/offers.repository';
 import { TERMINAL_TASK_STATES_SQL } from '../tasks/task.entity';
 
 export type Sums = Map<string, number>;
-const round = (n: number) => Math.round(n * 1000) / 1000;
 const LIVE = `state NOT IN ${TERMINAL_TASK_STATES_SQL}`;
 const ON_REACHABLE = `agent_id IN (SELECT id FROM agents WHERE status = 'REACHABLE')`;
 
@@ -37,7 +36,8 @@ export class ClusterRepository {
   }
 
   async goneAgents(tx: EntityManager): Promise<number> {
-    return Number((await tx.query(`SELECT count(*) AS n FROM agents WHERE status = 'GONE'`))[0].n);
+    const [row]: Array<{ n: string }> = await tx.query(`SELECT count(*) AS n FROM agents WHERE status = 'GONE'`);
+    return Number(row.n);
   }
 
   frameworks(tx: EntityManager): Promise<
@@ -57,7 +57,8 @@ export class ClusterRepository {
   }
 
   async completedFrameworks(tx: EntityManager): Promise<number> {
-    return Number((await tx.query(`SELECT count(*) AS n FROM frameworks WHERE state = 'COMPLETED'`))[0].n);
+    const [row]: Array<{ n: string }> = await tx.query(`SELECT count(*) AS n FROM frameworks WHERE state = 'COMPLETED'`);
+    return Number(row.n);
   }
 
   async tasksByState(tx: EntityManager): Promise<Record<string, number>> {
@@ -70,7 +71,8 @@ export class ClusterRepository {
   }
 
   async whitelist(tx: EntityManager): Promise<string[] | null> {
-    return (await tx.query(`SELECT hostnames FROM whitelist WHERE id = 1`))[0]?.hostnames ?? null;
+    const rows: Array<{ hostnames: string[] | null }> = await tx.query(`SELECT hostnames FROM whitelist WHERE id = 1`);
+    return rows.at(0)?.hostnames ?? null;
   }
 
   quotas(tx: EntityManager): Promise<Array<{ role: string; guarantees: Record<string, number> }>> {
@@ -86,7 +88,7 @@ export class ClusterRepository {
         WHERE e ? 'value' GROUP BY 1, 2`,
     );
     const out = new Map<string, Sums>();
-    for (const r of rows) out.set(r.role, (out.get(r.role) ?? new Map()).set(r.name, Number(r.amount)));
+    for (const r of rows) out.set(r.role, (out.get(r.role) ?? new Map<string, number>()).set(r.name, r.amount));
     return out;
   }
 

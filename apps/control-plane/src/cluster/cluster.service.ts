@@ -8,7 +8,9 @@ import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.service';
 import { FrameworkState } from '../frameworks/framework.entity';
 import { ClusterState } from '../kernel/cluster-state';
-import { TaskState, TERMINAL_TASK_STATES } from '../tasks/task.entity';
+import { TERMINAL_TASK_STATES } from '../tasks/task.entity';
+
+const isTerminalState = (s: string) => (TERMINAL_TASK_STATES as readonly string[]).includes(s);
 import { Alerts } from './cluster.alerts';
 import { AlertSeverity, type ClusterSummaryDto } from './cluster.dto';
 import { ClusterRepository } from './cluster.repository';
@@ -189,12 +191,12 @@ export class ClusterService {
       frameworks: { active: frameworkCount(FrameworkState.ACTIVE), disconnected: frameworkCount(FrameworkState.DISCONNECTED), completed },
       tasks,
       activeTasks: Object.entries(tasks)
-        .filter(([s]) => !TERMINAL_TASK_STATES.includes(s as TaskState))
+        .filter(([s]) => !isTerminalState(s))
         .reduce((n, [, c]) => n + c, 0),
       outstandingOffers: outstanding.length,
       lastCycle: cycle
         ? {
-            id: String(cycle.id),
+            id: cycle.id,
             startedAt: cycle.startedAt.toISOString(),
             durationMs: round(cycle.durationMs),
             offerCount: cycle.offerCount,

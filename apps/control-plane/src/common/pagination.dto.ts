@@ -12,14 +12,14 @@ export class PageQueryDto {
   @Min(1)
   @Max(MAX_PAGE_SIZE)
   @IsInt({ message: 'limit must be a whole number' })
-  limit = 50;
+  limit: number = 50;
 
   @ApiPropertyOptional({ minimum: 0, default: 0 })
   @Type(() => Number)
   @Min(0)
   @Max(1_000_000_000)
   @IsInt({ message: 'offset must be a whole number' })
-  offset = 0;
+  offset: number = 0;
 }
 
 export interface Page<T> {

@@ -216,17 +216,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Partial<
   const problems: Array<{ setting: string; message: string }> = [];
   for (const s of SETTINGS) {
     const fromFlag = flags[s.key];
-    const raw = fromFlag !== undefined ? fromFlag : env[s.env] !== undefined && env[s.env] !== '' ? env[s.env] : undefined;
+    const fromEnv = env[s.env];
+    const raw = fromFlag ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined);
     const name = fromFlag !== undefined ? `${s.flag} (${s.env})` : s.env;
     if (raw === undefined) {
       if (s.default !== undefined) out[s.key] = s.default;
       continue;
     }
     try {
-      out[s.key] = s.parse(String(raw));
+      out[s.key] = s.parse(raw);
     } catch (err) {
       if (!(err instanceof InvalidValue)) throw err;
-      problems.push({ setting: name, message: s.secret ? err.message : `${err.message} (got '${String(raw)}')` });
+      problems.push({ setting: name, message: s.secret ? err.message : `${err.message} (got '${raw}')` });
     }
   }
   if (problems.length) throw new ConfigError(problems);

@@ -56,7 +56,7 @@ export async function openDatabase(options: {
   embeddedDbPort: number;
   onLog?: (line: string) => void;
 }): Promise<DatabaseTarget> {
-  if (options.databaseUrl) return { url: options.databaseUrl, kind: 'external', stop: async () => undefined };
+  if (options.databaseUrl) return { url: options.databaseUrl, kind: 'external', stop: () => Promise.resolve() };
   const server = await startEmbeddedPostgres({ dataDir: options.dataDir, port: options.embeddedDbPort, onLog: options.onLog });
   try {
     await ensureDatabase(server.url, 'arbiter');
@@ -73,7 +73,7 @@ export async function openDatabase(options: {
  */
 export async function withScratchDatabase<T>(databaseUrl: string | undefined, work: (url: string) => Promise<T>): Promise<T> {
   let serverUrl = databaseUrl;
-  let stop = async () => undefined as void;
+  let stop = (): Promise<void> => Promise.resolve();
   let tmp: string | undefined;
   if (!serverUrl) {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-scratch-'));

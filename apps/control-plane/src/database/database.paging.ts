@@ -17,6 +17,6 @@ export async function cappedTotal(q: SelectQueryBuilder<ObjectLiteral>, offset: 
     .select('1', 'one')
     .limit(cap + 1)
     .getQueryAndParameters();
-  const [row]: Array<{ n: number }> = await q.connection.query(`SELECT count(*)::int AS n FROM (${sql}) matches`, params);
+  const [row]: Array<{ n: number }> = await q.dataSource.query(`SELECT count(*)::int AS n FROM (${sql}) matches`, params);
   return { total: Math.min(row.n, cap), totalCapped: row.n > cap };
 }

@@ -1,5 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiResponse } from '@nestjs/swagger';
+import { AuthErrorCode } from '../auth/auth.errors';
+import { CommonErrorCode } from './errors.codes';
 import { allErrorCodes, type ErrorCode } from './errors.mapping';
 
 export class ErrorDto {
@@ -30,8 +32,8 @@ export class ErrorDto {
 export function ApiErrors(...codes: ErrorCode[]): MethodDecorator & ClassDecorator {
   const byStatus = new Map<number, ErrorCode[]>();
   const statusOf = new Map(allErrorCodes().map((c) => [c.code, c.status]));
-  for (const code of ['VALIDATION_FAILED', 'AUTH_TOKEN_MISSING', 'AUTH_TOKEN_INVALID', ...codes] as ErrorCode[]) {
-    const status = statusOf.get(code)!;
+  for (const code of [CommonErrorCode.VALIDATION_FAILED, AuthErrorCode.AUTH_TOKEN_MISSING, AuthErrorCode.AUTH_TOKEN_INVALID, ...codes]) {
+    const status = statusOf.get(code) ?? 500;
     const list = byStatus.get(status) ?? [];
     if (!list.includes(code)) list.push(code);
     byStatus.set(status, list);

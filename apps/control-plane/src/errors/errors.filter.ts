@@ -7,6 +7,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { databaseErrorCode } from '../database/database.service';
+import { AuthErrorCode } from '../auth/auth.errors';
 import { CommonErrorCode } from './errors.codes';
 import { ArbiterException } from './errors.exception';
 import { type ErrorCode, httpStatusOf } from './errors.mapping';
@@ -21,7 +22,7 @@ export interface ErrorBody {
 const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001', '08003']);
 
 function bodyParserError(err: unknown): ArbiterException | undefined {
-  const e = err as { type?: string; status?: number; message?: string; limit?: number };
+  const e = err as { type?: string; status?: number; message?: string; limit?: number } | null | undefined;
   switch (e?.type) {
     case 'entity.parse.failed':
       return new ArbiterException(CommonErrorCode.MALFORMED_JSON, `the request body is not valid JSON: ${e.message}`);
@@ -37,7 +38,7 @@ function bodyParserError(err: unknown): ArbiterException | undefined {
 
 export function toArbiterException(err: unknown, req?: Request): ArbiterException | undefined {
   if (err instanceof ArbiterException) return err;
-  const parsed = bodyParserError(err) ?? bodyParserError((err as { cause?: unknown })?.cause);
+  const parsed = bodyParserError(err) ?? bodyParserError((err as { cause?: unknown } | null | undefined)?.cause);
   if (parsed) return parsed;
   if (err instanceof HttpException) {
     const status = err.getStatus();
@@ -73,7 +74,7 @@ export class ErrorsFilter implements ExceptionFilter {
 
   catch(err: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
-    const req = ctx.getRequest<Request & { id?: string }>();
+    const req = ctx.getRequest<(Request & { id?: string }) | undefined>();
     const res = ctx.getResponse<Response>();
     const known = toArbiterException(err, req);
     let body: ErrorBody;
@@ -89,7 +90,7 @@ export class ErrorsFilter implements ExceptionFilter {
       };
     }
     if (res.headersSent) return;
-    if (body.code === 'AUTH_TOKEN_MISSING' || body.code === 'AUTH_TOKEN_INVALID')
+    if (body.code === AuthErrorCode.AUTH_TOKEN_MISSING || body.code === AuthErrorCode.AUTH_TOKEN_INVALID)
       res.setHeader('WWW-Authenticate', 'Bearer realm="arbiter"');
     res.status(body.statusCode).json(body);
   }

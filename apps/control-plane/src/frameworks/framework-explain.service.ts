@@ -45,7 +45,7 @@ export class FrameworkExplainService {
         const reason = String(e.reason);
         if (e.framework === frameworkId) {
           reasons[reason] = (reasons[reason] ?? 0) + 1;
-          if (examples.length < 50) examples.push({ cycleId: String(c.id), ...e });
+          if (examples.length < 50) examples.push({ cycleId: c.id, ...e });
         } else if (!('framework' in e) && !('role' in e)) agentWide[reason] = (agentWide[reason] ?? 0) + 1;
       }
     }
@@ -61,7 +61,7 @@ export class FrameworkExplainService {
       summary.push(
         `It suppressed offers for ${fw.suppressedRoles.map((r) => `'${r}'`).join(', ')}; it gets none for those roles until it revives them.`,
       );
-    const [latestOffer] = offers;
+    const latestOffer = offers.at(0);
     summary.push(
       latestOffer
         ? `It received ${offers.length} offer${offers.length === 1 ? '' : 's'} in the last ${recent.length} recorded cycles, the latest at ${latestOffer.createdAt.toISOString()} (${Resources.of(latestOffer.resources).toString()} on agent ${latestOffer.agentId}).`

@@ -9,7 +9,7 @@ import type { Socket } from 'socket.io';
 import { AllocationLoop } from '../allocation/allocation-loop';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState, type FrameworkRuntime } from '../kernel/cluster-state';
+import { ClusterState, type FrameworkRuntime, sessionOf } from '../kernel/cluster-state';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { OfferBook } from '../offers/offer-book';
@@ -101,7 +101,7 @@ export class FrameworkSessions {
         this.stream.emit('framework.added', { frameworkId: row.id, name: row.name, roles: row.roles });
       }
       runtime.socket = socket;
-      socket.data.frameworkId = row.id;
+      sessionOf(socket).frameworkId = row.id;
       // Updates it has not acknowledged go out again, once the reply is on its way.
       this.clock.after(10, () => {
         this.updates.resendUnacknowledged(row.id, 0).catch((err: unknown) => this.logger.error({ err }, 'resending updates failed'));
@@ -132,7 +132,7 @@ export class FrameworkSessions {
 
   disconnected(socket: Socket): Promise<void> {
     return this.kernel.exclusive(async () => {
-      const runtime = this.state.frameworks.get(String(socket.data.frameworkId));
+      const runtime = this.state.frameworks.get(String(sessionOf(socket).frameworkId));
       if (runtime?.socket !== socket) return;
       runtime.socket = undefined;
       this.state.allocator.deactivateFramework(runtime.id);

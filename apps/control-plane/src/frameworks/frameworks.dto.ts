@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { CAPPED_PAGE_DOCS, PageQueryDto } from '../common/pagination.dto';
-import { ResourceEntryDto } from '../common/resources.dto';
+import { PageQueryDto } from '../common/pagination.dto';
 import { FrameworkState } from './framework.entity';
 
 export class FrameworkListQueryDto extends PageQueryDto {
@@ -60,7 +59,7 @@ export class ExplainQueryDto {
   @Min(1)
   @Max(500)
   @IsInt({ message: 'cycles must be a whole number' })
-  cycles = 20;
+  cycles: number = 20;
 }
 
 export class ExplainDto {

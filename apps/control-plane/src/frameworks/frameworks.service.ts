@@ -13,7 +13,7 @@ import { Database } from '../database/database.service';
 import { ArbiterException } from '../errors/errors.exception';
 import { FrameworkSessions } from './framework-sessions.handler';
 import { ClusterState } from '../kernel/cluster-state';
-import type { FrameworkEntity, FrameworkState } from './framework.entity';
+import { type FrameworkEntity, FrameworkState } from './framework.entity';
 import { FrameworksRepository } from './frameworks.repository';
 import type { FrameworkDto } from './frameworks.dto';
 import { FrameworksErrorCode } from './frameworks.errors';
@@ -92,7 +92,7 @@ export class FrameworksService {
   /** Operator teardown: tasks killed, offers rescinded; recorded in the audit log. */
   async teardown(id: string, actor: Actor): Promise<FrameworkDto> {
     const before = await this.get(id);
-    if (before.state === 'COMPLETED') return before;
+    if (before.state === FrameworkState.COMPLETED) return before;
     await this.sessions.teardownById(id);
     const after = await this.get(id);
     await this.db.transaction((tx) =>

@@ -52,7 +52,7 @@ export class SharesQueryDto {
   @Min(1)
   @Max(10_000)
   @IsInt({ message: 'points must be a whole number' })
-  points = 1000;
+  points: number = 1000;
 }
 
 export class ExportQueryDto {

@@ -32,9 +32,13 @@ export class HistoryRepository {
     const q = this.inRange(filter.from, filter.to);
     const offerFilter: string[] = [];
     const params: Record<string, string> = {};
-    if (filter.role) (offerFilter.push('o.role = :role'), (params.role = filter.role));
-    if (filter.frameworkId) (offerFilter.push('o.framework_id = :frameworkId'), (params.frameworkId = filter.frameworkId));
-    if (filter.agentId) (offerFilter.push('o.agent_id = :agentId'), (params.agentId = filter.agentId));
+    const byOffer = { role: 'o.role', frameworkId: 'o.framework_id', agentId: 'o.agent_id' } as const;
+    for (const key of ['role', 'frameworkId', 'agentId'] as const) {
+      const value = filter[key];
+      if (value === undefined) continue;
+      offerFilter.push(`${byOffer[key]} = :${key}`);
+      params[key] = value;
+    }
     if (offerFilter.length) q.andWhere(`EXISTS (SELECT 1 FROM offers o WHERE o.cycle_id = c.id AND ${offerFilter.join(' AND ')})`, params);
     const [rows, count] = await Promise.all([this.cycleRows(q.clone(), limit, offset), cappedTotal(q, offset)]);
     return { rows, ...count };

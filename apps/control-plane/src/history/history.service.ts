@@ -62,7 +62,7 @@ export class HistoryService {
   ): Promise<SharePointDto[]> {
     const rows = await this.repo.shares(kind, client, from, to, points);
     return rows.map((r) => ({
-      cycleId: String(r.cycle_id),
+      cycleId: r.cycle_id,
       at: new Date(r.started_at).toISOString(),
       client: r.client,
       dominantShare: r.dominant_share,
@@ -109,7 +109,7 @@ export class HistoryService {
 
   exportCsv(rows: Awaited<ReturnType<HistoryService['export']>>): string {
     const esc = (v: unknown) => {
-      const s = String(v ?? '');
+      const s = typeof v === 'string' ? v : typeof v === 'number' ? String(v) : v === null || v === undefined ? '' : JSON.stringify(v);
       return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
     };
     const lines = ['cycle_id,started_at,duration_ms,offer_count,framework_id,role,agent_id,resources'];
@@ -131,8 +131,9 @@ function toCycleDto(c: AllocationCycleEntity): CycleDto {
 function cycleDto(
   id: string | number,
   startedAt: Date,
-  durationMs: number,
-  offerCount: number,
+  // Raw rows may carry numeric columns as strings.
+  durationMs: number | string,
+  offerCount: number | string,
   counts: Record<string, number> | null | undefined,
 ): CycleDto {
   return {

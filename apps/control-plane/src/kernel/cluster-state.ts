@@ -13,6 +13,15 @@ import type { TaskEntity } from '../tasks/task.entity';
 import { CLOCK, type Clock, type TimerHandle } from './clock';
 import { ProtocolError } from './protocol-error';
 
+/** What a socket carries once registered or subscribed (socket.io's `socket.data`). */
+export interface SessionData {
+  agentId?: string;
+  frameworkId?: string;
+}
+
+/** A socket's session data, typed. */
+export const sessionOf = (socket: Socket): SessionData => socket.data as SessionData;
+
 /** One key per task: a framework's task ids are its own. */
 export const taskKey = (frameworkId: string, taskId: string) => `${frameworkId}\u0000${taskId}`;
 
@@ -32,10 +41,11 @@ export class LiveTasks {
   add(task: TaskEntity): void {
     const k = taskKey(task.frameworkId, task.taskId);
     this.delete(task.frameworkId, task.taskId);
-    const row = { ...task, command: null };
+    // A copy of its fields (the entity is a plain record here: only TypeORM reads its class).
+    const row: TaskEntity = Object.assign({}, task, { command: null });
     this.byKey.set(k, row);
     let onAgent = this.byAgent.get(task.agentId);
-    if (!onAgent) this.byAgent.set(task.agentId, (onAgent = new Map()));
+    if (!onAgent) this.byAgent.set(task.agentId, (onAgent = new Map<string, TaskEntity>()));
     onAgent.set(k, row);
   }
 
@@ -148,14 +158,14 @@ export class ClusterState {
 
   /** The framework subscribed on this socket, or a NOT_SUBSCRIBED error. */
   frameworkOf(socket: Socket): FrameworkRuntime {
-    const runtime = this.frameworks.get(String(socket.data.frameworkId));
+    const runtime = this.frameworks.get(String(sessionOf(socket).frameworkId));
     if (runtime?.socket !== socket) throw new ProtocolError(PROTOCOL_ERRORS.NOT_SUBSCRIBED, "send 'subscribe' first");
     return runtime;
   }
 
   /** The agent registered on this socket, if it still is. */
   agentOf(socket: Socket): AgentRuntime | undefined {
-    const runtime = this.agents.get(String(socket.data.agentId));
+    const runtime = this.agents.get(String(sessionOf(socket).agentId));
     return runtime?.socket === socket ? runtime : undefined;
   }
 

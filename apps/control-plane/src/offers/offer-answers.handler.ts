@@ -42,7 +42,10 @@ interface PlannedAccept {
 /** An accept or a decline, as it arrived. */
 type OfferAnswer = { socket: Socket } & ({ accept: Accept; decline?: undefined } | { decline: Decline; accept?: undefined });
 type AnswerEntry = Pending<OfferAnswer, AcceptReply | undefined>;
-interface AnswerWrite { offers: Map<string, OfferState>; tasks: TaskEntity[] }
+interface AnswerWrite {
+  offers: Map<string, OfferState>;
+  tasks: TaskEntity[];
+}
 
 @Injectable()
 export class OfferAnswers {
@@ -92,7 +95,10 @@ export class OfferAnswers {
       }
       await this.answerOffers(group);
       group = [];
-      await this.acceptReservations(socket, accept).then(entry.resolve, entry.reject);
+      await this.acceptReservations(socket, accept).then(
+        (reply) => entry.resolve(reply),
+        (err: unknown) => entry.reject(err),
+      );
     }
     await this.answerOffers(group);
   }
@@ -172,7 +178,7 @@ export class OfferAnswers {
   private planDecline(fw: FrameworkRuntime, msg: Decline): PlannedAccept {
     const offers = [...new Set(msg.offerIds)].flatMap((id) => {
       const o = this.state.offers.get(id);
-      return o && o.frameworkId === fw.id ? [o] : [];
+      return o?.frameworkId === fw.id ? [o] : [];
     });
     return {
       fw,

@@ -5,7 +5,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
 import { cappedTotal } from '../database/database.paging';
-import { OfferEntity, type OfferState, OutstandingOfferEntity } from './offer.entity';
+import { OfferEntity, OfferState, OutstandingOfferEntity } from './offer.entity';
 
 /** The outstanding offers' rows, in SQL (a subquery with every column of `offers`). */
 export const OUTSTANDING_OFFERS_SQL = 'SELECT o.* FROM offers o JOIN outstanding_offers x ON x.offer_id = o.id';
@@ -111,8 +111,8 @@ export class OfferListRepository {
   ): Promise<{ rows: OfferEntity[]; total: number; totalCapped: boolean }> {
     const tx = this.dataSource.manager;
     // Outstanding offers through their own small table; the others by state (not indexed: closing an offer touches no index).
-    const q = filter.state === 'OUTSTANDING' ? outstandingOffers(tx) : tx.createQueryBuilder(OfferEntity, 'o');
-    if (filter.state && filter.state !== 'OUTSTANDING') q.andWhere('o.state = :state', { state: filter.state });
+    const q = filter.state === OfferState.OUTSTANDING ? outstandingOffers(tx) : tx.createQueryBuilder(OfferEntity, 'o');
+    if (filter.state && filter.state !== OfferState.OUTSTANDING) q.andWhere('o.state = :state', { state: filter.state });
     if (filter.frameworkId) q.andWhere('o.framework_id = :frameworkId', { frameworkId: filter.frameworkId });
     if (filter.agentId) q.andWhere('o.agent_id = :agentId', { agentId: filter.agentId });
     const [rows, count] = await Promise.all([

@@ -25,7 +25,7 @@ export class OffersService {
         resources: o.resources,
         resourcesText: Resources.of(o.resources).toString(),
         state: o.state,
-        cycleId: o.cycleId === null ? null : String(o.cycleId),
+        cycleId: o.cycleId,
         createdAt: o.createdAt.toISOString(),
         closedAt: o.closedAt?.toISOString() ?? null,
       })),

@@ -11,22 +11,22 @@ import { ProtocolError } from '../kernel/protocol-error';
 
 const logger = new Logger('Protocol');
 
-export function on<S extends z.ZodType, R extends object | void>(
-  socket: Socket,
-  event: string,
-  schema: S,
-  handle: (msg: z.infer<S>) => Promise<R> | R,
-): void {
+export function on<S extends z.ZodType>(socket: Socket, event: string, schema: S, handle: (msg: z.infer<S>) => unknown): void {
   socket.on(event, async (payload: unknown, ack?: unknown) => {
     const reply = typeof ack === 'function' ? (ack as (r: Reply<Record<string, unknown>>) => void) : () => undefined;
     const parsed = parseMessage(schema, payload ?? {});
-    if (!parsed.ok) { reply({ ok: false, error: parsed.error }); return; }
+    if (!parsed.ok) {
+      reply({ ok: false, error: parsed.error });
+      return;
+    }
     try {
       const result = await handle(parsed.value);
-      reply({ ok: true, ...((result ?? {}) as Record<string, unknown>) });
+      reply({ ok: true, ...(typeof result === 'object' && result !== null ? (result as Record<string, unknown>) : {}) });
     } catch (err) {
-      if (err instanceof ProtocolError)
-        { reply({ ok: false, error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } }); return; }
+      if (err instanceof ProtocolError) {
+        reply({ ok: false, error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
+        return;
+      }
       logger.error({ err, event }, 'protocol call failed');
       reply({ ok: false, error: { code: PROTOCOL_ERRORS.INTERNAL_ERROR, message: 'internal error; see the control plane log' } });
     }

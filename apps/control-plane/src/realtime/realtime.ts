@@ -11,7 +11,9 @@ import type { Actor } from '../auth/auth.actor';
 import { AuthService } from '../auth/auth.service';
 import { toArbiterException } from '../errors/errors.filter';
 
-export interface AuthedSocketData { actor: Actor }
+export interface AuthedSocketData {
+  actor: Actor;
+}
 
 @Injectable()
 export class Realtime implements BeforeApplicationShutdown {

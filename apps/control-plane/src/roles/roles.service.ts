@@ -133,7 +133,8 @@ export class RolesService {
       if (q.limits && typeof q.limits === 'object' && !Array.isArray(q.limits))
         for (const [k, v] of Object.entries(q.limits as Record<string, unknown>)) if (v === 0) limits[k] = 0;
       for (const [name, g] of Object.entries(guarantees)) {
-        if (limits[name] !== undefined && g > limits[name]) {
+        const limit = limits[name] as number | undefined;
+        if (limit !== undefined && g > limit) {
           throw new ArbiterException(
             RolesErrorCode.QUOTA_GUARANTEE_EXCEEDS_LIMIT,
             `the guarantee of ${name} (${g}) exceeds its limit (${limits[name]}) for role '${role}'`,

@@ -10,7 +10,6 @@ import {
   type Acknowledge,
   type LaunchTask,
   PROTOCOL_ERRORS,
-  type ResourceEntry,
   type StatusUpdate,
   type TaskSpec,
   type TaskState as WireTaskState,
@@ -83,7 +82,11 @@ export class TaskUpdates {
       const task = byKey.get(taskKey(b.item.frameworkId, b.item.taskId));
       // Unknown tasks: nothing to record; the agent may drop the update.
       if (!task) b.resolve();
-      else this.statusWrites.push({ task, update: b.item }).then(b.resolve, b.reject);
+      else
+        this.statusWrites.push({ task, update: b.item }).then(
+          () => b.resolve(),
+          (err: unknown) => b.reject(err),
+        );
     }
   }
 

@@ -27,7 +27,7 @@ export class WhitelistService {
   }
 
   replace(hostnames: string[] | null, actor: Actor): Promise<WhitelistDto> {
-    return this.update(actor, () => (hostnames === null ? null : hostnames));
+    return this.update(actor, () => hostnames);
   }
 
   /** Adds and removes hostnames; removing from no whitelist starts one with every present agent. */

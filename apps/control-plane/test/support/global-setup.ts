@@ -9,7 +9,6 @@ import { migrate } from '../../src/database/database.migrations';
 import { STATE_ENV, STATE_FILE, type TestPostgres } from './postgres';
 
 declare global {
-   
   var __arbiterEmbeddedStop: (() => Promise<void>) | undefined;
 }
 

@@ -19,6 +19,8 @@ import { type KeyboardEvent, type ReactNode, useEffect, useRef } from 'react';
 import { Empty } from './ui';
 
 declare module '@tanstack/table-core' {
+  // The type parameters must match the declaration this merges with, used or not.
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
   interface ColumnMeta<TFeatures extends TableFeatures, TData extends RowData, TValue extends CellData = CellData> {
     /** The API's sort field for this column. */
     sort?: string;
@@ -31,7 +33,10 @@ const features = tableFeatures({});
 export type Columns<T extends RowData> = Array<ColumnDef<typeof features, T, any>>;
 export const columnsFor = <T extends RowData>() => createColumnHelper<typeof features, T>();
 
-export interface Sort { field: string; descending: boolean }
+export interface Sort {
+  field: string;
+  descending: boolean;
+}
 /** The API's `sort` parameter: `field` or `-field`. */
 export const sortParam = (s: Sort) => `${s.descending ? '-' : ''}${s.field}`;
 

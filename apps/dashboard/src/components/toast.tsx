@@ -1,7 +1,11 @@
 'use client';
 import { createContext, type ReactNode, useCallback, useContext, useState } from 'react';
 
-interface Toast { id: number; text: string; tone: 'ok' | 'bad' }
+interface Toast {
+  id: number;
+  text: string;
+  tone: 'ok' | 'bad';
+}
 const ToastContext = createContext<(text: string, tone?: Toast['tone']) => void>(() => undefined);
 
 /** Short confirmations of what an action did (errors stay next to the action that failed). */

@@ -29,7 +29,11 @@ export class ApiError extends Error {
   }
 }
 
-interface Result<T> { data?: T; error?: unknown; response: Response }
+interface Result<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
 
 /** The data of a call, or an ApiError with what the API said. */
 export async function call<T>(request: Promise<Result<T>>): Promise<T> {

@@ -15,7 +15,7 @@ export const HISTORY_SHARE_POINTS = 600;
 
 type Params = Record<string, string | string[] | undefined>;
 export type UrlFilters<K extends string> = Record<K, string>;
-const one = (p: Params, k: string) => (typeof p[k] === 'string' ? (p[k]) : '');
+const one = (p: Params, k: string) => (typeof p[k] === 'string' ? p[k] : '');
 export const fromSearch = <K extends string>(p: Params, names: readonly K[]): UrlFilters<K> =>
   Object.fromEntries(names.map((n) => [n, one(p, n)])) as UrlFilters<K>;
 

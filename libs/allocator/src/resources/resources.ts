@@ -60,7 +60,7 @@ interface Piece extends ResourceKind {
   readonly copies: number;
 }
 
-const NAME_RE = /^[A-Za-z_][A-Za-z0-9_.\-]*$/;
+const NAME_RE = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 const ROLE_RE = /^[A-Za-z0-9_\-.]+(\/[A-Za-z0-9_\-.]+)*$/;
 
 function kindKey(p: ResourceKind): string {

@@ -148,10 +148,9 @@ export class DRFSorter {
     const allocation = this.allocationQuantities(client);
     for (let n: Node | null = leaf.parent; n && n !== this.root; n = n.parent) addInto(n.allocation, allocation, -1);
     this.clients.delete(client);
-    let node: Node | null = leaf;
     this.detach(leaf);
     this.nodes.delete(leaf.path);
-    node = leaf.parent;
+    let node: Node | null = leaf.parent;
     // Prune internal nodes left without clients; collapse a lone virtual leaf back into its client.
     while (node && node !== this.root) {
       const parent: Node | null = node.parent;
