@@ -303,7 +303,8 @@ export class DRFSorter {
     node.children = [leaf];
   }
 
-  private change(client: string, agent: string, quantities: MilliQuantities, sign: number): void {
+  // The agent is part of the sorter's interface (as in Mesos); shares need only the client's totals.
+  private change(client: string, _agent: string, quantities: MilliQuantities, sign: number): void {
     const leaf = this.clients.get(client);
     if (!leaf) throw new Error(`unknown client '${client}'`);
     for (let n: Node | null = leaf; n && n !== this.root; n = n.parent) addInto(n.allocation, quantities, sign);
