@@ -8,7 +8,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { LaunchTask, TaskSpec, TaskState } from '@arbiter/contracts';
+import { isTerminalTaskState, type LaunchTask, type TaskSpec, type TaskState } from '@arbiter/contracts';
 
 export interface TaskEvent {
   frameworkId: string;
@@ -50,7 +50,7 @@ const PAGE_SIZE = 4096;
 const MEMORY_POLL_MS = 250;
 
 const key = (frameworkId: string, taskId: string) => `${frameworkId}/${taskId}`;
-const terminal = (s: TaskState) => ['FINISHED', 'FAILED', 'KILLED', 'LOST', 'ERROR'].includes(s);
+const terminal = isTerminalTaskState;
 const safe = (id: string) => id.replace(/[^A-Za-z0-9._:@-]/g, '_');
 
 /** Start time of a process, or undefined when it does not exist. */

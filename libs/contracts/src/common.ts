@@ -1,5 +1,6 @@
 /** Shapes shared by every protocol: resources, task states, status updates, replies. */
 import { z } from 'zod';
+import { isTerminalTaskState, TASK_STATES } from './task-states';
 
 /** One piece of resources, as @arbiter/allocator's `ResourceEntry` (its canonical JSON form). */
 export const ResourceEntry = z
@@ -21,11 +22,9 @@ export type ResourceEntry = z.infer<typeof ResourceEntry>;
 
 export const Resources = z.array(ResourceEntry).max(1000);
 
-export const TASK_STATES = ['STAGING', 'STARTING', 'RUNNING', 'FINISHED', 'FAILED', 'KILLED', 'LOST', 'ERROR'] as const;
 export const TaskState = z.enum(TASK_STATES);
 export type TaskState = z.infer<typeof TaskState>;
-export const TERMINAL_STATES: readonly TaskState[] = ['FINISHED', 'FAILED', 'KILLED', 'LOST', 'ERROR'];
-export const isTerminal = (s: TaskState) => TERMINAL_STATES.includes(s);
+export const isTerminal = (s: TaskState) => isTerminalTaskState(s);
 
 export const Id = z
   .string()

@@ -1,5 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import type { ResourceEntry } from '@arbiter/allocator';
+import { TERMINAL_TASK_STATES as TERMINAL, type TaskStateName } from '@arbiter/contracts';
 import { AgentEntity } from '../agents/agent.entity';
 import { FrameworkEntity } from '../frameworks/framework.entity';
 
@@ -14,14 +15,12 @@ export enum TaskState {
   ERROR = 'ERROR',
 }
 
-/** States after which a task holds no resources. */
-export const TERMINAL_TASK_STATES: readonly TaskState[] = [
-  TaskState.FINISHED,
-  TaskState.FAILED,
-  TaskState.KILLED,
-  TaskState.LOST,
-  TaskState.ERROR,
-];
+/** The database enum is the contracts' list of states: this fails to compile when they differ. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+export const TASK_STATES_MATCH: Same<`${TaskState}`, TaskStateName> = true;
+
+/** States after which a task holds no resources (the contracts' list, as the entity's enum). */
+export const TERMINAL_TASK_STATES: readonly TaskState[] = TERMINAL.map((s) => TaskState[s]);
 /** The same states as an SQL list: `state IN ${TERMINAL_TASK_STATES_SQL}`. */
 export const TERMINAL_TASK_STATES_SQL = `(${TERMINAL_TASK_STATES.map((s) => `'${s}'`).join(', ')})`;
 

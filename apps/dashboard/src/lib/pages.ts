@@ -4,6 +4,7 @@
  * Filters kept in the URL are read here from the query string the same way on both sides.
  */
 import type { Queries } from './queries';
+import type { TaskStateName } from '@arbiter/contracts/task-states';
 
 export const LIST_LIMIT = 50;
 export const DETAIL_LIMIT = 100;
@@ -21,7 +22,7 @@ export const fromSearch = <K extends string>(p: Params, names: readonly K[]): Ur
 
 export const TASK_FILTERS = ['state', 'frameworkId', 'agentId', 'offset'] as const;
 export const tasksQuery = (f: UrlFilters<(typeof TASK_FILTERS)[number]>) => ({
-  state: (f.state || undefined) as 'STAGING' | 'STARTING' | 'RUNNING' | 'FINISHED' | 'FAILED' | 'KILLED' | 'LOST' | 'ERROR' | undefined,
+  state: (f.state || undefined) as TaskStateName | undefined,
   frameworkId: f.frameworkId || undefined,
   agentId: f.agentId || undefined,
   limit: LIST_LIMIT,

@@ -10,7 +10,7 @@ import { shortId } from '@/lib/format';
 type Task = Schemas['TaskDto'];
 type Offer = Schemas['OfferDto'];
 
-export const TASK_STATES = ['STAGING', 'STARTING', 'RUNNING', 'FINISHED', 'FAILED', 'KILLED', 'LOST', 'ERROR'] as const;
+export { TASK_STATES } from '@arbiter/contracts/task-states';
 
 export function taskTone(state: string): Tone {
   if (state === 'RUNNING' || state === 'FINISHED') return 'ok';
