@@ -8,6 +8,8 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
+  type AgentCalls,
+  type AgentEvents,
   AGENTS_NAMESPACE,
   type KillTask,
   LaunchTask,
@@ -38,7 +40,7 @@ export const AGENT_VERSION = '0.1.0';
 
 export class Agent {
   readonly log: Logger;
-  private readonly socket: Socket;
+  private readonly socket: Socket<AgentEvents, AgentCalls>;
   private readonly journal: UpdateJournal;
   readonly tasks: TaskRunner;
   private agentId?: string;

@@ -5,7 +5,7 @@ import { sleep, until } from './support/until';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from './support/app';
 import { ProtocolAgent } from './support/fake-agent';
 import { Recorder } from './support/recorder';
-import { Retention } from '../src/history/retention';
+import { Retention } from '../src/history/retention.handler';
 
 const task = (taskId: string, resources: Record<string, number>) => ({
   taskId,

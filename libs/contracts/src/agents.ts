@@ -12,7 +12,7 @@
  *     'kill'          KillTask             -> {}
  */
 import { z } from 'zod';
-import { Id, Resources, TaskSpec, TaskState } from './common';
+import { Id, type Reply, Resources, type StatusUpdate, TaskSpec, TaskState } from './common';
 
 export const AGENTS_NAMESPACE = '/agents';
 
@@ -57,3 +57,16 @@ export const KillTask = z
   })
   .strict();
 export type KillTask = z.infer<typeof KillTask>;
+
+/** What the control plane sends an agent on /agents. */
+export interface AgentEvents {
+  launch: (m: LaunchTask, ack?: (r: Reply) => void) => void;
+  kill: (m: KillTask, ack?: (r: Reply) => void) => void;
+}
+
+/** What an agent calls on /agents; the control plane acknowledges each call with a Reply. */
+export interface AgentCalls {
+  register: (m: RegisterAgent, ack?: (r: Reply<RegisterAgentReply>) => void) => void;
+  heartbeat: (m: Record<string, never>, ack?: (r: Reply) => void) => void;
+  status: (m: StatusUpdate, ack?: (r: Reply) => void) => void;
+}

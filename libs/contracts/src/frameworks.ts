@@ -22,7 +22,7 @@
  *     'heartbeat'     { at }
  */
 import { z } from 'zod';
-import { Id, Resources, type ResourceEntry, type StatusUpdate, TaskSpec } from './common';
+import { Id, type Reply, Resources, type ResourceEntry, type StatusUpdate, TaskSpec } from './common';
 
 export const FRAMEWORKS_NAMESPACE = '/frameworks';
 
@@ -151,4 +151,18 @@ export interface FrameworkEvents {
   inverseOffers: (m: { inverseOffers: InverseOffer[] }) => void;
   update: (m: { status: StatusUpdate }) => void;
   heartbeat: (m: { at: string }) => void;
+}
+
+/** What a framework calls on /frameworks; the control plane acknowledges each call with a Reply. */
+export interface FrameworkCalls {
+  subscribe: (m: Subscribe, ack?: (r: Reply<SubscribeReply>) => void) => void;
+  accept: (m: Accept, ack?: (r: Reply<AcceptReply>) => void) => void;
+  decline: (m: Decline, ack?: (r: Reply) => void) => void;
+  suppress: (m: RolesCall, ack?: (r: Reply) => void) => void;
+  revive: (m: RolesCall, ack?: (r: Reply) => void) => void;
+  kill: (m: Kill, ack?: (r: Reply) => void) => void;
+  acknowledge: (m: Acknowledge, ack?: (r: Reply) => void) => void;
+  reconcile: (m: Reconcile, ack?: (r: Reply) => void) => void;
+  inverseOffer: (m: InverseOfferAnswer, ack?: (r: Reply) => void) => void;
+  teardown: (m: Record<string, never>, ack?: (r: Reply) => void) => void;
 }

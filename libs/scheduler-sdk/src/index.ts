@@ -13,6 +13,8 @@
 import { EventEmitter } from 'node:events';
 import {
   type Accept,
+  type FrameworkCalls,
+  type FrameworkEvents,
   type AcceptReply,
   FRAMEWORKS_NAMESPACE,
   type InverseOffer,
@@ -62,7 +64,7 @@ export interface SchedulerEvents {
 }
 
 export class Scheduler extends EventEmitter<SchedulerEvents> {
-  private readonly socket: Socket;
+  private readonly socket: Socket<FrameworkEvents, FrameworkCalls>;
   private subscribeInfo: Subscribe;
   private subscribed?: Promise<SubscribeReply>;
   frameworkId?: string;
@@ -190,9 +192,10 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
     this.socket.disconnect();
   }
 
-  private call<T>(event: string, payload: unknown): Promise<T> {
+  private call<T>(event: keyof FrameworkCalls, payload: unknown): Promise<T> {
     return new Promise((resolve, reject) => {
-      this.socket
+      // One path for every call: the payload's type is each public method's to check.
+      (this.socket as unknown as Socket)
         .timeout(this.options.callTimeoutMs ?? 30_000)
         .emit(event, payload, (err: Error | null, reply: Reply<Record<string, unknown>>) => {
           if (err) {

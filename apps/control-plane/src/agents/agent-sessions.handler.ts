@@ -6,16 +6,15 @@ import { randomUUID } from 'node:crypto';
 import { Resources } from '@arbiter/allocator';
 import { isTerminal as isTerminalTaskState, PROTOCOL_ERRORS, type RegisterAgent, type RegisterAgentReply } from '@arbiter/contracts';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Socket } from 'socket.io';
-import { AllocationLoop } from '../allocation/allocation-loop';
+import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { type AgentRuntime, ClusterState, sessionOf, taskKey } from '../kernel/cluster-state';
+import { type AgentRuntime, ClusterState, sessionOf, taskKey, type AgentSocket } from '../kernel/cluster-state';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
-import { MaintenanceSync } from '../maintenance/maintenance-sync';
-import { OfferBook } from '../offers/offer-book';
+import { MaintenanceSync } from '../maintenance/maintenance-sync.handler';
+import { OfferBook } from '../offers/offer-book.handler';
 import { KILL_GRACE_SECONDS, TaskUpdates } from '../tasks/task-updates.handler';
 import { TaskState } from '../tasks/task.entity';
 import { TasksRepository } from '../tasks/tasks.repository';
@@ -47,7 +46,7 @@ export class AgentSessions {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  register(socket: Socket, msg: AgentRegistration): Promise<RegisterAgentReply> {
+  register(socket: AgentSocket, msg: AgentRegistration): Promise<RegisterAgentReply> {
     return this.kernel.exclusive(async () => {
       const now = this.clock.date();
       const resources = Resources.of(msg.resources).toJSON();
@@ -144,12 +143,12 @@ export class AgentSessions {
     }
   }
 
-  heartbeat(socket: Socket): void {
+  heartbeat(socket: AgentSocket): void {
     const runtime = this.state.agentOf(socket);
     if (runtime) runtime.lastSeen = this.clock.now();
   }
 
-  disconnected(socket: Socket): Promise<void> {
+  disconnected(socket: AgentSocket): Promise<void> {
     return this.kernel.exclusive(async () => {
       const runtime = this.state.agentOf(socket);
       if (!runtime) return;

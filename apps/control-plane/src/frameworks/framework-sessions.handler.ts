@@ -5,14 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import { type Kill, PROTOCOL_ERRORS, type RolesCall, type Subscribe, type SubscribeReply } from '@arbiter/contracts';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Socket } from 'socket.io';
-import { AllocationLoop } from '../allocation/allocation-loop';
+import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState, type FrameworkRuntime, sessionOf } from '../kernel/cluster-state';
+import { ClusterState, type FrameworkRuntime, sessionOf, type FrameworkSocket } from '../kernel/cluster-state';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
-import { OfferBook } from '../offers/offer-book';
+import { OfferBook } from '../offers/offer-book.handler';
 import { isTerminal, KILL_GRACE_SECONDS, TaskUpdates } from '../tasks/task-updates.handler';
 import { type TaskEntity, TaskState } from '../tasks/task.entity';
 import { TasksRepository } from '../tasks/tasks.repository';
@@ -39,7 +38,7 @@ export class FrameworkSessions {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  subscribe(socket: Socket, msg: Subscription, principal: string): Promise<SubscribeReply> {
+  subscribe(socket: FrameworkSocket, msg: Subscription, principal: string): Promise<SubscribeReply> {
     return this.kernel.exclusive(async () => {
       const now = this.clock.date();
       let fw: FrameworkEntity | null = null;
@@ -130,7 +129,7 @@ export class FrameworkSessions {
     this.startFailover(runtime);
   }
 
-  disconnected(socket: Socket): Promise<void> {
+  disconnected(socket: FrameworkSocket): Promise<void> {
     return this.kernel.exclusive(async () => {
       const runtime = this.state.frameworks.get(String(sessionOf(socket).frameworkId));
       if (runtime?.socket !== socket) return;
@@ -179,7 +178,7 @@ export class FrameworkSessions {
     this.loop.requestCycle();
   }
 
-  teardown(socket: Socket): Promise<void> {
+  teardown(socket: FrameworkSocket): Promise<void> {
     return this.kernel.exclusive(async () => {
       const fw = this.state.frameworkOf(socket);
       fw.socket = undefined;
@@ -208,15 +207,15 @@ export class FrameworkSessions {
     for (const fw of this.state.frameworks.values()) fw.socket?.emit('heartbeat', { at });
   }
 
-  suppress(socket: Socket, msg: RolesCall): Promise<void> {
+  suppress(socket: FrameworkSocket, msg: RolesCall): Promise<void> {
     return this.changeSuppression(socket, msg, true);
   }
 
-  revive(socket: Socket, msg: RolesCall): Promise<void> {
+  revive(socket: FrameworkSocket, msg: RolesCall): Promise<void> {
     return this.changeSuppression(socket, msg, false);
   }
 
-  private changeSuppression(socket: Socket, msg: RolesCall, suppress: boolean): Promise<void> {
+  private changeSuppression(socket: FrameworkSocket, msg: RolesCall, suppress: boolean): Promise<void> {
     return this.kernel.exclusive(async () => {
       const fw = this.state.frameworkOf(socket);
       const roles = msg.roles ?? fw.roles;
@@ -235,7 +234,7 @@ export class FrameworkSessions {
     });
   }
 
-  kill(socket: Socket, msg: Kill): Promise<void> {
+  kill(socket: FrameworkSocket, msg: Kill): Promise<void> {
     return this.kernel.exclusive(async () => {
       const fw = this.state.frameworkOf(socket);
       const task = await this.tasks.find(fw.id, msg.taskId);

@@ -6,12 +6,17 @@
  * at the end.
  */
 import { HierarchicalAllocator, type Resources } from '@arbiter/allocator';
-import { PROTOCOL_ERRORS } from '@arbiter/contracts';
+import { type AgentCalls, type AgentEvents, type FrameworkCalls, type FrameworkEvents, PROTOCOL_ERRORS } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Socket } from 'socket.io';
 import type { TaskEntity } from '../tasks/task.entity';
 import { CLOCK, type Clock, type TimerHandle } from './clock';
 import { ProtocolError } from './protocol-error';
+
+/** An agent's connection to /agents: what it may call, what it is sent (libs/contracts). */
+export type AgentSocket = Socket<AgentCalls, AgentEvents>;
+/** A framework's connection to /frameworks. */
+export type FrameworkSocket = Socket<FrameworkCalls, FrameworkEvents>;
 
 /** What a socket carries once registered or subscribed (socket.io's `socket.data`). */
 export interface SessionData {
@@ -20,7 +25,7 @@ export interface SessionData {
 }
 
 /** A socket's session data, typed. */
-export const sessionOf = (socket: Socket): SessionData => socket.data as SessionData;
+export const sessionOf = (socket: AgentSocket | FrameworkSocket): SessionData => socket.data as SessionData;
 
 /** One key per task: a framework's task ids are its own. */
 export const taskKey = (frameworkId: string, taskId: string) => `${frameworkId}\u0000${taskId}`;
@@ -73,7 +78,7 @@ export interface AgentRuntime {
   id: string;
   hostname: string;
   attributes: Record<string, string | number>;
-  socket?: Socket;
+  socket?: AgentSocket;
   /** Clock time (ms) of the last sign of life (registration, heartbeat, message). */
   lastSeen: number;
   /** In the allocator (registered since the control plane started, or restored). */
@@ -91,7 +96,7 @@ export interface FrameworkRuntime {
   roles: string[];
   capabilities: string[];
   failoverTimeoutSeconds: number;
-  socket?: Socket;
+  socket?: FrameworkSocket;
   /** Pending teardown after a disconnection. */
   failoverTimer?: TimerHandle;
 }
@@ -157,14 +162,14 @@ export class ClusterState {
   }
 
   /** The framework subscribed on this socket, or a NOT_SUBSCRIBED error. */
-  frameworkOf(socket: Socket): FrameworkRuntime {
+  frameworkOf(socket: FrameworkSocket): FrameworkRuntime {
     const runtime = this.frameworks.get(String(sessionOf(socket).frameworkId));
     if (runtime?.socket !== socket) throw new ProtocolError(PROTOCOL_ERRORS.NOT_SUBSCRIBED, "send 'subscribe' first");
     return runtime;
   }
 
   /** The agent registered on this socket, if it still is. */
-  agentOf(socket: Socket): AgentRuntime | undefined {
+  agentOf(socket: AgentSocket): AgentRuntime | undefined {
     const runtime = this.agents.get(String(sessionOf(socket).agentId));
     return runtime?.socket === socket ? runtime : undefined;
   }

@@ -6,13 +6,13 @@
  */
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { AGENT_HEARTBEAT_SECONDS, AgentSessions } from '../agents/agent-sessions.handler';
-import { AllocationLoop } from '../allocation/allocation-loop';
-import { AllocatorSync } from '../allocation/allocator-sync';
+import { AllocationLoop } from '../allocation/allocation-loop.handler';
+import { AllocatorSync } from '../allocation/allocator-sync.handler';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { ClusterEvents } from '../events/cluster-events';
 import { FRAMEWORK_HEARTBEAT_SECONDS, FrameworkSessions } from '../frameworks/framework-sessions.handler';
-import { Retention } from '../history/retention';
-import { OfferBook } from '../offers/offer-book';
+import { Retention } from '../history/retention.handler';
+import { OfferBook } from '../offers/offer-book.handler';
 import { TaskUpdates } from '../tasks/task-updates.handler';
 import { CLOCK, type Clock, type TimerHandle } from './clock';
 import { ClusterState } from './cluster-state';

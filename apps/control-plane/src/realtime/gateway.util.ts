@@ -11,8 +11,15 @@ import { ProtocolError } from '../kernel/protocol-error';
 
 const logger = new Logger('Protocol');
 
-export function on<S extends z.ZodType>(socket: Socket, event: string, schema: S, handle: (msg: z.infer<S>) => unknown): void {
-  socket.on(event, async (payload: unknown, ack?: unknown) => {
+export function on<L extends object, S extends z.ZodType>(
+  socket: Socket<L>,
+  event: keyof L & string,
+  schema: S,
+  handle: (msg: z.infer<S>) => unknown,
+): void {
+  // The payload is parsed here, whatever the event map says the client sends.
+  const name: string = event;
+  (socket as unknown as Socket).on(name, async (payload: unknown, ack?: unknown) => {
     const reply = typeof ack === 'function' ? (ack as (r: Reply<Record<string, unknown>>) => void) : () => undefined;
     const parsed = parseMessage(schema, payload ?? {});
     if (!parsed.ok) {

@@ -1,8 +1,13 @@
 /** The /agents and /frameworks namespaces: each protocol call handed to the handler of its noun. */
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import type { Namespace } from 'socket.io';
 import { z } from 'zod';
 import {
   Accept,
+  type AgentCalls,
+  type AgentEvents,
+  type FrameworkCalls,
+  type FrameworkEvents,
   Acknowledge,
   AGENTS_NAMESPACE,
   Decline,
@@ -44,14 +49,16 @@ export class Gateways implements OnApplicationBootstrap {
     this.stream.open();
     const failed = (what: string) => (err: unknown) => this.logger.error({ err }, what);
 
-    this.realtime.namespace(AGENTS_NAMESPACE).on('connection', (socket) => {
+    const agents = this.realtime.namespace(AGENTS_NAMESPACE) as Namespace<AgentCalls, AgentEvents>;
+    agents.on('connection', (socket) => {
       on(socket, 'register', RegisterAgent, (msg) => this.agents.register(socket, msg));
       on(socket, 'heartbeat', Empty, () => this.agents.heartbeat(socket));
       on(socket, 'status', StatusUpdate, (msg) => this.tasks.agentStatus(socket, msg));
       socket.on('disconnect', () => void this.agents.disconnected(socket).catch(failed('agent disconnection')));
     });
 
-    this.realtime.namespace(FRAMEWORKS_NAMESPACE).on('connection', (socket) => {
+    const frameworks = this.realtime.namespace(FRAMEWORKS_NAMESPACE) as Namespace<FrameworkCalls, FrameworkEvents>;
+    frameworks.on('connection', (socket) => {
       const principal = (socket.data as AuthedSocketData).actor.name;
       on(socket, 'subscribe', Subscribe, (msg) => this.frameworks.subscribe(socket, msg, principal));
       on(socket, 'accept', Accept, (msg) => this.answers.accept(socket, msg));

@@ -15,10 +15,9 @@ import {
   type TaskState as WireTaskState,
 } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
-import type { Socket } from 'socket.io';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState, taskKey } from '../kernel/cluster-state';
+import { type AgentSocket, ClusterState, type FrameworkSocket, taskKey } from '../kernel/cluster-state';
 import type { GroupCommit } from '../kernel/group-commit';
 import { Kernel, type Pending } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
@@ -66,7 +65,7 @@ export class TaskUpdates {
    * answered when it has committed. Updates of other tasks (ended, or unknown) are looked up
    * once the writes in flight have settled.
    */
-  agentStatus(socket: Socket, update: StatusUpdate): Promise<void> {
+  agentStatus(socket: AgentSocket, update: StatusUpdate): Promise<void> {
     const runtime = this.state.agentOf(socket);
     if (!runtime) return Promise.reject(new ProtocolError(PROTOCOL_ERRORS.NOT_SUBSCRIBED, 'register before sending status updates'));
     runtime.lastSeen = this.clock.now();
@@ -170,13 +169,13 @@ export class TaskUpdates {
    * lane: nobody waits for them, and written side by side with the status updates they slowed
    * those down by half.
    */
-  async acknowledge(socket: Socket, msg: Acknowledge): Promise<void> {
+  async acknowledge(socket: FrameworkSocket, msg: Acknowledge): Promise<void> {
     const fw = this.state.frameworkOf(socket);
     await this.acks.push({ frameworkId: fw.id, taskId: msg.taskId, updateUuid: msg.updateUuid });
   }
 
   /** Answers with the latest state of the tasks named, or of every live task of the framework (implicit reconciliation). */
-  reconcile(socket: Socket, msg: { tasks: Array<{ taskId: string }> }): Promise<void> {
+  reconcile(socket: FrameworkSocket, msg: { tasks: Array<{ taskId: string }> }): Promise<void> {
     return this.kernel.exclusive(async () => {
       const fw = this.state.frameworkOf(socket);
       const tasks = msg.tasks.length

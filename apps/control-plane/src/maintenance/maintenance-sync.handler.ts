@@ -6,7 +6,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AgentSessionsRepository } from '../agents/agent-sessions.repository';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState } from '../kernel/cluster-state';
-import { OfferBook } from '../offers/offer-book';
+import { OfferBook } from '../offers/offer-book.handler';
 import { MachineMode } from './maintenance-machine.entity';
 import { MaintenanceStateRepository } from './maintenance-state.repository';
 

@@ -12,11 +12,11 @@ import { FrameworkSessions } from '../frameworks/framework-sessions.handler';
 import { FrameworkSessionsRepository } from '../frameworks/framework-sessions.repository';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState } from '../kernel/cluster-state';
-import { MaintenanceSync } from '../maintenance/maintenance-sync';
+import { MaintenanceSync } from '../maintenance/maintenance-sync.handler';
 import { OffersRepository } from '../offers/offers.repository';
 import type { QuotaEntity } from '../roles/quota.entity';
 import { TasksRepository } from '../tasks/tasks.repository';
-import { AllocationLoop } from './allocation-loop';
+import { AllocationLoop } from './allocation-loop.handler';
 import { AllocatorConfigRepository } from './allocator-config.repository';
 
 @Injectable()
