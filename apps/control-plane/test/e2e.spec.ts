@@ -168,6 +168,7 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
       f.offers.splice(0).map((o) => o.id),
       { refuseSeconds: 0 },
     );
+    // Nothing is offered over several allocation intervals (0.2 s each) of the real process.
     await sleep(800);
     expect(f.offers).toHaveLength(0);
     await f.s.revive();
@@ -215,7 +216,17 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
     await until(() => f.states('long').includes('RUNNING') && f.states('brief').includes('RUNNING'));
     expect(await cp.stop('SIGTERM')).toBe(0);
     // 'brief' finishes while the control plane is down; the agent keeps the update on disk.
-    await sleep(4000);
+    const journal = path.join(dir, 'agent-2', 'updates');
+    const pendingStates = () =>
+      fs
+        .readdirSync(journal)
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => JSON.parse(fs.readFileSync(path.join(journal, f), 'utf8')) as { taskId: string; state: string });
+    await until(
+      () => pendingStates().some((u) => u.taskId === 'brief' && u.state === 'FINISHED'),
+      20_000,
+      "brief's FINISHED kept by the agent",
+    );
     cp = await spawnControlPlane(env());
     await agentsUp(2);
     await until(() => f.states('brief').includes('FINISHED'), 30_000, 'FINISHED of brief delivered after the restart');

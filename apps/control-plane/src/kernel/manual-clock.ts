@@ -21,7 +21,8 @@ export class ManualClock implements Clock {
   private seq = 0;
   private readonly timers = new Set<Timer>();
 
-  constructor(private readonly epoch = Date.UTC(2026, 0, 1)) {}
+  /** @param epoch the wall-clock time at which it starts (by default the real time now, so that its dates sort with those written by others) */
+  constructor(private readonly epoch = Date.now()) {}
 
   now(): number {
     return this.ms;

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { parseResources } from '@arbiter/allocator';
 import { AgentEntity, AgentStatus } from '../../src/agents/agent.entity';
 import type { AppConfig } from '../../src/config/config.schema';
+import type { Clock } from '../../src/kernel/clock';
 import { type ControlPlane, startControlPlane } from '../../src/app/server';
 import { freshDatabase } from './postgres';
 
@@ -32,11 +33,11 @@ export interface TestControlPlane {
   stop(): Promise<void>;
 }
 
-export function testConfig(databaseUrl: string, overrides: Partial<AppConfig> = {}): AppConfig {
+export function testConfig(databaseUrl: string, overrides: Partial<AppConfig> = {}, dataDir = os.tmpdir()): AppConfig {
   return {
     port: 0,
     databaseUrl,
-    dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-test-data-')),
+    dataDir,
     embeddedDbPort: 0,
     adminToken: ADMIN_TOKEN,
     allocationInterval: 1,
@@ -51,11 +52,22 @@ export function testConfig(databaseUrl: string, overrides: Partial<AppConfig> = 
 }
 
 export async function startTestControlPlane(
-  options: { databaseUrl?: string; config?: Partial<AppConfig> } = {},
+  options: { databaseUrl?: string; config?: Partial<AppConfig>; clock?: Clock } = {},
 ): Promise<TestControlPlane> {
   const db = options.databaseUrl ? undefined : await freshDatabase();
   const databaseUrl = options.databaseUrl ?? db!.url;
-  const cp = await startControlPlane(testConfig(databaseUrl, options.config));
+  // A data directory of its own (the control plane writes nothing there on DATABASE_URL's
+  // server, but a test may set what lives there), removed when the control plane stops.
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-test-data-'));
+  const removeDataDir = () => fs.rmSync(dataDir, { recursive: true, force: true });
+  let cp: ControlPlane;
+  try {
+    cp = await startControlPlane(testConfig(databaseUrl, options.config, dataDir), { clock: options.clock });
+  } catch (err) {
+    removeDataDir();
+    await db?.drop();
+    throw err;
+  }
   const api = async (method: string, url: string, body?: unknown, opts: { token?: string | null; contentType?: string } = {}) => {
     const headers: Record<string, string> = {};
     const token = opts.token === undefined ? ADMIN_TOKEN : opts.token;
@@ -75,9 +87,13 @@ export async function startTestControlPlane(
     cp,
     databaseUrl,
     api,
-    stop: () => cp.close(),
+    stop: async () => {
+      await cp.close();
+      removeDataDir();
+    },
     close: async () => {
       await cp.close();
+      removeDataDir();
       await db?.drop();
     },
   };
