@@ -123,6 +123,8 @@ describe('task runner (real processes)', () => {
     fs.rmSync(dir, { recursive: true, force: true });
     process.kill(-pid, 'SIGKILL');
     await until(() => !fs.existsSync(`/proc/${pid}`) || fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '));
+    // Real time: the child's exit reaches a runner's exit handler shortly after the process is
+    // reaped; a closed runner must record nothing then, and nothing marks that it did not.
     await new Promise((r) => setTimeout(r, 100));
     expect(states('left')).toEqual(['STARTING', 'RUNNING']);
   });

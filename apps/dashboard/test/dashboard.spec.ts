@@ -2,8 +2,8 @@
 /**
  * The dashboard as an operator uses it: headless Chromium against the production build, a real
  * control plane and a real agent. The tests run in order on one cluster, like one operator's
- * session; the last one visits every page, insists on a clean console and takes the
- * screenshots shown in the README.
+ * session; the last one visits every page and insists on a clean console (`npm run
+ * screenshots` runs it to write the README's screenshots).
  */
 import type { Locator, Page } from 'playwright-core';
 import { Scheduler } from '@arbiter/scheduler-sdk';
@@ -261,7 +261,7 @@ describe('dashboard in a real browser', () => {
     c.errors.length = 0; // requests made while the control plane was down failed, as they should
   });
 
-  it('renders every page without console errors (and takes the README screenshots)', async () => {
+  it('renders every page without console errors (and, for `npm run screenshots`, the README screenshots)', async () => {
     // Something on every page: a reservation, a maintenance window, a running task.
     expect(
       (await c.t.api('POST', '/api/v1/reservations', { agentId, role: 'ops', resources: 'cpus:0.5;mem:256', labels: { team: 'ops' } }))
@@ -301,9 +301,10 @@ describe('dashboard in a real browser', () => {
         .first()
         .waitFor({ state: 'detached', timeout: 20_000 })
         .catch(() => undefined);
-      await page.waitForTimeout(300);
+      // Two frames: what the page's last render changed is painted.
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
       expect(await page.locator('[role=alert].message.bad').count()).toBe(0);
-      await screenshot(page, name);
+      expect(await screenshot(page, name)).toBeGreaterThan(10_000);
     }
     const dark = await c.browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'dark' });
     await dark.addCookies(await c.context.cookies());
@@ -311,9 +312,9 @@ describe('dashboard in a real browser', () => {
     darkPage.on('console', (m) => m.type() === 'error' && c.errors.push(`dark ${darkPage.url()}: ${m.text()}`));
     await darkPage.goto(c.url('/'));
     await shown(darkPage, 'agents reachable of 1');
-    await darkPage.waitForTimeout(500);
-    expect(await darkPage.evaluate(() => getComputedStyle(document.body).backgroundColor)).not.toBe('rgb(246, 247, 249)');
-    await screenshot(darkPage, 'overview-dark');
+    // The light theme's background is rgb(246, 247, 249); the dark one replaces it.
+    await darkPage.waitForFunction(() => getComputedStyle(document.body).backgroundColor !== 'rgb(246, 247, 249)');
+    expect(await screenshot(darkPage, 'overview-dark')).toBeGreaterThan(10_000);
     await dark.close();
     expect(c.errors).toEqual([]);
   });

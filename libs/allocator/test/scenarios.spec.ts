@@ -1,25 +1,24 @@
 /**
  * Every scenario file runs as one test: the allocator's own suite (libs/allocator/scenarios)
- * and the shared examples beside the repository (../shared/scenarios) when present.
+ * and the example scenarios of the scenario format (libs/allocator/scenarios/examples).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ALLOCATOR_OPS, runScenario, SORTER_OPS } from '../src';
 
 const repoRoot = path.resolve(__dirname, '../../..');
-const folders = [path.join(repoRoot, 'libs/allocator/scenarios'), path.resolve(repoRoot, '../shared/scenarios')];
-const files = folders
-  .filter((dir) => fs.existsSync(dir))
-  .flatMap((dir) =>
-    fs
-      .readdirSync(dir)
-      .filter((f) => f.endsWith('.json'))
-      .map((f) => path.join(dir, f)),
-  );
+const folders = [path.join(repoRoot, 'libs/allocator/scenarios'), path.join(repoRoot, 'libs/allocator/scenarios/examples')];
+const files = folders.flatMap((dir) =>
+  fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => path.join(dir, f)),
+);
 
 describe('scenarios', () => {
   it('finds scenario files', () => {
-    expect(files.length).toBeGreaterThan(0);
+    expect(files.filter((f) => f.includes('/examples/')).length).toBeGreaterThan(0);
+    expect(files.length).toBeGreaterThan(40);
   });
 
   it.each(files.map((f) => [path.relative(repoRoot, f), f]))('%s', (_name, file) => {

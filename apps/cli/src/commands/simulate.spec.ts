@@ -5,7 +5,8 @@ import * as path from 'node:path';
 
 const repoRoot = path.resolve(__dirname, '../../../..');
 const bin = path.join(repoRoot, 'apps/cli/bin/arbiter.js');
-const shared = path.resolve(repoRoot, '../shared/scenarios');
+/** The example scenarios of the scenario format, kept in the repository. */
+const examples = path.join(repoRoot, 'libs/allocator/scenarios/examples');
 const example = path.join(repoRoot, 'libs/allocator/scenarios/sorter-drf-example.json');
 
 function arbiter(...args: string[]) {
@@ -28,7 +29,8 @@ describe('arbiter simulate', () => {
   const base = JSON.parse(fs.readFileSync(example, 'utf8'));
 
   it('exits 0 and prints PASS when every expectation holds', () => {
-    const files = fs.existsSync(shared) ? fs.readdirSync(shared).map((f) => path.join(shared, f)) : [example];
+    const files = [example, ...fs.readdirSync(examples).map((f) => path.join(examples, f))];
+    expect(files.length).toBeGreaterThan(2);
     const r = arbiter('simulate', ...files);
     expect(r.out).toMatch(/PASS /);
     expect(r.out).not.toMatch(/FAIL /);

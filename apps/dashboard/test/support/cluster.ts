@@ -108,10 +108,17 @@ export async function startBrowserCluster(
   return cluster;
 }
 
-/** Where the README's screenshots live; the tests write them as they visit each page. */
+/** Where the README's screenshots live. */
 export const SCREENSHOTS = path.resolve(__dirname, '../../../../docs/screenshots');
 
-export async function screenshot(page: Page, name: string): Promise<void> {
+/**
+ * Takes a page's screenshot: into docs/screenshots when ARBITER_SCREENSHOTS is set (what
+ * `npm run screenshots` does), otherwise only in memory, so that a test run changes no file of
+ * the repository. Resolves with the image's size in bytes.
+ */
+export async function screenshot(page: Page, name: string): Promise<number> {
+  const options = { fullPage: true, animations: 'disabled' as const };
+  if (!process.env.ARBITER_SCREENSHOTS) return (await page.screenshot(options)).length;
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true, animations: 'disabled' });
+  return (await page.screenshot({ ...options, path: path.join(SCREENSHOTS, `${name}.png`) })).length;
 }
