@@ -404,6 +404,38 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     expect(f.updates.map((u) => u.taskId)).toEqual(['known']);
   });
 
+  it('reserves and unreserves for a framework through the reservations service: same rules, audit entries, the agent offered anew', async () => {
+    await agent('res-host', { cpus: 4, mem: 4096 });
+    const f = await framework({ name: 'reserver', roles: ['team'] });
+    const offer = await f.nextOffer();
+    const reserve = Resources.fromScalars({ cpus: 2, mem: 1024 }).toJSON();
+    await f.s.accept([offer.id], [{ type: 'RESERVE', resources: reserve }]);
+    const actor = `framework:${f.s.frameworkId}`;
+
+    const reservations = (await t.api('GET', '/api/v1/reservations')).body;
+    expect(reservations.items).toHaveLength(1);
+    expect(reservations.items[0]).toMatchObject({ role: 'team', principal: actor, resourcesText: 'cpus(team):2;mem(team):1024' });
+    const created = (await t.api('GET', `/api/v1/audit?action=reservation.create&actor=${encodeURIComponent(actor)}`)).body;
+    expect(created.items).toEqual([expect.objectContaining({ actor, action: 'reservation.create', targetId: reservations.items[0].id })]);
+
+    // Offered again with the reserved resources for the role.
+    const next = await until(() => f.offers.length > 0).then(() => f.offers.splice(0)[0]);
+    expect(Resources.of(next.resources).reserved('team').toString()).toBe('cpus(team):2;mem(team):1024');
+
+    // More than is reserved cannot be unreserved; nothing changes.
+    const tooMuch = Resources.fromScalars({ cpus: 3 }).withReservation('team').toJSON();
+    await expect(f.s.accept([next.id], [{ type: 'UNRESERVE', resources: tooMuch }])).rejects.toMatchObject({
+      code: 'INSUFFICIENT_OFFERED_RESOURCES',
+    });
+    expect((await t.api('GET', '/api/v1/reservations')).body.items).toHaveLength(1);
+
+    // The refused accept changed nothing: its offer is still outstanding, and answers it now.
+    await f.s.accept([next.id], [{ type: 'UNRESERVE', resources: Resources.of(next.resources).reserved('team').toJSON() }]);
+    expect((await t.api('GET', '/api/v1/reservations')).body.items).toHaveLength(0);
+    const removed = (await t.api('GET', `/api/v1/audit?action=reservation.remove&actor=${encodeURIComponent(actor)}`)).body;
+    expect(removed.items).toHaveLength(1);
+  });
+
   it('follows the whitelist: agents not on it are not offered', async () => {
     await agent('listed', { cpus: 2, mem: 1024 });
     await agent('unlisted', { cpus: 2, mem: 1024 });
