@@ -2,9 +2,10 @@
  * The control plane's one configuration schema. Every setting has an environment variable and
  * a matching command-line flag (flags win); `loadConfig` validates them all at once and throws
  * a ConfigError naming each bad setting, so a wrong value stops the process before it binds a
- * port or touches a database.
+ * port or touches a database. Each setting's text is parsed by a zod schema.
  */
 import * as path from 'node:path';
+import { z } from 'zod';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -44,61 +45,49 @@ interface Setting<K extends keyof AppConfig> {
   default?: AppConfig[K];
   /** Never echoed back in error messages. */
   secret?: boolean;
-  parse(raw: string): AppConfig[K];
+  /** Parses the raw text of the variable or flag; the first issue's message names what is wrong. */
+  schema: z.ZodType<AppConfig[K], string>;
 }
 
-class InvalidValue extends Error {}
+/** A whole number in a range, written in digits. */
+const integer = (min: number, max: number) => {
+  const message = `must be a whole number from ${min} to ${max}`;
+  return z.string().trim().regex(/^\d+$/, message).transform(Number).pipe(z.number().min(min, message).max(max, message));
+};
 
-function integer(min: number, max: number) {
-  return (raw: string): number => {
-    if (!/^\d+$/.test(raw.trim())) throw new InvalidValue(`must be a whole number from ${min} to ${max}`);
-    const n = Number(raw);
-    if (n < min || n > max) throw new InvalidValue(`must be a whole number from ${min} to ${max}`);
-    return n;
-  };
-}
+/** A number in a range (decimals allowed). */
+const numberIn = (min: number, max: number, message = `must be a number from ${min} to ${max}`) =>
+  z
+    .string()
+    .trim()
+    .min(1, message)
+    .transform(Number)
+    .pipe(z.number({ error: message }).min(min, message).max(max, message));
 
-function databaseUrl(raw: string): string {
+const databaseUrl = z.string().superRefine((raw, ctx) => {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new InvalidValue('must be a URL such as postgres://user:password@host:5432/database');
+    ctx.addIssue({ code: 'custom', message: 'must be a URL such as postgres://user:password@host:5432/database' });
+    return;
   }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new InvalidValue(`must use the postgres:// scheme, not ${url.protocol}//`);
-  }
-  if (!url.hostname) throw new InvalidValue('must name a host, e.g. postgres://user@127.0.0.1:5432/arbiter');
-  return raw;
-}
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    ctx.addIssue({ code: 'custom', message: `must use the postgres:// scheme, not ${url.protocol}//` });
+  else if (!url.hostname) ctx.addIssue({ code: 'custom', message: 'must name a host, e.g. postgres://user@127.0.0.1:5432/arbiter' });
+});
 
-function adminToken(raw: string): string {
-  if (raw.length < 16) throw new InvalidValue('must be at least 16 characters (use e.g. `openssl rand -hex 32`)');
-  if (raw.length > 512 || !/^[\x21-\x7e]+$/.test(raw)) throw new InvalidValue('must be at most 512 printable characters without spaces');
-  return raw;
-}
+const adminToken = z
+  .string()
+  .min(16, 'must be at least 16 characters (use e.g. `openssl rand -hex 32`)')
+  .max(512, 'must be at most 512 printable characters without spaces')
+  .regex(/^[\x21-\x7e]+$/, 'must be at most 512 printable characters without spaces');
 
-function interval(raw: string): number {
-  const n = Number(raw.trim());
-  if (raw.trim() === '' || !Number.isFinite(n) || n < 0.05 || n > 3600) {
-    throw new InvalidValue('must be a number of seconds from 0.05 to 3600');
-  }
-  return n;
-}
-
-function seconds(min: number, max: number) {
-  return (raw: string): number => {
-    const n = Number(raw.trim());
-    if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new InvalidValue(`must be a number from ${min} to ${max}`);
-    return n;
-  };
-}
-
-function logLevel(raw: string): LogLevel {
-  const v = raw.trim().toLowerCase();
-  if (!(LOG_LEVELS as readonly string[]).includes(v)) throw new InvalidValue(`must be one of ${LOG_LEVELS.join(', ')}`);
-  return v as LogLevel;
-}
+const logLevel = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }));
 
 export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
   {
@@ -107,7 +96,7 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     flag: '--port',
     description: 'HTTP port of the REST API (0 picks a free port)',
     default: 8080,
-    parse: integer(0, 65535),
+    schema: integer(0, 65535),
   },
   {
     key: 'databaseUrl',
@@ -115,7 +104,7 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     flag: '--database-url',
     description: 'PostgreSQL URL; unset runs an embedded PostgreSQL server',
     secret: true,
-    parse: databaseUrl,
+    schema: databaseUrl,
   },
   {
     key: 'dataDir',
@@ -123,7 +112,7 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     flag: '--data-dir',
     description: "directory of the embedded PostgreSQL's data",
     default: './.arbiter',
-    parse: (raw) => raw,
+    schema: z.string(),
   },
   {
     key: 'embeddedDbPort',
@@ -131,7 +120,7 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     flag: '--embedded-db-port',
     description: 'port of the embedded PostgreSQL server (0 picks a free port)',
     default: 0,
-    parse: integer(0, 65535),
+    schema: integer(0, 65535),
   },
   {
     key: 'adminToken',
@@ -139,7 +128,7 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     flag: '--admin-token',
     description: 'the first admin API token; unset generates one on first start and prints it once',
     secret: true,
-    parse: adminToken,
+    schema: adminToken,
   },
   {
     key: 'allocationInterval',
@@ -147,7 +136,7 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     flag: '--allocation-interval',
     description: 'seconds between allocation cycles',
     default: 1,
-    parse: interval,
+    schema: numberIn(0.05, 3600, 'must be a number of seconds from 0.05 to 3600'),
   },
   {
     key: 'agentTimeout',
@@ -155,7 +144,7 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     flag: '--agent-timeout',
     description: 'seconds without a heartbeat before an agent is unreachable and its tasks LOST',
     default: 15,
-    parse: seconds(1, 86_400),
+    schema: numberIn(1, 86_400),
   },
   {
     key: 'agentReregisterTimeout',
@@ -164,7 +153,7 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     description:
       'seconds agents known before a start of the control plane have to register again before they are unreachable and their tasks LOST',
     default: 600,
-    parse: seconds(1, 86_400),
+    schema: numberIn(1, 86_400),
   },
   {
     key: 'offerTimeout',
@@ -172,7 +161,7 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     flag: '--offer-timeout',
     description: 'seconds before an unanswered offer is rescinded (0: never)',
     default: 0,
-    parse: seconds(0, 86_400),
+    schema: numberIn(0, 86_400),
   },
   {
     key: 'historyRetentionDays',
@@ -180,7 +169,7 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     flag: '--history-retention-days',
     description: 'days of allocation history kept',
     default: 7,
-    parse: seconds(0.001, 3650),
+    schema: numberIn(0.001, 3650),
   },
   {
     key: 'taskRetentionDays',
@@ -188,7 +177,7 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     flag: '--task-retention-days',
     description: 'days ended tasks and their status updates are kept',
     default: 7,
-    parse: seconds(0.001, 3650),
+    schema: numberIn(0.001, 3650),
   },
   {
     key: 'logLevel',
@@ -196,7 +185,7 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     flag: '--log-level',
     description: `log level: ${LOG_LEVELS.join(', ')}`,
     default: 'info',
-    parse: logLevel,
+    schema: logLevel,
   },
 ] as ReadonlyArray<Setting<keyof AppConfig>>;
 
@@ -223,11 +212,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Partial<
       if (s.default !== undefined) out[s.key] = s.default;
       continue;
     }
-    try {
-      out[s.key] = s.parse(raw);
-    } catch (err) {
-      if (!(err instanceof InvalidValue)) throw err;
-      problems.push({ setting: name, message: s.secret ? err.message : `${err.message} (got '${raw}')` });
+    const parsed = s.schema.safeParse(raw);
+    if (parsed.success) out[s.key] = parsed.data;
+    else {
+      const message = parsed.error.issues[0]?.message ?? 'is invalid';
+      problems.push({ setting: name, message: s.secret ? message : `${message} (got '${raw}')` });
     }
   }
   if (problems.length) throw new ConfigError(problems);

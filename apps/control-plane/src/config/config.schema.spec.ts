@@ -1,0 +1,45 @@
+import { ConfigError, loadConfig } from './config.schema';
+
+const problems = (env: Record<string, string>, flags: Record<string, string> = {}) => {
+  try {
+    loadConfig(env, flags);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems.map((p) => `${p.setting} ${p.message}`);
+    throw err;
+  }
+  return [];
+};
+
+describe('loadConfig', () => {
+  it('has defaults for every setting that needs one, and resolves the data directory', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ port: 8080, allocationInterval: 1, agentTimeout: 15, agentReregisterTimeout: 600, offerTimeout: 0 });
+    expect(c.logLevel).toBe('info');
+    expect(c.databaseUrl).toBeUndefined();
+    expect(c.dataDir.startsWith('/')).toBe(true);
+  });
+
+  it('reads environment variables (trimmed, case-insensitive levels); a flag wins; empty counts as unset', () => {
+    const c = loadConfig(
+      { PORT: ' 9000 ', LOG_LEVEL: ' DEBUG ', ARBITER_AGENT_TIMEOUT: '2.5', ARBITER_OFFER_TIMEOUT: '' },
+      { port: '9001' },
+    );
+    expect([c.port, c.logLevel, c.agentTimeout, c.offerTimeout]).toEqual([9001, 'debug', 2.5, 0]);
+  });
+
+  it('names every bad setting at once, with what it got unless the setting is secret', () => {
+    expect(
+      problems({ PORT: 'eighty', ARBITER_ALLOCATION_INTERVAL: '0', ARBITER_ADMIN_TOKEN: 'short', DATABASE_URL: 'mysql://x@y/z' }),
+    ).toEqual([
+      "PORT must be a whole number from 0 to 65535 (got 'eighty')",
+      'DATABASE_URL must use the postgres:// scheme, not mysql://',
+      'ARBITER_ADMIN_TOKEN must be at least 16 characters (use e.g. `openssl rand -hex 32`)',
+      "ARBITER_ALLOCATION_INTERVAL must be a number of seconds from 0.05 to 3600 (got '0')",
+    ]);
+    expect(problems({}, { port: '-1' })).toEqual(["--port (PORT) must be a whole number from 0 to 65535 (got '-1')"]);
+    expect(problems({ ARBITER_OFFER_TIMEOUT: 'Infinity', LOG_LEVEL: 'loud' })).toEqual([
+      "ARBITER_OFFER_TIMEOUT must be a number from 0 to 86400 (got 'Infinity')",
+      "LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got 'loud')",
+    ]);
+  });
+});
