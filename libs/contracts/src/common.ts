@@ -1,5 +1,6 @@
 /** Shapes shared by every protocol: resources, task states, status updates, replies. */
 import { z } from 'zod';
+import type { ErrorCodeName } from './errors';
 import { isTerminalTaskState, TASK_STATES } from './task-states';
 
 /** One piece of resources, as @arbiter/allocator's `ResourceEntry` (its canonical JSON form). */
@@ -80,6 +81,7 @@ export interface WireError {
 /** Every client call is acknowledged with a reply: its result, or an error. */
 export type Reply<T = Record<string, never>> = ({ ok: true } & T) | { ok: false; error: WireError };
 
+/** The codes of the socket protocols' errors (every one in the registry, ERROR_CODES). */
 export const PROTOCOL_ERRORS = {
   /** The message does not match the schema (details.issues lists what is wrong). */
   INVALID_MESSAGE: 'INVALID_MESSAGE',
@@ -98,7 +100,7 @@ export const PROTOCOL_ERRORS = {
   UNKNOWN_AGENT: 'UNKNOWN_AGENT',
   AGENT_GONE: 'AGENT_GONE',
   INTERNAL_ERROR: 'INTERNAL_ERROR',
-} as const;
+} as const satisfies Record<string, ErrorCodeName>;
 
 /** Parses a message; the error names every bad field. */
 export function parseMessage<S extends z.ZodType>(

@@ -1,5 +1,6 @@
 /** The wire: message schemas (zod) and types shared by the control plane, agents, the SDK and the dashboard. */
 export * from './task-states';
+export * from './errors';
 export * from './common';
 export * from './agents';
 export * from './frameworks';

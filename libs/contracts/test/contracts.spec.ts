@@ -1,4 +1,4 @@
-import { Accept, parseMessage, RegisterAgent, StatusUpdate, Subscribe } from '../src';
+import { Accept, ERROR_CODES, parseMessage, PROTOCOL_ERRORS, RegisterAgent, StatusUpdate, Subscribe } from '../src';
 
 describe('wire contracts', () => {
   it('fills defaults of a minimal subscription', () => {
@@ -59,5 +59,15 @@ describe('wire contracts', () => {
     expect(parseMessage(StatusUpdate, update).ok).toBe(true);
     expect(parseMessage(StatusUpdate, { ...update, state: 'DANCING' }).ok).toBe(false);
     expect(parseMessage(StatusUpdate, { ...update, timestamp: 'yesterday' }).ok).toBe(false);
+  });
+});
+
+describe('error codes', () => {
+  it('registers every protocol error, and gives every code a status or marks it socket-only', () => {
+    for (const code of Object.values(PROTOCOL_ERRORS)) expect(ERROR_CODES).toHaveProperty(code);
+    for (const [code, { status }] of Object.entries(ERROR_CODES)) {
+      expect(code).toMatch(/^[A-Z][A-Z_]+$/);
+      if (status !== null) expect(status >= 400 && status < 600).toBe(true);
+    }
   });
 });

@@ -1,0 +1,65 @@
+/**
+ * Every error code Arbiter answers with, REST and socket protocols alike: one registry. A code
+ * the REST API answers has its HTTP status; a code only the socket protocols use has none
+ * (their replies are `{ ok: false, error: { code, message, details } }`). Codes never change
+ * once released: scripts and frameworks branch on them.
+ */
+export const ERROR_CODES = {
+  // Any request
+  VALIDATION_FAILED: { status: 400 },
+  MALFORMED_JSON: { status: 400 },
+  PAYLOAD_TOO_LARGE: { status: 413 },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415 },
+  ROUTE_NOT_FOUND: { status: 404 },
+  CONCURRENT_UPDATE: { status: 409 },
+  DATABASE_UNAVAILABLE: { status: 503 },
+  INTERNAL_ERROR: { status: 500 },
+  // Authentication
+  AUTH_TOKEN_MISSING: { status: 401 },
+  AUTH_TOKEN_INVALID: { status: 401 },
+  // Agents
+  AGENT_NOT_FOUND: { status: 404 },
+  AGENT_GONE: { status: 409 },
+  AGENT_STILL_DRAINING: { status: 409 },
+  AGENT_ALREADY_DRAINING: { status: 409 },
+  // Frameworks, tasks, allocation history
+  FRAMEWORK_NOT_FOUND: { status: 404 },
+  FRAMEWORK_NOT_CONNECTED: { status: 409 },
+  TASK_NOT_FOUND: { status: 404 },
+  CYCLE_NOT_FOUND: { status: 404 },
+  // Roles, weights, quota
+  ROLE_REPEATED: { status: 400 },
+  QUOTA_NOT_FOUND: { status: 404 },
+  QUOTA_GUARANTEE_EXCEEDS_LIMIT: { status: 400 },
+  QUOTA_HIERARCHY_VIOLATION: { status: 400 },
+  QUOTA_EXCEEDS_CAPACITY: { status: 409 },
+  // Reservations
+  RESERVATION_NOT_FOUND: { status: 404 },
+  RESERVATION_INSUFFICIENT_RESOURCES: { status: 409 },
+  RESERVATION_IN_USE: { status: 409 },
+  // Maintenance
+  MAINTENANCE_DUPLICATE_MACHINE: { status: 400 },
+  MAINTENANCE_DOWN_MACHINE_REMOVED: { status: 409 },
+  MAINTENANCE_MACHINE_NOT_SCHEDULED: { status: 409 },
+  MAINTENANCE_MACHINE_ALREADY_DOWN: { status: 409 },
+  MAINTENANCE_MACHINE_NOT_DOWN: { status: 409 },
+  // The socket protocols only (/agents, /frameworks)
+  INVALID_MESSAGE: { status: null },
+  NOT_SUBSCRIBED: { status: null },
+  UNKNOWN_OFFER: { status: null },
+  OFFER_NOT_YOURS: { status: null },
+  OFFER_STALE: { status: null },
+  OFFERS_FROM_SEVERAL_AGENTS: { status: null },
+  INSUFFICIENT_OFFERED_RESOURCES: { status: null },
+  DUPLICATE_TASK: { status: null },
+  UNKNOWN_TASK: { status: null },
+  UNKNOWN_FRAMEWORK: { status: null },
+  FRAMEWORK_COMPLETED: { status: null },
+  ROLE_NOT_SUBSCRIBED: { status: null },
+  UNKNOWN_AGENT: { status: null },
+} as const satisfies Record<string, { status: number | null }>;
+
+export type ErrorCodeName = keyof typeof ERROR_CODES;
+
+/** The codes the REST API answers with (those with an HTTP status). */
+export type RestErrorCode = { [K in ErrorCodeName]: (typeof ERROR_CODES)[K]['status'] extends number ? K : never }[ErrorCodeName];
