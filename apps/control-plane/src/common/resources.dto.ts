@@ -6,8 +6,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { registerDecorator, type ValidationArguments } from 'class-validator';
 import { parseResourcesInput, ResourceParseError, type ResourceEntry, Resources } from '@arbiter/allocator';
+import type { ResourceEntry as WireResourceEntry } from '@arbiter/contracts';
 
-export class ResourceEntryDto {
+export class ResourceEntryDto implements ResourceEntry {
   @ApiProperty({ example: 'cpus' }) name!: string;
   @ApiPropertyOptional({ description: 'scalar amount', example: 4 }) value?: number;
   @ApiPropertyOptional({
@@ -23,6 +24,14 @@ export class ResourceEntryDto {
   @ApiPropertyOptional() shared?: boolean;
   @ApiPropertyOptional() volume?: string;
 }
+
+/**
+ * One resource-entry shape: the wire's schema (libs/contracts), the allocator's type and this
+ * DTO (the REST document's) are the same, or this fails to compile.
+ */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+export const RESOURCE_ENTRY_SHAPES_MATCH: Same<WireResourceEntry, ResourceEntry> 
+   = true;
 
 /** OpenAPI schema of a resources input: text, shorthand object or entry list. */
 export const RESOURCES_INPUT_SCHEMA = {
