@@ -30,8 +30,7 @@ export class ResourceEntryDto implements ResourceEntry {
  * DTO (the REST document's) are the same, or this fails to compile.
  */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
-export const RESOURCE_ENTRY_SHAPES_MATCH: Same<WireResourceEntry, ResourceEntry> 
-   = true;
+export const RESOURCE_ENTRY_SHAPES_MATCH: Same<WireResourceEntry, ResourceEntry> = true;
 
 /** OpenAPI schema of a resources input: text, shorthand object or entry list. */
 export const RESOURCES_INPUT_SCHEMA = {
