@@ -153,7 +153,7 @@ function milliToQuantities(m: ReadonlyMap<string, number>): Quantities {
 
 function quantitiesToMilli(q: Readonly<Record<string, number>> | ReadonlyMap<string, number>, what: string): Map<string, number> {
   const out = new Map<string, number>();
-  const items = q instanceof Map ? [...q] : Object.entries(q);
+  const items: Array<[string, unknown]> = q instanceof Map ? [...(q as ReadonlyMap<string, number>)] : Object.entries(q);
   for (const [name, value] of items) {
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
       throw new AllocatorError('INVALID_ARGUMENT', `${what}: '${name}' must be a non-negative number`);
@@ -262,10 +262,10 @@ export class HierarchicalAllocator {
     };
     this.agents.set(id, agent);
     this.setPool(id, total);
-    this.trackReservations(total, +1);
+    this.trackReservations(total, 1);
     for (const used of options.used ?? []) {
       if (!this.frameworks.has(used.frameworkId)) this.addFramework(used.frameworkId, [used.role]);
-      this.trackAllocation(agent, used.frameworkId, used.role, used.resources, +1);
+      this.trackAllocation(agent, used.frameworkId, used.role, used.resources, 1);
     }
   }
 
@@ -309,7 +309,7 @@ export class HierarchicalAllocator {
   /** Schedules (or, with `null`, cancels) unavailability; resets outstanding inverse offers. */
   updateUnavailability(id: string, start: number | null): void {
     const agent = this.requireAgent(id);
-    agent.unavailabilityStart = start === null ? undefined : start;
+    agent.unavailabilityStart = start ?? undefined;
     agent.inverseOffered.clear();
     this.inverseOfferResponses.delete(id);
   }
@@ -319,7 +319,7 @@ export class HierarchicalAllocator {
     this.requireAgent(agentId);
     this.requireFramework(frameworkId);
     let byFw = this.inverseOfferResponses.get(agentId);
-    if (!byFw) this.inverseOfferResponses.set(agentId, (byFw = new Map()));
+    if (!byFw) this.inverseOfferResponses.set(agentId, (byFw = new Map<string, 'ACCEPT' | 'DECLINE'>()));
     byFw.set(frameworkId, accept ? 'ACCEPT' : 'DECLINE');
   }
 
@@ -560,7 +560,7 @@ export class HierarchicalAllocator {
 
     const offeredShared = new Map<string, Resources>();
     const offer = (agent: AgentState, fw: FrameworkState, role: string, resources: Resources) => {
-      this.trackAllocation(agent, fw.id, role, resources, +1);
+      this.trackAllocation(agent, fw.id, role, resources, 1);
       const shared = resources.shared();
       if (!shared.isEmpty()) offeredShared.set(agent.id, (offeredShared.get(agent.id) ?? Resources.empty()).plus(shared));
       if (availableHeadroom.size > 0 && requiredHeadroom.size > 0) {
@@ -594,7 +594,8 @@ export class HierarchicalAllocator {
             trace?.add({ reason: 'ROLE_QUOTA_MET', agent: agent.id, role, stage: 1 });
             break;
           }
-          const fw = this.frameworks.get(fwId)!;
+          const fw = this.frameworks.get(fwId);
+          if (!fw) continue; // a sorter holds only known frameworks
           const usable = this.usableBy(agent, fw, role, trace, offeredShared);
           if (!usable) continue;
           const unreserved = usable.unreserved().nonRevocable().scalars();
@@ -647,7 +648,8 @@ export class HierarchicalAllocator {
         let fws = sorter.sort();
         for (let f = 0; f < fws.length; f++) {
           const fwId = fws[f];
-          const fw = this.frameworks.get(fwId)!;
+          const fw = this.frameworks.get(fwId);
+          if (!fw) continue; // a sorter holds only known frameworks
           const usable = this.usableBy(agent, fw, role, trace, offeredShared);
           if (!usable) continue;
           const limited = requiredHeadroom.size > 0 || this.limitedAncestors(role).length > 0;
@@ -862,7 +864,8 @@ export class HierarchicalAllocator {
   private limitCaps(role: string, extra: ReadonlyMap<string, number>): Map<string, number> {
     const caps = new Map<string, number>();
     for (const path of this.limitedAncestors(role)) {
-      const quota = this.quotas.get(path)!;
+      const quota = this.quotas.get(path);
+      if (!quota) continue; // limitedAncestors names roles with a quota
       const consumed = this.consumed(path);
       for (const [name, limit] of quota.limits) {
         const left = limit - (consumed.get(name) ?? 0) - (extra.get(name) ?? 0);
@@ -908,7 +911,8 @@ export class HierarchicalAllocator {
 
   private traceInactiveFrameworks(agent: AgentState, role: string, trace: TraceCollector): void {
     for (const fwId of this.roleFrameworks.get(role) ?? []) {
-      const fw = this.frameworks.get(fwId)!;
+      const fw = this.frameworks.get(fwId);
+      if (!fw) continue;
       if (!fw.active) trace.add({ reason: 'FRAMEWORK_INACTIVE', agent: agent.id, role, framework: fwId });
       else if (fw.suppressed.has(role)) trace.add({ reason: 'FRAMEWORK_SUPPRESSED', agent: agent.id, role, framework: fwId });
     }
@@ -940,7 +944,7 @@ export class HierarchicalAllocator {
     fws?.delete(fw.id);
     const sorter = this.frameworkSorters.get(role);
     sorter?.deactivate(fw.id);
-    if (fws && fws.size === 0) {
+    if (fws?.size === 0) {
       this.roleFrameworks.delete(role);
       this.roleSorter.deactivate(role);
     }
@@ -948,15 +952,15 @@ export class HierarchicalAllocator {
 
   private refreshFrameworkActivity(fw: FrameworkState): void {
     for (const role of fw.roles) {
-      const sorter = this.frameworkSorters.get(role)!;
-      if (fw.active && !fw.suppressed.has(role)) sorter.activate(fw.id);
-      else sorter.deactivate(fw.id);
+      const sorter = this.frameworkSorters.get(role);
+      if (fw.active && !fw.suppressed.has(role)) sorter?.activate(fw.id);
+      else sorter?.deactivate(fw.id);
     }
   }
 
   private trackAllocation(agent: AgentState, fwId: string, role: string, resources: Resources, sign: 1 | -1): void {
     let byRole = agent.allocations.get(fwId);
-    if (!byRole) agent.allocations.set(fwId, (byRole = new Map()));
+    if (!byRole) agent.allocations.set(fwId, (byRole = new Map<string, Resources>()));
     const before = byRole.get(role) ?? Resources.empty();
     const after = sign > 0 ? before.plus(resources) : before.minus(resources);
     if (after.isEmpty()) byRole.delete(role);
@@ -985,16 +989,18 @@ export class HierarchicalAllocator {
 
     const top = topLevel(role);
     let consumed = this.consumedAllocated.get(top);
-    if (!consumed) this.consumedAllocated.set(top, (consumed = new Map()));
+    if (!consumed) this.consumedAllocated.set(top, (consumed = new Map<string, number>()));
     addMilli(consumed, agent.plain ? resources.scalarMilli() : resources.unreserved().nonRevocable().scalarMilli(), sign);
   }
 
   private trackReservations(total: Resources, sign: 1 | -1): void {
     for (const entry of total.reserved().scalars().entries()) {
-      const top = topLevel(entry.reservation!);
+      // reserved().scalars(): every entry has a reservation and a value.
+      if (entry.reservation === undefined || entry.value === undefined) continue;
+      const top = topLevel(entry.reservation);
       let consumed = this.consumedReserved.get(top);
-      if (!consumed) this.consumedReserved.set(top, (consumed = new Map()));
-      addMilli(consumed, new Map([[entry.name, Math.round(entry.value! * 1000) * sign]]));
+      if (!consumed) this.consumedReserved.set(top, (consumed = new Map<string, number>()));
+      addMilli(consumed, new Map([[entry.name, Math.round(entry.value * 1000) * sign]]));
     }
   }
 
@@ -1005,7 +1011,7 @@ export class HierarchicalAllocator {
     agent.plain = total.isPlain();
     agent.hasShared = !total.shared().isEmpty();
     agent.available = total.minus(agent.allocated);
-    this.trackReservations(total, +1);
+    this.trackReservations(total, 1);
     this.setPool(agent.id, total);
   }
 

@@ -68,9 +68,11 @@ function kindKey(p: ResourceKind): string {
 }
 
 /** Converts a non-negative amount to integer thousandths, rejecting NaN, negatives and absurd values. */
-export function toMilli(value: number, name = 'scalar'): number {
+export function toMilli(value: unknown, name = 'scalar'): number {
   if (typeof value !== 'number' || !Number.isFinite(value)) {
-    throw new ResourceParseError(`invalid scalar value '${String(value)}' for '${name}': not a finite number`);
+    throw new ResourceParseError(
+      `invalid scalar value '${typeof value === 'string' ? value : JSON.stringify(value)}' for '${name}': not a finite number`,
+    );
   }
   if (value < 0) throw new ResourceParseError(`invalid scalar value '${value}' for '${name}': must not be negative`);
   if (value > MAX_SCALAR) throw new ResourceParseError(`invalid scalar value '${value}' for '${name}': larger than ${MAX_SCALAR}`);
@@ -86,7 +88,7 @@ function normaliseRanges(ranges: readonly Range[]): Range[] {
   const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
   const out: Array<[number, number]> = [];
   for (const [b, e] of sorted) {
-    const last = out[out.length - 1];
+    const last = out.at(-1);
     if (last && b <= last[1] + 1) last[1] = Math.max(last[1], e);
     else out.push([b, e]);
   }
@@ -123,10 +125,10 @@ function pieceEmpty(p: Piece): boolean {
   return p.items.length === 0;
 }
 
-function validateRole(role: string, where: string): string {
+function validateRole(role: unknown, where: string): string {
   if (typeof role !== 'string' || !ROLE_RE.test(role) || role === '*' || role.split('/').some((s) => s === '.' || s === '..')) {
     throw new ResourceParseError(
-      `invalid role '${String(role)}' in ${where}: use names of letters, digits, '_', '-', '.' separated by '/'`,
+      `invalid role '${typeof role === 'string' ? role : JSON.stringify(role)}' in ${where}: use names of letters, digits, '_', '-', '.' separated by '/'`,
     );
   }
   return role;
@@ -144,7 +146,7 @@ function validateRange(b: unknown, e: unknown, name: string): Range {
     throw new ResourceParseError(`invalid range [${String(b)}-${String(e)}] for '${name}': bounds must be non-negative integers`);
   }
   if ((b as number) > (e as number)) {
-    throw new ResourceParseError(`invalid range [${b}-${e}] for '${name}': begin is greater than end`);
+    throw new ResourceParseError(`invalid range [${String(b)}-${String(e)}] for '${name}': begin is greater than end`);
   }
   return [b as number, e as number];
 }
@@ -175,7 +177,10 @@ export class Resources {
 
   /** Unreserved, non-revocable scalars from a quantities object such as `{cpus: 2, mem: 1024}`. */
   static fromScalars(quantities: Readonly<Record<string, number>> | ReadonlyMap<string, number>): Resources {
-    const items = quantities instanceof Map ? [...quantities] : Object.entries(quantities);
+    const items: Array<[string, number]> =
+      quantities instanceof Map
+        ? [...(quantities as ReadonlyMap<string, number>)]
+        : Object.entries(quantities as Readonly<Record<string, number>>);
     return Resources.of(items.map(([name, value]) => ({ name, value })));
   }
 
@@ -377,8 +382,12 @@ function addPiece(map: Map<string, Piece>, p: Piece): void {
   else map.set(key, { ...mine, items: [...new Set([...mine.items, ...p.items])].sort() });
 }
 
-function pieceFromEntry(entry: ResourceEntry, where: string): Piece {
-  if (entry === null || typeof entry !== 'object') throw new ResourceParseError(`${where}: expected an object`);
+/** An entry as it may arrive in JSON: every field still to check. */
+type UncheckedEntry = { [K in keyof ResourceEntry]?: unknown };
+
+function pieceFromEntry(input: unknown, where: string): Piece {
+  if (input === null || typeof input !== 'object') throw new ResourceParseError(`${where}: expected an object`);
+  const entry = input as UncheckedEntry;
   const name = validateName(entry.name, where);
   const kinds = [entry.value !== undefined, entry.ranges !== undefined, entry.set !== undefined].filter(Boolean).length;
   if (kinds !== 1) throw new ResourceParseError(`${where} ('${name}'): give exactly one of value, ranges or set`);
@@ -407,7 +416,7 @@ function pieceFromEntry(entry: ResourceEntry, where: string): Piece {
   if (entry.value !== undefined) return { ...base, type: 'scalar', milli: toMilli(entry.value, name) };
   if (entry.ranges !== undefined) {
     if (!Array.isArray(entry.ranges)) throw new ResourceParseError(`${where} ('${name}'): 'ranges' must be a list of [begin, end] pairs`);
-    const ranges = entry.ranges.map((r) => {
+    const ranges = (entry.ranges as unknown[]).map((r) => {
       if (!Array.isArray(r) || r.length !== 2) throw new ResourceParseError(`${where} ('${name}'): each range must be a [begin, end] pair`);
       return validateRange(r[0], r[1], name);
     });
@@ -459,7 +468,7 @@ export function parseResources(text: string): Resources {
     if (!m) throw new ResourceParseError(`invalid resource name '${head}' at position ${start}`, start);
     const name = m[1];
     if (!NAME_RE.test(name)) throw new ResourceParseError(`invalid resource name '${name}' at position ${start}`, start);
-    const role = m[2] === undefined || m[2] === '*' ? undefined : m[2];
+    const role = m[2] === '*' ? undefined : (m[2] as string | undefined);
     if (role !== undefined && !ROLE_RE.test(role))
       throw new ResourceParseError(`invalid role '${role}' for '${name}' at position ${start}`, start);
     const entry: ResourceEntry = { name, ...(role !== undefined ? { reservation: role } : {}) };

@@ -61,7 +61,7 @@ export class SorterPool {
     if (old) addInto(this.totals, old, -1);
     if (quantities) {
       this.byAgent.set(agent, quantities);
-      addInto(this.totals, quantities, +1);
+      addInto(this.totals, quantities, 1);
     } else this.byAgent.delete(agent);
     this.version++;
   }
@@ -212,8 +212,8 @@ export class DRFSorter {
   // ------------------------------------------------------------ allocations
 
   allocated(client: string, agent: string, quantities: MilliQuantities): void {
-    this.change(client, agent, quantities, +1);
-    for (let n: Node | null = this.clients.get(client)!; n && n !== this.root; n = n.parent) n.count += 1;
+    this.change(client, agent, quantities, 1);
+    for (let n: Node | null = this.clients.get(client) ?? null; n && n !== this.root; n = n.parent) n.count += 1;
     this.refreshPath(client);
   }
 
@@ -224,7 +224,7 @@ export class DRFSorter {
 
   update(client: string, agent: string, oldQuantities: MilliQuantities, newQuantities: MilliQuantities): void {
     this.change(client, agent, oldQuantities, -1);
-    this.change(client, agent, newQuantities, +1);
+    this.change(client, agent, newQuantities, 1);
     this.refreshPath(client);
   }
 
@@ -232,7 +232,7 @@ export class DRFSorter {
   allocationQuantities(client?: string): Map<string, number> {
     const out = new Map<string, number>();
     const leaves = client === undefined ? [...this.clients.values()] : [this.clients.get(client)];
-    for (const leaf of leaves) if (leaf) addInto(out, leaf.allocation, +1);
+    for (const leaf of leaves) if (leaf) addInto(out, leaf.allocation, 1);
     return out;
   }
 
@@ -313,7 +313,8 @@ export class DRFSorter {
   private refreshPath(client: string): void {
     if (this.pool.version !== this.poolVersion) this.dirty = true;
     if (this.dirty) return; // everything is recomputed at the next clean()
-    const leaf = this.clients.get(client)!;
+    const leaf = this.clients.get(client);
+    if (!leaf) return; // change() has already refused an unknown client
     if (this.nestedClients > 0 || !this.order || !leaf.active) {
       if (this.nestedClients > 0) this.order = null;
       for (let n: Node | null = leaf; n && n !== this.root; n = n.parent) this.refresh(n);
@@ -350,9 +351,9 @@ export class DRFSorter {
   }
 
   private detach(node: Node): void {
-    const siblings = node.parent!.children;
-    const i = siblings.indexOf(node);
-    if (i >= 0) siblings.splice(i, 1);
+    const siblings = node.parent?.children;
+    const i = siblings?.indexOf(node) ?? -1;
+    if (siblings && i >= 0) siblings.splice(i, 1);
   }
 
   private insert(parent: Node, node: Node): void {
