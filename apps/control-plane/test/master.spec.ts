@@ -7,6 +7,7 @@ import { ProtocolAgent } from './support/fake-agent';
 import { Recorder } from './support/recorder';
 import { Retention } from '../src/history/retention.handler';
 import { ClusterState } from '../src/kernel/cluster-state';
+import { Kernel } from '../src/kernel/kernel';
 import { ManualClock } from '../src/kernel/manual-clock';
 
 const task = (taskId: string, resources: Record<string, number>) => ({
@@ -111,22 +112,44 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     expect(csv.body).toContain(ids.B);
   });
 
-  it('respects a decline filter for its duration, then offers again; revive clears it at once', async () => {
+  it('respects a decline filter for its duration on the allocator clock, then offers again; revive clears it at once', async () => {
+    // A control plane on a manual clock: cycles run only as the test moves time.
+    const first = t;
+    const clock = new ManualClock();
+    const second = await startTestControlPlane({ config: { allocationInterval: 0.1 }, clock });
+    t = { ...second, close: () => second.close().then(() => first.close()) };
+    const state = t.cp.app.get(ClusterState);
+    const kernel = t.cp.app.get(Kernel);
     await agent('h1', { cpus: 4, mem: 4096 });
     const f = await framework({ name: 'decliner', roles: ['r'] });
-    const first = await f.nextOffer();
-    await f.s.decline(first.id, { refuseSeconds: 1.5 });
-    const declinedAt = Date.now();
-    const second = await f.nextOffer();
-    expect(Date.now() - declinedAt).toBeGreaterThanOrEqual(1400);
-    await f.s.decline(second.id, { refuseSeconds: 3600 });
-    await cyclesPass();
+    /** Moves time on, waits for the cycle that asks for, and for what it sent to arrive. */
+    const advance = async (ms: number) => {
+      const before = state.cycles;
+      await clock.advance(ms);
+      await until(() => state.cycles > before);
+      await kernel.settled();
+      await f.s.reconcile(); // a reply on the same connection comes after any offer sent before it
+    };
+
+    await advance(100);
+    const offered = f.offers.splice(0);
+    expect(offered).toHaveLength(1);
+    await f.s.decline(offered[0].id, { refuseSeconds: 1.5 });
+    await advance(1_400);
+    expect(f.offers).toHaveLength(0);
+    await advance(200); // past the filter's 1.5 s
+    const again = f.offers.splice(0);
+    expect(again).toHaveLength(1);
+
+    await f.s.decline(again[0].id, { refuseSeconds: 3600 });
+    await advance(1_000);
     expect(f.offers).toHaveLength(0);
     const explain = await t.api('GET', `/api/v1/frameworks/${f.s.frameworkId}/explain`);
     expect(explain.body.reasons.FRAMEWORK_FILTERED).toBeGreaterThan(0);
     expect(explain.body.summary.join(' ')).toMatch(/declined its resources with a filter/);
     await f.s.revive();
-    await f.nextOffer();
+    await advance(100);
+    expect(f.offers).toHaveLength(1);
   });
 
   it('suppresses and revives offers per role', async () => {
