@@ -1,0 +1,146 @@
+/**
+ * The SDK against a stand-in control plane: a socket.io server in this process that answers
+ * the /frameworks calls as the protocol says, so the SDK's own behaviour (subscription and
+ * re-subscription with its framework id, events, automatic acknowledgements, errors, call
+ * timeouts, refused authentication) is tested without a database.
+ */
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FrameworkCalls, FrameworkEvents, Offer, StatusUpdate } from '@arbiter/contracts';
+import { type Namespace, Server, type Socket } from 'socket.io';
+import { Scheduler, SchedulerError } from './index';
+
+type Peer = Socket<FrameworkCalls, FrameworkEvents>;
+
+const offer: Offer = {
+  id: '6f2f8a52-7b1f-4a8f-9bb0-3b1a0c1d2e3f',
+  frameworkId: 'fw-1',
+  agentId: 'agent-1',
+  hostname: 'h1',
+  role: 'r',
+  resources: [{ name: 'cpus', value: 2 }],
+  attributes: {},
+};
+
+const status: StatusUpdate = {
+  updateUuid: '0b6c5f7e-3a55-4a7e-8f0a-1c2d3e4f5a6b',
+  frameworkId: 'fw-1',
+  taskId: 't1',
+  agentId: 'agent-1',
+  state: 'RUNNING',
+  timestamp: new Date(0).toISOString(),
+  source: 'SOURCE_AGENT',
+};
+
+describe('Scheduler', () => {
+  let http: HttpServer;
+  let io: Server;
+  let ns: Namespace<FrameworkCalls, FrameworkEvents>;
+  let url: string;
+  const peers: Peer[] = [];
+  const subscriptions: Array<{ frameworkId?: string; name: string }> = [];
+  const acks: Array<{ taskId: string; updateUuid: string }> = [];
+  let schedulers: Scheduler[] = [];
+
+  beforeEach(async () => {
+    http = createServer();
+    io = new Server(http);
+    ns = io.of('/frameworks');
+    ns.use((socket, next) => {
+      const token = (socket.handshake.auth as { token?: string }).token;
+      if (token === 'good-token') next();
+      else next(Object.assign(new Error('the bearer token is unknown'), { data: { code: 'AUTH_TOKEN_INVALID' } }));
+    });
+    ns.on('connection', (socket: Peer) => {
+      peers.push(socket);
+      socket.on('subscribe', (m, ack) => {
+        subscriptions.push({ name: m.name, ...(m.frameworkId ? { frameworkId: m.frameworkId } : {}) });
+        ack?.({ ok: true, frameworkId: m.frameworkId ?? 'fw-1', heartbeatIntervalSeconds: 15 });
+      });
+      socket.on('acknowledge', (m, ack) => {
+        acks.push(m);
+        ack?.({ ok: true });
+      });
+      socket.on('decline', (_m, ack) => ack?.({ ok: false, error: { code: 'OFFER_STALE', message: 'offer is no longer valid' } }));
+      // 'kill' is never answered: the SDK's call timeout has to end it.
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  });
+
+  afterEach(async () => {
+    for (const s of schedulers) s.close();
+    schedulers = [];
+    peers.length = 0;
+    subscriptions.length = 0;
+    acks.length = 0;
+    await new Promise<void>((resolve) => {
+      void io.close(() => resolve());
+    });
+  });
+
+  const scheduler = (options: Partial<ConstructorParameters<typeof Scheduler>[0]> = {}) => {
+    const s = new Scheduler({ master: url, token: 'good-token', framework: { name: 'sdk-test', roles: ['r'] }, ...options });
+    schedulers.push(s);
+    return s;
+  };
+
+  it('subscribes, passes offers and updates on, and acknowledges each update once its handlers ran', async () => {
+    const s = scheduler();
+    const reply = await s.start();
+    expect(reply).toEqual({ frameworkId: 'fw-1', heartbeatIntervalSeconds: 15 });
+    expect(s.frameworkId).toBe('fw-1');
+    const offers = new Promise<Offer[]>((resolve) => s.once('offers', resolve));
+    const updates = new Promise<StatusUpdate>((resolve) => s.once('update', resolve));
+    peers[0].emit('offers', { offers: [offer] });
+    peers[0].emit('update', { status });
+    expect(await offers).toEqual([offer]);
+    expect(await updates).toEqual(status);
+    await until(() => acks.length === 1);
+    expect(acks).toEqual([{ taskId: 't1', updateUuid: status.updateUuid }]);
+  });
+
+  it('leaves acknowledgements to the framework when asked to', async () => {
+    const s = scheduler({ autoAcknowledge: false });
+    await s.start();
+    const updates = new Promise<StatusUpdate>((resolve) => s.once('update', resolve));
+    peers[0].emit('update', { status });
+    await updates;
+    await s.acknowledge(status);
+    expect(acks).toEqual([{ taskId: 't1', updateUuid: status.updateUuid }]);
+  });
+
+  it('subscribes again with its framework id after the connection drops', async () => {
+    const s = scheduler();
+    await s.start();
+    const again = new Promise((resolve) => s.once('subscribed', resolve));
+    // The connection drops (as when the control plane restarts), not a namespace disconnect.
+    peers[0].conn.close();
+    await again;
+    expect(subscriptions).toEqual([{ name: 'sdk-test' }, { name: 'sdk-test', frameworkId: 'fw-1' }]);
+  });
+
+  it("turns a refused call into a SchedulerError with the protocol's code, and a call nobody answers into TIMEOUT", async () => {
+    const s = scheduler({ callTimeoutMs: 200 });
+    await s.start();
+    await expect(s.decline(offer.id)).rejects.toMatchObject({ name: 'SchedulerError', code: 'OFFER_STALE' });
+    await expect(s.kill('t1')).rejects.toMatchObject({ code: 'TIMEOUT' });
+  });
+
+  it('fails to start with the authentication code, without retrying, when the token is refused', async () => {
+    const s = scheduler({ token: 'wrong' });
+    const failure: unknown = await s.start().catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(SchedulerError);
+    expect(failure).toMatchObject({ code: 'AUTH_TOKEN_INVALID' });
+    expect(s.connected).toBe(false);
+  });
+});
+
+/** Polls until `check` holds (the peers' messages arrive asynchronously). */
+async function until(check: () => boolean, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
