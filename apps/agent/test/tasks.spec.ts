@@ -4,14 +4,10 @@ import * as path from 'node:path';
 import { type TaskEvent, TaskRunner } from '../src/tasks';
 import { UpdateJournal } from '../src/journal';
 import type { StatusUpdate } from '@arbiter/contracts';
+import { until as untilWithin } from '../../control-plane/test/support/until';
 
-const until = async (check: () => boolean, ms = 15_000) => {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
+/** Polls `check` until it holds: the tasks are real processes, observed as they run. */
+const until = (check: () => boolean, ms = 15_000) => untilWithin(check, ms, 'the task condition');
 
 /** The task file a sandbox keeps (its state and its process). */
 const readTaskFile = (sandbox: string) =>
@@ -97,6 +93,7 @@ describe('task runner (real processes)', () => {
     launch('sleeper', { shell: 'sleep 100' });
     launch('stubborn', { shell: 'trap "" TERM; while true; do sleep 0.1; done' });
     await until(() => states('sleeper').includes('RUNNING') && states('stubborn').includes('RUNNING'));
+    // Wall-clock on purpose: the grace period is real time between two signals to real processes.
     const t0 = Date.now();
     runner.kill('fw', 'sleeper', 5);
     runner.kill('fw', 'stubborn', 1);
@@ -122,15 +119,18 @@ describe('task runner (real processes)', () => {
     runner.close();
     fs.rmSync(dir, { recursive: true, force: true });
     process.kill(-pid, 'SIGKILL');
-    await until(() => !fs.existsSync(`/proc/${pid}`) || fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '));
-    // Real time: the child's exit reaches a runner's exit handler shortly after the process is
-    // reaped; a closed runner must record nothing then, and nothing marks that it did not.
-    await new Promise((r) => setTimeout(r, 100));
+    // The task's shell is this process's own child: Node reaps it (its /proc entry goes) in the
+    // same event-loop step that runs the child's 'exit' handlers, the runner's among them. Once
+    // the entry is gone, the closed runner has seen the exit and must have recorded nothing.
+    await until(() => !fs.existsSync(`/proc/${pid}`));
     expect(states('left')).toEqual(['STARTING', 'RUNNING']);
   });
 
   it('recovers after a restart: a task still running is watched again, one that ended reports its exit status', async () => {
-    launch('long', { shell: 'sleep 1.5; exit 0' });
+    // 'long' runs until the test lets it go (a file appears), so it is still running when the
+    // second runner recovers, however slow the machine.
+    const go = path.join(dir, 'go');
+    launch('long', { shell: `while [ ! -e '${go}' ]; do sleep 0.02; done; exit 0` });
     launch('short', { shell: 'exit 7' });
     await until(() => states('long').includes('RUNNING') && states('short').includes('FAILED'));
     // A second runner on the same work dir stands for the restarted agent.
@@ -143,6 +143,8 @@ describe('task runner (real processes)', () => {
     again.recover();
     // 'short' ended while no agent watched: reported at once from its recorded exit status.
     expect(again.live().map((t) => t.taskId)).toEqual(['long']);
+    expect(events2.some((e) => e.taskId === 'long')).toBe(false);
+    fs.writeFileSync(go, '');
     await until(() => events2.some((e) => e.taskId === 'long'));
     expect(events2.find((e) => e.taskId === 'short')).toMatchObject({ state: 'FAILED', message: 'exited with status 7' });
     expect(events2.find((e) => e.taskId === 'long')).toMatchObject({ state: 'FINISHED' });
@@ -151,8 +153,11 @@ describe('task runner (real processes)', () => {
 });
 
 describe('update journal', () => {
+  let dir: string;
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-journal-'))));
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
   it('keeps updates across instances, in order, until removed', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-journal-'));
     const u = (n: number) =>
       ({
         updateUuid: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
@@ -171,6 +176,5 @@ describe('update journal', () => {
     b.append(u(99));
     expect(b.pending().at(-1)?.update.updateUuid).toBe(u(99).updateUuid);
     expect(b.size).toBe(12);
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -4,23 +4,23 @@
  * survives a restart of the service and of its embedded server.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../src/database/database.embedded';
+import { makeDataDir, removeDataDir } from './support/data-dir';
 import { spawnControlPlane, type ControlPlaneProcess } from './support/process';
 
 describe('arbiter control-plane on the embedded PostgreSQL', () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-restart-'));
+  const dataDir = makeDataDir('arbiter-restart-');
   let running: ControlPlaneProcess | undefined;
   afterAll(async () => {
     await running?.stop('SIGKILL');
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    removeDataDir(dataDir);
   });
 
   const call = async (cp: ControlPlaneProcess, token: string, method: string, route: string) => {
     const res = await fetch(cp.url + route, { method, headers: { authorization: `Bearer ${token}` } });
-    return { status: res.status, body: (await res.json()) as any };
+    return { status: res.status, body: (await res.json()) as unknown };
   };
 
   it('starts with nothing but a data directory, keeps data across a restart and stops cleanly on Ctrl-C', async () => {
@@ -33,7 +33,7 @@ describe('arbiter control-plane on the embedded PostgreSQL', () => {
       PORT: '0',
     };
     running = await spawnControlPlane(env);
-    const token = running.token!;
+    const token = running.token ?? '';
     expect(token).toMatch(/^arb_/);
     expect(running.output()).toContain(`embedded PostgreSQL, data in ${dataDir}`);
     expect(((await fetch(`${running.url}/health`).then((r) => r.json())) as { database: string }).database).toBe('ok');
@@ -58,7 +58,10 @@ describe('arbiter control-plane on the embedded PostgreSQL', () => {
       activated: false,
     });
     const audit = await call(running, token, 'GET', '/api/v1/audit?action=agent.*');
-    expect(audit.body.items).toEqual([expect.objectContaining({ action: 'agent.deactivate', targetId: 'keep-me', actor: 'admin' })]);
+    expect(audit.body).toHaveProperty('items');
+    expect((audit.body as { items: unknown }).items).toEqual([
+      expect.objectContaining({ action: 'agent.deactivate', targetId: 'keep-me', actor: 'admin' }),
+    ]);
     expect(await running.stop('SIGTERM')).toBe(0);
     running = undefined;
   }, 120_000);

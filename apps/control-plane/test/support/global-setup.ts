@@ -1,11 +1,10 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { adminQuery, withDatabase } from '../../src/database/database.connection';
 import { startEmbeddedPostgres } from '../../src/database/database.embedded';
 import { createDataSource } from '../../src/database/database.options';
 import { migrate } from '../../src/database/database.migrations';
+import { makeDataDir } from './data-dir';
 import { STATE_ENV, STATE_FILE, type TestPostgres } from './postgres';
 
 declare global {
@@ -18,7 +17,7 @@ export default async function globalSetup(): Promise<void> {
   let serverUrl = process.env.DATABASE_URL;
   let embeddedDir: string | undefined;
   if (!serverUrl) {
-    embeddedDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-test-pg-'));
+    embeddedDir = makeDataDir('arbiter-test-pg-');
     const server = await startEmbeddedPostgres({ dataDir: embeddedDir, port: 0, ephemeral: true });
     serverUrl = server.url;
     globalThis.__arbiterEmbeddedStop = () => server.stop();

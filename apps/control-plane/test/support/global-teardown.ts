@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import { adminQuery } from '../../src/database/database.connection';
+import { removeDataDir } from './data-dir';
 import { STATE_ENV, testPostgres } from './postgres';
 
 export default async function globalTeardown(): Promise<void> {
@@ -8,6 +9,6 @@ export default async function globalTeardown(): Promise<void> {
   const pg = testPostgres();
   await adminQuery(pg.serverUrl, `DROP DATABASE IF EXISTS ${pg.template} WITH (FORCE)`).catch(() => undefined);
   await globalThis.__arbiterEmbeddedStop?.();
-  if (pg.embeddedDir) fs.rmSync(pg.embeddedDir, { recursive: true, force: true });
+  if (pg.embeddedDir) removeDataDir(pg.embeddedDir);
   fs.rmSync(process.env[STATE_ENV], { force: true });
 }
