@@ -82,12 +82,12 @@ export class Agent {
         return ack?.({ ok: false, error: { code: 'DUPLICATE_TASK', message: `task ${msg.value.task.taskId} is already running here` } });
       this.log.info({ frameworkId: msg.value.frameworkId, taskId: msg.value.task.taskId }, 'launching task');
       this.tasks.launch(msg.value);
-      ack?.({ ok: true } as Reply);
+      ack?.({ ok: true });
     });
     this.socket.on('kill', (payload: KillTask, ack?: (r: Reply) => void) => {
       const known = this.tasks.kill(payload.frameworkId, payload.taskId, payload.gracePeriodSeconds ?? 5);
       this.log.info({ frameworkId: payload.frameworkId, taskId: payload.taskId, known }, 'kill requested');
-      ack?.({ ok: true } as Reply);
+      ack?.({ ok: true });
     });
   }
 

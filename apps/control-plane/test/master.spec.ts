@@ -50,6 +50,28 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     const target = state.cycles + n;
     await until(() => state.cycles >= target);
   };
+  /**
+   * Replaces this test's control plane with one on a manual clock: cycles and timeouts happen
+   * only as the test moves time. `advance` moves it, waits for the cycle that asks for, for the
+   * writes in flight, and (given a framework) for what was sent to it: a reply on the same
+   * connection comes after any offer sent before it.
+   */
+  const onManualClock = async (config: Parameters<typeof startTestControlPlane>[0] = {}) => {
+    const first = t;
+    const clock = new ManualClock();
+    const second = await startTestControlPlane({ ...config, config: { allocationInterval: 0.1, ...config.config }, clock });
+    t = { ...second, close: () => second.close().then(() => first.close()) };
+    const state = t.cp.app.get(ClusterState);
+    const kernel = t.cp.app.get(Kernel);
+    const advance = async (ms: number, f?: Recorder) => {
+      const before = state.cycles;
+      await clock.advance(ms);
+      await until(() => state.cycles > before);
+      await kernel.settled();
+      await f?.s.reconcile();
+    };
+    return { clock, advance };
+  };
   beforeEach(async () => (t = await startTestControlPlane({ config: { allocationInterval: 0.1, agentTimeout: 2 } })));
   afterEach(async () => {
     for (const c of closers.splice(0)) c();
@@ -113,23 +135,10 @@ describe('master: offers, tasks and DRF over the protocols', () => {
   });
 
   it('respects a decline filter for its duration on the allocator clock, then offers again; revive clears it at once', async () => {
-    // A control plane on a manual clock: cycles run only as the test moves time.
-    const first = t;
-    const clock = new ManualClock();
-    const second = await startTestControlPlane({ config: { allocationInterval: 0.1 }, clock });
-    t = { ...second, close: () => second.close().then(() => first.close()) };
-    const state = t.cp.app.get(ClusterState);
-    const kernel = t.cp.app.get(Kernel);
+    const { advance: move } = await onManualClock();
     await agent('h1', { cpus: 4, mem: 4096 });
     const f = await framework({ name: 'decliner', roles: ['r'] });
-    /** Moves time on, waits for the cycle that asks for, and for what it sent to arrive. */
-    const advance = async (ms: number) => {
-      const before = state.cycles;
-      await clock.advance(ms);
-      await until(() => state.cycles > before);
-      await kernel.settled();
-      await f.s.reconcile(); // a reply on the same connection comes after any offer sent before it
-    };
+    const advance = (ms: number) => move(ms, f);
 
     await advance(100);
     const offered = f.offers.splice(0);
@@ -338,14 +347,22 @@ describe('master: offers, tasks and DRF over the protocols', () => {
   });
 
   it('marks an agent silent past the timeout unreachable: offers rescinded, tasks LOST', async () => {
+    const { advance } = await onManualClock({ config: { agentTimeout: 2 } });
     const ag = await agent('fragile', { cpus: 4, mem: 4096 });
     const f = await framework({ name: 'watcher', roles: ['r'] });
+    await advance(100, f);
     await f.s.launch(await f.nextOffer(), [task('on-fragile', { cpus: 1, mem: 64 })], { refuseSeconds: 0 });
     await until(() => f.states('on-fragile').includes('RUNNING'));
+    await advance(100, f);
     const pending = await f.nextOffer();
     ag.close();
+    // Disconnected: its offers are rescinded at once, its tasks kept until the timeout.
     await until(() => f.rescinded.includes(pending.id));
-    await until(() => f.states('on-fragile').includes('LOST'), 10_000);
+    await advance(1_500, f);
+    expect(f.states('on-fragile')).not.toContain('LOST');
+    expect((await t.api('GET', `/api/v1/agents/${ag.agentId}`)).body.status).toBe('REACHABLE');
+    await advance(1_500, f); // past the timeout, and past the next check (every second)
+    await until(() => f.states('on-fragile').includes('LOST'));
     expect(f.updates.find((u) => u.state === 'LOST')).toMatchObject({ reason: 'REASON_AGENT_REMOVED', source: 'SOURCE_MASTER' });
     expect((await t.api('GET', `/api/v1/agents/${ag.agentId}`)).body.status).toBe('UNREACHABLE');
   });

@@ -79,7 +79,7 @@ export interface WireError {
 }
 
 /** Every client call is acknowledged with a reply: its result, or an error. */
-export type Reply<T = Record<string, never>> = ({ ok: true } & T) | { ok: false; error: WireError };
+export type Reply<T = object> = ({ ok: true } & T) | { ok: false; error: WireError };
 
 /** The codes of the socket protocols' errors (every one in the registry, ERROR_CODES). */
 export const PROTOCOL_ERRORS = {
