@@ -58,6 +58,15 @@ const NOT_YET_STRICT = {
   ].map((r) => `@typescript-eslint/${r}`),
 };
 
+/** Tests already under the full rule set (the REST API called through the typed client). */
+const STRICT_TESTS = [
+  'apps/control-plane/test/roles.spec.ts',
+  'apps/control-plane/test/support/client.ts',
+  'apps/control-plane/test/support/unchanged.ts',
+  'apps/control-plane/test/support/data-dir.ts',
+  'apps/agent/test/**',
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -160,6 +169,6 @@ export default tseslint.config(
       ],
     },
   },
-  { files: NOT_YET_STRICT.files, rules: Object.fromEntries(NOT_YET_STRICT.rules.map((r) => [r, 'off'])) },
+  { files: NOT_YET_STRICT.files, ignores: STRICT_TESTS, rules: Object.fromEntries(NOT_YET_STRICT.rules.map((r) => [r, 'off'])) },
   prettier,
 );

@@ -1,4 +1,5 @@
 import { seedAgent, startTestControlPlane, type TestControlPlane } from './support/app';
+import { ok } from './support/client';
 import { refusedWithoutChange } from './support/unchanged';
 
 describe('roles, weights and quota API', () => {
@@ -12,25 +13,28 @@ describe('roles, weights and quota API', () => {
 
   describe('weights', () => {
     it('updates several weights at once and lists them; roles default to 1', async () => {
-      const r = await t.api('PUT', '/api/v1/weights', {
-        weights: [
-          { role: 'eng', weight: 2.5 },
-          { role: 'ops/oncall', weight: 0.5 },
-        ],
-      });
-      expect(r.status).toBe(200);
-      expect(r.body).toEqual([
+      const weights = await ok(
+        t.client.PUT('/api/v1/weights', {
+          body: {
+            weights: [
+              { role: 'eng', weight: 2.5 },
+              { role: 'ops/oncall', weight: 0.5 },
+            ],
+          },
+        }),
+      );
+      expect(weights).toEqual([
         { role: 'eng', weight: 2.5 },
         { role: 'ops/oncall', weight: 0.5 },
       ]);
-      const roles = (await t.api('GET', '/api/v1/roles')).body;
-      expect(roles.map((x: { path: string; weight: number }) => [x.path, x.weight])).toEqual([
+      const roles = await ok(t.client.GET('/api/v1/roles'));
+      expect(roles.map((x) => [x.path, x.weight])).toEqual([
         ['eng', 2.5],
         ['ops', 1],
         ['ops/oncall', 0.5],
       ]);
-      const audit = (await t.api('GET', '/api/v1/audit?action=weights.update')).body.items;
-      expect(audit.map((e: { targetId: string; before: unknown; after: unknown }) => [e.targetId, e.before, e.after])).toEqual([
+      const audit = (await ok(t.client.GET('/api/v1/audit', { params: { query: { action: 'weights.update' } } }))).items;
+      expect(audit.map((e) => [e.targetId, e.before, e.after])).toEqual([
         ['ops/oncall', { weight: 1 }, { weight: 0.5 }],
         ['eng', { weight: 1 }, { weight: 2.5 }],
       ]);
@@ -67,7 +71,7 @@ describe('roles, weights and quota API', () => {
       [{ weights: [{ role: 'eng', weight: 2, colour: 'red' }] }, 'VALIDATION_FAILED', /property colour should not exist/],
       [{}, 'VALIDATION_FAILED', /weights/],
     ])('refuses %j (%s) and changes nothing', async (body, code, message) => {
-      const r = await refusedWithoutChange(t, ['/api/v1/weights'], () => t.api('PUT', '/api/v1/weights', body));
+      const r = await refusedWithoutChange(t, ['/api/v1/weights'], () => t.request('PUT', '/api/v1/weights', body));
       expect(r.body.code).toBe(code);
       expect(r.body.message).toMatch(message);
     });
@@ -75,7 +79,9 @@ describe('roles, weights and quota API', () => {
 
   describe('quota', () => {
     it('sets guarantees and limits from text, objects or entries, and shows them on the role', async () => {
-      const r = await t.api('PUT', '/api/v1/quota', {
+      // `force` is optional on the wire (false unless given), but the OpenAPI document marks it
+      // required, so calls that leave it out go as raw requests.
+      const r = await t.request('PUT', '/api/v1/quota', {
         quotas: [
           { role: 'eng', guarantees: 'cpus:4;mem:8192', limits: { cpus: 8, mem: 16384 } },
           { role: 'ops', guarantees: [{ name: 'cpus', value: 1 }] },
@@ -86,9 +92,11 @@ describe('roles, weights and quota API', () => {
         { role: 'eng', guarantees: { cpus: 4, mem: 8192 }, limits: { cpus: 8, mem: 16384 } },
         { role: 'ops', guarantees: { cpus: 1 }, limits: {} },
       ]);
-      const eng = (await t.api('GET', '/api/v1/roles')).body.find((x: { path: string }) => x.path === 'eng');
-      expect(eng.quota).toEqual({ role: 'eng', guarantees: { cpus: 4, mem: 8192 }, limits: { cpus: 8, mem: 16384 } });
-      expect((await t.api('GET', '/api/v1/audit?action=quota.update&targetId=eng')).body.items[0]).toMatchObject({
+      const eng = (await ok(t.client.GET('/api/v1/roles'))).find((x) => x.path === 'eng');
+      expect(eng?.quota).toEqual({ role: 'eng', guarantees: { cpus: 4, mem: 8192 }, limits: { cpus: 8, mem: 16384 } });
+      expect(
+        (await ok(t.client.GET('/api/v1/audit', { params: { query: { action: 'quota.update', targetId: 'eng' } } }))).items[0],
+      ).toMatchObject({
         before: null,
         after: { guarantees: { cpus: 4, mem: 8192 } },
       });
@@ -96,16 +104,18 @@ describe('roles, weights and quota API', () => {
 
     it('refuses guarantees beyond capacity unless forced', async () => {
       const over = await refusedWithoutChange(t, ['/api/v1/quota'], () =>
-        t.api('PUT', '/api/v1/quota', { quotas: [{ role: 'big', guarantees: 'cpus:13' }] }),
+        t.request('PUT', '/api/v1/quota', { quotas: [{ role: 'big', guarantees: 'cpus:13' }] }),
       );
       expect(over.status).toBe(409);
       expect(over.body.code).toBe('QUOTA_EXCEEDS_CAPACITY');
       expect(over.body.message).toMatch(/cpus 18 but the cluster has 16.*force=true/);
-      const forced = await t.api('PUT', '/api/v1/quota', { quotas: [{ role: 'big', guarantees: 'cpus:13' }], force: true });
-      expect(forced.status).toBe(200);
-      expect((await t.api('DELETE', '/api/v1/quota/big')).status).toBe(204);
-      expect((await t.api('GET', '/api/v1/quota')).body.map((q: { role: string }) => q.role)).toEqual(['eng', 'ops']);
-      expect((await t.api('GET', '/api/v1/audit?action=quota.remove')).body.items[0]).toMatchObject({ targetId: 'big', after: null });
+      await ok(t.client.PUT('/api/v1/quota', { body: { quotas: [{ role: 'big', guarantees: 'cpus:13' }], force: true } }));
+      await ok(t.client.DELETE('/api/v1/quota/{role}', { params: { path: { role: 'big' } } }), 204);
+      expect((await ok(t.client.GET('/api/v1/quota'))).map((q) => q.role)).toEqual(['eng', 'ops']);
+      expect((await ok(t.client.GET('/api/v1/audit', { params: { query: { action: 'quota.remove' } } }))).items[0]).toMatchObject({
+        targetId: 'big',
+        after: null,
+      });
     });
 
     it.each([
@@ -134,13 +144,15 @@ describe('roles, weights and quota API', () => {
         /eng/,
       ],
     ])('refuses %j (%s) and changes nothing', async (body, code, message) => {
-      const r = await refusedWithoutChange(t, ['/api/v1/quota', '/api/v1/roles'], () => t.api('PUT', '/api/v1/quota', body));
+      const r = await refusedWithoutChange(t, ['/api/v1/quota', '/api/v1/roles'], () => t.request('PUT', '/api/v1/quota', body));
       expect(r.body.code).toBe(code);
       expect(r.body.message).toMatch(message);
     });
 
     it('answers QUOTA_NOT_FOUND for a role without quota', async () => {
-      const r = await refusedWithoutChange(t, ['/api/v1/quota'], () => t.api('DELETE', '/api/v1/quota/nobody'));
+      const r = await refusedWithoutChange(t, ['/api/v1/quota'], () =>
+        t.client.DELETE('/api/v1/quota/{role}', { params: { path: { role: 'nobody' } } }),
+      );
       expect(r.status).toBe(404);
       expect(r.body.code).toBe('QUOTA_NOT_FOUND');
     });
