@@ -60,6 +60,10 @@ const NOT_YET_STRICT = {
 
 /** Tests already under the full rule set (the REST API called through the typed client). */
 const STRICT_TESTS = [
+  'apps/control-plane/test/auth.spec.ts',
+  'apps/control-plane/test/audit.spec.ts',
+  'apps/control-plane/test/support/matchers.ts',
+  'apps/control-plane/test/agents.spec.ts',
   'apps/control-plane/test/roles.spec.ts',
   'apps/control-plane/test/support/client.ts',
   'apps/control-plane/test/support/unchanged.ts',

@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import type { operations } from '@arbiter/contracts';
 import { AgentStatus } from '../src/agents/agent.entity';
 import { OfferEntity, OfferState, OutstandingOfferEntity } from '../src/offers/offer.entity';
 import { TaskEntity, TaskState } from '../src/tasks/task.entity';
 import { FrameworkEntity, FrameworkState } from '../src/frameworks/framework.entity';
 import { seedAgent, startTestControlPlane, type TestControlPlane } from './support/app';
+import { ok, refused } from './support/client';
+import { anything, arrayContaining, stringContaining } from './support/matchers';
+
+const agent = (id: string) => ({ params: { path: { id } } });
+type AgentQuery = NonNullable<operations['Agents_list']['parameters']['query']>;
 
 describe('agents API', () => {
   let t: TestControlPlane;
@@ -22,32 +28,32 @@ describe('agents API', () => {
 
   describe('list', () => {
     it('lists agents by hostname with their resources in JSON and text', async () => {
-      const r = await t.api('GET', '/api/v1/agents');
-      expect(r.status).toBe(200);
-      expect(r.body.total).toBe(3);
-      expect(r.body.items.map((a: { hostname: string }) => a.hostname)).toEqual(['node-1.rack-a', 'node-2.rack-a', 'node-3.rack-b']);
-      const a2 = r.body.items[1];
+      const r = await ok(t.client.GET('/api/v1/agents'));
+      expect(r.total).toBe(3);
+      expect(r.items.map((a) => a.hostname)).toEqual(['node-1.rack-a', 'node-2.rack-a', 'node-3.rack-b']);
+      const a2 = r.items[1];
       expect(a2.resourcesText).toBe('cpus:8;mem:16384');
       expect(a2.resources).toEqual([
         { name: 'cpus', value: 8 },
         { name: 'mem', value: 16384 },
       ]);
-      expect(r.body.items[0].attributes).toEqual({ rack: 'a' });
+      expect(r.items[0].attributes).toEqual({ rack: 'a' });
     });
 
     it('filters by hostname substring and status, sorts descending, paginates', async () => {
-      expect((await t.api('GET', '/api/v1/agents?hostname=RACK-A')).body.total).toBe(2);
-      expect((await t.api('GET', '/api/v1/agents?status=UNREACHABLE')).body.items.map((a: { id: string }) => a.id)).toEqual(['a3']);
-      const page = await t.api('GET', '/api/v1/agents?sort=-hostname&limit=2&offset=1');
-      expect(page.body).toMatchObject({ total: 3, limit: 2, offset: 1 });
-      expect(page.body.items.map((a: { id: string }) => a.id)).toEqual(['a2', 'a1']);
-      const lastSeen = await t.api('GET', '/api/v1/agents?sort=lastSeenAt&limit=1');
-      expect(lastSeen.body.items[0].id).toBe('a3');
+      const list = async (query: AgentQuery) => ok(t.client.GET('/api/v1/agents', { params: { query } }));
+      expect((await list({ hostname: 'RACK-A' })).total).toBe(2);
+      expect((await list({ status: 'UNREACHABLE' })).items.map((a) => a.id)).toEqual(['a3']);
+      const page = await list({ sort: '-hostname', limit: 2, offset: 1 });
+      expect(page).toMatchObject({ total: 3, limit: 2, offset: 1 });
+      expect(page.items.map((a) => a.id)).toEqual(['a2', 'a1']);
+      const lastSeen = await list({ sort: 'lastSeenAt', limit: 1 });
+      expect(lastSeen.items[0].id).toBe('a3');
     });
 
     it('treats a hostname filter with % or _ literally', async () => {
-      expect((await t.api('GET', '/api/v1/agents?hostname=%25')).body.total).toBe(0);
-      expect((await t.api('GET', '/api/v1/agents?hostname=_')).body.total).toBe(0);
+      expect((await ok(t.client.GET('/api/v1/agents', { params: { query: { hostname: '%' } } }))).total).toBe(0);
+      expect((await ok(t.client.GET('/api/v1/agents', { params: { query: { hostname: '_' } } }))).total).toBe(0);
     });
 
     it.each([
@@ -60,57 +66,54 @@ describe('agents API', () => {
       ['activated=maybe', /activated must be true or false/],
       ['colour=blue', /property colour should not exist/],
     ])('refuses ?%s with VALIDATION_FAILED', async (query, message) => {
-      const r = await t.api('GET', `/api/v1/agents?${query}`);
-      expect(r.status).toBe(400);
-      expect(r.body.code).toBe('VALIDATION_FAILED');
-      expect(r.body.message).toMatch(message);
-      expect(r.body.details.errors.length).toBeGreaterThan(0);
+      const error = await refused(t.request('GET', `/api/v1/agents?${query}`), 400);
+      expect(error.code).toBe('VALIDATION_FAILED');
+      expect(error.message).toMatch(message);
+      expect(error.details?.errors).toEqual(arrayContaining([anything()]));
     });
   });
 
   it('gets one agent, and answers AGENT_NOT_FOUND for an unknown id', async () => {
-    expect((await t.api('GET', '/api/v1/agents/a1')).body).toMatchObject({
+    expect(await ok(t.client.GET('/api/v1/agents/{id}', agent('a1')))).toMatchObject({
       id: 'a1',
       hostname: 'node-1.rack-a',
       activated: true,
       drainState: null,
     });
-    const missing = await t.api('GET', '/api/v1/agents/nope');
-    expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({
+    const missing = await refused(t.client.GET('/api/v1/agents/{id}', agent('nope')), 404);
+    expect(missing).toEqual({
       statusCode: 404,
       code: 'AGENT_NOT_FOUND',
-      message: expect.stringContaining("'nope'"),
+      message: stringContaining("'nope'"),
       details: { agentId: 'nope' },
     });
   });
 
   it('deactivates and reactivates, each change in the audit log with before and after', async () => {
-    const off = await t.api('POST', '/api/v1/agents/a2/deactivate');
-    expect(off.status).toBe(200);
-    expect(off.body.activated).toBe(false);
-    expect((await t.api('POST', '/api/v1/agents/a2/deactivate')).status).toBe(200);
-    const on = await t.api('POST', '/api/v1/agents/a2/reactivate');
-    expect(on.body.activated).toBe(true);
-    const audit = await t.api('GET', '/api/v1/audit?targetType=agent&targetId=a2');
-    expect(audit.body.items.map((e: { action: string }) => e.action)).toEqual(['agent.reactivate', 'agent.deactivate', 'agent.deactivate']);
-    expect(audit.body.items[2]).toMatchObject({ actor: 'admin', before: { activated: true }, after: { activated: false } });
-    expect(audit.body.items[0]).toMatchObject({ before: { activated: false }, after: { activated: true } });
+    const off = await ok(t.client.POST('/api/v1/agents/{id}/deactivate', agent('a2')));
+    expect(off.activated).toBe(false);
+    await ok(t.client.POST('/api/v1/agents/{id}/deactivate', agent('a2')));
+    const on = await ok(t.client.POST('/api/v1/agents/{id}/reactivate', agent('a2')));
+    expect(on.activated).toBe(true);
+    const audit = await ok(t.client.GET('/api/v1/audit', { params: { query: { targetType: 'agent', targetId: 'a2' } } }));
+    expect(audit.items.map((e) => e.action)).toEqual(['agent.reactivate', 'agent.deactivate', 'agent.deactivate']);
+    expect(audit.items[2]).toMatchObject({ actor: 'admin', before: { activated: true }, after: { activated: false } });
+    expect(audit.items[0]).toMatchObject({ before: { activated: false }, after: { activated: true } });
   });
 
   it('drains an idle agent straight to DRAINED, and marks it GONE when asked', async () => {
     await seedAgent(t.cp, { id: 'idle' });
-    const r = await t.api('POST', '/api/v1/agents/idle/drain', { maxGracePeriodSeconds: 60, markGone: true });
-    expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({
+    const r = await ok(
+      t.client.POST('/api/v1/agents/{id}/drain', { ...agent('idle'), body: { maxGracePeriodSeconds: 60, markGone: true } }),
+    );
+    expect(r).toMatchObject({
       activated: false,
       drainState: 'DRAINED',
       status: 'GONE',
       drainConfig: { maxGracePeriodSeconds: 60, markGone: true },
     });
-    const again = await t.api('POST', '/api/v1/agents/idle/reactivate');
-    expect(again.status).toBe(409);
-    expect(again.body.code).toBe('AGENT_GONE');
+    const again = await refused(t.client.POST('/api/v1/agents/{id}/reactivate', agent('idle')), 409);
+    expect(again.code).toBe('AGENT_GONE');
   });
 
   it('drains a busy agent to DRAINING; refuses reactivation and a second drain until it is drained', async () => {
@@ -144,20 +147,20 @@ describe('agents API', () => {
       createdAt: now,
       updatedAt: now,
     });
-    const r = await t.api('POST', '/api/v1/agents/busy/drain', {});
+    // An empty body: markGone is optional on the wire (false), though the OpenAPI document marks it required.
+    const r = await t.request('POST', '/api/v1/agents/busy/drain', {});
+    expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
       activated: false,
       drainState: 'DRAINING',
       status: 'REACHABLE',
       drainConfig: { maxGracePeriodSeconds: null, markGone: false },
     });
-    const reactivate = await t.api('POST', '/api/v1/agents/busy/reactivate');
-    expect(reactivate.status).toBe(409);
-    expect(reactivate.body.code).toBe('AGENT_STILL_DRAINING');
-    const twice = await t.api('POST', '/api/v1/agents/busy/drain', {});
-    expect(twice.status).toBe(409);
-    expect(twice.body.code).toBe('AGENT_ALREADY_DRAINING');
-    expect((await t.api('GET', '/api/v1/agents/busy')).body.drainState).toBe('DRAINING');
+    const reactivate = await refused(t.client.POST('/api/v1/agents/{id}/reactivate', agent('busy')), 409);
+    expect(reactivate.code).toBe('AGENT_STILL_DRAINING');
+    const twice = await refused(t.request('POST', '/api/v1/agents/busy/drain', {}), 409);
+    expect(twice.code).toBe('AGENT_ALREADY_DRAINING');
+    expect((await ok(t.client.GET('/api/v1/agents/{id}', agent('busy')))).drainState).toBe('DRAINING');
   });
 
   it('shows what sits on each agent: live tasks, outstanding offers, reservations, whitelist and maintenance', async () => {
@@ -226,19 +229,18 @@ describe('agents API', () => {
         closedAt: now,
       },
     ]);
-    const reserved = await t.api('POST', '/api/v1/reservations', { agentId: 'u1', role: 'eng', resources: 'cpus:1;mem:2048' });
-    expect(reserved.status).toBe(201);
-    expect((await t.api('PUT', '/api/v1/whitelist', { hostnames: ['usage-1'] })).status).toBe(200);
-    expect(
-      (
-        await t.api('PUT', '/api/v1/maintenance/schedule', {
+    await ok(t.client.POST('/api/v1/reservations', { body: { agentId: 'u1', role: 'eng', resources: 'cpus:1;mem:2048' } }), 201);
+    await ok(t.client.PUT('/api/v1/whitelist', { body: { hostnames: ['usage-1'] } }));
+    await ok(
+      t.client.PUT('/api/v1/maintenance/schedule', {
+        body: {
           windows: [{ machines: [{ hostname: 'usage-2' }], unavailability: { start: '2030-01-01T00:00:00Z', durationSeconds: 3600 } }],
-        })
-      ).status,
-    ).toBe(200);
+        },
+      }),
+    );
 
-    const page = await t.api('GET', '/api/v1/agents?hostname=usage');
-    const [u1, u2] = page.body.items;
+    const page = await ok(t.client.GET('/api/v1/agents', { params: { query: { hostname: 'usage' } } }));
+    const [u1, u2] = page.items;
     expect(u1.usage).toEqual({
       total: { cpus: 8, disk: 1000, mem: 16384 },
       used: { cpus: 1.5, mem: 2048 },
@@ -252,9 +254,9 @@ describe('agents API', () => {
       whitelisted: false,
       maintenance: { mode: 'DRAINING', start: '2030-01-01T00:00:00.000Z', durationSeconds: 3600 },
     });
-    expect((await t.api('GET', '/api/v1/agents/u1')).body.usage).toEqual(u1.usage);
-    await t.api('PUT', '/api/v1/whitelist', { hostnames: null });
-    await t.api('PUT', '/api/v1/maintenance/schedule', { windows: [] });
+    expect((await ok(t.client.GET('/api/v1/agents/{id}', agent('u1')))).usage).toEqual(u1.usage);
+    await ok(t.client.PUT('/api/v1/whitelist', { body: { hostnames: null } }));
+    await ok(t.client.PUT('/api/v1/maintenance/schedule', { body: { windows: [] } }));
   });
 
   it.each([
@@ -263,15 +265,13 @@ describe('agents API', () => {
     [{ markGone: 'yes' }, /markGone must be true or false/],
     [{ extra: 1 }, /property extra should not exist/],
   ])('refuses drain body %j without changing the agent', async (body, message) => {
-    const r = await t.api('POST', '/api/v1/agents/a1/drain', body);
-    expect(r.status).toBe(400);
-    expect(r.body.message).toMatch(message);
-    expect((await t.api('GET', '/api/v1/agents/a1')).body).toMatchObject({ activated: true, drainState: null });
+    const error = await refused(t.request('POST', '/api/v1/agents/a1/drain', body), 400);
+    expect(error.message).toMatch(message);
+    expect(await ok(t.client.GET('/api/v1/agents/{id}', agent('a1')))).toMatchObject({ activated: true, drainState: null });
   });
 
   it('refuses malformed JSON with MALFORMED_JSON', async () => {
-    const r = await t.api('POST', '/api/v1/agents/a1/drain', '{"markGone": tru');
-    expect(r.status).toBe(400);
-    expect(r.body.code).toBe('MALFORMED_JSON');
+    const error = await refused(t.request('POST', '/api/v1/agents/a1/drain', '{"markGone": tru'), 400);
+    expect(error.code).toBe('MALFORMED_JSON');
   });
 });

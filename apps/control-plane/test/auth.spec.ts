@@ -1,6 +1,7 @@
 import { ApiTokenEntity } from '../src/auth/api-token.entity';
 import { hashToken } from '../src/auth/auth.service';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from './support/app';
+import { ok } from './support/client';
 import { freshDatabase } from './support/postgres';
 
 describe('authentication', () => {
@@ -21,14 +22,14 @@ describe('authentication', () => {
   });
 
   it('accepts the admin token and records the admin as the actor', async () => {
-    expect((await t.api('GET', '/api/v1/agents')).status).toBe(200);
+    await ok(t.client.GET('/api/v1/agents'));
   });
 
   it('keeps /health, /metrics and the API docs open', async () => {
     for (const path of ['/health', '/metrics', '/api/docs-json']) {
-      expect((await t.api('GET', path, undefined, { token: null })).status).toBe(200);
+      expect((await t.request('GET', path, undefined, { token: null })).status).toBe(200);
     }
-    const metrics = await t.api('GET', '/metrics', undefined, { token: null });
+    const metrics = await t.request('GET', '/metrics', undefined, { token: null });
     expect(metrics.body).toMatch(/arbiter_http_requests_total\{method="GET",route="\/api\/v1\/agents",status="200"\}/);
   });
 
@@ -54,13 +55,13 @@ describe('first admin token', () => {
     try {
       const first = await startTestControlPlane({ databaseUrl: db.url, config: { adminToken: undefined } });
       expect(first.cp.admin.source).toBe('generated');
-      const token = first.cp.admin.token!;
+      const token = first.cp.admin.token ?? '';
       expect(token).toMatch(/^arb_[A-Za-z0-9_-]{43}$/);
-      expect((await first.api('GET', '/api/v1/agents', undefined, { token })).status).toBe(200);
+      await ok(first.clientAs(token).GET('/api/v1/agents'));
       await first.stop();
       const second = await startTestControlPlane({ databaseUrl: db.url, config: { adminToken: undefined } });
       expect(second.cp.admin).toEqual({ source: 'existing' });
-      expect((await second.api('GET', '/api/v1/agents', undefined, { token })).status).toBe(200);
+      await ok(second.clientAs(token).GET('/api/v1/agents'));
       await second.stop();
     } finally {
       await db.drop();
