@@ -1,4 +1,5 @@
 import { startTestControlPlane, type TestControlPlane } from './support/app';
+import { ok } from './support/client';
 import { refusedWithoutChange } from './support/unchanged';
 
 const window = (machines: Array<Record<string, string>>, start = '2026-12-01T02:00:00Z', durationSeconds: number | null = 3600) => ({
@@ -19,9 +20,8 @@ describe('maintenance API', () => {
         window([{ ip: '10.0.0.3' }], '2026-12-02T02:00:00Z', null),
       ],
     };
-    const put = await t.api('PUT', '/api/v1/maintenance/schedule', schedule);
-    expect(put.status).toBe(200);
-    expect(put.body.windows).toEqual([
+    const put = await ok(t.client.PUT('/api/v1/maintenance/schedule', { body: schedule }));
+    expect(put.windows).toEqual([
       {
         machines: [
           { hostname: 'node-1', ip: '' },
@@ -31,29 +31,31 @@ describe('maintenance API', () => {
       },
       { machines: [{ hostname: '', ip: '10.0.0.3' }], unavailability: { start: '2026-12-02T02:00:00.000Z', durationSeconds: null } },
     ]);
-    const started = await t.api('POST', '/api/v1/maintenance/start', { machines: [{ hostname: 'node-1' }] });
-    expect(started.body.downMachines).toEqual([{ hostname: 'node-1', ip: '' }]);
-    expect(started.body.drainingMachines.map((m: { machine: { hostname: string; ip: string } }) => m.machine)).toEqual([
+    const started = await ok(t.client.POST('/api/v1/maintenance/start', { body: { machines: [{ hostname: 'node-1' }] } }));
+    expect(started.downMachines).toEqual([{ hostname: 'node-1', ip: '' }]);
+    expect(started.drainingMachines.map((m) => m.machine)).toEqual([
       { hostname: '', ip: '10.0.0.3' },
       { hostname: 'node-2', ip: '10.0.0.2' },
     ]);
     // Replacing the schedule keeps a DOWN machine DOWN.
-    await t.api('PUT', '/api/v1/maintenance/schedule', { windows: [window([{ hostname: 'node-1' }])] });
-    expect((await t.api('GET', '/api/v1/maintenance/status')).body).toEqual({
+    await ok(t.client.PUT('/api/v1/maintenance/schedule', { body: { windows: [window([{ hostname: 'node-1' }])] } }));
+    expect(await ok(t.client.GET('/api/v1/maintenance/status'))).toEqual({
       drainingMachines: [],
       downMachines: [{ hostname: 'node-1', ip: '' }],
     });
-    const stopped = await t.api('POST', '/api/v1/maintenance/stop', { machines: [{ hostname: 'node-1' }] });
-    expect(stopped.body).toEqual({ drainingMachines: [], downMachines: [] });
-    expect((await t.api('GET', '/api/v1/maintenance/schedule')).body).toEqual({ windows: [] });
-    const audit = (await t.api('GET', '/api/v1/audit?action=maintenance.*')).body.items.map((e: { action: string }) => e.action);
+    const stopped = await ok(t.client.POST('/api/v1/maintenance/stop', { body: { machines: [{ hostname: 'node-1' }] } }));
+    expect(stopped).toEqual({ drainingMachines: [], downMachines: [] });
+    expect(await ok(t.client.GET('/api/v1/maintenance/schedule'))).toEqual({ windows: [] });
+    const audit = (await ok(t.client.GET('/api/v1/audit', { params: { query: { action: 'maintenance.*' } } }))).items.map((e) => e.action);
     expect(audit).toEqual(['maintenance.stop', 'maintenance.schedule.update', 'maintenance.start', 'maintenance.schedule.update']);
   });
 
   describe('refusals change nothing', () => {
     beforeAll(async () => {
-      await t.api('PUT', '/api/v1/maintenance/schedule', { windows: [window([{ hostname: 'down-1' }, { hostname: 'draining-1' }])] });
-      await t.api('POST', '/api/v1/maintenance/start', { machines: [{ hostname: 'down-1' }] });
+      await ok(
+        t.client.PUT('/api/v1/maintenance/schedule', { body: { windows: [window([{ hostname: 'down-1' }, { hostname: 'draining-1' }])] } }),
+      );
+      await ok(t.client.POST('/api/v1/maintenance/start', { body: { machines: [{ hostname: 'down-1' }] } }));
     });
 
     it.each([
@@ -74,7 +76,7 @@ describe('maintenance API', () => {
       [{ windows: 'soon' }, 'VALIDATION_FAILED', /windows/],
       [{ windows: [], extra: 1 }, 'VALIDATION_FAILED', /property extra should not exist/],
     ])('refuses schedule %j with %s', async (body, code, message) => {
-      const r = await refusedWithoutChange(t, reads, () => t.api('PUT', '/api/v1/maintenance/schedule', body));
+      const r = await refusedWithoutChange(t, reads, () => t.request('PUT', '/api/v1/maintenance/schedule', body));
       expect(r.body.code).toBe(code);
       expect(r.body.message).toMatch(message);
     });
@@ -86,7 +88,7 @@ describe('maintenance API', () => {
       ['stop', [{ hostname: 'draining-1' }], 'MAINTENANCE_MACHINE_NOT_DOWN'],
       ['stop', [], 'VALIDATION_FAILED'],
     ])('refuses %s of %j with %s', async (op, machines, code) => {
-      const r = await refusedWithoutChange(t, reads, () => t.api('POST', `/api/v1/maintenance/${op}`, { machines }));
+      const r = await refusedWithoutChange(t, reads, () => t.request('POST', `/api/v1/maintenance/${op}`, { machines }));
       expect(r.body.code).toBe(code);
     });
   });
