@@ -60,6 +60,9 @@ const NOT_YET_STRICT = {
 
 /** Tests already under the full rule set (the REST API called through the typed client). */
 const STRICT_TESTS = [
+  'apps/control-plane/test/reservations.spec.ts',
+  'apps/control-plane/test/lists.spec.ts',
+  'apps/control-plane/test/openapi.spec.ts',
   'apps/control-plane/test/whitelist.spec.ts',
   'apps/control-plane/test/maintenance.spec.ts',
   'apps/control-plane/test/auth.spec.ts',

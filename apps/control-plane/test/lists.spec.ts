@@ -4,6 +4,7 @@
  */
 import { COUNT_AHEAD } from '../src/common/pagination.dto';
 import { seedAgent, startTestControlPlane, type TestControlPlane } from './support/app';
+import { ok } from './support/client';
 
 describe('lists of the history tables', () => {
   let t: TestControlPlane;
@@ -32,26 +33,35 @@ describe('lists of the history tables', () => {
     );
     await db.query(`INSERT INTO outstanding_offers (offer_id) SELECT id FROM offers WHERE state = 'OUTSTANDING'`);
   }, 60_000);
-  afterAll(() => t?.close());
+  afterAll(() => t.close());
 
-  it.each(['/api/v1/tasks', '/api/v1/offers', '/api/v1/allocations'])(
+  it.each(['/api/v1/tasks', '/api/v1/offers', '/api/v1/allocations'] as const)(
     '%s counts up to offset + COUNT_AHEAD and says when it stopped',
     async (list) => {
-      const first = await t.api('GET', `${list}?limit=5`);
-      expect(first.status).toBe(200);
-      expect(first.body).toMatchObject({ total: COUNT_AHEAD, totalCapped: true, limit: 5, offset: 0 });
-      expect(first.body.items).toHaveLength(5);
-      const further = await t.api('GET', `${list}?limit=5&offset=${many - 2}`);
-      expect(further.body).toMatchObject({ total: many, totalCapped: false, offset: many - 2 });
-      expect(further.body.items).toHaveLength(2);
+      const first = await ok(t.client.GET(list, { params: { query: { limit: 5 } } }));
+      expect(first).toMatchObject({ total: COUNT_AHEAD, totalCapped: true, limit: 5, offset: 0 });
+      expect(first.items).toHaveLength(5);
+      const further = await ok(t.client.GET(list, { params: { query: { limit: 5, offset: many - 2 } } }));
+      expect(further).toMatchObject({ total: many, totalCapped: false, offset: many - 2 });
+      expect(further.items).toHaveLength(2);
     },
   );
 
   it('lists newest first and counts filtered lists exactly', async () => {
-    const tasks = await t.api('GET', '/api/v1/tasks?limit=3');
-    expect(tasks.body.items.map((x: { taskId: string }) => x.taskId)).toEqual(['t1', 't2', 't3']);
-    expect((await t.api('GET', '/api/v1/tasks?state=RUNNING')).body).toMatchObject({ total: 3, totalCapped: false });
-    expect((await t.api('GET', '/api/v1/offers?state=OUTSTANDING')).body).toMatchObject({ total: 2, totalCapped: false });
-    expect((await t.api('GET', '/api/v1/tasks?frameworkId=nobody')).body).toMatchObject({ items: [], total: 0, totalCapped: false });
+    const tasks = await ok(t.client.GET('/api/v1/tasks', { params: { query: { limit: 3 } } }));
+    expect(tasks.items.map((x) => x.taskId)).toEqual(['t1', 't2', 't3']);
+    expect(await ok(t.client.GET('/api/v1/tasks', { params: { query: { state: 'RUNNING' } } }))).toMatchObject({
+      total: 3,
+      totalCapped: false,
+    });
+    expect(await ok(t.client.GET('/api/v1/offers', { params: { query: { state: 'OUTSTANDING' } } }))).toMatchObject({
+      total: 2,
+      totalCapped: false,
+    });
+    expect(await ok(t.client.GET('/api/v1/tasks', { params: { query: { frameworkId: 'nobody' } } }))).toMatchObject({
+      items: [],
+      total: 0,
+      totalCapped: false,
+    });
   });
 });

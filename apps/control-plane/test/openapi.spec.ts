@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { API_TYPES_FILE, OPENAPI_FILE } from '../src/app/openapi';
 import { generateOpenApiJson } from '../src/app/server';
 import { startTestControlPlane, type TestControlPlane } from './support/app';
+import { arrayContaining } from './support/matchers';
 
 describe('OpenAPI', () => {
   it('libs/contracts/openapi.json matches the code (regenerate with `npx arbiter openapi`)', async () => {
@@ -26,25 +27,26 @@ describe('OpenAPI', () => {
     afterAll(() => t.close());
 
     it('serves the committed document at /api/docs-json and Swagger UI at /api/docs, without a token', async () => {
-      const json = await t.api('GET', '/api/docs-json', undefined, { token: null });
+      const json = await t.request('GET', '/api/docs-json', undefined, { token: null });
       expect(json.status).toBe(200);
       expect(json.body).toEqual(JSON.parse(fs.readFileSync(OPENAPI_FILE, 'utf8')));
-      const ui = await t.api('GET', '/api/docs', undefined, { token: null });
+      const ui = await t.request('GET', '/api/docs', undefined, { token: null });
       expect(ui.status).toBe(200);
       expect(ui.body).toMatch(/swagger-ui/i);
       // swagger-ui-express's page: its init script carries the document, its assets are served beside it.
-      const init = await t.api('GET', '/api/docs/swagger-ui-init.js', undefined, { token: null });
+      const init = await t.request('GET', '/api/docs/swagger-ui-init.js', undefined, { token: null });
       expect(init.status).toBe(200);
       expect(init.body).toContain('"Arbiter control plane"');
-      const bundle = await t.api('GET', '/api/docs/swagger-ui-bundle.js', undefined, { token: null });
+      const bundle = await t.request('GET', '/api/docs/swagger-ui-bundle.js', undefined, { token: null });
       expect(bundle.status).toBe(200);
     });
 
-    it('documents every /api/v1 operation with bearer auth and the error body', async () => {
-      const doc = JSON.parse(fs.readFileSync(OPENAPI_FILE, 'utf8'));
-      const ops = Object.entries(
-        doc.paths as Record<string, Record<string, { security?: unknown; responses: Record<string, unknown> }>>,
-      ).filter(([p]) => p.startsWith('/api/v1/'));
+    it('documents every /api/v1 operation with bearer auth and the error body', () => {
+      const doc = JSON.parse(fs.readFileSync(OPENAPI_FILE, 'utf8')) as {
+        paths: Record<string, Record<string, { security?: unknown; responses: Record<string, unknown> }>>;
+        components: { schemas: { ErrorDto: { required: string[] } } };
+      };
+      const ops = Object.entries(doc.paths).filter(([p]) => p.startsWith('/api/v1/'));
       expect(ops.length).toBeGreaterThan(3);
       for (const [, methods] of ops) {
         for (const op of Object.values(methods)) {
@@ -52,7 +54,7 @@ describe('OpenAPI', () => {
           expect(op.responses['401']).toBeDefined();
         }
       }
-      expect(doc.components.schemas.ErrorDto.required).toEqual(expect.arrayContaining(['statusCode', 'code', 'message', 'details']));
+      expect(doc.components.schemas.ErrorDto.required).toEqual(arrayContaining(['statusCode', 'code', 'message', 'details']));
     });
   });
 });

@@ -2,7 +2,11 @@ import { TaskEntity, TaskState } from '../src/tasks/task.entity';
 import { FrameworkEntity, FrameworkState } from '../src/frameworks/framework.entity';
 import { AgentStatus } from '../src/agents/agent.entity';
 import { seedAgent, startTestControlPlane, type TestControlPlane } from './support/app';
+import { ok } from './support/client';
+import { stringContaining } from './support/matchers';
 import { refusedWithoutChange } from './support/unchanged';
+
+const reservation = (id: string) => ({ params: { path: { id } } });
 
 describe('reservations API', () => {
   let t: TestControlPlane;
@@ -15,30 +19,31 @@ describe('reservations API', () => {
   const reads = ['/api/v1/reservations', '/api/v1/roles'];
 
   it('reserves free resources given as text or JSON, lists, gets and removes them', async () => {
-    const r = await t.api('POST', '/api/v1/reservations', {
-      agentId: 'a1',
-      role: 'eng',
-      resources: 'cpus:2;mem:4096',
-      labels: { team: 'ml' },
-    });
-    expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({
+    const r = await ok(
+      t.client.POST('/api/v1/reservations', {
+        body: { agentId: 'a1', role: 'eng', resources: 'cpus:2;mem:4096', labels: { team: 'ml' } },
+      }),
+      201,
+    );
+    expect(r).toMatchObject({
       agentId: 'a1',
       role: 'eng',
       resourcesText: 'cpus(eng):2;mem(eng):4096',
       labels: { team: 'ml' },
       principal: 'admin',
     });
-    const json = await t.api('POST', '/api/v1/reservations', { agentId: 'a1', role: 'ops', resources: { cpus: 1 } });
-    expect(json.body.resourcesText).toBe('cpus(ops):1');
-    expect((await t.api('GET', '/api/v1/reservations?role=eng')).body.items.map((x: { id: string }) => x.id)).toEqual([r.body.id]);
-    expect((await t.api('GET', `/api/v1/reservations/${r.body.id}`)).body.id).toBe(r.body.id);
-    expect((await t.api('GET', '/api/v1/roles')).body.find((x: { path: string }) => x.path === 'eng').reserved).toEqual({
+    const json = await ok(t.client.POST('/api/v1/reservations', { body: { agentId: 'a1', role: 'ops', resources: { cpus: 1 } } }), 201);
+    expect(json.resourcesText).toBe('cpus(ops):1');
+    expect((await ok(t.client.GET('/api/v1/reservations', { params: { query: { role: 'eng' } } }))).items.map((x) => x.id)).toEqual([r.id]);
+    expect((await ok(t.client.GET('/api/v1/reservations/{id}', reservation(r.id)))).id).toBe(r.id);
+    expect((await ok(t.client.GET('/api/v1/roles'))).find((x) => x.path === 'eng')?.reserved).toEqual({
       cpus: 2,
       mem: 4096,
     });
-    expect((await t.api('DELETE', `/api/v1/reservations/${json.body.id}`)).status).toBe(204);
-    const audit = (await t.api('GET', '/api/v1/audit?targetType=reservation')).body.items.map((e: { action: string }) => e.action);
+    await ok(t.client.DELETE('/api/v1/reservations/{id}', reservation(json.id)), 204);
+    const audit = (await ok(t.client.GET('/api/v1/audit', { params: { query: { targetType: 'reservation' } } }))).items.map(
+      (e) => e.action,
+    );
     expect(audit).toEqual(['reservation.remove', 'reservation.create', 'reservation.create']);
   });
 
@@ -74,28 +79,28 @@ describe('reservations API', () => {
       updatedAt: now,
     });
     const r = await refusedWithoutChange(t, reads, () =>
-      t.api('POST', '/api/v1/reservations', { agentId: 'a1', role: 'ops', resources: 'cpus:4' }),
+      t.client.POST('/api/v1/reservations', { body: { agentId: 'a1', role: 'ops', resources: 'cpus:4' } }),
     );
     expect(r.status).toBe(409);
     expect(r.body).toMatchObject({
       code: 'RESERVATION_INSUFFICIENT_RESOURCES',
-      details: { requested: 'cpus:4', free: expect.stringContaining('cpus:3') },
+      details: { requested: 'cpus:4', free: stringContaining('cpus:3') },
     });
-    expect((await t.api('POST', '/api/v1/reservations', { agentId: 'a1', role: 'ops', resources: 'cpus:3' })).status).toBe(201);
+    await ok(t.client.POST('/api/v1/reservations', { body: { agentId: 'a1', role: 'ops', resources: 'cpus:3' } }), 201);
   });
 
   it('lets exactly one of two concurrent reservations take the last free cpus', async () => {
     await seedAgent(t.cp, { id: 'race', resources: 'cpus:4;mem:1024' });
     const results = await Promise.all(
-      [1, 2].map(() => t.api('POST', '/api/v1/reservations', { agentId: 'race', role: 'eng', resources: 'cpus:3' })),
+      [1, 2].map(() => t.client.POST('/api/v1/reservations', { body: { agentId: 'race', role: 'eng', resources: 'cpus:3' } })),
     );
-    expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
-    expect((await t.api('GET', '/api/v1/reservations?agentId=race')).body.total).toBe(1);
+    expect(results.map((r) => r.response.status).sort()).toEqual([201, 409]);
+    expect((await ok(t.client.GET('/api/v1/reservations', { params: { query: { agentId: 'race' } } }))).total).toBe(1);
   });
 
   it('refuses to unreserve while the role uses the reserved resources', async () => {
     await seedAgent(t.cp, { id: 'used', resources: 'cpus:4;mem:1024' });
-    const res = await t.api('POST', '/api/v1/reservations', { agentId: 'used', role: 'eng', resources: 'cpus:2' });
+    const res = await ok(t.client.POST('/api/v1/reservations', { body: { agentId: 'used', role: 'eng', resources: 'cpus:2' } }), 201);
     const now = new Date();
     await t.cp.dataSource.getRepository(TaskEntity).save({
       taskId: 'on-reserved',
@@ -109,7 +114,7 @@ describe('reservations API', () => {
       createdAt: now,
       updatedAt: now,
     });
-    const r = await refusedWithoutChange(t, reads, () => t.api('DELETE', `/api/v1/reservations/${res.body.id}`));
+    const r = await refusedWithoutChange(t, reads, () => t.client.DELETE('/api/v1/reservations/{id}', reservation(res.id)));
     expect(r.status).toBe(409);
     expect(r.body.code).toBe('RESERVATION_IN_USE');
     expect(r.body.message).toMatch(/uses cpus\(eng\):1/);
@@ -129,13 +134,13 @@ describe('reservations API', () => {
     [{ agentId: 'a1', role: 'eng', resources: 'cpus:1', extra: 1 }, 400, 'VALIDATION_FAILED'],
     [{ agentId: 42, role: 'eng', resources: 'cpus:1' }, 400, 'VALIDATION_FAILED'],
   ])('refuses %j with %i %s and changes nothing', async (body, status, code) => {
-    const r = await refusedWithoutChange(t, reads, () => t.api('POST', '/api/v1/reservations', body));
+    const r = await refusedWithoutChange(t, reads, () => t.request('POST', '/api/v1/reservations', body));
     expect(r.status).toBe(status);
     expect(r.body.code).toBe(code);
   });
 
   it.each(['not-a-uuid', '00000000-0000-4000-8000-000000000000'])('answers RESERVATION_NOT_FOUND for %s', async (id) => {
-    const r = await refusedWithoutChange(t, reads, () => t.api('DELETE', `/api/v1/reservations/${id}`));
+    const r = await refusedWithoutChange(t, reads, () => t.client.DELETE('/api/v1/reservations/{id}', reservation(id)));
     expect(r.status).toBe(404);
     expect(r.body.code).toBe('RESERVATION_NOT_FOUND');
   });
