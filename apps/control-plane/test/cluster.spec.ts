@@ -4,29 +4,31 @@ import { FrameworkEntity, FrameworkState } from '../src/frameworks/framework.ent
 import { OfferEntity, OfferState, OutstandingOfferEntity } from '../src/offers/offer.entity';
 import { TaskEntity, TaskState } from '../src/tasks/task.entity';
 import { seedAgent, startTestControlPlane, type TestControlPlane } from './support/app';
+import { ok, refused } from './support/client';
+import { objectContaining, stringContaining } from './support/matchers';
 
 describe('cluster summary', () => {
   let t: TestControlPlane;
   beforeAll(async () => (t = await startTestControlPlane()));
   afterAll(() => t.close());
 
-  const codes = async () => ((await t.api('GET', '/api/v1/cluster')).body.alerts as Array<{ code: string }>).map((a) => a.code);
+  const summary = () => ok(t.client.GET('/api/v1/cluster'));
+  const codes = async () => (await summary()).alerts.map((a) => a.code);
 
   it('says so when no agent is reachable', async () => {
-    const r = await t.api('GET', '/api/v1/cluster');
-    expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({
+    const r = await summary();
+    expect(r).toMatchObject({
       resources: [],
       agents: { total: 0, reachable: 0 },
       activeTasks: 0,
       outstandingOffers: 0,
       lastCycle: null,
     });
-    expect(r.body.alerts).toEqual([
+    expect(r.alerts).toEqual([
       {
         severity: 'critical',
         code: 'NO_AGENTS',
-        message: expect.stringContaining('No agent is reachable'),
+        message: stringContaining('No agent is reachable'),
         target: { kind: 'cluster', id: null },
       },
     ]);
@@ -99,32 +101,33 @@ describe('cluster summary', () => {
       expiresAt: null,
       closedAt: null,
     });
-    expect((await t.api('POST', '/api/v1/reservations', { agentId: 'c1', role: 'eng', resources: 'cpus:2;mem:2048' })).status).toBe(201);
-    expect((await t.api('PUT', '/api/v1/quota', { quotas: [{ role: 'eng', guarantees: 'cpus:20' }], force: true })).status).toBe(200);
-    await t.api('PUT', '/api/v1/whitelist', { hostnames: ['c-1', 'c-4'] });
-    await t.api('PUT', '/api/v1/maintenance/schedule', {
-      windows: [{ machines: [{ hostname: 'c-2' }], unavailability: { start: '2026-01-01T00:00:00Z', durationSeconds: 60 } }],
-    });
-    await t.api('POST', '/api/v1/maintenance/start', { machines: [{ hostname: 'c-2' }] });
+    await ok(t.client.POST('/api/v1/reservations', { body: { agentId: 'c1', role: 'eng', resources: 'cpus:2;mem:2048' } }), 201);
+    await ok(t.client.PUT('/api/v1/quota', { body: { quotas: [{ role: 'eng', guarantees: 'cpus:20' }], force: true } }));
+    await ok(t.client.PUT('/api/v1/whitelist', { body: { hostnames: ['c-1', 'c-4'] } }));
+    await ok(
+      t.client.PUT('/api/v1/maintenance/schedule', {
+        body: { windows: [{ machines: [{ hostname: 'c-2' }], unavailability: { start: '2026-01-01T00:00:00Z', durationSeconds: 60 } }] },
+      }),
+    );
+    await ok(t.client.POST('/api/v1/maintenance/start', { body: { machines: [{ hostname: 'c-2' }] } }));
 
-    const r = await t.api('GET', '/api/v1/cluster');
-    expect(r.status).toBe(200);
+    const r = await summary();
     // Reachable: c1, c2, c4 (cpus 8 + 4 + 2, mem 16384 + 8192 + 1024); c3's task does not count.
-    expect(r.body.resources).toEqual([
+    expect(r.resources).toEqual([
       { name: 'cpus', total: 14, used: 1.75, offered: 1, reserved: 2 },
       { name: 'mem', total: 25600, used: 1024, offered: 0, reserved: 2048 },
     ]);
-    expect(r.body.agents).toEqual({ total: 4, reachable: 3, unreachable: 1, gone: 0, deactivated: 1, draining: 1, down: 1 });
-    expect(r.body.frameworks).toEqual({ active: 1, disconnected: 1, completed: 1 });
-    expect(r.body.tasks).toEqual({ RUNNING: 2, STAGING: 1, FINISHED: 1 });
-    expect(r.body.activeTasks).toBe(3);
+    expect(r.agents).toEqual({ total: 4, reachable: 3, unreachable: 1, gone: 0, deactivated: 1, draining: 1, down: 1 });
+    expect(r.frameworks).toEqual({ active: 1, disconnected: 1, completed: 1 });
+    expect(r.tasks).toEqual({ RUNNING: 2, STAGING: 1, FINISHED: 1 });
+    expect(r.activeTasks).toBe(3);
 
-    const alerts: Array<{ severity: string; code: string; message: string; target: { kind: string; id: string | null } }> = r.body.alerts;
+    const alerts = r.alerts;
     const severities = alerts.map((a) => ['critical', 'warning', 'info'].indexOf(a.severity));
     expect(severities).toEqual([...severities].sort((a, b) => a - b));
     const find = (code: string) => alerts.filter((a) => a.code === code);
     expect(find('AGENT_UNREACHABLE')).toEqual([
-      { severity: 'critical', code: 'AGENT_UNREACHABLE', message: expect.stringContaining('c-3'), target: { kind: 'agent', id: 'c3' } },
+      { severity: 'critical', code: 'AGENT_UNREACHABLE', message: stringContaining('c-3'), target: { kind: 'agent', id: 'c3' } },
     ]);
     // Seeded agents never connected: the master has no socket for them.
     expect(
@@ -134,39 +137,36 @@ describe('cluster summary', () => {
     ).toEqual(['c1', 'c2', 'c4']);
     expect(find('AGENT_DRAINING').map((a) => a.target.id)).toEqual(['c4']);
     expect(find('AGENT_DEACTIVATED')).toEqual([]);
-    expect(find('MACHINE_DOWN')).toEqual([expect.objectContaining({ severity: 'warning', target: { kind: 'agent', id: 'c2' } })]);
+    expect(find('MACHINE_DOWN')).toEqual([objectContaining({ severity: 'warning', target: { kind: 'agent', id: 'c2' } })]);
     expect(find('FRAMEWORK_DISCONNECTED')).toEqual([
-      expect.objectContaining({ message: expect.stringContaining('fw-f2'), target: { kind: 'framework', id: 'f2' } }),
+      objectContaining({ message: stringContaining('fw-f2'), target: { kind: 'framework', id: 'f2' } }),
     ]);
-    expect(find('WHITELIST_EXCLUDES')).toEqual([expect.objectContaining({ message: expect.stringContaining('leaves out 1 of 3') })]);
-    expect(find('QUOTA_OVER_CAPACITY')).toEqual([
-      expect.objectContaining({ message: expect.stringContaining('cpus 20 but reachable agents have 14') }),
-    ]);
+    expect(find('WHITELIST_EXCLUDES')).toEqual([objectContaining({ message: stringContaining('leaves out 1 of 3') })]);
+    expect(find('QUOTA_OVER_CAPACITY')).toEqual([objectContaining({ message: stringContaining('cpus 20 but reachable agents have 14') })]);
     // eng holds 1.75 (tasks) + 1 (offer) of its 20 cpus on reachable agents while f1 (eng/ml) wants offers.
     expect(find('QUOTA_GUARANTEE_UNMET')).toEqual([
-      expect.objectContaining({ message: expect.stringContaining('cpus 2.75 of 20'), target: { kind: 'role', id: 'eng' } }),
+      objectContaining({ message: stringContaining('cpus 2.75 of 20'), target: { kind: 'role', id: 'eng' } }),
     ]);
     expect(find('NO_AGENTS')).toEqual([]);
   });
 
   it('calls a whitelist that leaves out every reachable agent critical', async () => {
-    await t.api('PUT', '/api/v1/whitelist', { hostnames: ['elsewhere'] });
+    await ok(t.client.PUT('/api/v1/whitelist', { body: { hostnames: ['elsewhere'] } }));
     expect(await codes()).toContain('WHITELIST_EMPTY');
-    await t.api('PUT', '/api/v1/whitelist', { hostnames: null });
+    await ok(t.client.PUT('/api/v1/whitelist', { body: { hostnames: null } }));
     expect(await codes()).not.toContain('WHITELIST_EMPTY');
   });
 
   it('sums up alerts of one code beyond twenty in one', async () => {
     for (let i = 0; i < 23; i++) await seedAgent(t.cp, { id: `lost-${i}`, status: AgentStatus.UNREACHABLE });
-    const alerts: Array<{ code: string; message: string }> = (await t.api('GET', '/api/v1/cluster')).body.alerts;
+    const alerts = (await summary()).alerts;
     expect(alerts.filter((a) => a.code === 'AGENT_UNREACHABLE')).toHaveLength(21);
-    expect(alerts.filter((a) => a.code === 'AGENT_UNREACHABLE').at(-1)!.message).toBe('… and 4 more AGENT_UNREACHABLE alerts.');
+    expect(alerts.filter((a) => a.code === 'AGENT_UNREACHABLE').at(-1)?.message).toBe('… and 4 more AGENT_UNREACHABLE alerts.');
   });
 
   it('needs a token', async () => {
-    const r = await t.api('GET', '/api/v1/cluster', undefined, { token: null });
-    expect(r.status).toBe(401);
-    expect(r.body.code).toBe('AUTH_TOKEN_MISSING');
+    const error = await refused(t.clientAs(null).GET('/api/v1/cluster'), 401);
+    expect(error.code).toBe('AUTH_TOKEN_MISSING');
   });
 });
 
@@ -176,11 +176,10 @@ describe('whoami', () => {
   afterAll(() => t.close());
 
   it('names the principal behind a token and refuses an unknown one', async () => {
-    expect((await t.api('GET', '/api/v1/whoami')).body).toEqual({ principal: 'admin' });
+    expect(await ok(t.client.GET('/api/v1/whoami'))).toEqual({ principal: 'admin' });
     const service = await t.cp.issueServiceToken('local-agent');
-    expect((await t.api('GET', '/api/v1/whoami', undefined, { token: service })).body).toEqual({ principal: 'local-agent' });
-    const bad = await t.api('GET', '/api/v1/whoami', undefined, { token: 'arb_nope' });
-    expect(bad.status).toBe(401);
-    expect(bad.body.code).toBe('AUTH_TOKEN_INVALID');
+    expect(await ok(t.clientAs(service).GET('/api/v1/whoami'))).toEqual({ principal: 'local-agent' });
+    const bad = await refused(t.clientAs('arb_nope').GET('/api/v1/whoami'), 401);
+    expect(bad.code).toBe('AUTH_TOKEN_INVALID');
   });
 });
