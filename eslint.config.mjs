@@ -60,6 +60,17 @@ const NOT_YET_STRICT = {
 
 /** Tests already under the full rule set (the REST API called through the typed client). */
 const STRICT_TESTS = [
+  'apps/control-plane/test/restart.spec.ts',
+  'apps/control-plane/test/schema.spec.ts',
+  'apps/control-plane/test/config.spec.ts',
+  'apps/control-plane/test/examples.spec.ts',
+  'apps/control-plane/test/support/fake-agent.ts',
+  'apps/control-plane/test/support/recorder.ts',
+  'apps/control-plane/test/support/process.ts',
+  'apps/control-plane/test/support/postgres.ts',
+  'apps/control-plane/test/support/global-*.ts',
+  'apps/control-plane/test/support/jest-setup.ts',
+  'apps/control-plane/test/support/until.ts',
   'apps/control-plane/test/cluster.spec.ts',
   'apps/control-plane/test/reservations.spec.ts',
   'apps/control-plane/test/lists.spec.ts',

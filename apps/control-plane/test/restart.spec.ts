@@ -20,7 +20,8 @@ describe('arbiter control-plane on the embedded PostgreSQL', () => {
 
   const call = async (cp: ControlPlaneProcess, token: string, method: string, route: string) => {
     const res = await fetch(cp.url + route, { method, headers: { authorization: `Bearer ${token}` } });
-    return { status: res.status, body: (await res.json()) as unknown };
+    const body: unknown = await res.json();
+    return { status: res.status, body };
   };
 
   it('starts with nothing but a data directory, keeps data across a restart and stops cleanly on Ctrl-C', async () => {

@@ -1,6 +1,7 @@
 import { createDataSource } from '../src/database/database.options';
 import { pendingSchemaChanges } from '../src/database/database.migrations';
 import { MIGRATIONS } from '../../../migrations';
+import { arrayContaining } from './support/matchers';
 import { freshDatabase } from './support/postgres';
 
 describe('schema', () => {
@@ -24,22 +25,22 @@ describe('schema', () => {
     await ds.initialize();
     const tables = async () =>
       (
-        await ds.query(
+        await ds.query<Array<{ table_name: string }>>(
           `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> 'migrations' ORDER BY 1`,
         )
-      ).map((r: { table_name: string }) => r.table_name);
+      ).map((r) => r.table_name);
     const types = async () =>
       (
-        await ds.query(
+        await ds.query<unknown[]>(
           `SELECT typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname = 'public' AND t.typtype = 'e'`,
         )
       ).length;
     try {
       const before = await tables();
       expect(before).toEqual(
-        expect.arrayContaining(['agents', 'audit_log', 'quotas', 'reservations', 'tasks', 'task_status_updates', 'allocation_cycles']),
+        arrayContaining(['agents', 'audit_log', 'quotas', 'reservations', 'tasks', 'task_status_updates', 'allocation_cycles']),
       );
-      for (let i = 0; i < MIGRATIONS.length; i++) await ds.undoLastMigration({ transaction: 'all' });
+      for (const _ of MIGRATIONS) await ds.undoLastMigration({ transaction: 'all' });
       expect(await tables()).toEqual([]);
       expect(await types()).toBe(0);
       await ds.runMigrations({ transaction: 'all' });

@@ -55,7 +55,7 @@ export class ProtocolAgent {
       updateUuid: randomUUID(),
       frameworkId,
       taskId,
-      agentId: this.agentId!,
+      agentId: this.agentId ?? '',
       state,
       ...(reason ? { reason } : {}),
       timestamp: new Date().toISOString(),

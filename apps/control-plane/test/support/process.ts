@@ -4,6 +4,11 @@ import * as path from 'node:path';
 
 const BIN = path.resolve(__dirname, '../../../cli/bin/arbiter.js');
 
+/** `base` with `changes` applied: a value sets a variable, undefined removes it. */
+function withEnv(base: NodeJS.ProcessEnv, changes: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries({ ...base, ...changes }).filter(([, v]) => v !== undefined));
+}
+
 export interface ControlPlaneProcess {
   child: ChildProcess;
   url: string;
@@ -17,11 +22,7 @@ export interface ControlPlaneProcess {
 
 /** Starts the process and resolves once it prints its URL (rejects if it exits first). */
 export function spawnControlPlane(env: Record<string, string | undefined>, args: string[] = []): Promise<ControlPlaneProcess> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn' };
-  for (const [k, v] of Object.entries(env)) {
-    if (v === undefined) delete childEnv[k];
-    else childEnv[k] = v;
-  }
+  const childEnv = withEnv({ ...process.env, LOG_LEVEL: 'warn' }, env);
   const child = spawn(process.execPath, [BIN, 'control-plane', ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -58,11 +59,7 @@ export function runControlPlaneExpectingFailure(
   env: Record<string, string | undefined>,
   args: string[] = [],
 ): Promise<{ code: number | null; output: string }> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env };
-  for (const [k, v] of Object.entries(env)) {
-    if (v === undefined) delete childEnv[k];
-    else childEnv[k] = v;
-  }
+  const childEnv = withEnv(process.env, env);
   const child = spawn(process.execPath, [BIN, 'control-plane', ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (c: Buffer) => (output += c.toString()));

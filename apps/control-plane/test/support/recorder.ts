@@ -18,7 +18,9 @@ export class Recorder {
   /** The newest offer not yet used. */
   async nextOffer(): Promise<Offer> {
     await until(() => this.offers.length > 0);
-    return this.offers.shift()!;
+    const offer = this.offers.shift();
+    if (!offer) throw new Error('the offer was taken meanwhile');
+    return offer;
   }
   states(taskId: string) {
     return this.updates.filter((u) => u.taskId === taskId).map((u) => u.state);
