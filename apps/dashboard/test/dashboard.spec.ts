@@ -6,7 +6,8 @@
  * screenshots` runs it to write the README's screenshots).
  */
 import type { Locator, Page } from 'playwright-core';
-import { Scheduler } from '@arbiter/scheduler-sdk';
+import { type Offer, Scheduler } from '@arbiter/scheduler-sdk';
+import { ok } from '../../control-plane/test/support/client';
 import { until } from '../../control-plane/test/support/until';
 import { ADMIN_TOKEN, type BrowserCluster, screenshot, startBrowserCluster } from './support/cluster';
 
@@ -48,13 +49,14 @@ describe('dashboard in a real browser', () => {
   beforeAll(async () => {
     c = await startBrowserCluster();
     page = c.page;
-    await until(async () => (await c.t.api('GET', '/api/v1/agents')).body.total === 1, 20_000, 'the agent registered');
-    agentId = (await c.t.api('GET', '/api/v1/agents')).body.items[0].id;
+    await until(async () => (await ok(c.t.client.GET('/api/v1/agents'))).total === 1, 20_000, 'the agent registered');
+    agentId = (await ok(c.t.client.GET('/api/v1/agents'))).items[0].id;
   }, 180_000);
 
   afterAll(async () => {
     scheduler?.close();
-    await c?.close();
+    // Unset when the cluster failed to start.
+    await (c as BrowserCluster | undefined)?.close();
   });
 
   it('refuses a wrong token with the API message, keeps it out of the URL, and signs in with the admin token', async () => {
@@ -100,14 +102,14 @@ describe('dashboard in a real browser', () => {
     const dialog = page.getByRole('dialog', { name: `Take ${HOST} off the whitelist?` });
     await shown(dialog, 'No whitelist is set now');
     await dialog.getByRole('button', { name: 'Remove from whitelist' }).click();
-    await until(async () => (await toggle.getAttribute('aria-checked')) === 'false', 10_000, 'the switch turned off');
+    await page.getByRole('switch', { name: `${HOST} on the whitelist`, checked: false }).waitFor();
     await shown(page, 'not whitelisted');
-    expect((await c.t.api('GET', '/api/v1/whitelist')).body).toEqual({ hostnames: [] });
+    expect(await ok(c.t.client.GET('/api/v1/whitelist'))).toEqual({ hostnames: [] });
     await toggle.click();
-    await until(async () => (await toggle.getAttribute('aria-checked')) === 'true', 10_000, 'the switch turned on');
-    expect((await c.t.api('GET', '/api/v1/whitelist')).body).toEqual({ hostnames: [HOST] });
-    const audit = (await c.t.api('GET', '/api/v1/audit?action=whitelist.update')).body.items;
-    expect(audit.map((e: { actor: string }) => e.actor)).toEqual(['admin', 'admin']);
+    await page.getByRole('switch', { name: `${HOST} on the whitelist`, checked: true }).waitFor();
+    expect(await ok(c.t.client.GET('/api/v1/whitelist'))).toEqual({ hostnames: [HOST] });
+    const audit = (await ok(c.t.client.GET('/api/v1/audit', { params: { query: { action: 'whitelist.update' } } }))).items;
+    expect(audit.map((e) => e.actor)).toEqual(['admin', 'admin']);
   });
 
   it('creates a reservation and removes it after a confirmation', async () => {
@@ -120,14 +122,14 @@ describe('dashboard in a real browser', () => {
     await form.getByRole('button', { name: 'Reserve' }).click();
     const table = page.getByRole('table', { name: 'Reservations' });
     await table.getByRole('cell', { name: 'eng', exact: true }).waitFor();
-    const reservations = (await c.t.api('GET', '/api/v1/reservations')).body.items;
+    const reservations = (await ok(c.t.client.GET('/api/v1/reservations'))).items;
     expect(reservations).toHaveLength(1);
     expect(reservations[0]).toMatchObject({ agentId, role: 'eng', principal: 'admin' });
 
     await table.getByRole('button', { name: 'Remove' }).click();
     await page.getByRole('dialog', { name: 'Remove this reservation?' }).getByRole('button', { name: 'Unreserve' }).click();
     await shown(page, 'No reservation.');
-    expect((await c.t.api('GET', '/api/v1/reservations')).body.total).toBe(0);
+    expect((await ok(c.t.client.GET('/api/v1/reservations'))).total).toBe(0);
   });
 
   it('shows the API validation error of a bad quota next to its field, then sets the quota', async () => {
@@ -141,13 +143,13 @@ describe('dashboard in a real browser', () => {
     await error.waitFor();
     expect(await error.textContent()).toMatch(/guarantees/);
     expect(await dialog.getByLabel('Quota guarantees').getAttribute('aria-invalid')).toBe('true');
-    expect((await c.t.api('GET', '/api/v1/quota')).body).toEqual([]);
+    expect(await ok(c.t.client.GET('/api/v1/quota'))).toEqual([]);
 
     await dialog.getByLabel('Quota guarantees').fill('cpus:1;mem:256');
     await dialog.getByLabel('Quota limits').fill('cpus:2');
     await dialog.getByRole('button', { name: 'Save' }).click();
     await shown(page, 'cpus: guarantee 1, limit 2');
-    expect((await c.t.api('GET', '/api/v1/quota')).body).toEqual([{ role: 'eng', guarantees: { cpus: 1, mem: 256 }, limits: { cpus: 2 } }]);
+    expect(await ok(c.t.client.GET('/api/v1/quota'))).toEqual([{ role: 'eng', guarantees: { cpus: 1, mem: 256 }, limits: { cpus: 2 } }]);
     c.errors.length = 0; // the refused quota logged its 400
   });
 
@@ -160,7 +162,7 @@ describe('dashboard in a real browser', () => {
       .getByRole('button', { name: 'Schedule' })
       .click();
     await shown(page, 'maintenance scheduled');
-    expect((await c.t.api('GET', '/api/v1/maintenance/schedule')).body.windows[0].machines).toEqual([{ hostname: HOST, ip: '' }]);
+    expect((await ok(c.t.client.GET('/api/v1/maintenance/schedule'))).windows[0].machines).toEqual([{ hostname: HOST, ip: '' }]);
 
     await page.goto(c.url('/maintenance'));
     await page.getByRole('img', { name: 'Maintenance windows over time' }).getByText(HOST).waitFor();
@@ -172,14 +174,14 @@ describe('dashboard in a real browser', () => {
       .getByRole('button', { name: 'Start maintenance' })
       .click();
     await shown(machines, 'DOWN');
-    expect((await c.t.api('GET', `/api/v1/agents/${agentId}`)).body.maintenance.mode).toBe('DOWN');
+    expect((await ok(c.t.client.GET('/api/v1/agents/{id}', { params: { path: { id: agentId } } }))).maintenance?.mode).toBe('DOWN');
     await machines.getByRole('button', { name: 'Stop maintenance' }).click();
     await page
       .getByRole('dialog', { name: `Stop maintenance on ${HOST}?` })
       .getByRole('button', { name: 'Stop maintenance' })
       .click();
     await shown(page, 'No machine is scheduled for maintenance.');
-    expect((await c.t.api('GET', `/api/v1/agents/${agentId}`)).body.maintenance).toBeNull();
+    expect((await ok(c.t.client.GET('/api/v1/agents/{id}', { params: { path: { id: agentId } } }))).maintenance).toBeNull();
   });
 
   it("follows a framework's dominant share live, without reloading", async () => {
@@ -187,18 +189,19 @@ describe('dashboard in a real browser', () => {
     await shown(page, 'No framework has subscribed yet.');
     await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
 
-    scheduler = new Scheduler({
+    const framework = new Scheduler({
       master: c.t.cp.url,
       token: ADMIN_TOKEN,
       framework: { name: 'live-share', roles: ['eng'], failoverTimeoutSeconds: 300 },
     });
+    scheduler = framework;
     let launched = false;
-    scheduler.on('offers', async (offers) => {
+    const answer = async (offers: Offer[]) => {
       for (const offer of offers) {
-        if (launched) await scheduler!.decline([offer.id], { refuseSeconds: 300 });
+        if (launched) await framework.decline([offer.id], { refuseSeconds: 300 });
         else {
           launched = true;
-          await scheduler!.launch(
+          await framework.launch(
             offer,
             [
               {
@@ -215,8 +218,9 @@ describe('dashboard in a real browser', () => {
           );
         }
       }
-    });
-    await scheduler.start();
+    };
+    framework.on('offers', (offers) => void answer(offers));
+    await framework.start();
 
     const row = page.getByRole('row', { name: /live-share/ });
     await row.waitFor();
@@ -226,11 +230,11 @@ describe('dashboard in a real browser', () => {
   });
 
   it('opens a cycle of the allocation history with its offers and decision trace', async () => {
-    const fw = (await c.t.api('GET', '/api/v1/frameworks')).body.items[0];
+    const fw = (await ok(c.t.client.GET('/api/v1/frameworks'))).items[0];
     await page.goto(c.url(`/allocations?frameworkId=${fw.id}`));
     const cycles = page.getByRole('table', { name: 'Allocation cycles' });
     await cycles.getByRole('link').first().waitFor();
-    const id = (await cycles.getByRole('link').first().textContent())!.replace('#', '');
+    const id = ((await cycles.getByRole('link').first().textContent()) ?? '').replace('#', '');
     await cycles.getByRole('link').first().click();
     await page.getByRole('heading', { name: `Cycle #${id}` }).waitFor();
     await page.getByRole('table', { name: 'Offers of this cycle' }).getByRole('link', { name: 'live-share' }).waitFor();
@@ -239,7 +243,7 @@ describe('dashboard in a real browser', () => {
   });
 
   it('answers "why did this framework (not) get offers?" in words', async () => {
-    const fw = (await c.t.api('GET', '/api/v1/frameworks')).body.items[0];
+    const fw = (await ok(c.t.client.GET('/api/v1/frameworks'))).items[0];
     await page.goto(c.url(`/frameworks/${fw.id}`));
     await waitForText(page, '[data-testid=explain]', (t) => /It received \d+ offers? in the last/.test(t), 'the explanation');
   });
@@ -253,8 +257,8 @@ describe('dashboard in a real browser', () => {
     await waitForText(page, '[data-testid=live-status]', (t) => t === 'Live', 'live again');
     await until(
       async () =>
-        (await c.t.api('GET', '/api/v1/agents')).body.items[0]?.status === 'REACHABLE' &&
-        (await c.t.api('GET', '/api/v1/frameworks')).body.items[0]?.connected === true,
+        (await ok(c.t.client.GET('/api/v1/agents'))).items.at(0)?.status === 'REACHABLE' &&
+        (await ok(c.t.client.GET('/api/v1/frameworks'))).items.at(0)?.connected === true,
       30_000,
       'agent and framework back',
     );
@@ -263,21 +267,19 @@ describe('dashboard in a real browser', () => {
 
   it('renders every page without console errors (and, for `npm run screenshots`, the README screenshots)', async () => {
     // Something on every page: a reservation, a maintenance window, a running task.
-    expect(
-      (await c.t.api('POST', '/api/v1/reservations', { agentId, role: 'ops', resources: 'cpus:0.5;mem:256', labels: { team: 'ops' } }))
-        .status,
-    ).toBe(201);
+    await ok(
+      c.t.client.POST('/api/v1/reservations', { body: { agentId, role: 'ops', resources: 'cpus:0.5;mem:256', labels: { team: 'ops' } } }),
+      201,
+    );
     const start = new Date(Date.now() + 2 * 3600_000).toISOString();
-    expect(
-      (
-        await c.t.api('PUT', '/api/v1/maintenance/schedule', {
-          windows: [{ machines: [{ hostname: HOST }], unavailability: { start, durationSeconds: 4 * 3600 } }],
-        })
-      ).status,
-    ).toBe(200);
-    const fw = (await c.t.api('GET', '/api/v1/frameworks')).body.items[0];
-    const task = (await c.t.api('GET', '/api/v1/tasks')).body.items[0];
-    const cycle = (await c.t.api('GET', `/api/v1/allocations?frameworkId=${fw.id}`)).body.items[0];
+    await ok(
+      c.t.client.PUT('/api/v1/maintenance/schedule', {
+        body: { windows: [{ machines: [{ hostname: HOST }], unavailability: { start, durationSeconds: 4 * 3600 } }] },
+      }),
+    );
+    const fw = (await ok(c.t.client.GET('/api/v1/frameworks'))).items[0];
+    const task = (await ok(c.t.client.GET('/api/v1/tasks'))).items[0];
+    const cycle = (await ok(c.t.client.GET('/api/v1/allocations', { params: { query: { frameworkId: fw.id } } }))).items[0];
     const pages: Array<[string, string, string]> = [
       ['overview', '/', 'Overview'],
       ['agents', '/agents', 'Agents'],

@@ -52,7 +52,7 @@ export async function startBrowserCluster(
   let dashboard!: RunningDashboard;
   let browser!: Browser;
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-dashboard-agent-'));
-  started.push(async () => fs.rmSync(workDir, { recursive: true, force: true }));
+  started.push(() => fs.promises.rm(workDir, { recursive: true, force: true }));
   try {
     t = await startTestControlPlane({ databaseUrl: db.url, config });
     started.push(() => t.stop());
