@@ -333,13 +333,20 @@ describe('master: offers, tasks and DRF over the protocols', () => {
   });
 
   it('kills the tasks of a framework that stays away past its failover timeout', async () => {
+    const { advance } = await onManualClock();
     await agent('h1', { cpus: 4, mem: 4096 });
-    const f = await framework({ name: 'gone', roles: ['r'], failoverTimeoutSeconds: 0.5 });
+    const f = await framework({ name: 'gone', roles: ['r'], failoverTimeoutSeconds: 5 });
     const id = f.s.frameworkId!;
+    await advance(100, f);
     await f.s.launch(await f.nextOffer(), [task('doomed', { cpus: 1, mem: 64 })]);
     await until(() => f.states('doomed').includes('RUNNING'));
     f.s.close();
-    await until(async () => (await t.api('GET', `/api/v1/frameworks/${id}`)).body.state === 'COMPLETED');
+    const state = async () => (await t.api('GET', `/api/v1/frameworks/${id}`)).body.state;
+    await until(async () => (await state()) === 'DISCONNECTED');
+    await advance(4_500); // within the failover timeout: kept
+    expect(await state()).toBe('DISCONNECTED');
+    await advance(1_000); // past it
+    await until(async () => (await state()) === 'COMPLETED');
     await until(async () => (await t.api('GET', `/api/v1/tasks?frameworkId=${id}`)).body.items[0].state === 'KILLED');
     const again = new Scheduler({ master: t.cp.url, token: ADMIN_TOKEN, framework: { name: 'gone', roles: ['r'], frameworkId: id } });
     closers.push(() => again.close());
