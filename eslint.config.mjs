@@ -91,6 +91,10 @@ const STRICT_TESTS = [
   'apps/control-plane/test/support/unchanged.ts',
   'apps/control-plane/test/support/data-dir.ts',
   'apps/agent/test/**',
+  'apps/control-plane/test/master.spec.ts',
+  'apps/control-plane/test/e2e.spec.ts',
+  'apps/control-plane/test/live-tasks.spec.ts',
+  'apps/control-plane/test/support/app.ts',
 ];
 
 export default tseslint.config(

@@ -10,8 +10,9 @@ import { Resources } from '@arbiter/allocator';
 import { runDrfDemo } from '@arbiter/examples';
 import { type Offer, Scheduler, type StatusUpdate, type Subscribe } from '@arbiter/scheduler-sdk';
 import { freePort } from '../src/database/database.embedded';
-import { sleep, until as untilWithin } from './support/until';
+import { defined, sleep, until as untilWithin } from './support/until';
 import { ADMIN_TOKEN } from './support/app';
+import { apiClient, ok } from './support/client';
 import { freshDatabase } from './support/postgres';
 import { type ControlPlaneProcess, spawnControlPlane } from './support/process';
 
@@ -47,12 +48,13 @@ class AgentProcess {
       ],
       { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'info' } },
     );
-    this.child.stdout!.on('data', (c: Buffer) => (this.log += c.toString()));
-    this.child.stderr!.on('data', (c: Buffer) => (this.log += c.toString()));
+    // Spawned with stdout and stderr piped: both streams exist.
+    this.child.stdout?.on('data', (c: Buffer) => (this.log += c.toString()));
+    this.child.stderr?.on('data', (c: Buffer) => (this.log += c.toString()));
   }
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     const c = this.child;
-    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    if (c?.exitCode !== null || c.signalCode !== null) return;
     const exited = new Promise((r) => c.once('exit', r));
     c.kill(signal);
     await exited;
@@ -93,27 +95,26 @@ const task = (taskId: string, shell: string, resources: Record<string, number> =
 
 describe('end to end: control plane, two agents, SDK frameworks', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-e2e-'));
-  let db: { url: string; drop: () => Promise<void> };
+  let db: { url: string; drop: () => Promise<void> } | undefined;
   let port: number;
-  let cp: ControlPlaneProcess;
+  let cp: ControlPlaneProcess | undefined;
   let master: string;
   const agent1 = new AgentProcess('e2e-agent-1', path.join(dir, 'agent-1'), 'cpus:9;mem:18432');
   const agent2 = new AgentProcess('e2e-agent-2', path.join(dir, 'agent-2'), 'cpus:4;mem:4096');
   const frameworks: Framework[] = [];
   const env = () => ({
-    DATABASE_URL: db.url,
+    DATABASE_URL: defined(db).url,
     PORT: String(port),
     ARBITER_ADMIN_TOKEN: ADMIN_TOKEN,
     ARBITER_ALLOCATION_INTERVAL: '0.2',
     ARBITER_AGENT_TIMEOUT: '4',
   });
-  const api = async (route: string, init: RequestInit = {}) => {
-    const res = await fetch(master + route, {
-      ...init,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    });
-    return (await res.json()) as any;
-  };
+  /** The REST API typed by the generated contracts, on the control plane running now (it restarts). */
+  const client = () => apiClient(master, ADMIN_TOKEN);
+  const tasksOf = (query: { frameworkId?: string; state?: 'RUNNING' }) => ok(client().GET('/api/v1/tasks', { params: { query } }));
+  const taskView = (id: string) => ok(client().GET('/api/v1/tasks/{id}', { params: { path: { id } } }));
+  const frameworkView = (id: string) => ok(client().GET('/api/v1/frameworks/{id}', { params: { path: { id } } }));
+  const agentsOf = (query: { status?: 'REACHABLE'; hostname?: string }) => ok(client().GET('/api/v1/agents', { params: { query } }));
   const framework = async (info: Subscribe) => {
     const f = new Framework(master, info);
     frameworks.push(f);
@@ -121,7 +122,7 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
     return f;
   };
   const agentsUp = (n: number) =>
-    until(async () => (await api('/api/v1/agents?status=REACHABLE')).total === n, 20_000, `${n} agents registered`);
+    until(async () => (await agentsOf({ status: 'REACHABLE' })).total === n, 20_000, `${n} agents registered`);
 
   beforeAll(async () => {
     db = await freshDatabase();
@@ -145,7 +146,7 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
     const result = await runDrfDemo({ master, token: ADMIN_TOKEN, log: () => undefined, settleMs: 1500 });
     expect(result).toEqual({ tasks: { A: 3, B: 2 }, dominantShares: { A: 0.667, B: 0.667 } });
     // The demo tears its frameworks down: their tasks are killed on the agent.
-    await until(async () => (await api('/api/v1/tasks?state=RUNNING')).total === 0, 20_000, 'demo tasks killed');
+    await until(async () => (await tasksOf({ state: 'RUNNING' })).total === 0, 20_000, 'demo tasks killed');
     agent2.start(master);
     await agentsUp(2);
   }, 60_000);
@@ -185,13 +186,8 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
     );
     await until(() => ids.every((id) => f.states(id).includes('FINISHED')), 20_000, 'every task FINISHED');
     for (const id of ids) expect(f.states(id)).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
-    const tasks = (await api(`/api/v1/tasks?frameworkId=${f.s.frameworkId}`)).items as Array<{ id: string }>;
-    for (const t of tasks)
-      expect((await api(`/api/v1/tasks/${t.id}`)).history.map((h: { state: string }) => h.state)).toEqual([
-        'STARTING',
-        'RUNNING',
-        'FINISHED',
-      ]);
+    const tasks = (await tasksOf({ frameworkId: f.s.frameworkId })).items;
+    for (const t of tasks) expect((await taskView(t.id)).history?.map((h) => h.state)).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
     await f.s.teardown();
   }, 60_000);
 
@@ -199,7 +195,7 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
     const f = await framework({ name: 'killer', roles: ['e2e'] });
     await f.s.launch(await f.offerFrom('e2e-agent-2'), [task('victim', 'echo $$ > pid; exec sleep 300')]);
     await until(() => f.states('victim').includes('RUNNING'));
-    const pidFile = path.join(agent2.workDir, 'frameworks', f.s.frameworkId!, 'tasks', 'victim', 'pid');
+    const pidFile = path.join(agent2.workDir, 'frameworks', defined(f.s.frameworkId), 'tasks', 'victim', 'pid');
     await until(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() !== '');
     const pid = Number(fs.readFileSync(pidFile, 'utf8'));
     await f.s.kill('victim');
@@ -210,11 +206,11 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
 
   it('survives a control plane restart: agents re-register, running tasks are kept, no status update is lost; the framework fails over within its timeout', async () => {
     const f = await framework({ name: 'steady', roles: ['e2e'], failoverTimeoutSeconds: 120 });
-    const id = f.s.frameworkId!;
+    const id = defined(f.s.frameworkId);
     const offer = await f.offerFrom('e2e-agent-2');
     await f.s.launch(offer, [task('long', 'exec sleep 300'), task('brief', 'sleep 3; exit 0')]);
     await until(() => f.states('long').includes('RUNNING') && f.states('brief').includes('RUNNING'));
-    expect(await cp.stop('SIGTERM')).toBe(0);
+    expect(await defined(cp).stop('SIGTERM')).toBe(0);
     // 'brief' finishes while the control plane is down; the agent keeps the update on disk.
     const journal = path.join(dir, 'agent-2', 'updates');
     const pendingStates = () =>
@@ -230,15 +226,15 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
     cp = await spawnControlPlane(env());
     await agentsUp(2);
     await until(() => f.states('brief').includes('FINISHED'), 30_000, 'FINISHED of brief delivered after the restart');
-    const tasks = (await api(`/api/v1/tasks?frameworkId=${id}`)).items as Array<{ taskId: string; state: string; id: string }>;
+    const tasks = (await tasksOf({ frameworkId: id })).items;
     expect(Object.fromEntries(tasks.map((t) => [t.taskId, t.state]))).toEqual({ long: 'RUNNING', brief: 'FINISHED' });
-    const brief = await api(`/api/v1/tasks/${tasks.find((t) => t.taskId === 'brief')!.id}`);
-    expect(brief.history.map((h: { state: string }) => h.state)).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
-    expect((await api(`/api/v1/frameworks/${id}`)).state).toBe('ACTIVE');
+    const brief = await taskView(tasks.find((t) => t.taskId === 'brief')?.id ?? '');
+    expect(brief.history?.map((h) => h.state)).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
+    expect((await frameworkView(id)).state).toBe('ACTIVE');
 
     // The framework itself goes away and comes back with its id: its task is still there.
     f.s.close();
-    await until(async () => (await api(`/api/v1/frameworks/${id}`)).state === 'DISCONNECTED');
+    await until(async () => (await frameworkView(id)).state === 'DISCONNECTED');
     const back = await framework({ name: 'steady', roles: ['e2e'], failoverTimeoutSeconds: 120, frameworkId: id });
     expect(back.s.frameworkId).toBe(id);
     await back.s.reconcile(['long']);
@@ -254,7 +250,7 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
     await agent2.stop('SIGKILL');
     await until(() => f.rescinded.includes(pending.id), 20_000, 'offer rescinded');
     await until(() => f.states('doomed').includes('LOST'), 20_000, 'task LOST');
-    const agents = (await api('/api/v1/agents?hostname=e2e-agent-2')).items;
+    const agents = (await agentsOf({ hostname: 'e2e-agent-2' })).items;
     expect(agents[0].status).toBe('UNREACHABLE');
     await f.s.teardown();
   }, 60_000);

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Resources } from '@arbiter/allocator';
 import { type Offer, Scheduler, SchedulerError, type Subscribe } from '@arbiter/scheduler-sdk';
-import { until } from './support/until';
+import { defined, until } from './support/until';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from './support/app';
+import { ok, refused } from './support/client';
 import { ProtocolAgent } from './support/fake-agent';
 import { Recorder } from './support/recorder';
 import { Retention } from '../src/history/retention.handler';
@@ -72,6 +73,15 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     };
     return { clock, advance };
   };
+  /** A framework, task or agent as the REST API reports it. */
+  const frameworkView = (id: string) => ok(t.client.GET('/api/v1/frameworks/{id}', { params: { path: { id } } }));
+  const agentView = (id: string) => ok(t.client.GET('/api/v1/agents/{id}', { params: { path: { id } } }));
+  const taskView = (id: string) => ok(t.client.GET('/api/v1/tasks/{id}', { params: { path: { id } } }));
+  const tasksOf = (frameworkId?: string, state?: 'RUNNING') =>
+    ok(t.client.GET('/api/v1/tasks', { params: { query: { ...(frameworkId ? { frameworkId } : {}), ...(state ? { state } : {}) } } }));
+  const offersOf = (query: { frameworkId?: string; state?: 'OUTSTANDING' | 'ACCEPTED' }) =>
+    ok(t.client.GET('/api/v1/offers', { params: { query } }));
+  const auditOf = (query: { action: string; actor?: string }) => ok(t.client.GET('/api/v1/audit', { params: { query } }));
   beforeEach(async () => (t = await startTestControlPlane({ config: { allocationInterval: 0.1, agentTimeout: 2 } })));
   afterEach(async () => {
     for (const c of closers.splice(0)) c();
@@ -90,7 +100,9 @@ describe('master: offers, tasks and DRF over the protocols', () => {
       closers.push(() => s.close());
       schedulers.push(s);
       let n = 0;
-      s.on('update', (u) => void (u.state === 'RUNNING' && running[name]++));
+      s.on('update', (u) => {
+        if (u.state === 'RUNNING') running[name]++;
+      });
       s.on('offers', (offers) => {
         for (const offer of offers) {
           const need = Resources.fromScalars(demand[name]);
@@ -106,32 +118,33 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     await until(() => running.A === 3 && running.B === 2);
     await cyclesPass();
     expect(running).toEqual({ A: 3, B: 2 });
-    const list = (await t.api('GET', '/api/v1/frameworks')).body;
-    const share = (id: string) => list.items.find((f: { id: string }) => f.id === id).dominantShare;
+    const list = await ok(t.client.GET('/api/v1/frameworks'));
+    const share = (id: string | undefined) => list.items.find((f) => f.id === id)?.dominantShare;
     expect(share(ids.A)).toBeCloseTo(2 / 3, 3);
     expect(share(ids.B)).toBeCloseTo(2 / 3, 3);
-    expect(list.items.find((f: { id: string }) => f.id === ids.A)).toMatchObject({
+    expect(list.items.find((f) => f.id === ids.A)).toMatchObject({
       activeTasks: 3,
       used: { cpus: 3, mem: 12288 },
       connected: true,
       state: 'ACTIVE',
     });
-    const tasks = await t.api('GET', `/api/v1/tasks?frameworkId=${ids.B}&state=RUNNING`);
-    expect(tasks.body.total).toBe(2);
-    const one = await t.api('GET', `/api/v1/tasks/${tasks.body.items[0].id}`);
-    expect(one.body.history.map((h: { state: string }) => h.state)).toEqual(['STARTING', 'RUNNING']);
-    expect(one.body.history.every((h: { acknowledgedAt: string | null }) => h.acknowledgedAt !== null)).toBe(true);
-    const cycles = await t.api('GET', `/api/v1/allocations?frameworkId=${ids.A}`);
-    expect(cycles.body.total).toBeGreaterThanOrEqual(3);
-    const detail = await t.api('GET', `/api/v1/allocations/${cycles.body.items[0].id}`);
-    expect(detail.body.offers.some((o: { frameworkId: string }) => o.frameworkId === ids.A)).toBe(true);
-    expect(detail.body.trace).toHaveProperty('counts');
-    const series = await t.api('GET', `/api/v1/allocations/shares?kind=FRAMEWORK&client=${ids.A}`);
-    expect(series.body.length).toBeGreaterThan(0);
-    const csv = await t.api('GET', '/api/v1/allocations/export?format=csv');
+    const tasks = await tasksOf(ids.B, 'RUNNING');
+    expect(tasks.total).toBe(2);
+    const one = await taskView(tasks.items[0].id);
+    expect(one.history?.map((h) => h.state)).toEqual(['STARTING', 'RUNNING']);
+    expect(one.history?.every((h) => h.acknowledgedAt !== null)).toBe(true);
+    const cycles = await ok(t.client.GET('/api/v1/allocations', { params: { query: { frameworkId: ids.A } } }));
+    expect(cycles.total).toBeGreaterThanOrEqual(3);
+    const detail = await ok(t.client.GET('/api/v1/allocations/{id}', { params: { path: { id: cycles.items[0].id } } }));
+    expect(detail.offers.some((o) => o.frameworkId === ids.A)).toBe(true);
+    expect(detail.trace).toHaveProperty('counts');
+    const series = await ok(t.client.GET('/api/v1/allocations/shares', { params: { query: { kind: 'FRAMEWORK', client: ids.A } } }));
+    expect(series.length).toBeGreaterThan(0);
+    // The CSV export is not JSON: read raw.
+    const csv = await t.request('GET', '/api/v1/allocations/export?format=csv');
     expect(csv.headers.get('content-type')).toMatch(/text\/csv/);
-    expect(csv.body.split('\n')[0]).toBe('cycle_id,started_at,duration_ms,offer_count,framework_id,role,agent_id,resources');
-    expect(csv.body).toContain(ids.B);
+    expect(String(csv.body).split('\n')[0]).toBe('cycle_id,started_at,duration_ms,offer_count,framework_id,role,agent_id,resources');
+    expect(String(csv.body)).toContain(ids.B);
   });
 
   it('respects a decline filter for its duration on the allocator clock, then offers again; revive clears it at once', async () => {
@@ -153,9 +166,9 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     await f.s.decline(again[0].id, { refuseSeconds: 3600 });
     await advance(1_000);
     expect(f.offers).toHaveLength(0);
-    const explain = await t.api('GET', `/api/v1/frameworks/${f.s.frameworkId}/explain`);
-    expect(explain.body.reasons.FRAMEWORK_FILTERED).toBeGreaterThan(0);
-    expect(explain.body.summary.join(' ')).toMatch(/declined its resources with a filter/);
+    const explain = await ok(t.client.GET('/api/v1/frameworks/{id}/explain', { params: { path: { id: f.s.frameworkId ?? '' } } }));
+    expect(explain.reasons.FRAMEWORK_FILTERED).toBeGreaterThan(0);
+    expect(explain.summary.join(' ')).toMatch(/declined its resources with a filter/);
     await f.s.revive();
     await advance(100);
     expect(f.offers).toHaveLength(1);
@@ -166,7 +179,7 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     const f = await framework({ name: 'quiet', roles: ['r'], suppressedRoles: ['r'] });
     await cyclesPass();
     expect(f.offers).toHaveLength(0);
-    expect((await t.api('GET', `/api/v1/frameworks/${f.s.frameworkId}`)).body.suppressedRoles).toEqual(['r']);
+    expect((await frameworkView(f.s.frameworkId ?? '')).suppressedRoles).toEqual(['r']);
     await f.s.revive(['r']);
     const offer = await f.nextOffer();
     await f.s.suppress();
@@ -203,10 +216,9 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     await expect(a.s.launch(bOffer, [task('steal', { cpus: 1 })])).rejects.toMatchObject({ code: 'OFFER_NOT_YOURS' });
     // A bad message is refused with the fields named; nothing changes.
     await expect(a.s.accept(['not-a-uuid'], [])).rejects.toThrow(SchedulerError);
-    await expect(a.s.accept(['not-a-uuid'], [])).rejects.toMatchObject({
-      code: 'INVALID_MESSAGE',
-      message: expect.stringContaining('offerIds.0'),
-    });
+    const invalid: unknown = await a.s.accept(['not-a-uuid'], []).catch((err: unknown) => err);
+    expect(invalid).toMatchObject({ code: 'INVALID_MESSAGE' });
+    expect(String(invalid)).toContain('offerIds.0');
   });
 
   it('answers offers sent together in arrival order: a second accept of an offer is stale, a task id used before is a duplicate, the others launch', async () => {
@@ -228,12 +240,12 @@ describe('master: offers, tasks and DRF over the protocols', () => {
       'UNKNOWN_OFFER',
       { launched: ['third', 'fourth'] },
     ]);
-    expect((answers[1] as PromiseRejectedResult).reason.message).toMatch(/no longer valid \(accepted\)/);
+    expect(String((answers[1] as PromiseRejectedResult).reason)).toMatch(/no longer valid \(accepted\)/);
     for (const id of ['same', 'third', 'fourth']) await until(() => a.states(id).includes('RUNNING'), 10_000, `${id} RUNNING`);
-    const tasks = await t.api('GET', `/api/v1/tasks?frameworkId=${a.s.frameworkId}`);
-    expect(tasks.body.items.map((x: { taskId: string }) => x.taskId).sort()).toEqual(['fourth', 'same', 'third']);
-    const offers = await t.api('GET', `/api/v1/offers?frameworkId=${a.s.frameworkId}&state=ACCEPTED`);
-    expect(offers.body.total).toBe(2);
+    const tasks = await tasksOf(a.s.frameworkId);
+    expect(tasks.items.map((x) => x.taskId).sort()).toEqual(['fourth', 'same', 'third']);
+    const offers = await offersOf({ frameworkId: a.s.frameworkId, state: 'ACCEPTED' });
+    expect(offers.total).toBe(2);
   });
 
   it('refuses an accept of an offer declined just before it, and ignores a decline of an offer already taken', async () => {
@@ -245,13 +257,11 @@ describe('master: offers, tasks and DRF over the protocols', () => {
       a.s.decline(o2.id),
     ]);
     expect(answers.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
-    expect((answers[1] as PromiseRejectedResult).reason).toMatchObject({
-      code: 'OFFER_STALE',
-      message: expect.stringContaining('(declined)'),
-    });
+    const refusedLate: unknown = (answers[1] as PromiseRejectedResult).reason;
+    expect(refusedLate).toMatchObject({ code: 'OFFER_STALE' });
+    expect(String(refusedLate)).toContain('(declined)');
     await until(() => a.states('first').includes('RUNNING'));
-    const state = async (id: string) =>
-      (await t.api('GET', `/api/v1/offers?frameworkId=${a.s.frameworkId}`)).body.items.find((o: { id: string }) => o.id === id).state;
+    const state = async (id: string) => (await offersOf({ frameworkId: a.s.frameworkId })).items.find((o) => o.id === id)?.state;
     expect(await state(o1.id)).toBe('DECLINED');
     expect(await state(o2.id)).toBe('ACCEPTED');
   });
@@ -266,11 +276,8 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     // Another framework cannot acknowledge them.
     await Promise.all(updates.map((u) => b.s.acknowledge(u)));
     const history = async () => {
-      const list = await t.api('GET', `/api/v1/tasks?frameworkId=${a.s.frameworkId}`);
-      return (await t.api('GET', `/api/v1/tasks/${list.body.items[0].id}`)).body.history as Array<{
-        state: string;
-        acknowledgedAt: string | null;
-      }>;
+      const list = await tasksOf(a.s.frameworkId);
+      return (await taskView(list.items[0].id)).history ?? [];
     };
     expect((await history()).map((h) => h.acknowledgedAt)).toEqual([null, null]);
     await Promise.all(updates.map((u) => a.s.acknowledge(u)));
@@ -284,9 +291,9 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     await until(() => a.states('once').includes('RUNNING'));
     const finished = {
       updateUuid: randomUUID(),
-      frameworkId: a.s.frameworkId!,
+      frameworkId: defined(a.s.frameworkId),
       taskId: 'once',
-      agentId: ag.agentId!,
+      agentId: defined(ag.agentId),
       state: 'FINISHED',
       timestamp: new Date().toISOString(),
       source: 'SOURCE_AGENT',
@@ -297,10 +304,10 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     );
     expect(replies).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
     await until(() => a.states('once').includes('FINISHED'));
-    const list = await t.api('GET', `/api/v1/tasks?frameworkId=${a.s.frameworkId}`);
-    expect(list.body.items[0].state).toBe('FINISHED');
-    const one = await t.api('GET', `/api/v1/tasks/${list.body.items[0].id}`);
-    expect(one.body.history.map((h: { state: string }) => h.state)).toEqual(['STARTING', 'RUNNING', 'FINISHED', 'RUNNING']);
+    const list = await tasksOf(a.s.frameworkId);
+    expect(list.items[0].state).toBe('FINISHED');
+    const one = await taskView(list.items[0].id);
+    expect(one.history?.map((h) => h.state)).toEqual(['STARTING', 'RUNNING', 'FINISHED', 'RUNNING']);
   });
 
   it('never offers the same resources twice while an offer is outstanding', async () => {
@@ -310,25 +317,25 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     await until(() => a.offers.length + b.offers.length > 0);
     await cyclesPass();
     expect(a.offers.length + b.offers.length).toBe(1);
-    const outstanding = await t.api('GET', '/api/v1/offers?state=OUTSTANDING');
-    expect(outstanding.body.total).toBe(1);
+    const outstanding = await offersOf({ state: 'OUTSTANDING' });
+    expect(outstanding.total).toBe(1);
   });
 
   it('keeps tasks of a framework that reconnects within its failover timeout, and gives it unacknowledged updates again', async () => {
     const ag = await agent('h1', { cpus: 4, mem: 4096 });
     const f = await framework({ name: 'phoenix', roles: ['r'], failoverTimeoutSeconds: 30 }, { autoAcknowledge: false });
-    const id = f.s.frameworkId!;
+    const id = defined(f.s.frameworkId);
     await f.s.launch(await f.nextOffer(), [task('keep', { cpus: 1, mem: 64 })]);
     await until(() => f.states('keep').includes('RUNNING'));
     f.s.close();
-    await until(async () => (await t.api('GET', `/api/v1/frameworks/${id}`)).body.state === 'DISCONNECTED');
+    await until(async () => (await frameworkView(id)).state === 'DISCONNECTED');
     await ag.status(id, 'keep', 'RUNNING');
     const back = new Recorder(t, { name: 'phoenix', roles: ['r'], frameworkId: id, failoverTimeoutSeconds: 30 });
     closers.push(() => back.s.close());
     expect((await back.s.start()).frameworkId).toBe(id);
     // Everything not acknowledged before (STARTING, RUNNING twice) arrives again.
     await until(() => back.states('keep').length >= 3);
-    const fw = (await t.api('GET', `/api/v1/frameworks/${id}`)).body;
+    const fw = await frameworkView(id);
     expect(fw).toMatchObject({ state: 'ACTIVE', activeTasks: 1, connected: true });
   });
 
@@ -336,18 +343,18 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     const { advance } = await onManualClock();
     await agent('h1', { cpus: 4, mem: 4096 });
     const f = await framework({ name: 'gone', roles: ['r'], failoverTimeoutSeconds: 5 });
-    const id = f.s.frameworkId!;
+    const id = defined(f.s.frameworkId);
     await advance(100, f);
     await f.s.launch(await f.nextOffer(), [task('doomed', { cpus: 1, mem: 64 })]);
     await until(() => f.states('doomed').includes('RUNNING'));
     f.s.close();
-    const state = async () => (await t.api('GET', `/api/v1/frameworks/${id}`)).body.state;
+    const state = async () => (await frameworkView(id)).state;
     await until(async () => (await state()) === 'DISCONNECTED');
     await advance(4_500); // within the failover timeout: kept
     expect(await state()).toBe('DISCONNECTED');
     await advance(1_000); // past it
     await until(async () => (await state()) === 'COMPLETED');
-    await until(async () => (await t.api('GET', `/api/v1/tasks?frameworkId=${id}`)).body.items[0].state === 'KILLED');
+    await until(async () => (await tasksOf(id)).items[0].state === 'KILLED');
     const again = new Scheduler({ master: t.cp.url, token: ADMIN_TOKEN, framework: { name: 'gone', roles: ['r'], frameworkId: id } });
     closers.push(() => again.close());
     await expect(again.start()).rejects.toMatchObject({ code: 'FRAMEWORK_COMPLETED' });
@@ -367,11 +374,11 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     await until(() => f.rescinded.includes(pending.id));
     await advance(1_500, f);
     expect(f.states('on-fragile')).not.toContain('LOST');
-    expect((await t.api('GET', `/api/v1/agents/${ag.agentId}`)).body.status).toBe('REACHABLE');
+    expect((await agentView(ag.agentId ?? '')).status).toBe('REACHABLE');
     await advance(1_500, f); // past the timeout, and past the next check (every second)
     await until(() => f.states('on-fragile').includes('LOST'));
     expect(f.updates.find((u) => u.state === 'LOST')).toMatchObject({ reason: 'REASON_AGENT_REMOVED', source: 'SOURCE_MASTER' });
-    expect((await t.api('GET', `/api/v1/agents/${ag.agentId}`)).body.status).toBe('UNREACHABLE');
+    expect((await agentView(ag.agentId ?? '')).status).toBe('UNREACHABLE');
   });
 
   it('after a restart gives known agents the re-registration timeout: one back after the heartbeat timeout keeps its task, one that stays away is unreachable with its task LOST', async () => {
@@ -384,8 +391,8 @@ describe('master: offers, tasks and DRF over the protocols', () => {
       for (const o of f.offers.splice(0)) offers.set(o.hostname, o);
       return offers.size === 2;
     });
-    await f.s.launch(offers.get('returning')!, [task('kept', { cpus: 1, mem: 64 })]);
-    await f.s.launch(offers.get('absent')!, [task('lost', { cpus: 1, mem: 64 })]);
+    await f.s.launch(defined(offers.get('returning')), [task('kept', { cpus: 1, mem: 64 })]);
+    await f.s.launch(defined(offers.get('absent')), [task('lost', { cpus: 1, mem: 64 })]);
     await until(() => f.states('kept').includes('RUNNING') && f.states('lost').includes('RUNNING'));
     for (const c of closers.splice(0)) c();
 
@@ -399,10 +406,10 @@ describe('master: offers, tasks and DRF over the protocols', () => {
       clock,
     });
     t = { ...second, close: () => second.close().then(() => first.close()) };
-    const status = async (id: string) => (await t.api('GET', `/api/v1/agents/${id}`)).body.status;
+    const status = async (id: string) => (await agentView(id)).status;
 
     await clock.advance(4_000); // past the heartbeat timeout, within the re-registration timeout
-    expect([await status(returning.agentId!), await status(absent.agentId!)]).toEqual(['REACHABLE', 'REACHABLE']);
+    expect([await status(defined(returning.agentId)), await status(defined(absent.agentId))]).toEqual(['REACHABLE', 'REACHABLE']);
     const again = new ProtocolAgent(t.cp.url, ADMIN_TOKEN, { hostname: 'returning', resources });
     closers.push(() => again.close());
     again.agentId = returning.agentId;
@@ -410,29 +417,30 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     await again.register();
 
     await clock.advance(2_500); // the absent agent past its re-registration timeout; the returning one within its heartbeat timeout
-    await until(async () => (await status(absent.agentId!)) === 'UNREACHABLE');
-    expect(await status(returning.agentId!)).toBe('REACHABLE');
-    const tasks = (await t.api('GET', '/api/v1/tasks')).body.items as Array<{ taskId: string; state: string; id: string }>;
+    await until(async () => (await status(defined(absent.agentId))) === 'UNREACHABLE');
+    expect(await status(defined(returning.agentId))).toBe('REACHABLE');
+    const tasks = (await tasksOf()).items;
     expect(Object.fromEntries(tasks.map((x) => [x.taskId, x.state]))).toEqual({ kept: 'RUNNING', lost: 'LOST' });
-    const lost = (await t.api('GET', `/api/v1/tasks/${tasks.find((x) => x.taskId === 'lost')!.id}`)).body;
-    expect(lost.history.at(-1)).toMatchObject({ state: 'LOST', reason: 'REASON_AGENT_REMOVED' });
-    expect(lost.history.at(-1).message).toMatch(/not registered again within 6 s/);
+    const lost = await taskView(tasks.find((x) => x.taskId === 'lost')?.id ?? '');
+    expect(lost.history?.at(-1)).toMatchObject({ state: 'LOST', reason: 'REASON_AGENT_REMOVED' });
+    expect(lost.history?.at(-1)?.message).toMatch(/not registered again within 6 s/);
   });
 
   it('tears a framework down through the API: tasks killed, recorded in the audit log', async () => {
     await agent('h1', { cpus: 4, mem: 4096 });
     const f = await framework({ name: 'operator-stopped', roles: ['r'], failoverTimeoutSeconds: 60 });
-    const id = f.s.frameworkId!;
+    const id = defined(f.s.frameworkId);
     await f.s.launch(await f.nextOffer(), [task('t', { cpus: 1, mem: 64 })]);
     await until(() => f.states('t').includes('RUNNING'));
-    const r = await t.api('POST', `/api/v1/frameworks/${id}/teardown`);
-    expect(r.body.state).toBe('COMPLETED');
-    await until(async () => (await t.api('GET', `/api/v1/tasks?frameworkId=${id}`)).body.items[0].state === 'KILLED');
-    expect((await t.api('GET', '/api/v1/audit?action=framework.teardown')).body.items[0]).toMatchObject({
+    const torn = await ok(t.client.POST('/api/v1/frameworks/{id}/teardown', { params: { path: { id } } }));
+    expect(torn.state).toBe('COMPLETED');
+    await until(async () => (await tasksOf(id)).items[0].state === 'KILLED');
+    expect((await auditOf({ action: 'framework.teardown' })).items[0]).toMatchObject({
       targetId: id,
       after: { state: 'COMPLETED' },
     });
-    expect((await t.api('POST', '/api/v1/frameworks/nope/teardown')).body.code).toBe('FRAMEWORK_NOT_FOUND');
+    const unknown = await refused(t.client.POST('/api/v1/frameworks/{id}/teardown', { params: { path: { id: 'nope' } } }), 404);
+    expect(unknown.code).toBe('FRAMEWORK_NOT_FOUND');
   });
 
   it('answers reconciliation with the latest state of each task, LOST for unknown ones', async () => {
@@ -459,10 +467,10 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     await f.s.accept([offer.id], [{ type: 'RESERVE', resources: reserve }]);
     const actor = `framework:${f.s.frameworkId}`;
 
-    const reservations = (await t.api('GET', '/api/v1/reservations')).body;
+    const reservations = await ok(t.client.GET('/api/v1/reservations'));
     expect(reservations.items).toHaveLength(1);
     expect(reservations.items[0]).toMatchObject({ role: 'team', principal: actor, resourcesText: 'cpus(team):2;mem(team):1024' });
-    const created = (await t.api('GET', `/api/v1/audit?action=reservation.create&actor=${encodeURIComponent(actor)}`)).body;
+    const created = await auditOf({ action: 'reservation.create', actor });
     expect(created.items).toEqual([expect.objectContaining({ actor, action: 'reservation.create', targetId: reservations.items[0].id })]);
 
     // Offered again with the reserved resources for the role.
@@ -474,32 +482,35 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     await expect(f.s.accept([next.id], [{ type: 'UNRESERVE', resources: tooMuch }])).rejects.toMatchObject({
       code: 'INSUFFICIENT_OFFERED_RESOURCES',
     });
-    expect((await t.api('GET', '/api/v1/reservations')).body.items).toHaveLength(1);
+    expect((await ok(t.client.GET('/api/v1/reservations'))).items).toHaveLength(1);
 
     // The refused accept changed nothing: its offer is still outstanding, and answers it now.
     await f.s.accept([next.id], [{ type: 'UNRESERVE', resources: Resources.of(next.resources).reserved('team').toJSON() }]);
-    expect((await t.api('GET', '/api/v1/reservations')).body.items).toHaveLength(0);
-    const removed = (await t.api('GET', `/api/v1/audit?action=reservation.remove&actor=${encodeURIComponent(actor)}`)).body;
+    expect((await ok(t.client.GET('/api/v1/reservations'))).items).toHaveLength(0);
+    const removed = await auditOf({ action: 'reservation.remove', actor });
     expect(removed.items).toHaveLength(1);
   });
 
   it('follows the whitelist: agents not on it are not offered', async () => {
     await agent('listed', { cpus: 2, mem: 1024 });
     await agent('unlisted', { cpus: 2, mem: 1024 });
-    await t.api('PUT', '/api/v1/whitelist', { hostnames: ['listed'] });
+    await ok(t.client.PUT('/api/v1/whitelist', { body: { hostnames: ['listed'] } }));
     const f = await framework({ name: 'w', roles: ['r'] });
     await until(() => f.offers.length > 0);
     await cyclesPass();
     const hosts = f.offers.map((o) => o.hostname);
     expect(hosts).toEqual(['listed']);
-    await t.api('PUT', '/api/v1/whitelist', { hostnames: null });
+    await ok(t.client.PUT('/api/v1/whitelist', { body: { hostnames: null } }));
     await until(() => f.offers.some((o) => o.hostname === 'unlisted'));
   });
 
   it('offers reserved resources only to their role, and caps offers at a quota limit', async () => {
     const ag = await agent('resv', { cpus: 4, mem: 4096 });
-    await t.api('POST', '/api/v1/reservations', { agentId: ag.agentId, role: 'gold', resources: 'cpus:3;mem:1024' });
-    await t.api('PUT', '/api/v1/quota', { quotas: [{ role: 'silver', limits: { cpus: 0.5 } }] });
+    await ok(
+      t.client.POST('/api/v1/reservations', { body: { agentId: ag.agentId ?? '', role: 'gold', resources: 'cpus:3;mem:1024' } }),
+      201,
+    );
+    await ok(t.client.PUT('/api/v1/quota', { body: { quotas: [{ role: 'silver', limits: { cpus: 0.5 } }], force: false } }));
     const silver = await framework({ name: 'silver', roles: ['silver'] });
     const offer = await silver.nextOffer();
     const got = Resources.of(offer.resources);
@@ -517,25 +528,29 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     f.s.on('inverseOffers', (list) => inverse.push(...list));
     await f.s.launch(await f.nextOffer(), [task('resident', { cpus: 1, mem: 64 })], { refuseSeconds: 0 });
     const pending = await f.nextOffer();
-    await t.api('PUT', '/api/v1/maintenance/schedule', {
-      windows: [
-        {
-          machines: [{ hostname: 'maint-host' }],
-          unavailability: { start: new Date(Date.now() + 3600_000).toISOString(), durationSeconds: 600 },
+    await ok(
+      t.client.PUT('/api/v1/maintenance/schedule', {
+        body: {
+          windows: [
+            {
+              machines: [{ hostname: 'maint-host' }],
+              unavailability: { start: new Date(Date.now() + 3600_000).toISOString(), durationSeconds: 600 },
+            },
+          ],
         },
-      ],
-    });
+      }),
+    );
     await until(() => inverse.length > 0);
     expect(inverse[0].hostname).toBe('maint-host');
     await f.s.answerInverseOffer(inverse[0].id, true);
-    const status = (await t.api('GET', '/api/v1/maintenance/status')).body;
+    const status = await ok(t.client.GET('/api/v1/maintenance/status'));
     expect(status.drainingMachines[0].statuses).toEqual([expect.objectContaining({ frameworkId: f.s.frameworkId, status: 'ACCEPT' })]);
-    await t.api('POST', '/api/v1/maintenance/start', { machines: [{ hostname: 'maint-host' }] });
+    await ok(t.client.POST('/api/v1/maintenance/start', { body: { machines: [{ hostname: 'maint-host' }] } }));
     await until(() => f.rescinded.includes(pending.id));
     f.offers.length = 0;
     await cyclesPass();
     expect(f.offers).toHaveLength(0);
-    await t.api('POST', '/api/v1/maintenance/stop', { machines: [{ hostname: 'maint-host' }] });
+    await ok(t.client.POST('/api/v1/maintenance/stop', { body: { machines: [{ hostname: 'maint-host' }] } }));
     await f.nextOffer();
   });
 
@@ -576,7 +591,7 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     await f.s.decline([kept.id], { refuseSeconds: 0 });
     const outstanding = await f.nextOffer();
     const db = t.cp.dataSource;
-    const count = async (sql: string) => Number((await db.query(sql))[0].n);
+    const count = async (sql: string) => Number((await db.query<Array<{ n: string }>>(sql))[0].n);
     const cycles = await count('SELECT count(*) AS n FROM allocation_cycles');
     expect(cycles).toBeGreaterThanOrEqual(2);
     // Everything so far is made old.
@@ -590,14 +605,12 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     expect(await count('SELECT count(*) AS n FROM allocation_shares')).toBe(0);
     expect(await count(`SELECT count(*) AS n FROM offers WHERE id = '${kept.id}'`)).toBe(0);
     // The outstanding offer is kept, still listed as outstanding, and can still be accepted.
-    const listed = await t.api('GET', '/api/v1/offers?state=OUTSTANDING');
-    expect(listed.body.items.map((o: { id: string }) => o.id)).toContain(outstanding.id);
+    const listed = await offersOf({ state: 'OUTSTANDING' });
+    expect(listed.items.map((o) => o.id)).toContain(outstanding.id);
     await f.s.launch(outstanding, [
       { taskId: 'after-prune', name: 'x', command: { shell: 'true' }, resources: [{ name: 'cpus', value: 1 }] },
     ]);
-    expect((await t.api('GET', '/api/v1/offers?state=OUTSTANDING')).body.items.map((o: { id: string }) => o.id)).not.toContain(
-      outstanding.id,
-    );
+    expect((await offersOf({ state: 'OUTSTANDING' })).items.map((o) => o.id)).not.toContain(outstanding.id);
     expect((await master.prune({ history: new Date(Date.now() - 86_400_000) })).offers).toBe(1);
   });
 
@@ -629,7 +642,7 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     await acked.s.launch(await acked.nextOffer(), [task('live', { cpus: 1, mem: 64 })]);
     await until(() => acked.states('live').includes('RUNNING'));
     const db = t.cp.dataSource;
-    const rows = async (sql: string) => (await db.query(sql)) as Array<Record<string, unknown>>;
+    const rows = async (sql: string) => db.query<Array<Record<string, unknown>>>(sql);
     const taskIds = async () => (await rows('SELECT task_id FROM tasks ORDER BY task_id')).map((r) => r.task_id);
     await until(
       async () =>
@@ -648,7 +661,7 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     expect(await rows('SELECT 1 FROM task_status_updates u WHERE NOT EXISTS (SELECT 1 FROM tasks t WHERE t.id = u.task_ref)')).toEqual([]);
     // A framework that completes will never read its updates: its ended tasks go too.
     await silent.s.teardown();
-    await until(async () => (await t.api('GET', `/api/v1/frameworks/${silent.s.frameworkId}`)).body.state === 'COMPLETED');
+    await until(async () => (await frameworkView(silent.s.frameworkId ?? '')).state === 'COMPLETED');
     expect((await master.prune(dayAgo)).tasks).toBe(1);
     expect(await taskIds()).toEqual(['live']);
     // Nothing recent goes.
@@ -663,9 +676,9 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     const ag = await agent('toggle', { cpus: 2, mem: 1024 });
     const f = await framework({ name: 'toggler', roles: ['r'] });
     const offer = await f.nextOffer();
-    await t.api('POST', `/api/v1/agents/${ag.agentId}/deactivate`);
+    await ok(t.client.POST('/api/v1/agents/{id}/deactivate', { params: { path: { id: ag.agentId ?? '' } } }));
     await until(() => f.rescinded.includes(offer.id));
-    await t.api('POST', `/api/v1/agents/${ag.agentId}/reactivate`);
+    await ok(t.client.POST('/api/v1/agents/{id}/reactivate', { params: { path: { id: ag.agentId ?? '' } } }));
     await f.nextOffer();
   });
 });

@@ -11,13 +11,6 @@ import { freshDatabase } from './postgres';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
-/** What the legacy `api` call answers (its body untyped). */
-export interface ApiResponse<T = any> {
-  status: number;
-  body: T;
-  headers: Headers;
-}
-
 export interface TestControlPlane {
   cp: ControlPlane;
   databaseUrl: string;
@@ -30,13 +23,6 @@ export interface TestControlPlane {
    * unknown path); `body` is sent as JSON unless it is a string. Its answer's body is unknown.
    */
   request(method: string, url: string, body?: unknown, options?: RawOptions): Promise<RawResponse>;
-  /** Untyped calls, as the admin (or with `token`): kept for master.spec until it moves to `client`. */
-  api<T = any>(
-    method: string,
-    url: string,
-    body?: unknown,
-    options?: { token?: string | null; contentType?: string },
-  ): Promise<ApiResponse<T>>;
   /** Stops the service and drops its database. */
   close(): Promise<void>;
   /** Stops the service only (the database stays, for restart tests). */
@@ -80,15 +66,12 @@ export async function startTestControlPlane(
   }
   const request = (method: string, url: string, body?: unknown, opts?: RawOptions) =>
     rawRequest(cp.url, ADMIN_TOKEN, method, url, body, opts);
-  const api = async (method: string, url: string, body?: unknown, opts?: RawOptions): Promise<ApiResponse> =>
-    request(method, url, body, opts);
   return {
     cp,
     databaseUrl,
     client: apiClient(cp.url, ADMIN_TOKEN),
     clientAs: (token) => apiClient(cp.url, token),
     request,
-    api,
     stop: async () => {
       await cp.close();
       removeData();

@@ -8,3 +8,9 @@ export async function until(check: () => boolean | Promise<boolean>, ms = 10_000
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A value the test needs to exist (a framework's id once subscribed, say): fails the test when it does not. */
+export function defined<T>(value: T | null | undefined, what = 'value'): T {
+  if (value === undefined || value === null) throw new Error(`${what} is missing`);
+  return value;
+}
