@@ -95,6 +95,9 @@ const STRICT_TESTS = [
   'apps/control-plane/test/e2e.spec.ts',
   'apps/control-plane/test/live-tasks.spec.ts',
   'apps/control-plane/test/support/app.ts',
+  'apps/control-plane/src/**/*.spec.ts',
+  'libs/contracts/**/*.spec.ts',
+  'libs/scheduler-sdk/**/*.spec.ts',
 ];
 
 export default tseslint.config(
