@@ -1,33 +1,33 @@
 /**
  * Entry of the `arbiter` command-line tool. Each subcommand lives in its own module under
- * `commands/` and is loaded only when it runs, so `arbiter simulate` never loads NestJS.
+ * `commands/` and loads its heavy dependencies (NestJS, the agent, Chromium) with `import()` only
+ * when it runs, so `arbiter simulate` never loads NestJS.
  * A command reports failure by setting `process.exitCode`.
  */
 import { Command, CommanderError } from 'commander';
+import * as agent from './commands/agent';
+import * as bench from './commands/bench';
+import * as controlPlane from './commands/control-plane';
+import * as dashboard from './commands/dashboard';
+import * as db from './commands/db';
+import * as example from './commands/example';
+import * as openapi from './commands/openapi';
+import * as simulate from './commands/simulate';
+import * as start from './commands/start';
 
 /** A subcommand module registers itself (name, options, a lazily loaded action). */
 export interface CommandModule {
   register(program: Command): void;
 }
 
-const COMMANDS: Array<() => CommandModule> = [
-  () => require('./commands/simulate'),
-  () => require('./commands/db'),
-  () => require('./commands/control-plane'),
-  () => require('./commands/start'),
-  () => require('./commands/dashboard'),
-  () => require('./commands/agent'),
-  () => require('./commands/example'),
-  () => require('./commands/openapi'),
-  () => require('./commands/bench'),
-];
+const COMMANDS: CommandModule[] = [simulate, db, controlPlane, start, dashboard, agent, example, openapi, bench];
 
 export function buildProgram(): Command {
   const program = new Command('arbiter')
     .description('Arbiter: a two-level cluster resource manager with a Hierarchical DRF allocator')
     .showHelpAfterError()
     .exitOverride();
-  for (const load of COMMANDS) load().register(program);
+  for (const command of COMMANDS) command.register(program);
   return program;
 }
 

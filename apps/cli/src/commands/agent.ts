@@ -46,8 +46,8 @@ export function register(program: Command): void {
     .option('--hostname <name>', "hostname to report (default: this machine's)")
     .option('--kill-tasks-on-exit', 'kill running tasks when the agent stops')
     .action(async (flags: AgentFlags) => {
-      const { parseResources } = require('@arbiter/allocator') as typeof import('@arbiter/allocator');
-      const agentLib = require('@arbiter/agent') as typeof import('@arbiter/agent');
+      const { parseResources } = await import('@arbiter/allocator');
+      const agentLib = await import('@arbiter/agent');
       const fail = (message: string) => {
         console.error(message);
         process.exitCode = 2;

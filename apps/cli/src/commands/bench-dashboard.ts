@@ -23,9 +23,9 @@ export interface DashboardBenchFlags {
 const TOKEN = `bench-${randomUUID()}`;
 
 /** Agents as real connections that register and heartbeat, in batches of 100. */
-async function simulateAgents(url: string, n: number): Promise<Array<import('socket.io-client').Socket>> {
-  const { io } = require('socket.io-client') as typeof import('socket.io-client');
-  const sockets: Array<import('socket.io-client').Socket> = [];
+async function simulateAgents(url: string, n: number) {
+  const { io } = await import('socket.io-client');
+  const sockets: Array<ReturnType<typeof io>> = [];
   for (let start = 0; start < n; start += 100) {
     await Promise.all(
       Array.from({ length: Math.min(100, n - start) }, async (_, k) => {
@@ -79,8 +79,8 @@ function median(xs: number[]): number {
 }
 
 export async function runDashboardBench(flags: DashboardBenchFlags): Promise<void> {
-  const cp = require('@arbiter/control-plane') as typeof import('@arbiter/control-plane');
-  const { Scheduler } = require('@arbiter/scheduler-sdk') as typeof import('@arbiter/scheduler-sdk');
+  const cp = await import('@arbiter/control-plane');
+  const { Scheduler } = await import('@arbiter/scheduler-sdk');
   ensureDashboardBuilt();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-bench-dashboard-'));
   try {
@@ -103,24 +103,27 @@ export async function runDashboardBench(flags: DashboardBenchFlags): Promise<voi
         framework: { name: 'bench-frontend', roles: ['web'], failoverTimeoutSeconds: 600 },
       });
       let launched = 0;
-      scheduler.on('offers', async (offers) => {
-        for (const offer of offers) {
-          if (launched >= 200) await scheduler.decline([offer.id], { refuseSeconds: 3600 }).catch(() => undefined);
-          else
-            await scheduler
-              .launch(offer, [
-                {
-                  taskId: `web-${launched++}`,
-                  name: 'web',
-                  command: { shell: 'true' },
-                  resources: [
-                    { name: 'cpus', value: 2 },
-                    { name: 'mem', value: 4096 },
-                  ],
-                },
-              ])
-              .catch(() => undefined);
-        }
+      // Offers one at a time; a refused launch or decline does not matter here.
+      scheduler.on('offers', (offers) => {
+        void (async () => {
+          for (const offer of offers) {
+            if (launched >= 200) await scheduler.decline([offer.id], { refuseSeconds: 3600 }).catch(() => undefined);
+            else
+              await scheduler
+                .launch(offer, [
+                  {
+                    taskId: `web-${launched++}`,
+                    name: 'web',
+                    command: { shell: 'true' },
+                    resources: [
+                      { name: 'cpus', value: 2 },
+                      { name: 'mem', value: 4096 },
+                    ],
+                  },
+                ])
+                .catch(() => undefined);
+          }
+        })();
       });
       await scheduler.start();
       const until = Date.now() + 30_000;
@@ -179,7 +182,7 @@ export async function runDashboardBench(flags: DashboardBenchFlags): Promise<voi
             if (url === '/agents') await page.locator('table[aria-label=Agents] tbody tr[data-index]').first().waitFor();
             if (run > 0) {
               // The server's part: until the last byte of the (streamed) HTML arrived.
-              html.push((await page.evaluate("performance.getEntriesByType('navigation')[0].responseEnd")) as number);
+              html.push(await page.evaluate<number>("performance.getEntriesByType('navigation')[0].responseEnd"));
               shown.push(t1 - t0);
               live.push(t2 - t0);
             }

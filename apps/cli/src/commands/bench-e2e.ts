@@ -44,7 +44,7 @@ async function startControlPlane(
   databaseUrl: string | undefined,
   dataDir: string,
   allocationInterval: number,
-): Promise<{ child: ChildProcess; url: string }> {
+): Promise<{ child: ChildProcess; pid: number; url: string }> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: '0',
@@ -64,7 +64,8 @@ async function startControlPlane(
     const onData = (c: Buffer) => {
       out += c.toString();
       const m = /Arbiter control plane on (http:\/\/\S+)/.exec(out);
-      if (m && /admin token:.*\n/.test(out)) resolve({ child, url: m[1] });
+      // Output means the process runs, so it has a pid.
+      if (m && /admin token:.*\n/.test(out) && child.pid !== undefined) resolve({ child, pid: child.pid, url: m[1] });
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
@@ -90,21 +91,22 @@ function residentMb(pid: number): number {
 }
 
 export async function runE2eBench(flags: E2eFlags): Promise<void> {
-  const { io } = require('socket.io-client') as typeof import('socket.io-client');
-  const { Scheduler } = require('@arbiter/scheduler-sdk') as typeof import('@arbiter/scheduler-sdk');
-  const cp = require('@arbiter/control-plane') as typeof import('@arbiter/control-plane');
+  const { io } = await import('socket.io-client');
+  const { Scheduler } = await import('@arbiter/scheduler-sdk');
+  const cp = await import('@arbiter/control-plane');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-bench-e2e-'));
   const run = async (databaseUrl: string | undefined) => {
-    const { child, url } = await startControlPlane(databaseUrl, dataDir, flags.allocationInterval);
-    const sockets: Array<import('socket.io-client').Socket> = [];
+    const { child, pid, url } = await startControlPlane(databaseUrl, dataDir, flags.allocationInterval);
+    const sockets: Array<ReturnType<typeof io>> = [];
     const schedulers: Array<import('@arbiter/scheduler-sdk').Scheduler> = [];
     const timers: NodeJS.Timeout[] = [];
     // Once set, failures are expected (pending calls fail with the disconnection) and ignored.
     let closing = false;
     const failures = new Map<string, number>();
     let firstFailure: string | undefined;
-    const failure = (what: string, err: Error) => {
+    const failure = (what: string, thrown: unknown) => {
       if (closing) return;
+      const err = thrown instanceof Error ? thrown : new Error(String(thrown));
       const key = `${what}: ${(err as Error & { code?: string }).code ?? err.message}`;
       failures.set(key, (failures.get(key) ?? 0) + 1);
       firstFailure ??= `${what}: ${err.message}`;
@@ -142,7 +144,7 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
             mark.running = performance.now();
             await new Promise((r) => setTimeout(r, flags.taskMs));
             if (!closing) await status(m.frameworkId, m.task.taskId, 'FINISHED');
-          })().catch((err: Error) => failure('agent status update', err));
+          })().catch((err: unknown) => failure('agent status update', err));
         });
         agentReady.push(
           new Promise<void>((resolve, reject) => {
@@ -230,13 +232,13 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
                 ],
               };
             });
-            s.launch(offer, tasks, { refuseSeconds: 0 }).catch((err: Error) => {
+            s.launch(offer, tasks, { refuseSeconds: 0 }).catch((err: unknown) => {
               for (const t of tasks) launchedAt.delete(t.taskId);
               failure('accept', err);
             });
           }
-          if (tooSmall.length) s.decline(tooSmall, { refuseSeconds: 0 }).catch((err: Error) => failure('decline', err));
-          if (unused.length) s.decline(unused).catch((err: Error) => failure('decline', err));
+          if (tooSmall.length) s.decline(tooSmall, { refuseSeconds: 0 }).catch((err: unknown) => failure('decline', err));
+          if (unused.length) s.decline(unused).catch((err: unknown) => failure('decline', err));
         });
         s.on('update', (u) => {
           if (u.state !== 'RUNNING') return;
@@ -269,20 +271,20 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
       await new Promise((r) => setTimeout(r, flags.warmup * 1000));
       measuring = true;
       const t0 = performance.now();
-      const cpu0 = cpuSeconds(child.pid!);
+      const cpu0 = cpuSeconds(pid);
       // This process plays every agent and framework: a late event loop here shows in every latency.
       const benchLoop = monitorEventLoopDelay({ resolution: 10 });
       benchLoop.enable();
       const benchCpu0 = process.cpuUsage();
       const memory: number[] = [];
-      const sampler = setInterval(() => memory.push(residentMb(child.pid!)), 1000);
+      const sampler = setInterval(() => memory.push(residentMb(pid)), 1000);
       timers.push(sampler);
       await new Promise((r) => setTimeout(r, flags.seconds * 1000));
       measuring = false;
       benchLoop.disable();
       clearInterval(sampler);
       const elapsed = (performance.now() - t0) / 1000;
-      const controlPlaneCpu = (cpuSeconds(child.pid!) - cpu0) / elapsed;
+      const controlPlaneCpu = (cpuSeconds(pid) - cpu0) / elapsed;
       latencies.sort((a, b) => a - b);
       for (const v of Object.values(stages)) v.sort((a, b) => a - b);
       const stagePercentile = (p: number) =>
@@ -300,7 +302,7 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
         offerToRunningP99Ms: Math.round(percentile(latencies, 99) * 10) / 10,
         stagesP50Ms: stagePercentile(50),
         stagesP99Ms: stagePercentile(99),
-        controlPlaneRssMb: Math.max(...memory, residentMb(child.pid!)),
+        controlPlaneRssMb: Math.max(...memory, residentMb(pid)),
         controlPlaneCpuPercent: Math.round(controlPlaneCpu * 100),
         benchCpuPercent: Math.round(((u) => (u.user + u.system) / 1e4 / elapsed)(process.cpuUsage(benchCpu0))),
         benchEventLoopDelayP99Ms: Math.round(benchLoop.percentile(99) / 1e5) / 10,

@@ -14,7 +14,7 @@ describe('arbiter bench allocator', () => {
     const r = arbiter('bench', 'allocator', '--shape', shape, '--agents', '50', '--frameworks', '10', '--roles', '10', '--cycles', '2');
     expect(r.status).toBe(0);
     const lines = r.stdout.trim().split('\n');
-    const report = JSON.parse(lines[lines.length - 1]);
+    const report = JSON.parse(lines[lines.length - 1]) as { medianMs: number; p95Ms: number };
     expect(report).toMatchObject({ shape, agents: 50, frameworks: 10, cycles: 2 });
     expect(report.medianMs).toBeGreaterThan(0);
     expect(report.p95Ms).toBeGreaterThanOrEqual(report.medianMs);
@@ -41,7 +41,7 @@ describe('arbiter bench allocator', () => {
       .trim()
       .split('\n')
       .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l).shape);
+      .map((l) => (JSON.parse(l) as { shape: string }).shape);
     expect(shapes).toEqual(['hierarchy-depth-3', 'hierarchy-depth-7', 'hierarchy-depth-10']);
   });
 

@@ -5,7 +5,9 @@
  */
 import * as os from 'node:os';
 import type { Command } from 'commander';
-import { percentile, SHAPES, type ShapeOptions } from '@arbiter/allocator/bench/shapes';
+import { percentile, SHAPES, type ShapeOptions } from '@arbiter/allocator/bench';
+import { runDashboardBench } from './bench-dashboard';
+import { runE2eBench } from './bench-e2e';
 
 interface BenchFlags {
   shape?: string;
@@ -54,7 +56,6 @@ export function register(program: Command): void {
       ) => {
         if (suite === 'dashboard') {
           try {
-            const { runDashboardBench } = require('./bench-dashboard') as typeof import('./bench-dashboard');
             await runDashboardBench({ agents: positive(flags.agents, 'agents') ?? 1000, runs: positive(flags.runs, 'runs') ?? 5 });
           } catch (err) {
             console.error((err as Error).message);
@@ -73,7 +74,6 @@ export function register(program: Command): void {
               rate: positive(flags.rate, 'rate') ?? 0,
               allocationInterval: positive(flags.allocationInterval, 'allocation-interval', true) ?? 0.25,
             };
-            const { runE2eBench } = require('./bench-e2e') as typeof import('./bench-e2e');
             await runE2eBench(e2e);
           } catch (err) {
             console.error((err as Error).message);

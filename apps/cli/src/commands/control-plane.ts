@@ -74,7 +74,7 @@ export function register(program: Command): void {
     .command('control-plane')
     .description('run the control plane (REST API, Swagger UI) on DATABASE_URL or an embedded PostgreSQL');
   addSettingFlags(command).action(async (opts: Record<string, string | undefined>) => {
-    const cp: ControlPlaneModule = require('@arbiter/control-plane');
+    const cp = await import('@arbiter/control-plane');
     const config = configOrExit(cp, settingFlags(opts));
     if (!config) return;
     const running = await startOrExplain(cp, config);

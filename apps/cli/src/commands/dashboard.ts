@@ -75,7 +75,7 @@ export async function launchChromium(): Promise<import('playwright-core').Browse
     throw new Error(
       `the dashboard's browser tests and bench drive Debian's chromium at ${CHROMIUM}, which is not installed (apt-get install chromium; .ci/run installs it)`,
     );
-  const { chromium } = require('playwright-core') as typeof import('playwright-core');
+  const { chromium } = await import('playwright-core');
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 }
 

@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 
 type ControlPlane = typeof import('@arbiter/control-plane');
 
-const load = (): ControlPlane => require('@arbiter/control-plane');
+const load = (): Promise<ControlPlane> => import('@arbiter/control-plane');
 
 async function diffOnScratch(cp: ControlPlane): Promise<{ up: string[]; down: string[] }> {
   return cp.withScratchDatabase(process.env.DATABASE_URL || undefined, async (url) => {
@@ -30,7 +30,7 @@ export function register(program: Command): void {
     .description('apply pending migrations to DATABASE_URL (or the embedded server under --data-dir)')
     .option('--data-dir <dir>', 'data directory of the embedded server (ARBITER_DATA_DIR)')
     .action(async (opts: { dataDir?: string }) => {
-      const cp = load();
+      const cp = await load();
       const config = cp.loadConfig(process.env, { dataDir: opts.dataDir });
       const target = await cp.openDatabase(config);
       const ds = cp.createDataSource(target.url, { poolSize: 1, applicationName: 'arbiter-db-tool' });
@@ -47,7 +47,7 @@ export function register(program: Command): void {
   db.command('check')
     .description('fail when the entities and the committed migrations disagree')
     .action(async () => {
-      const diff = await diffOnScratch(load());
+      const diff = await diffOnScratch(await load());
       if (diff.up.length === 0) {
         console.log('entities and migrations agree');
         return;
@@ -60,7 +60,7 @@ export function register(program: Command): void {
     .description('generate the next migration from the entities (PascalCase name, e.g. AddAgentLabels)')
     .argument('<name>', 'migration name')
     .action(async (name: string) => {
-      const cp = load();
+      const cp = await load();
       const diff = await diffOnScratch(cp);
       if (diff.up.length === 0) {
         console.log('entities and migrations agree: nothing to generate');

@@ -18,11 +18,11 @@ export function register(program: Command): void {
     .command('drf-demo')
     .description('the DRF example of the Mesos documentation on a temporary cluster; ends with a JSON line of the result')
     .action(async () => {
-      const cp: typeof import('@arbiter/control-plane') = require('@arbiter/control-plane');
-      const { Agent } = require('@arbiter/agent') as typeof import('@arbiter/agent');
-      const { parseResources } = require('@arbiter/allocator') as typeof import('@arbiter/allocator');
-      const { runDrfDemo } = require('@arbiter/examples') as typeof import('@arbiter/examples');
-      const pino = require('pino') as typeof import('pino').default;
+      const cp = await import('@arbiter/control-plane');
+      const { Agent } = await import('@arbiter/agent');
+      const { parseResources } = await import('@arbiter/allocator');
+      const { runDrfDemo } = await import('@arbiter/examples');
+      const { default: pino } = await import('pino');
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-drf-demo-'));
       const token = `demo-${Math.random().toString(36).slice(2)}-${Date.now()}`;
       const silent = pino({ level: 'silent' });
@@ -76,7 +76,7 @@ export function register(program: Command): void {
     .option('--role <role>', 'role to run under', 'batch')
     .argument('<commands...>', 'shell commands, one task each')
     .action(async (commands: string[], flags: { master: string; token?: string; role: string }) => {
-      const { runBatch } = require('@arbiter/examples') as typeof import('@arbiter/examples');
+      const { runBatch } = await import('@arbiter/examples');
       const token = flags.token ?? process.env.ARBITER_ADMIN_TOKEN;
       if (!token) {
         console.error('--token is required (or set ARBITER_ADMIN_TOKEN)');

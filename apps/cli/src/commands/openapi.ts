@@ -15,7 +15,7 @@ export function register(program: Command): void {
     )
     .option('--check', 'compare instead of writing')
     .action(async (opts: { check?: boolean }) => {
-      const cp: typeof import('@arbiter/control-plane') = require('@arbiter/control-plane');
+      const cp = await import('@arbiter/control-plane');
       const json = await cp.generateOpenApiJson();
       const files: Array<[string, string]> = [
         [cp.OPENAPI_FILE, json],

@@ -9,6 +9,12 @@ const bin = path.join(repoRoot, 'apps/cli/bin/arbiter.js');
 const examples = path.join(repoRoot, 'libs/allocator/scenarios/examples');
 const example = path.join(repoRoot, 'libs/allocator/scenarios/sorter-drf-example.json');
 
+/** The parts of a scenario file these tests change (see libs/allocator/scenarios). */
+interface ScenarioDoc {
+  id: string;
+  steps: Array<{ op: string; [field: string]: unknown }>;
+}
+
 function arbiter(...args: string[]) {
   const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', cwd: repoRoot });
   return { status: r.status, out: r.stdout + r.stderr };
@@ -26,7 +32,7 @@ describe('arbiter simulate', () => {
     fs.writeFileSync(file, JSON.stringify(doc));
     return file;
   };
-  const base = JSON.parse(fs.readFileSync(example, 'utf8'));
+  const base = JSON.parse(fs.readFileSync(example, 'utf8')) as ScenarioDoc;
 
   it('exits 0 and prints PASS when every expectation holds', () => {
     const files = [example, ...fs.readdirSync(examples).map((f) => path.join(examples, f))];
@@ -39,8 +45,9 @@ describe('arbiter simulate', () => {
 
   it('exits 1 with a readable diff when an expectation fails', () => {
     const wrong = structuredClone(base);
-    const step = wrong.steps.findIndex((s: { op: string }) => s.op === 'expectSort');
-    wrong.steps[step].order = [...wrong.steps[step].order].reverse();
+    const step = wrong.steps.findIndex((s) => s.op === 'expectSort');
+    const expectSort = wrong.steps[step] as { op: 'expectSort'; order: string[] };
+    expectSort.order = [...expectSort.order].reverse();
     const r = arbiter('simulate', write('wrong.json', wrong));
     expect(r.status).toBe(1);
     expect(r.out).toContain(`FAIL ${base.id}`);
@@ -68,7 +75,7 @@ describe('arbiter simulate', () => {
 
   it('prints a machine-readable report with --json', () => {
     const r = arbiter('simulate', '--json', example);
-    const report = JSON.parse(r.out.slice(r.out.indexOf('{')));
+    const report = JSON.parse(r.out.slice(r.out.indexOf('{'))) as { passed: boolean; scenarios: Array<{ result: { id: string } }> };
     expect(report.passed).toBe(true);
     expect(report.scenarios[0].result.id).toBe(base.id);
   });

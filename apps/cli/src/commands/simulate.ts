@@ -49,11 +49,11 @@ export function diffLines(expected: unknown, actual: unknown): string[] {
 export function formatReport(reports: FileReport[]): string {
   const out: string[] = [];
   for (const r of reports) {
-    if (r.error) {
-      out.push(`INVALID ${r.file}: ${r.error.message}`);
+    const res = r.result;
+    if (r.error || !res) {
+      out.push(`INVALID ${r.file}: ${r.error?.message ?? 'no result'}`);
       continue;
     }
-    const res = r.result!;
     out.push(`${res.passed ? 'PASS' : 'FAIL'} ${res.id} (${r.file}, ${res.steps} steps)`);
     for (const f of res.failures) {
       out.push(`  step ${f.stepIndex} ${f.op}: ${f.message}  (- expected, + actual)`);
@@ -81,6 +81,6 @@ export function register(program: Command): void {
       } else {
         console.log(formatReport(reports));
       }
-      process.exitCode = reports.some((r) => r.error) ? 2 : reports.some((r) => !r.result!.passed) ? 1 : 0;
+      process.exitCode = reports.some((r) => r.error) ? 2 : reports.some((r) => r.result?.passed === false) ? 1 : 0;
     });
 }

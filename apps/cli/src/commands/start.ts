@@ -38,7 +38,7 @@ export function register(program: Command): void {
     .option('--no-dashboard', 'do not start the dashboard')
     .option('--dashboard-port <n>', 'port of the dashboard (env DASHBOARD_PORT, default 3000)')
     .action(async (opts: Record<string, string | undefined> & { agent?: boolean; dashboard?: boolean }) => {
-      const cp: typeof import('@arbiter/control-plane') = require('@arbiter/control-plane');
+      const cp = await import('@arbiter/control-plane');
       const config = configOrExit(cp, settingFlags(opts));
       if (!config) return;
       let port: number;
@@ -77,9 +77,9 @@ export function register(program: Command): void {
       }
       let agent: import('@arbiter/agent').Agent | undefined;
       if (opts.agent !== false) {
-        const { Agent, detectResources } = require('@arbiter/agent') as typeof import('@arbiter/agent');
-        const { parseResources } = require('@arbiter/allocator') as typeof import('@arbiter/allocator');
-        const pino = require('pino') as typeof import('pino').default;
+        const { Agent, detectResources } = await import('@arbiter/agent');
+        const { parseResources } = await import('@arbiter/allocator');
+        const { default: pino } = await import('pino');
         const workDir = path.join(config.dataDir, 'agent');
         const resources = parseResources(detectResources(workDir));
         const token = await controlPlane.issueServiceToken('local-agent');
