@@ -21,6 +21,12 @@ export interface SharePoint {
 const seconds = (iso: string) => Date.parse(iso) / 1000;
 const clock = (s: number | null) => (s == null ? '—' : time(new Date(s * 1000).toISOString()));
 
+/** uPlot's path builders are optional in its types (a custom build may leave them out); the package has them all. */
+function pathBuilder<B>(builder: B | undefined, name: string): B {
+  if (builder === undefined) throw new Error(`this build of uPlot has no ${name} paths`);
+  return builder;
+}
+
 /** Tick steps of the time axis, in seconds: whole seconds at least. */
 const TIME_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800];
 
@@ -115,11 +121,16 @@ export function ShareChart({
   const column = new Map(times.map((t, i) => [t, i]));
   const row = new Map(clients.map((c, i) => [c, i]));
   const series = clients.map(() => new Array<number | null>(times.length).fill(null));
-  for (const p of points) series[row.get(p.client)!][column.get(p.at)!] = p.share;
+  for (const p of points) {
+    const r = row.get(p.client);
+    const c = column.get(p.at);
+    if (r !== undefined && c !== undefined) series[r][c] = p.share;
+  }
   const data: uPlot.AlignedData = [times.map(seconds), ...series];
   const ref = usePlot(
     (el, width, initial) => {
       const { axis } = themed(el);
+      const stepped = pathBuilder(uPlot.paths.stepped, 'stepped');
       return new uPlot(
         {
           width,
@@ -133,7 +144,7 @@ export function ShareChart({
               stroke: seriesColor(i),
               width: 2,
               spanGaps: true,
-              paths: uPlot.paths.stepped!({ align: 1 }),
+              paths: stepped({ align: 1 }),
               points: { show: false },
               value: (_u: uPlot, v: number | null) => (v == null ? '—' : percent(v)),
             })),
@@ -167,6 +178,7 @@ export function CyclesChart({
   const ref = usePlot(
     (el, width, initial) => {
       const { axis, used } = themed(el);
+      const bars = pathBuilder(uPlot.paths.bars, 'bars');
       const plot = new uPlot(
         {
           width,
@@ -175,7 +187,7 @@ export function CyclesChart({
           axes: [timeAxis(axis), { ...axis, size: 40, values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) ? String(t) : '')) }],
           series: [
             { value: (_u, v) => clock(v) },
-            { label: 'offers', stroke: used, fill: used, paths: uPlot.paths.bars!({ size: [0.8, 24] }), points: { show: false } },
+            { label: 'offers', stroke: used, fill: used, paths: bars({ size: [0.8, 24] }), points: { show: false } },
           ],
         },
         initial,

@@ -4,7 +4,7 @@
  * dialog runs its action on confirm, shows the API's error inside the dialog when it fails and
  * closes when it succeeds.
  */
-import { type FormEvent, type ReactNode, useEffect, useRef, useState } from 'react';
+import { type SubmitEvent, type ReactNode, useEffect, useRef, useState } from 'react';
 import { ActionError } from './ui';
 
 export function Dialog({ open, onClose, title, children }: { open: boolean; onClose: () => void; title: string; children: ReactNode }) {
@@ -46,7 +46,7 @@ export function ActionDialog({
   useEffect(() => {
     if (open) setError(null);
   }, [open]);
-  const submit = async (e: FormEvent) => {
+  const submit = async (e: SubmitEvent) => {
     e.preventDefault();
     setBusy(true);
     setError(null);
@@ -61,7 +61,7 @@ export function ActionDialog({
   };
   return (
     <Dialog open={open} onClose={onClose} title={title}>
-      <form onSubmit={submit}>
+      <form onSubmit={(e) => void submit(e)}>
         <h2>{title}</h2>
         {children}
         <ActionError error={error} />

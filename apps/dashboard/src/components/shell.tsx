@@ -51,7 +51,7 @@ export function Shell({ principal, problem, children }: { principal: string | nu
             {STATUS_TEXT[status]}
           </span>
           {principal ? <span className="muted">Signed in as {principal}</span> : null}
-          <button type="button" onClick={signOut}>
+          <button type="button" onClick={() => void signOut()}>
             Sign out
           </button>
         </header>

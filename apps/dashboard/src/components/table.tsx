@@ -30,7 +30,7 @@ declare module '@tanstack/table-core' {
 }
 
 const features = tableFeatures({});
-export type Columns<T extends RowData> = Array<ColumnDef<typeof features, T, any>>;
+export type Columns<T extends RowData> = Array<ColumnDef<typeof features, T>>;
 export const columnsFor = <T extends RowData>() => createColumnHelper<typeof features, T>();
 
 export interface Sort {
@@ -70,6 +70,7 @@ function Head<T extends RowData>({
         <tr key={group.id}>
           {group.headers.map((header) => {
             const meta = header.column.columnDef.meta;
+            const sortField = meta?.sort;
             const active = sort && meta?.sort === sort.field;
             const label = header.isPlaceholder ? null : <table.FlexRender header={header} />;
             return (
@@ -79,11 +80,11 @@ function Head<T extends RowData>({
                 style={meta?.width ? { width: meta.width } : undefined}
                 aria-sort={active ? (sort.descending ? 'descending' : 'ascending') : meta?.sort ? 'none' : undefined}
               >
-                {meta?.sort && onSort ? (
+                {sortField && onSort ? (
                   <button
                     type="button"
                     className="sort"
-                    onClick={() => onSort({ field: meta.sort!, descending: active ? !sort.descending : false })}
+                    onClick={() => onSort({ field: sortField, descending: active ? !sort.descending : false })}
                   >
                     {label} {active ? (sort.descending ? '▼' : '▲') : ''}
                   </button>

@@ -47,7 +47,7 @@ export function Badge({ tone = 'none', children }: { tone?: Tone; children: Reac
 
 /** What the API said, as it said it, with a way to try again. */
 export function ErrorPanel({ error, onRetry, title = 'Could not load this' }: { error: unknown; onRetry?: () => void; title?: string }) {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error);
   const code = error instanceof ApiError ? error.code : undefined;
   return (
     <div className="message bad" role="alert">
@@ -67,7 +67,7 @@ export function ErrorPanel({ error, onRetry, title = 'Could not load this' }: { 
 /** An error from an action, shown next to the action. */
 export function ActionError({ error }: { error: unknown }) {
   if (!error) return null;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error);
   return (
     <div className="message bad" role="alert">
       {message}

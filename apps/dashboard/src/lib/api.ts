@@ -25,7 +25,7 @@ export class ApiError extends Error {
   /** Validation problems by field path (e.g. `quotas.0.guarantees`), from the API's details. */
   fieldErrors(): Record<string, string> {
     const errors = (this.details?.errors ?? []) as Array<{ field?: string; problems?: string[] }>;
-    return Object.fromEntries(errors.filter((e) => e.field).map((e) => [e.field!, (e.problems ?? []).join('; ')]));
+    return Object.fromEntries(errors.flatMap((e) => (e.field ? [[e.field, (e.problems ?? []).join('; ')]] : [])));
   }
 }
 

@@ -36,7 +36,7 @@ export function LiveProvider({ children }: { children: ReactNode }) {
       });
       source.addEventListener('overflow', () => void queryClient.invalidateQueries());
       source.onmessage = (m) => {
-        const batch = JSON.parse(m.data) as ClusterEvent[];
+        const batch = JSON.parse(m.data as string) as ClusterEvent[];
         for (const l of listeners.current) l(batch);
       };
       source.onerror = () => {
@@ -86,7 +86,12 @@ export function useLiveInvalidate(types: EventType[], keys: QueryKey[], everyMs 
   const last = useRef(0);
   const keysRef = useRef(keys);
   keysRef.current = keys;
-  useEffect(() => () => void (pending.current && clearTimeout(pending.current)), []);
+  useEffect(
+    () => () => {
+      if (pending.current) clearTimeout(pending.current);
+    },
+    [],
+  );
   useLiveEvents(types, () => {
     if (pending.current) return;
     const wait = Math.max(0, last.current + everyMs - Date.now());

@@ -12,7 +12,7 @@ export function useUrlState<K extends string>(names: readonly K[]): [Record<K, s
   const set = useCallback(
     (changes: Partial<Record<K, string>>) => {
       const next = new URLSearchParams(params.toString());
-      for (const [k, v] of Object.entries(changes) as Array<[string, string | undefined]>) {
+      for (const [k, v] of Object.entries<string | undefined>(changes)) {
         if (v) next.set(k, v);
         else next.delete(k);
       }

@@ -59,7 +59,7 @@ export function AgentActions({ agent }: { agent: Agent }) {
             Deactivate…
           </button>
         ) : (
-          <button type="button" role="menuitem" disabled={gone || agent.drainState === 'DRAINING'} onClick={reactivate}>
+          <button type="button" role="menuitem" disabled={gone || agent.drainState === 'DRAINING'} onClick={() => void reactivate()}>
             Reactivate
           </button>
         )}

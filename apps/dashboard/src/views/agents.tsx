@@ -74,7 +74,8 @@ export function AgentsView() {
   const [sort, setSort] = useState<Sort>({ field: 'hostname', descending: false });
   const filter = useDeferredValue(hostname.trim());
   const whitelist = useQuery(q.whitelist());
-  const whitelistSet = whitelist.data?.hostnames != null;
+  const whitelisted = whitelist.data?.hostnames ?? undefined;
+  const whitelistSet = whitelisted !== undefined;
 
   const query: AgentQuery = { hostname: filter || undefined, status: status || undefined, sort: sortParam(sort) as AgentQuery['sort'] };
   const list = useInfiniteQuery({ ...q.agentPages(query), placeholderData: (previous) => previous });
@@ -121,7 +122,7 @@ export function AgentsView() {
         title="Agents"
         description={
           list.data
-            ? `${total.toLocaleString('en-US')} agent${total === 1 ? '' : 's'}${filter || status ? ' match' : ''}; whitelist ${whitelistSet ? `set (${whitelist.data!.hostnames!.length} hostnames)` : 'off: every agent may be offered'}.`
+            ? `${total.toLocaleString('en-US')} agent${total === 1 ? '' : 's'}${filter || status ? ' match' : ''}; whitelist ${whitelisted ? `set (${whitelisted.length} hostnames)` : 'off: every agent may be offered'}.`
             : 'Every machine that has registered.'
         }
         actions={<UsageLegend />}

@@ -80,7 +80,14 @@ export function AllocationsView({ now: initialNow }: { now: number }) {
       <div className="filters" role="search">
         <Field label="Time range">
           {(p) => (
-            <select {...p} value={range.key} onChange={(e) => (setNow(Date.now()), setF({ range: e.target.value, offset: '' }))}>
+            <select
+              {...p}
+              value={range.key}
+              onChange={(e) => {
+                setNow(Date.now());
+                setF({ range: e.target.value, offset: '' });
+              }}
+            >
               {RANGES.map((r) => (
                 <option key={r.key} value={r.key}>
                   {r.label}
@@ -233,7 +240,9 @@ export function CycleDetailView({ id }: { id: string }) {
               ? Object.entries(v as Record<string, number>)
                   .map(([a, b]) => `${a} ${trim(b)}`)
                   .join(', ')
-              : String(v)
+              : typeof v === 'string'
+                ? v
+                : JSON.stringify(v)
           }`,
       )
       .join('; ');

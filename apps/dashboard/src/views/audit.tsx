@@ -22,7 +22,8 @@ function changes(before: unknown, after: unknown): string {
 }
 
 function short(v: unknown): string {
-  const s = JSON.stringify(v) ?? 'none';
+  // JSON.stringify(undefined) is undefined, whatever its declared type says.
+  const s = v === undefined ? 'none' : JSON.stringify(v);
   return s.length > 60 ? `${s.slice(0, 57)}…` : s;
 }
 
@@ -125,11 +126,11 @@ export function AuditView() {
                             <div className="grid cols-2">
                               <div>
                                 <h3>Before</h3>
-                                <pre className="json">{JSON.stringify(e.before, null, 2) ?? 'null'}</pre>
+                                <pre className="json">{JSON.stringify(e.before, null, 2)}</pre>
                               </div>
                               <div>
                                 <h3>After</h3>
-                                <pre className="json">{JSON.stringify(e.after, null, 2) ?? 'null'}</pre>
+                                <pre className="json">{JSON.stringify(e.after, null, 2)}</pre>
                               </div>
                             </div>
                             <p className="muted">

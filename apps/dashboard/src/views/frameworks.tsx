@@ -169,7 +169,15 @@ export function FrameworkDetailView({ id }: { id: string }) {
           </>
         }
         actions={
-          <button type="button" className="danger" disabled={f.state === 'COMPLETED'} onClick={() => (setTyped(''), setTearing(true))}>
+          <button
+            type="button"
+            className="danger"
+            disabled={f.state === 'COMPLETED'}
+            onClick={() => {
+              setTyped('');
+              setTearing(true);
+            }}
+          >
             Tear down
           </button>
         }

@@ -1,6 +1,6 @@
 'use client';
 import { useRouter, useSearchParams } from 'next/navigation';
-import { type FormEvent, useState } from 'react';
+import { type SubmitEvent, useState } from 'react';
 import { Field } from '@/components/ui';
 
 /** Sign-in with an API token; the token goes in the request body, never in a URL. */
@@ -13,7 +13,7 @@ export function LoginForm() {
   );
   const [busy, setBusy] = useState(false);
 
-  const submit = async (e: FormEvent) => {
+  const submit = async (e: SubmitEvent) => {
     e.preventDefault();
     setBusy(true);
     setError(undefined);
@@ -39,7 +39,7 @@ export function LoginForm() {
   };
 
   return (
-    <form className="panel" onSubmit={submit}>
+    <form className="panel" onSubmit={(e) => void submit(e)}>
       <div className="brand">
         <span className="brand-mark">A</span> Arbiter
       </div>

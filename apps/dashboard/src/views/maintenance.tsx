@@ -5,7 +5,7 @@ import { useHydrated, When } from '@/components/when';
  * offers; schedule a window, start and stop maintenance, remove a window.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useMemo, useState } from 'react';
+import { type SubmitEvent, useEffect, useMemo, useState } from 'react';
 import { ActionDialog } from '@/components/dialog';
 import { useToast } from '@/components/toast';
 import { ActionError, Badge, ErrorPanel, Field, Loading, PageHeader, Panel } from '@/components/ui';
@@ -119,7 +119,7 @@ function ScheduleForm({ windows }: { windows: Window[] }) {
     start: fieldError(err, 'start'),
     duration: fieldError(err, 'durationSeconds'),
   };
-  const submit = (e: FormEvent) => {
+  const submit = (e: SubmitEvent) => {
     e.preventDefault();
     schedule.mutate();
   };
@@ -270,7 +270,7 @@ export function MaintenanceView() {
           pending?.kind === 'remove'
             ? 'Remove this window?'
             : pending?.kind === 'start'
-              ? `Start maintenance on ${pending && 'machine' in pending ? machineName(pending.machine) : ''}?`
+              ? `Start maintenance on ${'machine' in pending ? machineName(pending.machine) : ''}?`
               : `Stop maintenance on ${pending && 'machine' in pending ? machineName(pending.machine) : ''}?`
         }
         confirmLabel={pending?.kind === 'remove' ? 'Remove window' : pending?.kind === 'start' ? 'Start maintenance' : 'Stop maintenance'}

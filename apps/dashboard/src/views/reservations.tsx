@@ -2,7 +2,7 @@
 /** Reservations: list (by role), create (agent, role, resources, labels), remove. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@/lib/navigation';
-import { type FormEvent, useDeferredValue, useEffect, useState } from 'react';
+import { type SubmitEvent, useDeferredValue, useEffect, useState } from 'react';
 import { ActionDialog } from '@/components/dialog';
 import { When } from '@/components/when';
 import { columnsFor, DataTable } from '@/components/table';
@@ -175,7 +175,7 @@ function CreateReservation() {
     resources: fieldError(err, 'resources', ['RESERVATION_INSUFFICIENT_RESOURCES']),
     labels: fieldError(err, 'labels'),
   };
-  const submit = (e: FormEvent) => {
+  const submit = (e: SubmitEvent) => {
     e.preventDefault();
     create.mutate();
   };

@@ -5,7 +5,7 @@
  * about.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type SubmitEvent, useState } from 'react';
 import { ActionDialog, Dialog } from '@/components/dialog';
 import { columnsFor, DataTable } from '@/components/table';
 import { useToast } from '@/components/toast';
@@ -25,14 +25,15 @@ const asText = (m: Record<string, number> | undefined) =>
     .join(';');
 
 function QuotaBars({ role }: { role: Role }) {
-  const g = role.quota?.guarantees ?? {};
-  const l = role.quota?.limits ?? {};
+  // Partial: either may lack a resource the other names.
+  const g: Partial<Record<string, number>> = role.quota?.guarantees ?? {};
+  const l: Partial<Record<string, number>> = role.quota?.limits ?? {};
   const names = [...new Set([...Object.keys(g), ...Object.keys(l)])].sort();
   if (!names.length) return <span className="muted">no quota</span>;
   return (
     <div style={{ display: 'flex', flexDirection: 'column', gap: 6 }}>
       {names.map((n) => {
-        const of = l[n] ?? g[n];
+        const of = l[n] ?? g[n] ?? 0;
         return (
           <div key={n}>
             <span className="muted" style={{ fontSize: '0.8rem' }}>
@@ -108,7 +109,7 @@ function EditRole({
     guarantees: fieldError(err, 'guarantees', ['QUOTA_EXCEEDS_CAPACITY', 'QUOTA_HIERARCHY_VIOLATION']),
     limits: fieldError(err, 'limits', ['QUOTA_GUARANTEE_EXCEEDS_LIMIT']),
   };
-  const submit = (e: FormEvent) => {
+  const submit = (e: SubmitEvent) => {
     e.preventDefault();
     save.mutate();
   };

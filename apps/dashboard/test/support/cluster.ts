@@ -5,13 +5,13 @@
  * collected so that a test can insist there are none.
  */
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Agent } from '@arbiter/agent';
 import { parseResources } from '@arbiter/allocator';
-import { launchChromium, type RunningDashboard, startDashboard } from '../../../cli/src/commands/dashboard';
-import { freePort } from '../../../control-plane/src/database/database.embedded';
+import { launchChromium, type RunningDashboard, startDashboard } from '@arbiter/cli/dashboard';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../../../control-plane/test/support/app';
 import { freshDatabase } from '../../../control-plane/test/support/postgres';
 
@@ -33,6 +33,19 @@ export interface BrowserCluster {
   /** Starts it again on the same port and database: agent, frameworks and dashboard reconnect. */
   startControlPlane(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A port nothing listens on now: the control plane starts again on the same one (see startControlPlane). */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 export async function startBrowserCluster(

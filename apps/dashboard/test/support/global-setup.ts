@@ -1,5 +1,5 @@
 import controlPlaneSetup from '../../../control-plane/test/support/global-setup';
-import { ensureDashboardBuilt } from '../../../cli/src/commands/dashboard';
+import { ensureDashboardBuilt } from '@arbiter/cli/dashboard';
 
 export default async function globalSetup(): Promise<void> {
   await controlPlaneSetup();
