@@ -2,6 +2,8 @@
 // Lint for the whole workspace: typescript-eslint's strict type-checked rules (floating
 // promises, exhaustive switches, no unused code, no `any`) on every package, Prettier owning the
 // format, and the module boundaries of docs/ARCHITECTURE.md.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
@@ -13,91 +15,69 @@ const NODE_IO = ['fs', 'net', 'http', 'https', 'http2', 'child_process', 'dgram'
 const FRAMEWORKS = ['@nestjs/*', 'typeorm', 'typeorm/*', 'pg', 'socket.io', 'socket.io-client', 'express', 'next', 'next/*', 'react'];
 
 /**
- * Code not yet brought under the full rule set, and the rules it still breaks. New and rewritten
- * code (the sources of the control plane, the allocator, contracts, the SDK and the agent,
- * examples, migrations) has none of these exceptions; this list only shrinks.
+ * The public entry points of the workspace's packages besides `@arbiter/<name>`: the subpaths
+ * their package.json `exports` name, e.g. `control-plane/config` for `@arbiter/control-plane/config`.
+ * Read from the package files, so exporting a subpath is what makes it importable.
  */
-const NOT_YET_STRICT = {
-  files: [
-    'libs/allocator/test/**',
-    'libs/allocator/bench/**',
-    'apps/cli/**',
-    'apps/dashboard/**',
-    'apps/*/test/**',
-    'libs/*/test/**',
-    '**/*.spec.ts',
-  ],
-  rules: [
-    'no-unsafe-member-access',
-    'no-unsafe-assignment',
-    'no-unsafe-argument',
-    'no-unsafe-return',
-    'no-unsafe-call',
-    'no-explicit-any',
-    'no-non-null-assertion',
-    'no-require-imports',
-    'no-unnecessary-condition',
-    'no-deprecated',
-    'no-unnecessary-type-conversion',
-    'prefer-nullish-coalescing',
-    'no-misused-promises',
-    'use-unknown-in-catch-callback-variable',
-    'no-confusing-void-expression',
-    'restrict-template-expressions',
-    'no-unnecessary-type-assertion',
-    'no-base-to-string',
-    'require-await',
-    'prefer-optional-chain',
-    'no-empty-function',
-    'no-meaningless-void-operator',
-    'no-dynamic-delete',
-    'prefer-for-of',
-    'no-invalid-void-type',
-    'restrict-plus-operands',
-    'no-unused-expressions',
-  ].map((r) => `@typescript-eslint/${r}`),
-};
+const PUBLIC_SUBPATHS = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'package.json'), 'utf8'))
+  .workspaces.flatMap((/** @type {string} */ w) =>
+    w.endsWith('/*') ? fs.readdirSync(path.join(import.meta.dirname, w.slice(0, -2))).map((d) => `${w.slice(0, -1)}${d}`) : [w],
+  )
+  .map((/** @type {string} */ dir) => path.join(import.meta.dirname, dir, 'package.json'))
+  .filter((/** @type {string} */ file) => fs.existsSync(file))
+  .flatMap((/** @type {string} */ file) => {
+    const pkg = JSON.parse(fs.readFileSync(file, 'utf8'));
+    return Object.keys(pkg.exports ?? {})
+      .filter((k) => k !== '.')
+      .map((k) => `${pkg.name.replace(/^@arbiter\//, '')}/${k.replace(/^\.\//, '')}`);
+  });
+const escape = (/** @type {string} */ s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-/** Tests already under the full rule set (the REST API called through the typed client). */
-const STRICT_TESTS = [
-  'apps/control-plane/src/roles/roles.rules.spec.ts',
-  'apps/control-plane/src/maintenance/maintenance.rules.spec.ts',
-  'apps/control-plane/src/cluster/cluster.alerts.spec.ts',
-  'apps/control-plane/src/common/resources.dto.spec.ts',
-  'apps/dashboard/test/**',
-  'apps/control-plane/test/restart.spec.ts',
-  'apps/control-plane/test/schema.spec.ts',
-  'apps/control-plane/test/config.spec.ts',
-  'apps/control-plane/test/examples.spec.ts',
-  'apps/control-plane/test/support/fake-agent.ts',
-  'apps/control-plane/test/support/recorder.ts',
-  'apps/control-plane/test/support/process.ts',
-  'apps/control-plane/test/support/postgres.ts',
-  'apps/control-plane/test/support/global-*.ts',
-  'apps/control-plane/test/support/jest-setup.ts',
-  'apps/control-plane/test/support/until.ts',
-  'apps/control-plane/test/cluster.spec.ts',
-  'apps/control-plane/test/reservations.spec.ts',
-  'apps/control-plane/test/lists.spec.ts',
-  'apps/control-plane/test/openapi.spec.ts',
-  'apps/control-plane/test/whitelist.spec.ts',
-  'apps/control-plane/test/maintenance.spec.ts',
-  'apps/control-plane/test/auth.spec.ts',
-  'apps/control-plane/test/audit.spec.ts',
-  'apps/control-plane/test/support/matchers.ts',
-  'apps/control-plane/test/agents.spec.ts',
-  'apps/control-plane/test/roles.spec.ts',
-  'apps/control-plane/test/support/client.ts',
-  'apps/control-plane/test/support/unchanged.ts',
-  'apps/control-plane/test/support/data-dir.ts',
-  'apps/agent/test/**',
-  'apps/control-plane/test/master.spec.ts',
-  'apps/control-plane/test/e2e.spec.ts',
-  'apps/control-plane/test/live-tasks.spec.ts',
-  'apps/control-plane/test/support/app.ts',
+/** no-restricted-imports patterns, one list per boundary; a file's block lists every boundary it is inside. */
+const BOUNDARY = {
+  /**
+   * (c) Other packages through their public entry points, never by path. (A test may still use
+   * another package's test support by path: the dashboard's browser tests run the control
+   * plane's test harness.)
+   */
+  entryPoints: [
+    {
+      regex: `^@arbiter/(?!(?:${PUBLIC_SUBPATHS.map(escape).join('|')})$)[^/]+/`,
+      message: "import a package's public entry point: `@arbiter/<name>` or a subpath its package.json `exports` names.",
+    },
+    {
+      group: ['**/libs/*/**', '**/apps/*/**', '**/examples/**', '../../*/src', '../../*/src/**', '../../../*/src/**'],
+      message: 'import another package by its name (`@arbiter/<name>`), not by path.',
+    },
+  ],
+  /** (d) TypeORM and pg: only in the control plane's repositories, entities, database/ and migrations. */
+  sql: [
+    {
+      group: ['typeorm', 'typeorm/*', 'pg', 'pg/*'],
+      message: "SQL and TypeORM live in the control plane's *.repository.ts, *.entity.ts, src/database/ and migrations/.",
+    },
+  ],
+  /** (a) The allocator is pure: nothing of ours, no framework, no I/O (clock and randomness are injected). */
+  allocator: [
+    { group: ['@arbiter/*', ...FRAMEWORKS, ...NODE_IO], message: 'libs/allocator imports nothing of ours, no framework and does no I/O.' },
+  ],
+  /** The allocator's tests: nothing of ours, no framework (they may read scenario files). */
+  allocatorTests: [{ group: ['@arbiter/*', ...FRAMEWORKS], message: "the allocator's tests import nothing of ours and no framework." }],
+  /** (b) The wire contracts: zod, and their own modules. */
+  contracts: [{ regex: '^(?!\\.\\.?/|zod(?:/|$))', message: 'libs/contracts imports only zod.' }],
+};
+const restrict = (/** @type {Array<Record<string, unknown>>} */ ...patterns) => ({
+  'no-restricted-imports': ['error', { patterns: patterns.flat() }],
+});
+/** Where TypeORM and pg may be imported: migrations at the root (or, until moved, in the control plane) and the control plane's tests. */
+const SQL_ALLOWED = [
+  'apps/control-plane/src/**/*.repository.ts',
+  'apps/control-plane/src/**/*.entity.ts',
+  'apps/control-plane/src/database/**',
+  'apps/control-plane/migrations/**',
+  'migrations/**',
+  'apps/control-plane/test/**',
   'apps/control-plane/src/**/*.spec.ts',
-  'libs/contracts/**/*.spec.ts',
-  'libs/scheduler-sdk/**/*.spec.ts',
 ];
 
 export default tseslint.config(
@@ -131,6 +111,9 @@ export default tseslint.config(
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
+      // `text || fallback` on strings is deliberate: an empty query parameter, form field, cookie or
+      // environment variable means "not given". `??` stays required for numbers, booleans and objects.
+      '@typescript-eslint/prefer-nullish-coalescing': ['error', { ignorePrimitives: { string: true } }],
       // DTO and entity classes are shapes here (NestJS and TypeORM read their decorators): plain
       // objects of their shape are what services return and repositories accept.
       '@typescript-eslint/no-unsafe-class-instance-assignment': 'off',
@@ -145,63 +128,12 @@ export default tseslint.config(
       '@typescript-eslint/no-extraneous-class': ['error', { allowWithDecorator: true }],
     },
   },
-  {
-    // The allocator is pure: nothing of ours, no framework, no I/O (clock and randomness are injected).
-    files: ['libs/allocator/src/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['@arbiter/*', ...FRAMEWORKS, ...NODE_IO], message: 'libs/allocator imports nothing of ours and does no I/O.' },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // The wire contracts: zod and nothing of ours or of a framework.
-    files: ['libs/contracts/src/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ group: ['@arbiter/*', ...FRAMEWORKS, ...NODE_IO], message: 'libs/contracts imports only zod.' }] },
-      ],
-    },
-  },
-  {
-    // Apps use other packages through their public entry points only.
-    files: ['apps/*/src/**/*.ts', 'apps/*/src/**/*.tsx', 'apps/dashboard/app/**/*.ts', 'apps/dashboard/app/**/*.tsx', 'examples/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['@arbiter/*/src', '@arbiter/*/src/**'],
-              message: "import a package's public entry point (its package.json exports).",
-            },
-            { group: ['**/libs/**', '../../*/src/**', '../../../*/src/**'], message: 'import another package by its name, not by path.' },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // In the control plane, TypeORM and pg only in repositories, entities and database/.
-    files: ['apps/control-plane/src/**/*.ts'],
-    ignores: ['apps/control-plane/src/**/*.repository.ts', 'apps/control-plane/src/**/*.entity.ts', 'apps/control-plane/src/database/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['typeorm', 'typeorm/*', 'pg'], message: 'SQL and TypeORM live in repositories, entities, migrations and database/.' },
-          ],
-        },
-      ],
-    },
-  },
-  { files: NOT_YET_STRICT.files, ignores: STRICT_TESTS, rules: Object.fromEntries(NOT_YET_STRICT.rules.map((r) => [r, 'off'])) },
+  // Module boundaries (docs/ARCHITECTURE.md). A later block replaces an earlier one's
+  // no-restricted-imports for the files it matches, so each lists every boundary its files are inside.
+  { files: ['**/*.ts', '**/*.tsx'], rules: restrict(BOUNDARY.entryPoints, BOUNDARY.sql) },
+  { files: SQL_ALLOWED, rules: restrict(BOUNDARY.entryPoints) },
+  { files: ['libs/allocator/src/**', 'libs/allocator/bench/**'], rules: restrict(BOUNDARY.entryPoints, BOUNDARY.allocator) },
+  { files: ['libs/allocator/test/**'], rules: restrict(BOUNDARY.entryPoints, BOUNDARY.allocatorTests) },
+  { files: ['libs/contracts/src/**'], rules: restrict(BOUNDARY.entryPoints, BOUNDARY.contracts) },
   prettier,
 );

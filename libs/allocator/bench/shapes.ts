@@ -33,7 +33,7 @@ function timeCycles(
   name: string,
   options: ShapeOptions,
   setup: () => { allocator: HierarchicalAllocator; answer: (offers: ReturnType<HierarchicalAllocator['allocate']>['offers']) => void },
-  advance: (i: number) => void = () => {},
+  advance: (i: number) => void = () => undefined,
 ): ShapeResult {
   const t0 = performance.now();
   const { allocator, answer } = setup();

@@ -4,6 +4,13 @@ function allocatorAt(time: { now: number }, config: AllocatorOptions['config'] =
   return new HierarchicalAllocator({ clock: { now: () => time.now }, config: { shuffleAgents: false, ...config } });
 }
 
+/** One cycle with its decision trace, which is there whenever it is asked for. */
+function allocateTraced(a: HierarchicalAllocator) {
+  const { offers, trace } = a.allocate({ trace: true });
+  if (!trace) throw new Error('allocate({ trace: true }) returned no trace');
+  return { offers, trace };
+}
+
 function reasons(entries: DecisionReason[], code: DecisionReason['reason']) {
   return entries.filter((e) => e.reason === code);
 }
@@ -28,16 +35,16 @@ describe('decision trace', () => {
     a.updateWhitelist(['h2', 'h3', 'h4']);
     a.deactivateAgent('a2');
     a.deactivateAgent('a3', { maintenance: true });
-    const { offers, trace } = a.allocate({ trace: true });
+    const { offers, trace } = allocateTraced(a);
     expect(offers.map((o) => o.agentId)).toEqual(['a4']);
-    expect(trace?.entries).toEqual(
+    expect(trace.entries).toEqual(
       expect.arrayContaining([
         { reason: 'AGENT_NOT_WHITELISTED', agent: 'a1' },
         { reason: 'AGENT_DEACTIVATED', agent: 'a2' },
         { reason: 'AGENT_IN_MAINTENANCE', agent: 'a3' },
       ]),
     );
-    expect(trace?.counts).toMatchObject({ AGENT_NOT_WHITELISTED: 1, AGENT_DEACTIVATED: 1, AGENT_IN_MAINTENANCE: 1 });
+    expect(trace.counts).toMatchObject({ AGENT_NOT_WHITELISTED: 1, AGENT_DEACTIVATED: 1, AGENT_IN_MAINTENANCE: 1 });
   });
 
   it('gives the filter expiry of a declining framework and names a suppressed one', () => {
@@ -53,12 +60,12 @@ describe('decision trace', () => {
     const other = offer.frameworkId === 'f1' ? 'f2' : 'f1';
     a.suppressOffers(other, ['r']);
     time.now = 5;
-    const { offers, trace } = a.allocate({ trace: true });
+    const { offers, trace } = allocateTraced(a);
     expect(offers).toEqual([]);
-    expect(reasons(trace!.entries, 'FRAMEWORK_FILTERED')).toEqual([
+    expect(reasons(trace.entries, 'FRAMEWORK_FILTERED')).toEqual([
       { reason: 'FRAMEWORK_FILTERED', agent: 'a1', role: 'r', framework: offer.frameworkId, until: 30 },
     ]);
-    expect(reasons(trace!.entries, 'FRAMEWORK_SUPPRESSED')).toEqual([
+    expect(reasons(trace.entries, 'FRAMEWORK_SUPPRESSED')).toEqual([
       { reason: 'FRAMEWORK_SUPPRESSED', agent: 'a1', role: 'r', framework: other },
     ]);
   });
@@ -69,9 +76,9 @@ describe('decision trace', () => {
     a.addAgent('a2', parseResources('cpus:4;mem:4096'));
     a.setQuota('capped', {}, { cpus: 4, mem: 4096 });
     a.addFramework('f1', ['capped']);
-    const { offers, trace } = a.allocate({ trace: true });
+    const { offers, trace } = allocateTraced(a);
     expect(offers).toHaveLength(1);
-    const limited = reasons(trace!.entries, 'ROLE_AT_QUOTA_LIMIT');
+    const limited = reasons(trace.entries, 'ROLE_AT_QUOTA_LIMIT');
     expect(limited).toEqual([
       {
         reason: 'ROLE_AT_QUOTA_LIMIT',
@@ -90,10 +97,10 @@ describe('decision trace', () => {
     a.addAgent('a2', parseResources('cpus:4;mem:4096'));
     a.setQuota('guaranteed', { cpus: 4, mem: 4096 });
     a.addFramework('greedy', ['other']);
-    const { offers, trace } = a.allocate({ trace: true });
+    const { offers, trace } = allocateTraced(a);
     // One agent's worth is held back for the role with a guarantee and no framework yet.
     expect(offers).toHaveLength(1);
-    const held = reasons(trace!.entries, 'HEADROOM_RESERVED');
+    const held = reasons(trace.entries, 'HEADROOM_RESERVED');
     expect(held).toHaveLength(1);
     expect(held[0]).toMatchObject({ role: 'other', framework: 'greedy', required: { cpus: 4, mem: 4096 } });
   });
@@ -103,12 +110,12 @@ describe('decision trace', () => {
     a.addAgent('gpu', parseResources('cpus:4;mem:4096;gpus:1'));
     a.addAgent('small', parseResources('cpus:0.5;mem:4096'));
     a.addFramework('f1', ['r']);
-    const { offers, trace } = a.allocate({ trace: true });
+    const { offers, trace } = allocateTraced(a);
     expect(offers).toEqual([]);
-    expect(reasons(trace!.entries, 'MISSING_CAPABILITY')).toEqual([
+    expect(reasons(trace.entries, 'MISSING_CAPABILITY')).toEqual([
       { reason: 'MISSING_CAPABILITY', agent: 'gpu', role: 'r', framework: 'f1', capability: 'GPU_RESOURCES' },
     ]);
-    expect(reasons(trace!.entries, 'BELOW_MIN_ALLOCATABLE')).toEqual([
+    expect(reasons(trace.entries, 'BELOW_MIN_ALLOCATABLE')).toEqual([
       { reason: 'BELOW_MIN_ALLOCATABLE', agent: 'small', role: 'r', framework: 'f1', leftover: { cpus: 0.5, mem: 4096 } },
     ]);
   });
@@ -118,9 +125,9 @@ describe('decision trace', () => {
     a.updateWhitelist([]);
     for (let i = 0; i < 500; i++) a.addAgent(`a${i}`, parseResources('cpus:1;mem:1024'));
     a.addFramework('f1', ['r']);
-    const { trace } = a.allocate({ trace: true });
-    expect(trace!.entries).toHaveLength(10);
-    expect(trace!.truncated).toBe(true);
-    expect(trace!.counts).toEqual({ AGENT_NOT_WHITELISTED: 500 });
+    const { trace } = allocateTraced(a);
+    expect(trace.entries).toHaveLength(10);
+    expect(trace.truncated).toBe(true);
+    expect(trace.counts).toEqual({ AGENT_NOT_WHITELISTED: 500 });
   });
 });
