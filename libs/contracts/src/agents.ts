@@ -19,6 +19,24 @@ export const AGENTS_NAMESPACE = '/agents';
 export const RunningTaskReport = z.object({ frameworkId: Id, taskId: Id, state: TaskState, resources: Resources }).strict();
 export type RunningTaskReport = z.infer<typeof RunningTaskReport>;
 
+/**
+ * What an agent enforces for its tasks: `cgroups-v1`/`cgroups-v2` with the controllers it
+ * uses (memory, cpu, pids), or `posix` (process groups and polling, no hard limits); the OS
+ * user tasks run as when their spec names none; whether disk use is measured.
+ */
+export const Isolation = z
+  .object({
+    mode: z.enum(['cgroups-v1', 'cgroups-v2', 'posix']),
+    controllers: z
+      .array(z.enum(['memory', 'cpu', 'pids']))
+      .max(3)
+      .default([]),
+    taskUser: z.string().max(32).optional(),
+    diskQuota: z.boolean().default(false),
+  })
+  .strict();
+export type Isolation = z.input<typeof Isolation>;
+
 export const RegisterAgent = z
   .object({
     /** The id the control plane gave on an earlier registration; absent on first start. */
@@ -29,6 +47,8 @@ export const RegisterAgent = z
     resources: Resources.min(1),
     attributes: z.record(z.string().min(1).max(128), z.union([z.string().max(1024), z.number()])).default({}),
     version: z.string().max(100).optional(),
+    /** How the agent isolates tasks (shown to operators; Mesos's agent --isolation). */
+    isolation: Isolation.optional(),
     /** Tasks the agent is running now (re-registration after a reconnect or restart). */
     tasks: z.array(RunningTaskReport).max(100_000).default([]),
   })

@@ -31,7 +31,15 @@ export const Id = z
   .string()
   .min(1)
   .max(255)
-  .regex(/^[A-Za-z0-9._:@-]+$/, 'only letters, digits and . _ : @ -');
+  .regex(/^[A-Za-z0-9._:@-]+$/, 'only letters, digits and . _ : @ -')
+  .refine((s) => s !== '.' && s !== '..', { message: "must not be '.' or '..'" });
+
+/** An operating-system user name (POSIX portable: what useradd accepts). */
+export const OsUser = z
+  .string()
+  .min(1)
+  .max(32)
+  .regex(/^[a-z_][a-z0-9_-]*[$]?$/, 'must be an operating-system user name such as nobody or svc-batch');
 
 /** What a task runs: a shell line, or an executable with arguments. */
 export const Command = z.union([
@@ -48,6 +56,11 @@ export const TaskSpec = z
     command: Command,
     env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(65_536)).optional(),
     resources: Resources,
+    /**
+     * The operating-system user the task runs as (Mesos's CommandInfo.user). Absent: the
+     * framework's user, else the agent's task user. Subject to the run_tasks ACL.
+     */
+    user: OsUser.optional(),
   })
   .strict();
 export type TaskSpec = z.infer<typeof TaskSpec>;
