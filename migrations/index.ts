@@ -4,6 +4,7 @@
  */
 import type { MigrationInterface } from 'typeorm';
 // migrations:imports
+import { PrincipalKindsAgentOwnersAcls1795492649436 } from './1795492649436-PrincipalKindsAgentOwnersAcls';
 import { TaskCreatedIndex1795461984052 } from './1795461984052-TaskCreatedIndex';
 import { EndedTaskIndex1795460887692 } from './1795460887692-EndedTaskIndex';
 import { OfferAgentTimeIndex1795455846547 } from './1795455846547-OfferAgentTimeIndex';
@@ -20,5 +21,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   OfferAgentTimeIndex1795455846547,
   EndedTaskIndex1795460887692,
   TaskCreatedIndex1795461984052,
+  PrincipalKindsAgentOwnersAcls1795492649436,
   // migrations:list
 ];

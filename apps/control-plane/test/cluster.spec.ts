@@ -176,9 +176,9 @@ describe('whoami', () => {
   afterAll(() => t.close());
 
   it('names the principal behind a token and refuses an unknown one', async () => {
-    expect(await ok(t.client.GET('/api/v1/whoami'))).toEqual({ principal: 'admin' });
+    expect(await ok(t.client.GET('/api/v1/whoami'))).toEqual({ principal: 'admin', kind: 'ADMIN' });
     const service = await t.cp.issueServiceToken('local-agent');
-    expect(await ok(t.clientAs(service).GET('/api/v1/whoami'))).toEqual({ principal: 'local-agent' });
+    expect(await ok(t.clientAs(service).GET('/api/v1/whoami'))).toEqual({ principal: 'local-agent', kind: 'AGENT' });
     const bad = await refused(t.clientAs('arb_nope').GET('/api/v1/whoami'), 401);
     expect(bad.code).toBe('AUTH_TOKEN_INVALID');
   });

@@ -3,6 +3,24 @@
  * Do not edit: `npx arbiter openapi` writes it (`--check` fails when it is stale).
  */
 export interface paths {
+    "/api/v1/acls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The cluster's ACLs (Mesos's JSON format) */
+        get: operations["Acls_get"];
+        /** Replace the ACLs as a whole (validated; audited). Actions: register_frameworks, run_tasks, teardown_frameworks, reserve_resources, unreserve_resources, update_quotas, update_weights, view_frameworks, view_tasks, view_roles, update_maintenance_schedule, start_maintenance, stop_maintenance, drain_agents, deactivate_agents, mark_agents_gone, register_agents */
+        put: operations["Acls_replace"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agents": {
         parameters: {
             query?: never;
@@ -344,6 +362,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/principals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every principal with its kind and number of live tokens */
+        get: operations["Principals_list"];
+        put?: never;
+        /** Create a principal (ADMIN, OPERATOR, VIEWER, FRAMEWORK or AGENT) */
+        post: operations["Principals_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/principals/{name}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Disable a principal: its tokens stop working and its open sockets are closed */
+        post: operations["Principals_disable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/principals/{name}/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A principal's tokens (never their secrets) */
+        get: operations["Principals_tokens"];
+        put?: never;
+        /** Issue a token for a principal: the secret is in this answer only */
+        post: operations["Principals_issue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/quota": {
         parameters: {
             query?: never;
@@ -466,6 +537,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a token: refused at once, its open sockets closed */
+        delete: operations["Principals_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/weights": {
         parameters: {
             query?: never;
@@ -558,6 +646,39 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AclsDto: {
+            /**
+             * @description the ACLs in Mesos's JSON format: `permissive` and, per action, a list of {principals, <object>} entries
+             * @example {
+             *       "permissive": false,
+             *       "register_frameworks": [
+             *         {
+             *           "principals": {
+             *             "values": [
+             *               "team-a"
+             *             ]
+             *           },
+             *           "roles": {
+             *             "values": [
+             *               "team-a",
+             *               "team-a/*"
+             *             ]
+             *           }
+             *         }
+             *       ]
+             *     }
+             */
+            document: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description when they were last replaced (null: never set)
+             */
+            updatedAt: string | null;
+            /** @description who last replaced them */
+            updatedBy: string | null;
+        };
         AgentCountsDto: {
             /** @description reachable, not offered by an operator */
             deactivated: number;
@@ -738,6 +859,17 @@ export interface components {
                 [key: string]: number;
             };
         };
+        CreatePrincipalDto: {
+            /** @example team A's batch scheduler */
+            description?: string;
+            /** @description what the principal may do (see docs/security.md) */
+            kind: components["schemas"]["PrincipalKind"];
+            /**
+             * @description unique; letters, digits and . _ : @ -
+             * @example team-a-scheduler
+             */
+            name: string;
+        };
         CreateReservationDto: {
             agentId: string;
             /**
@@ -754,6 +886,18 @@ export interface components {
             } | components["schemas"]["ResourceEntryDto"][];
             /** @example eng */
             role: string;
+        };
+        CreateTokenDto: {
+            /**
+             * @description what the token is for
+             * @example ci pipeline
+             */
+            name?: string;
+            /**
+             * @description seconds until the token expires (default: never)
+             * @example 2592000
+             */
+            ttlSeconds?: number;
         };
         CycleDetailDto: {
             /** @description time the allocator took, in milliseconds */
@@ -815,7 +959,7 @@ export interface components {
          * @description stable machine-readable code
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "ROUTE_NOT_FOUND" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "AGENT_NOT_FOUND" | "AGENT_GONE" | "AGENT_STILL_DRAINING" | "AGENT_ALREADY_DRAINING" | "FRAMEWORK_NOT_FOUND" | "FRAMEWORK_NOT_CONNECTED" | "TASK_NOT_FOUND" | "CYCLE_NOT_FOUND" | "ROLE_REPEATED" | "QUOTA_NOT_FOUND" | "QUOTA_GUARANTEE_EXCEEDS_LIMIT" | "QUOTA_HIERARCHY_VIOLATION" | "QUOTA_EXCEEDS_CAPACITY" | "RESERVATION_NOT_FOUND" | "RESERVATION_INSUFFICIENT_RESOURCES" | "RESERVATION_IN_USE" | "MAINTENANCE_DUPLICATE_MACHINE" | "MAINTENANCE_DOWN_MACHINE_REMOVED" | "MAINTENANCE_MACHINE_NOT_SCHEDULED" | "MAINTENANCE_MACHINE_ALREADY_DOWN" | "MAINTENANCE_MACHINE_NOT_DOWN";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "ROUTE_NOT_FOUND" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "FORBIDDEN" | "PRINCIPAL_NOT_FOUND" | "PRINCIPAL_EXISTS" | "PRINCIPAL_DISABLED" | "TOKEN_NOT_FOUND" | "ACLS_INVALID" | "AGENT_NOT_FOUND" | "AGENT_GONE" | "AGENT_STILL_DRAINING" | "AGENT_ALREADY_DRAINING" | "FRAMEWORK_NOT_FOUND" | "FRAMEWORK_NOT_CONNECTED" | "TASK_NOT_FOUND" | "CYCLE_NOT_FOUND" | "ROLE_REPEATED" | "QUOTA_NOT_FOUND" | "QUOTA_GUARANTEE_EXCEEDS_LIMIT" | "QUOTA_HIERARCHY_VIOLATION" | "QUOTA_EXCEEDS_CAPACITY" | "RESERVATION_NOT_FOUND" | "RESERVATION_INSUFFICIENT_RESOURCES" | "RESERVATION_IN_USE" | "MAINTENANCE_DUPLICATE_MACHINE" | "MAINTENANCE_DOWN_MACHINE_REMOVED" | "MAINTENANCE_MACHINE_NOT_SCHEDULED" | "MAINTENANCE_MACHINE_ALREADY_DOWN" | "MAINTENANCE_MACHINE_NOT_DOWN";
         ErrorDto: {
             /**
              * @description stable machine-readable code
@@ -912,6 +1056,25 @@ export interface components {
             status: "UNKNOWN" | "ACCEPT" | "DECLINE";
             updatedAt: string;
         };
+        IssuedTokenDto: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string | null;
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            name: string;
+            principal: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /**
+             * @description the secret: shown only in this answer, stored only as its hash
+             * @example arb_...
+             */
+            token: string;
+        };
         LastCycleDto: {
             durationMs: number;
             id: string;
@@ -959,6 +1122,22 @@ export interface components {
         };
         /** @enum {string} */
         OfferState: "OUTSTANDING" | "ACCEPTED" | "DECLINED" | "RESCINDED" | "EXPIRED";
+        PrincipalDto: {
+            /** Format: date-time */
+            createdAt: string;
+            description: string;
+            /**
+             * Format: date-time
+             * @description disabled principals cannot authenticate
+             */
+            disabledAt: string | null;
+            kind: components["schemas"]["PrincipalKind"];
+            /** @description tokens neither revoked nor expired */
+            liveTokens: number;
+            name: string;
+        };
+        /** @enum {string} */
+        PrincipalKind: "ADMIN" | "OPERATOR" | "VIEWER" | "FRAMEWORK" | "AGENT";
         QuotaDto: {
             /**
              * @example {
@@ -1133,6 +1312,20 @@ export interface components {
             source: string;
             state: components["schemas"]["TaskState"];
         };
+        TokenDto: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string | null;
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            name: string;
+            principal: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+        };
         UnavailabilityDto: {
             /** @description seconds; absent or null: until maintenance is stopped */
             durationSeconds?: number | null;
@@ -1183,6 +1376,7 @@ export interface components {
             hostnames: string[] | null;
         };
         WhoAmIDto: {
+            kind: components["schemas"]["PrincipalKind"];
             /**
              * @description the principal the token belongs to
              * @example admin
@@ -1202,6 +1396,105 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    Acls_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AclsDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Acls_replace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description ACLs in Mesos's JSON format, e.g. {"permissive": false, "update_quotas": [{"principals": {"values": ["ops"]}, "roles": {"type": "ANY"}}]} */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AclsDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED, ACLS_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
     Agents_list: {
         parameters: {
             query?: {
@@ -1248,6 +1541,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDto"];
                 };
             };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
         };
     };
     Agents_get: {
@@ -1280,6 +1582,15 @@ export interface operations {
             };
             /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1328,6 +1639,15 @@ export interface operations {
             };
             /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1396,6 +1716,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDto"];
                 };
             };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
             /** @description AGENT_NOT_FOUND */
             404: {
                 headers: {
@@ -1446,6 +1775,15 @@ export interface operations {
             };
             /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1521,6 +1859,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDto"];
                 };
             };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
         };
     };
     History_get: {
@@ -1553,6 +1900,15 @@ export interface operations {
             };
             /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1611,6 +1967,16 @@ export interface operations {
                     "text/csv": components["schemas"]["ErrorDto"];
                 };
             };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                    "text/csv": components["schemas"]["ErrorDto"];
+                };
+            };
         };
     };
     History_shares: {
@@ -1649,6 +2015,15 @@ export interface operations {
             };
             /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1707,6 +2082,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDto"];
                 };
             };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
         };
     };
     Cluster_summary: {
@@ -1737,6 +2121,15 @@ export interface operations {
             };
             /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1787,6 +2180,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDto"];
                 };
             };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
         };
     };
     Frameworks_get: {
@@ -1819,6 +2221,15 @@ export interface operations {
             };
             /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1877,6 +2288,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDto"];
                 };
             };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
             /** @description FRAMEWORK_NOT_FOUND */
             404: {
                 headers: {
@@ -1918,6 +2338,15 @@ export interface operations {
             };
             /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1971,6 +2400,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDto"];
                 };
             };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
         };
     };
     Maintenance_replace: {
@@ -2005,6 +2443,15 @@ export interface operations {
             };
             /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2062,6 +2509,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDto"];
                 };
             };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
             /** @description MAINTENANCE_MACHINE_NOT_SCHEDULED, MAINTENANCE_MACHINE_ALREADY_DOWN */
             409: {
                 headers: {
@@ -2108,6 +2564,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDto"];
                 };
             };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
         };
     };
     Maintenance_stop: {
@@ -2142,6 +2607,15 @@ export interface operations {
             };
             /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2201,6 +2675,304 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDto"];
                 };
             };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Principals_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrincipalDto"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Principals_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePrincipalDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrincipalDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description PRINCIPAL_EXISTS */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Principals_disable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrincipalDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description PRINCIPAL_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Principals_tokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenDto"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description PRINCIPAL_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Principals_issue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTokenDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedTokenDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description PRINCIPAL_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description PRINCIPAL_DISABLED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
         };
     };
     Roles_quotas: {
@@ -2231,6 +3003,15 @@ export interface operations {
             };
             /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2279,6 +3060,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDto"];
                 };
             };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
             /** @description QUOTA_EXCEEDS_CAPACITY */
             409: {
                 headers: {
@@ -2312,6 +3102,15 @@ export interface operations {
             };
             /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2370,6 +3169,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDto"];
                 };
             };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
         };
     };
     Reservations_create: {
@@ -2404,6 +3212,15 @@ export interface operations {
             };
             /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2468,6 +3285,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDto"];
                 };
             };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
             /** @description RESERVATION_NOT_FOUND */
             404: {
                 headers: {
@@ -2501,6 +3327,15 @@ export interface operations {
             };
             /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2563,6 +3398,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDto"];
                 };
             };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
         };
     };
     Tasks_list: {
@@ -2599,6 +3443,15 @@ export interface operations {
             };
             /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2645,7 +3498,73 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDto"];
                 };
             };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
             /** @description TASK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Principals_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description TOKEN_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2684,6 +3603,15 @@ export interface operations {
             };
             /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2732,6 +3660,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDto"];
                 };
             };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
         };
     };
     Whitelist_get: {
@@ -2762,6 +3699,15 @@ export interface operations {
             };
             /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2810,6 +3756,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDto"];
                 };
             };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
         };
     };
     Whitelist_change: {
@@ -2851,6 +3806,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorDto"];
                 };
             };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
         };
     };
     Auth_whoami: {
@@ -2881,6 +3845,15 @@ export interface operations {
             };
             /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

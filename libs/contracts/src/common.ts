@@ -113,6 +113,11 @@ export const PROTOCOL_ERRORS = {
   UNKNOWN_AGENT: 'UNKNOWN_AGENT',
   AGENT_GONE: 'AGENT_GONE',
   INTERNAL_ERROR: 'INTERNAL_ERROR',
+  /** The principal may not do this (its kind, or an ACL). */
+  FORBIDDEN: 'FORBIDDEN',
+  FRAMEWORK_PRINCIPAL_MISMATCH: 'FRAMEWORK_PRINCIPAL_MISMATCH',
+  AGENT_PRINCIPAL_MISMATCH: 'AGENT_PRINCIPAL_MISMATCH',
+  TASK_NOT_ON_AGENT: 'TASK_NOT_ON_AGENT',
 } as const satisfies Record<string, ErrorCodeName>;
 
 /** Parses a message; the error names every bad field. */

@@ -17,6 +17,13 @@ export const ERROR_CODES = {
   // Authentication
   AUTH_TOKEN_MISSING: { status: 401 },
   AUTH_TOKEN_INVALID: { status: 401 },
+  // Authorization, principals, tokens, ACLs
+  FORBIDDEN: { status: 403 },
+  PRINCIPAL_NOT_FOUND: { status: 404 },
+  PRINCIPAL_EXISTS: { status: 409 },
+  PRINCIPAL_DISABLED: { status: 409 },
+  TOKEN_NOT_FOUND: { status: 404 },
+  ACLS_INVALID: { status: 400 },
   // Agents
   AGENT_NOT_FOUND: { status: 404 },
   AGENT_GONE: { status: 409 },
@@ -57,6 +64,12 @@ export const ERROR_CODES = {
   FRAMEWORK_COMPLETED: { status: null },
   ROLE_NOT_SUBSCRIBED: { status: null },
   UNKNOWN_AGENT: { status: null },
+  /** A framework id, or a subscription's `principal`, that belongs to another principal. */
+  FRAMEWORK_PRINCIPAL_MISMATCH: { status: null },
+  /** An agent id that another principal registered. */
+  AGENT_PRINCIPAL_MISMATCH: { status: null },
+  /** A status update for a task that does not run on the reporting agent. */
+  TASK_NOT_ON_AGENT: { status: null },
 } as const satisfies Record<string, { status: number | null }>;
 
 export type ErrorCodeName = keyof typeof ERROR_CODES;

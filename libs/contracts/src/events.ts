@@ -60,5 +60,15 @@ export const AUDIT_ACTIONS = [
   'maintenance.start',
   'maintenance.stop',
   'framework.teardown',
+  'framework.register',
+  'agent.register',
+  'agent.remove',
+  'principal.create',
+  'principal.disable',
+  'token.issue',
+  'token.revoke',
+  'acls.update',
+  /** A call refused: a kind without the permission, an ACL, or a takeover attempt (rate-limited). */
+  'access.denied',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

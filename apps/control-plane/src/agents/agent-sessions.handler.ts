@@ -6,7 +6,12 @@ import { randomUUID } from 'node:crypto';
 import { Resources } from '@arbiter/allocator';
 import { isTerminal as isTerminalTaskState, PROTOCOL_ERRORS, type RegisterAgent, type RegisterAgentReply } from '@arbiter/contracts';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AclsService } from '../acls/acls.service';
 import { AllocationLoop } from '../allocation/allocation-loop.handler';
+import { AccessLog } from '../audit/access-log';
+import { AuditService } from '../audit/audit.service';
+import type { Actor } from '../auth/auth.actor';
+import { Database } from '../database/database.service';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
@@ -44,13 +49,46 @@ export class AgentSessions {
     private readonly stream: OperatorStream,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly acls: AclsService,
+    private readonly access: AccessLog,
+    private readonly audit: AuditService,
+    private readonly db: Database,
   ) {}
 
-  register(socket: AgentSocket, msg: AgentRegistration): Promise<RegisterAgentReply> {
+  /**
+   * Registers an agent for the principal behind the socket: a new agent id becomes that
+   * principal's; an agent id another principal registered is refused (AGENT_PRINCIPAL_MISMATCH),
+   * as is a hostname the register_agents ACL does not allow. Refusals are audited.
+   */
+  register(socket: AgentSocket, msg: AgentRegistration, actor: Actor): Promise<RegisterAgentReply> {
     return this.kernel.exclusive(async () => {
       const now = this.clock.date();
       const resources = Resources.of(msg.resources).toJSON();
+      if (!this.acls.allows(actor, 'register_agents', msg.hostname)) {
+        await this.access.denied(actor, {
+          what: 'register agent',
+          reason: `ACL register_agents refuses agent '${msg.hostname}'`,
+          targetType: 'agent',
+          targetId: msg.agentId ?? null,
+        });
+        throw new ProtocolError(
+          PROTOCOL_ERRORS.FORBIDDEN,
+          `principal '${actor.name}' may not register agent '${msg.hostname}' (ACL register_agents)`,
+        );
+      }
       const known = msg.agentId ? await this.agents.find(msg.agentId) : null;
+      if (known?.principal && known.principal !== actor.name) {
+        await this.access.denied(actor, {
+          what: 'register agent',
+          reason: `agent id belongs to principal '${known.principal}'`,
+          targetType: 'agent',
+          targetId: known.id,
+        });
+        throw new ProtocolError(
+          PROTOCOL_ERRORS.AGENT_PRINCIPAL_MISMATCH,
+          `agent ${known.id} was registered by another principal; principal '${actor.name}' cannot register under its id`,
+        );
+      }
       if (known?.status === AgentStatus.GONE)
         throw new ProtocolError(
           PROTOCOL_ERRORS.AGENT_GONE,
@@ -64,6 +102,15 @@ export class AgentSessions {
         status: AgentStatus.REACHABLE,
         version: msg.version ?? null,
         lastSeenAt: now,
+        principal: actor.name,
+        isolation: msg.isolation
+          ? {
+              mode: msg.isolation.mode,
+              controllers: msg.isolation.controllers ?? [],
+              ...(msg.isolation.taskUser ? { taskUser: msg.isolation.taskUser } : {}),
+              diskQuota: msg.isolation.diskQuota ?? false,
+            }
+          : null,
       };
       const agent = await this.agents.register(
         known
@@ -102,7 +149,23 @@ export class AgentSessions {
       await this.maintenance.apply();
       if (this.maintenance.isDown(agent.hostname)) this.state.allocator.deactivateAgent(agent.id, { maintenance: true });
       if (known) this.stream.emit('agent.updated', { agentId: agent.id });
-      else this.stream.emit('agent.added', { agentId: agent.id, hostname: agent.hostname, resources: agent.resources });
+      else {
+        this.stream.emit('agent.added', { agentId: agent.id, hostname: agent.hostname, resources: agent.resources });
+        await this.db.transaction((tx) =>
+          this.audit.record(
+            tx,
+            actor,
+            {
+              action: 'agent.register',
+              targetType: 'agent',
+              targetId: agent.id,
+              before: null,
+              after: { hostname: agent.hostname, resources: agent.resources, isolation: agent.isolation },
+            },
+            now,
+          ),
+        );
+      }
       this.loop.requestCycle();
       return { agentId: agent.id, heartbeatIntervalSeconds: AGENT_HEARTBEAT_SECONDS };
     });

@@ -21,6 +21,13 @@ export interface DrainConfig {
   markGone: boolean;
 }
 
+export interface AgentIsolation {
+  mode: string;
+  controllers: string[];
+  taskUser?: string;
+  diskQuota: boolean;
+}
+
 /** A machine's agent as last registered: what it offers and how operators have set it. */
 @Entity('agents')
 @Index(['hostname'])
@@ -61,6 +68,14 @@ export class AgentEntity {
 
   @Column('text', { nullable: true })
   version!: string | null;
+
+  /** The principal that first registered this agent id: only it may register under the id again. */
+  @Column('text', { nullable: true })
+  principal!: string | null;
+
+  /** How the agent isolates tasks, as it reported at registration. */
+  @Column('jsonb', { nullable: true })
+  isolation!: AgentIsolation | null;
 
   @Column('timestamptz')
   firstSeenAt!: Date;

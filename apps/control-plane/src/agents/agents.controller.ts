@@ -6,6 +6,7 @@ import { AgentListQueryDto, AgentPageDto, AgentViewDto, DrainAgentDto } from './
 import { AgentsErrorCode } from './agents.errors';
 import type { AgentSortField } from './agents.repository';
 import { AgentsService } from './agents.service';
+import { Requires } from '../auth/permissions';
 
 @ApiTags('agents')
 @ApiBearerAuth()
@@ -14,6 +15,7 @@ export class AgentsController {
   constructor(private readonly agents: AgentsService) {}
 
   @Get()
+  @Requires('read')
   @ApiOperation({ summary: 'List agents (filter, sort, paginate)' })
   @ApiOkResponse({ type: AgentPageDto })
   @ApiErrors()
@@ -33,6 +35,7 @@ export class AgentsController {
   }
 
   @Get(':id')
+  @Requires('read')
   @ApiOperation({ summary: 'One agent' })
   @ApiOkResponse({ type: AgentViewDto })
   @ApiErrors(AgentsErrorCode.AGENT_NOT_FOUND)
@@ -41,6 +44,7 @@ export class AgentsController {
   }
 
   @Post(':id/deactivate')
+  @Requires('operate', 'deactivate_agents')
   @HttpCode(200)
   @ApiOperation({ summary: 'Stop offering the agent (running tasks keep running)' })
   @ApiOkResponse({ type: AgentViewDto })
@@ -50,6 +54,7 @@ export class AgentsController {
   }
 
   @Post(':id/reactivate')
+  @Requires('operate', 'deactivate_agents')
   @HttpCode(200)
   @ApiOperation({ summary: 'Offer the agent again (refused while it is draining)' })
   @ApiOkResponse({ type: AgentViewDto })
@@ -59,6 +64,7 @@ export class AgentsController {
   }
 
   @Post(':id/drain')
+  @Requires('operate', 'drain_agents')
   @HttpCode(200)
   @ApiOperation({ summary: 'Deactivate the agent and drain its tasks (killed after the grace period)' })
   @ApiOkResponse({ type: AgentViewDto })

@@ -6,6 +6,8 @@
 import type { AuditAction } from '@arbiter/contracts';
 import { Injectable } from '@nestjs/common';
 import { AllocationUsageRepository } from '../allocation/allocation-usage.repository';
+import type { AclAction } from '../acls/acls.rules';
+import { AclsService } from '../acls/acls.service';
 import type { Actor } from '../auth/auth.actor';
 import { AuditService } from '../audit/audit.service';
 import type { Page } from '../common/pagination.dto';
@@ -25,6 +27,7 @@ export class AgentsService {
     private readonly usage: AllocationUsageRepository,
     private readonly audit: AuditService,
     private readonly events: ClusterEvents,
+    private readonly acls: AclsService,
   ) {}
 
   async list(
@@ -48,14 +51,14 @@ export class AgentsService {
 
   /** No new offers from the agent; its running tasks are left alone. Idempotent. */
   deactivate(id: string, actor: Actor): Promise<AgentViewDto> {
-    return this.change(id, actor, 'agent.deactivate', (agent) => {
+    return this.change(id, actor, 'agent.deactivate', ['deactivate_agents'], (agent) => {
       agent.activated = false;
     });
   }
 
   /** Offers from the agent again. Refused while it drains; a drained agent leaves the drain. */
   reactivate(id: string, actor: Actor): Promise<AgentViewDto> {
-    return this.change(id, actor, 'agent.reactivate', (agent) => {
+    return this.change(id, actor, 'agent.reactivate', ['deactivate_agents'], (agent) => {
       if (agent.drainState === DrainState.DRAINING) {
         throw new ArbiterException(
           AgentsErrorCode.AGENT_STILL_DRAINING,
@@ -75,7 +78,8 @@ export class AgentsService {
    * allocation loop); with no live tasks it is DRAINED at once.
    */
   drain(id: string, config: DrainConfig, actor: Actor): Promise<AgentViewDto> {
-    return this.change(id, actor, 'agent.drain', async (agent, tx) => {
+    const acls: AclAction[] = config.markGone ? ['drain_agents', 'mark_agents_gone'] : ['drain_agents'];
+    return this.change(id, actor, 'agent.drain', acls, async (agent, tx) => {
       if (agent.drainState) {
         throw new ArbiterException(
           AgentsErrorCode.AGENT_ALREADY_DRAINING,
@@ -105,8 +109,11 @@ export class AgentsService {
     id: string,
     actor: Actor,
     action: AuditAction,
+    acls: AclAction[],
     apply: (agent: AgentEntity, tx: Tx) => void | Promise<void>,
   ): Promise<AgentViewDto> {
+    const target = await this.require(this.db.manager, id);
+    for (const acl of acls) await this.acls.authorize(actor, acl, target.hostname, `${action.replace('agent.', '')} agent ${id}`);
     const saved = await this.db.transaction(async (tx) => {
       const agent = await this.require(tx, id, true);
       if (agent.status === AgentStatus.GONE) {

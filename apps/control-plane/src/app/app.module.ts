@@ -2,6 +2,7 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { DataSource } from '../database/database.options';
+import { AclsModule } from '../acls/acls.module';
 import { AgentsModule } from '../agents/agents.module';
 import { ClusterModule } from '../cluster/cluster.module';
 import { FrameworksModule } from '../frameworks/frameworks.module';
@@ -60,6 +61,7 @@ export class AppModule {
         ClusterEventsModule,
         AuthModule,
         AuditModule,
+        AclsModule,
         AllocationModule,
         MasterModule.forRoot(clock),
         ...FEATURE_MODULES,

@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swa
 import { ApiErrors } from '../errors/errors.dto';
 import { AuditPageDto, AuditQueryDto, toAuditEntryDto } from './audit.dto';
 import { AuditService } from './audit.service';
+import { Requires } from '../auth/permissions';
 
 @ApiTags('audit')
 @ApiBearerAuth()
@@ -11,6 +12,7 @@ export class AuditController {
   constructor(private readonly audit: AuditService) {}
 
   @Get()
+  @Requires('read')
   @ApiOperation({ summary: 'Operator audit log, newest first' })
   @ApiOkResponse({ type: AuditPageDto })
   @ApiErrors()

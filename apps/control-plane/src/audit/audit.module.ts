@@ -1,5 +1,6 @@
 /** The operator audit log: recorded by every changing service, read through GET /api/v1/audit. */
 import { Global, Module } from '@nestjs/common';
+import { AccessLog } from './access-log';
 import { AuditController } from './audit.controller';
 import { AuditRepository } from './audit.repository';
 import { AuditService } from './audit.service';
@@ -7,7 +8,7 @@ import { AuditService } from './audit.service';
 @Global()
 @Module({
   controllers: [AuditController],
-  providers: [AuditRepository, AuditService],
-  exports: [AuditService],
+  providers: [AuditRepository, AuditService, AccessLog],
+  exports: [AuditService, AccessLog],
 })
 export class AuditModule {}

@@ -1,15 +1,21 @@
-import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import { Requires } from './permissions';
+import type { PrincipalKind } from './principal.entity';
 
 /** Who makes a request: the principal behind the bearer token, and the request's id. */
 export interface Actor {
   principalId: string | null;
   name: string;
+  /** Null for the control plane itself. */
+  kind: PrincipalKind | null;
   tokenId: string | null;
   requestId: string | null;
+  /** When the token stops being valid (open sockets are closed then). */
+  tokenExpiresAt?: Date | null;
 }
 
 /** The actor of changes made by the control plane itself. */
-export const SYSTEM_ACTOR: Actor = { principalId: null, name: 'system', tokenId: null, requestId: null };
+export const SYSTEM_ACTOR: Actor = { principalId: null, name: 'system', kind: null, tokenId: null, requestId: null };
 
 export interface AuthenticatedRequest {
   actor?: Actor;
@@ -22,7 +28,5 @@ export const CurrentActor = createParamDecorator((_data: unknown, ctx: Execution
   return req.actor ?? { ...SYSTEM_ACTOR, requestId: req.id ?? null };
 });
 
-export const IS_PUBLIC = 'arbiter:public';
-
 /** Marks a controller or route as open (health, metrics): no bearer token needed. */
-export const Public = () => SetMetadata(IS_PUBLIC, true);
+export const Public = () => Requires('public');

@@ -5,10 +5,12 @@ import { AuthController } from './auth.controller';
 import { AuthGuard } from './auth.guard';
 import { AuthRepository } from './auth.repository';
 import { AuthService } from './auth.service';
+import { PrincipalsController } from './principals.controller';
+import { PrincipalsService } from './principals.service';
 
 @Module({
-  controllers: [AuthController],
-  providers: [AuthRepository, AuthService, { provide: APP_GUARD, useClass: AuthGuard }],
+  controllers: [AuthController, PrincipalsController],
+  providers: [AuthRepository, AuthService, PrincipalsService, { provide: APP_GUARD, useClass: AuthGuard }],
   exports: [AuthService],
 })
 export class AuthModule {}

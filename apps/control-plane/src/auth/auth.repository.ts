@@ -7,7 +7,9 @@ export interface TokenOwner {
   tokenId: string;
   principalId: string;
   name: string;
+  kind: PrincipalKind;
   lastUsedAt: Date | null;
+  expiresAt: Date | null;
 }
 
 @Injectable()
@@ -17,25 +19,82 @@ export class AuthRepository {
     const row = await tx
       .createQueryBuilder(ApiTokenEntity, 't')
       .innerJoin(PrincipalEntity, 'p', 'p.id = t.principal_id')
-      .select(['t.id AS token_id', 'p.id AS principal_id', 'p.name AS name', 't.last_used_at AS last_used_at'])
+      .select([
+        't.id AS token_id',
+        'p.id AS principal_id',
+        'p.name AS name',
+        'p.kind AS kind',
+        't.last_used_at AS last_used_at',
+        't.expires_at AS expires_at',
+      ])
       .where('t.token_hash = :tokenHash', { tokenHash })
       .andWhere('t.revoked_at IS NULL')
       .andWhere('(t.expires_at IS NULL OR t.expires_at > :now)', { now })
       .andWhere('p.disabled_at IS NULL')
-      .getRawOne<{ token_id: string; principal_id: string; name: string; last_used_at: Date | null }>();
-    return row ? { tokenId: row.token_id, principalId: row.principal_id, name: row.name, lastUsedAt: row.last_used_at } : null;
+      .getRawOne<{
+        token_id: string;
+        principal_id: string;
+        name: string;
+        kind: PrincipalKind;
+        last_used_at: Date | null;
+        expires_at: Date | null;
+      }>();
+    return row
+      ? {
+          tokenId: row.token_id,
+          principalId: row.principal_id,
+          name: row.name,
+          kind: row.kind,
+          lastUsedAt: row.last_used_at,
+          expiresAt: row.expires_at,
+        }
+      : null;
   }
 
   async touchToken(tx: EntityManager, tokenId: string, now: Date): Promise<void> {
     await tx.update(ApiTokenEntity, { id: tokenId }, { lastUsedAt: now });
   }
 
+  async listPrincipals(tx: EntityManager, now: Date): Promise<Array<PrincipalEntity & { liveTokens: number }>> {
+    const rows = await tx.find(PrincipalEntity, { order: { name: 'ASC' } });
+    const counts = await tx
+      .createQueryBuilder(ApiTokenEntity, 't')
+      .select('t.principal_id', 'principal_id')
+      .addSelect('COUNT(*)::int', 'n')
+      .where('t.revoked_at IS NULL')
+      .andWhere('(t.expires_at IS NULL OR t.expires_at > :now)', { now })
+      .groupBy('t.principal_id')
+      .getRawMany<{ principal_id: string; n: number }>();
+    const byId = new Map(counts.map((c) => [c.principal_id, c.n]));
+    return rows.map((p) => Object.assign(p, { liveTokens: byId.get(p.id) ?? 0 }));
+  }
+
+  async disablePrincipal(tx: EntityManager, id: string, now: Date): Promise<void> {
+    await tx.update(PrincipalEntity, { id }, { disabledAt: now });
+  }
+
+  async tokensOf(tx: EntityManager, principalId: string): Promise<ApiTokenEntity[]> {
+    return tx.find(ApiTokenEntity, { where: { principalId }, order: { createdAt: 'DESC' } });
+  }
+
+  async findToken(tx: EntityManager, id: string): Promise<ApiTokenEntity | null> {
+    return tx.findOne(ApiTokenEntity, { where: { id } });
+  }
+
+  async revokeToken(tx: EntityManager, id: string, now: Date): Promise<void> {
+    await tx.update(ApiTokenEntity, { id, revokedAt: IsNull() }, { revokedAt: now });
+  }
+
   async findPrincipal(tx: EntityManager, name: string): Promise<PrincipalEntity | null> {
     return tx.findOne(PrincipalEntity, { where: { name } });
   }
 
-  async createPrincipal(tx: EntityManager, name: string, kind: PrincipalKind, isAdmin: boolean, now: Date): Promise<PrincipalEntity> {
-    return tx.save(tx.create(PrincipalEntity, { name, kind, isAdmin, createdAt: now, disabledAt: null }));
+  async findPrincipalById(tx: EntityManager, id: string): Promise<PrincipalEntity | null> {
+    return tx.findOne(PrincipalEntity, { where: { id } });
+  }
+
+  async createPrincipal(tx: EntityManager, name: string, kind: PrincipalKind, now: Date, description = ''): Promise<PrincipalEntity> {
+    return tx.save(tx.create(PrincipalEntity, { name, kind, description, createdAt: now, disabledAt: null }));
   }
 
   async tokenExists(tx: EntityManager, tokenHash: string): Promise<boolean> {
@@ -50,9 +109,16 @@ export class AuthRepository {
     await tx.update(ApiTokenEntity, { principalId, revokedAt: IsNull() }, { revokedAt: now });
   }
 
-  async createToken(tx: EntityManager, principalId: string, name: string, tokenHash: string, now: Date): Promise<ApiTokenEntity> {
+  async createToken(
+    tx: EntityManager,
+    principalId: string,
+    name: string,
+    tokenHash: string,
+    now: Date,
+    expiresAt: Date | null = null,
+  ): Promise<ApiTokenEntity> {
     return tx.save(
-      tx.create(ApiTokenEntity, { principalId, name, tokenHash, createdAt: now, expiresAt: null, lastUsedAt: null, revokedAt: null }),
+      tx.create(ApiTokenEntity, { principalId, name, tokenHash, createdAt: now, expiresAt, lastUsedAt: null, revokedAt: null }),
     );
   }
 }

@@ -30,8 +30,22 @@ export interface AdminBootstrap {
   token?: string;
 }
 
+/** What stops being valid: one token, or every token of a principal. */
+export type Revocation = { tokenId: string } | { principalId: string };
+
 @Injectable()
 export class AuthService {
+  private readonly revocationListeners: Array<(r: Revocation) => void> = [];
+
+  /** Called when tokens stop being valid (Realtime closes their sockets). */
+  onRevoked(listener: (r: Revocation) => void): void {
+    this.revocationListeners.push(listener);
+  }
+
+  revoked(r: Revocation): void {
+    for (const l of this.revocationListeners) l(r);
+  }
+
   constructor(
     private readonly db: Database,
     private readonly repo: AuthRepository,
@@ -49,7 +63,14 @@ export class AuthService {
     if (!owner.lastUsedAt || now.getTime() - owner.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
       await this.repo.touchToken(this.db.manager, owner.tokenId, now);
     }
-    return { principalId: owner.principalId, name: owner.name, tokenId: owner.tokenId, requestId };
+    return {
+      principalId: owner.principalId,
+      name: owner.name,
+      kind: owner.kind,
+      tokenId: owner.tokenId,
+      requestId,
+      tokenExpiresAt: owner.expiresAt,
+    };
   }
 
   /**
@@ -59,9 +80,9 @@ export class AuthService {
   async issueServiceToken(name: string, now = new Date()): Promise<string> {
     return this.db.transaction(async (tx) => {
       await lockDomain(tx, LockDomain.AUTH);
-      const principal =
-        (await this.repo.findPrincipal(tx, name)) ?? (await this.repo.createPrincipal(tx, name, PrincipalKind.SERVICE, false, now));
+      const principal = (await this.repo.findPrincipal(tx, name)) ?? (await this.repo.createPrincipal(tx, name, PrincipalKind.AGENT, now));
       await this.repo.revokeTokens(tx, principal.id, now);
+      this.revoked({ principalId: principal.id });
       const token = generateToken();
       await this.repo.createToken(tx, principal.id, `issued at ${now.toISOString()}`, hashToken(token), now);
       return token;
@@ -74,7 +95,7 @@ export class AuthService {
       await lockDomain(tx, LockDomain.AUTH);
       const admin =
         (await this.repo.findPrincipal(tx, ADMIN_PRINCIPAL)) ??
-        (await this.repo.createPrincipal(tx, ADMIN_PRINCIPAL, PrincipalKind.USER, true, now));
+        (await this.repo.createPrincipal(tx, ADMIN_PRINCIPAL, PrincipalKind.ADMIN, now));
       if (adminToken) {
         const hash = hashToken(adminToken);
         if (!(await this.repo.tokenExists(tx, hash))) await this.repo.createToken(tx, admin.id, 'ARBITER_ADMIN_TOKEN', hash, now);

@@ -1,14 +1,19 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
+/**
+ * What a principal is for, and so what it may do (see auth/permissions.ts): `ADMIN` everything;
+ * `OPERATOR` read and change the cluster within the ACLs; `VIEWER` read; `FRAMEWORK` subscribe
+ * schedulers on /frameworks; `AGENT` register agents on /agents.
+ */
 export enum PrincipalKind {
-  USER = 'USER',
-  SERVICE = 'SERVICE',
+  ADMIN = 'ADMIN',
+  OPERATOR = 'OPERATOR',
+  VIEWER = 'VIEWER',
+  FRAMEWORK = 'FRAMEWORK',
+  AGENT = 'AGENT',
 }
 
-/**
- * Someone who acts on the cluster: an operator or a piece of automation. Tokens belong to a
- * principal; ACLs (what a principal may do) will reference it.
- */
+/** Someone who acts on the cluster: a person, a scheduler or an agent. Tokens belong to a principal. */
 @Entity('principals')
 export class PrincipalEntity {
   @PrimaryGeneratedColumn('uuid')
@@ -20,9 +25,8 @@ export class PrincipalEntity {
   @Column({ type: 'enum', enum: PrincipalKind, enumName: 'principal_kind' })
   kind!: PrincipalKind;
 
-  /** Admins may do everything; finer ACLs come later. */
-  @Column('boolean')
-  isAdmin!: boolean;
+  @Column('text', { default: '' })
+  description!: string;
 
   @Column('timestamptz')
   createdAt!: Date;

@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swa
 import { ApiErrors } from '../errors/errors.dto';
 import { ClusterSummaryDto } from './cluster.dto';
 import { ClusterService } from './cluster.service';
+import { Requires } from '../auth/permissions';
 
 @ApiTags('cluster')
 @ApiBearerAuth()
@@ -11,6 +12,7 @@ export class ClusterController {
   constructor(private readonly cluster: ClusterService) {}
 
   @Get()
+  @Requires('read')
   @ApiOperation({ summary: 'The cluster at a glance: capacity and use per resource, counts by state, the latest cycle, alerts' })
   @ApiOkResponse({ type: ClusterSummaryDto })
   @ApiErrors()

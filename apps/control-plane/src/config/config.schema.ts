@@ -4,8 +4,10 @@
  * a ConfigError naming each bad setting, so a wrong value stops the process before it binds a
  * port or touches a database. Each setting's text is parsed by a zod schema.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { aclsToDocument, parseAcls } from '../acls/acls.rules';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -19,6 +21,8 @@ export interface AppConfig {
   /** Port of the embedded PostgreSQL server; 0 picks a free one at each start. */
   embeddedDbPort: number;
   adminToken?: string;
+  /** Mesos-format ACLs read from this file at start (they replace the stored ones). */
+  acls?: { file: string; document: Record<string, unknown> };
   /** Seconds between allocation cycles. */
   allocationInterval: number;
   /** Seconds without a heartbeat after which an agent is unreachable (its tasks LOST). */
@@ -77,6 +81,24 @@ const databaseUrl = z.string().superRefine((raw, ctx) => {
   else if (!url.hostname) ctx.addIssue({ code: 'custom', message: 'must name a host, e.g. postgres://user@127.0.0.1:5432/arbiter' });
 });
 
+/** A file of Mesos-format ACLs, read and checked when the configuration loads. */
+const aclsFile = z.string().transform((raw, ctx) => {
+  const file = path.resolve(raw.trim());
+  let document: unknown;
+  try {
+    document = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: `cannot read ACLs from ${file}: ${(err as Error).message}` });
+    return z.NEVER;
+  }
+  const parsed = parseAcls(document);
+  if (!parsed.ok) {
+    ctx.addIssue({ code: 'custom', message: `invalid ACLs in ${file}: ${parsed.errors.slice(0, 5).join('; ')}` });
+    return z.NEVER;
+  }
+  return { file, document: aclsToDocument(parsed.acls) };
+});
+
 const adminToken = z
   .string()
   .min(16, 'must be at least 16 characters (use e.g. `openssl rand -hex 32`)')
@@ -129,6 +151,13 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     description: 'the first admin API token; unset generates one on first start and prints it once',
     secret: true,
     schema: adminToken,
+  },
+  {
+    key: 'acls',
+    env: 'ARBITER_ACLS',
+    flag: '--acls',
+    description: "a JSON file of ACLs in Mesos's format, applied at start (see docs/security.md); unset keeps the stored ACLs",
+    schema: aclsFile,
   },
   {
     key: 'allocationInterval',

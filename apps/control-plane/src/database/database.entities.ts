@@ -1,4 +1,5 @@
 /** Every entity of the control plane's schema; the migrations are generated from these. */
+import { AclDocumentEntity } from '../acls/acl-document.entity';
 import { AgentEntity } from '../agents/agent.entity';
 import { AllocationCycleEntity } from '../allocation/allocation-cycle.entity';
 import { AllocationShareEntity } from '../allocation/allocation-share.entity';
@@ -36,4 +37,5 @@ export const ENTITIES = [
   AuditEntryEntity,
   PrincipalEntity,
   ApiTokenEntity,
+  AclDocumentEntity,
 ];

@@ -32,7 +32,13 @@ export class ErrorDto {
 export function ApiErrors(...codes: ErrorCode[]): MethodDecorator & ClassDecorator {
   const byStatus = new Map<number, ErrorCode[]>();
   const statusOf = new Map(allErrorCodes().map((c) => [c.code, c.status]));
-  for (const code of [CommonErrorCode.VALIDATION_FAILED, AuthErrorCode.AUTH_TOKEN_MISSING, AuthErrorCode.AUTH_TOKEN_INVALID, ...codes]) {
+  for (const code of [
+    CommonErrorCode.VALIDATION_FAILED,
+    AuthErrorCode.AUTH_TOKEN_MISSING,
+    AuthErrorCode.AUTH_TOKEN_INVALID,
+    AuthErrorCode.FORBIDDEN,
+    ...codes,
+  ]) {
     const status = statusOf.get(code) ?? 500;
     const list = byStatus.get(status) ?? [];
     if (!list.includes(code)) list.push(code);

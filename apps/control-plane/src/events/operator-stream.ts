@@ -1,4 +1,5 @@
 /** The /events namespace: what happens in the cluster, streamed to operators (the dashboard). */
+import { PrincipalKind } from '../auth/principal.entity';
 import { Injectable } from '@nestjs/common';
 import type { Namespace } from 'socket.io';
 import { EVENTS_NAMESPACE, type OperatorEvents } from '@arbiter/contracts';
@@ -12,7 +13,7 @@ export class OperatorStream {
 
   /** Opens the namespace (at application bootstrap, once the HTTP server exists). */
   open(): void {
-    this.ns ??= this.realtime.namespace(EVENTS_NAMESPACE);
+    this.ns ??= this.realtime.namespace(EVENTS_NAMESPACE, [PrincipalKind.ADMIN, PrincipalKind.OPERATOR, PrincipalKind.VIEWER]);
   }
 
   emit<E extends keyof OperatorEvents>(event: E, payload: Parameters<OperatorEvents[E]>[0]): void {

@@ -5,7 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import { type Kill, PROTOCOL_ERRORS, type RolesCall, type Subscribe, type SubscribeReply } from '@arbiter/contracts';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AclsService } from '../acls/acls.service';
 import { AllocationLoop } from '../allocation/allocation-loop.handler';
+import { AccessLog } from '../audit/access-log';
+import { AuditService } from '../audit/audit.service';
+import { type Actor, SYSTEM_ACTOR } from '../auth/auth.actor';
+import { Database } from '../database/database.service';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState, type FrameworkRuntime, sessionOf, type FrameworkSocket } from '../kernel/cluster-state';
@@ -36,14 +41,48 @@ export class FrameworkSessions {
     private readonly loop: AllocationLoop,
     private readonly stream: OperatorStream,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly acls: AclsService,
+    private readonly access: AccessLog,
+    private readonly audit: AuditService,
+    private readonly db: Database,
   ) {}
 
-  subscribe(socket: FrameworkSocket, msg: Subscription, principal: string): Promise<SubscribeReply> {
+  /**
+   * Subscribes a framework for the principal behind the socket: a new framework id becomes that
+   * principal's; someone else's framework id, or a `principal` field naming another principal,
+   * is refused (FRAMEWORK_PRINCIPAL_MISMATCH), as is a role the register_frameworks ACL does
+   * not allow. Refusals are audited; so is every new framework.
+   */
+  subscribe(socket: FrameworkSocket, msg: Subscription, actor: Actor): Promise<SubscribeReply> {
     return this.kernel.exclusive(async () => {
       const now = this.clock.date();
+      const principal = actor.name;
+      const refuse = async (code: string, reason: string, message: string): Promise<never> => {
+        await this.access.denied(actor, { what: 'subscribe', reason, targetType: 'framework', targetId: msg.frameworkId ?? null });
+        throw new ProtocolError(code, message);
+      };
+      if (msg.principal !== undefined && msg.principal !== principal)
+        await refuse(
+          PROTOCOL_ERRORS.FRAMEWORK_PRINCIPAL_MISMATCH,
+          `principal field '${msg.principal}'`,
+          `the subscription names principal '${msg.principal}' but the token belongs to '${principal}'`,
+        );
+      const role = msg.roles.find((r) => !this.acls.allows(actor, 'register_frameworks', r));
+      if (role !== undefined)
+        await refuse(
+          PROTOCOL_ERRORS.FORBIDDEN,
+          `ACL register_frameworks refuses role '${role}'`,
+          `principal '${principal}' may not register frameworks in role '${role}' (ACL register_frameworks)`,
+        );
       let fw: FrameworkEntity | null = null;
       if (msg.frameworkId) {
         fw = await this.frameworks.find(msg.frameworkId);
+        if (fw?.principal && fw.principal !== principal)
+          await refuse(
+            PROTOCOL_ERRORS.FRAMEWORK_PRINCIPAL_MISMATCH,
+            `framework belongs to principal '${fw.principal}'`,
+            `framework ${fw.id} belongs to another principal; principal '${principal}' cannot subscribe as it`,
+          );
         if (!fw)
           throw new ProtocolError(
             PROTOCOL_ERRORS.UNKNOWN_FRAMEWORK,
@@ -60,7 +99,7 @@ export class FrameworkSessions {
         roles: msg.roles,
         capabilities: msg.capabilities,
         failoverTimeoutSeconds: msg.failoverTimeoutSeconds,
-        principal: msg.principal ?? principal,
+        principal,
         user: msg.user ?? null,
         hostname: msg.hostname ?? null,
         state: FrameworkState.ACTIVE,
@@ -98,8 +137,25 @@ export class FrameworkSessions {
         };
         this.state.frameworks.set(row.id, runtime);
         this.stream.emit('framework.added', { frameworkId: row.id, name: row.name, roles: row.roles });
+        if (!fw)
+          await this.db.transaction((tx) =>
+            this.audit.record(
+              tx,
+              actor,
+              {
+                action: 'framework.register',
+                targetType: 'framework',
+                targetId: row.id,
+                before: null,
+                after: { name: row.name, roles: row.roles, user: row.user },
+              },
+              now,
+            ),
+          );
       }
       runtime.socket = socket;
+      runtime.actor = actor;
+      runtime.user = row.user;
       sessionOf(socket).frameworkId = row.id;
       // Updates it has not acknowledged go out again, once the reply is on its way.
       this.clock.after(10, () => {
@@ -149,14 +205,18 @@ export class FrameworkSessions {
       this.kernel
         .exclusive(async () => {
           if (!runtime.socket && this.state.frameworks.get(runtime.id) === runtime)
-            await this.remove(runtime.id, `disconnected for longer than its failover timeout (${runtime.failoverTimeoutSeconds} s)`);
+            await this.remove(
+              runtime.id,
+              `disconnected for longer than its failover timeout (${runtime.failoverTimeoutSeconds} s)`,
+              SYSTEM_ACTOR,
+            );
         })
         .catch((err: unknown) => this.logger.error({ err }, 'failover'));
     });
   }
 
   /** Completes a framework: its tasks killed, its offers rescinded, its resources recovered. */
-  private async remove(frameworkId: string, reason: string): Promise<void> {
+  private async remove(frameworkId: string, reason: string, actor: Actor): Promise<void> {
     const runtime = this.state.frameworks.get(frameworkId);
     await this.offers.rescindWhere((o) => o.frameworkId === frameworkId, reason);
     const live = await this.tasks.live({ frameworkId });
@@ -168,7 +228,21 @@ export class FrameworkSessions {
       else notRunning.push(t);
     }
     await this.updates.masterUpdate(notRunning, TaskState.KILLED, 'REASON_FRAMEWORK_REMOVED', reason);
-    await this.frameworks.markCompleted(frameworkId, this.clock.date());
+    const now = this.clock.date();
+    await this.frameworks.markCompleted(frameworkId, now, (tx) =>
+      this.audit.record(
+        tx,
+        actor,
+        {
+          action: 'framework.teardown',
+          targetType: 'framework',
+          targetId: frameworkId,
+          before: { activeTasks: live.length },
+          after: { state: FrameworkState.COMPLETED, reason },
+        },
+        now,
+      ),
+    );
     if (runtime) {
       runtime.failoverTimer?.cancel();
       this.state.allocator.removeFramework(frameworkId);
@@ -178,24 +252,24 @@ export class FrameworkSessions {
     this.loop.requestCycle();
   }
 
-  teardown(socket: FrameworkSocket): Promise<void> {
+  teardown(socket: FrameworkSocket, actor: Actor): Promise<void> {
     return this.kernel.exclusive(async () => {
       const fw = this.state.frameworkOf(socket);
       fw.socket = undefined;
-      await this.remove(fw.id, 'the framework tore itself down');
+      await this.remove(fw.id, 'the framework tore itself down', actor);
       // Disconnect once the reply is out.
       this.clock.after(100, () => socket.disconnect(true));
     });
   }
 
   /** Operator teardown through the REST API; false when the framework is not known to the master. */
-  teardownById(frameworkId: string): Promise<boolean> {
+  teardownById(frameworkId: string, actor: Actor): Promise<boolean> {
     return this.kernel.exclusive(async () => {
       const fw = this.state.frameworks.get(frameworkId);
       if (!fw) return false;
       const socket = fw.socket;
       fw.socket = undefined;
-      await this.remove(frameworkId, 'torn down by an operator');
+      await this.remove(frameworkId, 'torn down by an operator', actor);
       socket?.disconnect(true);
       return true;
     });

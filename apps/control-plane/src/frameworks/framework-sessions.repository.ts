@@ -1,6 +1,6 @@
 /** The master's SQL of frameworks: subscriptions, disconnections, completion, suppressed roles. */
 import { Injectable } from '@nestjs/common';
-import { DataSource, Not } from 'typeorm';
+import { DataSource, type EntityManager, Not } from 'typeorm';
 import { FrameworkEntity, FrameworkState } from './framework.entity';
 
 @Injectable()
@@ -24,8 +24,12 @@ export class FrameworkSessionsRepository {
     await this.dataSource.manager.update(FrameworkEntity, { id }, { state: FrameworkState.DISCONNECTED, disconnectedAt: at });
   }
 
-  async markCompleted(id: string, at: Date): Promise<void> {
-    await this.dataSource.manager.update(FrameworkEntity, { id }, { state: FrameworkState.COMPLETED, completedAt: at });
+  /** Completes the framework, with `within` (its audit entry) in the same transaction. */
+  async markCompleted(id: string, at: Date, within: (tx: EntityManager) => Promise<void>): Promise<void> {
+    await this.dataSource.transaction(async (tx) => {
+      await tx.update(FrameworkEntity, { id }, { state: FrameworkState.COMPLETED, completedAt: at });
+      await within(tx);
+    });
   }
 
   /** Changes the framework's suppressed roles (adds or removes these), resolving with the new set. */

@@ -6,6 +6,7 @@ import { ExplainDto, ExplainQueryDto, FrameworkDto, FrameworkListQueryDto, Frame
 import { FrameworkExplainService } from './framework-explain.service';
 import { FrameworksErrorCode } from './frameworks.errors';
 import { FrameworksService } from './frameworks.service';
+import { Requires } from '../auth/permissions';
 
 @ApiTags('frameworks')
 @ApiBearerAuth()
@@ -14,6 +15,7 @@ export class FrameworksController {
   constructor(private readonly frameworks: FrameworksService) {}
 
   @Get()
+  @Requires('read', 'view_frameworks')
   @ApiOperation({ summary: 'List frameworks with their roles, tasks, offers and dominant share' })
   @ApiOkResponse({ type: FrameworkPageDto })
   @ApiErrors()
@@ -22,6 +24,7 @@ export class FrameworksController {
   }
 
   @Get(':id')
+  @Requires('read', 'view_frameworks')
   @ApiOperation({ summary: 'One framework' })
   @ApiOkResponse({ type: FrameworkDto })
   @ApiErrors(FrameworksErrorCode.FRAMEWORK_NOT_FOUND)
@@ -30,6 +33,7 @@ export class FrameworksController {
   }
 
   @Post(':id/teardown')
+  @Requires('operate', 'teardown_frameworks')
   @HttpCode(200)
   @ApiOperation({ summary: 'Tear the framework down: its tasks are killed and it cannot re-subscribe' })
   @ApiOkResponse({ type: FrameworkDto })
@@ -46,6 +50,7 @@ export class ExplainController {
   constructor(private readonly explainer: FrameworkExplainService) {}
 
   @Get(':id/explain')
+  @Requires('read', 'view_frameworks')
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Why the framework got, or did not get, offers in recent cycles (plain words and data)' })
   @ApiOkResponse({ type: ExplainDto })

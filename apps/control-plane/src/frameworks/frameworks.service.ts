@@ -6,7 +6,7 @@ import { Injectable } from '@nestjs/common';
 import type { ResourceEntry } from '@arbiter/allocator';
 import { AllocationUsageRepository } from '../allocation/allocation-usage.repository';
 import type { Actor } from '../auth/auth.actor';
-import { AuditService } from '../audit/audit.service';
+import { AclsService } from '../acls/acls.service';
 import type { Page } from '../common/pagination.dto';
 import { sumScalars } from '../common/resources.dto';
 import { Database } from '../database/database.service';
@@ -25,7 +25,7 @@ export class FrameworksService {
     private readonly repo: FrameworksRepository,
     private readonly master: ClusterState,
     private readonly sessions: FrameworkSessions,
-    private readonly audit: AuditService,
+    private readonly acls: AclsService,
     private readonly usage: AllocationUsageRepository,
   ) {}
 
@@ -92,18 +92,10 @@ export class FrameworksService {
   /** Operator teardown: tasks killed, offers rescinded; recorded in the audit log. */
   async teardown(id: string, actor: Actor): Promise<FrameworkDto> {
     const before = await this.get(id);
+    await this.acls.authorize(actor, 'teardown_frameworks', before.principal ?? '', `tear down framework ${id}`);
     if (before.state === FrameworkState.COMPLETED) return before;
-    await this.sessions.teardownById(id);
-    const after = await this.get(id);
-    await this.db.transaction((tx) =>
-      this.audit.record(tx, actor, {
-        action: 'framework.teardown',
-        targetType: 'framework',
-        targetId: id,
-        before: { state: before.state, activeTasks: before.activeTasks },
-        after: { state: after.state },
-      }),
-    );
-    return after;
+    // The teardown's audit entry commits with the framework's completion.
+    await this.sessions.teardownById(id, actor);
+    return this.get(id);
   }
 }

@@ -5,6 +5,7 @@ import { ApiErrors } from '../errors/errors.dto';
 import { HistoryErrorCode } from './history.errors';
 import { CycleDetailDto, CycleListQueryDto, CyclePageDto, ExportQueryDto, SharePointDto, SharesQueryDto } from './history.dto';
 import { HistoryService } from './history.service';
+import { Requires } from '../auth/permissions';
 
 const date = (s?: string) => (s ? new Date(s) : undefined);
 
@@ -15,6 +16,7 @@ export class HistoryController {
   constructor(private readonly history: HistoryService) {}
 
   @Get()
+  @Requires('read')
   @ApiOperation({ summary: 'Allocation cycles, newest first (time range; cycles that offered to a role, framework or agent)' })
   @ApiOkResponse({ type: CyclePageDto })
   @ApiErrors()
@@ -27,6 +29,7 @@ export class HistoryController {
   }
 
   @Get('shares')
+  @Requires('read')
   @ApiOperation({ summary: 'Dominant share over time per role or framework' })
   @ApiOkResponse({ type: [SharePointDto] })
   @ApiErrors()
@@ -35,6 +38,7 @@ export class HistoryController {
   }
 
   @Get('export')
+  @Requires('read')
   @ApiOperation({ summary: 'Export cycles with their offers and shares as CSV or JSON' })
   @ApiProduces('text/csv', 'application/json')
   @ApiOkResponse({
@@ -50,6 +54,7 @@ export class HistoryController {
   }
 
   @Get(':id')
+  @Requires('read')
   @ApiOperation({ summary: 'One cycle: its offers, shares and decision trace' })
   @ApiOkResponse({ type: CycleDetailDto })
   @ApiErrors(HistoryErrorCode.CYCLE_NOT_FOUND)

@@ -5,6 +5,7 @@
  * its noun), always in the kernel's order; everything else only reads it through the queries
  * at the end.
  */
+import type { Actor } from '../auth/auth.actor';
 import { HierarchicalAllocator, type Resources } from '@arbiter/allocator';
 import { type AgentCalls, type AgentEvents, type FrameworkCalls, type FrameworkEvents, PROTOCOL_ERRORS } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
@@ -96,6 +97,10 @@ export interface FrameworkRuntime {
   roles: string[];
   capabilities: string[];
   failoverTimeoutSeconds: number;
+  /** The OS user its tasks run as unless they name one (Mesos's FrameworkInfo.user). */
+  user?: string | null;
+  /** Who subscribed it (set on subscription): its ACLs apply to its calls. */
+  actor?: Actor;
   socket?: FrameworkSocket;
   /** Pending teardown after a disconnection. */
   failoverTimer?: TimerHandle;

@@ -5,6 +5,7 @@ import { ApiErrors } from '../errors/errors.dto';
 import { MachinesDto, MaintenanceStatusDto, ScheduleDto } from './maintenance.dto';
 import { MaintenanceErrorCode } from './maintenance.errors';
 import { MaintenanceService } from './maintenance.service';
+import { Requires } from '../auth/permissions';
 
 @ApiTags('maintenance')
 @ApiBearerAuth()
@@ -13,6 +14,7 @@ export class MaintenanceController {
   constructor(private readonly maintenance: MaintenanceService) {}
 
   @Get('schedule')
+  @Requires('read')
   @ApiOperation({ summary: 'The maintenance schedule' })
   @ApiOkResponse({ type: ScheduleDto })
   @ApiErrors()
@@ -21,6 +23,7 @@ export class MaintenanceController {
   }
 
   @Put('schedule')
+  @Requires('operate', 'update_maintenance_schedule')
   @ApiOperation({ summary: 'Replace the schedule (a machine in one window at most; DOWN machines must stay)' })
   @ApiOkResponse({ type: ScheduleDto })
   @ApiErrors(MaintenanceErrorCode.MAINTENANCE_DUPLICATE_MACHINE, MaintenanceErrorCode.MAINTENANCE_DOWN_MACHINE_REMOVED)
@@ -29,6 +32,7 @@ export class MaintenanceController {
   }
 
   @Post('start')
+  @Requires('operate', 'start_maintenance')
   @HttpCode(200)
   @ApiOperation({ summary: 'Start maintenance: scheduled machines go DOWN (their agents get no offers)' })
   @ApiOkResponse({ type: MaintenanceStatusDto })
@@ -38,6 +42,7 @@ export class MaintenanceController {
   }
 
   @Post('stop')
+  @Requires('operate', 'stop_maintenance')
   @HttpCode(200)
   @ApiOperation({ summary: 'Stop maintenance: DOWN machines come back UP and leave the schedule' })
   @ApiOkResponse({ type: MaintenanceStatusDto })
@@ -47,6 +52,7 @@ export class MaintenanceController {
   }
 
   @Get('status')
+  @Requires('read')
   @ApiOperation({ summary: "Machines' modes and frameworks' answers to inverse offers" })
   @ApiOkResponse({ type: MaintenanceStatusDto })
   @ApiErrors()

@@ -4,6 +4,7 @@
  * there get inverse offers); `start` takes machines DOWN (no offers), `stop` brings them back
  * UP and out of the schedule. Machines are matched to agents by hostname.
  */
+import { AclsService } from '../acls/acls.service';
 import type { AuditAction } from '@arbiter/contracts';
 import { Injectable } from '@nestjs/common';
 import type { Actor } from '../auth/auth.actor';
@@ -24,6 +25,7 @@ export class MaintenanceService {
     private readonly repo: MaintenanceRepository,
     private readonly audit: AuditService,
     private readonly events: ClusterEvents,
+    private readonly acls: AclsService,
   ) {}
 
   async schedule(tx: Tx = this.db.manager): Promise<ScheduleDto> {
@@ -37,6 +39,8 @@ export class MaintenanceService {
   }
 
   async replaceSchedule(input: ScheduleDto, actor: Actor): Promise<ScheduleDto> {
+    const named = input.windows.flatMap((w) => w.machines.map((m) => m.hostname ?? m.ip ?? ''));
+    await this.acls.authorize(actor, 'update_maintenance_schedule', named, 'update the maintenance schedule');
     const seen = new Map<string, number>();
     const windows = input.windows.map((w, i) => ({
       start: new Date(w.unavailability.start),
@@ -99,6 +103,12 @@ export class MaintenanceService {
   }
 
   async start(machines: MachineDto[], actor: Actor): Promise<MaintenanceStatusDto> {
+    await this.acls.authorize(
+      actor,
+      'start_maintenance',
+      machines.map((m) => m.hostname ?? m.ip ?? ''),
+      'start maintenance',
+    );
     return this.setMode(machines, actor, 'maintenance.start', (m, id) => {
       if (!m)
         throw new ArbiterException(
@@ -115,6 +125,12 @@ export class MaintenanceService {
   }
 
   async stop(machines: MachineDto[], actor: Actor): Promise<MaintenanceStatusDto> {
+    await this.acls.authorize(
+      actor,
+      'stop_maintenance',
+      machines.map((m) => m.hostname ?? m.ip ?? ''),
+      'stop maintenance',
+    );
     return this.setMode(machines, actor, 'maintenance.stop', (m, id) => {
       if (m?.mode !== MachineMode.DOWN)
         throw new ArbiterException(

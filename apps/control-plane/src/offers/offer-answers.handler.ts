@@ -2,6 +2,8 @@
  * Frameworks' answers to offers: accepts (LAUNCH, RESERVE, UNRESERVE) and declines, checked
  * against the outstanding offers, group-committed, and only then answered and launched.
  */
+import { AclsService } from '../acls/acls.service';
+import { AccessLog } from '../audit/access-log';
 import { randomUUID } from 'node:crypto';
 import { Resources } from '@arbiter/allocator';
 import { type Accept, type AcceptReply, type Decline, PROTOCOL_ERRORS, type TaskSpec } from '@arbiter/contracts';
@@ -62,6 +64,8 @@ export class OfferAnswers {
     private readonly loop: AllocationLoop,
     private readonly stream: OperatorStream,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly acls: AclsService,
+    private readonly access: AccessLog,
   ) {
     this.answers = kernel.batch('serial', (batch) => this.flushAnswers(batch));
     this.launchWrites = this.answerWrites('launches');
@@ -153,6 +157,20 @@ export class OfferAnswers {
       if (ids.has(spec.taskId))
         throw new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${spec.taskId}' appears twice in this accept`);
       ids.add(spec.taskId);
+      const user = spec.user ?? fw.user ?? undefined;
+      if (user !== undefined && fw.actor && !this.acls.allows(fw.actor, 'run_tasks', user)) {
+        await this.access.denied(fw.actor, {
+          what: 'launch',
+          reason: `ACL run_tasks refuses user '${user}'`,
+          targetType: 'task',
+          targetId: spec.taskId,
+        });
+        throw new ProtocolError(
+          PROTOCOL_ERRORS.FORBIDDEN,
+          `principal '${fw.actor.name}' may not run tasks as user '${user}' (ACL run_tasks); task '${spec.taskId}'`,
+          { taskId: spec.taskId, user },
+        );
+      }
       const wanted = Resources.of(spec.resources);
       let role: string | undefined;
       for (const [r, left] of pool) {
@@ -168,7 +186,7 @@ export class OfferAnswers {
           { taskId: spec.taskId },
         );
       }
-      tasks.push({ spec, role });
+      tasks.push({ spec: user !== undefined && spec.user === undefined ? { ...spec, user } : spec, role });
     }
     return { fw, offers, agentId, pool, tasks, refuseSeconds: msg.refuseSeconds ?? DEFAULT_REFUSE_SECONDS };
   }
@@ -339,6 +357,15 @@ export class OfferAnswers {
     const role = offers[0].role;
     const offered = pool.get(role) ?? Resources.empty();
     const ops = msg.operations.flatMap((op) => (op.type === 'LAUNCH' ? [] : [{ type: op.type, resources: Resources.of(op.resources) }]));
+    if (fw.actor) {
+      const actor = fw.actor;
+      for (const { type } of ops) {
+        const [acl, object] = type === 'RESERVE' ? (['reserve_resources', role] as const) : (['unreserve_resources', actor.name] as const);
+        if (this.acls.allows(actor, acl, object)) continue;
+        await this.access.denied(actor, { what: type, reason: `ACL ${acl} refuses '${object}'`, targetType: 'agent', targetId: agentId });
+        throw new ProtocolError(PROTOCOL_ERRORS.FORBIDDEN, `principal '${actor.name}' may not ${type} for '${object}' (ACL ${acl})`);
+      }
+    }
     for (const { type, resources } of ops) {
       const source = type === 'RESERVE' ? resources.withReservation(undefined) : resources;
       if (type === 'RESERVE' && !resources.reserved().isEmpty() && resources.reserved(role).isEmpty())

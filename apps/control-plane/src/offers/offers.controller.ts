@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swa
 import { ApiErrors } from '../errors/errors.dto';
 import { OfferListQueryDto, OfferPageDto } from './offers.dto';
 import { OffersService } from './offers.service';
+import { Requires } from '../auth/permissions';
 
 @ApiTags('offers')
 @ApiBearerAuth()
@@ -11,6 +12,7 @@ export class OffersController {
   constructor(private readonly offers: OffersService) {}
 
   @Get()
+  @Requires('read')
   @ApiOperation({ summary: 'Offers, newest first (filter by state, framework, agent)' })
   @ApiOkResponse({ type: OfferPageDto })
   @ApiErrors()

@@ -21,6 +21,7 @@ import {
   Subscribe,
 } from '@arbiter/contracts';
 import { AgentSessions } from '../agents/agent-sessions.handler';
+import { PrincipalKind } from '../auth/principal.entity';
 import { InverseOffers } from '../allocation/inverse-offers.handler';
 import { OperatorStream } from '../events/operator-stream';
 import { FrameworkSessions } from '../frameworks/framework-sessions.handler';
@@ -49,18 +50,25 @@ export class Gateways implements OnApplicationBootstrap {
     this.stream.open();
     const failed = (what: string) => (err: unknown) => this.logger.error({ err }, what);
 
-    const agents = this.realtime.namespace(AGENTS_NAMESPACE) as Namespace<AgentCalls, AgentEvents>;
+    const agents = this.realtime.namespace(AGENTS_NAMESPACE, [PrincipalKind.AGENT, PrincipalKind.ADMIN]) as Namespace<
+      AgentCalls,
+      AgentEvents
+    >;
     agents.on('connection', (socket) => {
-      on(socket, 'register', RegisterAgent, (msg) => this.agents.register(socket, msg));
+      const actor = (socket.data as AuthedSocketData).actor;
+      on(socket, 'register', RegisterAgent, (msg) => this.agents.register(socket, msg, actor));
       on(socket, 'heartbeat', Empty, () => this.agents.heartbeat(socket));
       on(socket, 'status', StatusUpdate, (msg) => this.tasks.agentStatus(socket, msg));
       socket.on('disconnect', () => void this.agents.disconnected(socket).catch(failed('agent disconnection')));
     });
 
-    const frameworks = this.realtime.namespace(FRAMEWORKS_NAMESPACE) as Namespace<FrameworkCalls, FrameworkEvents>;
+    const frameworks = this.realtime.namespace(FRAMEWORKS_NAMESPACE, [PrincipalKind.FRAMEWORK, PrincipalKind.ADMIN]) as Namespace<
+      FrameworkCalls,
+      FrameworkEvents
+    >;
     frameworks.on('connection', (socket) => {
-      const principal = (socket.data as AuthedSocketData).actor.name;
-      on(socket, 'subscribe', Subscribe, (msg) => this.frameworks.subscribe(socket, msg, principal));
+      const actor = (socket.data as AuthedSocketData).actor;
+      on(socket, 'subscribe', Subscribe, (msg) => this.frameworks.subscribe(socket, msg, actor));
       on(socket, 'accept', Accept, (msg) => this.answers.accept(socket, msg));
       on(socket, 'decline', Decline, (msg) => this.answers.decline(socket, msg));
       on(socket, 'suppress', RolesCall, (msg) => this.frameworks.suppress(socket, msg));
@@ -69,7 +77,7 @@ export class Gateways implements OnApplicationBootstrap {
       on(socket, 'acknowledge', Acknowledge, (msg) => this.tasks.acknowledge(socket, msg));
       on(socket, 'reconcile', Reconcile, (msg) => this.tasks.reconcile(socket, msg));
       on(socket, 'inverseOffer', InverseOfferAnswer, (msg) => this.inverseOffers.answer(socket, msg));
-      on(socket, 'teardown', Empty, () => this.frameworks.teardown(socket));
+      on(socket, 'teardown', Empty, () => this.frameworks.teardown(socket, actor));
       socket.on('disconnect', () => void this.frameworks.disconnected(socket).catch(failed('framework disconnection')));
     });
   }

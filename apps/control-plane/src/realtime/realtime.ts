@@ -1,6 +1,9 @@
 /**
- * The socket.io server, attached to the control plane's HTTP server. Every namespace needs a
- * token in the handshake (`auth: { token }`), checked like the REST API's bearer tokens.
+ * The socket.io server, attached to the control plane's HTTP server. Every namespace, the root
+ * one included, needs a token in the handshake (`auth: { token }`), checked like the REST API's
+ * bearer tokens, and a principal of a kind the namespace admits. Until a connection has
+ * authenticated, its messages may be no larger than a handshake (PRE_AUTH_MAX_BYTES); the large
+ * limit applies only once it has. A revoked or expired token's sockets are closed at once.
  */
 import type { Server as HttpServer } from 'node:http';
 import type { Socket } from 'node:net';
@@ -8,22 +11,45 @@ import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/comm
 import { HttpAdapterHost } from '@nestjs/core';
 import { type Namespace, Server } from 'socket.io';
 import type { Actor } from '../auth/auth.actor';
-import { AuthService } from '../auth/auth.service';
+import { AuthErrorCode } from '../auth/auth.errors';
+import { AuthService, type Revocation } from '../auth/auth.service';
+import type { PrincipalKind } from '../auth/principal.entity';
+import { ArbiterException } from '../errors/errors.exception';
 import { toArbiterException } from '../errors/errors.filter';
 
 export interface AuthedSocketData {
   actor: Actor;
 }
 
+/** Largest message before a connection has authenticated: a handshake with a token fits easily. */
+export const PRE_AUTH_MAX_BYTES = 16 * 1024;
+/** Largest message once authenticated: big offer answers, registrations with many tasks. */
+export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** Longest a setTimeout may wait; later expiries are re-armed. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+type AnySocket = Namespace['sockets'] extends Map<string, infer S> ? S : never;
+
+/** What raiseMessageLimit needs of an engine.io connection's transport (not part of its typed API). */
+interface EngineTransport {
+  name: string;
+  maxHttpBufferSize?: number;
+  socket?: { _receiver?: { _maxPayload: number } };
+}
+
 @Injectable()
 export class Realtime implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Realtime');
   private server?: Server;
+  /** Open sockets by the token they authenticated with. */
+  private readonly byToken = new Map<string, Set<AnySocket>>();
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly auth: AuthService,
-  ) {}
+  ) {
+    auth.onRevoked((r) => this.closeRevoked(r));
+  }
 
   get io(): Server {
     if (!this.server) {
@@ -31,26 +57,44 @@ export class Realtime implements BeforeApplicationShutdown {
       this.server = new Server(http, {
         path: '/socket.io',
         serveClient: false,
-        // Large clusters send big offer batches; a status update is small.
-        maxHttpBufferSize: 16 * 1024 * 1024,
+        // Raised per connection once it has authenticated (see raiseMessageLimit).
+        maxHttpBufferSize: PRE_AUTH_MAX_BYTES,
+        // A connection that joins no namespace within this time is closed.
+        connectTimeout: 10_000,
         pingInterval: 10_000,
         pingTimeout: 20_000,
         cors: { origin: true, credentials: true },
       });
       this.server.engine.on('connection', coalesceWrites);
+      // The root namespace serves nothing: refuse every connection to it.
+      this.server.of('/').use((_socket, next) => {
+        const e = new Error('connect to /agents, /frameworks or /events') as Error & { data?: unknown };
+        e.data = { code: AuthErrorCode.FORBIDDEN };
+        next(e);
+      });
     }
     return this.server;
   }
 
-  /** A namespace whose sockets carry the authenticated actor in `socket.data.actor`. */
-  namespace(name: string): Namespace {
+  /**
+   * A namespace whose sockets carry the authenticated actor in `socket.data.actor`; only
+   * principals of the given kinds may connect.
+   */
+  namespace(name: string, kinds: readonly PrincipalKind[]): Namespace {
     const ns = this.io.of(name);
     ns.use((socket, next) => {
       const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
       this.auth
         .authenticate(typeof token === 'string' ? `Bearer ${token}` : undefined, null)
         .then((actor) => {
+          if (!actor.kind || !kinds.includes(actor.kind))
+            throw new ArbiterException(
+              AuthErrorCode.FORBIDDEN,
+              `principal '${actor.name}' (kind ${actor.kind ?? 'system'}) may not connect to ${name}, which admits ${kinds.join(' and ')} principals`,
+            );
           (socket.data as AuthedSocketData).actor = actor;
+          this.track(socket, actor);
+          raiseMessageLimit(socket.conn);
           next();
         })
         .catch((err: unknown) => {
@@ -64,6 +108,46 @@ export class Realtime implements BeforeApplicationShutdown {
     return ns;
   }
 
+  /** Remembers the socket under its token, and closes it when the token expires. */
+  private track(socket: AnySocket, actor: Actor): void {
+    const tokenId = actor.tokenId;
+    if (!tokenId) return;
+    let set = this.byToken.get(tokenId);
+    if (!set) this.byToken.set(tokenId, (set = new Set()));
+    set.add(socket);
+    let timer: NodeJS.Timeout | undefined;
+    const expiry = actor.tokenExpiresAt?.getTime();
+    const arm = () => {
+      if (expiry === undefined) return;
+      const wait = expiry - Date.now();
+      if (wait <= 0) {
+        this.logger.log({ tokenId, principal: actor.name }, 'token expired: closing its socket');
+        socket.disconnect(true);
+        return;
+      }
+      timer = setTimeout(arm, Math.min(wait, MAX_TIMER_MS));
+      timer.unref();
+    };
+    arm();
+    socket.on('disconnect', () => {
+      if (timer) clearTimeout(timer);
+      set.delete(socket);
+      if (!set.size) this.byToken.delete(tokenId);
+    });
+  }
+
+  private closeRevoked(r: Revocation): void {
+    for (const [tokenId, sockets] of this.byToken) {
+      for (const socket of sockets) {
+        const actor = (socket.data as AuthedSocketData).actor;
+        if ('tokenId' in r ? tokenId === r.tokenId : actor.principalId === r.principalId) {
+          this.logger.log({ tokenId, principal: actor.name }, 'token revoked: closing its socket');
+          socket.disconnect(true);
+        }
+      }
+    }
+  }
+
   /**
    * Before Nest closes the HTTP server: its close waits for every connection, upgraded
    * websockets included, so they must be gone first.
@@ -74,6 +158,22 @@ export class Realtime implements BeforeApplicationShutdown {
     // The HTTP server itself is Nest's to close; close only socket.io's engine.
     this.server.engine.close();
   }
+}
+
+interface EngineConnectionLike {
+  transport: EngineTransport;
+  on(event: 'upgrade', listener: (transport: EngineTransport) => void): void;
+}
+
+/** An authenticated connection may send large messages: on its transport now, and after an upgrade. */
+function raiseMessageLimit(conn: EngineConnectionLike): void {
+  const raise = (t: EngineTransport) => {
+    if (t.name === 'polling') t.maxHttpBufferSize = MAX_MESSAGE_BYTES;
+    const receiver = t.socket?._receiver;
+    if (receiver) receiver._maxPayload = MAX_MESSAGE_BYTES;
+  };
+  raise(conn.transport);
+  conn.on('upgrade', raise);
 }
 
 /** What `coalesceWrites` needs of an engine.io connection (not part of its typed API). */

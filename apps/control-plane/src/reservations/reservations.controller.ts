@@ -6,6 +6,7 @@ import { ApiErrors } from '../errors/errors.dto';
 import { CreateReservationDto, ReservationDto, ReservationPageDto, ReservationQueryDto } from './reservations.dto';
 import { ReservationsErrorCode } from './reservations.errors';
 import { ReservationsService } from './reservations.service';
+import { Requires } from '../auth/permissions';
 
 @ApiTags('reservations')
 @ApiBearerAuth()
@@ -14,6 +15,7 @@ export class ReservationsController {
   constructor(private readonly reservations: ReservationsService) {}
 
   @Get()
+  @Requires('read')
   @ApiOperation({ summary: 'Reservations, newest first (filter by agent and role)' })
   @ApiOkResponse({ type: ReservationPageDto })
   @ApiErrors()
@@ -22,6 +24,7 @@ export class ReservationsController {
   }
 
   @Get(':id')
+  @Requires('read')
   @ApiOperation({ summary: 'One reservation' })
   @ApiOkResponse({ type: ReservationDto })
   @ApiErrors(ReservationsErrorCode.RESERVATION_NOT_FOUND)
@@ -30,6 +33,7 @@ export class ReservationsController {
   }
 
   @Post()
+  @Requires('operate', 'reserve_resources')
   @ApiOperation({ summary: "Reserve an agent's free unreserved resources for a role" })
   @ApiCreatedResponse({ type: ReservationDto })
   @ApiErrors(AgentsErrorCode.AGENT_NOT_FOUND, AgentsErrorCode.AGENT_GONE, ReservationsErrorCode.RESERVATION_INSUFFICIENT_RESOURCES)
@@ -38,6 +42,7 @@ export class ReservationsController {
   }
 
   @Delete(':id')
+  @Requires('operate', 'unreserve_resources')
   @HttpCode(204)
   @ApiOperation({ summary: 'Unreserve (refused while the role uses the reserved resources)' })
   @ApiErrors(ReservationsErrorCode.RESERVATION_NOT_FOUND, ReservationsErrorCode.RESERVATION_IN_USE)

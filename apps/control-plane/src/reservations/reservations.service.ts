@@ -6,6 +6,8 @@
  * concurrent requests cannot both take the last free cpus. Operators (REST) and frameworks
  * (RESERVE and UNRESERVE in an accept) go through the same lock, rules and audit entries.
  */
+import { AclsService } from '../acls/acls.service';
+import { PrincipalKind } from '../auth/principal.entity';
 import { Injectable } from '@nestjs/common';
 import { Resources } from '@arbiter/allocator';
 import { type AgentEntity, AgentStatus } from '../agents/agent.entity';
@@ -41,6 +43,7 @@ export class ReservationsService {
     private readonly usage: AllocationUsageRepository,
     private readonly audit: AuditService,
     private readonly events: ClusterEvents,
+    private readonly acls: AclsService,
   ) {}
 
   async list(filter: { agentId?: string; role?: string }, limit: number, offset: number): Promise<Page<ReservationDto>> {
@@ -77,6 +80,7 @@ export class ReservationsService {
 
   async create(input: CreateReservationDto, actor: Actor): Promise<ReservationDto> {
     const role = checkRole(input.role, 'role');
+    await this.acls.authorize(actor, 'reserve_resources', role, `reserve resources for role '${role}'`);
     const wanted = parseResourcesWithRule(input.resources, { unreservedOnly: true, nonEmpty: true });
     const labels = input.labels ?? {};
     for (const [k, v] of Object.entries(labels)) {
@@ -113,6 +117,8 @@ export class ReservationsService {
   }
 
   async remove(id: string, actor: Actor): Promise<void> {
+    const target = await this.require(this.db.manager, id);
+    await this.acls.authorize(actor, 'unreserve_resources', target.principal, `remove reservation ${id}`);
     const removed = await this.db.transaction(async (tx) => {
       await lockDomain(tx, LockDomain.RESOURCES);
       const row = await this.require(tx, id);
@@ -158,7 +164,13 @@ export class ReservationsService {
     ops: FrameworkReservationOp[],
     within: (tx: Tx) => Promise<void>,
   ): Promise<void> {
-    const actor: Actor = { principalId: null, name: `framework:${frameworkId}`, tokenId: null, requestId: null };
+    const actor: Actor = {
+      principalId: null,
+      name: `framework:${frameworkId}`,
+      kind: PrincipalKind.FRAMEWORK,
+      tokenId: null,
+      requestId: null,
+    };
     const created: string[] = [];
     const shrunk: string[] = [];
     await this.db.transaction(async (tx) => {

@@ -5,6 +5,7 @@ import { ApiErrors } from '../errors/errors.dto';
 import { QuotaDto, RoleDto, UpdateQuotaDto, UpdateWeightsDto, WeightDto } from './roles.dto';
 import { RolesErrorCode } from './roles.errors';
 import { RolesService } from './roles.service';
+import { Requires } from '../auth/permissions';
 
 @ApiTags('roles')
 @ApiBearerAuth()
@@ -13,6 +14,7 @@ export class RolesController {
   constructor(private readonly roles: RolesService) {}
 
   @Get('roles')
+  @Requires('read', 'view_roles')
   @ApiOperation({ summary: 'Every known role with weight, quota, allocation, reservations and frameworks' })
   @ApiOkResponse({ type: [RoleDto] })
   @ApiErrors()
@@ -21,6 +23,7 @@ export class RolesController {
   }
 
   @Get('weights')
+  @Requires('read')
   @ApiOperation({ summary: 'Weights set explicitly (others weigh 1)' })
   @ApiOkResponse({ type: [WeightDto] })
   @ApiErrors()
@@ -29,6 +32,7 @@ export class RolesController {
   }
 
   @Put('weights')
+  @Requires('operate', 'update_weights')
   @ApiOperation({ summary: 'Update the weights of several roles at once (all or nothing)' })
   @ApiOkResponse({ type: [WeightDto] })
   @ApiErrors(RolesErrorCode.ROLE_REPEATED)
@@ -37,6 +41,7 @@ export class RolesController {
   }
 
   @Get('quota')
+  @Requires('read')
   @ApiOperation({ summary: 'Quotas: guarantees and limits per top-level role' })
   @ApiOkResponse({ type: [QuotaDto] })
   @ApiErrors()
@@ -45,6 +50,7 @@ export class RolesController {
   }
 
   @Put('quota')
+  @Requires('operate', 'update_quotas')
   @ApiOperation({ summary: 'Set the quota of several roles (all or nothing; guarantees within capacity unless force=true)' })
   @ApiOkResponse({ type: [QuotaDto] })
   @ApiErrors(
@@ -58,6 +64,7 @@ export class RolesController {
   }
 
   @Delete('quota/:role')
+  @Requires('operate', 'update_quotas')
   @HttpCode(204)
   @ApiOperation({ summary: "Remove a role's quota" })
   @ApiErrors(RolesErrorCode.QUOTA_NOT_FOUND)

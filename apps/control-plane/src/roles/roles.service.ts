@@ -3,6 +3,7 @@
  * GET_QUOTA/UPDATE_QUOTA). Updates are all or nothing; every change is audited in its own
  * transaction and announced to the allocation loop once committed.
  */
+import { AclsService } from '../acls/acls.service';
 import { Injectable } from '@nestjs/common';
 import type { ResourceEntry } from '@arbiter/allocator';
 import { AllocationUsageRepository } from '../allocation/allocation-usage.repository';
@@ -27,6 +28,7 @@ export class RolesService {
     private readonly usage: AllocationUsageRepository,
     private readonly audit: AuditService,
     private readonly events: ClusterEvents,
+    private readonly acls: AclsService,
   ) {}
 
   async roles(): Promise<RoleDto[]> {
@@ -59,6 +61,12 @@ export class RolesService {
   }
 
   async updateWeights(input: WeightDto[], actor: Actor): Promise<WeightDto[]> {
+    await this.acls.authorize(
+      actor,
+      'update_weights',
+      input.map((w) => w.role),
+      'update weights',
+    );
     const seen = new Set<string>();
     input.forEach((w, i) => {
       checkRole(w.role, `weights.${i}.role`);
@@ -102,6 +110,12 @@ export class RolesService {
   }
 
   async updateQuotas(input: QuotaInputDto[], force: boolean, actor: Actor): Promise<QuotaDto[]> {
+    await this.acls.authorize(
+      actor,
+      'update_quotas',
+      input.map((q) => q.role),
+      'update quotas',
+    );
     const seen = new Set<string>();
     const parsed = input.map((q, i) => {
       const role = checkRole(q.role, `quotas.${i}.role`);
@@ -181,6 +195,7 @@ export class RolesService {
 
   async removeQuota(role: string, actor: Actor): Promise<void> {
     checkRole(role, 'role');
+    await this.acls.authorize(actor, 'update_quotas', role, `remove the quota of '${role}'`);
     await this.db.transaction(async (tx) => {
       await lockDomain(tx, LockDomain.ROLES);
       const before = await this.repo.quota(tx, role);

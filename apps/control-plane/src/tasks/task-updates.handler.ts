@@ -29,6 +29,10 @@ export const KILL_GRACE_SECONDS = 5;
 
 export const isTerminal = (s: TaskState) => TERMINAL_TASK_STATES.includes(s);
 
+/** Only the agent a task runs on may report its state. */
+const notOnAgent = (u: StatusUpdate) =>
+  new ProtocolError(PROTOCOL_ERRORS.TASK_NOT_ON_AGENT, `task ${u.taskId} of framework ${u.frameworkId} does not run on agent ${u.agentId}`);
+
 @Injectable()
 export class TaskUpdates {
   constructor(
@@ -69,7 +73,12 @@ export class TaskUpdates {
     const runtime = this.state.agentOf(socket);
     if (!runtime) return Promise.reject(new ProtocolError(PROTOCOL_ERRORS.NOT_SUBSCRIBED, 'register before sending status updates'));
     runtime.lastSeen = this.clock.now();
+    if (update.agentId !== runtime.id)
+      return Promise.reject(
+        new ProtocolError(PROTOCOL_ERRORS.TASK_NOT_ON_AGENT, `this agent is ${runtime.id}; it cannot report for agent ${update.agentId}`),
+      );
     const task = this.state.liveTasks.get(update.frameworkId, update.taskId);
+    if (task && task.agentId !== runtime.id) return Promise.reject(notOnAgent(update));
     return task ? this.statusWrites.push({ task, update }) : this.lookups.push(update);
   }
 
@@ -81,6 +90,7 @@ export class TaskUpdates {
       const task = byKey.get(taskKey(b.item.frameworkId, b.item.taskId));
       // Unknown tasks: nothing to record; the agent may drop the update.
       if (!task) b.resolve();
+      else if (task.agentId !== b.item.agentId) b.reject(notOnAgent(b.item));
       else
         this.statusWrites.push({ task, update: b.item }).then(
           () => b.resolve(),

@@ -4,6 +4,7 @@ import { ApiErrors } from '../errors/errors.dto';
 import { TaskDto, TaskListQueryDto, TaskPageDto } from './tasks.dto';
 import { TasksErrorCode } from './tasks.errors';
 import { TasksService } from './tasks.service';
+import { Requires } from '../auth/permissions';
 
 @ApiTags('tasks')
 @ApiBearerAuth()
@@ -12,6 +13,7 @@ export class TasksController {
   constructor(private readonly tasks: TasksService) {}
 
   @Get()
+  @Requires('read', 'view_tasks')
   @ApiOperation({ summary: 'Tasks, newest first (filter by state, framework, agent)' })
   @ApiOkResponse({ type: TaskPageDto })
   @ApiErrors()
@@ -20,6 +22,7 @@ export class TasksController {
   }
 
   @Get(':id')
+  @Requires('read', 'view_tasks')
   @ApiOperation({ summary: 'One task with its state history' })
   @ApiOkResponse({ type: TaskDto })
   @ApiErrors(TasksErrorCode.TASK_NOT_FOUND)

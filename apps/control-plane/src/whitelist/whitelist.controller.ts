@@ -4,6 +4,7 @@ import { type Actor, CurrentActor } from '../auth/auth.actor';
 import { ApiErrors } from '../errors/errors.dto';
 import { WhitelistChangeDto, WhitelistDto } from './whitelist.dto';
 import { WhitelistService } from './whitelist.service';
+import { Requires } from '../auth/permissions';
 
 @ApiTags('whitelist')
 @ApiBearerAuth()
@@ -12,6 +13,7 @@ export class WhitelistController {
   constructor(private readonly whitelist: WhitelistService) {}
 
   @Get()
+  @Requires('read')
   @ApiOperation({ summary: 'The agent whitelist' })
   @ApiOkResponse({ type: WhitelistDto })
   @ApiErrors()
@@ -20,6 +22,7 @@ export class WhitelistController {
   }
 
   @Put()
+  @Requires('operate')
   @ApiOperation({ summary: 'Replace the whitelist (null: every agent; []: none)' })
   @ApiOkResponse({ type: WhitelistDto })
   @ApiErrors()
@@ -28,6 +31,7 @@ export class WhitelistController {
   }
 
   @Patch()
+  @Requires('operate')
   @ApiOperation({
     summary: 'Add hostnames to the whitelist or remove them (removing with no whitelist set starts one with every other present agent)',
   })

@@ -1,0 +1,9 @@
+/** ACLs: what each principal may do to which roles, users, agents and machines (Mesos's format). */
+import { Global, Module } from '@nestjs/common';
+import { AclsController } from './acls.controller';
+import { AclsRepository } from './acls.repository';
+import { AclsService } from './acls.service';
+
+@Global()
+@Module({ controllers: [AclsController], providers: [AclsRepository, AclsService], exports: [AclsService] })
+export class AclsModule {}

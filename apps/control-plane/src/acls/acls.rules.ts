@@ -1,0 +1,138 @@
+/**
+ * Mesos's ACLs (its local authorizer), in Mesos's JSON format:
+ *
+ *   { "permissive": false,
+ *     "register_frameworks": [ { "principals": { "values": ["team-a"] }, "roles": { "values": ["a", "a/*"] } } ] }
+ *
+ * Each action has a list of entries, each naming its subjects (`principals`) and its objects
+ * (the field ACL_OBJECTS names) as `{ "values": [...] }` or `{ "type": "ANY" | "NONE" }`. The
+ * first entry whose subjects and objects both match the request decides it: allowed unless
+ * either side is NONE (NONE matches everything and denies). When no entry matches, `permissive`
+ * decides (default true). A role value `a/*` matches every role below `a` (not `a` itself), as
+ * in Mesos. Pure: no I/O.
+ */
+import { z } from 'zod';
+
+/** Each action and the name of its object field. */
+export const ACL_OBJECTS = {
+  register_frameworks: 'roles',
+  run_tasks: 'users',
+  teardown_frameworks: 'framework_principals',
+  reserve_resources: 'roles',
+  unreserve_resources: 'reserver_principals',
+  update_quotas: 'roles',
+  update_weights: 'roles',
+  view_frameworks: 'users',
+  view_tasks: 'users',
+  view_roles: 'roles',
+  update_maintenance_schedule: 'machines',
+  start_maintenance: 'machines',
+  stop_maintenance: 'machines',
+  drain_agents: 'agents',
+  deactivate_agents: 'agents',
+  mark_agents_gone: 'agents',
+  register_agents: 'agents',
+} as const;
+
+export type AclAction = keyof typeof ACL_OBJECTS;
+export const ACL_ACTIONS = Object.keys(ACL_OBJECTS) as AclAction[];
+
+const Entity = z.union([
+  z.object({ values: z.array(z.string().min(1).max(255)).min(1).max(10_000) }).strict(),
+  z.object({ type: z.enum(['ANY', 'NONE']) }).strict(),
+]);
+export type AclEntity = z.infer<typeof Entity>;
+
+export interface AclEntry {
+  principals: AclEntity;
+  objects: AclEntity;
+}
+
+export interface Acls {
+  permissive: boolean;
+  actions: Partial<Record<AclAction, AclEntry[]>>;
+}
+
+/** The shape of the JSON document; parseAcls checks each entry's object field. */
+export const AclDocument = z
+  .object({
+    permissive: z.boolean().optional(),
+    ...Object.fromEntries(ACL_ACTIONS.map((a) => [a, z.array(z.record(z.string(), Entity)).max(10_000).optional()])),
+  })
+  .strict();
+
+export const PERMISSIVE: Acls = { permissive: true, actions: {} };
+
+/** A parsed ACL document, or the list of what is wrong with it. */
+export function parseAcls(doc: unknown): { ok: true; acls: Acls } | { ok: false; errors: string[] } {
+  const parsed = AclDocument.safeParse(doc);
+  if (!parsed.success) return { ok: false, errors: parsed.error.issues.map((i) => `${i.path.join('.') || '(document)'}: ${i.message}`) };
+  const errors: string[] = [];
+  const acls: Acls = { permissive: parsed.data.permissive ?? true, actions: {} };
+  for (const action of ACL_ACTIONS) {
+    const entries = (parsed.data as Record<string, unknown>)[action] as Array<Partial<Record<string, AclEntity>>> | undefined;
+    if (!entries) continue;
+    const object = ACL_OBJECTS[action];
+    acls.actions[action] = entries.flatMap((entry, i) => {
+      const extra = Object.keys(entry).filter((k) => k !== 'principals' && k !== object);
+      if (extra.length) errors.push(`${action}.${i}: unknown field '${extra.join("', '")}' (expected 'principals' and '${object}')`);
+      if (!entry.principals) errors.push(`${action}.${i}: 'principals' is required`);
+      if (!entry[object]) errors.push(`${action}.${i}: '${object}' is required`);
+      const principals = entry.principals;
+      const objects = entry[object];
+      return principals && objects ? [{ principals, objects }] : [];
+    });
+  }
+  return errors.length ? { ok: false, errors } : { ok: true, acls };
+}
+
+/** The document form of parsed ACLs (what GET /acls answers). */
+export function aclsToDocument(acls: Acls): Record<string, unknown> {
+  const doc: Record<string, unknown> = { permissive: acls.permissive };
+  for (const action of ACL_ACTIONS) {
+    const entries = acls.actions[action];
+    if (entries) doc[action] = entries.map((e) => ({ principals: e.principals, [ACL_OBJECTS[action]]: e.objects }));
+  }
+  return doc;
+}
+
+function valueMatches(pattern: string, value: string, rolePatterns: boolean): boolean {
+  if (pattern === value) return true;
+  return rolePatterns && pattern.endsWith('/*') && value.startsWith(pattern.slice(0, -1));
+}
+
+function matches(entity: AclEntity, value: string, rolePatterns = false): boolean {
+  return 'type' in entity || entity.values.some((p) => valueMatches(p, value, rolePatterns));
+}
+
+const denies = (entity: AclEntity) => 'type' in entity && entity.type === 'NONE';
+
+/** Whether `principal` may do `action` on `object` (Mesos's first-match rule). */
+export function isAuthorized(acls: Acls, action: AclAction, principal: string, object: string): boolean {
+  for (const entry of acls.actions[action] ?? []) {
+    if (matches(entry.principals, principal) && matches(entry.objects, object, ACL_OBJECTS[action] === 'roles'))
+      return !denies(entry.principals) && !denies(entry.objects);
+  }
+  return acls.permissive;
+}
+
+/**
+ * What `principal` may do `action` on, for filtering lists: `except` values it may not (every
+ * other allowed), or `only` the values it may. Exact for plain values; a role pattern `a/*`
+ * is kept as a pattern (check roles one by one with isAuthorized).
+ */
+export function scopeOf(acls: Acls, action: AclAction, principal: string): { only: string[] } | { except: string[] } {
+  const decided = new Map<string, boolean>();
+  for (const entry of acls.actions[action] ?? []) {
+    if (!matches(entry.principals, principal)) continue;
+    const allow = !denies(entry.principals) && !denies(entry.objects);
+    if ('type' in entry.objects) return scopeFrom(decided, allow);
+    for (const v of entry.objects.values) if (!decided.has(v)) decided.set(v, allow);
+  }
+  return scopeFrom(decided, acls.permissive);
+}
+
+function scopeFrom(decided: Map<string, boolean>, rest: boolean): { only: string[] } | { except: string[] } {
+  const pick = (allowed: boolean) => [...decided].filter(([, a]) => a === allowed).map(([v]) => v);
+  return rest ? { except: pick(false) } : { only: pick(true) };
+}
