@@ -15,7 +15,7 @@ export class FrameworksController {
   constructor(private readonly frameworks: FrameworksService) {}
 
   @Get()
-  @Requires('read', 'view_frameworks')
+  @Requires('read')
   @ApiOperation({ summary: 'List frameworks with their roles, tasks, offers and dominant share' })
   @ApiOkResponse({ type: FrameworkPageDto })
   @ApiErrors()
@@ -24,7 +24,7 @@ export class FrameworksController {
   }
 
   @Get(':id')
-  @Requires('read', 'view_frameworks')
+  @Requires('read')
   @ApiOperation({ summary: 'One framework' })
   @ApiOkResponse({ type: FrameworkDto })
   @ApiErrors(FrameworksErrorCode.FRAMEWORK_NOT_FOUND)
@@ -50,7 +50,7 @@ export class ExplainController {
   constructor(private readonly explainer: FrameworkExplainService) {}
 
   @Get(':id/explain')
-  @Requires('read', 'view_frameworks')
+  @Requires('read')
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Why the framework got, or did not get, offers in recent cycles (plain words and data)' })
   @ApiOkResponse({ type: ExplainDto })

@@ -14,7 +14,7 @@ export class RolesController {
   constructor(private readonly roles: RolesService) {}
 
   @Get('roles')
-  @Requires('read', 'view_roles')
+  @Requires('read')
   @ApiOperation({ summary: 'Every known role with weight, quota, allocation, reservations and frameworks' })
   @ApiOkResponse({ type: [RoleDto] })
   @ApiErrors()

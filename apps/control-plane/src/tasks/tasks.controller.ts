@@ -13,7 +13,7 @@ export class TasksController {
   constructor(private readonly tasks: TasksService) {}
 
   @Get()
-  @Requires('read', 'view_tasks')
+  @Requires('read')
   @ApiOperation({ summary: 'Tasks, newest first (filter by state, framework, agent)' })
   @ApiOkResponse({ type: TaskPageDto })
   @ApiErrors()
@@ -22,7 +22,7 @@ export class TasksController {
   }
 
   @Get(':id')
-  @Requires('read', 'view_tasks')
+  @Requires('read')
   @ApiOperation({ summary: 'One task with its state history' })
   @ApiOkResponse({ type: TaskDto })
   @ApiErrors(TasksErrorCode.TASK_NOT_FOUND)
