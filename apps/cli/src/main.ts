@@ -5,6 +5,7 @@
  * A command reports failure by setting `process.exitCode`.
  */
 import { Command, CommanderError } from 'commander';
+import * as access from './commands/access';
 import * as agent from './commands/agent';
 import * as bench from './commands/bench';
 import * as controlPlane from './commands/control-plane';
@@ -20,7 +21,7 @@ export interface CommandModule {
   register(program: Command): void;
 }
 
-const COMMANDS: CommandModule[] = [simulate, db, controlPlane, start, dashboard, agent, example, openapi, bench];
+const COMMANDS: CommandModule[] = [simulate, db, controlPlane, start, dashboard, agent, example, openapi, bench, access];
 
 export function buildProgram(): Command {
   const program = new Command('arbiter')

@@ -42,7 +42,7 @@ export function register(program: Command): void {
     )
     .option('--attributes <text>', 'attributes, e.g. "rack:r1;zone:a"')
     .option('--work-dir <dir>', 'where tasks run and state is kept (default ./.arbiter/agent-<hostname>)')
-    .option('--token <token>', 'API token (or ARBITER_AGENT_TOKEN, or ARBITER_ADMIN_TOKEN)')
+    .option('--token <token>', "an agent principal's token (or ARBITER_AGENT_TOKEN)")
     .option('--hostname <name>', "hostname to report (default: this machine's)")
     .option('--kill-tasks-on-exit', 'kill running tasks when the agent stops')
     .action(async (flags: AgentFlags) => {
@@ -60,7 +60,7 @@ export function register(program: Command): void {
         fail(`--master must be an http(s) URL such as http://127.0.0.1:8080 (got '${flags.master}')`);
         return;
       }
-      const token = flags.token ?? process.env.ARBITER_AGENT_TOKEN ?? process.env.ARBITER_ADMIN_TOKEN;
+      const token = flags.token ?? process.env.ARBITER_AGENT_TOKEN;
       if (!token) {
         fail('--token is required (or set ARBITER_AGENT_TOKEN): the control plane accepts agents with an API token');
         return;

@@ -12,7 +12,9 @@ type ControlPlaneModule = typeof import('@arbiter/control-plane');
 export function addSettingFlags(command: Command): Command {
   for (const s of SETTINGS) {
     const flag = `${s.flag} <value>`;
-    const description = `${s.description} (env ${s.env}${s.default !== undefined ? `, default ${String(s.default)}` : ''})`;
+    const def = s.default;
+    const shown = typeof def === 'object' ? JSON.stringify(def) : String(def);
+    const description = `${s.description} (env ${s.env}${def !== undefined ? `, default ${shown}` : ''})`;
     command.option(flag, description);
   }
   return command;

@@ -38,9 +38,10 @@ export function register(program: Command): void {
           logLevel: 'silent' as const,
         };
         const controlPlane = await cp.startControlPlane(config);
+        // The agent and the schedulers get principals of their own, as on a real cluster.
         const agent = new Agent({
           master: controlPlane.url,
-          token,
+          token: await controlPlane.issueServiceToken('drf-demo-agent'),
           hostname: 'drf-demo-agent',
           resources: parseResources('cpus:9;mem:18432').toJSON(),
           attributes: {},
@@ -51,7 +52,7 @@ export function register(program: Command): void {
         try {
           agent.start();
           console.log(`control plane ${controlPlane.url}; one agent of <9 cpus, 18 GB>`);
-          return await runDrfDemo({ master: controlPlane.url, token });
+          return await runDrfDemo({ master: controlPlane.url, token: await controlPlane.issueServiceToken('drf-demo', 'FRAMEWORK') });
         } finally {
           await agent.stop();
           await controlPlane.close();
@@ -72,14 +73,16 @@ export function register(program: Command): void {
     .command('batch')
     .description('run shell commands as tasks on a running cluster and print their outcomes')
     .requiredOption('--master <url>', 'control plane URL')
-    .option('--token <token>', 'API token (or ARBITER_ADMIN_TOKEN)')
+    .option('--token <token>', "a framework principal's token (or ARBITER_FRAMEWORK_TOKEN)")
     .option('--role <role>', 'role to run under', 'batch')
     .argument('<commands...>', 'shell commands, one task each')
     .action(async (commands: string[], flags: { master: string; token?: string; role: string }) => {
       const { runBatch } = await import('@arbiter/examples');
-      const token = flags.token ?? process.env.ARBITER_ADMIN_TOKEN;
+      const token = flags.token ?? process.env.ARBITER_FRAMEWORK_TOKEN;
       if (!token) {
-        console.error('--token is required (or set ARBITER_ADMIN_TOKEN)');
+        console.error(
+          '--token is required (or set ARBITER_FRAMEWORK_TOKEN): a framework token, e.g. from `npx arbiter token create --principal batch` after `npx arbiter principal create batch --kind framework`',
+        );
         process.exitCode = 2;
         return;
       }

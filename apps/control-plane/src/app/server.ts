@@ -2,6 +2,7 @@
  * Starting and stopping the control plane: database (embedded or DATABASE_URL), migrations,
  * the Nest application with validation, errors, Swagger and logging, then the first admin token.
  */
+import { PrincipalKind } from '../auth/principal.entity';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type INestApplication, ValidationPipe } from '@nestjs/common';
@@ -31,7 +32,7 @@ export interface ControlPlane {
   port: number;
   admin: AdminBootstrap;
   /** A new token for a service principal (e.g. the local agent of `arbiter start`). */
-  issueServiceToken(name: string): Promise<string>;
+  issueServiceToken(name: string, kind?: 'AGENT' | 'FRAMEWORK'): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -91,7 +92,8 @@ export async function startControlPlane(config: AppConfig, options: { clock?: Cl
       url: `http://127.0.0.1:${port}`,
       port,
       admin,
-      issueServiceToken: (name: string) => running.get(AuthService).issueServiceToken(name),
+      issueServiceToken: (name: string, kind?: 'AGENT' | 'FRAMEWORK') =>
+        running.get(AuthService).issueServiceToken(name, kind === 'FRAMEWORK' ? PrincipalKind.FRAMEWORK : PrincipalKind.AGENT),
       close: () =>
         (closing ??= (async () => {
           await running.close();

@@ -77,10 +77,10 @@ export class AuthService {
    * A fresh token for a service principal (created when missing), revoking its earlier tokens:
    * how `arbiter start` gives its local agent a credential without knowing the admin token.
    */
-  async issueServiceToken(name: string, now = new Date()): Promise<string> {
+  async issueServiceToken(name: string, kind: PrincipalKind = PrincipalKind.AGENT, now = new Date()): Promise<string> {
     return this.db.transaction(async (tx) => {
       await lockDomain(tx, LockDomain.AUTH);
-      const principal = (await this.repo.findPrincipal(tx, name)) ?? (await this.repo.createPrincipal(tx, name, PrincipalKind.AGENT, now));
+      const principal = (await this.repo.findPrincipal(tx, name)) ?? (await this.repo.createPrincipal(tx, name, kind, now));
       await this.repo.revokeTokens(tx, principal.id, now);
       this.revoked({ principalId: principal.id });
       const token = generateToken();

@@ -1,0 +1,143 @@
+/**
+ * `arbiter principal ...` and `arbiter token ...`: principals and their API tokens, against a
+ * running control plane, with an admin token.
+ *   arbiter principal create NAME --kind framework [--description TEXT]
+ *   arbiter principal list | disable NAME
+ *   arbiter token create --principal NAME [--ttl 30d] [--name TEXT]    prints the new token
+ *   arbiter token list --principal NAME | revoke ID
+ * --master (ARBITER_MASTER) and --token (ARBITER_TOKEN, or ARBITER_ADMIN_TOKEN) say where and as whom.
+ */
+import type { Command } from 'commander';
+
+interface Connection {
+  master?: string;
+  token?: string;
+}
+
+const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };
+
+/** "30d", "12h", "90m", "3600s" or "3600" -> seconds. */
+export function parseTtl(text: string): number {
+  const m = /^(\d+)([smhdw]?)$/.exec(text.trim());
+  if (!m) throw new Error(`--ttl must read like 30d, 12h, 90m or 3600s (got '${text}')`);
+  return Number(m[1]) * UNITS[m[2] || 's'];
+}
+
+class UsageError extends Error {}
+
+async function call(conn: Connection, method: string, path: string, body?: unknown): Promise<unknown> {
+  const master = conn.master ?? process.env.ARBITER_MASTER;
+  const token = conn.token ?? process.env.ARBITER_TOKEN ?? process.env.ARBITER_ADMIN_TOKEN;
+  if (!master) throw new UsageError('--master is required (or set ARBITER_MASTER), e.g. --master http://127.0.0.1:8080');
+  if (!token) throw new UsageError('--token is required (or set ARBITER_TOKEN): an admin token');
+  let res: Response;
+  try {
+    res = await fetch(new URL(path, master), {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch (err) {
+    throw new UsageError(`cannot reach the control plane at ${master}: ${(err as Error).message}`);
+  }
+  const text = await res.text();
+  const parsed: unknown = text ? JSON.parse(text) : null;
+  if (!res.ok) {
+    const e = parsed as { code?: string; message?: string } | null;
+    throw new UsageError(`${res.status} ${e?.code ?? ''}: ${e?.message ?? text}`);
+  }
+  return parsed;
+}
+
+/** Runs an action; a refused call or a usage problem prints one line and exits 1. */
+function run<A extends unknown[]>(action: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      await action(...args);
+    } catch (err) {
+      if (!(err instanceof UsageError || err instanceof Error)) throw err;
+      console.error(err.message);
+      process.exitCode = 1;
+    }
+  };
+}
+
+const connection = (cmd: Command) =>
+  cmd.option('--master <url>', 'control plane URL (ARBITER_MASTER)').option('--token <token>', 'an admin token (ARBITER_TOKEN)');
+
+export function register(program: Command): void {
+  const principal = program.command('principal').description('principals: who may use the cluster, and as what kind');
+  connection(
+    principal
+      .command('create')
+      .argument('<name>')
+      .requiredOption('--kind <kind>', 'admin, operator, viewer, framework or agent')
+      .option('--description <text>'),
+  ).action(
+    run(async (name: string, opts: Connection & { kind: string; description?: string }) => {
+      const p = (await call(opts, 'POST', '/api/v1/principals', {
+        name,
+        kind: opts.kind.toUpperCase(),
+        ...(opts.description ? { description: opts.description } : {}),
+      })) as { name: string; kind: string };
+      console.log(`created ${p.kind} principal ${p.name}`);
+    }),
+  );
+  connection(principal.command('list')).action(
+    run(async (opts: Connection) => {
+      const list = (await call(opts, 'GET', '/api/v1/principals')) as Array<{
+        name: string;
+        kind: string;
+        liveTokens: number;
+        disabledAt: string | null;
+      }>;
+      for (const p of list)
+        console.log(`${p.name.padEnd(32)} ${p.kind.padEnd(10)} ${p.disabledAt ? 'disabled' : `${p.liveTokens} live token(s)`}`);
+    }),
+  );
+  connection(principal.command('disable').argument('<name>')).action(
+    run(async (name: string, opts: Connection) => {
+      await call(opts, 'POST', `/api/v1/principals/${encodeURIComponent(name)}/disable`);
+      console.log(`disabled ${name}: its tokens no longer work`);
+    }),
+  );
+
+  const token = program.command('token').description("API tokens: issue one for a principal, list a principal's, revoke one");
+  connection(
+    token
+      .command('create')
+      .requiredOption('--principal <name>')
+      .option('--ttl <duration>', 'expiry, e.g. 30d, 12h (default: never)')
+      .option('--name <text>', 'what the token is for'),
+  ).action(
+    run(async (opts: Connection & { principal: string; ttl?: string; name?: string }) => {
+      const body = { ...(opts.ttl ? { ttlSeconds: parseTtl(opts.ttl) } : {}), ...(opts.name ? { name: opts.name } : {}) };
+      const t = (await call(opts, 'POST', `/api/v1/principals/${encodeURIComponent(opts.principal)}/tokens`, body)) as {
+        token: string;
+        id: string;
+        expiresAt: string | null;
+      };
+      // The token alone on stdout (for scripts); the rest on stderr.
+      console.error(`token ${t.id} for ${opts.principal}${t.expiresAt ? `, expires ${t.expiresAt}` : ''} (shown only now):`);
+      console.log(t.token);
+    }),
+  );
+  connection(token.command('list').requiredOption('--principal <name>')).action(
+    run(async (opts: Connection & { principal: string }) => {
+      const list = (await call(opts, 'GET', `/api/v1/principals/${encodeURIComponent(opts.principal)}/tokens`)) as Array<{
+        id: string;
+        name: string;
+        expiresAt: string | null;
+        revokedAt: string | null;
+      }>;
+      for (const t of list)
+        console.log(`${t.id}  ${t.revokedAt ? 'revoked' : t.expiresAt ? `expires ${t.expiresAt}` : 'no expiry'}  ${t.name}`);
+    }),
+  );
+  connection(token.command('revoke').argument('<id>')).action(
+    run(async (id: string, opts: Connection) => {
+      await call(opts, 'DELETE', `/api/v1/tokens/${encodeURIComponent(id)}`);
+      console.log(`revoked ${id}`);
+    }),
+  );
+}
