@@ -2,6 +2,7 @@
  * Allocation history: the cycles the loop recorded (offers, decision trace, dominant shares),
  * share-over-time series and exports.
  */
+import { csvLine } from '../common/csv';
 import { Injectable } from '@nestjs/common';
 import { Resources } from '@arbiter/allocator';
 import type { AllocationCycleEntity } from '../allocation/allocation-cycle.entity';
@@ -108,15 +109,11 @@ export class HistoryService {
   }
 
   exportCsv(rows: Awaited<ReturnType<HistoryService['export']>>): string {
-    const esc = (v: unknown) => {
-      const s = typeof v === 'string' ? v : typeof v === 'number' ? String(v) : v === null || v === undefined ? '' : JSON.stringify(v);
-      return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-    };
     const lines = ['cycle_id,started_at,duration_ms,offer_count,framework_id,role,agent_id,resources'];
     for (const c of rows) {
-      if (!c.offers.length) lines.push([c.id, c.startedAt, c.durationMs, c.offerCount, '', '', '', ''].map(esc).join(','));
+      if (!c.offers.length) lines.push(csvLine([c.id, c.startedAt, c.durationMs, c.offerCount, '', '', '', '']));
       for (const o of c.offers)
-        lines.push([c.id, c.startedAt, c.durationMs, c.offerCount, o.frameworkId, o.role, o.agentId, o.resources].map(esc).join(','));
+        lines.push(csvLine([c.id, c.startedAt, c.durationMs, c.offerCount, o.frameworkId, o.role, o.agentId, o.resources]));
     }
     return lines.join('\n') + '\n';
   }
