@@ -22,7 +22,7 @@ import {
 import pino, { type Logger } from 'pino';
 import { io, type Socket } from 'socket.io-client';
 import { UpdateJournal } from './journal';
-import { type TaskEvent, TaskRunner } from './tasks';
+import { type TaskEvent, TaskRunner, type TaskRunnerOptions } from './tasks';
 
 export interface AgentOptions {
   master: string;
@@ -33,6 +33,10 @@ export interface AgentOptions {
   workDir: string;
   /** Kill running tasks when the agent stops (default: leave them; a restarted agent recovers them). */
   killTasksOnExit?: boolean;
+  /** PEM certificate(s) to trust for an https:// master (a private CA), besides the system's. */
+  ca?: string;
+  /** How tasks run: their default OS user, pids limit, disk checks (see TaskRunnerOptions). */
+  tasks?: TaskRunnerOptions;
   logger?: Logger;
 }
 
@@ -53,9 +57,16 @@ export class Agent {
     this.log = options.logger ?? pino({ name: 'arbiter-agent' });
     fs.mkdirSync(options.workDir, { recursive: true });
     this.stateFile = path.join(options.workDir, 'agent.json');
+    fs.chmodSync(options.workDir, 0o711);
     if (fs.existsSync(this.stateFile)) this.agentId = (JSON.parse(fs.readFileSync(this.stateFile, 'utf8')) as { agentId?: string }).agentId;
     this.journal = new UpdateJournal(path.join(options.workDir, 'updates'));
-    this.tasks = new TaskRunner(options.workDir, (e) => this.record(e));
+    this.tasks = new TaskRunner(options.workDir, (e) => this.record(e), options.tasks);
+    const { isolator } = this.tasks;
+    if (isolator.mode === 'posix')
+      this.log.warn(
+        'no cgroups this agent may create: tasks are isolated by process groups and OS users only; memory is enforced by polling, CPU and pids are not limited',
+      );
+    else this.log.info({ isolation: isolator.mode, controllers: isolator.controllers, taskUser: this.tasks.taskUser }, 'task isolation');
     this.socket = io(new URL(AGENTS_NAMESPACE, options.master).toString(), {
       auth: { token: options.token },
       autoConnect: false,
@@ -64,6 +75,7 @@ export class Agent {
       reconnectionDelayMax: 5_000,
       transports: ['websocket'],
       forceNew: true,
+      ...(options.ca ? { ca: options.ca } : {}),
     });
     this.socket.on('connect', () => void this.register());
     this.socket.on('disconnect', (reason) => {
@@ -71,8 +83,11 @@ export class Agent {
       this.log.warn({ reason }, 'disconnected from the control plane; reconnecting');
     });
     this.socket.on('connect_error', (err: Error & { data?: { code?: string } }) => {
-      if (err.data?.code?.startsWith('AUTH_'))
-        this.log.error({ code: err.data.code }, `the control plane refused the token: ${err.message}`);
+      const code = err.data?.code;
+      if (code?.startsWith('AUTH_') || code === 'FORBIDDEN')
+        this.log.error({ code }, `the control plane refused the token: ${err.message}`);
+      else if (/certificate|self[- ]signed|CERT_|TLS/i.test(`${err.message} ${String((err as { description?: unknown }).description)}`))
+        this.log.error({ err: err.message }, "the control plane's certificate is not trusted (give its CA with --ca or ARBITER_CA_FILE)");
       else this.log.debug({ err: err.message }, 'cannot reach the control plane yet');
     });
     this.socket.on('launch', (payload: unknown, ack?: (r: Reply) => void) => {
@@ -112,6 +127,12 @@ export class Agent {
       resources: this.options.resources,
       attributes: this.options.attributes,
       version: AGENT_VERSION,
+      isolation: {
+        mode: this.tasks.isolator.mode,
+        controllers: this.tasks.isolator.controllers,
+        taskUser: this.tasks.taskUser,
+        diskQuota: this.tasks.diskChecked,
+      },
       tasks: this.tasks.live(new Set(this.journal.pending().map((p) => `${p.update.frameworkId}/${p.update.taskId}`))),
     };
     try {
@@ -125,7 +146,7 @@ export class Agent {
       }
       if (reply.agentId !== this.agentId) {
         this.agentId = reply.agentId;
-        fs.writeFileSync(this.stateFile, JSON.stringify({ agentId: reply.agentId }));
+        fs.writeFileSync(this.stateFile, JSON.stringify({ agentId: reply.agentId }), { mode: 0o600 });
       }
       this.registered = true;
       this.log.info({ agentId: reply.agentId, tasks: msg.tasks?.length ?? 0 }, 'registered');

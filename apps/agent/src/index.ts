@@ -2,3 +2,4 @@ export * from './agent';
 export * from './detect';
 export * from './journal';
 export * from './tasks';
+export * from './isolation';

@@ -11,7 +11,9 @@ export class UpdateJournal {
   private next = 0;
 
   constructor(private readonly dir: string) {
-    fs.mkdirSync(dir, { recursive: true });
+    // The agent's alone: tasks can neither read nor forge updates.
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.chmodSync(dir, 0o700);
     for (const f of fs.readdirSync(dir)) {
       if (f.endsWith('.tmp')) fs.rmSync(path.join(dir, f), { force: true });
       const n = Number.parseInt(f, 10);
@@ -23,7 +25,7 @@ export class UpdateJournal {
   append(update: StatusUpdate): void {
     const name = String(this.next++).padStart(12, '0') + '.json';
     const tmp = path.join(this.dir, name + '.tmp');
-    const fd = fs.openSync(tmp, 'w');
+    const fd = fs.openSync(tmp, 'w', 0o600);
     try {
       fs.writeSync(fd, JSON.stringify(update));
       fs.fsyncSync(fd);

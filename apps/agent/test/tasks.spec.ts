@@ -1,17 +1,17 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { Isolator } from '../src/isolation';
 import { type TaskEvent, TaskRunner } from '../src/tasks';
 import { UpdateJournal } from '../src/journal';
 import type { StatusUpdate } from '@arbiter/contracts';
-import { until as untilWithin } from '../../control-plane/test/support/until';
+import { defined, until as untilWithin } from '../../control-plane/test/support/until';
 
 /** Polls `check` until it holds: the tasks are real processes, observed as they run. */
 const until = (check: () => boolean, ms = 15_000) => untilWithin(check, ms, 'the task condition');
 
-/** The task file a sandbox keeps (its state and its process). */
-const readTaskFile = (sandbox: string) =>
-  JSON.parse(fs.readFileSync(path.join(sandbox, 'task.json'), 'utf8')) as { state: string; pid: number };
+/** The agent's record of a task (its state and its process), kept outside the sandbox. */
+const readTaskFile = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as { state: string; pid: number };
 
 describe('task runner (real processes)', () => {
   let dir: string;
@@ -76,7 +76,25 @@ describe('task runner (real processes)', () => {
     );
     await until(() => states('hog').includes('FAILED'));
     expect(last('hog')?.reason).toBe('REASON_CONTAINER_LIMITATION_MEMORY');
-    expect(last('hog')?.message).toMatch(/memory limit exceeded: used \d+ MB of 96 MB/);
+    expect(last('hog')?.message).toMatch(/memory limit exceeded: the kernel killed the task at its limit of 96 MB/);
+  });
+
+  it('without cgroups, polls the memory of the process group', async () => {
+    const posix = new TaskRunner(path.join(dir, 'posix'), (e) => events.push(e), { isolator: Isolator.posix() });
+    posix.launch({
+      frameworkId: 'fw',
+      task: {
+        taskId: 'polled',
+        name: 'polled',
+        command: { value: process.execPath, arguments: ['-e', 'const a=[];setInterval(()=>a.push(Buffer.alloc(16*1024*1024,1)),20)'] },
+        resources: [{ name: 'cpus', value: 0.1 }],
+      },
+      memLimitBytes: 96 * 1024 * 1024,
+    });
+    await until(() => states('polled').includes('FAILED'));
+    expect(last('polled')?.reason).toBe('REASON_CONTAINER_LIMITATION_MEMORY');
+    expect(last('polled')?.message).toMatch(/used \d+ MB of 96 MB/);
+    posix.close();
   });
 
   it('takes the limit from the mem resource when none is given', async () => {
@@ -110,12 +128,12 @@ describe('task runner (real processes)', () => {
     await until(() => states('one').includes('RUNNING') && states('two').includes('RUNNING'));
     await runner.killAll();
     expect([last('one')?.state, last('two')?.state]).toEqual(['KILLED', 'KILLED']);
-    expect(readTaskFile(runner.sandboxOf('fw', 'two')).state).toBe('KILLED');
+    expect(readTaskFile(runner.checkpointOf('fw', 'two')).state).toBe('KILLED');
 
     // A task that ends after close (its sandbox gone, say) is left to a restarted agent.
     launch('left', { shell: 'sleep 100' });
     await until(() => states('left').includes('RUNNING'));
-    const { pid } = readTaskFile(runner.sandboxOf('fw', 'left'));
+    const { pid } = readTaskFile(runner.checkpointOf('fw', 'left'));
     runner.close();
     fs.rmSync(dir, { recursive: true, force: true });
     process.kill(-pid, 'SIGKILL');
@@ -137,7 +155,7 @@ describe('task runner (real processes)', () => {
     runner.close();
     const events2: TaskEvent[] = [];
     // Pretend the first agent never saw 'short' end: put its checkpoint back to RUNNING.
-    const shortCp = path.join(runner.sandboxOf('fw', 'short'), 'task.json');
+    const shortCp = runner.checkpointOf('fw', 'short');
     fs.writeFileSync(shortCp, JSON.stringify({ ...JSON.parse(fs.readFileSync(shortCp, 'utf8')), state: 'RUNNING' }));
     const again = new TaskRunner(dir, (e) => events2.push(e));
     again.recover();
@@ -176,5 +194,168 @@ describe('update journal', () => {
     b.append(u(99));
     expect(b.pending().at(-1)?.update.updateUuid).toBe(u(99).updateUuid);
     expect(b.size).toBe(12);
+  });
+});
+
+/**
+ * What a task cannot do (run as root with cgroups v1, as CI does; on a machine without them the
+ * first test fails and says so rather than passing without checking anything).
+ */
+describe('task isolation (as root, with cgroups)', () => {
+  let dir: string;
+  let events: TaskEvent[];
+  let runner: TaskRunner;
+  const states = (taskId: string) => events.filter((e) => e.taskId === taskId).map((e) => e.state);
+  const last = (taskId: string) => events.filter((e) => e.taskId === taskId).at(-1);
+  const launch = (
+    frameworkId: string,
+    taskId: string,
+    shell: string,
+    extra: { resources?: Array<{ name: string; value: number }>; user?: string; memLimitBytes?: number } = {},
+  ) =>
+    runner.launch({
+      frameworkId,
+      task: {
+        taskId,
+        name: taskId,
+        command: { shell },
+        resources: extra.resources ?? [{ name: 'cpus', value: 0.1 }],
+        ...(extra.user ? { user: extra.user } : {}),
+      },
+      ...(extra.memLimitBytes ? { memLimitBytes: extra.memLimitBytes } : {}),
+    });
+  const stdout = (frameworkId: string, taskId: string) =>
+    fs.readFileSync(path.join(runner.sandboxOf(frameworkId, taskId), 'stdout'), 'utf8');
+
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-isolation-test-'));
+    events = [];
+    runner = new TaskRunner(dir, (e) => events.push(e), { diskCheckIntervalMs: 0 });
+  });
+  afterEach(async () => {
+    await runner.killAll();
+    runner.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs as root with cgroups v1 memory, cpu and pids here, and tasks as nobody by default', () => {
+    expect(process.getuid?.()).toBe(0);
+    expect([runner.isolator.mode, runner.isolator.controllers, runner.taskUser]).toEqual([
+      'cgroups-v1',
+      ['memory', 'cpu', 'pids'],
+      'nobody',
+    ]);
+  });
+
+  it('gives a task its spec environment and the documented variables, nothing of the agent', async () => {
+    process.env.ARBITER_TEST_SECRET = 'agent-secret-value';
+    try {
+      runner.launch({
+        frameworkId: 'fw',
+        task: {
+          taskId: 'env',
+          name: 'env',
+          command: { shell: 'env | sort' },
+          env: { MINE: 'yes' },
+          resources: [{ name: 'cpus', value: 0.1 }],
+        },
+      });
+      await until(() => states('env').includes('FINISHED'));
+    } finally {
+      delete process.env.ARBITER_TEST_SECRET;
+    }
+    const sandbox = runner.sandboxOf('fw', 'env');
+    const names = stdout('fw', 'env')
+      .split('\n')
+      .filter((l) => l.includes('='))
+      .map((l) => l.slice(0, l.indexOf('=')));
+    // What sh itself sets (PWD, SHLVL, _) and the task's own.
+    expect(names.filter((n) => !['PWD', 'SHLVL', '_', 'OLDPWD'].includes(n))).toEqual(
+      [
+        'ARBITER_FRAMEWORK_ID',
+        'ARBITER_SANDBOX',
+        'ARBITER_TASK_ID',
+        'HOME',
+        'LANG',
+        'LOGNAME',
+        'MESOS_SANDBOX',
+        'MINE',
+        'PATH',
+        'USER',
+      ].sort(),
+    );
+    expect(stdout('fw', 'env')).toContain(`HOME=${sandbox}\n`);
+    expect(stdout('fw', 'env')).toContain('USER=nobody\n');
+    expect(stdout('fw', 'env')).not.toContain('agent-secret-value');
+  });
+
+  it("cannot read the agent's environment, its journal or checkpoints, nor another user's sandbox", async () => {
+    fs.mkdirSync(path.join(dir, 'updates'), { mode: 0o700 });
+    launch('fw-a', 'keeper', `echo secret > "$ARBITER_SANDBOX/secret"; sleep 100`);
+    await until(() => fs.existsSync(path.join(runner.sandboxOf('fw-a', 'keeper'), 'secret')));
+    const probes = {
+      environ: `cat /proc/${process.pid}/environ`,
+      cmdline: `cat /proc/${process.pid}/cmdline >/dev/null && echo readable`,
+      journal: `echo forged > ${dir}/updates/forged.json`,
+      checkpoints: `ls ${dir}/checkpoints`,
+      sandbox: `cat ${runner.sandboxOf('fw-a', 'keeper')}/secret`,
+    };
+    for (const [name, shell] of Object.entries(probes)) launch('fw-b', name, shell, { user: 'daemon' });
+    await until(() => Object.keys(probes).every((n) => states(n).some((s) => s === 'FAILED' || s === 'FINISHED')));
+    // The command line is world-readable on Linux: tokens are never put there (see the agent's --token-file).
+    expect(Object.fromEntries(Object.keys(probes).map((n) => [n, last(n)?.state]))).toEqual({
+      environ: 'FAILED',
+      cmdline: 'FINISHED',
+      journal: 'FAILED',
+      checkpoints: 'FAILED',
+      sandbox: 'FAILED',
+    });
+    expect(fs.existsSync(path.join(dir, 'updates', 'forged.json'))).toBe(false);
+    expect(fs.statSync(runner.sandboxOf('fw-a', 'keeper')).mode & 0o777).toBe(0o700);
+  });
+
+  it('keeps a task that escapes its process group with setsid inside its memory limit, and ends all of it', async () => {
+    const hog = `${process.execPath} -e "const a=[];setInterval(()=>a.push(Buffer.alloc(16*1024*1024,1)),20)"`;
+    launch('fw', 'escape', `setsid ${hog} & echo $! > "$ARBITER_SANDBOX/child"; sleep 100`, { memLimitBytes: 64 * 1024 * 1024 });
+    await until(() => states('escape').includes('FAILED'));
+    expect(last('escape')).toMatchObject({ reason: 'REASON_CONTAINER_LIMITATION_MEMORY' });
+    const child = Number(fs.readFileSync(path.join(runner.sandboxOf('fw', 'escape'), 'child'), 'utf8'));
+    await until(() => !fs.existsSync(`/proc/${child}`));
+    const cgroup = defined(runner.cgroupOf('fw', 'escape'));
+    await until(() => !fs.existsSync(defined(cgroup.dirs.memory)));
+  });
+
+  it('holds a CPU burner to its cpus with the CFS quota', async () => {
+    launch('fw', 'burn', 'while :; do :; done', { resources: [{ name: 'cpus', value: 0.1 }] });
+    await until(() => states('burn').includes('RUNNING'));
+    const cgroup = defined(runner.cgroupOf('fw', 'burn'));
+    const cpuDir = defined(cgroup.dirs.cpu);
+    expect(fs.readFileSync(path.join(cpuDir, 'cpu.cfs_quota_us'), 'utf8').trim()).toBe('10000');
+    // Throttled in most periods: it would use a whole core, and may use a tenth.
+    await until(() => runner.isolator.throttledPeriods(cgroup) >= 10);
+    const stat = fs.readFileSync(path.join(cpuDir, 'cpu.stat'), 'utf8');
+    const periods = Number(/nr_periods (\d+)/.exec(stat)?.[1]);
+    const throttled = Number(/nr_throttled (\d+)/.exec(stat)?.[1]);
+    expect(throttled / periods).toBeGreaterThan(0.8);
+  });
+
+  it('kills a task whose sandbox grows past its disk', async () => {
+    launch('fw', 'filler', 'head -c 12000000 /dev/zero > "$ARBITER_SANDBOX/fill"; touch "$ARBITER_SANDBOX/done"; sleep 100', {
+      resources: [
+        { name: 'cpus', value: 0.1 },
+        { name: 'disk', value: 5 },
+      ],
+    });
+    await until(() => fs.existsSync(path.join(runner.sandboxOf('fw', 'filler'), 'done')));
+    runner.checkDisk();
+    await until(() => states('filler').includes('FAILED'));
+    expect(last('filler')?.reason).toBe('REASON_CONTAINER_LIMITATION_DISK');
+    expect(last('filler')?.message).toMatch(/uses 1[12] MB of 5 MB/);
+  });
+
+  it('fails a task whose user does not exist, saying so', async () => {
+    launch('fw', 'ghost', 'true', { user: 'no-such-user-x' });
+    await until(() => states('ghost').includes('FAILED'));
+    expect(last('ghost')).toMatchObject({ reason: 'REASON_TASK_USER_INVALID', message: "no OS user 'no-such-user-x' on this machine" });
   });
 });

@@ -32,21 +32,8 @@ class AgentProcess {
   start(master: string): void {
     this.child = spawn(
       process.execPath,
-      [
-        BIN,
-        'agent',
-        '--master',
-        master,
-        '--token',
-        ADMIN_TOKEN,
-        '--hostname',
-        this.name,
-        '--resources',
-        this.resources,
-        '--work-dir',
-        this.workDir,
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'info' } },
+      [BIN, 'agent', '--master', master, '--hostname', this.name, '--resources', this.resources, '--work-dir', this.workDir],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'info', ARBITER_AGENT_TOKEN: ADMIN_TOKEN } },
     );
     // Spawned with stdout and stderr piped: both streams exist.
     this.child.stdout?.on('data', (c: Buffer) => (this.log += c.toString()));
@@ -95,6 +82,8 @@ const task = (taskId: string, shell: string, resources: Record<string, number> =
 
 describe('end to end: control plane, two agents, SDK frameworks', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-e2e-'));
+  // Tasks run as nobody: their sandboxes, under the agents' work directories, must be reachable.
+  fs.chmodSync(dir, 0o711);
   let db: { url: string; drop: () => Promise<void> } | undefined;
   let port: number;
   let cp: ControlPlaneProcess | undefined;

@@ -59,6 +59,26 @@ describe('dashboard in a real browser', () => {
     await (c as BrowserCluster | undefined)?.close();
   });
 
+  it('sends the security headers and refuses to sign in with a framework or agent token', async () => {
+    const res = await fetch(c.url('/login'));
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect([res.headers.get('x-frame-options'), res.headers.get('x-content-type-options'), res.headers.get('referrer-policy')]).toEqual([
+      'DENY',
+      'nosniff',
+      'same-origin',
+    ]);
+    const agentToken = await c.t.cp.issueServiceToken('dashboard-test-agent');
+    const refused = await fetch(c.url('/api/session'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: agentToken }),
+    });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { message: string }).message).toContain("agent principal 'dashboard-test-agent'");
+    expect(refused.headers.get('set-cookie')).toBeNull();
+  });
+
   it('refuses a wrong token with the API message, keeps it out of the URL, and signs in with the admin token', async () => {
     await page.goto(c.url('/agents'));
     await page.waitForURL(/\/login/);
@@ -265,6 +285,50 @@ describe('dashboard in a real browser', () => {
     c.errors.length = 0; // requests made while the control plane was down failed, as they should
   });
 
+  it('manages access: creates a viewer, issues a token shown once, revokes it, and edits the ACLs with their errors shown', async () => {
+    await page.goto(c.url('/access'));
+    await page.getByRole('heading', { name: 'Access', exact: true, level: 1 }).waitFor();
+    const create = page.getByRole('form', { name: 'Create a principal' });
+    await create.getByLabel('Name').fill('ui-viewer');
+    await create.getByLabel('Kind').selectOption('VIEWER');
+    await create.getByRole('button', { name: 'Create principal' }).click();
+    await shown(page, 'created viewer principal ui-viewer');
+    await page.getByRole('button', { name: 'ui-viewer', exact: true }).click();
+    const issue = page.getByRole('form', { name: 'Issue a token' });
+    await issue.getByLabel('Token name').fill('from the dashboard');
+    await issue.getByRole('button', { name: 'Issue token' }).click();
+    await shown(page, 'Copy this token now: it is shown only once');
+    const secret = await page.getByLabel('Token secret').inputValue();
+    expect(secret).toMatch(/^arb_/);
+    expect((await c.t.request('GET', '/api/v1/whoami', undefined, { token: secret })).body).toEqual({
+      principal: 'ui-viewer',
+      kind: 'VIEWER',
+    });
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await page.getByText(secret).count()).toBe(0);
+    await page.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
+    await shown(page, 'revoked token from the dashboard');
+    await until(
+      async () => (await c.t.request('GET', '/api/v1/whoami', undefined, { token: secret })).status === 401,
+      5_000,
+      'the token refused',
+    );
+
+    const editor = page.getByLabel('ACL document');
+    await editor.fill('{"permissive": true, "run_tasks": [{"principals": {"type": "ANY"}, "roles": {"type": "ANY"}}]}');
+    await page.getByRole('button', { name: 'Save ACLs' }).click();
+    await shown(page, "run_tasks.0: unknown field 'roles' (expected 'principals' and 'users')");
+    await editor.fill('{"permissive": true, "run_tasks": [{"principals": {"values": ["ui-viewer"]}, "users": {"type": "NONE"}}]}');
+    await page.getByRole('button', { name: 'Save ACLs' }).click();
+    await shown(page, 'ACLs saved');
+    expect((await ok(c.t.client.GET('/api/v1/acls'))).document).toEqual({
+      permissive: true,
+      run_tasks: [{ principals: { values: ['ui-viewer'] }, users: { type: 'NONE' } }],
+    });
+    c.errors.length = 0; // the refused ACL document logged its 400
+  });
+
   it('renders every page without console errors (and, for `npm run screenshots`, the README screenshots)', async () => {
     // Something on every page: a reservation, a maintenance window, a running task.
     await ok(
@@ -294,6 +358,7 @@ describe('dashboard in a real browser', () => {
       ['allocations', '/allocations', 'Allocation history'],
       ['cycle', `/allocations/${cycle.id}`, `Cycle #${cycle.id}`],
       ['audit', '/audit', 'Audit log'],
+      ['access', '/access', 'Access'],
     ];
     for (const [name, path, heading] of pages) {
       await page.goto(c.url(path));

@@ -691,6 +691,29 @@ export interface components {
             total: number;
             unreachable: number;
         };
+        AgentIsolationDto: {
+            /**
+             * @description cgroup controllers limiting each task
+             * @example [
+             *       "memory",
+             *       "cpu",
+             *       "pids"
+             *     ]
+             */
+            controllers: string[];
+            /** @description disk use measured and enforced */
+            diskQuota: boolean;
+            /**
+             * @description posix: process groups and polling only, no hard limits
+             * @enum {string}
+             */
+            mode: "cgroups-v1" | "cgroups-v2" | "posix";
+            /**
+             * @description OS user of tasks whose spec names none
+             * @example nobody
+             */
+            taskUser?: string;
+        };
         AgentMaintenanceDto: {
             /** @description seconds; null: until maintenance is stopped */
             durationSeconds: number | null;
@@ -773,9 +796,13 @@ export interface components {
             firstSeenAt: string;
             hostname: string;
             id: string;
+            /** @description how it isolates tasks, as it reported */
+            isolation: components["schemas"]["AgentIsolationDto"] | null;
             lastSeenAt: string;
             /** @description the maintenance window of its machine, if any */
             maintenance: components["schemas"]["AgentMaintenanceDto"] | null;
+            /** @description the principal that registered it (only it may register under its id) */
+            principal: string | null;
             /** @description total resources */
             resources: components["schemas"]["ResourceEntryDto"][];
             /**

@@ -50,6 +50,19 @@ export interface SchedulerOptions {
   autoAcknowledge?: boolean;
   /** Milliseconds a call waits for its answer (default 30 s). */
   callTimeoutMs?: number;
+  /** PEM certificate(s) to trust for an https:// master (a private CA), besides the system's. */
+  ca?: string;
+}
+
+/** A connection failure that retrying will not heal: a refused token or kind, an untrusted certificate. */
+export function permanentConnectError(err: Error & { data?: { code?: string }; description?: unknown }): string | undefined {
+  const code = err.data?.code;
+  if (code && (code.startsWith('AUTH_') || code === 'FORBIDDEN')) return code;
+  // The transport's cause: an Error, or ws's ErrorEvent carrying one.
+  const cause = err.description as { message?: string; code?: string; error?: { code?: string } } | undefined;
+  const text = `${err.message} ${cause?.message ?? ''} ${cause?.code ?? cause?.error?.code ?? ''}`;
+  if (/certificate|self[- ]signed|CERT_|ERR_TLS/i.test(text)) return 'TLS_CERTIFICATE_UNTRUSTED';
+  return undefined;
 }
 
 export interface SchedulerEvents {
@@ -79,6 +92,7 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
       reconnectionDelay: 250,
       reconnectionDelayMax: 5_000,
       transports: ['websocket'],
+      ...(options.ca ? { ca: options.ca } : {}),
       // One connection per scheduler: sockets of one namespace on a shared connection would
       // share their events.
       forceNew: true,
@@ -95,11 +109,13 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
         this.socket.emit('acknowledge', { taskId: m.status.taskId, updateUuid: m.status.updateUuid });
     });
     this.socket.on('disconnect', (reason) => this.emit('disconnected', reason));
-    this.socket.on('connect_error', (err: Error & { data?: { code?: string } }) => {
-      // Authentication failures do not heal by retrying.
-      if (err.data?.code?.startsWith('AUTH_')) {
+    this.socket.on('connect_error', (err: Error & { data?: { code?: string }; description?: unknown }) => {
+      // Refused tokens and untrusted certificates do not heal by retrying.
+      const code = permanentConnectError(err);
+      if (code) {
         this.socket.disconnect();
-        this.emit('error', new SchedulerError(err.data.code, err.message));
+        const cause = (err.description as { message?: string } | undefined)?.message;
+        this.emit('error', new SchedulerError(code, `${err.message}${cause ? `: ${cause}` : ''}`));
       }
     });
     // Every (re)connection subscribes, with the framework id once there is one.

@@ -7,11 +7,13 @@
  *   arbiter token list --principal NAME | revoke ID
  * --master (ARBITER_MASTER) and --token (ARBITER_TOKEN, or ARBITER_ADMIN_TOKEN) say where and as whom.
  */
+import * as fs from 'node:fs';
 import type { Command } from 'commander';
 
 interface Connection {
   master?: string;
   token?: string;
+  ca?: string;
 }
 
 const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };
@@ -30,15 +32,23 @@ async function call(conn: Connection, method: string, path: string, body?: unkno
   const token = conn.token ?? process.env.ARBITER_TOKEN ?? process.env.ARBITER_ADMIN_TOKEN;
   if (!master) throw new UsageError('--master is required (or set ARBITER_MASTER), e.g. --master http://127.0.0.1:8080');
   if (!token) throw new UsageError('--token is required (or set ARBITER_TOKEN): an admin token');
-  let res: Response;
+  const caFile = conn.ca ?? (process.env.ARBITER_CA_FILE || undefined);
+  let res: { ok: boolean; status: number; text(): Promise<string> };
   try {
-    res = await fetch(new URL(path, master), {
+    const init = {
       method,
       headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+    };
+    if (caFile) {
+      // A private CA: undici's fetch with an agent that trusts it.
+      const undici = await import('undici');
+      const dispatcher = new undici.Agent({ connect: { ca: fs.readFileSync(caFile, 'utf8') } });
+      res = await undici.fetch(new URL(path, master), { ...init, dispatcher });
+    } else res = await fetch(new URL(path, master), init);
   } catch (err) {
-    throw new UsageError(`cannot reach the control plane at ${master}: ${(err as Error).message}`);
+    const cause = (err as Error & { cause?: Error }).cause;
+    throw new UsageError(`cannot reach the control plane at ${master}: ${(err as Error).message}${cause ? ` (${cause.message})` : ''}`);
   }
   const text = await res.text();
   const parsed: unknown = text ? JSON.parse(text) : null;
@@ -63,7 +73,10 @@ function run<A extends unknown[]>(action: (...args: A) => Promise<void>): (...ar
 }
 
 const connection = (cmd: Command) =>
-  cmd.option('--master <url>', 'control plane URL (ARBITER_MASTER)').option('--token <token>', 'an admin token (ARBITER_TOKEN)');
+  cmd
+    .option('--master <url>', 'control plane URL (ARBITER_MASTER)')
+    .option('--token <token>', 'an admin token (ARBITER_TOKEN)')
+    .option('--ca <file>', 'PEM certificate(s) to trust for an https:// master (ARBITER_CA_FILE)');
 
 export function register(program: Command): void {
   const principal = program.command('principal').description('principals: who may use the cluster, and as what kind');

@@ -3,6 +3,7 @@
  * the machine's own cpus, memory and disk. Ctrl-C stops the agent; its tasks keep running and
  * a restarted agent (same --work-dir) recovers them, unless --kill-tasks-on-exit is given.
  */
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Command } from 'commander';
@@ -14,6 +15,9 @@ interface AgentFlags {
   attributes?: string;
   workDir?: string;
   token?: string;
+  tokenFile?: string;
+  taskUser?: string;
+  ca?: string;
   hostname?: string;
   killTasksOnExit?: boolean;
 }
@@ -42,7 +46,10 @@ export function register(program: Command): void {
     )
     .option('--attributes <text>', 'attributes, e.g. "rack:r1;zone:a"')
     .option('--work-dir <dir>', 'where tasks run and state is kept (default ./.arbiter/agent-<hostname>)')
-    .option('--token <token>', "an agent principal's token (or ARBITER_AGENT_TOKEN)")
+    .option('--token-file <file>', "a file holding an agent principal's token (or ARBITER_AGENT_TOKEN)")
+    .option('--token <token>', 'the token itself (visible to every user of the machine in the process list: prefer --token-file)')
+    .option('--ca <file>', 'PEM certificate(s) to trust for an https:// master (ARBITER_CA_FILE)')
+    .option('--task-user <name>', 'OS user of tasks whose spec names none (ARBITER_TASK_USER; default nobody when run as root)')
     .option('--hostname <name>', "hostname to report (default: this machine's)")
     .option('--kill-tasks-on-exit', 'kill running tasks when the agent stops')
     .action(async (flags: AgentFlags) => {
@@ -60,9 +67,29 @@ export function register(program: Command): void {
         fail(`--master must be an http(s) URL such as http://127.0.0.1:8080 (got '${flags.master}')`);
         return;
       }
-      const token = flags.token ?? process.env.ARBITER_AGENT_TOKEN;
+      let token = flags.token ?? process.env.ARBITER_AGENT_TOKEN;
+      if (flags.tokenFile) {
+        try {
+          token = fs.readFileSync(flags.tokenFile, 'utf8').trim();
+        } catch (err) {
+          fail(`--token-file: ${(err as Error).message}`);
+          return;
+        }
+      }
+      let ca: string | undefined;
+      const caFile = flags.ca ?? (process.env.ARBITER_CA_FILE || undefined);
+      if (caFile) {
+        try {
+          ca = fs.readFileSync(caFile, 'utf8');
+        } catch (err) {
+          fail(`--ca: ${(err as Error).message}`);
+          return;
+        }
+      }
       if (!token) {
-        fail('--token is required (or set ARBITER_AGENT_TOKEN): the control plane accepts agents with an API token');
+        fail(
+          '--token-file is required (or set ARBITER_AGENT_TOKEN): the control plane accepts agents with the token of an agent principal',
+        );
         return;
       }
       const hostname = flags.hostname ?? os.hostname();
@@ -90,7 +117,13 @@ export function register(program: Command): void {
         attributes,
         workDir,
         killTasksOnExit: flags.killTasksOnExit,
+        tasks: { taskUser: flags.taskUser ?? process.env.ARBITER_TASK_USER },
+        ...(ca ? { ca } : {}),
       });
+      if (flags.token)
+        agent.log.warn(
+          '--token puts the token in the process list, readable by every user of this machine; use --token-file or ARBITER_AGENT_TOKEN',
+        );
       agent.log.info({ master: master.toString(), hostname, resources: resources.toString(), workDir }, 'agent starting');
       agent.start();
       const signal = await untilSignal();

@@ -85,14 +85,29 @@ export interface RunningDashboard {
   stop(): Promise<void>;
 }
 
-/** Starts `next start` for the built dashboard; resolves once it serves. */
-export async function startDashboard(options: { apiUrl: string; port: number; hostname?: string }): Promise<RunningDashboard> {
+/**
+ * Starts `next start` for the built dashboard; resolves once it serves. `caFile` (or
+ * ARBITER_CA_FILE): certificates its server trusts for an https:// control plane.
+ */
+export async function startDashboard(options: {
+  apiUrl: string;
+  port: number;
+  hostname?: string;
+  caFile?: string;
+}): Promise<RunningDashboard> {
   await assertPortFree(options.port);
+  const caFile = options.caFile ?? (process.env.ARBITER_CA_FILE || undefined);
   const args = [NEXT_BIN, 'start', '--port', String(options.port)];
   if (options.hostname) args.push('--hostname', options.hostname);
   const child = spawn(process.execPath, args, {
     cwd: DASHBOARD_DIR,
-    env: { ...process.env, ARBITER_API_URL: options.apiUrl, NEXT_TELEMETRY_DISABLED: '1', PORT: String(options.port) },
+    env: {
+      ...process.env,
+      ARBITER_API_URL: options.apiUrl,
+      NEXT_TELEMETRY_DISABLED: '1',
+      PORT: String(options.port),
+      ...(caFile ? { NODE_EXTRA_CA_CERTS: caFile } : {}),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -67,7 +67,8 @@ export function register(program: Command): void {
       let dashboard: RunningDashboard | undefined;
       if (opts.dashboard !== false) {
         try {
-          dashboard = await startDashboard({ apiUrl: controlPlane.url, port });
+          // Under TLS with its own certificate, the dashboard trusts that certificate.
+          dashboard = await startDashboard({ apiUrl: controlPlane.url, port, caFile: config.tlsCert?.file });
         } catch (err) {
           console.error((err as Error).message);
           await controlPlane.close();
@@ -90,6 +91,7 @@ export function register(program: Command): void {
           resources: resources.toJSON(),
           attributes: {},
           workDir,
+          ...(config.tlsCert ? { ca: config.tlsCert.pem } : {}),
           killTasksOnExit: true,
           logger: pino({ name: 'arbiter-agent', level: config.logLevel }),
         });

@@ -60,6 +60,15 @@ export class DrainConfigDto {
   @ApiProperty() markGone!: boolean;
 }
 
+export class AgentIsolationDto {
+  @ApiProperty({ enum: ['cgroups-v1', 'cgroups-v2', 'posix'], description: 'posix: process groups and polling only, no hard limits' })
+  mode!: string;
+  @ApiProperty({ type: [String], example: ['memory', 'cpu', 'pids'], description: 'cgroup controllers limiting each task' })
+  controllers!: string[];
+  @ApiPropertyOptional({ example: 'nobody', description: 'OS user of tasks whose spec names none' }) taskUser?: string;
+  @ApiProperty({ description: 'disk use measured and enforced' }) diskQuota!: boolean;
+}
+
 export class AgentDto {
   @ApiProperty() id!: string;
   @ApiProperty() hostname!: string;
@@ -74,6 +83,10 @@ export class AgentDto {
   @ApiProperty({ type: DrainConfigDto, nullable: true }) drainConfig!: DrainConfigDto | null;
   @ApiProperty({ type: String, nullable: true }) drainStartedAt!: string | null;
   @ApiProperty({ type: String, nullable: true }) version!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'the principal that registered it (only it may register under its id)' })
+  principal!: string | null;
+  @ApiProperty({ type: AgentIsolationDto, nullable: true, description: 'how it isolates tasks, as it reported' })
+  isolation!: AgentIsolationDto | null;
   @ApiProperty() firstSeenAt!: string;
   @ApiProperty() lastSeenAt!: string;
 }
@@ -126,6 +139,8 @@ export function toAgentDto(a: AgentEntity): AgentDto {
     drainConfig: a.drainConfig,
     drainStartedAt: a.drainStartedAt?.toISOString() ?? null,
     version: a.version,
+    principal: a.principal,
+    isolation: a.isolation,
     firstSeenAt: a.firstSeenAt.toISOString(),
     lastSeenAt: a.lastSeenAt.toISOString(),
   };

@@ -58,6 +58,7 @@ export function configureApp(app: INestApplication): void {
 export async function createApp(config: AppConfig, dataSource: DataSource, clock?: Clock): Promise<INestApplication> {
   const logging = createLogging(config.logLevel);
   const app = await NestFactory.create(AppModule.forRoot(config, dataSource, clock), {
+    ...(config.tlsCert && config.tlsKey ? { httpsOptions: { cert: config.tlsCert.pem, key: config.tlsKey.pem } } : {}),
     logger: logging.nest,
     bodyParser: false,
     abortOnError: false,
@@ -89,7 +90,7 @@ export async function startControlPlane(config: AppConfig, options: { clock?: Cl
       app,
       dataSource,
       database,
-      url: `http://127.0.0.1:${port}`,
+      url: `${config.tlsCert ? 'https' : 'http'}://127.0.0.1:${port}`,
       port,
       admin,
       issueServiceToken: (name: string, kind?: 'AGENT' | 'FRAMEWORK') =>

@@ -21,6 +21,9 @@ export interface AppConfig {
   /** Port of the embedded PostgreSQL server; 0 picks a free one at each start. */
   embeddedDbPort: number;
   adminToken?: string;
+  /** PEM certificate (chain) and key: the control plane serves HTTPS and WSS. Both or neither. */
+  tlsCert?: { file: string; pem: string };
+  tlsKey?: { file: string; pem: string };
   /** Mesos-format ACLs read from this file at start (they replace the stored ones). */
   acls?: { file: string; document: Record<string, unknown> };
   /** Seconds between allocation cycles. */
@@ -80,6 +83,24 @@ const databaseUrl = z.string().superRefine((raw, ctx) => {
     ctx.addIssue({ code: 'custom', message: `must use the postgres:// scheme, not ${url.protocol}//` });
   else if (!url.hostname) ctx.addIssue({ code: 'custom', message: 'must name a host, e.g. postgres://user@127.0.0.1:5432/arbiter' });
 });
+
+/** A PEM file, read when the configuration loads. */
+const pemFile = (label: string) =>
+  z.string().transform((raw, ctx) => {
+    const file = path.resolve(raw.trim());
+    let pem: string;
+    try {
+      pem = fs.readFileSync(file, 'utf8');
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `cannot read ${file}: ${(err as Error).message}` });
+      return z.NEVER;
+    }
+    if (!pem.includes(label)) {
+      ctx.addIssue({ code: 'custom', message: `${file} holds no PEM ${label}` });
+      return z.NEVER;
+    }
+    return { file, pem };
+  });
 
 /** A file of Mesos-format ACLs, read and checked when the configuration loads. */
 const aclsFile = z.string().transform((raw, ctx) => {
@@ -151,6 +172,20 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     description: 'the first admin API token; unset generates one on first start and prints it once',
     secret: true,
     schema: adminToken,
+  },
+  {
+    key: 'tlsCert',
+    env: 'ARBITER_TLS_CERT',
+    flag: '--tls-cert',
+    description: 'a PEM certificate (chain) file: serve HTTPS and WSS (with --tls-key)',
+    schema: pemFile('CERTIFICATE'),
+  },
+  {
+    key: 'tlsKey',
+    env: 'ARBITER_TLS_KEY',
+    flag: '--tls-key',
+    description: "the PEM private key file of --tls-cert's certificate",
+    schema: pemFile('PRIVATE KEY'),
   },
   {
     key: 'acls',
@@ -248,6 +283,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Partial<
       problems.push({ setting: name, message: s.secret ? message : `${message} (got '${raw}')` });
     }
   }
+  if ((out.tlsCert === undefined) !== (out.tlsKey === undefined))
+    problems.push({ setting: 'ARBITER_TLS_CERT / ARBITER_TLS_KEY', message: 'serving TLS needs both the certificate and its key' });
   if (problems.length) throw new ConfigError(problems);
   const config = out as AppConfig;
   config.dataDir = path.resolve(config.dataDir);

@@ -15,6 +15,7 @@ export const NAV = [
   { href: '/tasks', label: 'Tasks' },
   { href: '/allocations', label: 'Allocation history' },
   { href: '/audit', label: 'Audit log' },
+  { href: '/access', label: 'Access' },
 ];
 
 const STATUS_TEXT = { live: 'Live', connecting: 'Connecting…', reconnecting: 'Connection lost, reconnecting…' };

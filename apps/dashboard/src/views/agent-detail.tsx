@@ -84,6 +84,20 @@ export function AgentDetailView({ id }: { id: string }) {
             <dd>{a.address ?? '—'}</dd>
             <dt>Version</dt>
             <dd>{a.version ?? '—'}</dd>
+            <dt>Isolation</dt>
+            <dd>
+              {a.isolation ? (
+                <>
+                  {a.isolation.mode === 'posix' ? 'posix (no hard limits)' : `${a.isolation.mode}: ${a.isolation.controllers.join(', ')}`}
+                  {a.isolation.taskUser ? `; tasks as ${a.isolation.taskUser}` : ''}
+                  {a.isolation.diskQuota ? '; disk enforced' : ''}
+                </>
+              ) : (
+                'not reported'
+              )}
+            </dd>
+            <dt>Principal</dt>
+            <dd>{a.principal ?? '—'}</dd>
             <dt>First seen</dt>
             <dd>
               <When at={a.firstSeenAt} />

@@ -22,11 +22,18 @@ export async function POST(request: Request): Promise<Response> {
       status: check.status,
       headers: { 'content-type': check.headers.get('content-type') ?? 'application/json' },
     });
-  const who = (await check.json()) as { principal: string };
+  const who = (await check.json()) as { principal: string; kind?: string };
+  if (who.kind === 'FRAMEWORK' || who.kind === 'AGENT')
+    return errorResponse(
+      403,
+      'FORBIDDEN',
+      `this token belongs to ${who.kind.toLowerCase()} principal '${who.principal}'; sign in with an admin, operator or viewer token`,
+    );
   (await cookies()).set(SESSION_COOKIE, token as string, {
     httpOnly: true,
     sameSite: 'strict',
-    secure: new URL(request.url).protocol === 'https:',
+    // Secure under TLS, also when a proxy terminates it.
+    secure: new URL(request.url).protocol === 'https:' || request.headers.get('x-forwarded-proto') === 'https',
     path: '/',
     maxAge: WEEK,
   });

@@ -1,0 +1,283 @@
+/**
+ * How the agent isolates tasks, as Mesos's `cgroups/mem`, `cgroups/cpu` and `posix` isolators:
+ *
+ * - cgroups v1 (memory, cpu, pids controllers writable) or v2 (a unified hierarchy with those
+ *   controllers): each task gets its own cgroup, created under the agent's own, with a hard
+ *   memory limit, a CFS quota from its `cpus` and a pids limit. The task's first process joins
+ *   it before it runs anything (see tasks.ts), so `setsid` and double forks stay inside, and a
+ *   kill reaches every process in it.
+ * - posix: when the agent may create no cgroups; process groups and polling only (no hard
+ *   limits), and the agent says so in its log.
+ *
+ * And the OS users tasks run as (see TaskUsers).
+ */
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export type IsolationMode = 'cgroups-v1' | 'cgroups-v2' | 'posix';
+export type Controller = 'memory' | 'cpu' | 'pids';
+const CONTROLLERS: Controller[] = ['memory', 'cpu', 'pids'];
+
+export interface Limits {
+  memBytes?: number;
+  cpus?: number;
+  pids: number;
+}
+
+/** A task's cgroup: one directory per controller (v1) or one (v2). */
+export interface TaskCgroup {
+  dirs: Partial<Record<Controller, string>>;
+}
+
+const CFS_PERIOD_US = 100_000;
+const MIN_QUOTA_US = 1_000;
+
+/** The cgroups of this process, from /proc/self/cgroup: controller (or '' for v2) -> path. */
+function ownCgroups(): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of fs.readFileSync('/proc/self/cgroup', 'utf8').split('\n')) {
+    const m = /^\d+:([^:]*):(.*)$/.exec(line);
+    if (!m) continue;
+    for (const name of m[1].split(',')) out.set(name, m[2]);
+  }
+  return out;
+}
+
+function tryMkdir(dir: string): boolean {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const write = (file: string, value: string) => fs.writeFileSync(file, value);
+const read = (file: string) => fs.readFileSync(file, 'utf8');
+
+export class Isolator {
+  private constructor(
+    readonly mode: IsolationMode,
+    /** Per controller, the directory under which task cgroups are created. */
+    private readonly bases: Partial<Record<Controller, string>>,
+  ) {}
+
+  /** No cgroups: process groups and polling only. */
+  static posix(): Isolator {
+    return new Isolator('posix', {});
+  }
+
+  get controllers(): Controller[] {
+    return CONTROLLERS.filter((c) => this.bases[c] !== undefined);
+  }
+
+  /** The isolation this process may use: cgroups v1, else v2, else posix. `root` is /sys/fs/cgroup (tests may point elsewhere). */
+  static detect(root = '/sys/fs/cgroup', name = 'arbiter'): Isolator {
+    let own: Map<string, string>;
+    try {
+      own = ownCgroups();
+    } catch {
+      return new Isolator('posix', {});
+    }
+    const v1: Partial<Record<Controller, string>> = {};
+    for (const c of CONTROLLERS) {
+      const mount = path.join(root, c);
+      const mine = own.get(c);
+      if (mine === undefined || !fs.existsSync(path.join(mount, 'cgroup.procs'))) continue;
+      const base = path.join(mount, mine, name);
+      if (tryMkdir(base)) v1[c] = base;
+    }
+    if (v1.memory) return new Isolator('cgroups-v1', v1);
+    const unified = own.get('');
+    if (unified !== undefined && fs.existsSync(path.join(root, 'cgroup.controllers'))) {
+      try {
+        const available = read(path.join(root, 'cgroup.controllers')).split(/\s+/);
+        // Tasks' cgroups go in a subtree of their own at the top (a cgroup with processes may not delegate controllers).
+        const base = path.join(root, name);
+        const wanted = CONTROLLERS.filter((c) => available.includes(c));
+        if (wanted.includes('memory') && tryMkdir(base)) {
+          write(path.join(root, 'cgroup.subtree_control'), wanted.map((c) => `+${c}`).join(' '));
+          write(path.join(base, 'cgroup.subtree_control'), wanted.map((c) => `+${c}`).join(' '));
+          return new Isolator('cgroups-v2', Object.fromEntries(wanted.map((c) => [c, base])));
+        }
+      } catch {
+        // Not delegated to us: posix below.
+      }
+    }
+    return new Isolator('posix', {});
+  }
+
+  /** A cgroup for a task with its limits set, or undefined under posix. */
+  create(id: string, limits: Limits): TaskCgroup | undefined {
+    if (this.mode === 'posix') return undefined;
+    const dirs: TaskCgroup['dirs'] = {};
+    for (const c of this.controllers) {
+      const base = this.bases[c];
+      if (base === undefined) continue;
+      const dir = path.join(base, id);
+      fs.mkdirSync(dir, { recursive: true });
+      dirs[c] = dir;
+    }
+    const cg = { dirs };
+    const mem = dirs.memory;
+    if (mem && limits.memBytes) {
+      if (this.mode === 'cgroups-v1') {
+        write(path.join(mem, 'memory.limit_in_bytes'), String(limits.memBytes));
+        // No swapping around the limit.
+        if (fs.existsSync(path.join(mem, 'memory.swappiness'))) write(path.join(mem, 'memory.swappiness'), '0');
+        if (fs.existsSync(path.join(mem, 'memory.memsw.limit_in_bytes')))
+          write(path.join(mem, 'memory.memsw.limit_in_bytes'), String(limits.memBytes));
+      } else {
+        write(path.join(mem, 'memory.max'), String(limits.memBytes));
+        if (fs.existsSync(path.join(mem, 'memory.swap.max'))) write(path.join(mem, 'memory.swap.max'), '0');
+      }
+    }
+    const cpu = dirs.cpu;
+    if (cpu && limits.cpus) {
+      const quota = Math.max(MIN_QUOTA_US, Math.round(limits.cpus * CFS_PERIOD_US));
+      if (this.mode === 'cgroups-v1') {
+        write(path.join(cpu, 'cpu.cfs_period_us'), String(CFS_PERIOD_US));
+        write(path.join(cpu, 'cpu.cfs_quota_us'), String(quota));
+      } else write(path.join(cpu, 'cpu.max'), `${quota} ${CFS_PERIOD_US}`);
+    }
+    const pids = dirs.pids;
+    if (pids) write(path.join(pids, 'pids.max'), String(limits.pids));
+    return cg;
+  }
+
+  /** Moves a process (and so everything it starts later) into the task's cgroup. */
+  join(cg: TaskCgroup, pid: number): void {
+    for (const dir of new Set(Object.values(cg.dirs))) write(path.join(dir, 'cgroup.procs'), String(pid));
+  }
+
+  /** The processes in the task's cgroup. */
+  pids(cg: TaskCgroup): number[] {
+    const dir = cg.dirs.memory ?? cg.dirs.pids ?? cg.dirs.cpu;
+    if (!dir) return [];
+    try {
+      return read(path.join(dir, 'cgroup.procs'))
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map(Number);
+    } catch {
+      return [];
+    }
+  }
+
+  /** Signals every process in the task's cgroup. */
+  signal(cg: TaskCgroup, signal: NodeJS.Signals): void {
+    for (const pid of this.pids(cg)) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // Gone already.
+      }
+    }
+  }
+
+  /** Whether the kernel killed a process of the task for going over its memory limit. */
+  oomKilled(cg: TaskCgroup): boolean {
+    const mem = cg.dirs.memory;
+    if (!mem) return false;
+    try {
+      const file = this.mode === 'cgroups-v1' ? 'memory.oom_control' : 'memory.events';
+      const m = /^oom_kill (\d+)$/m.exec(read(path.join(mem, file)));
+      if (m) return Number(m[1]) > 0;
+      // Older v1 kernels report no oom_kill count: the limit was hit and something died.
+      return this.mode === 'cgroups-v1' && Number(read(path.join(mem, 'memory.failcnt'))) > 0;
+    } catch {
+      return false;
+    }
+  }
+
+  /** CPU time the task has been throttled for (CFS periods throttled), for tests and metrics. */
+  throttledPeriods(cg: TaskCgroup): number {
+    const cpu = cg.dirs.cpu;
+    if (!cpu) return 0;
+    try {
+      return Number(/^nr_throttled (\d+)$/m.exec(read(path.join(cpu, 'cpu.stat')))?.[1] ?? 0);
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Removes the task's cgroup once its processes are gone (false while some remain). */
+  remove(cg: TaskCgroup): boolean {
+    let done = true;
+    for (const dir of new Set(Object.values(cg.dirs))) {
+      try {
+        fs.rmdirSync(dir);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') done = false;
+      }
+    }
+    return done;
+  }
+}
+
+/** An OS user's ids. */
+export interface OsUser {
+  name: string;
+  uid: number;
+  gid: number;
+  gids: number[];
+}
+
+/** OS users by name (through `id`, so NSS users count too), cached. */
+export class TaskUsers {
+  private readonly cache = new Map<string, OsUser | null>();
+
+  lookup(name: string): OsUser | null {
+    let user = this.cache.get(name);
+    if (user === undefined) {
+      try {
+        const ids = (flag: string) => execFileSync('id', [flag, name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+        user = { name, uid: Number(ids('-u')), gid: Number(ids('-g')), gids: ids('-G').split(/\s+/).map(Number) };
+      } catch {
+        user = null;
+      }
+      this.cache.set(name, user);
+    }
+    return user;
+  }
+}
+
+/**
+ * Whether `user` may reach `target`: search (x) permission on every directory from the root
+ * down to it. A path that does not exist yet is judged by its nearest existing ancestor.
+ */
+export function reachableBy(user: { uid: number; gids: number[] }, target: string): boolean {
+  let dir = path.resolve(target);
+  while (!fs.existsSync(dir)) dir = path.dirname(dir);
+  for (let at = dir; ; at = path.dirname(at)) {
+    const st = fs.statSync(at);
+    const bit = user.uid === st.uid ? 0o100 : user.gids.includes(st.gid) ? 0o010 : 0o001;
+    if (st.isDirectory() && !(st.mode & bit) && user.uid !== 0) return false;
+    if (at === path.dirname(at)) return true;
+  }
+}
+
+/** Bytes a directory tree takes on disk (Mesos's disk/du): allocated blocks, symlinks not followed. */
+export function diskUsage(dir: string): number {
+  let total = 0;
+  const stack = [dir];
+  while (stack.length) {
+    const at = stack.pop();
+    if (at === undefined) break;
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(at);
+    } catch {
+      continue;
+    }
+    total += st.blocks * 512;
+    if (!st.isDirectory()) continue;
+    try {
+      for (const e of fs.readdirSync(at)) stack.push(path.join(at, e));
+    } catch {
+      // Unreadable: counted as far as we could.
+    }
+  }
+  return total;
+}
