@@ -2,11 +2,12 @@
 // `npm run screenshots`: renders every dashboard page in headless Chromium against a real
 // control plane and agent (the browser test that visits them) and writes the README's
 // screenshots into docs/screenshots. `npm test` renders the same pages but writes no file.
+// The whole browser test runs: its last test visits the pages the earlier ones filled.
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
-const jest = spawnSync(path.join(root, 'node_modules', '.bin', 'jest'), ['--selectProjects', 'dashboard', '-t', 'renders every page'], {
+const jest = spawnSync(path.join(root, 'node_modules', '.bin', 'jest'), ['--selectProjects', 'dashboard'], {
   stdio: 'inherit',
   cwd: root,
   env: { ...process.env, ARBITER_SCREENSHOTS: '1' },
