@@ -343,6 +343,85 @@ describe('ACLs', () => {
   });
 });
 
+describe('view ACLs', () => {
+  it('shows a viewer only the frameworks, tasks and roles its ACLs allow', async () => {
+    const limited = await principal('v-limited', 'VIEWER');
+    const alice = new Scheduler({
+      master: t.cp.url,
+      token: tokens.FRAMEWORK,
+      framework: { name: 'of-alice', roles: ['va'], user: 'alice' },
+    });
+    const bob = new Scheduler({ master: t.cp.url, token: tokens.FRAMEWORK, framework: { name: 'of-bob', roles: ['vb'], user: 'bob' } });
+    const { frameworkId: aliceId } = await alice.start();
+    const { frameworkId: bobId } = await bob.start();
+    await t.request('PUT', '/api/v1/weights', {
+      weights: [
+        { role: 'va', weight: 2 },
+        { role: 'vb', weight: 3 },
+      ],
+    });
+    const only = (object: string, values: string[]) => [
+      { principals: { values: ['v-limited'] }, [object]: { values } },
+      { principals: { values: ['v-limited'] }, [object]: { type: 'NONE' } },
+    ];
+    expect(
+      (
+        await t.request('PUT', '/api/v1/acls', {
+          permissive: true,
+          view_frameworks: only('users', ['alice']),
+          view_tasks: only('users', ['alice']),
+          view_roles: only('roles', ['va']),
+        })
+      ).status,
+    ).toBe(200);
+    const listed = (await t.request('GET', '/api/v1/frameworks?limit=500', undefined, { token: limited })).body as {
+      items: Array<{ id: string }>;
+    };
+    expect(listed.items.map((f) => f.id)).toEqual([aliceId]);
+    const all = (await t.request('GET', '/api/v1/frameworks?limit=500')).body as { items: Array<{ id: string }> };
+    expect(all.items.map((f) => f.id)).toEqual(expect.arrayContaining([aliceId, bobId]));
+    expect((await t.request('GET', `/api/v1/frameworks/${bobId}`, undefined, { token: limited })).status).toBe(403);
+    expect((await t.request('GET', `/api/v1/frameworks/${bobId}/explain`, undefined, { token: limited })).status).toBe(403);
+    expect((await t.request('GET', `/api/v1/frameworks/${aliceId}`, undefined, { token: limited })).status).toBe(200);
+    // A task of bob's (alice leaves, so that bob gets the offer): the viewer sees none of bob's tasks.
+    alice.close();
+    const node = new ProtocolAgent(t.cp.url, tokens.AGENT, {
+      hostname: 'view-node',
+      resources: [
+        { name: 'cpus', value: 1 },
+        { name: 'mem', value: 128 },
+      ],
+    });
+    await node.register();
+    const offers: Array<{ id: string; hostname: string }> = [];
+    bob.on('offers', (o) => offers.push(...o));
+    await until(() => offers.some((o) => o.hostname === 'view-node'));
+    await bob.accept(
+      [defined(offers.find((o) => o.hostname === 'view-node')).id],
+      [
+        {
+          type: 'LAUNCH',
+          tasks: [{ taskId: 'bobs', name: 'bobs', command: { shell: 'true' }, resources: [{ name: 'cpus', value: 0.1 }] }],
+        },
+      ],
+    );
+    const tasksOf = async (token?: string) =>
+      (
+        (await t.request('GET', `/api/v1/tasks?frameworkId=${bobId}`, undefined, token ? { token } : {})).body as {
+          items: Array<{ id: string }>;
+        }
+      ).items;
+    const bobsTask = defined((await tasksOf())[0]);
+    expect(await tasksOf(limited)).toEqual([]);
+    expect((await t.request('GET', `/api/v1/tasks/${bobsTask.id}`, undefined, { token: limited })).status).toBe(403);
+    node.close();
+    const roles = (await t.request('GET', '/api/v1/roles', undefined, { token: limited })).body as Array<{ path: string }>;
+    expect(roles.map((r) => r.path)).toEqual(['va']);
+    bob.close();
+    await t.request('PUT', '/api/v1/acls', { permissive: true });
+  });
+});
+
 describe('identity on the protocols', () => {
   it('refuses another principal’s framework id and a principal field that is not the token’s, leaving the victim untouched', async () => {
     const attacker = await principal('attacker-fw', 'FRAMEWORK');

@@ -121,7 +121,9 @@ export function isAuthorized(acls: Acls, action: AclAction, principal: string, o
  * other allowed), or `only` the values it may. Exact for plain values; a role pattern `a/*`
  * is kept as a pattern (check roles one by one with isAuthorized).
  */
-export function scopeOf(acls: Acls, action: AclAction, principal: string): { only: string[] } | { except: string[] } {
+export type Scope = { only: string[] } | { except: string[] };
+
+export function scopeOf(acls: Acls, action: AclAction, principal: string): Scope {
   const decided = new Map<string, boolean>();
   for (const entry of acls.actions[action] ?? []) {
     if (!matches(entry.principals, principal)) continue;

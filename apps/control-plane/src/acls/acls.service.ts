@@ -13,7 +13,17 @@ import { PrincipalKind } from '../auth/principal.entity';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { Database, lockDomain, LockDomain } from '../database/database.service';
 import { ArbiterException } from '../errors/errors.exception';
-import { type AclAction, ACL_OBJECTS, type Acls, aclsToDocument, isAuthorized, parseAcls, PERMISSIVE, scopeOf } from './acls.rules';
+import {
+  type AclAction,
+  ACL_OBJECTS,
+  type Acls,
+  type Scope,
+  aclsToDocument,
+  isAuthorized,
+  parseAcls,
+  PERMISSIVE,
+  scopeOf,
+} from './acls.rules';
 import { AclsRepository } from './acls.repository';
 
 export interface AclsView {
@@ -98,7 +108,7 @@ export class AclsService implements OnModuleInit {
   }
 
   /** For filtering lists: the values of the action's object the actor may see (see scopeOf). */
-  scope(actor: Actor, action: AclAction): { only: string[] } | { except: string[] } {
+  scope(actor: Actor, action: AclAction): Scope {
     if (actor.kind === null || actor.kind === PrincipalKind.ADMIN) return { except: [] };
     return scopeOf(this.acls, action, actor.name);
   }

@@ -19,8 +19,8 @@ export class FrameworksController {
   @ApiOperation({ summary: 'List frameworks with their roles, tasks, offers and dominant share' })
   @ApiOkResponse({ type: FrameworkPageDto })
   @ApiErrors()
-  list(@Query() q: FrameworkListQueryDto): Promise<FrameworkPageDto> {
-    return this.frameworks.list({ state: q.state, role: q.role }, q.limit, q.offset);
+  list(@Query() q: FrameworkListQueryDto, @CurrentActor() actor: Actor): Promise<FrameworkPageDto> {
+    return this.frameworks.list({ state: q.state, role: q.role }, q.limit, q.offset, actor);
   }
 
   @Get(':id')
@@ -28,8 +28,8 @@ export class FrameworksController {
   @ApiOperation({ summary: 'One framework' })
   @ApiOkResponse({ type: FrameworkDto })
   @ApiErrors(FrameworksErrorCode.FRAMEWORK_NOT_FOUND)
-  get(@Param('id') id: string): Promise<FrameworkDto> {
-    return this.frameworks.get(id);
+  get(@Param('id') id: string, @CurrentActor() actor: Actor): Promise<FrameworkDto> {
+    return this.frameworks.get(id, actor);
   }
 
   @Post(':id/teardown')
@@ -47,7 +47,10 @@ export class FrameworksController {
 @ApiBearerAuth()
 @Controller('api/v1/frameworks')
 export class ExplainController {
-  constructor(private readonly explainer: FrameworkExplainService) {}
+  constructor(
+    private readonly explainer: FrameworkExplainService,
+    private readonly frameworks: FrameworksService,
+  ) {}
 
   @Get(':id/explain')
   @Requires('read')
@@ -55,7 +58,9 @@ export class ExplainController {
   @ApiOperation({ summary: 'Why the framework got, or did not get, offers in recent cycles (plain words and data)' })
   @ApiOkResponse({ type: ExplainDto })
   @ApiErrors(FrameworksErrorCode.FRAMEWORK_NOT_FOUND)
-  explain(@Param('id') id: string, @Query() q: ExplainQueryDto): Promise<ExplainDto> {
+  async explain(@Param('id') id: string, @Query() q: ExplainQueryDto, @CurrentActor() actor: Actor): Promise<ExplainDto> {
+    // The view_frameworks ACL applies (and an unknown id answers 404 here).
+    await this.frameworks.get(id, actor);
     return this.explainer.explain(id, q.cycles);
   }
 }

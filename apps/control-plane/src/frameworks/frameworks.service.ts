@@ -29,12 +29,13 @@ export class FrameworksService {
     private readonly usage: AllocationUsageRepository,
   ) {}
 
-  async list(filter: { state?: FrameworkState; role?: string }, limit: number, offset: number): Promise<Page<FrameworkDto>> {
-    const [rows, total] = await this.repo.list(filter, limit, offset);
+  async list(filter: { state?: FrameworkState; role?: string }, limit: number, offset: number, actor: Actor): Promise<Page<FrameworkDto>> {
+    const [rows, total] = await this.repo.list({ ...filter, users: this.acls.scope(actor, 'view_frameworks') }, limit, offset);
     return { items: await this.describe(rows), total, limit, offset };
   }
 
-  async get(id: string): Promise<FrameworkDto> {
+  /** One framework; with an actor, only if the view_frameworks ACL lets it see the framework's user. */
+  async get(id: string, actor?: Actor): Promise<FrameworkDto> {
     const row = await this.repo.find(id);
     if (!row)
       throw new ArbiterException(
@@ -42,6 +43,7 @@ export class FrameworksService {
         `no framework with id '${id}'; GET /api/v1/frameworks lists them`,
         { frameworkId: id },
       );
+    if (actor) await this.acls.authorize(actor, 'view_frameworks', row.user ?? '', `view framework ${id}`);
     return (await this.describe([row]))[0];
   }
 

@@ -14,12 +14,12 @@ export class RolesController {
   constructor(private readonly roles: RolesService) {}
 
   @Get('roles')
-  @Requires('read')
+  @Requires('read', 'view_roles')
   @ApiOperation({ summary: 'Every known role with weight, quota, allocation, reservations and frameworks' })
   @ApiOkResponse({ type: [RoleDto] })
   @ApiErrors()
-  list(): Promise<RoleDto[]> {
-    return this.roles.roles();
+  list(@CurrentActor() actor: Actor): Promise<RoleDto[]> {
+    return this.roles.roles(actor);
   }
 
   @Get('weights')

@@ -31,7 +31,9 @@ export class RolesService {
     private readonly acls: AclsService,
   ) {}
 
-  async roles(): Promise<RoleDto[]> {
+  /** Every role the view_roles ACL lets the actor see. */
+  async roles(actor?: Actor): Promise<RoleDto[]> {
+    if (actor) return (await this.roles()).filter((r) => this.acls.allows(actor, 'view_roles', r.path));
     const tx = this.db.manager;
     const [{ rows, quotas, frameworks, reservations }, usage] = await Promise.all([this.repo.overview(tx), this.usage.list(tx)]);
     const paths = new Set<string>();

@@ -1,3 +1,4 @@
+import { type Actor, CurrentActor } from '../auth/auth.actor';
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../errors/errors.dto';
@@ -13,20 +14,20 @@ export class TasksController {
   constructor(private readonly tasks: TasksService) {}
 
   @Get()
-  @Requires('read')
+  @Requires('read', 'view_tasks')
   @ApiOperation({ summary: 'Tasks, newest first (filter by state, framework, agent)' })
   @ApiOkResponse({ type: TaskPageDto })
   @ApiErrors()
-  list(@Query() q: TaskListQueryDto): Promise<TaskPageDto> {
-    return this.tasks.list({ state: q.state, frameworkId: q.frameworkId, agentId: q.agentId }, q.limit, q.offset);
+  list(@Query() q: TaskListQueryDto, @CurrentActor() actor: Actor): Promise<TaskPageDto> {
+    return this.tasks.list({ state: q.state, frameworkId: q.frameworkId, agentId: q.agentId }, q.limit, q.offset, actor);
   }
 
   @Get(':id')
-  @Requires('read')
+  @Requires('read', 'view_tasks')
   @ApiOperation({ summary: 'One task with its state history' })
   @ApiOkResponse({ type: TaskDto })
   @ApiErrors(TasksErrorCode.TASK_NOT_FOUND)
-  get(@Param('id') id: string): Promise<TaskDto> {
-    return this.tasks.get(id);
+  get(@Param('id') id: string, @CurrentActor() actor: Actor): Promise<TaskDto> {
+    return this.tasks.get(id, actor);
   }
 }

@@ -1,4 +1,6 @@
 /** The master's SQL of tasks: live tasks, status updates recorded in one statement, acknowledgements, resends. */
+import type { Scope } from '../acls/acls.rules';
+import { FrameworkEntity } from '../frameworks/framework.entity';
 import { Injectable } from '@nestjs/common';
 import type { ResourceEntry, StatusUpdate } from '@arbiter/contracts';
 import { DataSource, In, Not } from 'typeorm';
@@ -164,12 +166,18 @@ export class TasksRepository {
 export class TaskListRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** `users`: the framework users whose tasks the caller may see (the view_tasks ACL). */
   async list(
-    filter: { state?: TaskState; frameworkId?: string; agentId?: string },
+    filter: { state?: TaskState; frameworkId?: string; agentId?: string; users?: Scope },
     limit: number,
     offset: number,
   ): Promise<{ rows: TaskEntity[]; total: number; totalCapped: boolean }> {
     const q = this.dataSource.manager.createQueryBuilder(TaskEntity, 't');
+    const users = filter.users;
+    if (users && 'only' in users)
+      q.andWhere("t.framework_id IN (SELECT f.id FROM frameworks f WHERE COALESCE(f.user, '') = ANY(:users))", { users: users.only });
+    else if (users?.except.length)
+      q.andWhere("t.framework_id NOT IN (SELECT f.id FROM frameworks f WHERE COALESCE(f.user, '') = ANY(:users))", { users: users.except });
     if (filter.state) q.andWhere('t.state = :state', { state: filter.state });
     if (filter.frameworkId) q.andWhere('t.framework_id = :frameworkId', { frameworkId: filter.frameworkId });
     if (filter.agentId) q.andWhere('t.agent_id = :agentId', { agentId: filter.agentId });
@@ -178,6 +186,12 @@ export class TaskListRepository {
       cappedTotal(q, offset),
     ]);
     return { rows, ...count };
+  }
+
+  /** The OS user of a framework ('' when it named none). */
+  async frameworkUser(frameworkId: string): Promise<string> {
+    const row = await this.dataSource.manager.findOne(FrameworkEntity, { where: { id: frameworkId }, select: { user: true } });
+    return row?.user ?? '';
   }
 
   findById(id: string): Promise<TaskEntity | null> {
