@@ -14,6 +14,8 @@ import { startTestControlPlane, type TestControlPlane } from './support/app';
 import { defined, until } from './support/until';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-tls-test-'));
+// Its agents' tasks run as another user, who must reach their sandboxes in here.
+fs.chmodSync(dir, 0o711);
 const certFile = path.join(dir, 'cert.pem');
 const keyFile = path.join(dir, 'key.pem');
 let t: TestControlPlane;

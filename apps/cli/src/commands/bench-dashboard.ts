@@ -83,6 +83,8 @@ export async function runDashboardBench(flags: DashboardBenchFlags): Promise<voi
   const { Scheduler } = await import('@arbiter/scheduler-sdk');
   ensureDashboardBuilt();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-bench-dashboard-'));
+  // Its agents' tasks run as another user, who must reach their sandboxes in here.
+  fs.chmodSync(dataDir, 0o711);
   try {
     await cp.withScratchDatabase(process.env.DATABASE_URL, async (databaseUrl) => {
       const config = cp.loadConfig({

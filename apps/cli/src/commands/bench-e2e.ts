@@ -95,6 +95,8 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
   const { Scheduler } = await import('@arbiter/scheduler-sdk');
   const cp = await import('@arbiter/control-plane');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-bench-e2e-'));
+  // Its agents' tasks run as another user, who must reach their sandboxes in here.
+  fs.chmodSync(dataDir, 0o711);
   const run = async (databaseUrl: string | undefined) => {
     const { child, pid, url } = await startControlPlane(databaseUrl, dataDir, flags.allocationInterval);
     const sockets: Array<ReturnType<typeof io>> = [];

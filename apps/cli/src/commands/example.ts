@@ -24,6 +24,8 @@ export function register(program: Command): void {
       const { runDrfDemo } = await import('@arbiter/examples');
       const { default: pino } = await import('pino');
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-drf-demo-'));
+      // Its agents' tasks run as another user, who must reach their sandboxes in here.
+      fs.chmodSync(dir, 0o711);
       const token = `demo-${Math.random().toString(36).slice(2)}-${Date.now()}`;
       const silent = pino({ level: 'silent' });
       console.log(`starting a temporary cluster in ${dir} ...`);
