@@ -10,7 +10,7 @@ import { AclsService } from '../acls/acls.service';
 import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import { AccessLog } from '../audit/access-log';
 import { AuditService } from '../audit/audit.service';
-import type { Actor } from '../auth/auth.actor';
+import { type Actor, SYSTEM_ACTOR } from '../auth/auth.actor';
 import { Database } from '../database/database.service';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { OperatorStream } from '../events/operator-stream';
@@ -263,6 +263,21 @@ export class AgentSessions {
     this.state.agents.delete(agentId);
     this.stream.emit('agent.removed', { agentId, reason });
     this.logger.warn({ agentId, reason }, 'agent removed');
+    const now = this.clock.date();
+    await this.db.transaction((tx) =>
+      this.audit.record(
+        tx,
+        SYSTEM_ACTOR,
+        {
+          action: 'agent.remove',
+          targetType: 'agent',
+          targetId: agentId,
+          before: null,
+          after: { reason, tasks: taskState, lostTasks: live.length },
+        },
+        now,
+      ),
+    );
   }
 
   /** Records that the connected agents were seen (their rows' last_seen_at). */
