@@ -52,6 +52,7 @@ export class Agent {
   private heartbeat?: NodeJS.Timeout;
   private readonly stateFile: string;
   private stopped = false;
+  private pendingReconnect?: NodeJS.Timeout;
 
   constructor(private readonly options: AgentOptions) {
     this.log = options.logger ?? pino({ name: 'arbiter-agent' });
@@ -81,6 +82,14 @@ export class Agent {
     this.socket.on('disconnect', (reason) => {
       this.registered = false;
       this.log.warn({ reason }, 'disconnected from the control plane; reconnecting');
+      // socket.io reconnects by itself except after the server closed the connection (it took
+      // the agent for lost, say, after a pause): then the agent reconnects and registers again.
+      if (reason === 'io server disconnect' && !this.stopped) {
+        const retry = setTimeout(() => {
+          if (!this.stopped && !this.socket.connected) this.socket.connect();
+        }, 1_000);
+        this.pendingReconnect = retry;
+      }
     });
     this.socket.on('connect_error', (err: Error & { data?: { code?: string } }) => {
       const code = err.data?.code;
@@ -225,6 +234,7 @@ export class Agent {
     // Killed tasks end (and their ends are recorded and sent) before the agent lets go of them.
     if (this.options.killTasksOnExit) await this.tasks.killAll();
     if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.pendingReconnect) clearTimeout(this.pendingReconnect);
     this.tasks.close();
     this.socket.disconnect();
   }

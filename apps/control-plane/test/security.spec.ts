@@ -520,6 +520,23 @@ describe('identity on the protocols', () => {
     b.close();
   });
 
+  it('refuses a second subscription on one connection as another framework, which would leave the first a ghost', async () => {
+    const { socket } = await connect('/frameworks', tokens.FRAMEWORK);
+    const first = (await socket.emitWithAck('subscribe', { name: 'one', roles: ['one'] })) as Reply<{ frameworkId: string }>;
+    if (!first.ok) throw new Error(first.error.message);
+    const second = (await socket.emitWithAck('subscribe', { name: 'two', roles: ['two'] })) as Reply;
+    expect(second).toMatchObject({ ok: false, error: { code: 'ALREADY_SUBSCRIBED', details: { frameworkId: first.frameworkId } } });
+    const again = (await socket.emitWithAck('subscribe', { frameworkId: first.frameworkId, name: 'one', roles: ['one'] })) as Reply<{
+      frameworkId: string;
+    }>;
+    expect(again).toMatchObject({ ok: true, frameworkId: first.frameworkId });
+    const names = ((await t.request('GET', '/api/v1/frameworks?limit=500')).body as { items: Array<{ name: string }> }).items.map(
+      (f) => f.name,
+    );
+    expect(names.filter((n) => n === 'one' || n === 'two')).toEqual(['one']);
+    socket.close();
+  });
+
   it('admits only the kinds a namespace serves, and nothing on the root namespace', async () => {
     const cases: Array<[string, string | undefined, string | undefined]> = [
       ['/agents', tokens.VIEWER, 'FORBIDDEN'],

@@ -118,6 +118,7 @@ export const PROTOCOL_ERRORS = {
   FRAMEWORK_PRINCIPAL_MISMATCH: 'FRAMEWORK_PRINCIPAL_MISMATCH',
   AGENT_PRINCIPAL_MISMATCH: 'AGENT_PRINCIPAL_MISMATCH',
   TASK_NOT_ON_AGENT: 'TASK_NOT_ON_AGENT',
+  ALREADY_SUBSCRIBED: 'ALREADY_SUBSCRIBED',
 } as const satisfies Record<string, ErrorCodeName>;
 
 /** Parses a message; the error names every bad field. */

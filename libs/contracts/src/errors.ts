@@ -70,6 +70,8 @@ export const ERROR_CODES = {
   AGENT_PRINCIPAL_MISMATCH: { status: null },
   /** A status update for a task that does not run on the reporting agent. */
   TASK_NOT_ON_AGENT: { status: null },
+  /** A second subscription on a connection that is subscribed as another framework. */
+  ALREADY_SUBSCRIBED: { status: null },
 } as const satisfies Record<string, { status: number | null }>;
 
 export type ErrorCodeName = keyof typeof ERROR_CODES;

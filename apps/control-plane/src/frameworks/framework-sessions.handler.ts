@@ -57,6 +57,14 @@ export class FrameworkSessions {
     return this.kernel.exclusive(async () => {
       const now = this.clock.date();
       const principal = actor.name;
+      // One framework per connection: subscribing again is for the same framework only.
+      const current = sessionOf(socket).frameworkId;
+      if (current !== undefined && current !== msg.frameworkId)
+        throw new ProtocolError(
+          PROTOCOL_ERRORS.ALREADY_SUBSCRIBED,
+          `this connection is subscribed as framework ${current}; subscribe again with that frameworkId, or open another connection for another framework`,
+          { frameworkId: current },
+        );
       const refuse = async (code: string, reason: string, message: string): Promise<never> => {
         await this.access.denied(actor, { what: 'subscribe', reason, targetType: 'framework', targetId: msg.frameworkId ?? null });
         throw new ProtocolError(code, message);
