@@ -422,6 +422,56 @@ describe('view ACLs', () => {
   });
 });
 
+describe('operator task kill', () => {
+  it('kills a running task for an operator, audited, and refuses a viewer', async () => {
+    const node = new ProtocolAgent(t.cp.url, tokens.AGENT, {
+      hostname: 'kill-node',
+      resources: [
+        { name: 'cpus', value: 1 },
+        { name: 'mem', value: 128 },
+      ],
+    });
+    await node.register();
+    const s = new Scheduler({ master: t.cp.url, token: tokens.FRAMEWORK, framework: { name: 'to-kill', roles: ['kill'] } });
+    const offers: Array<{ id: string; hostname: string }> = [];
+    const states: string[] = [];
+    s.on('offers', (o) => offers.push(...o));
+    s.on('update', (u) => states.push(u.state));
+    const { frameworkId } = await s.start();
+    await until(() => offers.some((o) => o.hostname === 'kill-node'));
+    await s.accept(
+      [defined(offers.find((o) => o.hostname === 'kill-node')).id],
+      [
+        {
+          type: 'LAUNCH',
+          tasks: [{ taskId: 'victim', name: 'victim', command: { shell: 'sleep 600' }, resources: [{ name: 'cpus', value: 0.5 }] }],
+        },
+      ],
+    );
+    await until(() => states.includes('RUNNING'));
+    const task = defined(
+      ((await t.request('GET', `/api/v1/tasks?frameworkId=${frameworkId}`)).body as { items: Array<{ id: string }> }).items[0],
+    );
+    expect((await t.request('POST', `/api/v1/tasks/${task.id}/kill`, {}, { token: tokens.VIEWER })).status).toBe(403);
+    expect((await t.request('POST', `/api/v1/tasks/${task.id}/kill`, { gracePeriodSeconds: -1 })).status).toBe(400);
+    expect((await t.request('POST', '/api/v1/tasks/00000000-0000-4000-8000-000000000000/kill', {})).body).toMatchObject({
+      code: 'TASK_NOT_FOUND',
+    });
+    expect(states).not.toContain('KILLED');
+    const killed = await t.request('POST', `/api/v1/tasks/${task.id}/kill`, { gracePeriodSeconds: 1 }, { token: tokens.OPERATOR });
+    expect(killed.status).toBe(200);
+    await until(() => states.includes('KILLED'));
+    const audit = (await t.request('GET', `/api/v1/audit?action=task.kill&targetId=${task.id}`)).body as {
+      items: Array<{ actor: string }>;
+    };
+    expect(audit.items.map((a) => a.actor)).toEqual(['operator']);
+    // Killing an ended task answers it as it is, and records nothing more.
+    expect(((await t.request('POST', `/api/v1/tasks/${task.id}/kill`, {})).body as { state: string }).state).toBe('KILLED');
+    s.close();
+    node.close();
+  });
+});
+
 describe('identity on the protocols', () => {
   it('refuses another principal’s framework id and a principal field that is not the token’s, leaving the victim untouched', async () => {
     const attacker = await principal('attacker-fw', 'FRAMEWORK');

@@ -2,7 +2,7 @@
 /**
  * The dashboard as an operator uses it: headless Chromium against the production build, a real
  * control plane and a real agent. The tests run in order on one cluster, like one operator's
- * session; the last one visits every page and insists on a clean console (`npm run
+ * session; one near the end visits every page and insists on a clean console (`npm run
  * screenshots` runs it to write the README's screenshots).
  */
 import type { Locator, Page } from 'playwright-core';
@@ -383,6 +383,22 @@ describe('dashboard in a real browser', () => {
     await darkPage.waitForFunction(() => getComputedStyle(document.body).backgroundColor !== 'rgb(246, 247, 249)');
     expect(await screenshot(darkPage, 'overview-dark')).toBeGreaterThan(10_000);
     await dark.close();
+    expect(c.errors).toEqual([]);
+  });
+
+  it('kills a running task from its page after a confirmation', async () => {
+    const running = (await ok(c.t.client.GET('/api/v1/tasks', { params: { query: { state: 'RUNNING' } } }))).items[0];
+    await page.goto(c.url(`/tasks/${running.id}`));
+    await page.getByRole('button', { name: 'Kill', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Kill' }).click();
+    await shown(page, `kill sent to task ${running.taskId}`);
+    await until(
+      async () => (await ok(c.t.client.GET('/api/v1/tasks/{id}', { params: { path: { id: running.id } } }))).state === 'KILLED',
+      20_000,
+      'the task KILLED',
+    );
+    await page.getByRole('cell', { name: 'KILLED' }).first().waitFor();
+    expect(await page.getByRole('button', { name: 'Kill', exact: true }).count()).toBe(0);
     expect(c.errors).toEqual([]);
   });
 });

@@ -60,6 +60,7 @@ export const AUDIT_ACTIONS = [
   'maintenance.start',
   'maintenance.stop',
   'framework.teardown',
+  'task.kill',
   'framework.register',
   'agent.register',
   'agent.remove',

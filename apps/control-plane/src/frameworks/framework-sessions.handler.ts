@@ -321,15 +321,29 @@ export class FrameworkSessions {
       const fw = this.state.frameworkOf(socket);
       const task = await this.tasks.find(fw.id, msg.taskId);
       if (!task) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_TASK, `the framework has no task '${msg.taskId}'`);
-      if (isTerminal(task.state)) return;
-      const agent = this.state.agents.get(task.agentId)?.socket;
-      if (agent && task.state !== TaskState.STAGING)
-        agent.emit('kill', { frameworkId: fw.id, taskId: task.taskId, gracePeriodSeconds: msg.gracePeriodSeconds ?? KILL_GRACE_SECONDS });
-      else {
-        // Not running anywhere yet (or its agent is away): killed here.
-        agent?.emit('kill', { frameworkId: fw.id, taskId: task.taskId, gracePeriodSeconds: 0 });
-        await this.updates.masterUpdate([task], TaskState.KILLED, 'REASON_TASK_KILLED_DURING_LAUNCH', 'killed before it started');
-      }
+      await this.killTask(task, msg.gracePeriodSeconds);
     });
+  }
+
+  /** An operator's kill (REST): as the framework's own, in the serial order. */
+  killById(frameworkId: string, taskId: string, gracePeriodSeconds?: number): Promise<void> {
+    return this.kernel.exclusive(async () => {
+      const task = await this.tasks.find(frameworkId, taskId);
+      if (task) await this.killTask(task, gracePeriodSeconds);
+    });
+  }
+
+  /** SIGTERM then SIGKILL at the agent; a task not running anywhere yet is KILLED here. */
+  private async killTask(task: TaskEntity, gracePeriodSeconds?: number): Promise<void> {
+    if (isTerminal(task.state)) return;
+    const { frameworkId, taskId } = task;
+    const agent = this.state.agents.get(task.agentId)?.socket;
+    if (agent && task.state !== TaskState.STAGING)
+      agent.emit('kill', { frameworkId, taskId, gracePeriodSeconds: gracePeriodSeconds ?? KILL_GRACE_SECONDS });
+    else {
+      // Not running anywhere yet (or its agent is away): killed here.
+      agent?.emit('kill', { frameworkId, taskId, gracePeriodSeconds: 0 });
+      await this.updates.masterUpdate([task], TaskState.KILLED, 'REASON_TASK_KILLED_DURING_LAUNCH', 'killed before it started');
+    }
   }
 }

@@ -1,8 +1,8 @@
 import { type Actor, CurrentActor } from '../auth/auth.actor';
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../errors/errors.dto';
-import { TaskDto, TaskListQueryDto, TaskPageDto } from './tasks.dto';
+import { KillTaskDto, TaskDto, TaskListQueryDto, TaskPageDto } from './tasks.dto';
 import { TasksErrorCode } from './tasks.errors';
 import { TasksService } from './tasks.service';
 import { Requires } from '../auth/permissions';
@@ -29,5 +29,18 @@ export class TasksController {
   @ApiErrors(TasksErrorCode.TASK_NOT_FOUND)
   get(@Param('id') id: string, @CurrentActor() actor: Actor): Promise<TaskDto> {
     return this.tasks.get(id, actor);
+  }
+
+  @Post(':id/kill')
+  @HttpCode(200)
+  @Requires('operate', 'teardown_frameworks')
+  @ApiOperation({
+    summary:
+      "Kill a task: SIGTERM, then SIGKILL after the grace period (default 5 s); its framework gets KILLED (audited; needs the teardown_frameworks ACL on the framework's principal)",
+  })
+  @ApiOkResponse({ type: TaskDto })
+  @ApiErrors(TasksErrorCode.TASK_NOT_FOUND)
+  kill(@Param('id') id: string, @Body() body: KillTaskDto, @CurrentActor() actor: Actor): Promise<TaskDto> {
+    return this.tasks.kill(id, body.gracePeriodSeconds, actor);
   }
 }

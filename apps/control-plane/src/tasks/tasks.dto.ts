@@ -1,6 +1,6 @@
 /** The tasks API's request and response shapes. */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn, IsNumber, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { CAPPED_PAGE_DOCS, PageQueryDto } from '../common/pagination.dto';
 import { ResourceEntryDto } from '../common/resources.dto';
 import { TaskState } from './task.entity';
@@ -46,4 +46,13 @@ export class TaskPageDto {
   @ApiProperty({ description: CAPPED_PAGE_DOCS.totalCapped }) totalCapped!: boolean;
   @ApiProperty() limit!: number;
   @ApiProperty() offset!: number;
+}
+
+export class KillTaskDto {
+  @ApiPropertyOptional({ minimum: 0, maximum: 3600, description: 'seconds between SIGTERM and SIGKILL (default 5)' })
+  @IsOptional()
+  @Max(3600)
+  @Min(0)
+  @IsNumber({}, { message: 'gracePeriodSeconds must be a number of seconds' })
+  gracePeriodSeconds?: number;
 }

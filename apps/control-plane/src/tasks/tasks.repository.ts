@@ -188,10 +188,13 @@ export class TaskListRepository {
     return { rows, ...count };
   }
 
-  /** The OS user of a framework ('' when it named none). */
-  async frameworkUser(frameworkId: string): Promise<string> {
-    const row = await this.dataSource.manager.findOne(FrameworkEntity, { where: { id: frameworkId }, select: { user: true } });
-    return row?.user ?? '';
+  /** The OS user of a framework ('' when it named none) and its principal. */
+  async frameworkOwner(frameworkId: string): Promise<{ user: string; principal: string }> {
+    const row = await this.dataSource.manager.findOne(FrameworkEntity, {
+      where: { id: frameworkId },
+      select: { user: true, principal: true },
+    });
+    return { user: row?.user ?? '', principal: row?.principal ?? '' };
   }
 
   findById(id: string): Promise<TaskEntity | null> {

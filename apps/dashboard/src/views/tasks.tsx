@@ -1,11 +1,15 @@
 'use client';
 /** Tasks: filtered by state, framework and agent; one task with every state it went through. */
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { ActionDialog } from '@/components/dialog';
+import { useToast } from '@/components/toast';
+import { isTerminalTaskState } from '@arbiter/contracts/task-states';
 import { Link, useNavigate } from '@/lib/navigation';
 import { When } from '@/components/when';
 import { columnsFor, DataTable } from '@/components/table';
 import { ErrorPanel, Field, Loading, PageHeader, Pager, Panel } from '@/components/ui';
-import type { Schemas } from '@/lib/api';
+import { api, call, type Schemas } from '@/lib/api';
 import { useLiveInvalidate } from '@/lib/live';
 import { TASK_FILTERS, tasksQuery } from '@/lib/pages';
 import { frameworkNames, keys, q } from '@/lib/queries';
@@ -95,6 +99,35 @@ const historyColumns = (() => {
   ]);
 })();
 
+/** Kills a task after a confirmation (SIGTERM, SIGKILL after the grace period). */
+function KillButton({ task }: { task: Schemas['TaskDto'] }) {
+  const [open, setOpen] = useState(false);
+  const queryClient = useQueryClient();
+  const toast = useToast();
+  if (isTerminalTaskState(task.state)) return null;
+  return (
+    <>
+      <button type="button" className="danger" onClick={() => setOpen(true)}>
+        Kill
+      </button>
+      <ActionDialog
+        open={open}
+        onClose={() => setOpen(false)}
+        title={`Kill task ${task.taskId}?`}
+        confirmLabel="Kill"
+        danger
+        onConfirm={async () => {
+          await call(api.POST('/api/v1/tasks/{id}/kill', { params: { path: { id: task.id } }, body: {} }));
+          await queryClient.invalidateQueries({ queryKey: keys.tasks });
+          toast(`kill sent to task ${task.taskId}`);
+        }}
+      >
+        <p>Its processes get SIGTERM, then SIGKILL after 5 s; its framework is told it was KILLED. The framework may launch it again.</p>
+      </ActionDialog>
+    </>
+  );
+}
+
 export function TaskDetailView({ id }: { id: string }) {
   const task = useQuery(q.task(id));
   const names = useQuery(frameworkNames());
@@ -111,6 +144,7 @@ export function TaskDetailView({ id }: { id: string }) {
             {t.name} · row id <code>{t.id}</code>
           </>
         }
+        actions={<KillButton task={t} />}
       />
       <Panel title="Task">
         <dl className="props">
