@@ -124,6 +124,7 @@ describe('reservations API', () => {
     [{ agentId: 'nope', role: 'eng', resources: 'cpus:1' }, 404, 'AGENT_NOT_FOUND'],
     [{ agentId: 'gone', role: 'eng', resources: 'cpus:1' }, 409, 'AGENT_GONE'],
     [{ agentId: 'a1', role: '*', resources: 'cpus:1' }, 400, 'VALIDATION_FAILED'],
+    [{ agentId: 'a1', role: 'a:b', resources: 'cpus:1' }, 400, 'VALIDATION_FAILED'],
     [{ agentId: 'a1', role: 'eng', resources: 'cpus:abc' }, 400, 'VALIDATION_FAILED'],
     [{ agentId: 'a1', role: 'eng', resources: 'cpus:-1' }, 400, 'VALIDATION_FAILED'],
     [{ agentId: 'a1', role: 'eng', resources: 'cpus(eng):1' }, 400, 'VALIDATION_FAILED'],

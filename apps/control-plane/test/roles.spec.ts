@@ -47,6 +47,10 @@ describe('roles, weights and quota API', () => {
       [{ weights: [{ role: 'eng', weight: 1e9 }] }, 'VALIDATION_FAILED', /must not be greater than 1000000/],
       [{ weights: [{ role: '*', weight: 1 }] }, 'VALIDATION_FAILED', /weights\.0\.role must be a role path/],
       [{ weights: [{ role: 'a/../b', weight: 1 }] }, 'VALIDATION_FAILED', /role path/],
+      // Roles must be writable in the resource text form, cpus(role):1.
+      [{ weights: [{ role: 'a:b', weight: 1 }] }, 'VALIDATION_FAILED', /role path/],
+      [{ weights: [{ role: 'a(b)', weight: 1 }] }, 'VALIDATION_FAILED', /role path/],
+      [{ weights: [{ role: 'a\u0000b', weight: 1 }] }, 'VALIDATION_FAILED', /role path/],
       [
         {
           weights: [
@@ -125,6 +129,7 @@ describe('roles, weights and quota API', () => {
         /guarantee of cpus \(4\) exceeds its limit \(2\)/,
       ],
       [{ quotas: [{ role: 'eng/ml', guarantees: 'cpus:1' }] }, 'QUOTA_HIERARCHY_VIOLATION', /top-level roles/],
+      [{ quotas: [{ role: 'a:b', guarantees: 'cpus:1' }] }, 'VALIDATION_FAILED', /role path/],
       [{ quotas: [{ role: 'eng', guarantees: { cpus: -1 } }] }, 'VALIDATION_FAILED', /must not be negative/],
       [{ quotas: [{ role: 'eng', guarantees: 'cpus:abc' }] }, 'VALIDATION_FAILED', /invalid scalar value 'abc'/],
       [{ quotas: [{ role: 'eng', guarantees: 'cpus:1e15' }] }, 'VALIDATION_FAILED', /beyond any cluster|invalid/],
