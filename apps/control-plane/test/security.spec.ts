@@ -587,6 +587,25 @@ describe('identity on the protocols', () => {
     socket.close();
   });
 
+  it('tells a scheduler whose framework completed with a completed event, not an error, and stops reconnecting', async () => {
+    const first = new Scheduler({ master: t.cp.url, token: tokens.FRAMEWORK, framework: { name: 'short-lived', roles: ['sl'] } });
+    const { frameworkId } = await first.start();
+    expect((await t.request('POST', `/api/v1/frameworks/${frameworkId}/teardown`)).status).toBe(200);
+    first.close();
+    const again = new Scheduler({
+      master: t.cp.url,
+      token: tokens.FRAMEWORK,
+      framework: { frameworkId, name: 'short-lived', roles: ['sl'] },
+    });
+    const completed: string[] = [];
+    const errors: string[] = [];
+    again.on('completed', (e) => completed.push(e.code));
+    again.on('error', (e) => errors.push(e.message));
+    await expect(again.start()).rejects.toMatchObject({ code: 'FRAMEWORK_COMPLETED' });
+    expect([completed, errors, again.connected]).toEqual([['FRAMEWORK_COMPLETED'], [], false]);
+    again.close();
+  });
+
   it('admits only the kinds a namespace serves, and nothing on the root namespace', async () => {
     const cases: Array<[string, string | undefined, string | undefined]> = [
       ['/agents', tokens.VIEWER, 'FORBIDDEN'],

@@ -73,6 +73,8 @@ export interface SchedulerEvents {
   update: [status: StatusUpdate];
   heartbeat: [at: string];
   disconnected: [reason: string];
+  /** The framework has completed (FRAMEWORK_COMPLETED): subscribe a new one to go on. */
+  completed: [error: SchedulerError];
   error: [error: Error];
 }
 
@@ -128,7 +130,17 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
         this.emit('subscribed', reply);
         return reply;
       });
-      this.subscribed.catch((err: unknown) => this.emit('error', err instanceof Error ? err : new Error(String(err))));
+      this.subscribed.catch((err: unknown) => {
+        // The framework is gone for good (torn down, or failed over past its timeout, say across
+        // a control plane restart): an event the application can handle, not an 'error' that
+        // would crash a process listening for none. It stops reconnecting.
+        if (err instanceof SchedulerError && err.code === 'FRAMEWORK_COMPLETED') {
+          this.socket.disconnect();
+          this.emit('completed', err);
+          return;
+        }
+        this.emit('error', err instanceof Error ? err : new Error(String(err)));
+      });
     });
   }
 
@@ -137,14 +149,18 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
     return new Promise((resolve, reject) => {
       const onSubscribed = (reply: SubscribeReply) => {
         this.off('error', onError);
+        this.off('completed', onError);
         resolve(reply);
       };
       const onError = (err: Error) => {
         this.off('subscribed', onSubscribed);
+        this.off('error', onError);
+        this.off('completed', onError);
         reject(err);
       };
       this.once('subscribed', onSubscribed);
       this.once('error', onError);
+      this.once('completed', onError);
       this.socket.connect();
     });
   }
