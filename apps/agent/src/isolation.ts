@@ -97,8 +97,11 @@ export class Isolator {
         const base = path.join(root, name);
         const wanted = CONTROLLERS.filter((c) => available.includes(c));
         if (wanted.includes('memory') && tryMkdir(base)) {
-          write(path.join(root, 'cgroup.subtree_control'), wanted.map((c) => `+${c}`).join(' '));
-          write(path.join(base, 'cgroup.subtree_control'), wanted.map((c) => `+${c}`).join(' '));
+          // Each level down to the base hands the controllers on.
+          for (let at = root; ; at = path.join(at, path.relative(at, base).split(path.sep)[0])) {
+            write(path.join(at, 'cgroup.subtree_control'), wanted.map((c) => `+${c}`).join(' '));
+            if (at === base) break;
+          }
           return new Isolator('cgroups-v2', Object.fromEntries(wanted.map((c) => [c, base])));
         }
       } catch {
@@ -199,6 +202,50 @@ export class Isolator {
       return Number(/^nr_throttled (\d+)$/m.exec(read(path.join(cpu, 'cpu.stat')))?.[1] ?? 0);
     } catch {
       return 0;
+    }
+  }
+
+  /**
+   * Task cgroups left behind (by an agent that was killed, say) other than `keep`: their
+   * processes are killed and the cgroups removed. Runs when the agent starts.
+   */
+  removeStale(keep: TaskCgroup[]): number {
+    const kept = new Set(keep.flatMap((cg) => Object.values(cg.dirs)));
+    let removed = 0;
+    for (const base of new Set(Object.values(this.bases))) {
+      let entries: string[];
+      try {
+        entries = fs
+          .readdirSync(base, { withFileTypes: true })
+          .filter((e) => e.isDirectory())
+          .map((e) => e.name);
+      } catch {
+        continue;
+      }
+      for (const name of entries) {
+        const dir = path.join(base, name);
+        if (kept.has(dir)) continue;
+        const cg: TaskCgroup = { dirs: Object.fromEntries(this.controllers.map((c) => [c, dir])) };
+        this.signal(cg, 'SIGKILL');
+        try {
+          fs.rmdirSync(dir);
+          removed++;
+        } catch {
+          // Processes still exiting: removed at the next start.
+        }
+      }
+    }
+    return removed;
+  }
+
+  /** Removes this agent's own cgroup folder when no task cgroup is left in it (best effort). */
+  removeBase(): void {
+    for (const base of new Set(Object.values(this.bases))) {
+      try {
+        fs.rmdirSync(base);
+      } catch {
+        // Task cgroups still there (running tasks, left to a restarted agent).
+      }
     }
   }
 

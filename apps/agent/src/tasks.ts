@@ -141,7 +141,9 @@ export class TaskRunner {
     private readonly report: (event: TaskEvent) => void,
     options: TaskRunnerOptions = {},
   ) {
-    this.isolator = options.isolator ?? Isolator.detect();
+    // Task cgroups under arbiter/<this work directory>: agents on one machine keep to their own.
+    const self = crypto.createHash('sha256').update(path.resolve(workDir)).digest('hex').slice(0, 12);
+    this.isolator = options.isolator ?? Isolator.detect('/sys/fs/cgroup', path.join('arbiter', self));
     this.pidsLimit = options.pidsLimit ?? DEFAULT_PIDS_LIMIT;
     this.taskUser = options.taskUser ?? (this.self === 0 ? 'nobody' : (process.env.USER ?? String(this.self)));
     fs.mkdirSync(workDir, { recursive: true });
@@ -374,6 +376,9 @@ export class TaskRunner {
         else this.endedWhileAway(task);
       }
     }
+    // Cgroups of tasks this agent no longer runs (it was killed before it could remove them).
+    const live = [...this.tasks.values()].flatMap((t) => (t.cgroup && !terminal(t.state) ? [t.cgroup] : []));
+    this.isolator.removeStale(live);
   }
 
   /**
@@ -384,6 +389,7 @@ export class TaskRunner {
     this.closed = true;
     clearInterval(this.monitor);
     if (this.diskMonitor) clearInterval(this.diskMonitor);
+    this.isolator.removeBase();
     for (const t of this.tasks.values()) if (t.killTimer) clearTimeout(t.killTimer);
   }
 

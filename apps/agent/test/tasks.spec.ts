@@ -353,6 +353,21 @@ describe('task isolation (as root, with cgroups)', () => {
     expect(last('filler')?.message).toMatch(/uses 1[12] MB of 5 MB/);
   });
 
+  it('removes, at start, the cgroups of tasks it has no record of (an agent killed before it could), and their processes', async () => {
+    launch('fw', 'orphan', 'sleep 600');
+    await until(() => states('orphan').includes('RUNNING'));
+    const cgroup = defined(runner.cgroupOf('fw', 'orphan'));
+    const memDir = defined(cgroup.dirs.memory);
+    const pids = runner.isolator.pids(cgroup);
+    expect(pids.length).toBeGreaterThan(0);
+    runner.close();
+    fs.rmSync(runner.checkpointOf('fw', 'orphan'));
+    const again = new TaskRunner(dir, () => undefined, { diskCheckIntervalMs: 0 });
+    again.recover();
+    await until(() => pids.every((pid) => !fs.existsSync(`/proc/${pid}`)) && !fs.existsSync(memDir));
+    again.close();
+  });
+
   it('fails a task whose user does not exist, saying so', async () => {
     launch('fw', 'ghost', 'true', { user: 'no-such-user-x' });
     await until(() => states('ghost').includes('FAILED'));
