@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as tls from 'node:tls';
 import {
   type AgentCalls,
   type AgentEvents,
@@ -76,7 +77,8 @@ export class Agent {
       reconnectionDelayMax: 5_000,
       transports: ['websocket'],
       forceNew: true,
-      ...(options.ca ? { ca: options.ca } : {}),
+      // Node's `ca` replaces the built-in roots: keep them, and add the given ones.
+      ...(options.ca ? { ca: [...tls.rootCertificates, options.ca] } : {}),
     });
     this.socket.on('connect', () => void this.register());
     this.socket.on('disconnect', (reason) => {

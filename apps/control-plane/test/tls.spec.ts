@@ -10,6 +10,7 @@ import { Agent } from '@arbiter/agent';
 import { type Offer, Scheduler } from '@arbiter/scheduler-sdk';
 import pino from 'pino';
 import { Agent as HttpsAgent, fetch } from 'undici';
+import { ConfigError, loadConfig } from '../src/config/config.schema';
 import { startTestControlPlane, type TestControlPlane } from './support/app';
 import { defined, until } from './support/until';
 
@@ -110,4 +111,25 @@ it('tells a scheduler without the CA that the certificate is not trusted, instea
   void s.start().catch(() => undefined);
   expect(await error).toMatchObject({ code: 'TLS_CERTIFICATE_UNTRUSTED' });
   s.close();
+});
+
+it('checks the certificate and key at start: both given, readable, and a pair', () => {
+  const otherKey = path.join(dir, 'other-key.pem');
+  execFileSync('openssl', ['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', otherKey], { stdio: 'ignore' });
+  const problems = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+      return [];
+    } catch (err) {
+      if (err instanceof ConfigError) return err.problems.map((p) => `${p.setting} ${p.message}`);
+      throw err;
+    }
+  };
+  expect(problems({ ARBITER_TLS_CERT: certFile })).toEqual([`ARBITER_TLS_KEY (--tls-key) is required with the certificate ${certFile}`]);
+  expect(problems({ ARBITER_TLS_KEY: keyFile })).toEqual([`ARBITER_TLS_CERT (--tls-cert) is required with the key ${keyFile}`]);
+  expect(problems({ ARBITER_TLS_CERT: certFile, ARBITER_TLS_KEY: otherKey })).toEqual([
+    "ARBITER_TLS_CERT / ARBITER_TLS_KEY the key is not the certificate's (they are not a pair)",
+  ]);
+  expect(problems({ ARBITER_TLS_CERT: keyFile, ARBITER_TLS_KEY: keyFile })[0]).toMatch(/holds no PEM CERTIFICATE/);
+  expect(problems({ ARBITER_TLS_CERT: certFile, ARBITER_TLS_KEY: keyFile })).toEqual([]);
 });

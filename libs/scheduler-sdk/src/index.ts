@@ -11,6 +11,7 @@
  * with its framework id, so its tasks survive within the failover timeout.
  */
 import { EventEmitter } from 'node:events';
+import * as tls from 'node:tls';
 import {
   type Accept,
   type FrameworkCalls,
@@ -94,7 +95,8 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
       reconnectionDelay: 250,
       reconnectionDelayMax: 5_000,
       transports: ['websocket'],
-      ...(options.ca ? { ca: options.ca } : {}),
+      // Node's `ca` replaces the built-in roots: keep them, and add the given ones.
+      ...(options.ca ? { ca: [...tls.rootCertificates, options.ca] } : {}),
       // One connection per scheduler: sockets of one namespace on a shared connection would
       // share their events.
       forceNew: true,

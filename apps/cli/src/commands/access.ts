@@ -8,6 +8,7 @@
  * --master (ARBITER_MASTER) and --token (ARBITER_TOKEN, or ARBITER_ADMIN_TOKEN) say where and as whom.
  */
 import * as fs from 'node:fs';
+import * as tls from 'node:tls';
 import type { Command } from 'commander';
 
 interface Connection {
@@ -43,7 +44,7 @@ async function call(conn: Connection, method: string, path: string, body?: unkno
     if (caFile) {
       // A private CA: undici's fetch with an agent that trusts it.
       const undici = await import('undici');
-      const dispatcher = new undici.Agent({ connect: { ca: fs.readFileSync(caFile, 'utf8') } });
+      const dispatcher = new undici.Agent({ connect: { ca: [...tls.rootCertificates, fs.readFileSync(caFile, 'utf8')] } });
       res = await undici.fetch(new URL(path, master), { ...init, dispatcher });
     } else res = await fetch(new URL(path, master), init);
   } catch (err) {

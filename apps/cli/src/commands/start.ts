@@ -67,8 +67,8 @@ export function register(program: Command): void {
       let dashboard: RunningDashboard | undefined;
       if (opts.dashboard !== false) {
         try {
-          // Under TLS with its own certificate, the dashboard trusts that certificate.
-          dashboard = await startDashboard({ apiUrl: controlPlane.url, port, caFile: config.tlsCert?.file });
+          // Under TLS, the dashboard trusts ARBITER_CA_FILE, else the certificate itself (self-signed).
+          dashboard = await startDashboard({ apiUrl: controlPlane.url, port, caFile: process.env.ARBITER_CA_FILE || config.tlsCert?.file });
         } catch (err) {
           console.error((err as Error).message);
           await controlPlane.close();
@@ -91,7 +91,9 @@ export function register(program: Command): void {
           resources: resources.toJSON(),
           attributes: {},
           workDir,
-          ...(config.tlsCert ? { ca: config.tlsCert.pem } : {}),
+          ...(config.tlsCert
+            ? { ca: process.env.ARBITER_CA_FILE ? fs.readFileSync(process.env.ARBITER_CA_FILE, 'utf8') : config.tlsCert.pem }
+            : {}),
           killTasksOnExit: true,
           logger: pino({ name: 'arbiter-agent', level: config.logLevel }),
         });

@@ -4,6 +4,7 @@
  * a ConfigError naming each bad setting, so a wrong value stops the process before it binds a
  * port or touches a database. Each setting's text is parsed by a zod schema.
  */
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
@@ -83,6 +84,17 @@ const databaseUrl = z.string().superRefine((raw, ctx) => {
     ctx.addIssue({ code: 'custom', message: `must use the postgres:// scheme, not ${url.protocol}//` });
   else if (!url.hostname) ctx.addIssue({ code: 'custom', message: 'must name a host, e.g. postgres://user@127.0.0.1:5432/arbiter' });
 });
+
+/** Why a certificate and a key do not go together (unreadable, or not a pair), or undefined. */
+function certificateKeyMismatch(certPem: string, keyPem: string): string | undefined {
+  try {
+    const cert = new crypto.X509Certificate(certPem);
+    if (!cert.checkPrivateKey(crypto.createPrivateKey(keyPem))) return "the key is not the certificate's (they are not a pair)";
+    return undefined;
+  } catch (err) {
+    return `cannot read the certificate and key: ${(err as Error).message}`;
+  }
+}
 
 /** A PEM file, read when the configuration loads. */
 const pemFile = (label: string) =>
@@ -283,8 +295,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Partial<
       problems.push({ setting: name, message: s.secret ? message : `${message} (got '${raw}')` });
     }
   }
-  if ((out.tlsCert === undefined) !== (out.tlsKey === undefined))
-    problems.push({ setting: 'ARBITER_TLS_CERT / ARBITER_TLS_KEY', message: 'serving TLS needs both the certificate and its key' });
+  const cert = out.tlsCert as AppConfig['tlsCert'];
+  const key = out.tlsKey as AppConfig['tlsKey'];
+  if (cert && !key) problems.push({ setting: 'ARBITER_TLS_KEY (--tls-key)', message: `is required with the certificate ${cert.file}` });
+  else if (key && !cert) problems.push({ setting: 'ARBITER_TLS_CERT (--tls-cert)', message: `is required with the key ${key.file}` });
+  else if (cert && key) {
+    const mismatch = certificateKeyMismatch(cert.pem, key.pem);
+    if (mismatch) problems.push({ setting: 'ARBITER_TLS_CERT / ARBITER_TLS_KEY', message: mismatch });
+  }
   if (problems.length) throw new ConfigError(problems);
   const config = out as AppConfig;
   config.dataDir = path.resolve(config.dataDir);
