@@ -4,6 +4,7 @@
  */
 import type { MigrationInterface } from 'typeorm';
 // migrations:imports
+import { LeadershipTerms1795530680629 } from './1795530680629-LeadershipTerms';
 import { PrincipalKindsAgentOwnersAcls1795492649436 } from './1795492649436-PrincipalKindsAgentOwnersAcls';
 import { TaskCreatedIndex1795461984052 } from './1795461984052-TaskCreatedIndex';
 import { EndedTaskIndex1795460887692 } from './1795460887692-EndedTaskIndex';
@@ -22,5 +23,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   EndedTaskIndex1795460887692,
   TaskCreatedIndex1795461984052,
   PrincipalKindsAgentOwnersAcls1795492649436,
+  LeadershipTerms1795530680629,
   // migrations:list
 ];

@@ -13,8 +13,12 @@ import {
   type AgentEvents,
   AGENTS_NAMESPACE,
   type KillTask,
+  followLeader,
   LaunchTask,
+  MasterUrls,
+  notLeader,
   parseMessage,
+  retargetSocket,
   type RegisterAgent,
   type Reply,
   type ResourceEntry,
@@ -54,6 +58,8 @@ export class Agent {
   private readonly stateFile: string;
   private stopped = false;
   private pendingReconnect?: NodeJS.Timeout;
+  /** The control planes to reach (the leader among them). */
+  private readonly masters: MasterUrls;
 
   constructor(private readonly options: AgentOptions) {
     this.log = options.logger ?? pino({ name: 'arbiter-agent' });
@@ -69,7 +75,8 @@ export class Agent {
         'no cgroups this agent may create: tasks are isolated by process groups and OS users only; memory is enforced by polling, CPU and pids are not limited',
       );
     else this.log.info({ isolation: isolator.mode, controllers: isolator.controllers, taskUser: this.tasks.taskUser }, 'task isolation');
-    this.socket = io(new URL(AGENTS_NAMESPACE, options.master).toString(), {
+    this.masters = new MasterUrls(options.master);
+    this.socket = io(new URL(AGENTS_NAMESPACE, this.masters.current).toString(), {
       auth: { token: options.token },
       autoConnect: false,
       reconnection: true,
@@ -95,6 +102,15 @@ export class Agent {
     });
     this.socket.on('connect_error', (err: Error & { data?: { code?: string } }) => {
       const code = err.data?.code;
+      const leader = notLeader(err);
+      if (leader !== undefined) {
+        // A standby: to the leader it names, else the next URL.
+        followLeader(this.socket, AGENTS_NAMESPACE, this.masters, leader, () => !this.stopped);
+        this.log.info({ leader, next: this.masters.current }, 'the control plane is a standby; going to the leader');
+        return;
+      }
+      // No answer: socket.io tries again by itself, at the next URL.
+      if (!code) retargetSocket(this.socket, AGENTS_NAMESPACE, this.masters.failed());
       if (code?.startsWith('AUTH_') || code === 'FORBIDDEN')
         this.log.error({ code }, `the control plane refused the token: ${err.message}`);
       else if (/certificate|self[- ]signed|CERT_|TLS/i.test(`${err.message} ${String((err as { description?: unknown }).description)}`))

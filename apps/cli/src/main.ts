@@ -8,6 +8,7 @@ import { Command, CommanderError } from 'commander';
 import * as access from './commands/access';
 import * as agent from './commands/agent';
 import * as bench from './commands/bench';
+import * as clusterHa from './commands/cluster-ha';
 import * as controlPlane from './commands/control-plane';
 import * as dashboard from './commands/dashboard';
 import * as db from './commands/db';
@@ -21,7 +22,7 @@ export interface CommandModule {
   register(program: Command): void;
 }
 
-const COMMANDS: CommandModule[] = [simulate, db, controlPlane, start, dashboard, agent, example, openapi, bench, access];
+const COMMANDS: CommandModule[] = [simulate, db, controlPlane, start, clusterHa, dashboard, agent, example, openapi, bench, access];
 
 export function buildProgram(): Command {
   const program = new Command('arbiter')

@@ -119,6 +119,7 @@ export const PROTOCOL_ERRORS = {
   AGENT_PRINCIPAL_MISMATCH: 'AGENT_PRINCIPAL_MISMATCH',
   TASK_NOT_ON_AGENT: 'TASK_NOT_ON_AGENT',
   ALREADY_SUBSCRIBED: 'ALREADY_SUBSCRIBED',
+  NOT_LEADER: 'NOT_LEADER',
 } as const satisfies Record<string, ErrorCodeName>;
 
 /** Parses a message; the error names every bad field. */

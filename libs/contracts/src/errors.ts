@@ -72,6 +72,10 @@ export const ERROR_CODES = {
   TASK_NOT_ON_AGENT: { status: null },
   /** A second subscription on a connection that is subscribed as another framework. */
   ALREADY_SUBSCRIBED: { status: null },
+  /** A standby refused an agent or framework session; `leader` names the leader's URL (null while none is known). */
+  NOT_LEADER: { status: null },
+  /** A standby could not hand an operation that needs the leader to it (no leader, or it did not answer). */
+  NO_LEADER: { status: 503 },
 } as const satisfies Record<string, { status: number | null }>;
 
 export type ErrorCodeName = keyof typeof ERROR_CODES;

@@ -6,6 +6,7 @@ export * from './agents';
 export * from './frameworks';
 export * from './events';
 export * from './decisions';
+export * from './masters';
 export type { components, operations, paths } from './api';
 
 /** The REST API's schemas by name, e.g. `Schema<'AgentViewDto'>`. */

@@ -19,6 +19,10 @@ import {
   type AcceptReply,
   FRAMEWORKS_NAMESPACE,
   type InverseOffer,
+  followLeader,
+  MasterUrls,
+  notLeader,
+  retargetSocket,
   type Offer,
   type Operation,
   type Reply,
@@ -43,7 +47,10 @@ export class SchedulerError extends Error {
 }
 
 export interface SchedulerOptions {
-  /** Base URL of the control plane, e.g. http://127.0.0.1:8080. */
+  /**
+   * Base URL of the control plane, e.g. http://127.0.0.1:8080, or a comma-separated list of
+   * its replicas' URLs: the scheduler finds the leader, and finds it again after a failover.
+   */
   master: string;
   token: string;
   framework: Subscribe;
@@ -79,8 +86,15 @@ export interface SchedulerEvents {
   error: [error: Error];
 }
 
+/** Wait before reconnecting after the server closed the session. */
+const RECONNECT_AFTER_SERVER_CLOSE_MS = 500;
+
 export class Scheduler extends EventEmitter<SchedulerEvents> {
   private readonly socket: Socket<FrameworkEvents, FrameworkCalls>;
+  /** The control planes to reach (the leader among them). */
+  private readonly masters: MasterUrls;
+  /** Stopped by the application, or completed: no more reconnecting. */
+  private closed = false;
   private subscribeInfo: Subscribe;
   private subscribed?: Promise<SubscribeReply>;
   frameworkId?: string;
@@ -88,7 +102,8 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
   constructor(private readonly options: SchedulerOptions) {
     super();
     this.subscribeInfo = { ...options.framework };
-    this.socket = io(new URL(FRAMEWORKS_NAMESPACE, options.master).toString(), {
+    this.masters = new MasterUrls(options.master);
+    this.socket = io(new URL(FRAMEWORKS_NAMESPACE, this.masters.current).toString(), {
       auth: { token: options.token },
       autoConnect: false,
       reconnection: true,
@@ -112,11 +127,28 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
       if (this.options.autoAcknowledge !== false)
         this.socket.emit('acknowledge', { taskId: m.status.taskId, updateUuid: m.status.updateUuid });
     });
-    this.socket.on('disconnect', (reason) => this.emit('disconnected', reason));
+    this.socket.on('disconnect', (reason) => {
+      this.emit('disconnected', reason);
+      // The server closed the session (its control plane stopped leading, say): socket.io does
+      // not reconnect by itself then. Come back, to the leader, unless the framework is done.
+      if (reason === 'io server disconnect' && !this.closed)
+        setTimeout(() => {
+          if (!this.closed && !this.socket.connected) this.socket.connect();
+        }, RECONNECT_AFTER_SERVER_CLOSE_MS);
+    });
     this.socket.on('connect_error', (err: Error & { data?: { code?: string }; description?: unknown }) => {
+      const leader = notLeader(err);
+      if (leader !== undefined) {
+        // A standby: to the leader it names, else the next URL.
+        followLeader(this.socket, FRAMEWORKS_NAMESPACE, this.masters, leader, () => !this.closed);
+        return;
+      }
+      // No answer: socket.io tries again by itself, at the next URL.
+      if (!err.data?.code) retargetSocket(this.socket, FRAMEWORKS_NAMESPACE, this.masters.failed());
       // Refused tokens and untrusted certificates do not heal by retrying.
       const code = permanentConnectError(err);
       if (code) {
+        this.closed = true;
         this.socket.disconnect();
         const cause = (err.description as { message?: string } | undefined)?.message;
         this.emit('error', new SchedulerError(code, `${err.message}${cause ? `: ${cause}` : ''}`));
@@ -137,6 +169,7 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
         // a control plane restart): an event the application can handle, not an 'error' that
         // would crash a process listening for none. It stops reconnecting.
         if (err instanceof SchedulerError && err.code === 'FRAMEWORK_COMPLETED') {
+          this.closed = true;
           this.socket.disconnect();
           this.emit('completed', err);
           return;
@@ -218,11 +251,13 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
   /** Ends the framework: its tasks are killed and it cannot re-subscribe. */
   async teardown(): Promise<void> {
     await this.call('teardown', {});
+    this.closed = true;
     this.socket.disconnect();
   }
 
   /** Disconnects without tearing down (the framework fails over). */
   close(): void {
+    this.closed = true;
     this.socket.disconnect();
   }
 

@@ -9,6 +9,7 @@
  */
 import * as fs from 'node:fs';
 import * as tls from 'node:tls';
+import { MasterUrls } from '@arbiter/contracts';
 import type { Command } from 'commander';
 
 interface Connection {
@@ -34,23 +35,36 @@ async function call(conn: Connection, method: string, path: string, body?: unkno
   if (!master) throw new UsageError('--master is required (or set ARBITER_MASTER), e.g. --master http://127.0.0.1:8080');
   if (!token) throw new UsageError('--token is required (or set ARBITER_TOKEN): an admin token');
   const caFile = conn.ca ?? (process.env.ARBITER_CA_FILE || undefined);
-  let res: { ok: boolean; status: number; text(): Promise<string> };
+  let masters: MasterUrls;
   try {
-    const init = {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    };
-    if (caFile) {
-      // A private CA: undici's fetch with an agent that trusts it.
-      const undici = await import('undici');
-      const dispatcher = new undici.Agent({ connect: { ca: [...tls.rootCertificates, fs.readFileSync(caFile, 'utf8')] } });
-      res = await undici.fetch(new URL(path, master), { ...init, dispatcher });
-    } else res = await fetch(new URL(path, master), init);
+    masters = new MasterUrls(master);
   } catch (err) {
-    const cause = (err as Error & { cause?: Error }).cause;
-    throw new UsageError(`cannot reach the control plane at ${master}: ${(err as Error).message}${cause ? ` (${cause.message})` : ''}`);
+    throw new UsageError(`--master: ${(err as Error).message}`);
   }
+  const init = {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  };
+  // A private CA: undici's fetch with an agent that trusts it.
+  const dispatcher = caFile
+    ? new (await import('undici')).Agent({ connect: { ca: [...tls.rootCertificates, fs.readFileSync(caFile, 'utf8')] } })
+    : undefined;
+  // Every replica serves the API: the first that answers will do.
+  let res: { ok: boolean; status: number; text(): Promise<string> } | undefined;
+  const failures: string[] = [];
+  for (const base of masters.urls) {
+    try {
+      res = dispatcher
+        ? await (await import('undici')).fetch(new URL(path, base), { ...init, dispatcher })
+        : await fetch(new URL(path, base), init);
+      break;
+    } catch (err) {
+      const cause = (err as Error & { cause?: Error }).cause;
+      failures.push(`${base}: ${(err as Error).message}${cause ? ` (${cause.message})` : ''}`);
+    }
+  }
+  if (!res) throw new UsageError(`cannot reach the control plane at ${failures.join('; ')}`);
   const text = await res.text();
   const parsed: unknown = text ? JSON.parse(text) : null;
   if (!res.ok) {
@@ -75,7 +89,7 @@ function run<A extends unknown[]>(action: (...args: A) => Promise<void>): (...ar
 
 const connection = (cmd: Command) =>
   cmd
-    .option('--master <url>', 'control plane URL (ARBITER_MASTER)')
+    .option('--master <urls>', "control plane URL, or its replicas' URLs comma-separated (ARBITER_MASTER)")
     .option('--token <token>', 'an admin token (ARBITER_TOKEN)')
     .option('--ca <file>', 'PEM certificate(s) to trust for an https:// master (ARBITER_CA_FILE)');
 

@@ -6,11 +6,12 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { MasterUrls } from '@arbiter/contracts';
 import type { Command } from 'commander';
 import { untilSignal } from './control-plane';
 
 interface AgentFlags {
-  master: string;
+  master?: string;
   resources?: string;
   attributes?: string;
   workDir?: string;
@@ -39,7 +40,7 @@ export function register(program: Command): void {
   program
     .command('agent')
     .description('run an agent: register this machine with the control plane and run the tasks it is sent')
-    .requiredOption('--master <url>', 'control plane URL, e.g. http://127.0.0.1:8080')
+    .option('--master <urls>', "control plane URL, or its replicas' URLs comma-separated (ARBITER_MASTER), e.g. http://127.0.0.1:8080")
     .option(
       '--resources <text>',
       'resources to offer, Mesos text, e.g. "cpus:4;mem:8192;disk:20000;ports:[31000-32000]" (default: this machine\'s)',
@@ -59,12 +60,11 @@ export function register(program: Command): void {
         console.error(message);
         process.exitCode = 2;
       };
-      let master: URL;
+      let master: MasterUrls;
       try {
-        master = new URL(flags.master);
-        if (!['http:', 'https:'].includes(master.protocol)) throw new Error();
-      } catch {
-        fail(`--master must be an http(s) URL such as http://127.0.0.1:8080 (got '${flags.master}')`);
+        master = new MasterUrls(flags.master ?? process.env.ARBITER_MASTER ?? '');
+      } catch (err) {
+        fail(`--master (or ARBITER_MASTER): ${(err as Error).message}`);
         return;
       }
       let token = flags.token ?? process.env.ARBITER_AGENT_TOKEN;

@@ -153,10 +153,16 @@ export function register(program: Command): void {
   program
     .command('dashboard')
     .description('run the web dashboard against a control plane (builds it first when needed)')
-    .requiredOption('--api <url>', 'the control plane, e.g. http://127.0.0.1:8080')
+    .option('--api <urls>', "the control plane, or its replicas' URLs comma-separated (ARBITER_API_URL), e.g. http://127.0.0.1:8080")
     .option('--port <n>', 'HTTP port (env DASHBOARD_PORT, default 3000)')
     .option('--hostname <h>', 'interface to listen on (default: all)')
-    .action(async (opts: { api: string; port?: string; hostname?: string }) => {
+    .action(async (opts: { api?: string; port?: string; hostname?: string }) => {
+      const api = opts.api ?? process.env.ARBITER_API_URL;
+      if (!api) {
+        console.error('--api is required (or set ARBITER_API_URL), e.g. --api http://127.0.0.1:8080');
+        process.exitCode = 2;
+        return;
+      }
       let port: number;
       try {
         port = dashboardPort(opts.port);
@@ -166,8 +172,8 @@ export function register(program: Command): void {
         return;
       }
       ensureDashboardBuilt();
-      const dashboard = await startDashboard({ apiUrl: opts.api.replace(/\/+$/, ''), port, hostname: opts.hostname });
-      console.log(`Arbiter dashboard on ${dashboard.url} (control plane ${opts.api})`);
+      const dashboard = await startDashboard({ apiUrl: api.replace(/\/+$/, ''), port, hostname: opts.hostname });
+      console.log(`Arbiter dashboard on ${dashboard.url} (control plane ${api})`);
       const signal = await untilSignal();
       console.log(`${signal}: stopping`);
       await dashboard.stop();

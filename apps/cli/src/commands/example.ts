@@ -74,7 +74,7 @@ export function register(program: Command): void {
   example
     .command('batch')
     .description('run shell commands as tasks on a running cluster and print their outcomes')
-    .requiredOption('--master <url>', 'control plane URL')
+    .requiredOption('--master <urls>', "control plane URL, or its replicas' URLs comma-separated")
     .option('--token <token>', "a framework principal's token (or ARBITER_FRAMEWORK_TOKEN)")
     .option('--role <role>', 'role to run under', 'batch')
     .argument('<commands...>', 'shell commands, one task each')

@@ -1,12 +1,18 @@
 /** The master's SQL of agents: registration, status, last sign of life, and what shapes an agent's total. */
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { MasterDatabase } from '../database/master-database';
 import { ReservationEntity } from '../reservations/reservation.entity';
 import { AgentEntity, AgentStatus } from './agent.entity';
 
 @Injectable()
 export class AgentSessionsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly masterDb: MasterDatabase) {}
+
+  /** The master's pool for the current leadership term (its writes are fenced). */
+  private get dataSource(): DataSource {
+    return this.masterDb.dataSource;
+  }
 
   find(id: string): Promise<AgentEntity | null> {
     return this.dataSource.manager.findOne(AgentEntity, { where: { id } });

@@ -1,6 +1,8 @@
 /** The master's writes of allocation cycles: a cycle with its offers and the shares after it, in one statement. */
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { Leadership } from '../leadership/leadership.service';
+import { MasterDatabase } from '../database/master-database';
 import { ShareClientKind } from './allocation-share.entity';
 
 export interface CycleRecord {
@@ -15,13 +17,21 @@ export interface CycleRecord {
 
 @Injectable()
 export class AllocationRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly masterDb: MasterDatabase,
+    private readonly leadership: Leadership,
+  ) {}
+
+  /** The master's pool for the current leadership term (its writes are fenced). */
+  private get dataSource(): DataSource {
+    return this.masterDb.dataSource;
+  }
 
   /** Records a cycle; its offers are outstanding from then on. Resolves with the cycle's id. */
   async recordCycle(c: CycleRecord): Promise<string> {
     const [cycle]: Array<{ id: string }> = await this.dataSource.query(
       `WITH cycle AS (
-         INSERT INTO allocation_cycles (started_at, duration_ms, offer_count, trace, leader) VALUES ($1, $2, $3, $4::jsonb, NULL) RETURNING id),
+         INSERT INTO allocation_cycles (started_at, duration_ms, offer_count, trace, leader) VALUES ($1, $2, $3, $4::jsonb, $16) RETURNING id),
        offers AS (
          INSERT INTO offers (id, framework_id, agent_id, role, resources, state, cycle_id, created_at, expires_at, closed_at)
          SELECT o.id, o.framework_id, o.agent_id, o.role, o.resources::jsonb, 'OUTSTANDING', (SELECT id FROM cycle), $1, $5, NULL
@@ -48,6 +58,7 @@ export class AllocationRepository {
         c.shares.map((r) => r.role),
         c.shares.map((r) => r.dominantShare),
         c.shares.map((r) => JSON.stringify(r.shares)),
+        `${this.leadership.url} (term ${this.leadership.epoch})`,
       ],
     );
     return cycle.id;

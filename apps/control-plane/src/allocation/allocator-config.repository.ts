@@ -1,13 +1,19 @@
 /** What the master reads to configure its allocator: role weights, quotas and the whitelist. */
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { MasterDatabase } from '../database/master-database';
 import { QuotaEntity } from '../roles/quota.entity';
 import { RoleEntity } from '../roles/role.entity';
 import { WhitelistEntity } from '../whitelist/whitelist.entity';
 
 @Injectable()
 export class AllocatorConfigRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly masterDb: MasterDatabase) {}
+
+  /** The master's pool for the current leadership term (its writes are fenced). */
+  private get dataSource(): DataSource {
+    return this.masterDb.dataSource;
+  }
 
   roles(): Promise<RoleEntity[]> {
     return this.dataSource.manager.find(RoleEntity);

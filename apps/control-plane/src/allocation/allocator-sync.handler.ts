@@ -22,6 +22,8 @@ import { AllocatorConfigRepository } from './allocator-config.repository';
 @Injectable()
 export class AllocatorSync {
   private readonly logger = new Logger('AllocatorSync');
+  /** Roles given quota in the allocator. */
+  private quotaRoles = new Set<string>();
 
   constructor(
     private readonly state: ClusterState,
@@ -43,11 +45,10 @@ export class AllocatorSync {
    * frameworks get new ones.
    */
   async rebuild(): Promise<void> {
-    const allocator = this.state.resetAllocator(this.config.allocationInterval);
+    this.state.resetAllocator(this.config.allocationInterval);
+    this.quotaRoles.clear();
     await this.offers.rescindAllOutstanding(this.clock.date());
-    for (const role of await this.configRepo.roles()) if (role.weight !== 1) allocator.setWeight(role.path, role.weight);
-    for (const q of await this.configRepo.quotas()) this.applyQuota(q);
-    allocator.updateWhitelist(await this.configRepo.whitelist());
+    await this.loadConfiguration();
     const frameworks = await this.frameworks.notCompleted();
     for (const fw of frameworks) await this.frameworkSessions.restore(fw);
     for (const t of await this.tasks.live()) this.state.liveTasks.add(t);
@@ -72,11 +73,15 @@ export class AllocatorSync {
         break;
       case 'quota.updated': {
         const q = await this.configRepo.quota(e.role);
-        if (q) this.applyQuota(q);
+        if (q) {
+          this.applyQuota(q);
+          this.quotaRoles.add(q.role);
+        }
         break;
       }
       case 'quota.removed':
         allocator.removeQuota(e.role);
+        this.quotaRoles.delete(e.role);
         break;
       case 'reservation.created':
       case 'reservation.removed':
@@ -85,8 +90,25 @@ export class AllocatorSync {
       case 'maintenance.updated':
         await this.maintenance.apply();
         break;
+      case 'config.resync':
+        await this.loadConfiguration(true);
+        await this.maintenance.apply();
+        break;
     }
     this.loop.requestCycle();
+  }
+
+  /** Weights, quota and the whitelist as stored (quota the database no longer has is removed). */
+  private async loadConfiguration(resync = false): Promise<void> {
+    const { allocator } = this.state;
+    // At a rebuild every role starts at weight 1; a resync also resets weights set back to 1.
+    for (const role of await this.configRepo.roles()) if (resync || role.weight !== 1) allocator.setWeight(role.path, role.weight);
+    const quotas = await this.configRepo.quotas();
+    const kept = new Set(quotas.map((q) => q.role));
+    for (const role of this.quotaRoles) if (!kept.has(role)) allocator.removeQuota(role);
+    this.quotaRoles = kept;
+    for (const q of quotas) this.applyQuota(q);
+    allocator.updateWhitelist(await this.configRepo.whitelist());
   }
 
   private applyQuota(q: QuotaEntity): void {

@@ -19,6 +19,8 @@ import { AuthModule } from '../auth/auth.module';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { Database } from '../database/database.service';
 import { ClusterEventsModule } from '../events/cluster-events';
+import { LeadershipModule } from '../leadership/leadership.module';
+import { OnLeaderInterceptor } from '../leadership/on-leader';
 import type { Clock } from '../kernel/clock';
 import { MasterModule } from '../kernel/master.module';
 import { HealthController } from '../health/health.controller';
@@ -58,6 +60,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forRoot(config, dataSource),
+        LeadershipModule,
         ClusterEventsModule,
         AuthModule,
         AuditModule,
@@ -67,7 +70,10 @@ export class AppModule {
         ...FEATURE_MODULES,
       ],
       controllers: [HealthController],
-      providers: [{ provide: APP_INTERCEPTOR, useClass: MetricsInterceptor }],
+      providers: [
+        { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: OnLeaderInterceptor },
+      ],
     };
   }
 }

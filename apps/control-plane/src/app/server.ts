@@ -17,6 +17,7 @@ import { migrate } from '../database/database.migrations';
 import { createDataSource, type DataSource } from '../database/database.options';
 import { ErrorsFilter } from '../errors/errors.filter';
 import { validationException } from '../errors/errors.validation';
+import { Master } from '../kernel/master';
 import { AppModule } from './app.module';
 import { createLogging } from './logging';
 import { buildOpenApiDocument, serveApiDocs } from './openapi';
@@ -84,6 +85,8 @@ export async function startControlPlane(config: AppConfig, options: { clock?: Cl
     await app.listen(config.port);
     const admin = await app.get(AuthService).bootstrapAdmin(config.adminToken);
     const port = ((app.getHttpServer() as Server).address() as AddressInfo).port;
+    // Leads at once when no other replica does; otherwise serves as a standby.
+    await app.get(Master).start(port);
     const running = app;
     let closing: Promise<void> | undefined;
     return {

@@ -7,7 +7,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.service';
 import { FrameworkState } from '../frameworks/framework.entity';
-import { ClusterState } from '../kernel/cluster-state';
+import { LiveView } from '../kernel/live-view';
 import { TERMINAL_TASK_STATES } from '../tasks/task.entity';
 
 const isTerminalState = (s: string) => (TERMINAL_TASK_STATES as readonly string[]).includes(s);
@@ -25,7 +25,7 @@ export class ClusterService {
   constructor(
     private readonly db: Database,
     private readonly repo: ClusterRepository,
-    private readonly master: ClusterState,
+    private readonly live: LiveView,
   ) {}
 
   async summary(): Promise<ClusterSummaryDto> {
@@ -46,7 +46,8 @@ export class ClusterService {
     const names = [...new Set([...sums.total.keys(), ...sums.used.keys(), ...sums.reserved.keys()])].sort();
     const reachable = agents.filter((a) => a.status === 'REACHABLE');
     const downHosts = new Set(down.map((m) => m.hostname));
-    const outstanding = this.master.outstandingOffers();
+    const live = await this.live.snapshot();
+    const outstanding = live.offers;
     const alerts = new Alerts();
 
     if (!reachable.length)
@@ -66,7 +67,7 @@ export class ClusterService {
         a.id,
       );
     }
-    for (const a of reachable.filter((a) => !this.master.isAgentConnected(a.id))) {
+    for (const a of reachable.filter((a) => !live.connectedAgents.has(a.id))) {
       alerts.add(
         AlertSeverity.WARNING,
         'AGENT_DISCONNECTED',
@@ -105,9 +106,8 @@ export class ClusterService {
         f.id,
       );
     }
-    const heldSince = performance.now() - HELD_OFFER_SECONDS * 1000;
     const held = new Map<string, number>();
-    for (const o of outstanding) if (o.createdAt <= heldSince) held.set(o.frameworkId, (held.get(o.frameworkId) ?? 0) + 1);
+    for (const o of outstanding) if (o.ageMs >= HELD_OFFER_SECONDS * 1000) held.set(o.frameworkId, (held.get(o.frameworkId) ?? 0) + 1);
     for (const [frameworkId, n] of held) {
       const name = frameworks.find((f) => f.id === frameworkId)?.name ?? frameworkId;
       alerts.add(

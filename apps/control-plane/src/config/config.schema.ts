@@ -36,6 +36,11 @@ export interface AppConfig {
    * it is unreachable (its tasks LOST); its reconnect may back off past agentTimeout.
    */
   agentReregisterTimeout: number;
+  /**
+   * Seconds frameworks connected when the master last stopped (a restart, a failover) have to
+   * subscribe again before their failover timeout starts.
+   */
+  frameworkResubscribeGrace: number;
   /** Seconds an offer stays outstanding before it is rescinded; 0 = forever. */
   offerTimeout: number;
   /** Days of allocation history (cycles, traces, shares) kept. */
@@ -43,6 +48,13 @@ export interface AppConfig {
   /** Days ended tasks (with their status updates) are kept. */
   taskRetentionDays: number;
   logLevel: LogLevel;
+  /** The URL this replica gives clients that must reach the leader; unset: its own http(s)://<host>:<port>. */
+  advertiseUrl?: string;
+  /**
+   * Seconds a leader may go without confirming its lock with PostgreSQL before it steps down;
+   * PostgreSQL ends a silent leader's session (and frees the lock) after the same time.
+   */
+  leaderLease: number;
 }
 
 interface Setting<K extends keyof AppConfig> {
@@ -83,6 +95,22 @@ const databaseUrl = z.string().superRefine((raw, ctx) => {
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
     ctx.addIssue({ code: 'custom', message: `must use the postgres:// scheme, not ${url.protocol}//` });
   else if (!url.hostname) ctx.addIssue({ code: 'custom', message: 'must name a host, e.g. postgres://user@127.0.0.1:5432/arbiter' });
+});
+
+/** An http(s) URL with a host, without a trailing slash. */
+const httpUrl = z.string().transform((raw, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be a URL such as http://cp-1.example.com:8080' });
+    return z.NEVER;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    ctx.addIssue({ code: 'custom', message: `must use http:// or https://, not ${url.protocol}//` });
+    return z.NEVER;
+  }
+  return url.toString().replace(/\/+$/, '');
 });
 
 /** Why a certificate and a key do not go together (unreadable, or not a pair), or undefined. */
@@ -232,6 +260,15 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     schema: numberIn(1, 86_400),
   },
   {
+    key: 'frameworkResubscribeGrace',
+    env: 'ARBITER_FRAMEWORK_RESUBSCRIBE_GRACE',
+    flag: '--framework-resubscribe-grace',
+    description:
+      'seconds frameworks connected before a start or failover of the control plane have to subscribe again before their failover timeout starts',
+    default: 60,
+    schema: numberIn(0, 86_400),
+  },
+  {
     key: 'offerTimeout',
     env: 'ARBITER_OFFER_TIMEOUT',
     flag: '--offer-timeout',
@@ -262,6 +299,21 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     description: `log level: ${LOG_LEVELS.join(', ')}`,
     default: 'info',
     schema: logLevel,
+  },
+  {
+    key: 'advertiseUrl',
+    env: 'ARBITER_ADVERTISE_URL',
+    flag: '--advertise-url',
+    description: "the URL other replicas send clients to when this one leads (default: http(s)://<this host's name>:<port>)",
+    schema: httpUrl,
+  },
+  {
+    key: 'leaderLease',
+    env: 'ARBITER_LEADER_LEASE',
+    flag: '--leader-lease',
+    description: 'seconds a leader that cannot reach PostgreSQL keeps leading before it steps down (a standby takes over after it)',
+    default: 10,
+    schema: numberIn(2, 120, 'must be a number of seconds from 2 to 120'),
   },
 ] as ReadonlyArray<Setting<keyof AppConfig>>;
 

@@ -7,6 +7,7 @@ import { AuditEntryEntity } from '../audit/audit-entry.entity';
 import { ApiTokenEntity } from '../auth/api-token.entity';
 import { PrincipalEntity } from '../auth/principal.entity';
 import { FrameworkEntity } from '../frameworks/framework.entity';
+import { LeaderTermEntity } from '../leadership/leader-term.entity';
 import { InverseOfferResponseEntity } from '../maintenance/inverse-offer-response.entity';
 import { MaintenanceMachineEntity } from '../maintenance/maintenance-machine.entity';
 import { MaintenanceWindowEntity } from '../maintenance/maintenance-window.entity';
@@ -38,4 +39,5 @@ export const ENTITIES = [
   PrincipalEntity,
   ApiTokenEntity,
   AclDocumentEntity,
+  LeaderTermEntity,
 ];

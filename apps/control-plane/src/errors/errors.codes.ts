@@ -8,4 +8,6 @@ export enum CommonErrorCode {
   CONCURRENT_UPDATE = 'CONCURRENT_UPDATE',
   DATABASE_UNAVAILABLE = 'DATABASE_UNAVAILABLE',
   INTERNAL_ERROR = 'INTERNAL_ERROR',
+  /** A standby could not hand an operation that needs the leader to it. */
+  NO_LEADER = 'NO_LEADER',
 }

@@ -9,7 +9,7 @@ import { Injectable } from '@nestjs/common';
 import { ArbiterException } from '../errors/errors.exception';
 import type { ExplainDto } from './frameworks.dto';
 import { HistoryRepository } from '../history/history.repository';
-import { ClusterState } from '../kernel/cluster-state';
+import { LiveView } from '../kernel/live-view';
 import { FrameworkState } from './framework.entity';
 import { FrameworksErrorCode } from './frameworks.errors';
 import { FrameworksRepository } from './frameworks.repository';
@@ -25,7 +25,7 @@ export class FrameworkExplainService {
   constructor(
     private readonly frameworks: FrameworksRepository,
     private readonly history: HistoryRepository,
-    private readonly state: ClusterState,
+    private readonly live: LiveView,
   ) {}
 
   /** Why a framework got, or did not get, offers in the recent recorded cycles. */
@@ -50,7 +50,7 @@ export class FrameworkExplainService {
       }
     }
     const summary: string[] = [];
-    const connected = this.state.isFrameworkConnected(frameworkId);
+    const connected = (await this.live.snapshot()).connectedFrameworks.has(frameworkId);
     if (fw.state === FrameworkState.COMPLETED)
       summary.push(`The framework completed at ${fw.completedAt?.toISOString() ?? 'an unknown time'}; completed frameworks get no offers.`);
     else if (!connected)

@@ -10,6 +10,7 @@ import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import { AccessLog } from '../audit/access-log';
 import { AuditService } from '../audit/audit.service';
 import { type Actor, SYSTEM_ACTOR } from '../auth/auth.actor';
+import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { Database } from '../database/database.service';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
@@ -45,6 +46,7 @@ export class FrameworkSessions {
     private readonly access: AccessLog,
     private readonly audit: AuditService,
     private readonly db: Database,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
@@ -189,8 +191,11 @@ export class FrameworkSessions {
       failoverTimeoutSeconds: fw.failoverTimeoutSeconds,
     };
     this.state.frameworks.set(fw.id, runtime);
-    if (fw.state === FrameworkState.ACTIVE) await this.frameworks.markDisconnected(fw.id, this.clock.date());
-    this.startFailover(runtime);
+    // One connected when the last leader stopped gets the re-subscription grace before its own
+    // failover timeout starts: a leader change is no disconnection of the framework's doing.
+    const wasConnected = fw.state === FrameworkState.ACTIVE;
+    if (wasConnected) await this.frameworks.markDisconnected(fw.id, this.clock.date());
+    this.startFailover(runtime, wasConnected ? this.config.frameworkResubscribeGrace : 0);
   }
 
   disconnected(socket: FrameworkSocket): Promise<void> {
@@ -206,16 +211,18 @@ export class FrameworkSessions {
   }
 
   /** After the failover timeout a disconnected framework is torn down. */
-  private startFailover(runtime: FrameworkRuntime): void {
+  private startFailover(runtime: FrameworkRuntime, graceSeconds = 0): void {
     runtime.failoverTimer?.cancel();
-    runtime.failoverTimer = this.clock.after(runtime.failoverTimeoutSeconds * 1000, () => {
+    runtime.failoverTimer = this.clock.after((graceSeconds + runtime.failoverTimeoutSeconds) * 1000, () => {
       runtime.failoverTimer = undefined;
       this.kernel
         .exclusive(async () => {
           if (!runtime.socket && this.state.frameworks.get(runtime.id) === runtime)
             await this.remove(
               runtime.id,
-              `disconnected for longer than its failover timeout (${runtime.failoverTimeoutSeconds} s)`,
+              graceSeconds
+                ? `did not re-subscribe within ${graceSeconds} s of the control plane's start, then its failover timeout (${runtime.failoverTimeoutSeconds} s)`
+                : `disconnected for longer than its failover timeout (${runtime.failoverTimeoutSeconds} s)`,
               SYSTEM_ACTOR,
             );
         })

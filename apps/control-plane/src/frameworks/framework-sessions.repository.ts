@@ -1,11 +1,17 @@
 /** The master's SQL of frameworks: subscriptions, disconnections, completion, suppressed roles. */
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, Not } from 'typeorm';
+import { MasterDatabase } from '../database/master-database';
 import { FrameworkEntity, FrameworkState } from './framework.entity';
 
 @Injectable()
 export class FrameworkSessionsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly masterDb: MasterDatabase) {}
+
+  /** The master's pool for the current leadership term (its writes are fenced). */
+  private get dataSource(): DataSource {
+    return this.masterDb.dataSource;
+  }
 
   find(id: string): Promise<FrameworkEntity | null> {
     return this.dataSource.manager.findOne(FrameworkEntity, { where: { id } });

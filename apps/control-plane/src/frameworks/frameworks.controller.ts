@@ -2,6 +2,8 @@ import { Controller, Get, Header, HttpCode, Param, Post, Query } from '@nestjs/c
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type Actor, CurrentActor } from '../auth/auth.actor';
 import { ApiErrors } from '../errors/errors.dto';
+import { CommonErrorCode } from '../errors/errors.codes';
+import { OnLeader } from '../leadership/on-leader';
 import { ExplainDto, ExplainQueryDto, FrameworkDto, FrameworkListQueryDto, FrameworkPageDto } from './frameworks.dto';
 import { FrameworkExplainService } from './framework-explain.service';
 import { FrameworksErrorCode } from './frameworks.errors';
@@ -33,11 +35,12 @@ export class FrameworksController {
   }
 
   @Post(':id/teardown')
+  @OnLeader()
   @Requires('operate', 'teardown_frameworks')
   @HttpCode(200)
   @ApiOperation({ summary: 'Tear the framework down: its tasks are killed and it cannot re-subscribe' })
   @ApiOkResponse({ type: FrameworkDto })
-  @ApiErrors(FrameworksErrorCode.FRAMEWORK_NOT_FOUND)
+  @ApiErrors(FrameworksErrorCode.FRAMEWORK_NOT_FOUND, CommonErrorCode.NO_LEADER)
   teardown(@Param('id') id: string, @CurrentActor() actor: Actor): Promise<FrameworkDto> {
     return this.frameworks.teardown(id, actor);
   }

@@ -12,7 +12,7 @@ import { sumScalars } from '../common/resources.dto';
 import { Database } from '../database/database.service';
 import { ArbiterException } from '../errors/errors.exception';
 import { FrameworkSessions } from './framework-sessions.handler';
-import { ClusterState } from '../kernel/cluster-state';
+import { LiveView } from '../kernel/live-view';
 import { type FrameworkEntity, FrameworkState } from './framework.entity';
 import { FrameworksRepository } from './frameworks.repository';
 import type { FrameworkDto } from './frameworks.dto';
@@ -23,7 +23,7 @@ export class FrameworksService {
   constructor(
     private readonly db: Database,
     private readonly repo: FrameworksRepository,
-    private readonly master: ClusterState,
+    private readonly live: LiveView,
     private readonly sessions: FrameworkSessions,
     private readonly acls: AclsService,
     private readonly usage: AllocationUsageRepository,
@@ -52,7 +52,8 @@ export class FrameworksService {
     const ids = rows.map((r) => r.id);
     const tasks = await this.repo.liveTasks(ids);
     const total = await this.usage.reachableCapacity(this.db.manager);
-    const outstanding = this.master.outstandingOffers();
+    const live = await this.live.snapshot();
+    const outstanding = live.offers;
     const tasksOf = new Map<string, Array<{ resources: ResourceEntry[] }>>();
     for (const t of tasks) {
       const list = tasksOf.get(t.frameworkId);
@@ -77,7 +78,7 @@ export class FrameworksService {
         suppressedRoles: r.suppressedRoles,
         capabilities: r.capabilities,
         state: r.state,
-        connected: this.master.isFrameworkConnected(r.id),
+        connected: live.connectedFrameworks.has(r.id),
         failoverTimeoutSeconds: r.failoverTimeoutSeconds,
         registeredAt: r.registeredAt.toISOString(),
         disconnectedAt: r.disconnectedAt?.toISOString() ?? null,

@@ -3,12 +3,19 @@ import { ApiOkResponse, ApiOperation, ApiProperty, ApiServiceUnavailableResponse
 import type { Response } from 'express';
 import { Public } from '../auth/auth.actor';
 import { Database } from '../database/database.service';
+import { Leadership } from '../leadership/leadership.service';
 import { Metrics } from './metrics';
 
 class HealthDto {
   @ApiProperty({ enum: ['ok', 'degraded'] }) status!: 'ok' | 'degraded';
   @ApiProperty({ enum: ['ok', 'unavailable'] }) database!: 'ok' | 'unavailable';
   @ApiProperty({ description: 'seconds since the process started' }) uptimeSeconds!: number;
+  @ApiProperty({ enum: ['leader', 'standby'], description: 'whether this replica runs the master or serves as a standby' })
+  role!: 'leader' | 'standby';
+  @ApiProperty({ type: String, nullable: true, description: "the leader's advertised URL (ARBITER_ADVERTISE_URL), as last seen" })
+  leader!: string | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'the current leadership term, as last seen (null before any)' })
+  epoch!: number | null;
 }
 
 @ApiTags('health')
@@ -18,10 +25,13 @@ export class HealthController {
   constructor(
     private readonly db: Database,
     private readonly metrics: Metrics,
-  ) {}
+    private readonly leadership: Leadership,
+  ) {
+    metrics.watchLeadership(() => ({ leader: leadership.isLeader, epoch: leadership.epoch }));
+  }
 
   @Get('health')
-  @ApiOperation({ summary: 'Liveness and database reachability (no token needed)' })
+  @ApiOperation({ summary: "Liveness, database reachability and this replica's role (no token needed)" })
   @ApiOkResponse({ type: HealthDto })
   @ApiServiceUnavailableResponse({ type: HealthDto, description: 'the database does not answer' })
   async health(@Res({ passthrough: true }) res: Response): Promise<HealthDto> {
@@ -32,7 +42,14 @@ export class HealthController {
       database = 'unavailable';
       res.status(503);
     }
-    return { status: database === 'ok' ? 'ok' : 'degraded', database, uptimeSeconds: Math.round(process.uptime()) };
+    return {
+      status: database === 'ok' ? 'ok' : 'degraded',
+      database,
+      uptimeSeconds: Math.round(process.uptime()),
+      role: this.leadership.role,
+      leader: this.leadership.leaderUrl,
+      epoch: this.leadership.epoch,
+    };
   }
 
   @Get('metrics')

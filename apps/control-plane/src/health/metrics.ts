@@ -1,6 +1,6 @@
 /** Prometheus metrics of the control plane (prom-client), served at GET /metrics. */
 import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 @Injectable()
 export class Metrics {
@@ -23,5 +23,25 @@ export class Metrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'arbiter_' });
+  }
+
+  /** arbiter_leader (1 on the leader, 0 on a standby) and arbiter_leader_epoch, read at each scrape. */
+  watchLeadership(read: () => { leader: boolean; epoch: number | null }): void {
+    new Gauge({
+      name: 'arbiter_leader',
+      help: 'whether this replica leads (1) or is a standby (0)',
+      registers: [this.registry],
+      collect() {
+        this.set(read().leader ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'arbiter_leader_epoch',
+      help: 'the current leadership term as this replica last saw it (0 before any)',
+      registers: [this.registry],
+      collect() {
+        this.set(read().epoch ?? 0);
+      },
+    });
   }
 }

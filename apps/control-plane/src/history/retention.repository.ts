@@ -1,6 +1,7 @@
 /** Deletes what is past its retention, one small batch per statement. */
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { MasterDatabase } from '../database/master-database';
 import { TERMINAL_TASK_STATES_SQL } from '../tasks/task.entity';
 
 /** Pruned per statement: cycles (each with its shares and a trace), offers, and ended tasks (each with its status updates). */
@@ -14,7 +15,12 @@ export interface Pruned {
 
 @Injectable()
 export class RetentionRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly masterDb: MasterDatabase) {}
+
+  /** The master's pool for the current leadership term (its writes are fenced). */
+  private get dataSource(): DataSource {
+    return this.masterDb.dataSource;
+  }
 
   /**
    * One batch: allocation cycles started before `history` (with their shares), offers made

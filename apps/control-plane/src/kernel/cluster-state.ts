@@ -178,21 +178,4 @@ export class ClusterState {
     const runtime = this.agents.get(String(sessionOf(socket).agentId));
     return runtime?.socket === socket ? runtime : undefined;
   }
-
-  // ------------------------------------------------------------------ read-only queries
-
-  /** Resources offered but not yet answered. */
-  outstandingOffers(): readonly OutstandingOffer[] {
-    return [...this.offers.values()];
-  }
-
-  /** Whether the framework has a live session with this control plane. */
-  isFrameworkConnected(frameworkId: string): boolean {
-    return this.frameworks.get(frameworkId)?.socket !== undefined;
-  }
-
-  /** Whether the agent has a live session with this control plane. */
-  isAgentConnected(agentId: string): boolean {
-    return this.agents.get(agentId)?.socket !== undefined;
-  }
 }

@@ -32,8 +32,8 @@ export type BatchTurn = 'serial' | 'exclusive' | WriteLane;
 
 @Injectable()
 export class Kernel {
-  private readonly queue = new SerialQueue();
-  private readonly lanes = new Map<WriteLane, SerialQueue>();
+  private queue = new SerialQueue();
+  private lanes = new Map<WriteLane, SerialQueue>();
   private stopped = false;
 
   /** Runs `work` in the serial order. */
@@ -83,6 +83,21 @@ export class Kernel {
   /** Set once the control plane is shutting down: timers stop starting new work. */
   get stopping(): boolean {
     return this.stopped;
+  }
+
+  /**
+   * Starts afresh (a new leadership term): new queues, so work the last term left waiting on
+   * a lost database connection holds nothing up.
+   */
+  restart(): void {
+    this.queue = new SerialQueue();
+    this.lanes = new Map();
+    this.stopped = false;
+  }
+
+  /** Stops at once, without waiting for the work in flight (a leader that lost its term). */
+  abandon(): void {
+    this.stopped = true;
   }
 
   /** Stops new periodic work and resolves once the work in flight (and its writes) is done. */

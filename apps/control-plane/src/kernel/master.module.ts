@@ -30,6 +30,8 @@ import { TasksRepository } from '../tasks/tasks.repository';
 import { CLOCK, type Clock, SystemClock } from './clock';
 import { ClusterState } from './cluster-state';
 import { Kernel } from './kernel';
+import { LiveView } from './live-view';
+import { LiveViewRepository } from './live-view.repository';
 import { Master } from './master';
 
 const HANDLERS = [
@@ -70,10 +72,12 @@ export class MasterModule {
         OperatorStream,
         Gateways,
         Master,
+        LiveView,
+        LiveViewRepository,
         ...HANDLERS,
         ...REPOSITORIES,
       ],
-      exports: [CLOCK, ClusterState, OperatorStream, FrameworkSessions, Retention],
+      exports: [CLOCK, ClusterState, LiveView, OperatorStream, FrameworkSessions, Retention],
     };
   }
 }

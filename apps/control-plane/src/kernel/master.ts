@@ -1,10 +1,13 @@
 /**
- * The master's life: at start its state is rebuilt from the database, then operator changes
- * are applied as they commit and the periodic work runs on the clock (allocation cycles, agent
- * timeouts, offer expiry, resends of unacknowledged updates, heartbeats, retention). The work
- * itself belongs to the handlers of each noun.
+ * The master's life. It runs only on the leader (see leadership/): when this replica wins a
+ * term its state is rebuilt from the database, then operator changes are applied as they
+ * commit (on any replica) and the periodic work runs on the clock (allocation cycles, agent
+ * timeouts, offer expiry, resends of unacknowledged updates, heartbeats, retention). When it
+ * loses its term everything stops at once: timers, sessions (agents and frameworks reconnect
+ * to the new leader) and the work in flight, whose writes the fence refuses. The work itself
+ * belongs to the handlers of each noun.
  */
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { AGENT_HEARTBEAT_SECONDS, AgentSessions } from '../agents/agent-sessions.handler';
 import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import { AllocatorSync } from '../allocation/allocator-sync.handler';
@@ -12,7 +15,9 @@ import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { ClusterEvents } from '../events/cluster-events';
 import { FRAMEWORK_HEARTBEAT_SECONDS, FrameworkSessions } from '../frameworks/framework-sessions.handler';
 import { Retention } from '../history/retention.handler';
+import { Leadership } from '../leadership/leadership.service';
 import { OfferBook } from '../offers/offer-book.handler';
+import { Realtime } from '../realtime/realtime';
 import { TaskUpdates } from '../tasks/task-updates.handler';
 import { CLOCK, type Clock, type TimerHandle } from './clock';
 import { ClusterState } from './cluster-state';
@@ -25,9 +30,9 @@ const CHECK_MS = 1_000;
 const PRUNE_MS = 60_000;
 
 @Injectable()
-export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
+export class Master implements OnApplicationShutdown {
   private readonly logger = new Logger('Master');
-  private readonly timers: TimerHandle[] = [];
+  private timers: TimerHandle[] = [];
   private unsubscribe?: () => void;
 
   constructor(
@@ -41,11 +46,19 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     private readonly updates: TaskUpdates,
     private readonly retention: Retention,
     private readonly events: ClusterEvents,
+    private readonly leadership: Leadership,
+    private readonly realtime: Realtime,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
+  /** Competes for leadership (once the API listens on `port`); a lone replica leads when this resolves. */
+  async start(port: number): Promise<void> {
+    await this.leadership.start({ lead: () => this.lead(), stepDown: () => this.stepDown() }, port);
+  }
+
+  private async lead(): Promise<void> {
+    this.kernel.restart();
     await this.kernel.exclusive(() => this.sync.rebuild());
     this.unsubscribe = this.events.subscribe((e) => {
       this.kernel.exclusive(() => this.sync.apply(e)).catch((err: unknown) => this.logger.error({ err }, 'cluster event'));
@@ -60,12 +73,27 @@ export class Master implements OnApplicationBootstrap, OnApplicationShutdown {
     this.every(PRUNE_MS, () => this.retention.prune());
   }
 
+  /** Stops at once: the term is over, whatever is in flight. */
+  private stepDown(): Promise<void> {
+    this.stopTimers();
+    this.kernel.abandon();
+    this.realtime.closeSessions();
+    this.state.resetAllocator(this.config.allocationInterval);
+    return Promise.resolve();
+  }
+
   async onApplicationShutdown(): Promise<void> {
-    this.unsubscribe?.();
-    for (const t of this.timers) t.cancel();
-    for (const fw of this.state.frameworks.values()) fw.failoverTimer?.cancel();
-    // Let the work in flight finish before the database goes.
+    this.stopTimers();
+    // Let the work in flight finish before the database goes, then give leadership up.
     await this.kernel.stop();
+    await this.leadership.stop();
+  }
+
+  private stopTimers(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    for (const t of this.timers.splice(0)) t.cancel();
+    for (const fw of this.state.frameworks.values()) fw.failoverTimer?.cancel();
   }
 
   private every(ms: number, work: () => unknown): void {

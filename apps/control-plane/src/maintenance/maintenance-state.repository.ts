@@ -1,13 +1,19 @@
 /** What the master reads of the maintenance schedule, and the frameworks' answers to inverse offers it records. */
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { MasterDatabase } from '../database/master-database';
 import { InverseOfferResponseEntity, type InverseOfferStatus } from './inverse-offer-response.entity';
 import { MaintenanceMachineEntity } from './maintenance-machine.entity';
 import { MaintenanceWindowEntity } from './maintenance-window.entity';
 
 @Injectable()
 export class MaintenanceStateRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly masterDb: MasterDatabase) {}
+
+  /** The master's pool for the current leadership term (its writes are fenced). */
+  private get dataSource(): DataSource {
+    return this.masterDb.dataSource;
+  }
 
   /** Every scheduled machine with its window. */
   machines(): Promise<MaintenanceMachineEntity[]> {

@@ -4,6 +4,7 @@
  */
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
+import { MasterDatabase } from '../database/master-database';
 import { cappedTotal } from '../database/database.paging';
 import { OfferEntity, OfferState, OutstandingOfferEntity } from './offer.entity';
 
@@ -51,7 +52,12 @@ export interface LaunchedTaskRow {
 /** The master's writes of offers: closing them, and the answers to them with the tasks they launch. */
 @Injectable()
 export class OffersRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly masterDb: MasterDatabase) {}
+
+  /** The master's pool for the current leadership term (its writes are fenced). */
+  private get dataSource(): DataSource {
+    return this.masterDb.dataSource;
+  }
 
   rescindAllOutstanding(at: Date): Promise<void> {
     return rescindAllOutstandingOffers(this.dataSource.manager, at);

@@ -50,7 +50,7 @@ export class Gateways implements OnApplicationBootstrap {
     this.stream.open();
     const failed = (what: string) => (err: unknown) => this.logger.error({ err }, what);
 
-    const agents = this.realtime.namespace(AGENTS_NAMESPACE, [PrincipalKind.AGENT, PrincipalKind.ADMIN]) as Namespace<
+    const agents = this.realtime.namespace(AGENTS_NAMESPACE, [PrincipalKind.AGENT, PrincipalKind.ADMIN], { leaderOnly: true }) as Namespace<
       AgentCalls,
       AgentEvents
     >;
@@ -62,10 +62,9 @@ export class Gateways implements OnApplicationBootstrap {
       socket.on('disconnect', () => void this.agents.disconnected(socket).catch(failed('agent disconnection')));
     });
 
-    const frameworks = this.realtime.namespace(FRAMEWORKS_NAMESPACE, [PrincipalKind.FRAMEWORK, PrincipalKind.ADMIN]) as Namespace<
-      FrameworkCalls,
-      FrameworkEvents
-    >;
+    const frameworks = this.realtime.namespace(FRAMEWORKS_NAMESPACE, [PrincipalKind.FRAMEWORK, PrincipalKind.ADMIN], {
+      leaderOnly: true,
+    }) as Namespace<FrameworkCalls, FrameworkEvents>;
     frameworks.on('connection', (socket) => {
       const actor = (socket.data as AuthedSocketData).actor;
       on(socket, 'subscribe', Subscribe, (msg) => this.frameworks.subscribe(socket, msg, actor));

@@ -10,12 +10,14 @@ import type { Socket } from 'node:net';
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { type Namespace, Server } from 'socket.io';
+import { PROTOCOL_ERRORS } from '@arbiter/contracts';
 import type { Actor } from '../auth/auth.actor';
 import { AuthErrorCode } from '../auth/auth.errors';
 import { AuthService, type Revocation } from '../auth/auth.service';
 import type { PrincipalKind } from '../auth/principal.entity';
 import { ArbiterException } from '../errors/errors.exception';
 import { toArbiterException } from '../errors/errors.filter';
+import { Leadership } from '../leadership/leadership.service';
 
 export interface AuthedSocketData {
   actor: Actor;
@@ -41,12 +43,15 @@ interface EngineTransport {
 export class Realtime implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Realtime');
   private server?: Server;
+  /** Namespaces only the leader serves. */
+  private readonly leaderOnly = new Set<Namespace>();
   /** Open sockets by the token they authenticated with. */
   private readonly byToken = new Map<string, Set<AnySocket>>();
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly auth: AuthService,
+    private readonly leadership: Leadership,
   ) {
     auth.onRevoked((r) => this.closeRevoked(r));
   }
@@ -80,8 +85,26 @@ export class Realtime implements BeforeApplicationShutdown {
    * A namespace whose sockets carry the authenticated actor in `socket.data.actor`; only
    * principals of the given kinds may connect.
    */
-  namespace(name: string, kinds: readonly PrincipalKind[]): Namespace {
+  namespace(name: string, kinds: readonly PrincipalKind[], options: { leaderOnly?: boolean } = {}): Namespace {
     const ns = this.io.of(name);
+    if (options.leaderOnly) {
+      this.leaderOnly.add(ns);
+      // A standby refuses sessions and names the leader (as a Mesos master answers 307).
+      ns.use((_socket, next) => {
+        if (this.leadership.isLeader) {
+          next();
+          return;
+        }
+        const leader = this.leadership.leaderUrl;
+        const e = new Error(
+          leader && leader !== this.leadership.url
+            ? `this control plane is a standby: connect to the leader at ${leader}`
+            : 'this control plane is a standby and no leader is known yet: try again shortly',
+        ) as Error & { data?: unknown };
+        e.data = { code: PROTOCOL_ERRORS.NOT_LEADER, leader: leader !== this.leadership.url ? leader : null };
+        next(e);
+      });
+    }
     ns.use((socket, next) => {
       const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
       this.auth
@@ -106,6 +129,11 @@ export class Realtime implements BeforeApplicationShutdown {
         });
     });
     return ns;
+  }
+
+  /** Closes every agent and framework session (this replica stopped leading): they reconnect to the leader. */
+  closeSessions(): void {
+    for (const ns of this.leaderOnly) ns.disconnectSockets(true);
   }
 
   /** Remembers the socket under its token, and closes it when the token expires. */

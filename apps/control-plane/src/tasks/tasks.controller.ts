@@ -2,6 +2,8 @@ import { type Actor, CurrentActor } from '../auth/auth.actor';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../errors/errors.dto';
+import { CommonErrorCode } from '../errors/errors.codes';
+import { OnLeader } from '../leadership/on-leader';
 import { KillTaskDto, TaskDto, TaskListQueryDto, TaskPageDto } from './tasks.dto';
 import { TasksErrorCode } from './tasks.errors';
 import { TasksService } from './tasks.service';
@@ -32,6 +34,7 @@ export class TasksController {
   }
 
   @Post(':id/kill')
+  @OnLeader()
   @HttpCode(200)
   @Requires('operate', 'teardown_frameworks')
   @ApiOperation({
@@ -39,7 +42,7 @@ export class TasksController {
       "Kill a task: SIGTERM, then SIGKILL after the grace period (default 5 s); its framework gets KILLED (audited; needs the teardown_frameworks ACL on the framework's principal)",
   })
   @ApiOkResponse({ type: TaskDto })
-  @ApiErrors(TasksErrorCode.TASK_NOT_FOUND)
+  @ApiErrors(TasksErrorCode.TASK_NOT_FOUND, CommonErrorCode.NO_LEADER)
   kill(@Param('id') id: string, @Body() body: KillTaskDto, @CurrentActor() actor: Actor): Promise<TaskDto> {
     return this.tasks.kill(id, body.gracePeriodSeconds, actor);
   }

@@ -4,6 +4,7 @@ import { FrameworkEntity } from '../frameworks/framework.entity';
 import { Injectable } from '@nestjs/common';
 import type { ResourceEntry, StatusUpdate } from '@arbiter/contracts';
 import { DataSource, In, Not } from 'typeorm';
+import { MasterDatabase } from '../database/master-database';
 import { cappedTotal } from '../database/database.paging';
 import { TaskStatusUpdateEntity } from './task-status-update.entity';
 import { TaskEntity, type TaskState, TERMINAL_TASK_STATES } from './task.entity';
@@ -23,7 +24,12 @@ export interface UnacknowledgedUpdate {
 
 @Injectable()
 export class TasksRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly masterDb: MasterDatabase) {}
+
+  /** The master's pool for the current leadership term (its writes are fenced). */
+  private get dataSource(): DataSource {
+    return this.masterDb.dataSource;
+  }
 
   /** Tasks not in a terminal state (all, or an agent's, or a framework's). */
   live(where: { agentId?: string; frameworkId?: string } = {}): Promise<TaskEntity[]> {

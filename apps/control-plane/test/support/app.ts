@@ -43,6 +43,8 @@ export function testConfig(databaseUrl: string, overrides: Partial<AppConfig> = 
     historyRetentionDays: 7,
     taskRetentionDays: 7,
     logLevel: 'silent',
+    leaderLease: 10,
+    frameworkResubscribeGrace: 60,
     ...overrides,
   };
 }

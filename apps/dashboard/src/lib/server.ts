@@ -6,9 +6,25 @@
  */
 import { cookies } from 'next/headers';
 
-/** The control plane's base URL (ARBITER_API_URL; `arbiter start` sets it). */
+/**
+ * The control plane's replicas' base URLs (ARBITER_API_URL, else ARBITER_MASTER: one URL or a
+ * comma-separated list; `arbiter start` sets it). Every replica serves the API.
+ */
+function apiUrls(): string[] {
+  const list = (process.env.ARBITER_API_URL || process.env.ARBITER_MASTER || 'http://127.0.0.1:8080')
+    .split(',')
+    .map((u) => u.trim().replace(/\/+$/, ''))
+    .filter(Boolean);
+  return list.length ? list : ['http://127.0.0.1:8080'];
+}
+
+/** The replica that answered last (the first of the list until one fails). */
+let preferred = 0;
+
+/** The control plane's base URL to call now. */
 export function apiUrl(): string {
-  return (process.env.ARBITER_API_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+  const urls = apiUrls();
+  return urls[preferred % urls.length];
 }
 
 export const SESSION_COOKIE = 'arbiter_session';
@@ -27,11 +43,23 @@ export async function upstream(path: string, init: RequestInit & { token?: strin
   const { token, ...rest } = init;
   const headers = new Headers(rest.headers);
   if (token) headers.set('authorization', `Bearer ${token}`);
-  try {
-    return await fetch(`${apiUrl()}${path}`, { ...rest, headers, cache: 'no-store', redirect: 'manual' });
-  } catch {
-    return errorResponse(502, 'CONTROL_PLANE_UNREACHABLE', `the dashboard cannot reach the control plane at ${apiUrl()}; is it running?`);
+  const urls = apiUrls();
+  // The replica that answered last, then the others: a replica that is down costs one failed connection.
+  for (let i = 0; i < urls.length; i++) {
+    const at = (preferred + i) % urls.length;
+    try {
+      const res = await fetch(`${urls[at]}${path}`, { ...rest, headers, cache: 'no-store', redirect: 'manual' });
+      preferred = at;
+      return res;
+    } catch {
+      // the next replica
+    }
   }
+  return errorResponse(
+    502,
+    'CONTROL_PLANE_UNREACHABLE',
+    `the dashboard cannot reach the control plane at ${urls.join(' or ')}; is it running?`,
+  );
 }
 
 /** How long the principal behind a token is remembered before the control plane is asked again. */

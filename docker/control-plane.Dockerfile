@@ -1,9 +1,7 @@
-# One image for every Arbiter process: the control plane, the dashboard and the agent run from
-# the same workspace with the `arbiter` command (TypeScript run through SWC, as in development).
-#   docker build -f docker/Dockerfile -t arbiter .
-#   docker run arbiter control-plane            (needs DATABASE_URL)
-#   docker run arbiter dashboard --api http://control-plane:8080
-#   docker run arbiter agent --master http://control-plane:8080
+# Arbiter: the control plane (REST API, the master when it leads). Needs DATABASE_URL and ARBITER_ADMIN_TOKEN.
+#   docker build -f docker/control-plane.Dockerfile -t arbiter/control-plane .
+# Multi-stage: dependencies, then the workspace, then a runtime image that runs as the
+# unprivileged user 'arbiter'. TypeScript runs from source through SWC, as in development.
 FROM node:20-bookworm-slim AS deps
 WORKDIR /arbiter
 COPY package.json package-lock.json ./
@@ -21,14 +19,16 @@ RUN npm ci --no-audit --no-fund || npm install --no-audit --no-fund
 
 FROM deps AS build
 COPY . .
-# The dashboard's production build, so that `arbiter dashboard` starts at once.
-RUN cd apps/dashboard && npx next build
 
 FROM node:20-bookworm-slim
 WORKDIR /arbiter
 ENV NODE_ENV=production
-COPY --from=build /arbiter /arbiter
-# Tasks run as child processes of the agent; procps gives them `ps` and `kill`.
-RUN apt-get update && apt-get install -y --no-install-recommends procps && rm -rf /var/lib/apt/lists/*
+RUN groupadd --system arbiter && useradd --system --gid arbiter --home-dir /arbiter arbiter
+COPY --from=build --chown=root:root /arbiter /arbiter
 ENTRYPOINT ["node", "apps/cli/bin/arbiter.js"]
+EXPOSE 8080
+ENV PORT=8080
+HEALTHCHECK --interval=5s --timeout=3s --start-period=30s --retries=5 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+USER arbiter
 CMD ["control-plane"]

@@ -1,0 +1,49 @@
+/**
+ * What only the leader knows first-hand (which agents and frameworks are connected, which
+ * offers are outstanding), for the REST API on any replica: the leader answers from its
+ * memory, a standby from what the leader keeps in the database (agents' last signs of life,
+ * frameworks' states, the outstanding offers), a few seconds behind at most.
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import { AGENT_HEARTBEAT_SECONDS } from '../agents/agent-sessions.handler';
+import { Leadership } from '../leadership/leadership.service';
+import { CLOCK, type Clock } from './clock';
+import { ClusterState } from './cluster-state';
+import { LiveViewRepository } from './live-view.repository';
+
+export interface LiveSnapshot {
+  connectedFrameworks: ReadonlySet<string>;
+  connectedAgents: ReadonlySet<string>;
+  /** Outstanding offers: whose, and how long ago they were made. */
+  offers: ReadonlyArray<{ frameworkId: string; ageMs: number }>;
+}
+
+@Injectable()
+export class LiveView {
+  constructor(
+    private readonly leadership: Leadership,
+    private readonly state: ClusterState,
+    private readonly repo: LiveViewRepository,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async snapshot(): Promise<LiveSnapshot> {
+    if (this.leadership.isLeader) {
+      const now = this.clock.now();
+      const connected = <T extends { id: string; socket?: unknown }>(m: Map<string, T>) =>
+        new Set([...m.values()].filter((r) => r.socket !== undefined).map((r) => r.id));
+      return {
+        connectedFrameworks: connected(this.state.frameworks),
+        connectedAgents: connected(this.state.agents),
+        offers: [...this.state.offers.values()].map((o) => ({ frameworkId: o.frameworkId, ageMs: now - o.createdAt })),
+      };
+    }
+    const [frameworks, agents, offers] = await Promise.all([
+      this.repo.connectedFrameworks(),
+      // The leader records agents' signs of life every heartbeat.
+      this.repo.recentlySeenAgents(3 * AGENT_HEARTBEAT_SECONDS),
+      this.repo.outstandingOffers(),
+    ]);
+    return { connectedFrameworks: new Set(frameworks), connectedAgents: new Set(agents), offers };
+  }
+}

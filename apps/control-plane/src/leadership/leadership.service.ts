@@ -1,0 +1,244 @@
+/**
+ * Leader election through PostgreSQL. Every replica keeps a coordination connection; the one
+ * whose session holds the leader lock (a session advisory lock) leads, under a new term whose
+ * epoch fences the master's writes. A standby tries the lock every poll; a leader confirms
+ * every poll that its session is alive and its term current, and steps down when it has not
+ * been able to for half the lease (PostgreSQL frees the lock of a session silent for the whole
+ * lease, so the old leader has stopped before a new one can start). The same connection
+ * carries the notifications between replicas (see `listen` and `notify`).
+ */
+import { randomUUID } from 'node:crypto';
+import * as os from 'node:os';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/config.schema';
+import { CoordinationConnection, LeadershipRepository, type Notification, type Term } from './leadership.repository';
+import { MasterDatabase } from '../database/master-database';
+
+export type ReplicaRole = 'leader' | 'standby';
+
+/** What the master does when this replica wins or loses leadership. */
+export interface LeaderDuties {
+  lead(epoch: number): Promise<void>;
+  stepDown(reason: string): Promise<void>;
+}
+
+/** Channel on which a new leader announces itself. */
+const LEADER_CHANNEL = 'arbiter_leader';
+
+@Injectable()
+export class Leadership {
+  private readonly logger = new Logger('Leadership');
+  /** This replica, unique per start: host, process and a random part. */
+  readonly replica = `${os.hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+  private roleNow: ReplicaRole = 'standby';
+  private term?: Term;
+  private connection?: CoordinationConnection;
+  private connecting?: Promise<CoordinationConnection>;
+  private lastConfirmed = 0;
+  private timer?: NodeJS.Timeout;
+  private duties?: LeaderDuties;
+  private ticking = false;
+  private stopped = false;
+  private ownUrl = '';
+  private readonly listeners = new Map<string, Set<(payload: string) => void>>();
+  private readonly reconnectListeners = new Set<() => void>();
+
+  constructor(
+    private readonly repo: LeadershipRepository,
+    private readonly masterDb: MasterDatabase,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  get role(): ReplicaRole {
+    return this.roleNow;
+  }
+
+  get isLeader(): boolean {
+    return this.roleNow === 'leader';
+  }
+
+  /** The current term's epoch as this replica last saw it (null before any term). */
+  get epoch(): number | null {
+    return this.term?.epoch ?? null;
+  }
+
+  /** The leader's advertised URL as this replica last saw it. */
+  get leaderUrl(): string | null {
+    return this.term?.url ?? null;
+  }
+
+  /** This replica's advertised URL. */
+  get url(): string {
+    return this.ownUrl;
+  }
+
+  private get leaseMs(): number {
+    return this.config.leaderLease * 1000;
+  }
+
+  private get pollMs(): number {
+    return Math.min(1000, this.leaseMs / 4);
+  }
+
+  /**
+   * Starts competing for leadership; resolves once the first attempt is done (a lone replica
+   * leads by then). `listenPort` gives the default advertised URL.
+   */
+  async start(duties: LeaderDuties, listenPort: number): Promise<void> {
+    this.duties = duties;
+    const scheme = this.config.tlsCert ? 'https' : 'http';
+    this.ownUrl = this.config.advertiseUrl ?? `${scheme}://${os.hostname()}:${listenPort}`;
+    await this.tick();
+    this.timer = setInterval(() => {
+      this.watchdog();
+      void this.tick();
+    }, this.pollMs);
+    this.timer.unref();
+  }
+
+  /** Calls `listener` with each payload another replica (or this one) sends on `channel`. */
+  listen(channel: string, listener: (payload: string) => void): () => void {
+    let set = this.listeners.get(channel);
+    if (!set) this.listeners.set(channel, (set = new Set()));
+    set.add(listener);
+    if (set.size === 1) void this.connection?.listen(channel).catch((err: unknown) => this.dropConnection(err));
+    return () => set.delete(listener);
+  }
+
+  /** Called after the coordination connection came back: notifications may have been missed. */
+  onReconnect(listener: () => void): () => void {
+    this.reconnectListeners.add(listener);
+    return () => this.reconnectListeners.delete(listener);
+  }
+
+  /** Sends a notification to every replica, after the caller's commit (through the REST pool). */
+  async notify(channel: string, payload: string): Promise<void> {
+    await this.repo.notify(channel, payload);
+  }
+
+  /** Stops competing; a leader resigns (its lock goes with its session). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    if (this.isLeader) await this.resign('the control plane is stopping');
+    await this.connection?.close();
+    this.connection = undefined;
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking || this.stopped) return;
+    this.ticking = true;
+    try {
+      const conn = await this.connect();
+      if (this.isLeader) await this.confirm(conn);
+      else await this.compete(conn);
+    } catch (err) {
+      this.dropConnection(err);
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  /** A leader that has not confirmed its lock for half the lease steps down (whatever a poll is waiting for). */
+  private watchdog(): void {
+    if (this.isLeader && Date.now() - this.lastConfirmed > this.leaseMs / 2)
+      void this.resign(`it could not confirm its lock with PostgreSQL for ${this.config.leaderLease / 2} s`);
+  }
+
+  private async connect(): Promise<CoordinationConnection> {
+    if (this.connection) return this.connection;
+    const first = this.lastConfirmed === 0 && !this.connecting;
+    this.connecting ??= CoordinationConnection.open({
+      url: this.repo.databaseUrl(),
+      replica: this.replica,
+      leaseMs: this.leaseMs,
+      channels: [LEADER_CHANNEL, ...this.listeners.keys()],
+      onNotification: (n) => this.deliver(n),
+      onLost: (err) => this.dropConnection(err),
+    }).finally(() => (this.connecting = undefined));
+    const conn = await this.connecting;
+    this.connection = conn;
+    if (!first) {
+      this.logger.log('coordination connection to PostgreSQL restored');
+      for (const l of this.reconnectListeners) l();
+    }
+    return conn;
+  }
+
+  private dropConnection(err: unknown): void {
+    const conn = this.connection;
+    if (!conn) return;
+    this.connection = undefined;
+    this.logger.warn(
+      { err: err instanceof Error ? err.message : String(err), role: this.roleNow },
+      'coordination connection to PostgreSQL lost',
+    );
+    void conn.close();
+  }
+
+  private deliver(n: Notification): void {
+    if (n.channel === LEADER_CHANNEL) {
+      // A new leader: refresh the cached term at the next poll (at once when idle).
+      void this.tick();
+      return;
+    }
+    for (const l of this.listeners.get(n.channel) ?? []) {
+      try {
+        l(n.payload ?? '');
+      } catch (err) {
+        this.logger.error({ err, channel: n.channel }, 'notification listener failed');
+      }
+    }
+  }
+
+  /** Leader: the session is alive (it holds the lock) and no later term has begun. */
+  private async confirm(conn: CoordinationConnection): Promise<void> {
+    const current = await conn.currentTerm();
+    if (current && this.term && current.epoch !== this.term.epoch) {
+      this.term = current;
+      await this.resign(`a later term (${current.epoch}) has begun`);
+      return;
+    }
+    this.lastConfirmed = Date.now();
+  }
+
+  /** Standby: takes the lock if it is free, else notes who leads. */
+  private async compete(conn: CoordinationConnection): Promise<void> {
+    if (!(await conn.tryLeaderLock())) {
+      this.term = (await conn.currentTerm()) ?? this.term;
+      this.lastConfirmed = Date.now();
+      return;
+    }
+    const term = await conn.beginTerm(this.replica, this.ownUrl);
+    this.term = term;
+    this.lastConfirmed = Date.now();
+    try {
+      await this.masterDb.open(term.epoch);
+      this.roleNow = 'leader';
+      this.logger.log({ epoch: term.epoch, url: term.url }, 'this replica is the leader');
+      await this.duties?.lead(term.epoch);
+      await conn.notify(LEADER_CHANNEL, String(term.epoch)).catch(() => undefined);
+    } catch (err) {
+      this.logger.error({ err, epoch: term.epoch }, 'could not start leading; giving the lock up');
+      await this.resign('it could not start leading');
+      this.dropConnection(err);
+    }
+  }
+
+  /** Stops leading: the master stops, its pool closes, the lock goes with the session. */
+  private async resign(reason: string): Promise<void> {
+    if (!this.isLeader) return;
+    this.roleNow = 'standby';
+    this.logger.warn({ epoch: this.term?.epoch, reason }, `this replica is no longer the leader: ${reason}`);
+    try {
+      await this.duties?.stepDown(reason);
+    } catch (err) {
+      this.logger.error({ err }, 'stepping down failed');
+    }
+    await this.masterDb.close();
+    // The lock is released with the session: end it so a standby can take over at once.
+    const conn = this.connection;
+    this.connection = undefined;
+    await conn?.close();
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * The control planes a client may reach. Several replicas share one database and one of them
+ * leads; agents and frameworks must reach the leader, and a standby refuses them with
+ * NOT_LEADER and the leader's URL (as a Mesos master answers 307). `--master` and
+ * ARBITER_MASTER take a comma-separated list: a client starts with the first URL, follows a
+ * standby's redirect, and on a failed connection moves to the next one, round the list.
+ */
+export class MasterUrls {
+  readonly urls: readonly string[];
+  private index = 0;
+  private redirect?: string;
+
+  /** Throws an Error naming the bad entry if `spec` is not a list of http(s) URLs. */
+  constructor(spec: string | readonly string[]) {
+    const list = (typeof spec === 'string' ? spec.split(',') : spec).map((s) => s.trim()).filter(Boolean);
+    if (!list.length) throw new Error('no control-plane URL given (a comma-separated list, e.g. http://cp-1:8080,http://cp-2:8080)');
+    this.urls = list.map((raw) => {
+      let url: URL;
+      try {
+        url = new URL(raw);
+      } catch {
+        throw new Error(`'${raw}' is not a URL (expected e.g. http://127.0.0.1:8080)`);
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`'${raw}' must use http:// or https://`);
+      return url.toString().replace(/\/+$/, '');
+    });
+  }
+
+  /** The URL to try now. */
+  get current(): string {
+    return this.redirect ?? this.urls[this.index];
+  }
+
+  /**
+   * After a connection was refused or failed: the leader a standby named, if it named one,
+   * else the next URL of the list. Returns the URL to try next.
+   */
+  failed(leader?: string | null): string {
+    if (leader && leader !== this.redirect) this.redirect = leader.replace(/\/+$/, '');
+    else {
+      this.redirect = undefined;
+      this.index = (this.index + 1) % this.urls.length;
+    }
+    return this.current;
+  }
+
+  toString(): string {
+    return this.urls.join(',');
+  }
+}
+
+/** What a standby's refusal carries in socket.io's connect_error `data`. */
+export interface NotLeaderData {
+  code: 'NOT_LEADER';
+  /** The leader's advertised URL, or null while the standby knows of none. */
+  leader: string | null;
+}
+
+/** The leader a connect_error names, if it is a standby's refusal (undefined otherwise; null: no leader known). */
+export function notLeader(err: { data?: unknown }): string | null | undefined {
+  const data = err.data as Partial<NotLeaderData> | undefined;
+  return data?.code === 'NOT_LEADER' ? (data.leader ?? null) : undefined;
+}
+
+/**
+ * Points a socket.io client socket at another control plane: its next connection attempt (and
+ * every automatic reconnection) goes to `base` + `namespace`. socket.io's Manager opens each
+ * connection from its `uri`, which its typings keep private.
+ */
+export function retargetSocket(socket: { io: object }, namespace: string, base: string): void {
+  (socket.io as { uri: string }).uri = new URL(namespace, base).toString();
+}
+
+/** What followLeader needs of a socket.io client socket. */
+interface RetargetableSocket {
+  io: object;
+  connect(): unknown;
+  disconnect(): unknown;
+}
+
+/**
+ * After a standby refused the session (NOT_LEADER): socket.io does not retry a refusal by
+ * itself, so close the connection to the standby and connect again, to the leader it named,
+ * else to the next URL (soon if a leader was named, after a second if none is known yet).
+ */
+export function followLeader(
+  socket: RetargetableSocket,
+  namespace: string,
+  masters: MasterUrls,
+  leader: string | null,
+  stillWanted: () => boolean,
+): void {
+  socket.disconnect();
+  retargetSocket(socket, namespace, masters.failed(leader));
+  // Not unref'd: while it waits, this timer is all that keeps a client's process alive.
+  setTimeout(
+    () => {
+      if (stillWanted()) socket.connect();
+    },
+    leader ? 100 : 1_000,
+  );
+}
