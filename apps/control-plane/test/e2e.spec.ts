@@ -2,7 +2,6 @@
  * End to end with real processes: the control plane (`arbiter control-plane`), two agents
  * (`arbiter agent`) running tasks as child processes, and frameworks on the scheduler SDK.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -15,39 +14,10 @@ import { defined, sleep, until as untilWithin } from './support/until';
 import { ADMIN_TOKEN } from './support/app';
 import { apiClient, ok } from './support/client';
 import { freshDatabase } from './support/postgres';
-import { type ControlPlaneProcess, spawnControlPlane } from './support/process';
+import { AgentProcess, type ControlPlaneProcess, spawnControlPlane } from './support/process';
 
 /** Real processes take longer: 20 s unless said otherwise. */
 const until = (check: () => boolean | Promise<boolean>, ms = 20_000, what?: string) => untilWithin(check, ms, what);
-
-const BIN = path.resolve(__dirname, '../../cli/bin/arbiter.js');
-
-class AgentProcess {
-  child?: ChildProcess;
-  log = '';
-  constructor(
-    readonly name: string,
-    readonly workDir: string,
-    private readonly resources: string,
-  ) {}
-  start(master: string): void {
-    this.child = spawn(
-      process.execPath,
-      [BIN, 'agent', '--master', master, '--hostname', this.name, '--resources', this.resources, '--work-dir', this.workDir],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'info', ARBITER_AGENT_TOKEN: ADMIN_TOKEN } },
-    );
-    // Spawned with stdout and stderr piped: both streams exist.
-    this.child.stdout?.on('data', (c: Buffer) => (this.log += c.toString()));
-    this.child.stderr?.on('data', (c: Buffer) => (this.log += c.toString()));
-  }
-  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-    const c = this.child;
-    if (c?.exitCode !== null || c.signalCode !== null) return;
-    const exited = new Promise((r) => c.once('exit', r));
-    c.kill(signal);
-    await exited;
-  }
-}
 
 class Framework {
   readonly s: Scheduler;
@@ -138,13 +108,13 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
   });
 
   it('runs the DRF example on a real agent: A 3 tasks, B 2, both at 2/3', async () => {
-    agent1.start(master);
+    agent1.start(master, ADMIN_TOKEN);
     await agentsUp(1);
     const result = await runDrfDemo({ master, token: ADMIN_TOKEN, log: () => undefined, settleMs: 1500 });
     expect(result).toEqual({ tasks: { A: 3, B: 2 }, dominantShares: { A: 0.667, B: 0.667 } });
     // The demo tears its frameworks down: their tasks are killed on the agent.
     await until(async () => (await tasksOf({ state: 'RUNNING' })).total === 0, 20_000, 'demo tasks killed');
-    agent2.start(master);
+    agent2.start(master, ADMIN_TOKEN);
     await agentsUp(2);
   }, 60_000);
 

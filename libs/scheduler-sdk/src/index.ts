@@ -261,11 +261,41 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
     this.socket.disconnect();
   }
 
-  private call<T>(event: keyof FrameworkCalls, payload: unknown): Promise<T> {
+  /**
+   * Resolves once this connection's subscription is answered. A call made while the scheduler
+   * reconnects (a failover, say) waits for it: sent before the subscription it would be
+   * refused as NOT_SUBSCRIBED.
+   */
+  private subscribedNow(timeoutMs: number): Promise<void> {
+    if (this.socket.connected && this.subscribed)
+      return this.subscribed.then(
+        () => undefined,
+        () => undefined,
+      );
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.off('subscribed', done);
+        this.off('completed', done);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.off('subscribed', done);
+        this.off('completed', done);
+        reject(new SchedulerError('TIMEOUT', 'not subscribed again within the call timeout'));
+      }, timeoutMs);
+      this.once('subscribed', done);
+      this.once('completed', done);
+    });
+  }
+
+  private async call<T>(event: keyof FrameworkCalls, payload: unknown): Promise<T> {
+    const timeoutMs = this.options.callTimeoutMs ?? 30_000;
+    if (event !== 'subscribe') await this.subscribedNow(timeoutMs);
     return new Promise((resolve, reject) => {
       // One path for every call: the payload's type is each public method's to check.
       (this.socket as unknown as Socket)
-        .timeout(this.options.callTimeoutMs ?? 30_000)
+        .timeout(timeoutMs)
         .emit(event, payload, (err: Error | null, reply: Reply<Record<string, unknown>>) => {
           if (err) {
             reject(new SchedulerError('TIMEOUT', `no answer to '${event}' within the call timeout`));

@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { percentile, SHAPES, type ShapeOptions } from '@arbiter/allocator/bench';
 import { runDashboardBench } from './bench-dashboard';
 import { runE2eBench } from './bench-e2e';
+import { runFailoverBench } from './bench-failover';
 
 interface BenchFlags {
   shape?: string;
@@ -30,7 +31,7 @@ export function register(program: Command): void {
   program
     .command('bench')
     .description('run benchmarks')
-    .argument('<suite>', 'benchmark suite: allocator, e2e, dashboard')
+    .argument('<suite>', 'benchmark suite: allocator, e2e, dashboard, failover')
     .option('--shape <name>', `one shape: ${SHAPES.map((s) => s.name).join(', ')}`)
     .option('--agents <n>', 'number of agents')
     .option('--frameworks <n>', 'number of frameworks')
@@ -42,6 +43,7 @@ export function register(program: Command): void {
     .option('--rate <n>', 'e2e: tasks submitted per second across the frameworks (default: every offer is used)')
     .option('--allocation-interval <seconds>', "e2e: the control plane's allocation interval (default 0.25)")
     .option('--runs <n>', 'dashboard: cold loads timed per page (default 5)')
+    .option('--tasks <n>', 'failover: tasks kept running across the failover (default 1000)')
     .action(
       async (
         suite: string,
@@ -52,8 +54,18 @@ export function register(program: Command): void {
           rate?: string;
           allocationInterval?: string;
           runs?: string;
+          tasks?: string;
         },
       ) => {
+        if (suite === 'failover') {
+          try {
+            await runFailoverBench({ agents: positive(flags.agents, 'agents') ?? 1000, tasks: positive(flags.tasks, 'tasks') ?? 1000 });
+          } catch (err) {
+            console.error((err as Error).message);
+            process.exitCode = 2;
+          }
+          return;
+        }
         if (suite === 'dashboard') {
           try {
             await runDashboardBench({ agents: positive(flags.agents, 'agents') ?? 1000, runs: positive(flags.runs, 'runs') ?? 5 });
@@ -82,7 +94,7 @@ export function register(program: Command): void {
           return;
         }
         if (suite !== 'allocator') {
-          console.error(`unknown benchmark suite '${suite}' (known: allocator, e2e, dashboard)`);
+          console.error(`unknown benchmark suite '${suite}' (known: allocator, e2e, dashboard, failover)`);
           process.exitCode = 2;
           return;
         }

@@ -1,4 +1,4 @@
-/** The /events namespace: what happens in the cluster, streamed to operators (the dashboard). */
+/** The /events namespace: what happens in the cluster, streamed to operators (the dashboard), from the leader. */
 import { PrincipalKind } from '../auth/principal.entity';
 import { Injectable } from '@nestjs/common';
 import type { Namespace } from 'socket.io';
@@ -13,7 +13,10 @@ export class OperatorStream {
 
   /** Opens the namespace (at application bootstrap, once the HTTP server exists). */
   open(): void {
-    this.ns ??= this.realtime.namespace(EVENTS_NAMESPACE, [PrincipalKind.ADMIN, PrincipalKind.OPERATOR, PrincipalKind.VIEWER]);
+    // What it streams happens on the leader: a standby sends operators there.
+    this.ns ??= this.realtime.namespace(EVENTS_NAMESPACE, [PrincipalKind.ADMIN, PrincipalKind.OPERATOR, PrincipalKind.VIEWER], {
+      leaderOnly: true,
+    });
   }
 
   emit<E extends keyof OperatorEvents>(event: E, payload: Parameters<OperatorEvents[E]>[0]): void {

@@ -191,11 +191,10 @@ export class FrameworkSessions {
       failoverTimeoutSeconds: fw.failoverTimeoutSeconds,
     };
     this.state.frameworks.set(fw.id, runtime);
-    // One connected when the last leader stopped gets the re-subscription grace before its own
-    // failover timeout starts: a leader change is no disconnection of the framework's doing.
-    const wasConnected = fw.state === FrameworkState.ACTIVE;
-    if (wasConnected) await this.frameworks.markDisconnected(fw.id, this.clock.date());
-    this.startFailover(runtime, wasConnected ? this.config.frameworkResubscribeGrace : 0);
+    if (fw.state === FrameworkState.ACTIVE) await this.frameworks.markDisconnected(fw.id, this.clock.date());
+    // Every framework gets the re-subscription grace before its failover timeout starts again:
+    // a restart or a leader change (maybe several in a row) is no disconnection of its doing.
+    this.startFailover(runtime, this.config.frameworkResubscribeGrace);
   }
 
   disconnected(socket: FrameworkSocket): Promise<void> {

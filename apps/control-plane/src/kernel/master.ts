@@ -59,6 +59,7 @@ export class Master implements OnApplicationShutdown {
 
   private async lead(): Promise<void> {
     this.kernel.restart();
+    this.realtime.openSessions();
     await this.kernel.exclusive(() => this.sync.rebuild());
     this.unsubscribe = this.events.subscribe((e) => {
       this.kernel.exclusive(() => this.sync.apply(e)).catch((err: unknown) => this.logger.error({ err }, 'cluster event'));

@@ -59,7 +59,9 @@ export class Gateways implements OnApplicationBootstrap {
       on(socket, 'register', RegisterAgent, (msg) => this.agents.register(socket, msg, actor));
       on(socket, 'heartbeat', Empty, () => this.agents.heartbeat(socket));
       on(socket, 'status', StatusUpdate, (msg) => this.tasks.agentStatus(socket, msg));
-      socket.on('disconnect', () => void this.agents.disconnected(socket).catch(failed('agent disconnection')));
+      socket.on('disconnect', () => {
+        if (this.realtime.sessionsOpen) void this.agents.disconnected(socket).catch(failed('agent disconnection'));
+      });
     });
 
     const frameworks = this.realtime.namespace(FRAMEWORKS_NAMESPACE, [PrincipalKind.FRAMEWORK, PrincipalKind.ADMIN], {
@@ -77,7 +79,9 @@ export class Gateways implements OnApplicationBootstrap {
       on(socket, 'reconcile', Reconcile, (msg) => this.tasks.reconcile(socket, msg));
       on(socket, 'inverseOffer', InverseOfferAnswer, (msg) => this.inverseOffers.answer(socket, msg));
       on(socket, 'teardown', Empty, () => this.frameworks.teardown(socket, actor));
-      socket.on('disconnect', () => void this.frameworks.disconnected(socket).catch(failed('framework disconnection')));
+      socket.on('disconnect', () => {
+        if (this.realtime.sessionsOpen) void this.frameworks.disconnected(socket).catch(failed('framework disconnection'));
+      });
     });
   }
 }

@@ -43,6 +43,9 @@ interface EngineTransport {
 export class Realtime implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Realtime');
   private server?: Server;
+  private open = true;
+  /** Every engine.io connection (under any namespace, authenticated or not). */
+  private readonly connections = new Set<EngineConnection>();
   /** Namespaces only the leader serves. */
   private readonly leaderOnly = new Set<Namespace>();
   /** Open sockets by the token they authenticated with. */
@@ -71,6 +74,10 @@ export class Realtime implements BeforeApplicationShutdown {
         cors: { origin: true, credentials: true },
       });
       this.server.engine.on('connection', coalesceWrites);
+      this.server.engine.on('connection', (conn: EngineConnection) => {
+        this.connections.add(conn);
+        conn.once('close', () => this.connections.delete(conn));
+      });
       // The root namespace serves nothing: refuse every connection to it.
       this.server.of('/').use((_socket, next) => {
         const e = new Error('connect to /agents, /frameworks or /events') as Error & { data?: unknown };
@@ -131,9 +138,26 @@ export class Realtime implements BeforeApplicationShutdown {
     return ns;
   }
 
+  /**
+   * False while the master closes the sessions itself (it stopped leading, or the process
+   * stops): their disconnections are then none of the agents' or frameworks' doing, and start
+   * no failover timeout.
+   */
+  get sessionsOpen(): boolean {
+    return this.open;
+  }
+
+  /** The master leads: sessions are its own again. */
+  openSessions(): void {
+    this.open = true;
+  }
+
   /** Closes every agent and framework session (this replica stopped leading): they reconnect to the leader. */
   closeSessions(): void {
+    this.open = false;
     for (const ns of this.leaderOnly) ns.disconnectSockets(true);
+    // Connections still authenticating (their handshake may wait on the lost database) go too.
+    for (const conn of this.connections) conn.close();
   }
 
   /** Remembers the socket under its token, and closes it when the token expires. */
@@ -181,11 +205,18 @@ export class Realtime implements BeforeApplicationShutdown {
    * websockets included, so they must be gone first.
    */
   beforeApplicationShutdown(): void {
+    this.open = false;
     if (!this.server) return;
     this.server.disconnectSockets(true);
     // The HTTP server itself is Nest's to close; close only socket.io's engine.
     this.server.engine.close();
   }
+}
+
+/** What closeSessions needs of an engine.io connection. */
+interface EngineConnection {
+  close(): void;
+  once(event: 'close', listener: () => void): void;
 }
 
 interface EngineConnectionLike {

@@ -1,4 +1,4 @@
-/** The control plane as a user runs it: `arbiter control-plane` in a child process. */
+/** The control plane and agents as a user runs them: `arbiter control-plane` and `arbiter agent` in child processes. */
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
 
@@ -71,4 +71,32 @@ export function runControlPlaneExpectingFailure(
       resolve({ code, output });
     }),
   );
+}
+
+/** `arbiter agent` in a child process, with the admin token; its output is kept in `log`. */
+export class AgentProcess {
+  child?: ChildProcess;
+  log = '';
+  constructor(
+    readonly name: string,
+    readonly workDir: string,
+    private readonly resources: string,
+  ) {}
+  start(master: string, token: string): void {
+    this.child = spawn(
+      process.execPath,
+      [BIN, 'agent', '--master', master, '--hostname', this.name, '--resources', this.resources, '--work-dir', this.workDir],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'info', ARBITER_AGENT_TOKEN: token } },
+    );
+    // Spawned with stdout and stderr piped: both streams exist.
+    this.child.stdout?.on('data', (c: Buffer) => (this.log += c.toString()));
+    this.child.stderr?.on('data', (c: Buffer) => (this.log += c.toString()));
+  }
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const c = this.child;
+    if (c?.exitCode !== null || c.signalCode !== null) return;
+    const exited = new Promise((r) => c.once('exit', r));
+    c.kill(signal);
+    await exited;
+  }
 }

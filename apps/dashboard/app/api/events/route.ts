@@ -4,7 +4,7 @@
  * token) and passes its events on in batches, at most four a second, so a busy cluster does
  * not flood the page. The stream ends when either side goes away; the page reconnects.
  */
-import { io } from 'socket.io-client';
+import { io, type Socket } from 'socket.io-client';
 import { apiUrl, errorResponse, sessionToken } from '@/lib/server';
 
 export const dynamic = 'force-dynamic';
@@ -17,24 +17,42 @@ const MAX_BATCH = 2_000;
 export async function GET(request: Request): Promise<Response> {
   const token = await sessionToken();
   if (!token) return errorResponse(401, 'AUTH_TOKEN_MISSING', 'sign in to the dashboard first');
-  const socket = io(`${apiUrl()}/events`, {
+  // The stream is the leader's: a standby refuses with NOT_LEADER and names it.
+  let base = apiUrl();
+  let socket = await connectEvents(base, token);
+  if (socket.failure === 'NOT_LEADER' && socket.leader) {
+    base = socket.leader;
+    socket = await connectEvents(base, token);
+  }
+  const { failure } = socket;
+  if (failure)
+    return failure.startsWith('AUTH_')
+      ? errorResponse(401, failure, 'the session token was refused')
+      : errorResponse(502, 'CONTROL_PLANE_UNREACHABLE', `cannot reach the control plane's event stream at ${base}`);
+  return streamEvents(socket.socket, request);
+}
+
+/** Connects to a replica's /events; a refusal gives its code (and, from a standby, the leader's URL). */
+async function connectEvents(base: string, token: string): Promise<{ socket: Socket; failure: string | null; leader: string | null }> {
+  const socket = io(`${base}/events`, {
     auth: { token },
     transports: ['websocket'],
     reconnection: false,
     forceNew: true,
     timeout: 5_000,
   });
-  const failure = await new Promise<string | null>((resolve) => {
-    socket.once('connect', () => resolve(null));
-    socket.once('connect_error', (err: Error & { data?: { code?: string } }) => resolve(err.data?.code ?? err.message));
+  const refusal = await new Promise<{ failure: string | null; leader: string | null }>((resolve) => {
+    socket.once('connect', () => resolve({ failure: null, leader: null }));
+    socket.once('connect_error', (err: Error & { data?: { code?: string; leader?: string | null } }) =>
+      resolve({ failure: err.data?.code ?? err.message, leader: err.data?.leader ?? null }),
+    );
   });
-  if (failure) {
-    socket.close();
-    return failure.startsWith('AUTH_')
-      ? errorResponse(401, failure, 'the session token was refused')
-      : errorResponse(502, 'CONTROL_PLANE_UNREACHABLE', `cannot reach the control plane's event stream at ${apiUrl()}`);
-  }
+  if (refusal.failure) socket.close();
+  return { socket, ...refusal };
+}
 
+/** The stream of a connected /events socket, as Server-Sent Events. */
+function streamEvents(socket: Socket, request: Request): Response {
   const encoder = new TextEncoder();
   let timers: NodeJS.Timeout[] = [];
   const stop = () => {

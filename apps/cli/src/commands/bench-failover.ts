@@ -1,0 +1,253 @@
+/**
+ * `arbiter bench failover --agents 1000`: how fast a loaded cluster recovers from the loss of
+ * its leader. Two control-plane replicas (child processes, on DATABASE_URL's server in a
+ * scratch database, or on an embedded server) share the database; N simulated agents (real
+ * socket.io connections from this process, given both replicas' URLs, re-registering with
+ * their running tasks as an agent does) and one framework on the scheduler SDK keep tasks
+ * running. The leader is SIGKILLed; from the kill it measures the time until the standby
+ * leads, until every agent has re-registered, until the first offer and until the first
+ * task launch after the failover. Prints the figures, then one JSON line.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { followLeader, MasterUrls, notLeader, type Reply, retargetSocket } from '@arbiter/contracts';
+
+export interface FailoverFlags {
+  agents: number;
+  /** Tasks kept running across the cluster before the kill. */
+  tasks: number;
+}
+
+const TOKEN = `bench-${randomUUID()}`;
+const BIN = path.resolve(__dirname, '../../bin/arbiter.js');
+const AGENTS_NAMESPACE = '/agents';
+
+interface Replica {
+  child: ChildProcess;
+  url: string;
+}
+
+async function startReplica(databaseUrl: string, port: number): Promise<Replica> {
+  const url = `http://127.0.0.1:${port}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    ARBITER_ADMIN_TOKEN: TOKEN,
+    ARBITER_ADVERTISE_URL: url,
+    ARBITER_ALLOCATION_INTERVAL: '0.25',
+    ARBITER_AGENT_TIMEOUT: '60',
+    LOG_LEVEL: 'error',
+  };
+  const child = spawn(process.execPath, [BIN, 'control-plane'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const onData = (c: Buffer) => {
+      out += c.toString();
+      if (/admin token:.*\n/.test(out)) resolve({ child, url });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`control plane exited with ${code}:\n${out}`)));
+  });
+}
+
+async function role(url: string): Promise<string | undefined> {
+  try {
+    const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(500) });
+    return ((await res.json()) as { role?: string }).role;
+  } catch {
+    return undefined;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const round = (ms: number) => Math.round(ms);
+
+export async function runFailoverBench(flags: FailoverFlags): Promise<void> {
+  const { io } = await import('socket.io-client');
+  const { Scheduler } = await import('@arbiter/scheduler-sdk');
+  const cp = await import('@arbiter/control-plane');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-bench-failover-'));
+  const run = async (databaseUrl: string) => {
+    const replicas: Replica[] = [];
+    const sockets: Array<ReturnType<typeof io>> = [];
+    let scheduler: import('@arbiter/scheduler-sdk').Scheduler | undefined;
+    let closing = false;
+    try {
+      replicas.push(await startReplica(databaseUrl, await freePort()));
+      replicas.push(await startReplica(databaseUrl, await freePort()));
+      const masters = replicas.map((r) => r.url).join(',');
+      // When each agent last registered (performance.now()), and the tasks it runs.
+      const registeredAt = new Array<number>(flags.agents).fill(0);
+      let launchedAfterKill = 0;
+      let killedAt = Infinity;
+      const agentsUp: Array<Promise<void>> = [];
+      for (let i = 0; i < flags.agents; i++) {
+        const list = new MasterUrls(masters);
+        const s = io(new URL(AGENTS_NAMESPACE, list.current).toString(), {
+          auth: { token: TOKEN },
+          transports: ['websocket'],
+          forceNew: true,
+          reconnectionDelay: 250,
+          reconnectionDelayMax: 2_000,
+        });
+        sockets.push(s);
+        let agentId: string | undefined;
+        const running = new Map<string, { frameworkId: string; taskId: string; resources: unknown }>();
+        let first: (() => void) | undefined;
+        agentsUp.push(new Promise<void>((resolve) => (first = resolve)));
+        s.on('connect_error', (err: Error & { data?: unknown }) => {
+          const leader = notLeader(err);
+          if (leader !== undefined) followLeader(s, AGENTS_NAMESPACE, list, leader, () => !closing);
+          else retargetSocket(s, AGENTS_NAMESPACE, list.failed());
+        });
+        s.on('connect', () => {
+          void s
+            .timeout(120_000)
+            .emitWithAck('register', {
+              ...(agentId ? { agentId } : {}),
+              hostname: `sim-${i}`,
+              resources: [
+                { name: 'cpus', value: 8 },
+                { name: 'mem', value: 16384 },
+              ],
+              attributes: {},
+              tasks: [...running.values()].map((t) => ({ ...t, state: 'RUNNING' })),
+            })
+            .then((reply: Reply<{ agentId: string }>) => {
+              if (!reply.ok) return;
+              agentId = reply.agentId;
+              registeredAt[i] = performance.now();
+              first?.();
+              first = undefined;
+            })
+            .catch(() => undefined);
+        });
+        s.on('launch', (m: { frameworkId: string; task: { taskId: string; resources: unknown } }) => {
+          running.set(m.task.taskId, { frameworkId: m.frameworkId, taskId: m.task.taskId, resources: m.task.resources });
+          if (performance.now() > killedAt) launchedAfterKill ||= performance.now();
+          const status = (state: string) =>
+            s.emitWithAck('status', {
+              updateUuid: randomUUID(),
+              frameworkId: m.frameworkId,
+              taskId: m.task.taskId,
+              agentId,
+              state,
+              timestamp: new Date().toISOString(),
+              source: 'SOURCE_AGENT',
+            });
+          void status('STARTING')
+            .then(() => status('RUNNING'))
+            .catch(() => undefined);
+        });
+        setInterval(() => s.connected && s.emit('heartbeat', {}), 5_000).unref();
+      }
+      await Promise.all(agentsUp);
+      console.log(`${flags.agents} simulated agents registered with the leader at ${replicas[0].url}`);
+
+      // One framework keeps --tasks tasks running (one cpu each), launching on the offers it gets.
+      let offersAfterKill = 0;
+      let launched = 0;
+      scheduler = new Scheduler({
+        master: masters,
+        token: TOKEN,
+        framework: { name: 'bench-failover', roles: ['bench'], failoverTimeoutSeconds: 3600 },
+      });
+      const s = scheduler;
+      s.on('error', () => undefined);
+      s.on('offers', (offers) => {
+        if (performance.now() > killedAt) offersAfterKill ||= performance.now();
+        for (const offer of offers) {
+          const want = Math.min(flags.tasks + (performance.now() > killedAt ? 1 : 0) - launched, 8);
+          if (want <= 0) {
+            void s.decline(offer.id, { refuseSeconds: 1 }).catch(() => undefined);
+            continue;
+          }
+          launched += want;
+          void s
+            .launch(
+              offer,
+              Array.from({ length: want }, (_, k) => ({
+                taskId: `t-${launched - want + k}`,
+                name: 'bench',
+                command: { shell: 'sleep 3600' },
+                resources: [
+                  { name: 'cpus', value: 1 },
+                  { name: 'mem', value: 64 },
+                ],
+              })),
+            )
+            .catch(() => (launched -= want));
+        }
+      });
+      await s.start();
+      const deadline = Date.now() + 120_000;
+      while (launched < flags.tasks && Date.now() < deadline) await sleep(100);
+      await sleep(2_000);
+      console.log(`${launched} tasks running; killing the leader (SIGKILL)`);
+
+      killedAt = performance.now();
+      replicas[0].child.kill('SIGKILL');
+      let leaderAt = 0;
+      while (!leaderAt) {
+        if ((await role(replicas[1].url)) === 'leader') leaderAt = performance.now();
+        else await sleep(20);
+        if (performance.now() - killedAt > 120_000) throw new Error('the standby did not take over within 120 s');
+      }
+      while (registeredAt.some((t) => t < killedAt) || !offersAfterKill || !launchedAfterKill) {
+        if (performance.now() - killedAt > 300_000) break;
+        await sleep(20);
+      }
+      const allAgents = registeredAt.some((t) => t < killedAt) ? NaN : Math.max(...registeredAt) - killedAt;
+      const result = {
+        agents: flags.agents,
+        tasks: launched,
+        leaderMs: round(leaderAt - killedAt),
+        agentsReregisteredMs: round(allAgents),
+        firstOfferMs: offersAfterKill ? round(offersAfterKill - killedAt) : NaN,
+        firstLaunchMs: launchedAfterKill ? round(launchedAfterKill - killedAt) : NaN,
+      };
+      console.log(`from the SIGKILL of the leader:`);
+      console.log(`  standby leads after          ${result.leaderMs} ms`);
+      console.log(`  all ${flags.agents} agents re-registered ${result.agentsReregisteredMs} ms`);
+      console.log(`  first offer after            ${result.firstOfferMs} ms`);
+      console.log(`  first task launched after    ${result.firstLaunchMs} ms`);
+      console.log(JSON.stringify(result));
+    } finally {
+      closing = true;
+      scheduler?.close();
+      for (const s of sockets) s.close();
+      for (const r of replicas) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGKILL');
+    }
+  };
+  try {
+    if (process.env.DATABASE_URL) await cp.withScratchDatabase(process.env.DATABASE_URL, (u) => run(u));
+    else {
+      const db = await cp.openDatabase({ dataDir: path.join(dataDir, 'postgres'), embeddedDbPort: 0 });
+      try {
+        await run(db.url);
+      } finally {
+        await db.stop();
+      }
+    }
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
