@@ -13,12 +13,11 @@ import {
   type AgentEvents,
   AGENTS_NAMESPACE,
   type KillTask,
-  followLeader,
   LaunchTask,
   MasterUrls,
   notLeader,
   parseMessage,
-  retargetSocket,
+  reconnectElsewhere,
   type RegisterAgent,
   type Reply,
   type ResourceEntry,
@@ -87,7 +86,10 @@ export class Agent {
       // Node's `ca` replaces the built-in roots: keep them, and add the given ones.
       ...(options.ca ? { ca: [...tls.rootCertificates, options.ca] } : {}),
     });
-    this.socket.on('connect', () => void this.register());
+    this.socket.on('connect', () => {
+      this.masters.connected();
+      void this.register();
+    });
     this.socket.on('disconnect', (reason) => {
       this.registered = false;
       this.log.warn({ reason }, 'disconnected from the control plane; reconnecting');
@@ -102,15 +104,13 @@ export class Agent {
     });
     this.socket.on('connect_error', (err: Error & { data?: { code?: string } }) => {
       const code = err.data?.code;
+      // A standby (it names the leader) or no answer: the leader, or the next URL.
       const leader = notLeader(err);
+      if (leader !== undefined || !code) reconnectElsewhere(this.socket, AGENTS_NAMESPACE, this.masters, leader, () => !this.stopped);
       if (leader !== undefined) {
-        // A standby: to the leader it names, else the next URL.
-        followLeader(this.socket, AGENTS_NAMESPACE, this.masters, leader, () => !this.stopped);
         this.log.info({ leader, next: this.masters.current }, 'the control plane is a standby; going to the leader');
         return;
       }
-      // No answer: socket.io tries again by itself, at the next URL.
-      if (!code) retargetSocket(this.socket, AGENTS_NAMESPACE, this.masters.failed());
       if (code?.startsWith('AUTH_') || code === 'FORBIDDEN')
         this.log.error({ code }, `the control plane refused the token: ${err.message}`);
       else if (/certificate|self[- ]signed|CERT_|TLS/i.test(`${err.message} ${String((err as { description?: unknown }).description)}`))

@@ -9,6 +9,8 @@ export class MasterUrls {
   readonly urls: readonly string[];
   private index = 0;
   private redirect?: string;
+  /** URLs that failed since the last accepted session. */
+  private misses = 0;
 
   /** Throws an Error naming the bad entry if `spec` is not a list of http(s) URLs. */
   constructor(spec: string | readonly string[]) {
@@ -40,8 +42,19 @@ export class MasterUrls {
     else {
       this.redirect = undefined;
       this.index = (this.index + 1) % this.urls.length;
+      this.misses++;
     }
     return this.current;
+  }
+
+  /** A session was accepted: the next failure starts a new round of the list. */
+  connected(): void {
+    this.misses = 0;
+  }
+
+  /** Every URL of the list has failed since the last accepted session (retrying at once is pointless). */
+  get exhausted(): boolean {
+    return this.misses >= this.urls.length;
   }
 
   toString(): string {
@@ -71,7 +84,7 @@ export function retargetSocket(socket: { io: object }, namespace: string, base: 
   (socket.io as { uri: string }).uri = new URL(namespace, base).toString();
 }
 
-/** What followLeader needs of a socket.io client socket. */
+/** What reconnectElsewhere needs of a socket.io client socket. */
 interface RetargetableSocket {
   io: object;
   connect(): unknown;
@@ -79,24 +92,31 @@ interface RetargetableSocket {
 }
 
 /**
- * After a standby refused the session (NOT_LEADER): socket.io does not retry a refusal by
- * itself, so close the connection to the standby and connect again, to the leader it named,
- * else to the next URL (soon if a leader was named, after a second if none is known yet).
+ * After a connection attempt failed: a standby refused the session (`leader` is the leader it
+ * names, or null when it knows none) or the control plane did not answer (`leader`
+ * undefined). The next attempt goes to the leader named, else to the next URL of the list, at
+ * once (100 ms) while some URL of the list has not failed yet; once every URL has failed,
+ * socket.io's backoff paces the attempts (a refusal is not retried by socket.io, so it is
+ * retried here, after a second).
  */
-export function followLeader(
+export function reconnectElsewhere(
   socket: RetargetableSocket,
   namespace: string,
   masters: MasterUrls,
-  leader: string | null,
+  leader: string | null | undefined,
   stillWanted: () => boolean,
 ): void {
+  const next = masters.failed(leader);
+  const soon = Boolean(leader) || !masters.exhausted;
+  retargetSocket(socket, namespace, next);
+  // Unreachable and every URL tried: socket.io keeps retrying with its backoff, at `next`.
+  if (leader === undefined && !soon) return;
   socket.disconnect();
-  retargetSocket(socket, namespace, masters.failed(leader));
   // Not unref'd: while it waits, this timer is all that keeps a client's process alive.
   setTimeout(
     () => {
       if (stillWanted()) socket.connect();
     },
-    leader ? 100 : 1_000,
+    soon ? 100 : 1_000,
   );
 }

@@ -19,10 +19,9 @@ import {
   type AcceptReply,
   FRAMEWORKS_NAMESPACE,
   type InverseOffer,
-  followLeader,
   MasterUrls,
   notLeader,
-  retargetSocket,
+  reconnectElsewhere,
   type Offer,
   type Operation,
   type Reply,
@@ -137,14 +136,12 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
         }, RECONNECT_AFTER_SERVER_CLOSE_MS);
     });
     this.socket.on('connect_error', (err: Error & { data?: { code?: string }; description?: unknown }) => {
+      // A standby (it names the leader) or no answer: the leader, or the next URL.
       const leader = notLeader(err);
-      if (leader !== undefined) {
-        // A standby: to the leader it names, else the next URL.
-        followLeader(this.socket, FRAMEWORKS_NAMESPACE, this.masters, leader, () => !this.closed);
-        return;
+      if (leader !== undefined || !err.data?.code) {
+        reconnectElsewhere(this.socket, FRAMEWORKS_NAMESPACE, this.masters, leader, () => !this.closed);
+        if (leader !== undefined) return;
       }
-      // No answer: socket.io tries again by itself, at the next URL.
-      if (!err.data?.code) retargetSocket(this.socket, FRAMEWORKS_NAMESPACE, this.masters.failed());
       // Refused tokens and untrusted certificates do not heal by retrying.
       const code = permanentConnectError(err);
       if (code) {
@@ -156,6 +153,7 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
     });
     // Every (re)connection subscribes, with the framework id once there is one.
     this.socket.on('connect', () => {
+      this.masters.connected();
       this.subscribed = this.call<SubscribeReply>('subscribe', {
         ...this.subscribeInfo,
         ...(this.frameworkId ? { frameworkId: this.frameworkId } : {}),

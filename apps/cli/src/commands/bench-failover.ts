@@ -15,7 +15,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { followLeader, MasterUrls, notLeader, type Reply, retargetSocket } from '@arbiter/contracts';
+import { MasterUrls, notLeader, type Reply, reconnectElsewhere } from '@arbiter/contracts';
 
 export interface FailoverFlags {
   agents: number;
@@ -113,12 +113,11 @@ export async function runFailoverBench(flags: FailoverFlags): Promise<void> {
         const running = new Map<string, { frameworkId: string; taskId: string; resources: unknown }>();
         let first: (() => void) | undefined;
         agentsUp.push(new Promise<void>((resolve) => (first = resolve)));
-        s.on('connect_error', (err: Error & { data?: unknown }) => {
-          const leader = notLeader(err);
-          if (leader !== undefined) followLeader(s, AGENTS_NAMESPACE, list, leader, () => !closing);
-          else retargetSocket(s, AGENTS_NAMESPACE, list.failed());
-        });
+        s.on('connect_error', (err: Error & { data?: unknown }) =>
+          reconnectElsewhere(s, AGENTS_NAMESPACE, list, notLeader(err), () => !closing),
+        );
         s.on('connect', () => {
+          list.connected();
           void s
             .timeout(120_000)
             .emitWithAck('register', {
@@ -216,16 +215,23 @@ export async function runFailoverBench(flags: FailoverFlags): Promise<void> {
         await sleep(20);
       }
       const allAgents = registeredAt.some((t) => t < killedAt) ? NaN : Math.max(...registeredAt) - killedAt;
+      const sorted = registeredAt.map((t) => t - killedAt).sort((a, b) => a - b);
+      const firstAgent = sorted[0];
+      const halfAgents = sorted[Math.floor(sorted.length / 2)];
       const result = {
         agents: flags.agents,
         tasks: launched,
         leaderMs: round(leaderAt - killedAt),
         agentsReregisteredMs: round(allAgents),
+        firstAgentMs: round(firstAgent),
+        halfAgentsMs: round(halfAgents),
         firstOfferMs: offersAfterKill ? round(offersAfterKill - killedAt) : NaN,
         firstLaunchMs: launchedAfterKill ? round(launchedAfterKill - killedAt) : NaN,
       };
       console.log(`from the SIGKILL of the leader:`);
       console.log(`  standby leads after          ${result.leaderMs} ms`);
+      console.log(`  first agent re-registered    ${result.firstAgentMs} ms`);
+      console.log(`  half of them re-registered   ${result.halfAgentsMs} ms`);
       console.log(`  all ${flags.agents} agents re-registered ${result.agentsReregisteredMs} ms`);
       console.log(`  first offer after            ${result.firstOfferMs} ms`);
       console.log(`  first task launched after    ${result.firstLaunchMs} ms`);

@@ -146,7 +146,7 @@ export class AgentSessions {
 
       await this.reconcileTasks(agent.id, msg.tasks);
       await this.addToAllocator(agent, true);
-      await this.maintenance.apply();
+      await this.maintenance.applyToAgent(agent.id);
       if (this.maintenance.isDown(agent.hostname)) this.state.allocator.deactivateAgent(agent.id, { maintenance: true });
       if (known) this.stream.emit('agent.updated', { agentId: agent.id });
       else {
@@ -307,7 +307,7 @@ export class AgentSessions {
     if (options.resync) {
       allocator.removeAgent(agentId);
       await this.addToAllocator(agent, runtime.socket !== undefined);
-      await this.maintenance.apply();
+      await this.maintenance.applyToAgent(agent.id);
     } else if (usable && !this.maintenance.isDown(agent.hostname)) allocator.activateAgent(agentId);
     else allocator.deactivateAgent(agentId, { maintenance: this.maintenance.isDown(agent.hostname) });
   }
