@@ -48,9 +48,13 @@ async function startReplica(databaseUrl: string, port: number): Promise<Replica>
   let out = '';
   return new Promise((resolve, reject) => {
     const onData = (c: Buffer) => {
-      out += c.toString();
+      // Kept (the last 20 KB) for when it exits unexpectedly; read, so the pipe never fills.
+      out = (out + c.toString()).slice(-20_000);
       if (/admin token:.*\n/.test(out)) resolve({ child, url });
     };
+    child.once('exit', (code, signal) => {
+      if (signal !== 'SIGKILL') console.error(`the control plane at ${url} exited (${signal ?? code}):\n${out}`);
+    });
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
     child.once('exit', (code) => reject(new Error(`control plane exited with ${code}:\n${out}`)));

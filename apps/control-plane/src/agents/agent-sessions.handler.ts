@@ -16,17 +16,25 @@ import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { type AgentRuntime, ClusterState, sessionOf, taskKey, type AgentSocket } from '../kernel/cluster-state';
-import { Kernel } from '../kernel/kernel';
+import type { GroupCommit } from '../kernel/group-commit';
+import { Kernel, type Pending } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { MaintenanceSync } from '../maintenance/maintenance-sync.handler';
 import { OfferBook } from '../offers/offer-book.handler';
+import { type ReservationEntity } from '../reservations/reservation.entity';
 import { KILL_GRACE_SECONDS, TaskUpdates } from '../tasks/task-updates.handler';
-import { TaskState } from '../tasks/task.entity';
+import { type TaskEntity, TaskState } from '../tasks/task.entity';
 import { TasksRepository } from '../tasks/tasks.repository';
 import { type AgentEntity, AgentStatus } from './agent.entity';
 import { AgentSessionsRepository } from './agent-sessions.repository';
 
 export const AGENT_HEARTBEAT_SECONDS = 5;
+
+interface Registration {
+  socket: AgentSocket;
+  msg: AgentRegistration;
+  actor: Actor;
+}
 
 export type AgentRegistration = RegisterAgent & {
   tasks: NonNullable<RegisterAgent['tasks']>;
@@ -36,6 +44,7 @@ export type AgentRegistration = RegisterAgent & {
 @Injectable()
 export class AgentSessions {
   private readonly logger = new Logger('AgentSessions');
+  private readonly registrations: GroupCommit<Registration, RegisterAgentReply>;
 
   constructor(
     private readonly kernel: Kernel,
@@ -53,79 +62,41 @@ export class AgentSessions {
     private readonly access: AccessLog,
     private readonly audit: AuditService,
     private readonly db: Database,
-  ) {}
+  ) {
+    this.registrations = kernel.batch('exclusive', (batch) => this.registerBatch(batch));
+  }
 
   /**
    * Registers an agent for the principal behind the socket: a new agent id becomes that
    * principal's; an agent id another principal registered is refused (AGENT_PRINCIPAL_MISMATCH),
    * as is a hostname the register_agents ACL does not allow. Refusals are audited.
+   * Registrations that arrive together (every agent of a cluster after a failover) are handled
+   * in one exclusive turn with one read and one write for all of them.
    */
   register(socket: AgentSocket, msg: AgentRegistration, actor: Actor): Promise<RegisterAgentReply> {
-    return this.kernel.exclusive(async () => {
-      const now = this.clock.date();
-      const resources = Resources.of(msg.resources).toJSON();
-      if (!this.acls.allows(actor, 'register_agents', msg.hostname)) {
-        await this.access.denied(actor, {
-          what: 'register agent',
-          reason: `ACL register_agents refuses agent '${msg.hostname}'`,
-          targetType: 'agent',
-          targetId: msg.agentId ?? null,
-        });
-        throw new ProtocolError(
-          PROTOCOL_ERRORS.FORBIDDEN,
-          `principal '${actor.name}' may not register agent '${msg.hostname}' (ACL register_agents)`,
-        );
-      }
-      const known = msg.agentId ? await this.agents.find(msg.agentId) : null;
-      if (known?.principal && known.principal !== actor.name) {
-        await this.access.denied(actor, {
-          what: 'register agent',
-          reason: `agent id belongs to principal '${known.principal}'`,
-          targetType: 'agent',
-          targetId: known.id,
-        });
-        throw new ProtocolError(
-          PROTOCOL_ERRORS.AGENT_PRINCIPAL_MISMATCH,
-          `agent ${known.id} was registered by another principal; principal '${actor.name}' cannot register under its id`,
-        );
-      }
-      if (known?.status === AgentStatus.GONE)
-        throw new ProtocolError(
-          PROTOCOL_ERRORS.AGENT_GONE,
-          `agent ${known.id} was marked gone; start the agent with a fresh work directory`,
-        );
-      const fields = {
-        hostname: msg.hostname,
-        address: msg.address ?? null,
-        resources,
-        attributes: msg.attributes,
-        status: AgentStatus.REACHABLE,
-        version: msg.version ?? null,
-        lastSeenAt: now,
-        principal: actor.name,
-        isolation: msg.isolation
-          ? {
-              mode: msg.isolation.mode,
-              controllers: msg.isolation.controllers ?? [],
-              ...(msg.isolation.taskUser ? { taskUser: msg.isolation.taskUser } : {}),
-              diskQuota: msg.isolation.diskQuota ?? false,
-            }
-          : null,
-      };
-      const agent = await this.agents.register(
-        known
-          ? Object.assign(known, fields)
-          : {
-              ...fields,
-              id: msg.agentId ?? randomUUID(),
-              activated: true,
-              drainState: null,
-              drainConfig: null,
-              drainStartedAt: null,
-              firstSeenAt: now,
-            },
-      );
+    return this.registrations.push({ socket, msg, actor });
+  }
 
+  private async registerBatch(batch: Array<Pending<Registration, RegisterAgentReply>>): Promise<void> {
+    const now = this.clock.date();
+    const ids = batch.flatMap((b) => (b.item.msg.agentId ? [b.item.msg.agentId] : []));
+    const known = new Map((await this.agents.findMany(ids)).map((a) => [a.id, a]));
+    const admitted: Array<{ entry: Pending<Registration, RegisterAgentReply>; row: AgentEntity; isNew: boolean }> = [];
+    for (const entry of batch) {
+      try {
+        admitted.push({ entry, ...(await this.admit(entry.item, known, now)) });
+      } catch (err) {
+        // A refusal is this registration's alone.
+        entry.reject(err);
+      }
+    }
+    if (!admitted.length) return;
+    await this.agents.registerMany(admitted.map((a) => a.row));
+    const agentIds = admitted.map((a) => a.row.id);
+    const [live, reservations] = await Promise.all([this.tasks.liveOnAgents(agentIds), this.agents.reservationsOnAgents(agentIds)]);
+    const created: Array<{ agent: AgentEntity; actor: Actor }> = [];
+    for (const { entry, row: agent, isNew } of admitted) {
+      const { socket, msg } = entry.item;
       // Replace an older connection of the same agent.
       const previous = this.state.agents.get(agent.id);
       if (previous?.socket && previous.socket.id !== socket.id) previous.socket.disconnect(true);
@@ -144,15 +115,19 @@ export class AgentSessions {
       this.state.agents.set(agent.id, runtime);
       sessionOf(socket).agentId = agent.id;
 
-      await this.reconcileTasks(agent.id, msg.tasks);
-      await this.addToAllocator(agent, true);
+      await this.reconcileTasks(agent.id, msg.tasks, live.get(agent.id) ?? []);
+      this.addToAllocatorWith(agent, true, reservations.get(agent.id) ?? []);
       await this.maintenance.applyToAgent(agent.id);
       if (this.maintenance.isDown(agent.hostname)) this.state.allocator.deactivateAgent(agent.id, { maintenance: true });
-      if (known) this.stream.emit('agent.updated', { agentId: agent.id });
-      else {
+      if (isNew) {
         this.stream.emit('agent.added', { agentId: agent.id, hostname: agent.hostname, resources: agent.resources });
-        await this.db.transaction((tx) =>
-          this.audit.record(
+        created.push({ agent, actor: entry.item.actor });
+      } else this.stream.emit('agent.updated', { agentId: agent.id });
+    }
+    if (created.length)
+      await this.db.transaction(async (tx) => {
+        for (const { agent, actor } of created) {
+          await this.audit.record(
             tx,
             actor,
             {
@@ -163,12 +138,77 @@ export class AgentSessions {
               after: { hostname: agent.hostname, resources: agent.resources, isolation: agent.isolation },
             },
             now,
-          ),
-        );
-      }
-      this.loop.requestCycle();
-      return { agentId: agent.id, heartbeatIntervalSeconds: AGENT_HEARTBEAT_SECONDS };
-    });
+          );
+        }
+      });
+    this.loop.requestCycle();
+    for (const { entry, row } of admitted) entry.resolve({ agentId: row.id, heartbeatIntervalSeconds: AGENT_HEARTBEAT_SECONDS });
+  }
+
+  /** Checks one registration and gives the row to save, or throws the refusal (audited). */
+  private async admit(
+    { msg, actor }: Registration,
+    known: ReadonlyMap<string, AgentEntity>,
+    now: Date,
+  ): Promise<{ row: AgentEntity; isNew: boolean }> {
+    const resources = Resources.of(msg.resources).toJSON();
+    if (!this.acls.allows(actor, 'register_agents', msg.hostname)) {
+      await this.access.denied(actor, {
+        what: 'register agent',
+        reason: `ACL register_agents refuses agent '${msg.hostname}'`,
+        targetType: 'agent',
+        targetId: msg.agentId ?? null,
+      });
+      throw new ProtocolError(
+        PROTOCOL_ERRORS.FORBIDDEN,
+        `principal '${actor.name}' may not register agent '${msg.hostname}' (ACL register_agents)`,
+      );
+    }
+    const row = msg.agentId ? known.get(msg.agentId) : undefined;
+    if (row?.principal && row.principal !== actor.name) {
+      await this.access.denied(actor, {
+        what: 'register agent',
+        reason: `agent id belongs to principal '${row.principal}'`,
+        targetType: 'agent',
+        targetId: row.id,
+      });
+      throw new ProtocolError(
+        PROTOCOL_ERRORS.AGENT_PRINCIPAL_MISMATCH,
+        `agent ${row.id} was registered by another principal; principal '${actor.name}' cannot register under its id`,
+      );
+    }
+    if (row?.status === AgentStatus.GONE)
+      throw new ProtocolError(PROTOCOL_ERRORS.AGENT_GONE, `agent ${row.id} was marked gone; start the agent with a fresh work directory`);
+    const fields = {
+      hostname: msg.hostname,
+      address: msg.address ?? null,
+      resources,
+      attributes: msg.attributes,
+      status: AgentStatus.REACHABLE,
+      version: msg.version ?? null,
+      lastSeenAt: now,
+      principal: actor.name,
+      isolation: msg.isolation
+        ? {
+            mode: msg.isolation.mode,
+            controllers: msg.isolation.controllers ?? [],
+            ...(msg.isolation.taskUser ? { taskUser: msg.isolation.taskUser } : {}),
+            diskQuota: msg.isolation.diskQuota ?? false,
+          }
+        : null,
+    };
+    const agent: AgentEntity = row
+      ? Object.assign(row, fields)
+      : {
+          ...fields,
+          id: msg.agentId ?? randomUUID(),
+          activated: true,
+          drainState: null,
+          drainConfig: null,
+          drainStartedAt: null,
+          firstSeenAt: now,
+        };
+    return { row: agent, isNew: !row };
   }
 
   /** An agent known from the database at start: in the allocator, inactive until it registers again. */
@@ -188,8 +228,7 @@ export class AgentSessions {
    * After a (re-)registration: tasks the database thinks run there but the agent does not
    * report are LOST; tasks the agent runs that nobody wants any more are killed.
    */
-  private async reconcileTasks(agentId: string, reported: AgentRegistration['tasks']): Promise<void> {
-    const live = await this.tasks.live({ agentId });
+  private async reconcileTasks(agentId: string, reported: AgentRegistration['tasks'], live: TaskEntity[]): Promise<void> {
     const reportedKeys = new Set(reported.map((t) => taskKey(t.frameworkId, t.taskId)));
     const knownKeys = new Set(live.map((t) => taskKey(t.frameworkId, t.taskId)));
     // STAGING tasks may not have reached the agent yet; they are resent below.
@@ -313,9 +352,9 @@ export class AgentSessions {
   }
 
   /** Agent total with its reservations applied: unreserved minus reserved amounts, plus the reserved pieces. */
-  private async effectiveTotal(agent: AgentEntity): Promise<Resources> {
+  private effectiveTotal(agent: AgentEntity, reservations: readonly ReservationEntity[]): Resources {
     let total = Resources.of(agent.resources);
-    for (const r of await this.agents.reservationsOn(agent.id)) {
+    for (const r of reservations) {
       const reserved = Resources.of(r.resources);
       const unreserved = reserved.withReservation(undefined);
       if (total.contains(unreserved)) total = total.minus(unreserved).plus(reserved);
@@ -324,7 +363,11 @@ export class AgentSessions {
   }
 
   private async addToAllocator(agent: AgentEntity, activated: boolean): Promise<void> {
-    const total = await this.effectiveTotal(agent);
+    this.addToAllocatorWith(agent, activated, await this.agents.reservationsOn(agent.id));
+  }
+
+  private addToAllocatorWith(agent: AgentEntity, activated: boolean, reservations: readonly ReservationEntity[]): void {
+    const total = this.effectiveTotal(agent, reservations);
     // The live tasks as they are in memory right now (not as read before an await): a task's end
     // committed after this is recovered from the allocator, one committed before is not counted.
     const used: Array<{ frameworkId: string; role: string; resources: Resources }> = [];

@@ -1,9 +1,12 @@
 /** The master's SQL of agents: registration, status, last sign of life, and what shapes an agent's total. */
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, In } from 'typeorm';
 import { MasterDatabase } from '../database/master-database';
 import { ReservationEntity } from '../reservations/reservation.entity';
 import { AgentEntity, AgentStatus } from './agent.entity';
+
+/** Agents written per statement. */
+const UPSERT_SLICE = 2_000;
 
 @Injectable()
 export class AgentSessionsRepository {
@@ -18,13 +21,23 @@ export class AgentSessionsRepository {
     return this.dataSource.manager.findOne(AgentEntity, { where: { id } });
   }
 
+  findMany(ids: string[]): Promise<AgentEntity[]> {
+    return ids.length ? this.dataSource.manager.find(AgentEntity, { where: { id: In(ids) } }) : Promise.resolve([]);
+  }
+
   reachable(): Promise<AgentEntity[]> {
     return this.dataSource.manager.find(AgentEntity, { where: { status: AgentStatus.REACHABLE } });
   }
 
-  /** Saves a (re-)registration: a new agent's row, or the known one's changes. */
-  register(agent: AgentEntity): Promise<AgentEntity> {
-    return this.dataSource.transaction((tx) => tx.save(AgentEntity, tx.create(AgentEntity, agent)));
+  /** Saves (re-)registrations, in one statement: new agents' rows, known ones' changes. */
+  async registerMany(agents: AgentEntity[]): Promise<void> {
+    // One row per id: the last registration of an agent in the batch wins.
+    const rows = [...new Map(agents.map((a) => [a.id, a])).values()];
+    // In slices: PostgreSQL takes at most 65,535 parameters per statement (15 a row here).
+    await this.dataSource.transaction(async (tx) => {
+      for (let i = 0; i < rows.length; i += UPSERT_SLICE)
+        await tx.upsert(AgentEntity, rows.slice(i, i + UPSERT_SLICE), { conflictPaths: ['id'], skipUpdateIfNoValuesChanged: false });
+    });
   }
 
   async setStatus(id: string, status: AgentStatus): Promise<void> {
@@ -38,5 +51,17 @@ export class AgentSessionsRepository {
 
   reservationsOn(agentId: string): Promise<ReservationEntity[]> {
     return this.dataSource.manager.find(ReservationEntity, { where: { agentId } });
+  }
+
+  /** The reservations on these agents, by agent. */
+  async reservationsOnAgents(agentIds: string[]): Promise<Map<string, ReservationEntity[]>> {
+    const byAgent = new Map<string, ReservationEntity[]>();
+    if (!agentIds.length) return byAgent;
+    for (const r of await this.dataSource.manager.find(ReservationEntity, { where: { agentId: In(agentIds) } })) {
+      const list = byAgent.get(r.agentId);
+      if (list) list.push(r);
+      else byAgent.set(r.agentId, [r]);
+    }
+    return byAgent;
   }
 }

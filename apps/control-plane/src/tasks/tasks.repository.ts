@@ -36,6 +36,21 @@ export class TasksRepository {
     return this.dataSource.manager.find(TaskEntity, { where: { ...where, state: Not(In([...TERMINAL_TASK_STATES])) } });
   }
 
+  /** The live tasks on these agents, by agent. */
+  async liveOnAgents(agentIds: string[]): Promise<Map<string, TaskEntity[]>> {
+    const byAgent = new Map<string, TaskEntity[]>();
+    if (!agentIds.length) return byAgent;
+    const rows = await this.dataSource.manager.find(TaskEntity, {
+      where: { agentId: In(agentIds), state: Not(In([...TERMINAL_TASK_STATES])) },
+    });
+    for (const t of rows) {
+      const list = byAgent.get(t.agentId);
+      if (list) list.push(t);
+      else byAgent.set(t.agentId, [t]);
+    }
+    return byAgent;
+  }
+
   find(frameworkId: string, taskId: string): Promise<TaskEntity | null> {
     return this.dataSource.manager.findOne(TaskEntity, { where: { frameworkId, taskId } });
   }
