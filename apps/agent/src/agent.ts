@@ -45,6 +45,9 @@ export interface AgentOptions {
 }
 
 export const AGENT_VERSION = '0.1.0';
+/** First and longest delay before an unacknowledged status update is sent again. */
+const RETRY_MIN_MS = 1_000;
+const RETRY_MAX_MS = 30_000;
 
 export class Agent {
   readonly log: Logger;
@@ -224,6 +227,22 @@ export class Agent {
 
   /** Tasks with an update on its way. */
   private readonly sending = new Set<string>();
+  /** A retry of updates the control plane refused or did not answer, and its next delay. */
+  private retryTimer?: NodeJS.Timeout;
+  private retryMs = RETRY_MIN_MS;
+
+  /**
+   * An update was refused or got no answer: it is sent again after a delay that doubles up to
+   * RETRY_MAX_MS, forever, until acknowledged (a registration also sends it again at once).
+   */
+  private retryLater(): void {
+    if (this.retryTimer || this.stopped) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.flush();
+    }, this.retryMs);
+    this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
+  }
 
   private async send(task: string, next: { file: string; update: StatusUpdate }): Promise<void> {
     let sent = false;
@@ -236,13 +255,17 @@ export class Agent {
         this.log.error({ error: reply.error, update: next.update }, 'the control plane cannot read this update; dropping it');
         sent = true;
       }
-      // Otherwise refused: sent again after the next registration.
+      // Otherwise refused: sent again later.
     } catch {
-      // No answer: sent again after the next registration.
+      // No answer: sent again later.
     } finally {
       this.sending.delete(task);
     }
-    if (!sent) return;
+    if (!sent) {
+      this.retryLater();
+      return;
+    }
+    this.retryMs = RETRY_MIN_MS;
     this.journal.remove(next.file);
     this.flush();
   }
@@ -253,6 +276,7 @@ export class Agent {
     if (this.options.killTasksOnExit) await this.tasks.killAll();
     if (this.heartbeat) clearInterval(this.heartbeat);
     if (this.pendingReconnect) clearTimeout(this.pendingReconnect);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     this.tasks.close();
     this.socket.disconnect();
   }
