@@ -120,6 +120,8 @@ export const PROTOCOL_ERRORS = {
   TASK_NOT_ON_AGENT: 'TASK_NOT_ON_AGENT',
   ALREADY_SUBSCRIBED: 'ALREADY_SUBSCRIBED',
   NOT_LEADER: 'NOT_LEADER',
+  /** The control plane cannot reach its database just now; the call changed nothing and may be sent again. */
+  DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE',
 } as const satisfies Record<string, ErrorCodeName>;
 
 /** Parses a message; the error names every bad field. */

@@ -9,6 +9,16 @@ export function databaseErrorCode(err: unknown): string | undefined {
   return err instanceof QueryFailedError ? (err.driverError as { code?: string }).code : undefined;
 }
 
+/**
+ * Whether PostgreSQL refused a statement for the data it carried (SQLSTATE classes 22, data
+ * exception, and 23, integrity constraint violation), rather than for the connection, the
+ * server or the leadership term: a batch that fails so may owe it to one of its items.
+ */
+export function isDataError(err: unknown): boolean {
+  const code = databaseErrorCode(err) ?? (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code);
+}
+
 /** Postgres error codes worth one more try: serialization failure, deadlock. */
 const RETRYABLE = new Set(['40001', '40P01']);
 

@@ -15,6 +15,7 @@ import { Database } from '../database/database.service';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState, type FrameworkRuntime, sessionOf, type FrameworkSocket } from '../kernel/cluster-state';
+import { EventualWrites } from '../kernel/eventual-writes';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { OfferBook } from '../offers/offer-book.handler';
@@ -25,6 +26,8 @@ import { type FrameworkEntity, FrameworkState } from './framework.entity';
 import { FrameworkSessionsRepository } from './framework-sessions.repository';
 
 export const FRAMEWORK_HEARTBEAT_SECONDS = 15;
+/** How soon a teardown past the failover timeout that failed is tried again. */
+export const FAILOVER_RETRY_MS = 5000;
 
 export type Subscription = Subscribe & { capabilities: string[]; failoverTimeoutSeconds: number; suppressedRoles: string[] };
 
@@ -47,6 +50,7 @@ export class FrameworkSessions {
     private readonly audit: AuditService,
     private readonly db: Database,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly writes: EventualWrites,
   ) {}
 
   /**
@@ -203,20 +207,34 @@ export class FrameworkSessions {
       if (runtime?.socket !== socket) return;
       runtime.socket = undefined;
       this.state.allocator.deactivateFramework(runtime.id);
-      await this.offers.rescindWhere((o) => o.frameworkId === runtime.id, 'the framework disconnected');
-      await this.frameworks.markDisconnected(runtime.id, this.clock.date());
+      // The failover timeout runs from now whatever the database says meanwhile.
       this.startFailover(runtime);
+      await this.offers.rescindWhere((o) => o.frameworkId === runtime.id, 'the framework disconnected');
+      const at = this.clock.date();
+      await this.writes.write('background', `recording framework ${runtime.id} as disconnected`, () =>
+        this.frameworks.markDisconnected(runtime.id, at),
+      );
     });
   }
 
-  /** After the failover timeout a disconnected framework is torn down. */
-  private startFailover(runtime: FrameworkRuntime, graceSeconds = 0): void {
+  /**
+   * After the failover timeout a disconnected framework is torn down. A teardown that fails (the
+   * database is away) is logged and tried again after FAILOVER_RETRY_MS while the framework stays
+   * away, so no framework outlives its timeout by more than the outage.
+   */
+  private startFailover(
+    runtime: FrameworkRuntime,
+    graceSeconds = 0,
+    delayMs = (graceSeconds + runtime.failoverTimeoutSeconds) * 1000,
+  ): void {
     runtime.failoverTimer?.cancel();
-    runtime.failoverTimer = this.clock.after((graceSeconds + runtime.failoverTimeoutSeconds) * 1000, () => {
+    const term = this.kernel.term;
+    runtime.failoverTimer = this.clock.after(delayMs, () => {
       runtime.failoverTimer = undefined;
+      const away = () => !runtime.socket && this.state.frameworks.get(runtime.id) === runtime && this.kernel.term === term;
       this.kernel
         .exclusive(async () => {
-          if (!runtime.socket && this.state.frameworks.get(runtime.id) === runtime)
+          if (away())
             await this.remove(
               runtime.id,
               graceSeconds
@@ -225,7 +243,13 @@ export class FrameworkSessions {
               SYSTEM_ACTOR,
             );
         })
-        .catch((err: unknown) => this.logger.error({ err }, 'failover'));
+        .catch((err: unknown) => {
+          this.logger.error(
+            { err, frameworkId: runtime.id, retryInMs: FAILOVER_RETRY_MS },
+            'tearing down a framework past its failover timeout failed; trying again',
+          );
+          if (away() && !this.kernel.stopping) this.startFailover(runtime, graceSeconds, FAILOVER_RETRY_MS);
+        });
     });
   }
 

@@ -2,7 +2,10 @@
  * Group commit: calls that arrive while a batch is being written wait together and go out in
  * the next batch, so one flush (one transaction, a few statements) serves many callers. The
  * flush settles each entry with its own outcome; if the flush itself fails, every entry it
- * left unsettled fails with that error.
+ * left unsettled fails with that error, unless the failure is one an entry of the batch may
+ * have caused alone (`isolate`): then each unsettled entry is flushed again on its own, so one
+ * bad entry fails alone and the others commit. Only flushes that change nothing until their
+ * write has committed may isolate.
  */
 export interface Pending<I, R> {
   readonly item: I;
@@ -20,6 +23,7 @@ export class GroupCommit<I, R> {
   constructor(
     private readonly schedule: (flush: () => Promise<void>) => Promise<void>,
     private readonly flush: (batch: Array<Pending<I, R>>) => Promise<void>,
+    private readonly isolate: (err: unknown) => boolean = () => false,
   ) {}
 
   push(item: I): Promise<R> {
@@ -36,13 +40,35 @@ export class GroupCommit<I, R> {
   }
 
   private async run(): Promise<void> {
-    const batch = this.pending.splice(0);
+    const batch = this.pending.splice(0).map(tracked);
     if (!batch.length) return;
     try {
       await this.flush(batch);
     } catch (err) {
-      // Settling twice is a no-op: entries the flush already answered keep their outcome.
-      for (const b of batch) b.reject(err);
+      // Entries the flush already answered keep their outcome.
+      const open = batch.filter((b) => !b.settled);
+      if (open.length > 1 && this.isolate(err)) {
+        for (const b of open) await this.flush([b]).catch((alone: unknown) => b.reject(alone));
+        return;
+      }
+      for (const b of open) b.reject(err);
     }
   }
+}
+
+/** An entry that knows whether it has been settled (settling twice is a no-op). */
+function tracked<I, R>(entry: Pending<I, R>): Pending<I, R> & { settled: boolean } {
+  const t = {
+    item: entry.item,
+    settled: false,
+    resolve(value: R) {
+      t.settled = true;
+      entry.resolve(value);
+    },
+    reject(err: unknown) {
+      t.settled = true;
+      entry.reject(err);
+    },
+  };
+  return t;
 }

@@ -15,6 +15,7 @@
  *   together and go out in the next batch, so one statement serves many callers.
  */
 import { Injectable } from '@nestjs/common';
+import { isDataError } from '../database/database.service';
 import { GroupCommit, type Pending } from './group-commit';
 import { SerialQueue } from './serial-queue';
 
@@ -35,6 +36,7 @@ export class Kernel {
   private queue = new SerialQueue();
   private lanes = new Map<WriteLane, SerialQueue>();
   private stopped = false;
+  private generation = 0;
 
   /** Runs `work` in the serial order. */
   serial<T>(work: () => Promise<T>): Promise<T> {
@@ -61,11 +63,19 @@ export class Kernel {
     await Promise.all([...this.lanes.values()].map((q) => q.run(() => Promise.resolve())));
   }
 
-  /** A group commit whose flushes run in `turn`; see GroupCommit. */
-  batch<I, R>(turn: BatchTurn, flush: (batch: Array<Pending<I, R>>) => Promise<void>): GroupCommit<I, R> {
+  /**
+   * A group commit whose flushes run in `turn`; see GroupCommit. With `isolate`, a flush that
+   * fails on the data (a value PostgreSQL refuses, a constraint) is tried again entry by entry,
+   * so one bad entry does not fail the others; the flush must change nothing before its write.
+   */
+  batch<I, R>(
+    turn: BatchTurn,
+    flush: (batch: Array<Pending<I, R>>) => Promise<void>,
+    options: { isolate?: boolean } = {},
+  ): GroupCommit<I, R> {
     const schedule = (run: () => Promise<void>): Promise<void> =>
       turn === 'serial' ? this.serial(run) : turn === 'exclusive' ? this.exclusive(run) : this.write(turn, run);
-    return new GroupCommit(schedule, flush);
+    return new GroupCommit(schedule, flush, options.isolate ? isDataError : undefined);
   }
 
   /** Writes queued or running, in every lane. */
@@ -80,6 +90,11 @@ export class Kernel {
     return this.queue.size;
   }
 
+  /** Counts the starts afresh (leadership terms): work booked in one term is not carried into the next. */
+  get term(): number {
+    return this.generation;
+  }
+
   /** Set once the control plane is shutting down: timers stop starting new work. */
   get stopping(): boolean {
     return this.stopped;
@@ -90,6 +105,7 @@ export class Kernel {
    * a lost database connection holds nothing up.
    */
   restart(): void {
+    this.generation++;
     this.queue = new SerialQueue();
     this.lanes = new Map();
     this.stopped = false;

@@ -29,6 +29,7 @@ import { TaskUpdates } from '../tasks/task-updates.handler';
 import { TasksRepository } from '../tasks/tasks.repository';
 import { CLOCK, type Clock, SystemClock } from './clock';
 import { ClusterState } from './cluster-state';
+import { EventualWrites } from './eventual-writes';
 import { Kernel } from './kernel';
 import { LiveView } from './live-view';
 import { LiveViewRepository } from './live-view.repository';
@@ -67,6 +68,7 @@ export class MasterModule {
       providers: [
         { provide: CLOCK, useValue: clock },
         Kernel,
+        EventualWrites,
         ClusterState,
         Realtime,
         OperatorStream,

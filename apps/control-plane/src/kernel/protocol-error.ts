@@ -1,3 +1,8 @@
+import { PROTOCOL_ERRORS } from '@arbiter/contracts';
+import { isDataError } from '../database/database.service';
+import { CommonErrorCode } from '../errors/errors.codes';
+import { toArbiterException } from '../errors/errors.filter';
+
 /** A protocol failure answered to the caller as `{ ok: false, error }`. */
 export class ProtocolError extends Error {
   constructor(
@@ -7,4 +12,18 @@ export class ProtocolError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * A failure the caller should hear about by its name: a protocol error as it is, a value the
+ * database refused (INVALID_MESSAGE: the message carried it) or an unavailable database
+ * (DATABASE_UNAVAILABLE: try again). Anything else is the control plane's own fault.
+ */
+export function asProtocolError(err: unknown): ProtocolError | undefined {
+  if (err instanceof ProtocolError) return err;
+  if (isDataError(err))
+    return new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `the database refused a value of this message: ${(err as Error).message}`);
+  if (toArbiterException(err)?.code === CommonErrorCode.DATABASE_UNAVAILABLE)
+    return new ProtocolError(PROTOCOL_ERRORS.DATABASE_UNAVAILABLE, 'the database is unavailable; send this again shortly');
+  return undefined;
 }

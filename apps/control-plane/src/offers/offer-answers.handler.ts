@@ -14,6 +14,7 @@ import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState, type FrameworkRuntime, type OutstandingOffer, taskKey, type FrameworkSocket } from '../kernel/cluster-state';
 import type { GroupCommit } from '../kernel/group-commit';
+import { EventualWrites } from '../kernel/eventual-writes';
 import { Kernel, type Pending, type WriteLane } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { ReservationsErrorCode } from '../reservations/reservations.errors';
@@ -66,6 +67,7 @@ export class OfferAnswers {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly acls: AclsService,
     private readonly access: AccessLog,
+    private readonly writes: EventualWrites,
   ) {
     this.answers = kernel.batch('serial', (batch) => this.flushAnswers(batch));
     this.launchWrites = this.answerWrites('launches');
@@ -319,11 +321,21 @@ export class OfferAnswers {
         }
       },
       (err: unknown) => {
-        // Nothing was written: the tasks' resources go back and every answer of the write fails.
+        // Nothing was written: the accepted offers are rescinded (declined ones stay declined),
+        // which the database records as soon as it takes it; the tasks' resources go back and
+        // every answer of the write fails.
         for (const k of held) launching.delete(k);
+        const closed = new Map([...offers].map(([id, state]) => [id, state === OfferState.ACCEPTED ? OfferState.RESCINDED : state]));
+        void this.writes.write('background', `closing ${closed.size} offer(s) whose answers could not be written`, () =>
+          this.offers.close(closed, this.clock.date()),
+        );
         for (const p of answered) {
           if (this.state.frameworks.has(p.fw.id) && this.state.agents.get(p.agentId)?.inAllocator) {
             for (const t of p.tasks) this.state.allocator.recoverResources(p.fw.id, p.agentId, t.role, Resources.of(t.spec.resources));
+          }
+          for (const o of p.offers) {
+            if (!p.declined) p.fw.socket?.emit('rescind', { offerId: o.id, reason: 'the accept could not be recorded' });
+            this.stream.emit('offer.closed', { offerId: o.id, state: closed.get(o.id) ?? OfferState.RESCINDED });
           }
           p.entry.reject(err);
         }
@@ -333,15 +345,19 @@ export class OfferAnswers {
 
   /** Answers written in a lane; those that wait for it go out in one statement. */
   private answerWrites(lane: WriteLane): GroupCommit<AnswerWrite, void> {
-    return this.kernel.batch(lane, async (batch) => {
-      const offers = new Map(batch.flatMap((b) => [...b.item.offers]));
-      await this.offers.writeAnswers(
-        offers,
-        batch.flatMap((b) => b.item.tasks),
-        this.clock.date(),
-      );
-      for (const b of batch) b.resolve();
-    });
+    return this.kernel.batch(
+      lane,
+      async (batch) => {
+        const offers = new Map(batch.flatMap((b) => [...b.item.offers]));
+        await this.offers.writeAnswers(
+          offers,
+          batch.flatMap((b) => b.item.tasks),
+          this.clock.date(),
+        );
+        for (const b of batch) b.resolve();
+      },
+      { isolate: true },
+    );
   }
 
   /**

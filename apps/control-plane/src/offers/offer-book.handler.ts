@@ -8,14 +8,14 @@ import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState, type OutstandingOffer } from '../kernel/cluster-state';
-import { Kernel } from '../kernel/kernel';
+import { EventualWrites } from '../kernel/eventual-writes';
 import { OfferState } from './offer.entity';
 import { OffersRepository } from './offers.repository';
 
 @Injectable()
 export class OfferBook {
   constructor(
-    private readonly kernel: Kernel,
+    private readonly writes: EventualWrites,
     private readonly state: ClusterState,
     private readonly offers: OffersRepository,
     private readonly stream: OperatorStream,
@@ -32,7 +32,9 @@ export class OfferBook {
       this.state.allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);
     }
     const at = this.clock.date();
-    await this.kernel.write('background', () => this.offers.close(new Map(gone.map((o) => [o.id, OfferState.RESCINDED])), at));
+    await this.writes.write('background', `rescinding ${gone.length} offer(s): ${reason}`, () =>
+      this.offers.close(new Map(gone.map((o) => [o.id, OfferState.RESCINDED])), at),
+    );
     for (const o of gone) {
       if (o.sent) this.state.frameworks.get(o.frameworkId)?.socket?.emit('rescind', { offerId: o.id, reason });
       this.stream.emit('offer.closed', { offerId: o.id, state: OfferState.RESCINDED });

@@ -7,7 +7,7 @@ import { Logger } from '@nestjs/common';
 import type { z } from 'zod';
 import { parseMessage, PROTOCOL_ERRORS, type Reply } from '@arbiter/contracts';
 import type { Socket } from 'socket.io';
-import { ProtocolError } from '../kernel/protocol-error';
+import { asProtocolError } from '../kernel/protocol-error';
 
 const logger = new Logger('Protocol');
 
@@ -30,8 +30,9 @@ export function on<L extends object, S extends z.ZodType>(
       const result = await handle(parsed.value);
       reply({ ok: true, ...(typeof result === 'object' && result !== null ? (result as Record<string, unknown>) : {}) });
     } catch (err) {
-      if (err instanceof ProtocolError) {
-        reply({ ok: false, error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
+      const known = asProtocolError(err);
+      if (known) {
+        reply({ ok: false, error: { code: known.code, message: known.message, ...(known.details ? { details: known.details } : {}) } });
         return;
       }
       logger.error({ err, event }, 'protocol call failed');

@@ -43,14 +43,23 @@ export class TaskUpdates {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
     this.lookups = kernel.batch('exclusive', (batch) => this.flushLookups(batch));
-    this.statusWrites = kernel.batch('statuses', async (batch) => {
-      await this.apply(batch.map((b) => b.item));
-      for (const b of batch) b.resolve();
-    });
-    this.acks = kernel.batch('background', async (batch) => {
-      await this.tasks.acknowledge(batch.map((b) => b.item));
-      for (const b of batch) b.resolve();
-    });
+    // One update or acknowledgement the database refuses fails alone; the others commit.
+    this.statusWrites = kernel.batch(
+      'statuses',
+      async (batch) => {
+        await this.apply(batch.map((b) => b.item));
+        for (const b of batch) b.resolve();
+      },
+      { isolate: true },
+    );
+    this.acks = kernel.batch(
+      'background',
+      async (batch) => {
+        await this.tasks.acknowledge(batch.map((b) => b.item));
+        for (const b of batch) b.resolve();
+      },
+      { isolate: true },
+    );
   }
 
   /** Updates of tasks not live in memory, looked up once the writes in flight have settled. */
