@@ -150,6 +150,24 @@ export class Agent {
     return this.journal.size;
   }
 
+  /**
+   * The agent's resources (and attributes, when given) changed while it runs: re-detected,
+   * reconfigured, or oversubscribed (revocable) resources added or taken back. The control plane
+   * is told at once (Mesos's UPDATE_SLAVE); a registration after a reconnect reports them too.
+   * Resolves once the control plane has taken them, rejects with its refusal.
+   */
+  async updateResources(resources: ResourceEntry[], attributes?: Record<string, string | number>): Promise<void> {
+    this.options.resources = resources;
+    if (attributes) this.options.attributes = attributes;
+    this.log.info({ resources: resources.length }, 'resources changed');
+    if (!this.registered) return;
+    const reply = (await this.socket.timeout(30_000).emitWithAck('update', { resources, ...(attributes ? { attributes } : {}) })) as Reply;
+    if (!reply.ok) {
+      this.log.error({ error: reply.error }, `the control plane refused the new resources: ${reply.error.message}`);
+      throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
+    }
+  }
+
   private async register(): Promise<void> {
     const msg: RegisterAgent = {
       ...(this.agentId ? { agentId: this.agentId } : {}),

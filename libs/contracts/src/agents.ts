@@ -55,6 +55,19 @@ export const RegisterAgent = z
   .strict();
 export type RegisterAgent = z.input<typeof RegisterAgent>;
 
+/**
+ * An agent's new total resources, sent while it runs (Mesos's UPDATE_SLAVE): it re-detected
+ * them, was reconfigured, or its oversubscribed (revocable) resources changed. Attributes, when
+ * given, replace the agent's. The total must still hold the agent's reservations.
+ */
+export const UpdateAgent = z
+  .object({
+    resources: Resources.min(1),
+    attributes: z.record(z.string().min(1).max(128), z.union([z.string().max(1024), z.number()])).optional(),
+  })
+  .strict();
+export type UpdateAgent = z.input<typeof UpdateAgent>;
+
 export const RegisterAgentReply = z.object({ agentId: Id, heartbeatIntervalSeconds: z.number().positive() });
 export type RegisterAgentReply = z.infer<typeof RegisterAgentReply>;
 
@@ -89,4 +102,5 @@ export interface AgentCalls {
   register: (m: RegisterAgent, ack?: (r: Reply<RegisterAgentReply>) => void) => void;
   heartbeat: (m: Record<string, never>, ack?: (r: Reply) => void) => void;
   status: (m: StatusUpdate, ack?: (r: Reply) => void) => void;
+  update: (m: UpdateAgent, ack?: (r: Reply) => void) => void;
 }

@@ -122,6 +122,7 @@ export const PROTOCOL_ERRORS = {
   NOT_LEADER: 'NOT_LEADER',
   /** The control plane cannot reach its database just now; the call changed nothing and may be sent again. */
   DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE',
+  RESOURCES_BELOW_RESERVATIONS: 'RESOURCES_BELOW_RESERVATIONS',
 } as const satisfies Record<string, ErrorCodeName>;
 
 /** Parses a message; the error names every bad field. */

@@ -63,6 +63,8 @@ export const AUDIT_ACTIONS = [
   'task.kill',
   'framework.register',
   'agent.register',
+  /** An agent reported new resources (or attributes) while running. */
+  'agent.update',
   'agent.remove',
   'principal.create',
   'principal.disable',

@@ -13,6 +13,7 @@ import { untilSignal } from './control-plane';
 interface AgentFlags {
   master?: string;
   resources?: string;
+  resourcesFile?: string;
   attributes?: string;
   workDir?: string;
   token?: string;
@@ -44,6 +45,10 @@ export function register(program: Command): void {
     .option(
       '--resources <text>',
       'resources to offer, Mesos text, e.g. "cpus:4;mem:8192;disk:20000;ports:[31000-32000]" (default: this machine\'s)',
+    )
+    .option(
+      '--resources-file <file>',
+      'a file holding the resources in Mesos text, read again on SIGHUP: the control plane takes the new total without a restart',
     )
     .option('--attributes <text>', 'attributes, e.g. "rack:r1;zone:a"')
     .option('--work-dir <dir>', 'where tasks run and state is kept (default ./.arbiter/agent-<hostname>)')
@@ -94,13 +99,19 @@ export function register(program: Command): void {
       }
       const hostname = flags.hostname ?? os.hostname();
       const workDir = path.resolve(flags.workDir ?? path.join('.arbiter', `agent-${hostname}`));
-      let resources;
+      // Given, read from the file, or this machine's: the last two again on SIGHUP.
+      const readResources = () => {
+        const text = flags.resources ?? (flags.resourcesFile ? fs.readFileSync(flags.resourcesFile, 'utf8').trim() : undefined);
+        const parsed = parseResources(text ?? agentLib.detectResources(workDir));
+        if (parsed.isEmpty()) throw new Error('names no resources');
+        return parsed;
+      };
+      let resources: ReturnType<typeof readResources>;
       let attributes;
       try {
-        resources = parseResources(flags.resources ?? agentLib.detectResources(workDir));
-        if (resources.isEmpty()) throw new Error('names no resources');
+        resources = readResources();
       } catch (err) {
-        fail(`--resources: ${(err as Error).message}`);
+        fail(`${flags.resourcesFile && !flags.resources ? '--resources-file' : '--resources'}: ${(err as Error).message}`);
         return;
       }
       try {
@@ -126,7 +137,24 @@ export function register(program: Command): void {
         );
       agent.log.info({ master: master.toString(), hostname, resources: resources.toString(), workDir }, 'agent starting');
       agent.start();
+      const reread = () => {
+        let next;
+        try {
+          next = readResources();
+        } catch (err) {
+          agent.log.error({ err: (err as Error).message }, 'SIGHUP: resources not changed');
+          return;
+        }
+        if (next.equals(resources)) {
+          agent.log.info({ resources: next.toString() }, 'SIGHUP: resources unchanged');
+          return;
+        }
+        resources = next;
+        agent.updateResources(next.toJSON()).catch(() => undefined);
+      };
+      process.on('SIGHUP', reread);
       const signal = await untilSignal();
+      process.off('SIGHUP', reread);
       agent.log.info({ signal }, 'agent stopping');
       await agent.stop();
     });

@@ -4,7 +4,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Resources } from '@arbiter/allocator';
-import { isTerminal as isTerminalTaskState, PROTOCOL_ERRORS, type RegisterAgent, type RegisterAgentReply } from '@arbiter/contracts';
+import {
+  isTerminal as isTerminalTaskState,
+  PROTOCOL_ERRORS,
+  type RegisterAgent,
+  type RegisterAgentReply,
+  type UpdateAgent,
+} from '@arbiter/contracts';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AclsService } from '../acls/acls.service';
 import { AllocationLoop } from '../allocation/allocation-loop.handler';
@@ -248,6 +254,43 @@ export class AgentSessions {
   heartbeat(socket: AgentSocket): void {
     const runtime = this.state.agentOf(socket);
     if (runtime) runtime.lastSeen = this.clock.now();
+  }
+
+  /**
+   * An agent's resources changed while it runs (Mesos's UPDATE_SLAVE): recorded and audited, its
+   * outstanding offers rescinded, and the allocator given the new total at once (tasks keep
+   * running; a total below what they use leaves nothing to offer until they end). Refused while
+   * the new total cannot hold the agent's reservations.
+   */
+  update(socket: AgentSocket, msg: UpdateAgent, actor: Actor): Promise<void> {
+    return this.kernel.exclusive(async () => {
+      const runtime = this.state.agentOf(socket);
+      if (!runtime) throw new ProtocolError(PROTOCOL_ERRORS.NOT_SUBSCRIBED, 'register before updating resources');
+      runtime.lastSeen = this.clock.now();
+      const row = await this.agents.find(runtime.id);
+      if (!row) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_AGENT, `no agent ${runtime.id}`);
+      const resources = Resources.of(msg.resources);
+      const reservations = await this.agents.reservationsOn(row.id);
+      const reserved = reservations.reduce((sum, r) => sum.plus(Resources.of(r.resources).withReservation(undefined)), Resources.empty());
+      if (!resources.contains(reserved))
+        throw new ProtocolError(
+          PROTOCOL_ERRORS.RESOURCES_BELOW_RESERVATIONS,
+          `the new resources (${resources.toString()}) cannot hold the reservations on this agent (${reserved.toString()}); unreserve first`,
+          { reserved: reserved.toJSON() },
+        );
+      const before = { resources: row.resources, attributes: row.attributes };
+      const change = { resources: resources.toJSON(), attributes: msg.attributes ?? row.attributes };
+      if (Resources.of(row.resources).equals(resources) && JSON.stringify(before.attributes) === JSON.stringify(change.attributes)) return;
+      const now = this.clock.date();
+      await this.agents.updateTotal(row.id, change, (tx) =>
+        this.audit.record(tx, actor, { action: 'agent.update', targetType: 'agent', targetId: row.id, before, after: change }, now),
+      );
+      runtime.attributes = change.attributes;
+      await this.offers.rescindWhere((o) => o.agentId === row.id, "the agent's resources changed");
+      if (runtime.inAllocator) this.state.allocator.updateAgent(row.id, this.effectiveTotal(Object.assign(row, change), reservations));
+      this.stream.emit('agent.updated', { agentId: row.id });
+      this.loop.requestCycle();
+    });
   }
 
   disconnected(socket: AgentSocket): Promise<void> {

@@ -1,6 +1,6 @@
 /** The master's SQL of agents: registration, status, last sign of life, and what shapes an agent's total. */
 import { Injectable } from '@nestjs/common';
-import { DataSource, In } from 'typeorm';
+import { DataSource, type EntityManager, In } from 'typeorm';
 import { MasterDatabase } from '../database/master-database';
 import { ReservationEntity } from '../reservations/reservation.entity';
 import { AgentEntity, AgentStatus } from './agent.entity';
@@ -37,6 +37,18 @@ export class AgentSessionsRepository {
     await this.dataSource.transaction(async (tx) => {
       for (let i = 0; i < rows.length; i += UPSERT_SLICE)
         await tx.upsert(AgentEntity, rows.slice(i, i + UPSERT_SLICE), { conflictPaths: ['id'], skipUpdateIfNoValuesChanged: false });
+    });
+  }
+
+  /** Records an agent's new resources and attributes, with `within` (its audit entry) in the same transaction. */
+  async updateTotal(
+    id: string,
+    change: Pick<AgentEntity, 'resources' | 'attributes'>,
+    within: (tx: EntityManager) => Promise<void>,
+  ): Promise<void> {
+    await this.dataSource.transaction(async (tx) => {
+      await tx.update(AgentEntity, { id }, change);
+      await within(tx);
     });
   }
 

@@ -19,6 +19,7 @@ import {
   RolesCall,
   StatusUpdate,
   Subscribe,
+  UpdateAgent,
 } from '@arbiter/contracts';
 import { AgentSessions } from '../agents/agent-sessions.handler';
 import { PrincipalKind } from '../auth/principal.entity';
@@ -59,6 +60,7 @@ export class Gateways implements OnApplicationBootstrap {
       on(socket, 'register', RegisterAgent, (msg) => this.agents.register(socket, msg, actor));
       on(socket, 'heartbeat', Empty, () => this.agents.heartbeat(socket));
       on(socket, 'status', StatusUpdate, (msg) => this.tasks.agentStatus(socket, msg));
+      on(socket, 'update', UpdateAgent, (msg) => this.agents.update(socket, msg, actor));
       socket.on('disconnect', () => {
         if (this.realtime.sessionsOpen) void this.agents.disconnected(socket).catch(failed('agent disconnection'));
       });

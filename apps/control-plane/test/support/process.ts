@@ -81,11 +81,13 @@ export class AgentProcess {
     readonly name: string,
     readonly workDir: string,
     private readonly resources: string,
+    /** How the resources are given: the text itself, or the path of a file holding it. */
+    private readonly resourcesFlag: '--resources' | '--resources-file' = '--resources',
   ) {}
   start(master: string, token: string): void {
     this.child = spawn(
       process.execPath,
-      [BIN, 'agent', '--master', master, '--hostname', this.name, '--resources', this.resources, '--work-dir', this.workDir],
+      [BIN, 'agent', '--master', master, '--hostname', this.name, this.resourcesFlag, this.resources, '--work-dir', this.workDir],
       { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'info', ARBITER_AGENT_TOKEN: token } },
     );
     // Spawned with stdout and stderr piped: both streams exist.
