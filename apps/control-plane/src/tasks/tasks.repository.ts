@@ -95,8 +95,10 @@ export class TasksRepository {
   /**
    * Records status updates in one statement, so one round trip and all or nothing: the updates
    * not recorded before go in (each once, by updateUuid), and each of their tasks moves to its
-   * final state (in arrival order, stopping at the first terminal one; a task already terminal
-   * stays as it is). Returns the updates recorded and the tasks moved.
+   * final state (in arrival order, stopping at the first terminal one). Updates of a task that
+   * had already ended before the statement (LOST when its agent went silent, then KILLED by the
+   * agent that came back, say) are not recorded: a task has one end, and its framework hears only
+   * that one. Returns the updates recorded and the tasks moved.
    */
   async recordUpdates(
     items: Array<{ taskRef: string; update: StatusUpdate }>,
@@ -108,7 +110,10 @@ export class TasksRepository {
            WITH ORDINALITY AS v(task_ref, state, reason, message, source, update_uuid, at, ord)),
        ins AS (
          INSERT INTO task_status_updates (task_ref, state, reason, message, source, update_uuid, at)
-         SELECT task_ref, state::task_status_update_state, reason, message, source, update_uuid, at FROM v ORDER BY ord
+         SELECT v.task_ref, v.state::task_status_update_state, v.reason, v.message, v.source, v.update_uuid, v.at
+           FROM v JOIN tasks t ON t.id = v.task_ref
+          WHERE NOT (t.state::text = ANY($8::text[]))
+          ORDER BY v.ord
          ON CONFLICT (update_uuid) DO NOTHING RETURNING update_uuid),
        final AS (
          SELECT DISTINCT ON (v.task_ref) v.task_ref, v.state FROM v JOIN ins ON ins.update_uuid = v.update_uuid
