@@ -10,6 +10,7 @@ import { Retention } from '../src/history/retention.handler';
 import { ClusterState } from '../src/kernel/cluster-state';
 import { Kernel } from '../src/kernel/kernel';
 import { ManualClock } from '../src/kernel/manual-clock';
+import { TasksRepository } from '../src/tasks/tasks.repository';
 
 const task = (taskId: string, resources: Record<string, number>) => ({
   taskId,
@@ -337,6 +338,38 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     await until(() => back.states('keep').length >= 3);
     const fw = await frameworkView(id);
     expect(fw).toMatchObject({ state: 'ACTIVE', activeTasks: 1, connected: true });
+  });
+
+  it('gives a framework that subscribes again its unacknowledged updates before any recorded meanwhile: each task in order', async () => {
+    const ag = await agent('h1', { cpus: 4, mem: 4096 });
+    const f = await framework({ name: 'orderly', roles: ['r'], failoverTimeoutSeconds: 30 }, { autoAcknowledge: false });
+    const id = defined(f.s.frameworkId);
+    await f.s.launch(await f.nextOffer(), [task('ordered', { cpus: 1, mem: 64 })]);
+    await until(() => f.states('ordered').includes('RUNNING'));
+    f.s.close();
+    await until(async () => (await frameworkView(id)).state === 'DISCONNECTED');
+    // The read of its unacknowledged updates is held up; FINISHED is recorded meanwhile.
+    const repo = t.cp.app.get(TasksRepository);
+    const read = repo.unacknowledged.bind(repo);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const reads = jest.spyOn(repo, 'unacknowledged').mockImplementationOnce(async (...args) => {
+      await gate;
+      return read(...args);
+    });
+    const back = new Recorder(
+      t,
+      { name: 'orderly', roles: ['r'], frameworkId: id, failoverTimeoutSeconds: 30 },
+      { autoAcknowledge: false },
+    );
+    closers.push(() => back.s.close());
+    await back.s.start();
+    await until(() => reads.mock.calls.length === 1);
+    await ag.status(id, 'ordered', 'FINISHED');
+    open();
+    await until(() => back.states('ordered').includes('FINISHED'));
+    expect(back.states('ordered')).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
+    reads.mockRestore();
   });
 
   it('kills the tasks of a framework that stays away past its failover timeout', async () => {

@@ -171,10 +171,10 @@ export class FrameworkSessions {
       runtime.actor = actor;
       runtime.user = row.user;
       sessionOf(socket).frameworkId = row.id;
-      // Updates it has not acknowledged go out again, once the reply is on its way.
-      this.clock.after(10, () => {
-        this.updates.resendUnacknowledged(row.id, 0).catch((err: unknown) => this.logger.error({ err }, 'resending updates failed'));
-      });
+      // Updates it has not acknowledged go out again, once the reply is on its way, before any
+      // recorded from now on.
+      runtime.held = [];
+      setImmediate(() => void this.updates.resync(row.id));
       this.loop.requestCycle();
       return { frameworkId: row.id, heartbeatIntervalSeconds: FRAMEWORK_HEARTBEAT_SECONDS };
     });

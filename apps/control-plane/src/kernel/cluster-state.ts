@@ -7,7 +7,14 @@
  */
 import type { Actor } from '../auth/auth.actor';
 import { HierarchicalAllocator, type Resources } from '@arbiter/allocator';
-import { type AgentCalls, type AgentEvents, type FrameworkCalls, type FrameworkEvents, PROTOCOL_ERRORS } from '@arbiter/contracts';
+import {
+  type AgentCalls,
+  type AgentEvents,
+  type FrameworkCalls,
+  type FrameworkEvents,
+  PROTOCOL_ERRORS,
+  type StatusUpdate,
+} from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Socket } from 'socket.io';
 import type { TaskEntity } from '../tasks/task.entity';
@@ -102,6 +109,11 @@ export interface FrameworkRuntime {
   /** Who subscribed it (set on subscription): its ACLs apply to its calls. */
   actor?: Actor;
   socket?: FrameworkSocket;
+  /**
+   * Set from its (re-)subscription until the updates it has not acknowledged have gone out
+   * again: updates recorded meanwhile wait here, so that each task's updates reach it in order.
+   */
+  held?: StatusUpdate[];
   /** Pending teardown after a disconnection. */
   failoverTimer?: TimerHandle;
 }

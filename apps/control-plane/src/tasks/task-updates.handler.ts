@@ -14,7 +14,7 @@ import {
   type TaskSpec,
   type TaskState as WireTaskState,
 } from '@arbiter/contracts';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { type AgentSocket, ClusterState, type FrameworkSocket, taskKey } from '../kernel/cluster-state';
@@ -35,6 +35,8 @@ const notOnAgent = (u: StatusUpdate) =>
 
 @Injectable()
 export class TaskUpdates {
+  private readonly logger = new Logger('TaskUpdates');
+
   constructor(
     private readonly kernel: Kernel,
     private readonly state: ClusterState,
@@ -135,7 +137,9 @@ export class TaskUpdates {
     }
     for (const { task, update } of items) {
       if (!fresh.has(update.updateUuid)) continue;
-      frameworks.get(task.frameworkId)?.socket?.emit('update', { status: update });
+      const fw = frameworks.get(task.frameworkId);
+      if (fw?.held) fw.held.push(update);
+      else fw?.socket?.emit('update', { status: update });
       this.stream.emit('task.updated', {
         frameworkId: task.frameworkId,
         taskId: task.taskId,
@@ -234,15 +238,36 @@ export class TaskUpdates {
     });
   }
 
-  /** Status updates not yet acknowledged go out again (oldest first, per framework). */
-  async resendUnacknowledged(frameworkId?: string, minAgeSeconds = 1): Promise<void> {
+  /**
+   * After a (re-)subscription: the framework's unacknowledged updates go out again, oldest first,
+   * then those recorded meanwhile that were not among them, so each task's updates arrive in
+   * order. Should the read fail, the periodic resend delivers them.
+   */
+  async resync(frameworkId: string): Promise<void> {
+    const fw = this.state.frameworks.get(frameworkId);
+    const held = fw?.held;
+    if (!fw || !held) return;
+    try {
+      const sent = fw.socket ? await this.resendUnacknowledged(frameworkId, 0) : new Set<string>();
+      for (const update of held) if (!sent.has(update.updateUuid)) fw.socket?.emit('update', { status: update });
+    } catch (err) {
+      this.logger.error({ err, frameworkId }, 'resending unacknowledged updates after a subscription failed; the periodic resend will');
+    } finally {
+      if (fw.held === held) fw.held = undefined;
+    }
+  }
+
+  /** Status updates not yet acknowledged go out again (oldest first, per framework); resolves with their uuids. */
+  async resendUnacknowledged(frameworkId?: string, minAgeSeconds = 1): Promise<Set<string>> {
+    const sent = new Set<string>();
     const connected = [...this.state.frameworks.values()].filter((f) => f.socket && (!frameworkId || f.id === frameworkId));
-    if (!connected.length) return;
+    if (!connected.length) return sent;
     const rows = await this.tasks.unacknowledged(
       connected.map((f) => f.id),
       minAgeSeconds,
     );
     for (const r of rows) {
+      sent.add(r.updateUuid);
       this.state.frameworks.get(r.frameworkId)?.socket?.emit('update', {
         status: {
           updateUuid: r.updateUuid,
@@ -257,5 +282,6 @@ export class TaskUpdates {
         },
       });
     }
+    return sent;
   }
 }
