@@ -45,7 +45,7 @@ export class AllocatorSync {
    * frameworks get new ones.
    */
   async rebuild(): Promise<void> {
-    this.state.resetAllocator(this.config.allocationInterval);
+    this.state.resetAllocator(this.config);
     this.quotaRoles.clear();
     await this.offers.rescindAllOutstanding(this.clock.date());
     await this.loadConfiguration();

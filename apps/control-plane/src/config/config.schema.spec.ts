@@ -42,4 +42,38 @@ describe('loadConfig', () => {
       "LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got 'loud')",
     ]);
   });
+
+  it("reads Mesos's allocator settings: minimum allocatable resources, fairness-excluded names, GPU filtering", () => {
+    const defaults = loadConfig({});
+    expect([defaults.minAllocatableResources, defaults.fairSharingExcludedResourceNames, defaults.filterGpuResources]).toEqual([
+      [{ cpus: 0.01 }, { mem: 32 }],
+      [],
+      true,
+    ]);
+    const c = loadConfig({
+      ARBITER_MIN_ALLOCATABLE_RESOURCES: 'cpus:1;mem:128 | gpus:1',
+      ARBITER_FAIR_SHARING_EXCLUDED_RESOURCE_NAMES: 'gpus, fpgas,gpus',
+      ARBITER_FILTER_GPU_RESOURCES: 'False',
+    });
+    expect([c.minAllocatableResources, c.fairSharingExcludedResourceNames, c.filterGpuResources]).toEqual([
+      [{ cpus: 1, mem: 128 }, { gpus: 1 }],
+      ['gpus', 'fpgas'],
+      false,
+    ]);
+    const wrong = "must read like 'cpus:0.01|mem:32': alternatives split by '|', each name:quantity split by ';', quantities above 0";
+    expect(
+      problems({
+        ARBITER_MIN_ALLOCATABLE_RESOURCES: 'cpus:0|mem:32',
+        ARBITER_FAIR_SHARING_EXCLUDED_RESOURCE_NAMES: 'gpus,bad name',
+        ARBITER_FILTER_GPU_RESOURCES: 'maybe',
+      }),
+    ).toEqual([
+      `ARBITER_MIN_ALLOCATABLE_RESOURCES ${wrong} (got 'cpus:0|mem:32')`,
+      "ARBITER_FAIR_SHARING_EXCLUDED_RESOURCE_NAMES must be resource names split by commas, e.g. 'gpus' ('bad name' is not one) (got 'gpus,bad name')",
+      "ARBITER_FILTER_GPU_RESOURCES must be true or false (got 'maybe')",
+    ]);
+    expect(problems({ ARBITER_MIN_ALLOCATABLE_RESOURCES: 'cpus:1||mem:1' })).toEqual([
+      `ARBITER_MIN_ALLOCATABLE_RESOURCES ${wrong} (got 'cpus:1||mem:1')`,
+    ]);
+  });
 });

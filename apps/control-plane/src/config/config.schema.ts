@@ -43,6 +43,12 @@ export interface AppConfig {
   frameworkResubscribeGrace: number;
   /** Seconds an offer stays outstanding before it is rescinded; 0 = forever. */
   offerTimeout: number;
+  /** An offer must hold every quantity of at least one of these (Mesos's --min_allocatable_resources). */
+  minAllocatableResources: Array<Record<string, number>>;
+  /** Resources left out of shares (Mesos's --fair_sharing_excluded_resource_names). */
+  fairSharingExcludedResourceNames: string[];
+  /** Agents with gpus are offered only to frameworks with GPU_RESOURCES (Mesos's --filter_gpu_resources). */
+  filterGpuResources: boolean;
   /** Days of allocation history (cycles, traces, shares) kept. */
   historyRetentionDays: number;
   /** Days ended tasks (with their status updates) are kept. */
@@ -160,6 +166,55 @@ const aclsFile = z.string().transform((raw, ctx) => {
   return { file, document: aclsToDocument(parsed.acls) };
 });
 
+/** A scalar resource name, as Mesos writes them (cpus, mem, disk, gpus, ...). */
+const RESOURCE_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
+/** Mesos's --min_allocatable_resources text: alternatives split by '|', each 'name:quantity' split by ';'. */
+const minAllocatable = z.string().transform((raw, ctx) => {
+  const message = "must read like 'cpus:0.01|mem:32': alternatives split by '|', each name:quantity split by ';', quantities above 0";
+  const alternatives: Array<Record<string, number>> = [];
+  for (const alternative of raw.split('|')) {
+    const quantities: Record<string, number> = {};
+    for (const part of alternative.split(';').filter((p) => p.trim() !== '')) {
+      const [name, value, ...rest] = part.split(':').map((s) => s.trim());
+      const n = Number(value);
+      if (rest.length || !RESOURCE_NAME.test(name) || !value || !Number.isFinite(n) || n <= 0) {
+        ctx.addIssue({ code: 'custom', message });
+        return z.NEVER;
+      }
+      quantities[name] = n;
+    }
+    if (!Object.keys(quantities).length) {
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    }
+    alternatives.push(quantities);
+  }
+  return alternatives;
+});
+/** Comma-separated resource names; empty for none. */
+const resourceNames = z.string().transform((raw, ctx) => {
+  const names = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  const bad = names.find((n) => !RESOURCE_NAME.test(n));
+  if (bad !== undefined) {
+    ctx.addIssue({ code: 'custom', message: `must be resource names split by commas, e.g. 'gpus' ('${bad}' is not one)` });
+    return z.NEVER;
+  }
+  return [...new Set(names)];
+});
+/** true or false (also 1/0, yes/no). */
+const flag = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .transform((raw, ctx) => {
+    if (['true', '1', 'yes'].includes(raw)) return true;
+    if (['false', '0', 'no'].includes(raw)) return false;
+    ctx.addIssue({ code: 'custom', message: 'must be true or false' });
+    return z.NEVER;
+  });
 const adminToken = z
   .string()
   .min(16, 'must be at least 16 characters (use e.g. `openssl rand -hex 32`)')
@@ -275,6 +330,30 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     description: 'seconds before an unanswered offer is rescinded (0: never)',
     default: 0,
     schema: numberIn(0, 86_400),
+  },
+  {
+    key: 'minAllocatableResources',
+    env: 'ARBITER_MIN_ALLOCATABLE_RESOURCES',
+    flag: '--min-allocatable-resources',
+    description: "an offer must hold every quantity of one alternative, e.g. 'cpus:0.01|mem:32' (Mesos's --min_allocatable_resources)",
+    default: [{ cpus: 0.01 }, { mem: 32 }],
+    schema: minAllocatable,
+  },
+  {
+    key: 'fairSharingExcludedResourceNames',
+    env: 'ARBITER_FAIR_SHARING_EXCLUDED_RESOURCE_NAMES',
+    flag: '--fair-sharing-excluded-resource-names',
+    description: "resources left out of dominant shares, comma-separated, e.g. 'gpus' (Mesos's --fair_sharing_excluded_resource_names)",
+    default: [],
+    schema: resourceNames,
+  },
+  {
+    key: 'filterGpuResources',
+    env: 'ARBITER_FILTER_GPU_RESOURCES',
+    flag: '--filter-gpu-resources',
+    description: "offer agents with gpus only to frameworks with the GPU_RESOURCES capability (Mesos's --filter_gpu_resources)",
+    default: true,
+    schema: flag,
   },
   {
     key: 'historyRetentionDays',

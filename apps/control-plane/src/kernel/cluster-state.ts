@@ -18,6 +18,7 @@ import {
 import { Inject, Injectable } from '@nestjs/common';
 import type { Socket } from 'socket.io';
 import type { TaskEntity } from '../tasks/task.entity';
+import type { AppConfig } from '../config/config.schema';
 import { CLOCK, type Clock, type TimerHandle } from './clock';
 import { ProtocolError } from './protocol-error';
 
@@ -164,9 +165,19 @@ export class ClusterState {
     return this.current;
   }
 
-  /** A new, empty allocator on the master's clock (seconds since start). */
-  resetAllocator(allocationIntervalSeconds: number): HierarchicalAllocator {
-    this.current = new HierarchicalAllocator({ clock: { now: () => this.seconds() }, config: { allocationIntervalSeconds } });
+  /** A new, empty allocator on the master's clock (seconds since start), with the configured Mesos settings. */
+  resetAllocator(
+    config: Pick<AppConfig, 'allocationInterval' | 'minAllocatableResources' | 'fairSharingExcludedResourceNames' | 'filterGpuResources'>,
+  ): HierarchicalAllocator {
+    this.current = new HierarchicalAllocator({
+      clock: { now: () => this.seconds() },
+      config: {
+        allocationIntervalSeconds: config.allocationInterval,
+        minAllocatableResources: config.minAllocatableResources,
+        fairnessExcludeResourceNames: config.fairSharingExcludedResourceNames,
+        filterGpuResources: config.filterGpuResources,
+      },
+    });
     for (const m of [this.agents, this.frameworks, this.offers, this.inverseOffers]) m.clear();
     this.liveTasks.clear();
     this.unavailability.clear();

@@ -79,7 +79,7 @@ export class Master implements OnApplicationShutdown {
     this.stopTimers();
     this.kernel.abandon();
     this.realtime.closeSessions();
-    this.state.resetAllocator(this.config.allocationInterval);
+    this.state.resetAllocator(this.config);
     return Promise.resolve();
   }
 
