@@ -503,6 +503,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What if: the next allocation cycles from a snapshot of the live allocator, without and with a change (weights, quota, agents, frameworks, a framework's demand); changes nothing */
+        post: operations["WhatIf_run"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tasks": {
         parameters: {
             query?: never;
@@ -1332,6 +1349,31 @@ export interface components {
             cycleId: string;
             dominantShare: number;
         };
+        SimulatedCycleDto: {
+            cycle: number;
+            offers: components["schemas"]["SimulatedOfferDto"][];
+            /** @description why resources were not offered, counted by reason */
+            reasons: {
+                [key: string]: number;
+            };
+            /** @description weighted dominant shares after the cycle: roles {role: share}, frameworks {frameworkId: {role: share}} */
+            shares: {
+                frameworks?: {
+                    [key: string]: {
+                        [key: string]: number;
+                    };
+                };
+                roles?: {
+                    [key: string]: number;
+                };
+            };
+        };
+        SimulatedOfferDto: {
+            agentId: string;
+            frameworkId: string;
+            resources: Record<string, never>[];
+            role: string;
+        };
         TaskDto: {
             agentId: string;
             createdAt: string;
@@ -1405,6 +1447,90 @@ export interface components {
             role: string;
             /** @example 2 */
             weight: number;
+        };
+        WhatIfRequestDto: {
+            /** @description The change to try. Every field is optional: weights {role: weight}; quotas {role: {guarantees, limits} | null}; addAgents [{hostname, resources, count}]; removeAgents [id or hostname]; addFrameworks [{id, roles, capabilities}]; removeFrameworks [id]; demand {frameworkId: quantities it would hold at most} */
+            change: {
+                addAgents?: {
+                    count?: number;
+                    hostname: string;
+                    resources: Record<string, never>[];
+                }[];
+                addFrameworks?: {
+                    capabilities?: string[];
+                    id: string;
+                    roles: string[];
+                }[];
+                demand?: {
+                    [key: string]: {
+                        [key: string]: number;
+                    };
+                };
+                quotas?: {
+                    [key: string]: {
+                        /**
+                         * @example {
+                         *       "cpus": 4,
+                         *       "mem": 8192
+                         *     }
+                         */
+                        guarantees: {
+                            [key: string]: number;
+                        };
+                        /**
+                         * @example {
+                         *       "cpus": 4,
+                         *       "mem": 8192
+                         *     }
+                         */
+                        limits?: {
+                            [key: string]: number;
+                        };
+                    } | null;
+                };
+                removeAgents?: string[];
+                removeFrameworks?: string[];
+                /**
+                 * @example {
+                 *       "eng": 2
+                 *     }
+                 */
+                weights?: {
+                    [key: string]: number;
+                };
+            };
+            /**
+             * @description allocation cycles to predict (1 to 10)
+             * @default 3
+             */
+            cycles: number;
+            /**
+             * @description also return the snapshot as a scenario file (for `arbiter simulate`)
+             * @default false
+             */
+            scenario: boolean;
+        };
+        WhatIfResultDto: {
+            /** @description hostnames by agent id (what-if agents have ids what-if:<hostname>) */
+            agents: {
+                [key: string]: string;
+            };
+            /** @description when the snapshot of the live allocator was taken */
+            at: string;
+            /** @description the next cycles as the cluster is */
+            baseline: components["schemas"]["SimulatedCycleDto"][];
+            /** @description the next cycles with the change */
+            changed: components["schemas"]["SimulatedCycleDto"][];
+            /** @description cycles predicted */
+            cycles: number;
+            /** @description names by framework id */
+            frameworks: {
+                [key: string]: string;
+            };
+            /** @description the snapshot as an allocator scenario (when asked for) */
+            scenario?: {
+                [key: string]: unknown;
+            };
         };
         WhitelistChangeDto: {
             /**
@@ -3466,6 +3592,65 @@ export interface operations {
             };
             /** @description FORBIDDEN */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    WhatIf_run: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WhatIfRequestDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WhatIfResultDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description NO_LEADER */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

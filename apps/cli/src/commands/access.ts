@@ -12,7 +12,7 @@ import * as tls from 'node:tls';
 import { MasterUrls } from '@arbiter/contracts';
 import type { Command } from 'commander';
 
-interface Connection {
+export interface Connection {
   master?: string;
   token?: string;
   ca?: string;
@@ -29,7 +29,7 @@ export function parseTtl(text: string): number {
 
 class UsageError extends Error {}
 
-async function call(conn: Connection, method: string, path: string, body?: unknown): Promise<unknown> {
+export async function call(conn: Connection, method: string, path: string, body?: unknown): Promise<unknown> {
   const master = conn.master ?? process.env.ARBITER_MASTER;
   const token = conn.token ?? process.env.ARBITER_TOKEN ?? process.env.ARBITER_ADMIN_TOKEN;
   if (!master) throw new UsageError('--master is required (or set ARBITER_MASTER), e.g. --master http://127.0.0.1:8080');

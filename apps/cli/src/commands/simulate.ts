@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import type { Command } from 'commander';
+import { call, type Connection } from './access';
 import { runScenario, ScenarioValidationError, type ScenarioResult } from '@arbiter/allocator';
 
 interface FileReport {
@@ -67,13 +68,104 @@ export function formatReport(reports: FileReport[]): string {
   return out.join('\n');
 }
 
+interface Simulated {
+  offers: Array<{ frameworkId: string }>;
+  shares: { roles: Record<string, number> };
+}
+interface WhatIfReply {
+  cycles: number;
+  frameworks: Record<string, string>;
+  baseline: Simulated[];
+  changed: Simulated[];
+  scenario?: unknown;
+}
+
+/** A what-if's answer as a table: per role, the share after the last cycle and the offers made, as is and with the change. */
+export function formatWhatIf(r: WhatIfReply): string {
+  const offers = (cycles: Simulated[]) => {
+    const out = new Map<string, number>();
+    for (const c of cycles) for (const o of c.offers) out.set(o.frameworkId, (out.get(o.frameworkId) ?? 0) + 1);
+    return out;
+  };
+  const [before, after] = [r.baseline.at(-1)?.shares.roles ?? {}, r.changed.at(-1)?.shares.roles ?? {}];
+  const roles = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  const lines = [`after ${r.cycles} cycle(s)          now      with the change`, 'role share'];
+  for (const role of roles)
+    lines.push(`  ${role.padEnd(28)} ${(before[role] ?? 0).toFixed(3).padStart(7)}  ${(after[role] ?? 0).toFixed(3).padStart(7)}`);
+  lines.push('offers per framework');
+  const [ob, oa] = [offers(r.baseline), offers(r.changed)];
+  for (const id of [...new Set([...ob.keys(), ...oa.keys()])].sort())
+    lines.push(`  ${(r.frameworks[id] ?? id).padEnd(28)} ${String(ob.get(id) ?? 0).padStart(7)}  ${String(oa.get(id) ?? 0).padStart(7)}`);
+  return lines.join('\n');
+}
+
+interface SimulateOptions extends Connection {
+  json?: boolean;
+  fromCluster?: string;
+  change?: string;
+  cycles?: string;
+  writeScenario?: string;
+}
+
+/** `--from-cluster`: asks the live cluster's leader what the change would do (POST /api/v1/simulate). */
+async function fromCluster(opts: SimulateOptions): Promise<void> {
+  let change: unknown = {};
+  try {
+    if (opts.change) change = JSON.parse(fs.readFileSync(opts.change, 'utf8'));
+  } catch (err) {
+    throw new Error(`--change: cannot read ${opts.change}: ${(err as Error).message}`, { cause: err });
+  }
+  const cycles = opts.cycles === undefined ? undefined : Number(opts.cycles);
+  const reply = (await call({ ...opts, master: opts.fromCluster }, 'POST', '/api/v1/simulate', {
+    change,
+    ...(cycles === undefined ? {} : { cycles }),
+    ...(opts.writeScenario ? { scenario: true } : {}),
+  })) as WhatIfReply;
+  if (opts.writeScenario) {
+    fs.writeFileSync(opts.writeScenario, JSON.stringify(reply.scenario, null, 2) + '\n');
+    console.error(
+      `wrote the cluster's snapshot as a scenario to ${opts.writeScenario} (replay it with: arbiter simulate ${opts.writeScenario})`,
+    );
+  }
+  const { scenario: _scenario, ...rest } = reply;
+  console.log(opts.json ? JSON.stringify(rest, null, 2) : formatWhatIf(reply));
+}
+
 export function register(program: Command): void {
   program
     .command('simulate')
-    .description('replay allocator or sorter scenarios (JSON) and check their expectations')
-    .argument('<files...>', 'scenario files')
+    .description(
+      'replay allocator or sorter scenarios (JSON) and check their expectations; or, with --from-cluster, predict what a change would do to the live cluster',
+    )
+    .argument('[files...]', 'scenario files')
     .option('--json', 'print a machine-readable report')
-    .action((files: string[], opts: { json?: boolean }) => {
+    .option(
+      '--from-cluster <urls>',
+      'a live control plane (or its replicas, comma-separated) to ask what-if of, from a snapshot of its allocator',
+    )
+    .option(
+      '--change <file>',
+      'with --from-cluster: a JSON file of the change to try (weights, quotas, addAgents, removeAgents, addFrameworks, removeFrameworks, demand)',
+    )
+    .option('--cycles <n>', 'with --from-cluster: allocation cycles to predict (1 to 10, default 3)')
+    .option('--write-scenario <file>', "with --from-cluster: also write the cluster's snapshot as a scenario file")
+    .option('--token <token>', 'with --from-cluster: an operator or admin token (ARBITER_TOKEN)')
+    .option('--ca <file>', 'with --from-cluster: PEM certificate(s) to trust for https:// (ARBITER_CA_FILE)')
+    .action(async (files: string[], opts: SimulateOptions) => {
+      if (opts.fromCluster) {
+        try {
+          await fromCluster(opts);
+        } catch (err) {
+          console.error((err as Error).message);
+          process.exitCode = 1;
+        }
+        return;
+      }
+      if (!files.length) {
+        console.error('name scenario files to replay, or --from-cluster URL to ask the live cluster');
+        process.exitCode = 2;
+        return;
+      }
       const reports = files.map(runFile);
       if (opts.json) {
         const passed = reports.every((r) => r.result?.passed);

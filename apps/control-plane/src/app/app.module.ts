@@ -12,6 +12,7 @@ import { TasksModule } from '../tasks/tasks.module';
 import { MaintenanceModule } from '../maintenance/maintenance.module';
 import { ReservationsModule } from '../reservations/reservations.module';
 import { RolesModule } from '../roles/roles.module';
+import { WhatIfModule } from '../what-if/what-if.module';
 import { WhitelistModule } from '../whitelist/whitelist.module';
 import { AllocationModule } from '../allocation/allocation.module';
 import { AuditModule } from '../audit/audit.module';
@@ -39,6 +40,7 @@ export const FEATURE_MODULES = [
   OffersModule,
   TasksModule,
   HistoryModule,
+  WhatIfModule,
 ];
 
 @Global()

@@ -10,7 +10,7 @@
  * A cycle follows scenario-format.md ("One allocation cycle"): candidates, stage 1 (quota
  * guarantees), stage 2 (everything else, within limits and headroom), inverse offers.
  */
-import { isReservationUsableBy, Resources } from '../resources';
+import { isReservationUsableBy, type ResourceEntry, Resources } from '../resources';
 import { SorterPool } from '../sorter';
 import { type ClientSorter, createSorter, type SorterFactory } from './sorter-port';
 import { type DecisionReason, type DecisionTrace, type Quantities, TraceCollector } from './trace';
@@ -72,6 +72,42 @@ export interface CycleResult {
   offers: Offer[];
   inverseOffers: InverseOffer[];
   trace?: DecisionTrace;
+}
+
+/** An allocator's state as plain data (see HierarchicalAllocator.snapshot). */
+export interface AllocatorSnapshot {
+  config: AllocatorConfig;
+  agents: Array<{
+    id: string;
+    hostname: string;
+    total: ResourceEntry[];
+    activated: boolean;
+    maintenance: boolean;
+    used: Array<{ frameworkId: string; role: string; resources: ResourceEntry[] }>;
+  }>;
+  frameworks: Array<{ id: string; roles: string[]; capabilities: string[]; active: boolean; suppressedRoles: string[] }>;
+  weights: Record<string, number>;
+  quotas: Record<string, { guarantees: Quantities; limits: Quantities }>;
+  whitelist: string[] | null;
+}
+
+/** A new allocator in the state of `snapshot` (on `options`' clock and randomness). */
+export function restoreAllocator(snapshot: AllocatorSnapshot, options: Omit<AllocatorOptions, 'config'> = {}): HierarchicalAllocator {
+  const allocator = new HierarchicalAllocator({ ...options, config: snapshot.config });
+  for (const f of snapshot.frameworks)
+    allocator.addFramework(f.id, f.roles, { capabilities: f.capabilities, active: f.active, suppressedRoles: f.suppressedRoles });
+  for (const [role, weight] of Object.entries(snapshot.weights)) allocator.setWeight(role, weight);
+  for (const [role, q] of Object.entries(snapshot.quotas)) allocator.setQuota(role, q.guarantees, q.limits);
+  allocator.updateWhitelist(snapshot.whitelist);
+  for (const a of snapshot.agents) {
+    allocator.addAgent(a.id, Resources.of(a.total), {
+      hostname: a.hostname,
+      activated: a.activated,
+      used: a.used.map((u) => ({ frameworkId: u.frameworkId, role: u.role, resources: Resources.of(u.resources) })),
+    });
+    if (a.maintenance) allocator.deactivateAgent(a.id, { maintenance: true });
+  }
+  return allocator;
 }
 
 export interface UsedResources {
@@ -523,6 +559,40 @@ export class HierarchicalAllocator {
 
   hasAgent(id: string): boolean {
     return this.agents.has(id);
+  }
+
+  /**
+   * The allocation state as plain data (agents with what is offered or allocated on them,
+   * frameworks, weights, quota, whitelist, config), for what-if questions: `restoreAllocator`
+   * builds an allocator in the same state. Offer filters and inverse-offer answers are left out.
+   */
+  snapshot(): AllocatorSnapshot {
+    const agents = [...this.agents.values()].map((a) => ({
+      id: a.id,
+      hostname: a.hostname,
+      total: a.total.toJSON(),
+      activated: a.activated,
+      maintenance: a.deactivatedForMaintenance,
+      used: this.allocationsOn(a.id).map((u) => ({ frameworkId: u.frameworkId, role: u.role, resources: u.resources.toJSON() })),
+    }));
+    const frameworks = [...this.frameworks.values()].map((f) => ({
+      id: f.id,
+      roles: [...f.roles],
+      capabilities: [...f.capabilities],
+      active: f.active,
+      suppressedRoles: [...f.suppressed],
+    }));
+    const quotas: AllocatorSnapshot['quotas'] = {};
+    for (const [role, q] of this.quotas)
+      quotas[role] = { guarantees: milliToQuantities(q.guarantees), limits: milliToQuantities(q.limits) };
+    return {
+      config: { ...this.config, minAllocatableResources: this.config.minAllocatableResources.map((m) => ({ ...m })) },
+      agents,
+      frameworks,
+      weights: Object.fromEntries(this.weights),
+      quotas,
+      whitelist: this.whitelist ? [...this.whitelist] : null,
+    };
   }
 
   hasFramework(id: string): boolean {

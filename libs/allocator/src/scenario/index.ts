@@ -1,2 +1,3 @@
 export * from './runner';
 export * from './validate';
+export * from './what-if';

@@ -1,0 +1,7 @@
+/** What-if on the live cluster: the allocator's next cycles with and without a change. */
+import { Module } from '@nestjs/common';
+import { WhatIfController } from './what-if.controller';
+import { WhatIfService } from './what-if.service';
+
+@Module({ controllers: [WhatIfController], providers: [WhatIfService] })
+export class WhatIfModule {}

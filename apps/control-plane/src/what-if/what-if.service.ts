@@ -1,0 +1,83 @@
+/**
+ * What-if on the live cluster: a snapshot of the leader's allocator, the next cycles run without
+ * and with a change (libs/allocator's whatIf), nothing changed in the cluster.
+ */
+import { AllocatorError, Resources, snapshotToScenario, whatIf, WhatIfError } from '@arbiter/allocator';
+import { WhatIfChange } from '@arbiter/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import { CommonErrorCode } from '../errors/errors.codes';
+import { ArbiterException } from '../errors/errors.exception';
+import { CLOCK, type Clock } from '../kernel/clock';
+import { ClusterState } from '../kernel/cluster-state';
+import type { WhatIfRequestDto, WhatIfResultDto } from './what-if.dto';
+
+const DEFAULT_CYCLES = 3;
+
+@Injectable()
+export class WhatIfService {
+  constructor(
+    private readonly state: ClusterState,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  run(req: WhatIfRequestDto): WhatIfResultDto {
+    const parsed = WhatIfChange.safeParse(req.change);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => ({ path: ['change', ...i.path].join('.'), message: i.message }));
+      throw new ArbiterException(
+        CommonErrorCode.VALIDATION_FAILED,
+        `invalid change: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`,
+        { issues },
+      );
+    }
+    const cycles = req.cycles ?? DEFAULT_CYCLES;
+    // Synchronous from here: the snapshot sees no half-applied change. Outstanding offers are
+    // given back in it: they are answered within seconds and their resources offered anew, so the
+    // question is how the next cycles would share everything that is not running tasks.
+    const snapshot = this.state.allocator.snapshot();
+    const byId = new Map(snapshot.agents.map((a) => [a.id, a]));
+    for (const o of this.state.offers.values()) {
+      const agent = byId.get(o.agentId);
+      const used = agent?.used.find((u) => u.frameworkId === o.frameworkId && u.role === o.role);
+      if (!agent || !used) continue;
+      const left = Resources.of(used.resources).minus(o.resources);
+      if (left.isEmpty()) agent.used = agent.used.filter((u) => u !== used);
+      else used.resources = left.toJSON();
+    }
+    let result: ReturnType<typeof whatIf>;
+    try {
+      result = whatIf(snapshot, parsed.data, cycles);
+    } catch (err) {
+      if (err instanceof WhatIfError || err instanceof AllocatorError)
+        throw new ArbiterException(CommonErrorCode.VALIDATION_FAILED, `invalid change: ${err.message}`);
+      throw err;
+    }
+    const agents: Record<string, string> = {};
+    for (const a of snapshot.agents) agents[a.id] = a.hostname;
+    for (const c of parsed.data.addAgents ?? [])
+      for (let n = 1; n <= (c.count ?? 1); n++) {
+        const hostname = (c.count ?? 1) > 1 ? `${c.hostname}-${n}` : c.hostname;
+        agents[`what-if:${hostname}`] = hostname;
+      }
+    const frameworks: Record<string, string> = {};
+    for (const f of this.state.frameworks.values()) frameworks[f.id] = f.name;
+    for (const f of parsed.data.addFrameworks ?? []) frameworks[f.id] ??= f.id;
+    const at = this.clock.date();
+    return {
+      cycles,
+      at: at.toISOString(),
+      agents,
+      frameworks,
+      ...result,
+      ...(req.scenario
+        ? {
+            scenario: snapshotToScenario(snapshot, {
+              id: `cluster-${at.toISOString()}`,
+              cycles,
+              description: 'A snapshot of the live cluster',
+            }),
+          }
+        : {}),
+    };
+  }
+}
