@@ -249,6 +249,23 @@ describe('dashboard in a real browser', () => {
     expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
   });
 
+  it('predicts what a weight change would do before it is saved, and saves nothing', async () => {
+    await page.goto(c.url('/roles'));
+    await page.getByLabel('Role', { exact: true }).fill('eng');
+    await page.getByRole('button', { name: 'Set weight or quota' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit role eng' });
+    await dialog.getByLabel('Weight').fill('4');
+    await dialog.getByRole('button', { name: 'What if? Predict the next cycles' }).click();
+    // eng's framework would take the whole agent: a share of 1 as things are, 1/4 at weight 4.
+    const row = dialog.getByRole('row', { name: /^eng/ });
+    await row.waitFor();
+    expect(await row.getByRole('cell').allTextContents()).toEqual(['1.000', '0.250']);
+    await screenshot(page, 'roles-what-if');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect((await ok(c.t.client.GET('/api/v1/roles'))).find((r) => r.path === 'eng')?.weight).toBe(1);
+    expect(c.errors).toEqual([]);
+  });
+
   it('opens a cycle of the allocation history with its offers and decision trace', async () => {
     const fw = (await ok(c.t.client.GET('/api/v1/frameworks'))).items[0];
     await page.goto(c.url(`/allocations?frameworkId=${fw.id}`));

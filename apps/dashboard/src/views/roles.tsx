@@ -53,6 +53,61 @@ function QuotaBars({ role }: { role: Role }) {
   );
 }
 
+/** "cpus:4;mem:8192" as quantities; text that is not such a list is left for the API to name. */
+const asQuantities = (text: string): Record<string, number> | string => {
+  const out: Record<string, number> = {};
+  for (const part of text.split(';').filter((p) => p.trim() !== '')) {
+    const [name, value] = part.split(':').map((s) => s.trim());
+    if (!name || !value || !Number.isFinite(Number(value))) return text;
+    out[name] = Number(value);
+  }
+  return out;
+};
+
+/** What the edit would do to the next cycles (POST /api/v1/simulate): each role's share now and with it. */
+function WhatIf({ change }: { change: () => Record<string, unknown> }) {
+  const preview = useMutation({
+    mutationFn: () => call(api.POST('/api/v1/simulate', { body: { change: change(), cycles: 3, scenario: false } })),
+  });
+  const result = preview.data;
+  const [now, after] = [result?.baseline.at(-1)?.shares.roles ?? {}, result?.changed.at(-1)?.shares.roles ?? {}];
+  const roles = [...new Set([...Object.keys(now), ...Object.keys(after)])].sort();
+  return (
+    <section className="what-if" aria-label="What if">
+      <button type="button" onClick={() => preview.mutate()} disabled={preview.isPending}>
+        {preview.isPending ? 'Predicting…' : 'What if? Predict the next cycles'}
+      </button>
+      <ActionError error={preview.error} />
+      {result && (
+        <p className="muted">
+          Dominant share after {result.cycles} cycles, as things are and with this change (outstanding offers given back, running tasks
+          kept).
+        </p>
+      )}
+      {result && (
+        <table className="what-if-shares" aria-label="Predicted shares">
+          <thead>
+            <tr>
+              <th scope="col">Role</th>
+              <th scope="col">Now</th>
+              <th scope="col">With this change</th>
+            </tr>
+          </thead>
+          <tbody>
+            {roles.map((r) => (
+              <tr key={r}>
+                <th scope="row">{r}</th>
+                <td>{(now[r] ?? 0).toFixed(3)}</td>
+                <td className={Math.abs((after[r] ?? 0) - (now[r] ?? 0)) > 1e-9 ? 'changed' : undefined}>{(after[r] ?? 0).toFixed(3)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
 function useInvalidateRoles() {
   const queryClient = useQueryClient();
   return () => Promise.all([keys.roles, keys.cluster].map((k) => queryClient.invalidateQueries({ queryKey: k })));
@@ -146,6 +201,24 @@ function EditRole({
         ) : (
           <p className="muted">Quotas apply to top-level roles; set this role&apos;s on {role.path.split('/')[0]}.</p>
         )}
+        <WhatIf
+          change={() => {
+            const quotaChanged = guarantees.trim() !== asText(role.quota?.guarantees) || limits.trim() !== asText(role.quota?.limits);
+            return {
+              ...(String(role.weight) !== weight.trim() ? { weights: { [role.path]: num(weight) } } : {}),
+              ...(topLevel && quotaChanged
+                ? {
+                    quotas: {
+                      [role.path]:
+                        guarantees.trim() || limits.trim()
+                          ? { guarantees: asQuantities(guarantees), ...(limits.trim() ? { limits: asQuantities(limits) } : {}) }
+                          : null,
+                    },
+                  }
+                : {}),
+            };
+          }}
+        />
         <ActionError error={formError(err, Object.values(errors))} />
         <div className="dialog-actions">
           <button type="button" onClick={onClose}>
