@@ -1,0 +1,285 @@
+/**
+ * Bad input is a 4xx everywhere: property-based fuzzing (fast-check) of every REST operation of
+ * the OpenAPI document the control plane serves and of every socket call of the contracts'
+ * agent and framework protocols, with hostile values (NUL bytes, lone surrogates, nesting
+ * 10,000 deep, huge and negative numbers, wrong types, long strings, role names such as `a:b`
+ * or `..`) in paths, query strings and bodies. No answer may be a 5xx or INTERNAL_ERROR, every
+ * refusal has the API's error shape, a refused request changes nothing in the database, and
+ * nothing is logged as an error.
+ *
+ * The seed is fixed and printed; FUZZ_SEED=<n> FUZZ_RUNS=<n> replay or widen a run.
+ */
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@nestjs/common';
+import fc from 'fast-check';
+import { ADMIN_TOKEN, seedAgent, startTestControlPlane, type TestControlPlane } from './support/app';
+import { errorBody } from './support/client';
+
+const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
+
+/** Tables the control plane writes on its own (leadership, the allocation loop): not part of what a request may change. */
+const BACKGROUND_TABLES = new Set(['leader_terms', 'allocation_cycles', 'allocation_shares', 'migrations', 'typeorm_metadata']);
+/** Columns refreshed by time, not by requests. */
+const BACKGROUND_COLUMNS = ['last_used_at', 'last_seen_at'];
+
+let t: TestControlPlane;
+let snapshotSql: string;
+const loggedErrors: unknown[][] = [];
+
+// ---------------------------------------------------------------------------------------------
+// Hostile values
+
+const ROLE_NAMES = ['a:b', '.', '..', '*', '', '-a', 'a//b', '/a', 'a/', 'a b', 'a/../b', 'eng', 'eng/ml', 'a@b', 'a+b'];
+const TRICKY_TEXT = [
+  '\u0000',
+  'x\u0000y',
+  '\ud800',
+  'a\udc00b',
+  '%00',
+  '%ED%A0%80',
+  '../../etc/passwd',
+  "' OR 1=1 --",
+  'cpus(a:b):1',
+  'cpus:-1',
+  'cpus:1e400',
+  'ports:[10-1]',
+  'null',
+  '-1',
+  'NaN',
+  '1e400',
+  '2026-13-45T99:99:99Z',
+  'agent-1',
+  'not-a-uuid',
+  '00000000-0000-0000-0000-000000000000',
+];
+/** Any UTF-16 code unit, lone surrogates and NUL included. */
+const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c));
+
+/** Hostile text; `longest` bounds the long ones (a URL longer than Node's 16 KiB header limit is refused before the API sees it). */
+const hostileText = (longest: number): fc.Arbitrary<string> =>
+  fc.oneof(
+    fc.constantFrom(...ROLE_NAMES, ...TRICKY_TEXT),
+    fc.string({ unit: codeUnit, maxLength: 20 }),
+    fc.integer({ min: 256, max: longest }).map((n) => 'x'.repeat(n)),
+  );
+const hostileString = hostileText(70_000);
+/** For paths and query strings. */
+const hostileUrlText = hostileText(1_000);
+
+const hostileNumber: fc.Arbitrary<number> = fc.oneof(
+  fc.constantFrom(-1, 0, 0.0001, 1e12 + 1, 1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, 2 ** 31, -(2 ** 53)),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.integer(),
+);
+
+const hostileLeaf: fc.Arbitrary<unknown> = fc.oneof(hostileString, hostileNumber, fc.boolean(), fc.constant(null));
+
+/** A hostile value: a leaf, a small structure of them (keys hostile too), or nesting far past any limit. */
+const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 6, arbitrary: hostileLeaf },
+  { weight: 2, arbitrary: fc.array(hostileLeaf, { maxLength: 3 }) },
+  { weight: 2, arbitrary: fc.dictionary(hostileString, hostileLeaf, { maxKeys: 3 }) },
+  { weight: 1, arbitrary: fc.constantFrom(300, 2_000).map((n) => nested(n)) },
+);
+
+/** A value nested `depth` levels deep (built without recursion). */
+function nested(depth: number): unknown {
+  let v: unknown = 'deep';
+  for (let i = 0; i < depth; i++) v = i % 2 ? [v] : { a: v };
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The OpenAPI document: values shaped like each schema, with hostile ones anywhere
+
+interface SchemaObject {
+  $ref?: string;
+  type?: string;
+  enum?: unknown[];
+  example?: unknown;
+  properties?: Record<string, SchemaObject>;
+  items?: SchemaObject;
+  oneOf?: SchemaObject[];
+  allOf?: SchemaObject[];
+}
+interface Parameter {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  schema?: SchemaObject;
+}
+interface OperationObject {
+  operationId?: string;
+  parameters?: Parameter[];
+  requestBody?: { content: Record<string, { schema: SchemaObject }> };
+}
+interface OpenApiDocument {
+  paths: Record<string, Record<string, OperationObject>>;
+  components: { schemas: Record<string, SchemaObject> };
+}
+
+function shaped(doc: OpenApiDocument, schema: SchemaObject | undefined, depth = 0): fc.Arbitrary<unknown> {
+  if (!schema || depth > 4) return hostileValue;
+  if (schema.$ref) return shaped(doc, doc.components.schemas[schema.$ref.split('/').pop() ?? ''], depth + 1);
+  let typed: fc.Arbitrary<unknown>;
+  if (schema.oneOf?.length) typed = fc.oneof(...schema.oneOf.map((s) => shaped(doc, s, depth + 1)));
+  else if (schema.allOf?.length) typed = shaped(doc, schema.allOf[0], depth + 1);
+  else if (schema.enum?.length) typed = fc.constantFrom(...schema.enum);
+  else if (schema.type === 'object' && schema.properties) {
+    const props = schema.properties;
+    typed = fc.record(Object.fromEntries(Object.entries(props).map(([k, s]) => [k, shaped(doc, s, depth + 1)])), { requiredKeys: [] });
+  } else if (schema.type === 'array') typed = fc.array(shaped(doc, schema.items, depth + 1), { maxLength: 3 });
+  else if (schema.type === 'string') typed = fc.oneof(hostileString, fc.constant(schema.example ?? 'x'));
+  else if (schema.type === 'number' || schema.type === 'integer') typed = hostileNumber;
+  else if (schema.type === 'boolean') typed = fc.boolean();
+  else typed = hostileValue;
+  return fc.oneof({ weight: 4, arbitrary: typed }, { weight: 1, arbitrary: hostileValue });
+}
+
+/** A request body as text: JSON of a shaped value, or JSON no parser should take whole. */
+function bodyText(doc: OpenApiDocument, schema: SchemaObject | undefined): fc.Arbitrary<string> {
+  return fc.oneof(
+    { weight: 8, arbitrary: shaped(doc, schema).map((v) => JSON.stringify(v)) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '['.repeat(10_000) + ']'.repeat(10_000),
+        '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000),
+        '{"weights":[{"role":"eng","weight":1}',
+        '{"a":"\\ud800"}',
+        '{"a\\u0000":1}',
+        '',
+      ),
+    },
+  );
+}
+
+interface RestOperation {
+  method: string;
+  path: string;
+  request: fc.Arbitrary<{ url: string; body?: string; token: string | null }>;
+}
+
+function operations(doc: OpenApiDocument): RestOperation[] {
+  const out: RestOperation[] = [];
+  for (const [path, methods] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(methods)) {
+      if (!['get', 'put', 'post', 'patch', 'delete'].includes(method)) continue;
+      const params = op.parameters ?? [];
+      const pathParams = params.filter((p) => p.in === 'path');
+      const queryParams = params.filter((p) => p.in === 'query');
+      const bodySchema = op.requestBody?.content['application/json']?.schema;
+      const request = fc.record({
+        pathValues: fc.tuple(...pathParams.map(() => fc.oneof(hostileUrlText, fc.constantFrom('agent-1', randomUUID(), 'eng')))),
+        query: fc.record(Object.fromEntries(queryParams.map((p) => [p.name, hostileUrlText])), {
+          requiredKeys: [],
+        }),
+        body: op.requestBody ? bodyText(doc, bodySchema).map((b) => b as string | undefined) : fc.constant(undefined),
+        token: fc.constantFrom<string | null>(ADMIN_TOKEN, ADMIN_TOKEN, ADMIN_TOKEN, null),
+      });
+      out.push({
+        method: method.toUpperCase(),
+        path,
+        request: request.map(({ pathValues, query, body, token }) => {
+          let url = path;
+          pathParams.forEach((p, i) => (url = url.replace(`{${p.name}}`, encode(pathValues[i]))));
+          const qs = Object.entries(query)
+            .map(([k, v]) => `${encodeURIComponent(k)}=${encode(typeof v === 'string' ? v : JSON.stringify(v))}`)
+            .join('&');
+          return { url: qs ? `${url}?${qs}` : url, body, token };
+        }),
+      });
+    }
+  }
+  return out;
+}
+
+/** Percent-encodes text as UTF-8, lone surrogates as the bytes a careless client would send. */
+function encode(text: string): string {
+  return Array.from(text)
+    .map((ch) => {
+      const c = ch.charCodeAt(0);
+      if (ch.length === 1 && c >= 0xd800 && c <= 0xdfff)
+        return [0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)].map(pct).join('');
+      return encodeURIComponent(ch);
+    })
+    .join('');
+}
+const pct = (b: number) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+
+// ---------------------------------------------------------------------------------------------
+// What must hold
+
+/** A counterexample or error, cut to a readable length. */
+function short(value: unknown): string {
+  const text = value instanceof Error ? value.message : ((JSON.stringify(value) as string | undefined) ?? String(value));
+  return text.replace(/(.)\1{39,}/gs, (m, c: string) => `${c}…(${m.length})`).slice(0, 1_500);
+}
+
+async function snapshot(): Promise<unknown> {
+  return t.cp.dataSource.query(snapshotSql);
+}
+
+async function send(method: string, url: string, body: string | undefined, token: string | null) {
+  const headers: Record<string, string> = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(t.cp.url + url, { method, headers, body });
+  const text = await res.text();
+  return { status: res.status, text, json: (res.headers.get('content-type') ?? '').includes('json') };
+}
+
+beforeAll(async () => {
+  const errorSpy = jest.spyOn(Logger.prototype, 'error');
+  errorSpy.mockImplementation((...args: unknown[]) => void loggedErrors.push(args));
+  t = await startTestControlPlane();
+  await seedAgent(t.cp, { id: 'agent-1' });
+  await t.request('PUT', '/api/v1/weights', { weights: [{ role: 'eng', weight: 2 }] });
+  const tables: Array<{ table_name: string }> = await t.cp.dataSource.query(
+    `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1`,
+  );
+  const strip = BACKGROUND_COLUMNS.map((c) => ` - '${c}'`).join('');
+  snapshotSql = `SELECT ${tables
+    .map((r) => r.table_name)
+    .filter((name) => !BACKGROUND_TABLES.has(name))
+    .map(
+      (name) =>
+        `(SELECT md5(coalesce(string_agg((to_jsonb(x)${strip})::text, ',' ORDER BY (to_jsonb(x)${strip})::text), '')) FROM "${name}" x) AS "${name}"`,
+    )
+    .join(', ')}`;
+  console.log(`fuzz: seed ${SEED}, ${RUNS} runs per operation (FUZZ_SEED, FUZZ_RUNS)`);
+});
+afterAll(async () => {
+  await t.close();
+  jest.restoreAllMocks();
+});
+
+describe('REST: every operation of the OpenAPI document', () => {
+  it('answers hostile requests with a 4xx error body (never a 5xx), and a refused request changes nothing', async () => {
+    const doc = JSON.parse((await send('GET', '/api/docs-json', undefined, null)).text) as OpenApiDocument;
+    const ops = operations(doc);
+    expect(ops.length).toBeGreaterThan(30);
+    let sent = 0;
+    for (const op of ops) {
+      const outcome = await fc.check(
+        fc.asyncProperty(op.request, async ({ url, body, token }) => {
+          const before = await snapshot();
+          const res = await send(op.method, url, body, token);
+          sent++;
+          if (res.status >= 500) throw new Error(`${op.method} ${op.path} answered ${res.status}: ${res.text.slice(0, 500)}`);
+          if (res.status >= 400) {
+            expect(res.json).toBe(true);
+            const err = errorBody(JSON.parse(res.text));
+            expect(err.statusCode).toBe(res.status);
+            expect(await snapshot()).toEqual(before);
+          }
+        }),
+        { seed: SEED, numRuns: RUNS, endOnFailure: true },
+      );
+      if (outcome.failed)
+        throw new Error(`${op.method} ${op.path} (seed ${SEED}): ${short(outcome.counterexample)}\n${short(outcome.errorInstance)}`);
+    }
+    console.log(`fuzz: ${sent} REST requests over ${ops.length} operations`);
+    expect(loggedErrors).toEqual([]);
+  });
+});
