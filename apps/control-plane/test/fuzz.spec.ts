@@ -12,11 +12,15 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import fc from 'fast-check';
+import { io, type Socket } from 'socket.io-client';
+import { AGENTS_NAMESPACE, type AgentCalls, type FrameworkCalls, FRAMEWORKS_NAMESPACE, type Reply } from '@arbiter/contracts';
 import { ADMIN_TOKEN, seedAgent, startTestControlPlane, type TestControlPlane } from './support/app';
 import { errorBody } from './support/client';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
+/** Socket calls cost a millisecond or two each: many more of them. */
+const SOCKET_RUNS = RUNS * 8;
 
 /** Tables the control plane writes on its own (leadership, the allocation loop): not part of what a request may change. */
 const BACKGROUND_TABLES = new Set(['leader_terms', 'allocation_cycles', 'allocation_shares', 'migrations', 'typeorm_metadata']);
@@ -247,7 +251,11 @@ beforeAll(async () => {
         `(SELECT md5(coalesce(string_agg((to_jsonb(x)${strip})::text, ',' ORDER BY (to_jsonb(x)${strip})::text), '')) FROM "${name}" x) AS "${name}"`,
     )
     .join(', ')}`;
-  console.log(`fuzz: seed ${SEED}, ${RUNS} runs per operation (FUZZ_SEED, FUZZ_RUNS)`);
+  console.log(`fuzz: seed ${SEED}, ${RUNS} runs per REST operation, ${SOCKET_RUNS} per socket call (FUZZ_SEED, FUZZ_RUNS)`);
+});
+// Each test answers for what was logged while it ran.
+beforeEach(() => {
+  loggedErrors.length = 0;
 });
 afterAll(async () => {
   await t.close();
@@ -280,6 +288,195 @@ describe('REST: every operation of the OpenAPI document', () => {
         throw new Error(`${op.method} ${op.path} (seed ${SEED}): ${short(outcome.counterexample)}\n${short(outcome.errorInstance)}`);
     }
     console.log(`fuzz: ${sent} REST requests over ${ops.length} operations`);
+    expect(loggedErrors).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Sockets: every call of the agent and framework protocols, valid messages with hostile parts
+
+const TASK = { taskId: 'fuzz-task', name: 'fuzz', command: { shell: 'true' }, resources: [{ name: 'cpus', value: 0.1 }] };
+
+/** A valid message of every call (a call added to the contracts without one here fails to compile). */
+const AGENT_MESSAGES: { [K in keyof AgentCalls]: Parameters<AgentCalls[K]>[0] } = {
+  register: {
+    hostname: 'fuzz-agent',
+    resources: [
+      { name: 'cpus', value: 4 },
+      { name: 'mem', value: 1024 },
+      { name: 'ports', ranges: [[31000, 32000]] },
+    ],
+    attributes: { rack: 'r1' },
+    tasks: [{ frameworkId: 'fuzz-framework', taskId: 'fuzz-task', state: 'RUNNING', resources: [{ name: 'cpus', value: 1 }] }],
+  },
+  heartbeat: {},
+  status: {
+    updateUuid: randomUUID(),
+    frameworkId: 'fuzz-framework',
+    taskId: 'fuzz-task',
+    agentId: 'fuzz-agent',
+    state: 'RUNNING',
+    timestamp: new Date().toISOString(),
+    source: 'SOURCE_AGENT',
+  },
+};
+const FRAMEWORK_MESSAGES: { [K in keyof FrameworkCalls]: Parameters<FrameworkCalls[K]>[0] } = {
+  subscribe: { name: 'fuzz', roles: ['eng', 'eng/ml'], capabilities: ['GPU_RESOURCES'], suppressedRoles: ['eng/ml'] },
+  accept: {
+    offerIds: [randomUUID()],
+    operations: [
+      { type: 'LAUNCH', tasks: [TASK] },
+      { type: 'RESERVE', resources: [{ name: 'cpus', value: 1, reservation: 'eng' }] },
+    ],
+    refuseSeconds: 5,
+  },
+  decline: { offerIds: [randomUUID()], refuseSeconds: 5 },
+  suppress: { roles: ['eng'] },
+  revive: { roles: ['eng'] },
+  kill: { taskId: 'fuzz-task', gracePeriodSeconds: 1 },
+  acknowledge: { taskId: 'fuzz-task', updateUuid: randomUUID() },
+  reconcile: { tasks: [{ taskId: 'fuzz-task' }] },
+  inverseOffer: { inverseOfferId: randomUUID(), accept: true },
+  teardown: {},
+};
+
+type Path = Array<string | number>;
+
+/** Every place in a value: the value itself, each member of its objects and arrays. */
+function placesOf(value: unknown, path: Path = []): Path[] {
+  const out: Path[] = [path];
+  if (Array.isArray(value)) value.forEach((v, i) => out.push(...placesOf(v, [...path, i])));
+  else if (value !== null && typeof value === 'object')
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) out.push(...placesOf(v, [...path, k]));
+  return out;
+}
+
+/** `base` with the value at `path` replaced (or, with `extraKey`, a member added there). */
+function withValue(base: unknown, path: Path, value: unknown, extraKey?: string): unknown {
+  if (!path.length) {
+    if (extraKey === undefined) return value;
+    return base !== null && typeof base === 'object' && !Array.isArray(base) ? { ...base, [extraKey]: value } : value;
+  }
+  const [head, ...rest] = path;
+  if (Array.isArray(base)) return base.map((v: unknown, i) => (i === head ? withValue(v, rest, value, extraKey) : v));
+  const copy = { ...(base as Record<string, unknown>) };
+  copy[head] = withValue(copy[head], rest, value, extraKey);
+  return copy;
+}
+
+/** A hostile value of the kind found at a place (a string for a string), sometimes of any kind. */
+function hostileLike(value: unknown): fc.Arbitrary<unknown> {
+  const alike = typeof value === 'string' ? hostileString : typeof value === 'number' ? hostileNumber : hostileValue;
+  return fc.oneof({ weight: 3, arbitrary: alike }, { weight: 1, arbitrary: hostileValue });
+}
+
+function valueAt(base: unknown, path: Path): unknown {
+  return path.reduce<unknown>((v, k) => (v as Record<string | number, unknown>)[k], base);
+}
+
+/** A valid message with one hostile part: a value replaced, a member added, or the whole message. */
+function hostileMessage(base: unknown): fc.Arbitrary<unknown> {
+  const places = placesOf(base);
+  return fc.oneof(
+    {
+      weight: 6,
+      arbitrary: fc.constantFrom(...places).chain((path) => hostileLike(valueAt(base, path)).map((v) => withValue(base, path, v))),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.tuple(fc.constantFrom(...places), hostileString, hostileValue).map(([path, k, v]) => withValue(base, path, v, k)),
+    },
+    { weight: 1, arbitrary: hostileValue },
+  );
+}
+
+function connect(namespace: string): Promise<Socket> {
+  const socket = io(`${t.cp.url}${namespace}`, {
+    auth: { token: ADMIN_TOKEN },
+    transports: ['websocket'],
+    reconnection: false,
+    forceNew: true,
+  });
+  return new Promise((resolve, reject) => {
+    socket.once('connect', () => resolve(socket));
+    socket.once('connect_error', reject);
+  });
+}
+
+async function call(socket: Socket, event: string, payload: unknown): Promise<Reply> {
+  return (await socket.timeout(10_000).emitWithAck(event, payload)) as Reply;
+}
+
+describe('sockets: every call of the agent and framework protocols', () => {
+  let agent: Socket;
+  let framework: Socket;
+
+  let sentMessages = 0;
+
+  beforeAll(async () => {
+    agent = await connect(AGENTS_NAMESPACE);
+    framework = await connect(FRAMEWORKS_NAMESPACE);
+    expect(await call(agent, 'register', AGENT_MESSAGES.register)).toMatchObject({ ok: true });
+    expect(await call(framework, 'subscribe', FRAMEWORK_MESSAGES.subscribe)).toMatchObject({ ok: true });
+  });
+  afterAll(() => {
+    console.log(`fuzz: ${sentMessages} socket messages over ${calls.length} calls`);
+    agent.disconnect();
+    framework.disconnect();
+  });
+
+  const calls = [
+    ...Object.entries(AGENT_MESSAGES).map(([event, base]) => ({ namespace: 'agent' as const, event, base })),
+    // Teardown would end the framework's session: its hostile messages only (never the valid `{}`).
+    ...Object.entries(FRAMEWORK_MESSAGES).map(([event, base]) => ({ namespace: 'framework' as const, event, base })),
+  ];
+
+  it.each(calls)('$namespace $event: hostile messages are refused or handled, never INTERNAL_ERROR', async ({ namespace, event, base }) => {
+    const socket = () => (namespace === 'agent' ? agent : framework);
+    // null and undefined stand for `{}`, the valid teardown.
+    const messages =
+      event === 'teardown' ? hostileMessage(base).filter((m) => m != null && JSON.stringify(m) !== '{}') : hostileMessage(base);
+    const outcome = await fc.check(
+      fc.asyncProperty(messages, async (message) => {
+        const reply = await call(socket(), event, message);
+        if (!reply.ok) expect(reply.error.code).not.toBe('INTERNAL_ERROR');
+        expect(socket().connected).toBe(true);
+      }),
+      { seed: SEED, numRuns: SOCKET_RUNS, endOnFailure: true },
+    );
+    sentMessages += SOCKET_RUNS;
+    if (outcome.failed)
+      throw new Error(`${namespace} ${event} (seed ${SEED}): ${short(outcome.counterexample)}\n${short(outcome.errorInstance)}`);
+    expect(loggedErrors).toEqual([]);
+  });
+
+  it('reconciles 100,000 task ids (more than PostgreSQL binds in one statement)', async () => {
+    const tasks = Array.from({ length: 100_000 }, (_, i) => ({ taskId: `task-${i}` }));
+    expect(await call(framework, 'reconcile', { tasks })).toEqual({ ok: true });
+    expect(await call(framework, 'reconcile', { tasks: [...tasks, { taskId: 'one-too-many' }] })).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_MESSAGE' },
+    });
+  });
+
+  it('refuses NUL bytes and nesting 10,000 deep as INVALID_MESSAGE, naming where', async () => {
+    expect(await call(framework, 'kill', { taskId: 'a\u0000b' })).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_MESSAGE', message: 'invalid message: taskId: must not contain the NUL character (U+0000)' },
+    });
+    expect(await call(agent, 'heartbeat', nested(1_000))).toMatchObject({ ok: false, error: { code: 'INVALID_MESSAGE' } });
+    // Deeper than socket.io-client can encode: the packet written as text, acknowledged as call 9999.
+    const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+    const replied = new Promise<unknown>((resolve) => {
+      const engine = agent.io.engine as unknown as { on(e: 'packet', l: (p: { data?: unknown }) => void): void; write(m: string): void };
+      engine.on('packet', (p) => {
+        if (typeof p.data === 'string' && p.data.startsWith(`3${AGENTS_NAMESPACE},9999`))
+          resolve(JSON.parse(p.data.slice(p.data.indexOf('['))));
+      });
+      engine.write(`2${AGENTS_NAMESPACE},9999["heartbeat",${deep}]`);
+    });
+    expect(await replied).toMatchObject([{ ok: false, error: { code: 'INVALID_MESSAGE' } }]);
+    expect(await call(agent, 'heartbeat', {})).toEqual({ ok: true });
     expect(loggedErrors).toEqual([]);
   });
 });
