@@ -98,6 +98,11 @@ export type Kill = z.infer<typeof Kill>;
 export const Acknowledge = z.object({ taskId: Id, updateUuid: z.uuid() }).strict();
 export type Acknowledge = z.infer<typeof Acknowledge>;
 
+/**
+ * The tasks to hear the state of (none: every live task of the framework), at most 100,000 in
+ * one call (more is INVALID_MESSAGE: split the list); the control plane looks them up in one
+ * query whatever their number.
+ */
 export const Reconcile = z
   .object({
     tasks: z
