@@ -19,6 +19,8 @@ import { errorBody } from './support/client';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
+/** Time for one test: about 10 ms a request on a loaded 2-core runner, with room to spare. */
+const TIME_LIMIT = 30_000 + RUNS * 2_000;
 /** Socket calls cost a millisecond or two each: many more of them. */
 const SOCKET_RUNS = RUNS * 8;
 
@@ -253,7 +255,8 @@ async function send(method: string, url: string, body: string | undefined, token
 beforeAll(async () => {
   const errorSpy = jest.spyOn(Logger.prototype, 'error');
   errorSpy.mockImplementation((...args: unknown[]) => void loggedErrors.push(args));
-  t = await startTestControlPlane();
+  // The fuzzing agent heartbeats only when a fuzzed call is one: it must not time out meanwhile.
+  t = await startTestControlPlane({ config: { agentTimeout: 3_600 } });
   await seedAgent(t.cp, { id: 'agent-1' });
   await t.request('PUT', '/api/v1/weights', { weights: [{ role: 'eng', weight: 2 }] });
   const tables: Array<{ table_name: string }> = await t.cp.dataSource.query(
@@ -280,35 +283,39 @@ afterAll(async () => {
 });
 
 describe('REST: every operation of the OpenAPI document', () => {
-  it('answers hostile requests with a 4xx error body (never a 5xx), and a refused request changes nothing', async () => {
-    const doc = JSON.parse((await send('GET', '/api/docs-json', undefined, null)).text) as OpenApiDocument;
-    const ops = operations(doc);
-    expect(ops.length).toBeGreaterThan(30);
-    const statuses = new Map<number, number>();
-    for (const op of ops) {
-      const outcome = await fc.check(
-        fc.asyncProperty(op.request, async ({ url, body, token }) => {
-          const before = await snapshot();
-          const res = await send(op.method, url, body, token);
-          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-          if (res.status >= 500) throw new Error(`${op.method} ${op.path} answered ${res.status}: ${res.text.slice(0, 500)}`);
-          if (res.status >= 400) {
-            expect(res.json).toBe(true);
-            const err = errorBody(JSON.parse(res.text));
-            expect(err.statusCode).toBe(res.status);
-            expect(await snapshot()).toEqual(before);
-          }
-        }),
-        { seed: SEED, numRuns: RUNS, endOnFailure: true },
-      );
-      if (outcome.failed)
-        throw new Error(`${op.method} ${op.path} (seed ${SEED}): ${short(outcome.counterexample)}\n${short(outcome.errorInstance)}`);
-    }
-    const sent = [...statuses.values()].reduce((a, b) => a + b, 0);
-    const byStatus = [...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`);
-    console.log(`fuzz: ${sent} REST requests over ${ops.length} operations (${byStatus.join(', ')})`);
-    expect(loggedErrors).toEqual([]);
-  });
+  it(
+    'answers hostile requests with a 4xx error body (never a 5xx), and a refused request changes nothing',
+    async () => {
+      const doc = JSON.parse((await send('GET', '/api/docs-json', undefined, null)).text) as OpenApiDocument;
+      const ops = operations(doc);
+      expect(ops.length).toBeGreaterThan(30);
+      const statuses = new Map<number, number>();
+      for (const op of ops) {
+        const outcome = await fc.check(
+          fc.asyncProperty(op.request, async ({ url, body, token }) => {
+            const before = await snapshot();
+            const res = await send(op.method, url, body, token);
+            statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+            if (res.status >= 500) throw new Error(`${op.method} ${op.path} answered ${res.status}: ${res.text.slice(0, 500)}`);
+            if (res.status >= 400) {
+              expect(res.json).toBe(true);
+              const err = errorBody(JSON.parse(res.text));
+              expect(err.statusCode).toBe(res.status);
+              expect(await snapshot()).toEqual(before);
+            }
+          }),
+          { seed: SEED, numRuns: RUNS, endOnFailure: true },
+        );
+        if (outcome.failed)
+          throw new Error(`${op.method} ${op.path} (seed ${SEED}): ${short(outcome.counterexample)}\n${short(outcome.errorInstance)}`);
+      }
+      const sent = [...statuses.values()].reduce((a, b) => a + b, 0);
+      const byStatus = [...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`);
+      console.log(`fuzz: ${sent} REST requests over ${ops.length} operations (${byStatus.join(', ')})`);
+      expect(loggedErrors).toEqual([]);
+    },
+    TIME_LIMIT,
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -450,24 +457,28 @@ describe('sockets: every call of the agent and framework protocols', () => {
     ...Object.entries(FRAMEWORK_MESSAGES).map(([event, base]) => ({ namespace: 'framework' as const, event, base })),
   ];
 
-  it.each(calls)('$namespace $event: hostile messages are refused or handled, never INTERNAL_ERROR', async ({ namespace, event, base }) => {
-    const socket = () => (namespace === 'agent' ? agent : framework);
-    // null and undefined stand for `{}`, the valid teardown.
-    const messages =
-      event === 'teardown' ? hostileMessage(base).filter((m) => m != null && JSON.stringify(m) !== '{}') : hostileMessage(base);
-    const outcome = await fc.check(
-      fc.asyncProperty(messages, async (message) => {
-        const reply = await call(socket(), event, message);
-        if (!reply.ok) expect(reply.error.code).not.toBe('INTERNAL_ERROR');
-        expect(socket().connected).toBe(true);
-      }),
-      { seed: SEED, numRuns: SOCKET_RUNS, endOnFailure: true },
-    );
-    sentMessages += SOCKET_RUNS;
-    if (outcome.failed)
-      throw new Error(`${namespace} ${event} (seed ${SEED}): ${short(outcome.counterexample)}\n${short(outcome.errorInstance)}`);
-    expect(loggedErrors).toEqual([]);
-  });
+  it.each(calls)(
+    '$namespace $event: hostile messages are refused or handled, never INTERNAL_ERROR',
+    async ({ namespace, event, base }) => {
+      const socket = () => (namespace === 'agent' ? agent : framework);
+      // null and undefined stand for `{}`, the valid teardown.
+      const messages =
+        event === 'teardown' ? hostileMessage(base).filter((m) => m != null && JSON.stringify(m) !== '{}') : hostileMessage(base);
+      const outcome = await fc.check(
+        fc.asyncProperty(messages, async (message) => {
+          const reply = await call(socket(), event, message);
+          if (!reply.ok) expect(reply.error.code).not.toBe('INTERNAL_ERROR');
+          expect(socket().connected).toBe(true);
+        }),
+        { seed: SEED, numRuns: SOCKET_RUNS, endOnFailure: true },
+      );
+      sentMessages += SOCKET_RUNS;
+      if (outcome.failed)
+        throw new Error(`${namespace} ${event} (seed ${SEED}): ${short(outcome.counterexample)}\n${short(outcome.errorInstance)}`);
+      expect(loggedErrors).toEqual([]);
+    },
+    TIME_LIMIT,
+  );
 
   it('reconciles 100,000 task ids (more than PostgreSQL binds in one statement)', async () => {
     const tasks = Array.from({ length: 100_000 }, (_, i) => ({ taskId: `task-${i}` }));
