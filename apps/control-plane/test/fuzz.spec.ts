@@ -194,9 +194,16 @@ function operations(doc: OpenApiDocument): RestOperation[] {
       const bodySchema = op.requestBody?.content['application/json']?.schema;
       const request = fc.record({
         pathValues: fc.tuple(...pathParams.map(() => fc.oneof(hostileUrlText, fc.constantFrom('agent-1', randomUUID(), 'eng')))),
-        query: fc.record(Object.fromEntries(queryParams.map((p) => [p.name, hostileUrlText])), {
-          requiredKeys: [],
-        }),
+        // A parameter given twice arrives as a list.
+        query: fc.record(
+          Object.fromEntries(
+            queryParams.map((p) => [
+              p.name,
+              fc.oneof({ weight: 4, arbitrary: hostileUrlText.map((v) => [v]) }, fc.array(hostileUrlText, { minLength: 2, maxLength: 3 })),
+            ]),
+          ),
+          { requiredKeys: [] },
+        ),
         body: op.requestBody ? bodyText(doc, bodySchema).map((b) => b as string | undefined) : fc.constant(undefined),
         token: fc.constantFrom<string | null>(ADMIN_TOKEN, ADMIN_TOKEN, ADMIN_TOKEN, null),
       });
@@ -207,7 +214,7 @@ function operations(doc: OpenApiDocument): RestOperation[] {
           let url = path;
           pathParams.forEach((p, i) => (url = url.replace(`{${p.name}}`, encode(pathValues[i]))));
           const qs = Object.entries(query)
-            .map(([k, v]) => `${encodeURIComponent(k)}=${encode(typeof v === 'string' ? v : JSON.stringify(v))}`)
+            .flatMap(([k, values]) => (values ?? []).map((v) => `${encodeURIComponent(k)}=${encode(v)}`))
             .join('&');
           return { url: qs ? `${url}?${qs}` : url, body, token };
         }),
