@@ -16,6 +16,7 @@ import { io, type Socket } from 'socket.io-client';
 import { AGENTS_NAMESPACE, type AgentCalls, type FrameworkCalls, FRAMEWORKS_NAMESPACE, type Reply } from '@arbiter/contracts';
 import { ADMIN_TOKEN, seedAgent, startTestControlPlane, type TestControlPlane } from './support/app';
 import { errorBody } from './support/client';
+import { until } from './support/until';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
@@ -353,17 +354,19 @@ const AGENT_MESSAGES: { [K in keyof AgentCalls]: Parameters<AgentCalls[K]>[0] } 
     source: 'SOURCE_AGENT',
   },
 };
+/** Stands for the offer the framework holds now, so that accepts and declines reach past UNKNOWN_OFFER. */
+const LIVE_OFFER = '6f1c5e2a-0000-4000-8000-00000000f022';
 const FRAMEWORK_MESSAGES: { [K in keyof FrameworkCalls]: Parameters<FrameworkCalls[K]>[0] } = {
   subscribe: { name: 'fuzz', roles: ['eng', 'eng/ml'], capabilities: ['GPU_RESOURCES'], suppressedRoles: ['eng/ml'] },
   accept: {
-    offerIds: [randomUUID()],
+    offerIds: [LIVE_OFFER],
     operations: [
       { type: 'LAUNCH', tasks: [TASK] },
       { type: 'RESERVE', resources: [{ name: 'cpus', value: 1, reservation: 'eng' }] },
     ],
-    refuseSeconds: 5,
+    refuseSeconds: 0,
   },
-  decline: { offerIds: [randomUUID()], refuseSeconds: 5 },
+  decline: { offerIds: [LIVE_OFFER], refuseSeconds: 0 },
   suppress: { roles: ['eng'] },
   revive: { roles: ['eng'] },
   kill: { taskId: 'fuzz-task', gracePeriodSeconds: 1 },
@@ -445,15 +448,20 @@ describe('sockets: every call of the agent and framework protocols', () => {
   let framework: Socket;
 
   let sentMessages = 0;
+  let liveOffer: string | undefined;
+  const replies = new Map<string, number>();
 
   beforeAll(async () => {
     agent = await connect(AGENTS_NAMESPACE);
     framework = await connect(FRAMEWORKS_NAMESPACE);
+    framework.on('offers', (m: { offers: Array<{ id: string }> }) => (liveOffer = m.offers.at(-1)?.id ?? liveOffer));
     expect(await call(agent, 'register', AGENT_MESSAGES.register)).toMatchObject({ ok: true });
     expect(await call(framework, 'subscribe', FRAMEWORK_MESSAGES.subscribe)).toMatchObject({ ok: true });
+    await until(() => liveOffer !== undefined, 15_000, 'an offer to the fuzzing framework');
   });
   afterAll(() => {
-    console.log(`fuzz: ${sentMessages} socket messages over ${calls.length} calls`);
+    const byCode = [...replies].sort(([a], [b]) => a.localeCompare(b)).map(([code, n]) => `${code}: ${n}`);
+    console.log(`fuzz: ${sentMessages} socket messages over ${calls.length} calls (${byCode.join(', ')})`);
     agent.disconnect();
     framework.disconnect();
   });
@@ -473,7 +481,14 @@ describe('sockets: every call of the agent and framework protocols', () => {
         event === 'teardown' ? hostileMessage(base).filter((m) => m != null && JSON.stringify(m) !== '{}') : hostileMessage(base);
       const outcome = await fc.check(
         fc.asyncProperty(messages, async (message) => {
-          const reply = await call(socket(), event, message);
+          const text = JSON.stringify(message) as string | undefined;
+          const live =
+            liveOffer !== undefined && text?.includes(LIVE_OFFER)
+              ? (JSON.parse(text.replaceAll(LIVE_OFFER, liveOffer)) as unknown)
+              : message;
+          const reply = await call(socket(), event, live);
+          const outcome = reply.ok ? 'ok' : reply.error.code;
+          replies.set(outcome, (replies.get(outcome) ?? 0) + 1);
           if (!reply.ok) expect(reply.error.code).not.toBe('INTERNAL_ERROR');
           expect(socket().connected).toBe(true);
         }),
