@@ -260,37 +260,45 @@ async function send(method: string, url: string, body: string | undefined, token
   return { status: res.status, text, json: (res.headers.get('content-type') ?? '').includes('json') };
 }
 
-beforeAll(async () => {
+beforeAll(() => {
   const errorSpy = jest.spyOn(Logger.prototype, 'error');
   errorSpy.mockImplementation((...args: unknown[]) => void loggedErrors.push(args));
-  // The fuzzing agent heartbeats only when a fuzzed call is one: it must not time out meanwhile.
-  t = await startTestControlPlane({ config: { agentTimeout: 3_600 } });
-  await seedAgent(t.cp, { id: 'agent-1' });
-  await t.request('PUT', '/api/v1/weights', { weights: [{ role: 'eng', weight: 2 }] });
-  const tables: Array<{ table_name: string }> = await t.cp.dataSource.query(
-    `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1`,
-  );
-  const strip = BACKGROUND_COLUMNS.map((c) => ` - '${c}'`).join('');
-  snapshotSql = `SELECT ${tables
-    .map((r) => r.table_name)
-    .filter((name) => !BACKGROUND_TABLES.has(name))
-    .map(
-      (name) =>
-        `(SELECT md5(coalesce(string_agg((to_jsonb(x)${strip})::text, ',' ORDER BY (to_jsonb(x)${strip})::text), '')) FROM "${name}" x) AS "${name}"`,
-    )
-    .join(', ')}`;
   console.log(`fuzz: seed ${SEED}, ${RUNS} runs per REST operation, ${SOCKET_RUNS} per socket call (FUZZ_SEED, FUZZ_RUNS)`);
 });
 // Each test answers for what was logged while it ran.
 beforeEach(() => {
   loggedErrors.length = 0;
 });
-afterAll(async () => {
-  await t.close();
+afterAll(() => {
   jest.restoreAllMocks();
 });
 
+/** A control plane on a fresh database for each protocol's fuzzing (what one leaves behind cannot starve the other). */
+function startTarget(): Promise<TestControlPlane> {
+  // The fuzzing agent heartbeats only when a fuzzed call is one: it must not time out meanwhile.
+  return startTestControlPlane({ config: { agentTimeout: 3_600 } });
+}
+
 describe('REST: every operation of the OpenAPI document', () => {
+  beforeAll(async () => {
+    t = await startTarget();
+    await seedAgent(t.cp, { id: 'agent-1' });
+    await t.request('PUT', '/api/v1/weights', { weights: [{ role: 'eng', weight: 2 }] });
+    const tables: Array<{ table_name: string }> = await t.cp.dataSource.query(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1`,
+    );
+    const strip = BACKGROUND_COLUMNS.map((c) => ` - '${c}'`).join('');
+    snapshotSql = `SELECT ${tables
+      .map((r) => r.table_name)
+      .filter((name) => !BACKGROUND_TABLES.has(name))
+      .map(
+        (name) =>
+          `(SELECT md5(coalesce(string_agg((to_jsonb(x)${strip})::text, ',' ORDER BY (to_jsonb(x)${strip})::text), '')) FROM "${name}" x) AS "${name}"`,
+      )
+      .join(', ')}`;
+  });
+  afterAll(() => t.close());
+
   it(
     'answers hostile requests with a 4xx error body (never a 5xx), and a refused request changes nothing',
     async () => {
@@ -452,6 +460,7 @@ describe('sockets: every call of the agent and framework protocols', () => {
   const replies = new Map<string, number>();
 
   beforeAll(async () => {
+    t = await startTarget();
     agent = await connect(AGENTS_NAMESPACE);
     framework = await connect(FRAMEWORKS_NAMESPACE);
     framework.on('offers', (m: { offers: Array<{ id: string }> }) => (liveOffer = m.offers.at(-1)?.id ?? liveOffer));
@@ -459,11 +468,12 @@ describe('sockets: every call of the agent and framework protocols', () => {
     expect(await call(framework, 'subscribe', FRAMEWORK_MESSAGES.subscribe)).toMatchObject({ ok: true });
     await until(() => liveOffer !== undefined, 15_000, 'an offer to the fuzzing framework');
   });
-  afterAll(() => {
+  afterAll(async () => {
     const byCode = [...replies].sort(([a], [b]) => a.localeCompare(b)).map(([code, n]) => `${code}: ${n}`);
     console.log(`fuzz: ${sentMessages} socket messages over ${calls.length} calls (${byCode.join(', ')})`);
     agent.disconnect();
     framework.disconnect();
+    await t.close();
   });
 
   const calls = [
