@@ -9,7 +9,6 @@
  *
  * The seed is fixed and printed; FUZZ_SEED=<n> FUZZ_RUNS=<n> replay or widen a run.
  */
-import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import fc from 'fast-check';
 import { io, type Socket } from 'socket.io-client';
@@ -24,6 +23,9 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 const TIME_LIMIT = 30_000 + RUNS * 2_000;
 /** Socket calls cost a millisecond or two each: many more of them. */
 const SOCKET_RUNS = RUNS * 8;
+
+/** A well-formed id of nothing (fixed, so that a seed replays the same requests). */
+const SOME_UUID = '0b6e3c1a-6a43-4c1e-9d7f-3f2a5d9e8c71';
 
 /** Tables the control plane writes on its own (leadership, the allocation loop): not part of what a request may change. */
 const BACKGROUND_TABLES = new Set(['leader_terms', 'allocation_cycles', 'allocation_shares', 'migrations', 'typeorm_metadata']);
@@ -194,7 +196,7 @@ function operations(doc: OpenApiDocument): RestOperation[] {
       const queryParams = params.filter((p) => p.in === 'query');
       const bodySchema = op.requestBody?.content['application/json']?.schema;
       const request = fc.record({
-        pathValues: fc.tuple(...pathParams.map(() => fc.oneof(hostileUrlText, fc.constantFrom('agent-1', randomUUID(), 'eng')))),
+        pathValues: fc.tuple(...pathParams.map(() => fc.oneof(hostileUrlText, fc.constantFrom('agent-1', SOME_UUID, 'eng')))),
         // A parameter given twice arrives as a list.
         query: fc.record(
           Object.fromEntries(
@@ -353,7 +355,7 @@ const AGENT_MESSAGES: { [K in keyof AgentCalls]: Parameters<AgentCalls[K]>[0] } 
   },
   heartbeat: {},
   status: {
-    updateUuid: randomUUID(),
+    updateUuid: SOME_UUID,
     frameworkId: 'fuzz-framework',
     taskId: 'fuzz-task',
     agentId: 'fuzz-agent',
@@ -378,9 +380,9 @@ const FRAMEWORK_MESSAGES: { [K in keyof FrameworkCalls]: Parameters<FrameworkCal
   suppress: { roles: ['eng'] },
   revive: { roles: ['eng'] },
   kill: { taskId: 'fuzz-task', gracePeriodSeconds: 1 },
-  acknowledge: { taskId: 'fuzz-task', updateUuid: randomUUID() },
+  acknowledge: { taskId: 'fuzz-task', updateUuid: SOME_UUID },
   reconcile: { tasks: [{ taskId: 'fuzz-task' }] },
-  inverseOffer: { inverseOfferId: randomUUID(), accept: true },
+  inverseOffer: { inverseOfferId: SOME_UUID, accept: true },
   teardown: {},
 };
 
