@@ -67,6 +67,9 @@ describe('maintenance API', () => {
       [{ windows: [window([{ hostname: 'x' }, { hostname: 'x' }])] }, 'MAINTENANCE_DUPLICATE_MACHINE', /twice/],
       [{ windows: [window([{ hostname: 'draining-1' }])] }, 'MAINTENANCE_DOWN_MACHINE_REMOVED', /down-1 is DOWN/],
       [{ windows: [window([])] }, 'VALIDATION_FAILED', /at least one machine/],
+      // Found by the fuzz test (a nested list passed class-validator's ValidateNested): was a 500.
+      [{ windows: [[]] }, 'VALIDATION_FAILED', /windows must be a list of objects/],
+      [{ windows: [{ machines: [{ hostname: 'x' }], unavailability: [] }] }, 'VALIDATION_FAILED', /unavailability must be an object/],
       [{ windows: [window([{}])] }, 'VALIDATION_FAILED', /needs a hostname or an ip/],
       [{ windows: [window([{ ip: '999.1.1.1' }])] }, 'VALIDATION_FAILED', /not an IPv4 or IPv6 address/],
       [{ windows: [window([{ hostname: 'bad host' }])] }, 'VALIDATION_FAILED', /not a valid hostname/],

@@ -89,6 +89,13 @@ describe('reservations API', () => {
     await ok(t.client.POST('/api/v1/reservations', { body: { agentId: 'a1', role: 'ops', resources: 'cpus:3' } }), 201);
   });
 
+  it('reserves for every role weights and quota accept (one role rule): a@b+c was a 500', async () => {
+    await seedAgent(t.cp, { id: 'roles', resources: 'cpus:4;mem:1024' });
+    await ok(t.client.PUT('/api/v1/weights', { body: { weights: [{ role: 'a@b+c', weight: 2 }] } }));
+    const r = await ok(t.client.POST('/api/v1/reservations', { body: { agentId: 'roles', role: 'a@b+c', resources: 'cpus:1' } }), 201);
+    expect(r.resourcesText).toBe('cpus(a@b+c):1');
+  });
+
   it('lets exactly one of two concurrent reservations take the last free cpus', async () => {
     await seedAgent(t.cp, { id: 'race', resources: 'cpus:4;mem:1024' });
     const results = await Promise.all(
@@ -125,6 +132,8 @@ describe('reservations API', () => {
     [{ agentId: 'gone', role: 'eng', resources: 'cpus:1' }, 409, 'AGENT_GONE'],
     [{ agentId: 'a1', role: '*', resources: 'cpus:1' }, 400, 'VALIDATION_FAILED'],
     [{ agentId: 'a1', role: 'a:b', resources: 'cpus:1' }, 400, 'VALIDATION_FAILED'],
+    [{ agentId: 'a1', role: '-a', resources: 'cpus:1' }, 400, 'VALIDATION_FAILED'],
+    [{ agentId: 'a1', role: 'e\u0000ng', resources: 'cpus:1' }, 400, 'VALIDATION_FAILED'],
     [{ agentId: 'a1', role: 'eng', resources: 'cpus:abc' }, 400, 'VALIDATION_FAILED'],
     [{ agentId: 'a1', role: 'eng', resources: 'cpus:-1' }, 400, 'VALIDATION_FAILED'],
     [{ agentId: 'a1', role: 'eng', resources: 'cpus(eng):1' }, 400, 'VALIDATION_FAILED'],

@@ -50,7 +50,7 @@ describe('roles, weights and quota API', () => {
       // Roles must be writable in the resource text form, cpus(role):1.
       [{ weights: [{ role: 'a:b', weight: 1 }] }, 'VALIDATION_FAILED', /role path/],
       [{ weights: [{ role: 'a(b)', weight: 1 }] }, 'VALIDATION_FAILED', /role path/],
-      [{ weights: [{ role: 'a\u0000b', weight: 1 }] }, 'VALIDATION_FAILED', /role path/],
+      [{ weights: [{ role: 'a\u0000b', weight: 1 }] }, 'VALIDATION_FAILED', /body\.weights\.0\.role must not contain the NUL character/],
       [
         {
           weights: [

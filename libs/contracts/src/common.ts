@@ -3,22 +3,58 @@ import { z } from 'zod';
 import type { ErrorCodeName } from './errors';
 import { isTerminalTaskState, TASK_STATES } from './task-states';
 
+/**
+ * A role path, one rule wherever a role is named (subscriptions, weights, quota, reservations,
+ * resources, ACL role objects): segments of letters, digits and `_ . @ + -` separated by `/`,
+ * none `.` or `..` and none starting with `-` (Mesos's rules for role names, with a narrower
+ * character set). Characters of the resource text form (`cpus(eng):2;mem:1`), `:`, `*`,
+ * spaces and control characters are refused, so every role can be written in it.
+ * @arbiter/allocator reads stored resources with a rule that accepts every role this one does.
+ */
+export const ROLE_PATTERN = /^(?!-)(?!\.\.?(?:\/|$))[A-Za-z0-9_.@+-]+(?:\/(?!-)(?!\.\.?(?:\/|$))[A-Za-z0-9_.@+-]+)*$/;
+
+export const ROLE_RULE =
+  "must be a role path such as 'eng' or 'eng/ml': letters, digits and _ . @ + - in segments separated by '/' (no '.' or '..' segment, none starting with '-')";
+
+export const Role = z.string().min(1).max(255).regex(ROLE_PATTERN, ROLE_RULE);
+
+/** A resource name, as @arbiter/allocator accepts it: `cpus`, `mem`, `gpus`, `ports`, `disk_ssd`. */
+export const ResourceName = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_.-]*$/,
+    "must be a resource name such as 'cpus' or 'disk_ssd': a letter or _, then letters, digits and _ . -",
+  );
+
+/** Largest scalar amount of one resource (as @arbiter/allocator's MAX_SCALAR). */
+export const MAX_RESOURCE_SCALAR = 1e12;
+
 /** One piece of resources, as @arbiter/allocator's `ResourceEntry` (its canonical JSON form). */
 export const ResourceEntry = z
   .object({
-    name: z.string().min(1).max(128),
-    value: z.number().nonnegative().optional(),
+    name: ResourceName,
+    value: z.number().nonnegative().max(MAX_RESOURCE_SCALAR).optional(),
     ranges: z
-      .array(z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]))
+      .array(
+        z
+          .tuple([z.number().int().nonnegative(), z.number().int().nonnegative()])
+          .refine(([begin, end]) => begin <= end, 'a range is [begin, end] with begin <= end'),
+      )
       .max(10_000)
       .optional(),
-    set: z.array(z.string().max(256)).max(10_000).optional(),
-    reservation: z.string().min(1).max(255).optional(),
+    set: z.array(z.string().min(1).max(256)).max(10_000).optional(),
+    /** The role the piece is reserved for; absent or `*`: unreserved. */
+    reservation: z.union([z.literal('*'), Role]).optional(),
     revocable: z.boolean().optional(),
     shared: z.boolean().optional(),
-    volume: z.string().max(255).optional(),
+    volume: z.string().min(1).max(255).optional(),
   })
-  .strict();
+  .strict()
+  .refine((e) => [e.value, e.ranges, e.set].filter((k) => k !== undefined).length === 1, {
+    message: 'give exactly one of value, ranges or set',
+  });
 export type ResourceEntry = z.infer<typeof ResourceEntry>;
 
 export const Resources = z.array(ResourceEntry).max(1000);

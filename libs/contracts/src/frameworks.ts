@@ -22,24 +22,9 @@
  *     'heartbeat'     { at }
  */
 import { z } from 'zod';
-import { Id, type Reply, Resources, type ResourceEntry, type StatusUpdate, TaskSpec } from './common';
+import { Id, type Reply, Resources, type ResourceEntry, Role, type StatusUpdate, TaskSpec } from './common';
 
 export const FRAMEWORKS_NAMESPACE = '/frameworks';
-
-/**
- * A role path, one rule wherever a role is named (subscriptions, weights, quota, reservations,
- * resources): segments of letters, digits and `_ . @ + -` separated by `/`, none `.` or `..`
- * and none starting with `-`. Characters of the resource text form (`cpus(eng):2;mem:1`),
- * spaces and control characters are refused, so every role can be written in it.
- */
-export const Role = z
-  .string()
-  .min(1)
-  .max(255)
-  .refine((r) => r.split('/').every((s) => /^[A-Za-z0-9_.@+-]+$/.test(s) && s !== '.' && s !== '..' && !s.startsWith('-')), {
-    message:
-      "must be a role path such as 'eng' or 'eng/ml': letters, digits and _ . @ + - in segments separated by '/' (no '.' or '..' segment, none starting with '-')",
-  });
 
 export const CAPABILITIES = [
   'GPU_RESOURCES',
@@ -113,6 +98,11 @@ export type Kill = z.infer<typeof Kill>;
 export const Acknowledge = z.object({ taskId: Id, updateUuid: z.uuid() }).strict();
 export type Acknowledge = z.infer<typeof Acknowledge>;
 
+/**
+ * The tasks to hear the state of (none: every live task of the framework), at most 100,000 in
+ * one call (more is INVALID_MESSAGE: split the list); the control plane looks them up in one
+ * query whatever their number.
+ */
 export const Reconcile = z
   .object({
     tasks: z

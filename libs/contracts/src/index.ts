@@ -2,6 +2,7 @@
 export * from './task-states';
 export * from './errors';
 export * from './common';
+export * from './input';
 export * from './agents';
 export * from './frameworks';
 export * from './events';

@@ -1,4 +1,4 @@
-import { aclsToDocument, type Acls, isAuthorized, parseAcls, scopeOf } from './acls.rules';
+import { aclsToDocument, type Acls, isAuthorized, parseAcls, roleValueProblems, scopeOf } from './acls.rules';
 
 function acls(doc: unknown): Acls {
   const r = parseAcls(doc);
@@ -49,6 +49,18 @@ describe('ACLs (Mesos local authorizer semantics)', () => {
       errors: ["run_tasks.0: unknown field 'roles' (expected 'principals' and 'users')", "run_tasks.0: 'users' is required"],
     });
     expect(parseAcls({ run_tasks: [{ principals: { type: 'SOME' }, users: { type: 'ANY' } }] }).ok).toBe(false);
+  });
+
+  it('holds role objects to the role rule: a role, or <role>/* for the roles below one', () => {
+    const doc = (values: string[]) => acls({ reserve_resources: [{ principals: { type: 'ANY' }, roles: { values } }] });
+    expect(roleValueProblems(doc(['eng', 'eng/ml/*', 'a@b']))).toEqual([]);
+    expect(roleValueProblems(doc(['a:b', '*', 'eng/*/x', '..']))).toEqual(
+      ["'a:b'", "'*'", "'eng/*/x'", "'..'"].map(
+        (v) => expect.stringContaining(`reserve_resources.0.roles: ${v} must be a role path`) as unknown,
+      ),
+    );
+    // Only role objects: users and machines are not roles.
+    expect(roleValueProblems(acls({ run_tasks: [{ principals: { type: 'ANY' }, users: { values: ['a:b'] } }] }))).toEqual([]);
   });
 
   it('round-trips to the document form', () => {

@@ -11,6 +11,7 @@
  * decides (default true). A role value `a/*` matches every role below `a` (not `a` itself), as
  * in Mesos. Pure: no I/O.
  */
+import { Role, ROLE_RULE } from '@arbiter/contracts';
 import { z } from 'zod';
 
 /** Each action and the name of its object field. */
@@ -84,6 +85,29 @@ export function parseAcls(doc: unknown): { ok: true; acls: Acls } | { ok: false;
     });
   }
   return errors.length ? { ok: false, errors } : { ok: true, acls };
+}
+
+/**
+ * Role objects that no role could match: a role value follows the one role rule (libs/contracts
+ * Role) or names a subtree as `<role>/*`. Checked when ACLs are replaced, not when stored ones
+ * are read (a stored document is never reinterpreted as a different policy).
+ */
+export function roleValueProblems(acls: Acls): string[] {
+  const problems: string[] = [];
+  for (const action of ACL_ACTIONS) {
+    if (ACL_OBJECTS[action] !== 'roles') continue;
+    (acls.actions[action] ?? []).forEach((entry, i) => {
+      if ('type' in entry.objects) return;
+      for (const value of entry.objects.values) {
+        const role = value.endsWith('/*') ? value.slice(0, -2) : value;
+        if (!Role.safeParse(role).success)
+          problems.push(
+            `${action}.${i}.roles: '${value}' ${ROLE_RULE}, or '<role>/*' for the roles below one; { "type": "ANY" } for any role`,
+          );
+      }
+    });
+  }
+  return problems;
 }
 
 /** The document form of parsed ACLs (what GET /acls answers). */

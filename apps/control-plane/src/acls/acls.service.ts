@@ -22,6 +22,7 @@ import {
   isAuthorized,
   parseAcls,
   PERMISSIVE,
+  roleValueProblems,
   scopeOf,
 } from './acls.rules';
 import { AclsRepository } from './acls.repository';
@@ -65,10 +66,9 @@ export class AclsService implements OnModuleInit {
   /** Validates and stores a whole ACL document, with its audit entry. */
   async replace(document: unknown, actor: Actor, now = new Date()): Promise<AclsView> {
     const parsed = parseAcls(document);
-    if (!parsed.ok)
-      throw new ArbiterException(AuthErrorCode.ACLS_INVALID, `invalid ACLs: ${parsed.errors.slice(0, 5).join('; ')}`, {
-        errors: parsed.errors,
-      });
+    const errors = parsed.ok ? roleValueProblems(parsed.acls) : parsed.errors;
+    if (!parsed.ok || errors.length)
+      throw new ArbiterException(AuthErrorCode.ACLS_INVALID, `invalid ACLs: ${errors.slice(0, 5).join('; ')}`, { errors });
     const normalised = aclsToDocument(parsed.acls);
     await this.db.transaction(async (tx) => {
       await lockDomain(tx, LockDomain.AUTH);

@@ -19,6 +19,7 @@ import { ErrorsFilter } from '../errors/errors.filter';
 import { validationException } from '../errors/errors.validation';
 import { Master } from '../kernel/master';
 import { AppModule } from './app.module';
+import { inputGate } from './input-gate';
 import { createLogging } from './logging';
 import { buildOpenApiDocument, serveApiDocs } from './openapi';
 
@@ -43,6 +44,7 @@ export function configureApp(app: INestApplication): void {
   http.disable('x-powered-by');
   http.set('query parser', 'simple');
   app.use(express.json({ limit: BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] }));
+  app.use(inputGate);
   app.useGlobalPipes(
     new ValidationPipe({
       whitelist: true,

@@ -6,6 +6,7 @@
  */
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { ResourceParseError } from '@arbiter/allocator';
 import { databaseErrorCode } from '../database/database.service';
 import { AuthErrorCode } from '../auth/auth.errors';
 import { CommonErrorCode } from './errors.codes';
@@ -38,6 +39,8 @@ function bodyParserError(err: unknown): ArbiterException | undefined {
 
 export function toArbiterException(err: unknown, req?: Request): ArbiterException | undefined {
   if (err instanceof ArbiterException) return err;
+  // Resources a DTO let through but the allocator's algebra refuses are still bad input.
+  if (err instanceof ResourceParseError) return new ArbiterException(CommonErrorCode.VALIDATION_FAILED, `invalid request: ${err.message}`);
   const parsed = bodyParserError(err) ?? bodyParserError((err as { cause?: unknown } | null | undefined)?.cause);
   if (parsed) return parsed;
   if (err instanceof HttpException) {

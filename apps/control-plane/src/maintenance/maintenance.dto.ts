@@ -7,6 +7,7 @@ import {
   IsArray,
   IsInt,
   IsISO8601,
+  IsObject,
   IsOptional,
   IsString,
   Max,
@@ -42,6 +43,7 @@ export class UnavailabilityDto {
 export class WindowDto {
   @ApiProperty({ type: [MachineDto] })
   @ValidateNested({ each: true })
+  @IsObject({ each: true, message: '$property must be a list of objects' })
   @ArrayMaxSize(10_000)
   @ArrayMinSize(1, { message: 'a window needs at least one machine' })
   @IsArray()
@@ -50,6 +52,7 @@ export class WindowDto {
 
   @ApiProperty({ type: UnavailabilityDto })
   @ValidateNested()
+  @IsObject({ message: '$property must be an object' })
   @Type(() => UnavailabilityDto)
   unavailability!: UnavailabilityDto;
 }
@@ -57,6 +60,7 @@ export class WindowDto {
 export class ScheduleDto {
   @ApiProperty({ type: [WindowDto] })
   @ValidateNested({ each: true })
+  @IsObject({ each: true, message: '$property must be a list of objects' })
   @ArrayMaxSize(10_000)
   @IsArray()
   @Type(() => WindowDto)
@@ -66,6 +70,7 @@ export class ScheduleDto {
 export class MachinesDto {
   @ApiProperty({ type: [MachineDto] })
   @ValidateNested({ each: true })
+  @IsObject({ each: true, message: '$property must be a list of objects' })
   @ArrayMaxSize(10_000)
   @ArrayMinSize(1, { message: 'name at least one machine' })
   @IsArray()

@@ -1,11 +1,13 @@
 /**
  * Binding protocol calls to a socket: every call is parsed against its schema, run, and
  * acknowledged with a Reply; a bad message or a refused call answers `{ ok: false, error }`
- * and never reaches the state or crashes the process.
+ * and never reaches the state or crashes the process. Only a failure of the control plane
+ * itself answers INTERNAL_ERROR (and is logged with its stack).
  */
 import { Logger } from '@nestjs/common';
 import type { z } from 'zod';
-import { parseMessage, PROTOCOL_ERRORS, type Reply } from '@arbiter/contracts';
+import { ResourceParseError } from '@arbiter/allocator';
+import { inputProblem, parseMessage, PROTOCOL_ERRORS, type Reply } from '@arbiter/contracts';
 import type { Socket } from 'socket.io';
 import { asProtocolError } from '../kernel/protocol-error';
 
@@ -21,6 +23,19 @@ export function on<L extends object, S extends z.ZodType>(
   const name: string = event;
   (socket as unknown as Socket).on(name, async (payload: unknown, ack?: unknown) => {
     const reply = typeof ack === 'function' ? (ack as (r: Reply<Record<string, unknown>>) => void) : () => undefined;
+    // NUL bytes, lone surrogates and deep nesting are refused before any schema sees them.
+    const problem = inputProblem(payload);
+    if (problem) {
+      reply({
+        ok: false,
+        error: {
+          code: PROTOCOL_ERRORS.INVALID_MESSAGE,
+          message: `invalid message: ${problem.path}: ${problem.message}`,
+          details: { issues: [problem] },
+        },
+      });
+      return;
+    }
     const parsed = parseMessage(schema, payload ?? {});
     if (!parsed.ok) {
       reply({ ok: false, error: parsed.error });
@@ -33,6 +48,11 @@ export function on<L extends object, S extends z.ZodType>(
       const known = asProtocolError(err);
       if (known) {
         reply({ ok: false, error: { code: known.code, message: known.message, ...(known.details ? { details: known.details } : {}) } });
+        return;
+      }
+      // Resources the schema let through but the allocator's algebra refuses are still bad input.
+      if (err instanceof ResourceParseError) {
+        reply({ ok: false, error: { code: PROTOCOL_ERRORS.INVALID_MESSAGE, message: `invalid message: ${err.message}` } });
         return;
       }
       logger.error({ err, event }, 'protocol call failed');

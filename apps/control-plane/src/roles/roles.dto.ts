@@ -7,6 +7,7 @@ import {
   IsArray,
   IsBoolean,
   IsNumber,
+  IsObject,
   IsOptional,
   IsString,
   Max,
@@ -28,6 +29,7 @@ export class WeightDto {
 export class UpdateWeightsDto {
   @ApiProperty({ type: [WeightDto] })
   @ValidateNested({ each: true })
+  @IsObject({ each: true, message: '$property must be a list of objects' })
   @ArrayMaxSize(10_000)
   @ArrayMinSize(1)
   @IsArray()
@@ -50,6 +52,7 @@ export class QuotaInputDto {
 export class UpdateQuotaDto {
   @ApiProperty({ type: [QuotaInputDto] })
   @ValidateNested({ each: true })
+  @IsObject({ each: true, message: '$property must be a list of objects' })
   @ArrayMaxSize(10_000)
   @ArrayMinSize(1)
   @IsArray()

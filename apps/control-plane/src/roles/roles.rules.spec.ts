@@ -1,3 +1,6 @@
+import fc from 'fast-check';
+import { parseResources, Resources } from '@arbiter/allocator';
+import { Role } from '@arbiter/contracts';
 import { CommonErrorCode } from '../errors/errors.codes';
 import { ArbiterException } from '../errors/errors.exception';
 import { checkRole, overCapacity, withAncestors } from './roles.rules';
@@ -53,5 +56,35 @@ describe('overCapacity', () => {
     [[], { cpus: 8 }, []],
   ])('guarantees %j against %j: %j', (guarantees, capacity, expected) => {
     expect(overCapacity(guarantees as Array<Record<string, number>>, capacity as Record<string, number>)).toEqual(expected);
+  });
+});
+
+describe('one role rule: every role the contracts accept, the allocator accepts', () => {
+  // Segments from the characters of role paths and those next to them in the resource text form.
+  const segment = fc.string({
+    unit: fc.constantFrom('a', 'Z', '0', '_', '.', '@', '+', '-', ':', '*', '(', ' ', ';'),
+    minLength: 0,
+    maxLength: 4,
+  });
+  const candidate = fc.array(segment, { minLength: 1, maxLength: 3 }).map((s) => s.join('/'));
+
+  it('in reservations, resource entries and the resource text form', () => {
+    fc.assert(
+      fc.property(candidate, (role) => {
+        if (!Role.safeParse(role).success) return;
+        expect(
+          Resources.of([{ name: 'cpus', value: 1, reservation: role }])
+            .reserved(role)
+            .get('cpus'),
+        ).toBe(1);
+        expect(parseResources(`cpus(${role}):1`).reserved(role).get('cpus')).toBe(1);
+        expect(
+          Resources.of([{ name: 'cpus', value: 1 }])
+            .withReservation(role)
+            .isEmpty(),
+        ).toBe(false);
+      }),
+      { seed: 20261124, numRuns: 2_000 },
+    );
   });
 });

@@ -3,7 +3,7 @@ import type { Scope } from '../acls/acls.rules';
 import { FrameworkEntity } from '../frameworks/framework.entity';
 import { Injectable } from '@nestjs/common';
 import type { ResourceEntry, StatusUpdate } from '@arbiter/contracts';
-import { DataSource, In, Not } from 'typeorm';
+import { DataSource, In, Not, Raw } from 'typeorm';
 import { MasterDatabase } from '../database/master-database';
 import { cappedTotal } from '../database/database.paging';
 import { TaskStatusUpdateEntity } from './task-status-update.entity';
@@ -55,8 +55,11 @@ export class TasksRepository {
     return this.dataSource.manager.findOne(TaskEntity, { where: { frameworkId, taskId } });
   }
 
+  /** One array parameter, not one per id: a reconcile may name 100,000 tasks (PostgreSQL binds at most 65,535 parameters). */
   findMany(frameworkId: string, taskIds: string[]): Promise<TaskEntity[]> {
-    return this.dataSource.manager.find(TaskEntity, { where: { frameworkId, taskId: In(taskIds) } });
+    return this.dataSource.manager.find(TaskEntity, {
+      where: { frameworkId, taskId: Raw((column) => `${column} = ANY(:taskIds)`, { taskIds }) },
+    });
   }
 
   /** Tasks by (framework id, task id), without their commands. */

@@ -61,7 +61,12 @@ interface Piece extends ResourceKind {
 }
 
 const NAME_RE = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
-const ROLE_RE = /^[A-Za-z0-9_\-.]+(\/[A-Za-z0-9_\-.]+)*$/;
+/**
+ * Role paths: segments of letters, digits and `_ . @ + -` separated by `/`. The wire contracts'
+ * rule (libs/contracts, Role) is this one without segments starting with `-`; the allocator
+ * keeps accepting those, which resources stored before that rule may hold.
+ */
+const ROLE_RE = /^[A-Za-z0-9_.@+-]+(\/[A-Za-z0-9_.@+-]+)*$/;
 
 function kindKey(p: ResourceKind): string {
   return `${p.name}\u0000${p.type}\u0000${p.reservation ?? ''}\u0000${p.revocable ? 1 : 0}\u0000${p.shared ? 1 : 0}\u0000${p.volume ?? ''}`;
@@ -128,7 +133,7 @@ function pieceEmpty(p: Piece): boolean {
 function validateRole(role: unknown, where: string): string {
   if (typeof role !== 'string' || !ROLE_RE.test(role) || role === '*' || role.split('/').some((s) => s === '.' || s === '..')) {
     throw new ResourceParseError(
-      `invalid role '${typeof role === 'string' ? role : JSON.stringify(role)}' in ${where}: use names of letters, digits, '_', '-', '.' separated by '/'`,
+      `invalid role '${typeof role === 'string' ? role : JSON.stringify(role)}' in ${where}: use names of letters, digits, '_', '.', '@', '+', '-' separated by '/'`,
     );
   }
   return role;
