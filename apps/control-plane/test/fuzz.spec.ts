@@ -363,6 +363,14 @@ const AGENT_MESSAGES: { [K in keyof AgentCalls]: Parameters<AgentCalls[K]>[0] } 
     timestamp: new Date().toISOString(),
     source: 'SOURCE_AGENT',
   },
+  update: {
+    resources: [
+      { name: 'cpus', value: 4 },
+      { name: 'mem', value: 2048 },
+      { name: 'cpus', value: 2, revocable: true },
+    ],
+    attributes: { rack: 'r2' },
+  },
 };
 /** Stands for the offer the framework holds now, so that accepts and declines reach past UNKNOWN_OFFER. */
 const LIVE_OFFER = '6f1c5e2a-0000-4000-8000-00000000f022';

@@ -1,7 +1,6 @@
 /** A what-if question on the live cluster (POST /api/v1/simulate): the change to try. */
 import { z } from 'zod';
-import { Id, Resources } from './common';
-import { Role } from './frameworks';
+import { Id, Resources, Role } from './common';
 
 const ResourceName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/, 'must be a resource name such as cpus or mem');
 const Quantities = z.record(ResourceName, z.number().nonnegative().max(1e12));
