@@ -14,6 +14,7 @@ import { Kernel } from '../kernel/kernel';
 import { ShareClientKind } from './allocation-share.entity';
 import { AllocationRepository } from './allocation.repository';
 import { InverseOffers } from './inverse-offers.handler';
+import { Metrics } from '../health/metrics';
 
 /** A cycle with no offers is still recorded this often, so history and "explain" stay current. */
 const IDLE_CYCLE_RECORD_MS = 30_000;
@@ -37,6 +38,7 @@ export class AllocationLoop {
     private readonly stream: OperatorStream,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {}
 
   /**
@@ -76,12 +78,15 @@ export class AllocationLoop {
     const result = allocator.allocate({ trace: true });
     const durationMs = this.clock.now() - t0;
     this.state.cycles++;
+    this.metrics.cycles.inc();
+    this.metrics.cycleDuration.observe(durationMs / 1000);
     // Offers only to frameworks that are still connected; the rest go straight back.
     const deliverable: AllocatorOffer[] = [];
     for (const o of result.offers) {
       if (frameworks.get(o.frameworkId)?.socket && agents.get(o.agentId)?.socket) deliverable.push(o);
       else allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);
     }
+    if (deliverable.length) this.metrics.offers.inc({ outcome: 'made' }, deliverable.length);
     // A cycle that offered nothing is recorded when its decisions differ from the last recorded
     // one (or every IDLE_CYCLE_RECORD_MS): history stays complete without a row per second.
     const idle = deliverable.length === 0 && result.inverseOffers.length === 0;

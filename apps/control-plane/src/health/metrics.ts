@@ -21,6 +21,55 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  // The master's events (counted by the leader; a new leader starts from zero).
+
+  readonly cycles = new Counter({
+    name: 'arbiter_allocation_cycles_total',
+    help: 'allocation cycles run',
+    registers: [this.registry],
+  });
+
+  readonly cycleDuration = new Histogram({
+    name: 'arbiter_allocation_cycle_duration_seconds',
+    help: "time one allocation cycle holds the event loop (the allocator's work)",
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+
+  readonly offers = new Counter({
+    name: 'arbiter_offers_total',
+    help: 'offers by what became of them: made, accepted, declined, rescinded',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly statusUpdates = new Counter({
+    name: 'arbiter_status_updates_total',
+    help: 'status updates recorded, by source (SOURCE_AGENT, SOURCE_MASTER, ...)',
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
+
+  readonly statusUpdateLag = new Histogram({
+    name: 'arbiter_status_update_lag_seconds',
+    help: "from a status update's timestamp (when its agent saw the change) to its record",
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+
+  readonly taskEnds = new Counter({
+    name: 'arbiter_task_ends_total',
+    help: 'tasks that ended, by terminal state and reason',
+    labelNames: ['state', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly acknowledgements = new Counter({
+    name: 'arbiter_acknowledgements_total',
+    help: 'status update acknowledgements recorded',
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'arbiter_' });
   }

@@ -77,6 +77,11 @@ export class LiveTasks {
     return this.byAgent.get(agentId)?.values() ?? [];
   }
 
+  /** Every live task. */
+  all(): Iterable<TaskEntity> {
+    return this.byKey.values();
+  }
+
   clear(): void {
     this.byKey.clear();
     this.byAgent.clear();

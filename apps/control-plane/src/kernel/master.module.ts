@@ -29,6 +29,7 @@ import { TaskUpdates } from '../tasks/task-updates.handler';
 import { TasksRepository } from '../tasks/tasks.repository';
 import { CLOCK, type Clock, SystemClock } from './clock';
 import { ClusterState } from './cluster-state';
+import { ClusterMetrics } from '../health/cluster-metrics';
 import { EventualWrites } from './eventual-writes';
 import { Kernel } from './kernel';
 import { LiveView } from './live-view';
@@ -69,6 +70,7 @@ export class MasterModule {
         { provide: CLOCK, useValue: clock },
         Kernel,
         EventualWrites,
+        ClusterMetrics,
         ClusterState,
         Realtime,
         OperatorStream,

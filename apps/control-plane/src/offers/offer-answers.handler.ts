@@ -14,6 +14,7 @@ import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState, type FrameworkRuntime, type OutstandingOffer, taskKey, type FrameworkSocket } from '../kernel/cluster-state';
 import type { GroupCommit } from '../kernel/group-commit';
+import { Metrics } from '../health/metrics';
 import { EventualWrites } from '../kernel/eventual-writes';
 import { Kernel, type Pending, type WriteLane } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
@@ -68,6 +69,7 @@ export class OfferAnswers {
     private readonly acls: AclsService,
     private readonly access: AccessLog,
     private readonly writes: EventualWrites,
+    private readonly metrics: Metrics,
   ) {
     this.answers = kernel.batch('serial', (batch) => this.flushAnswers(batch));
     this.launchWrites = this.answerWrites('launches');
@@ -312,6 +314,7 @@ export class OfferAnswers {
     written.then(
       () => {
         for (const k of held) launching.delete(k);
+        for (const p of answered) this.metrics.offers.inc({ outcome: p.declined ? 'declined' : 'accepted' }, p.offers.length);
         for (const [i, p] of answered.entries()) {
           const state = p.declined ? OfferState.DECLINED : OfferState.ACCEPTED;
           for (const o of p.offers) this.stream.emit('offer.closed', { offerId: o.id, state });
@@ -325,6 +328,7 @@ export class OfferAnswers {
         // which the database records as soon as it takes it; the tasks' resources go back and
         // every answer of the write fails.
         for (const k of held) launching.delete(k);
+        this.metrics.offers.inc({ outcome: 'rescinded' }, answered.flatMap((p) => (p.declined ? [] : p.offers)).length);
         const closed = new Map([...offers].map(([id, state]) => [id, state === OfferState.ACCEPTED ? OfferState.RESCINDED : state]));
         void this.writes.write('background', `closing ${closed.size} offer(s) whose answers could not be written`, () =>
           this.offers.close(closed, this.clock.date()),

@@ -8,6 +8,7 @@ import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState, type OutstandingOffer } from '../kernel/cluster-state';
+import { Metrics } from '../health/metrics';
 import { EventualWrites } from '../kernel/eventual-writes';
 import { OfferState } from './offer.entity';
 import { OffersRepository } from './offers.repository';
@@ -21,12 +22,14 @@ export class OfferBook {
     private readonly stream: OperatorStream,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {}
 
   /** Gives outstanding offers back to the allocator and tells their frameworks. */
   async rescindWhere(match: (o: OutstandingOffer) => boolean, reason: string): Promise<void> {
     const gone = [...this.state.offers.values()].filter(match);
     if (!gone.length) return;
+    this.metrics.offers.inc({ outcome: 'rescinded' }, gone.length);
     for (const o of gone) {
       this.state.offers.delete(o.id);
       this.state.allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);

@@ -16,6 +16,7 @@ import {
 } from '@arbiter/contracts';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { OperatorStream } from '../events/operator-stream';
+import { Metrics } from '../health/metrics';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { type AgentSocket, ClusterState, type FrameworkSocket, taskKey } from '../kernel/cluster-state';
 import type { GroupCommit } from '../kernel/group-commit';
@@ -38,6 +39,7 @@ export class TaskUpdates {
   private readonly logger = new Logger('TaskUpdates');
 
   constructor(
+    private readonly metrics: Metrics,
     private readonly kernel: Kernel,
     private readonly state: ClusterState,
     private readonly tasks: TasksRepository,
@@ -58,6 +60,7 @@ export class TaskUpdates {
       'background',
       async (batch) => {
         await this.tasks.acknowledge(batch.map((b) => b.item));
+        this.metrics.acknowledgements.inc(batch.length);
         for (const b of batch) b.resolve();
       },
       { isolate: true },
@@ -118,6 +121,7 @@ export class TaskUpdates {
   private async apply(items: Array<{ task: TaskEntity; update: StatusUpdate }>): Promise<void> {
     if (!items.length) return;
     const { fresh, moved } = await this.tasks.recordUpdates(items.map((i) => ({ taskRef: i.task.id, update: i.update })));
+    this.count(items, fresh, moved);
     const byId = new Map(items.map((i) => [i.task.id, i.task]));
     const { liveTasks, frameworks, agents } = this.state;
     for (const [id, state] of moved) {
@@ -147,6 +151,19 @@ export class TaskUpdates {
         state: update.state,
         reason: update.reason,
       });
+    }
+  }
+
+  /** Metrics of recorded updates: by source, their lag, and the tasks they ended by state and reason. */
+  private count(items: Array<{ task: TaskEntity; update: StatusUpdate }>, fresh: Set<string>, moved: Map<string, TaskState>): void {
+    const now = this.clock.date().getTime();
+    for (const { task, update } of items) {
+      if (!fresh.has(update.updateUuid)) continue;
+      this.metrics.statusUpdates.inc({ source: update.source });
+      const at = Date.parse(update.timestamp);
+      if (update.source === 'SOURCE_AGENT' && Number.isFinite(at)) this.metrics.statusUpdateLag.observe(Math.max(0, now - at) / 1000);
+      const state = TaskState[update.state];
+      if (moved.get(task.id) === state && isTerminal(state)) this.metrics.taskEnds.inc({ state, reason: update.reason ?? 'none' });
     }
   }
 

@@ -561,6 +561,20 @@ export class HierarchicalAllocator {
     return this.agents.has(id);
   }
 
+  /** Quota per top-level role: guarantees and limits (quantities). */
+  quotaOf(): Record<string, { guarantees: Quantities; limits: Quantities }> {
+    const out: Record<string, { guarantees: Quantities; limits: Quantities }> = {};
+    for (const [role, q] of this.quotas) out[role] = { guarantees: milliToQuantities(q.guarantees), limits: milliToQuantities(q.limits) };
+    return out;
+  }
+
+  /** Offer filters held (declines with refuse seconds not yet expired, or not yet looked at since). */
+  filterCount(): number {
+    let n = 0;
+    for (const f of this.frameworks.values()) for (const list of f.filters.values()) n += list.length;
+    return n;
+  }
+
   /**
    * The allocation state as plain data (agents with what is offered or allocated on them,
    * frameworks, weights, quota, whitelist, config), for what-if questions: `restoreAllocator`
@@ -582,9 +596,7 @@ export class HierarchicalAllocator {
       active: f.active,
       suppressedRoles: [...f.suppressed],
     }));
-    const quotas: AllocatorSnapshot['quotas'] = {};
-    for (const [role, q] of this.quotas)
-      quotas[role] = { guarantees: milliToQuantities(q.guarantees), limits: milliToQuantities(q.limits) };
+    const quotas = this.quotaOf();
     return {
       config: { ...this.config, minAllocatableResources: this.config.minAllocatableResources.map((m) => ({ ...m })) },
       agents,

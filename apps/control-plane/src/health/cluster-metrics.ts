@@ -1,0 +1,114 @@
+/**
+ * The cluster as Prometheus gauges, read from the leader's memory at each scrape (no SQL): agents,
+ * frameworks, live tasks, outstanding offers and filters, and per role the dominant share, the
+ * resources its tasks use and its offers hold, and its quota against what it consumes. On a
+ * standby the master's state is empty, so these have no series (or 0) there.
+ */
+import { Resources } from '@arbiter/allocator';
+import { Injectable } from '@nestjs/common';
+import { Gauge } from 'prom-client';
+import { ClusterState } from '../kernel/cluster-state';
+import { Metrics } from './metrics';
+
+@Injectable()
+export class ClusterMetrics {
+  constructor(metrics: Metrics, state: ClusterState) {
+    const registers = [metrics.registry];
+    // Agents and frameworks the leader knows, connected or not.
+    const connections = (name: string, help: string, sessions: () => Iterable<{ socket?: unknown }>) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['connection'] as const,
+        registers,
+        collect() {
+          let [connected, disconnected] = [0, 0];
+          for (const s of sessions())
+            if (s.socket) connected++;
+            else disconnected++;
+          this.set({ connection: 'connected' }, connected);
+          this.set({ connection: 'disconnected' }, disconnected);
+        },
+      });
+    connections('arbiter_agents', 'agents the leader knows, connected or not', () => state.agents.values());
+    connections('arbiter_frameworks', 'frameworks the leader knows (not completed), connected or within their failover timeout', () =>
+      state.frameworks.values(),
+    );
+    new Gauge({
+      name: 'arbiter_tasks',
+      help: 'live (not terminal) tasks by state',
+      labelNames: ['state'] as const,
+      registers,
+      collect() {
+        this.reset();
+        const counts = new Map<string, number>();
+        for (const t of state.liveTasks.all()) counts.set(t.state, (counts.get(t.state) ?? 0) + 1);
+        for (const [s, n] of counts) this.set({ state: s }, n);
+      },
+    });
+    new Gauge({
+      name: 'arbiter_offers_outstanding',
+      help: 'offers made and not yet answered, rescinded or expired',
+      registers,
+      collect() {
+        this.set(state.offers.size);
+      },
+    });
+    new Gauge({
+      name: 'arbiter_offer_filters',
+      help: 'offer filters frameworks hold (declines with refuse seconds)',
+      registers,
+      collect() {
+        this.set(state.allocator.filterCount());
+      },
+    });
+    new Gauge({
+      name: 'arbiter_role_dominant_share',
+      help: "each role's weighted dominant share, as the allocator sorts roles",
+      labelNames: ['role'] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const [role, share] of Object.entries(state.allocator.shares().roles)) this.set({ role }, share);
+      },
+    });
+    new Gauge({
+      name: 'arbiter_role_resources',
+      help: 'scalar resources per role: allocated (used by its live tasks) or offered (in outstanding offers)',
+      labelNames: ['role', 'resource', 'kind'] as const,
+      registers,
+      collect() {
+        this.reset();
+        const add = (totals: Map<string, Map<string, number>>, role: string, r: Resources) => {
+          let m = totals.get(role);
+          if (!m) totals.set(role, (m = new Map<string, number>()));
+          for (const [name, v] of r.scalarQuantities()) m.set(name, (m.get(name) ?? 0) + v);
+        };
+        const allocated = new Map<string, Map<string, number>>();
+        for (const t of state.liveTasks.all()) add(allocated, t.role, Resources.of(t.resources));
+        const offered = new Map<string, Map<string, number>>();
+        for (const o of state.offers.values()) add(offered, o.role, o.resources);
+        for (const [kind, totals] of [
+          ['allocated', allocated],
+          ['offered', offered],
+        ] as const)
+          for (const [role, m] of totals) for (const [resource, v] of m) this.set({ role, resource, kind }, v);
+      },
+    });
+    new Gauge({
+      name: 'arbiter_role_quota',
+      help: "per top-level role with quota: its guarantee and limit, and what it consumes (Mesos's quota accounting)",
+      labelNames: ['role', 'resource', 'kind'] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const [role, q] of Object.entries(state.allocator.quotaOf())) {
+          for (const [resource, v] of Object.entries(q.guarantees)) this.set({ role, resource, kind: 'guarantee' }, v);
+          for (const [resource, v] of Object.entries(q.limits)) this.set({ role, resource, kind: 'limit' }, v);
+          for (const [resource, v] of Object.entries(state.allocator.quotaConsumed(role)))
+            this.set({ role, resource, kind: 'consumed' }, v);
+        }
+      },
+    });
+  }
+}
