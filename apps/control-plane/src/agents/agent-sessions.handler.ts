@@ -31,7 +31,7 @@ import { type ReservationEntity } from '../reservations/reservation.entity';
 import { KILL_GRACE_SECONDS, TaskUpdates } from '../tasks/task-updates.handler';
 import { type TaskEntity, TaskState } from '../tasks/task.entity';
 import { TasksRepository } from '../tasks/tasks.repository';
-import { type AgentEntity, AgentStatus } from './agent.entity';
+import { type AgentEntity, AgentStatus, DrainState } from './agent.entity';
 import { AgentSessionsRepository } from './agent-sessions.repository';
 
 export const AGENT_HEARTBEAT_SECONDS = 5;
@@ -70,6 +70,12 @@ export class AgentSessions {
     private readonly db: Database,
   ) {
     this.registrations = kernel.batch('exclusive', (batch) => this.registerBatch(batch));
+    updates.onEnded((task) => {
+      if (this.state.agents.get(task.agentId)?.draining)
+        this.kernel
+          .exclusive(() => this.drainProgress(task.agentId))
+          .catch((err: unknown) => this.logger.error({ err, agentId: task.agentId }, 'finishing a drain failed'));
+    });
   }
 
   /**
@@ -125,6 +131,8 @@ export class AgentSessions {
       this.addToAllocatorWith(agent, true, reservations.get(agent.id) ?? []);
       await this.maintenance.applyToAgent(agent.id);
       if (this.maintenance.isDown(agent.hostname)) this.state.allocator.deactivateAgent(agent.id, { maintenance: true });
+      // A drain that was under way goes on (after a restart or a reconnection).
+      if (agent.drainState === DrainState.DRAINING) await this.drain(agent);
       if (isNew) {
         this.stream.emit('agent.added', { agentId: agent.id, hostname: agent.hostname, resources: agent.resources });
         created.push({ agent, actor: entry.item.actor });
@@ -362,6 +370,42 @@ export class AgentSessions {
     );
   }
 
+  /**
+   * Drains an agent (Mesos's DRAIN_AGENT): its tasks are killed with the drain's grace period
+   * (SIGTERM, then SIGKILL after it; those not started yet are KILLED at once); once the last one
+   * has ended the agent is DRAINED, or GONE with markGone (and refused from then on).
+   */
+  private async drain(agent: AgentEntity): Promise<void> {
+    const runtime = this.state.agents.get(agent.id);
+    if (!runtime) return;
+    runtime.draining = { markGone: agent.drainConfig?.markGone ?? false };
+    const grace = agent.drainConfig?.maxGracePeriodSeconds ?? KILL_GRACE_SECONDS;
+    const notStarted: TaskEntity[] = [];
+    for (const t of this.state.liveTasks.onAgent(agent.id)) {
+      if (runtime.socket && t.state !== TaskState.STAGING)
+        runtime.socket.emit('kill', { frameworkId: t.frameworkId, taskId: t.taskId, gracePeriodSeconds: grace });
+      else if (t.state === TaskState.STAGING) notStarted.push(t);
+    }
+    this.logger.log({ agentId: agent.id, grace, markGone: runtime.draining.markGone }, 'draining the agent: its tasks are killed');
+    if (notStarted.length) await this.updates.masterUpdate(notStarted, TaskState.KILLED, 'REASON_AGENT_DRAINING', 'the agent is draining');
+    await this.drainProgress(agent.id);
+  }
+
+  /** A draining agent with no live task left is DRAINED (or GONE). */
+  private async drainProgress(agentId: string): Promise<void> {
+    const runtime = this.state.agents.get(agentId);
+    if (!runtime?.draining) return;
+    if (this.state.liveTasks.anyOnAgent(agentId)) return;
+    const { markGone } = runtime.draining;
+    runtime.draining = undefined;
+    await this.agents.finishDrain(agentId, markGone);
+    this.logger.log({ agentId, markGone }, markGone ? 'agent drained and marked gone' : 'agent drained');
+    if (markGone) {
+      runtime.socket?.disconnect(true);
+      await this.remove(agentId, 'drained and marked gone', TaskState.LOST);
+    } else this.stream.emit('agent.updated', { agentId });
+  }
+
   /** Records that the connected agents were seen (their rows' last_seen_at). */
   async recordSeen(): Promise<void> {
     await this.agents.recordSeen([...this.state.agents.values()].filter((a) => a.socket).map((a) => a.id));
@@ -380,6 +424,7 @@ export class AgentSessions {
       return;
     }
     const { allocator } = this.state;
+    if (agent.drainState === DrainState.DRAINING) await this.drain(agent);
     const usable = agent.activated && !agent.drainState && runtime.socket !== undefined;
     if (options.resync || !usable)
       await this.offers.rescindWhere(

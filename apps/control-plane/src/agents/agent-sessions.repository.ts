@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import { MasterDatabase } from '../database/master-database';
 import { ReservationEntity } from '../reservations/reservation.entity';
-import { AgentEntity, AgentStatus } from './agent.entity';
+import { AgentEntity, AgentStatus, DrainState } from './agent.entity';
 
 /** Agents written per statement. */
 const UPSERT_SLICE = 2_000;
@@ -50,6 +50,15 @@ export class AgentSessionsRepository {
       await tx.update(AgentEntity, { id }, change);
       await within(tx);
     });
+  }
+
+  /** Ends a drain: DRAINED, and GONE when the drain said markGone. */
+  async finishDrain(id: string, markGone: boolean): Promise<void> {
+    await this.dataSource.manager.update(
+      AgentEntity,
+      { id, drainState: DrainState.DRAINING },
+      markGone ? { drainState: DrainState.DRAINED, status: AgentStatus.GONE } : { drainState: DrainState.DRAINED },
+    );
   }
 
   async setStatus(id: string, status: AgentStatus): Promise<void> {

@@ -74,8 +74,9 @@ export class AgentsService {
   }
 
   /**
-   * Deactivates the agent and drains it: its tasks are killed after the grace period (by the
-   * allocation loop); with no live tasks it is DRAINED at once.
+   * Deactivates the agent and drains it: the leader kills its tasks with the drain's grace
+   * period (SIGTERM, then SIGKILL after it) and marks it DRAINED (GONE with markGone) once the
+   * last has ended; with no live tasks it is DRAINED at once.
    */
   drain(id: string, config: DrainConfig, actor: Actor): Promise<AgentViewDto> {
     const acls: AclAction[] = config.markGone ? ['drain_agents', 'mark_agents_gone'] : ['drain_agents'];

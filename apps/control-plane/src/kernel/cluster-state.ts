@@ -77,6 +77,11 @@ export class LiveTasks {
     return this.byAgent.get(agentId)?.values() ?? [];
   }
 
+  /** Whether a live task runs on the agent. */
+  anyOnAgent(agentId: string): boolean {
+    return (this.byAgent.get(agentId)?.size ?? 0) > 0;
+  }
+
   /** Every live task. */
   all(): Iterable<TaskEntity> {
     return this.byKey.values();
@@ -102,6 +107,8 @@ export interface AgentRuntime {
    * re-registration timeout, not the heartbeat timeout (Mesos's agent_reregister_timeout).
    */
   recovered?: boolean;
+  /** Draining (its tasks killed): DRAINED, or GONE with markGone, once the last one has ended. */
+  draining?: { markGone: boolean };
 }
 
 export interface FrameworkRuntime {

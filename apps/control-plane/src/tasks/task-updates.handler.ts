@@ -37,6 +37,8 @@ const notOnAgent = (u: StatusUpdate) =>
 @Injectable()
 export class TaskUpdates {
   private readonly logger = new Logger('TaskUpdates');
+  /** Told of every task that ended, once its end has been recorded. */
+  private readonly endedListeners: Array<(task: TaskEntity) => void> = [];
 
   constructor(
     private readonly metrics: Metrics,
@@ -134,6 +136,7 @@ export class TaskUpdates {
         continue;
       }
       liveTasks.delete(task.frameworkId, task.taskId);
+      for (const listener of this.endedListeners) listener(task);
       if (frameworks.has(task.frameworkId) && agents.get(task.agentId)?.inAllocator) {
         // Offered again by the next cycle, as in Mesos: recovered resources wait for the timer.
         this.state.allocator.recoverResources(task.frameworkId, task.agentId, task.role, Resources.of(task.resources));
@@ -152,6 +155,11 @@ export class TaskUpdates {
         reason: update.reason,
       });
     }
+  }
+
+  /** Calls `listener` with every task that ends (in the turn its end is recorded). */
+  onEnded(listener: (task: TaskEntity) => void): void {
+    this.endedListeners.push(listener);
   }
 
   /** Metrics of recorded updates: by source, their lag, and the tasks they ended by state and reason. */
