@@ -59,7 +59,7 @@ export class ClusterMetrics {
       help: 'offer filters frameworks hold (declines with refuse seconds)',
       registers,
       collect() {
-        this.set(state.allocator.filterCount());
+        this.set(state.hasAllocator ? state.allocator.filterCount() : 0);
       },
     });
     new Gauge({
@@ -69,6 +69,7 @@ export class ClusterMetrics {
       registers,
       collect() {
         this.reset();
+        if (!state.hasAllocator) return;
         for (const [role, share] of Object.entries(state.allocator.shares().roles)) this.set({ role }, share);
       },
     });
@@ -102,6 +103,7 @@ export class ClusterMetrics {
       registers,
       collect() {
         this.reset();
+        if (!state.hasAllocator) return;
         for (const [role, q] of Object.entries(state.allocator.quotaOf())) {
           for (const [resource, v] of Object.entries(q.guarantees)) this.set({ role, resource, kind: 'guarantee' }, v);
           for (const [resource, v] of Object.entries(q.limits)) this.set({ role, resource, kind: 'limit' }, v);

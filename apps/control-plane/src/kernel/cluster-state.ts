@@ -107,6 +107,8 @@ export interface AgentRuntime {
    * re-registration timeout, not the heartbeat timeout (Mesos's agent_reregister_timeout).
    */
   recovered?: boolean;
+  /** The IP the agent connects from (machines in the maintenance schedule may be named by IP). */
+  ip?: string;
   /** Draining (its tasks killed): DRAINED, or GONE with markGone, once the last one has ended. */
   draining?: { markGone: boolean };
 }
@@ -162,6 +164,8 @@ export class ClusterState {
   readonly launching = new Set<string>();
   /** Hostnames of machines DOWN for maintenance. */
   downHosts = new Set<string>();
+  /** IPs of machines DOWN for maintenance (a machine may be named by its IP alone). */
+  downIps = new Set<string>();
   /** Start (epoch ms) of each agent's scheduled unavailability, as last given to the allocator. */
   readonly unavailability = new Map<string, number | null>();
   /** Cycles run since start (for tests and metrics). */
@@ -172,6 +176,11 @@ export class ClusterState {
   }
 
   /** The allocator, rebuilt from the database at start. */
+  /** Whether the master has an allocator (it leads, or has led): standbys have none. */
+  get hasAllocator(): boolean {
+    return this.current !== undefined;
+  }
+
   get allocator(): HierarchicalAllocator {
     if (!this.current) throw new Error('the allocator is used before the master has rebuilt its state');
     return this.current;
