@@ -48,6 +48,8 @@ export const AGENT_VERSION = '0.1.0';
 /** First and longest delay before an unacknowledged status update is sent again. */
 const RETRY_MIN_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
+/** How often an agent whose machine is down for maintenance asks to register again. */
+const MACHINE_DOWN_RETRY_MS = 15_000;
 
 export class Agent {
   readonly log: Logger;
@@ -189,6 +191,15 @@ export class Agent {
         heartbeatIntervalSeconds: number;
       }>;
       if (!reply.ok) {
+        // Down for maintenance: it asks again until an operator brings the machine up.
+        if (reply.error.code === 'MACHINE_DOWN') {
+          this.log.warn({ retryInMs: MACHINE_DOWN_RETRY_MS }, reply.error.message);
+          clearTimeout(this.pendingReconnect);
+          this.pendingReconnect = setTimeout(() => {
+            if (!this.stopped && this.socket.connected) void this.register();
+          }, MACHINE_DOWN_RETRY_MS);
+          return;
+        }
         this.log.error({ error: reply.error }, `registration refused: ${reply.error.message}`);
         return;
       }

@@ -554,8 +554,8 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     expect(Resources.of(goldOffer.resources).reserved('gold').toString()).toBe('cpus(gold):3;mem(gold):1024');
   });
 
-  it('sends inverse offers for a scheduled machine, records the answer, and stops offers once it is DOWN', async () => {
-    await agent('maint-host', { cpus: 4, mem: 4096 });
+  it('sends inverse offers for a scheduled machine, records the answer, and shuts its agent down once it is DOWN', async () => {
+    const host = await agent('maint-host', { cpus: 4, mem: 4096 });
     const f = await framework({ name: 'tenant', roles: ['r'] });
     const inverse: Array<{ id: string; hostname: string }> = [];
     f.s.on('inverseOffers', (list) => inverse.push(...list));
@@ -580,10 +580,21 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     expect(status.drainingMachines[0].statuses).toEqual([expect.objectContaining({ frameworkId: f.s.frameworkId, status: 'ACCEPT' })]);
     await ok(t.client.POST('/api/v1/maintenance/start', { body: { machines: [{ hostname: 'maint-host' }] } }));
     await until(() => f.rescinded.includes(pending.id));
+    // Shut down as Mesos does: its task LOST, the agent disconnected, nothing offered from it.
+    await until(() => f.states('resident').includes('LOST'));
+    await until(() => !host.socket.connected);
     f.offers.length = 0;
     await cyclesPass();
     expect(f.offers).toHaveLength(0);
     await ok(t.client.POST('/api/v1/maintenance/stop', { body: { machines: [{ hostname: 'maint-host' }] } }));
+    // Up again: the agent registers and is offered.
+    const back = new ProtocolAgent(t.cp.url, ADMIN_TOKEN, {
+      hostname: 'maint-host',
+      agentId: host.agentId,
+      resources: Resources.fromScalars({ cpus: 4, mem: 4096 }).toJSON(),
+    });
+    closers.push(() => back.close());
+    await back.register();
     await f.nextOffer();
   });
 

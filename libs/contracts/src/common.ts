@@ -159,6 +159,7 @@ export const PROTOCOL_ERRORS = {
   /** The control plane cannot reach its database just now; the call changed nothing and may be sent again. */
   DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE',
   RESOURCES_BELOW_RESERVATIONS: 'RESOURCES_BELOW_RESERVATIONS',
+  MACHINE_DOWN: 'MACHINE_DOWN',
 } as const satisfies Record<string, ErrorCodeName>;
 
 /** Parses a message; the error names every bad field. */

@@ -74,6 +74,8 @@ export const ERROR_CODES = {
   ALREADY_SUBSCRIBED: { status: null },
   /** A standby refused an agent or framework session; `leader` names the leader's URL (null while none is known). */
   NOT_LEADER: { status: null },
+  /** An agent whose machine is DOWN for maintenance registering (refused until maintenance stops). */
+  MACHINE_DOWN: { status: null },
   /** An agent's new resources cannot hold the reservations made on it. */
   RESOURCES_BELOW_RESERVATIONS: { status: null },
   /** A standby could not hand an operation that needs the leader to it (no leader, or it did not answer). */

@@ -34,6 +34,12 @@ import { TasksRepository } from '../tasks/tasks.repository';
 import { type AgentEntity, AgentStatus, DrainState } from './agent.entity';
 import { AgentSessionsRepository } from './agent-sessions.repository';
 
+/** The IP an agent connects from, IPv4 addresses without their IPv6 mapping ('::ffff:10.0.0.1' is 10.0.0.1). */
+function ipOf(socket: AgentSocket): string | undefined {
+  const address = socket.handshake.address as string | undefined;
+  return address ? address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '') : undefined;
+}
+
 export const AGENT_HEARTBEAT_SECONDS = 5;
 
 interface Registration {
@@ -70,6 +76,7 @@ export class AgentSessions {
     private readonly db: Database,
   ) {
     this.registrations = kernel.batch('exclusive', (batch) => this.registerBatch(batch));
+    maintenance.onDown((agentId) => this.shutDownForMaintenance(agentId));
     updates.onEnded((task) => {
       if (this.state.agents.get(task.agentId)?.draining)
         this.kernel
@@ -121,6 +128,7 @@ export class AgentSessions {
         hostname: agent.hostname,
         attributes: agent.attributes,
         socket,
+        ip: ipOf(socket),
         lastSeen: this.clock.now(),
         inAllocator: false,
       };
@@ -130,7 +138,8 @@ export class AgentSessions {
       await this.reconcileTasks(agent.id, msg.tasks, live.get(agent.id) ?? []);
       this.addToAllocatorWith(agent, true, reservations.get(agent.id) ?? []);
       await this.maintenance.applyToAgent(agent.id);
-      if (this.maintenance.isDown(agent.hostname)) this.state.allocator.deactivateAgent(agent.id, { maintenance: true });
+      if (this.maintenance.isDown(this.state.agents.get(agent.id) ?? agent))
+        this.state.allocator.deactivateAgent(agent.id, { maintenance: true });
       // A drain that was under way goes on (after a restart or a reconnection).
       if (agent.drainState === DrainState.DRAINING) await this.drain(agent);
       if (isNew) {
@@ -161,10 +170,11 @@ export class AgentSessions {
 
   /** Checks one registration and gives the row to save, or throws the refusal (audited). */
   private async admit(
-    { msg, actor }: Registration,
+    { socket, msg, actor }: Registration,
     known: ReadonlyMap<string, AgentEntity>,
     now: Date,
   ): Promise<{ row: AgentEntity; isNew: boolean }> {
+    const ip = ipOf(socket);
     const resources = Resources.of(msg.resources).toJSON();
     if (!this.acls.allows(actor, 'register_agents', msg.hostname)) {
       await this.access.denied(actor, {
@@ -193,6 +203,11 @@ export class AgentSessions {
     }
     if (row?.status === AgentStatus.GONE)
       throw new ProtocolError(PROTOCOL_ERRORS.AGENT_GONE, `agent ${row.id} was marked gone; start the agent with a fresh work directory`);
+    if (this.maintenance.isDown({ hostname: msg.hostname, ip }))
+      throw new ProtocolError(
+        PROTOCOL_ERRORS.MACHINE_DOWN,
+        `machine ${msg.hostname} (${ip ?? 'no IP'}) is down for maintenance; the agent may register once an operator stops it`,
+      );
     const fields = {
       hostname: msg.hostname,
       address: msg.address ?? null,
@@ -406,6 +421,21 @@ export class AgentSessions {
     } else this.stream.emit('agent.updated', { agentId });
   }
 
+  /**
+   * Its machine went DOWN for maintenance (Mesos's maintenance start): the agent is told to kill
+   * its tasks and is disconnected, its tasks are LOST (REASON_AGENT_REMOVED), and it is refused
+   * until the machine is up again.
+   */
+  private async shutDownForMaintenance(agentId: string): Promise<void> {
+    const runtime = this.state.agents.get(agentId);
+    if (!runtime) return;
+    const socket = runtime.socket;
+    for (const t of this.state.liveTasks.onAgent(agentId))
+      socket?.emit('kill', { frameworkId: t.frameworkId, taskId: t.taskId, gracePeriodSeconds: KILL_GRACE_SECONDS });
+    await this.remove(agentId, 'its machine is down for maintenance', TaskState.LOST, AgentStatus.UNREACHABLE);
+    socket?.disconnect(true);
+  }
+
   /** Records that the connected agents were seen (their rows' last_seen_at). */
   async recordSeen(): Promise<void> {
     await this.agents.recordSeen([...this.state.agents.values()].filter((a) => a.socket).map((a) => a.id));
@@ -435,8 +465,8 @@ export class AgentSessions {
       allocator.removeAgent(agentId);
       await this.addToAllocator(agent, runtime.socket !== undefined);
       await this.maintenance.applyToAgent(agent.id);
-    } else if (usable && !this.maintenance.isDown(agent.hostname)) allocator.activateAgent(agentId);
-    else allocator.deactivateAgent(agentId, { maintenance: this.maintenance.isDown(agent.hostname) });
+    } else if (usable && !this.maintenance.isDown(this.state.agents.get(agent.id) ?? agent)) allocator.activateAgent(agentId);
+    else allocator.deactivateAgent(agentId, { maintenance: this.maintenance.isDown(this.state.agents.get(agent.id) ?? agent) });
   }
 
   /** Agent total with its reservations applied: unreserved minus reserved amounts, plus the reserved pieces. */

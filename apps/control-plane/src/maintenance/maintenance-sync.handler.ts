@@ -1,6 +1,8 @@
 /**
- * The maintenance schedule as the allocator sees it: machines DOWN get no offers, machines
- * DRAINING get inverse offers from their window's start. Matched to agents by hostname.
+ * The maintenance schedule as the allocator sees it: machines DOWN get no offers and their
+ * agents are shut down (as Mesos does when maintenance starts), machines DRAINING get inverse
+ * offers from their window's start. A machine matches an agent by hostname or by the IP the
+ * agent connects from.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { AgentSessionsRepository } from '../agents/agent-sessions.repository';
@@ -12,8 +14,11 @@ import { MaintenanceStateRepository } from './maintenance-state.repository';
 
 @Injectable()
 export class MaintenanceSync {
-  /** The schedule's machines by hostname, as last read (every change re-reads it). */
+  /** The schedule's machines by hostname and by IP, as last read (every change re-reads it). */
   private byHost = new Map<string, MaintenanceMachineEntity>();
+  private byIp = new Map<string, MaintenanceMachineEntity>();
+  /** Told of each agent whose machine has just gone DOWN. */
+  private readonly downListeners: Array<(agentId: string) => Promise<void>> = [];
 
   constructor(
     private readonly state: ClusterState,
@@ -23,18 +28,30 @@ export class MaintenanceSync {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** Whether the machine is DOWN for maintenance. */
-  isDown(hostname: string): boolean {
-    return this.state.downHosts.has(hostname);
+  /** Whether the agent's machine is DOWN for maintenance (by hostname or IP). */
+  isDown(agent: { hostname: string; ip?: string }): boolean {
+    return this.state.downHosts.has(agent.hostname) || (agent.ip !== undefined && this.state.downIps.has(agent.ip));
+  }
+
+  /** Calls `listener` (in the same turn) for each agent whose machine goes DOWN. */
+  onDown(listener: (agentId: string) => Promise<void>): void {
+    this.downListeners.push(listener);
+  }
+
+  private machineOf(agent: { hostname: string; ip?: string }): MaintenanceMachineEntity | undefined {
+    return this.byHost.get(agent.hostname) ?? (agent.ip !== undefined ? this.byIp.get(agent.ip) : undefined);
   }
 
   /** Applies the schedule as stored to every agent in the allocator (after the schedule changed). */
   async apply(): Promise<void> {
     const machines = await this.maintenance.machines();
-    this.byHost = new Map(machines.map((m) => [m.hostname, m]));
-    const wasDown = this.state.downHosts;
-    this.state.downHosts = new Set(machines.filter((m) => m.mode === MachineMode.DOWN).map((m) => m.hostname));
-    for (const agent of this.state.agents.values()) await this.applyTo(agent, wasDown);
+    this.byHost = new Map(machines.filter((m) => m.hostname !== '').map((m) => [m.hostname, m]));
+    this.byIp = new Map(machines.filter((m) => m.ip !== '').map((m) => [m.ip, m]));
+    const wasDown = new Set([...this.state.agents.values()].filter((a) => this.isDown(a)).map((a) => a.id));
+    const down = machines.filter((m) => m.mode === MachineMode.DOWN);
+    this.state.downHosts = new Set(down.filter((m) => m.hostname !== '').map((m) => m.hostname));
+    this.state.downIps = new Set(down.filter((m) => m.ip !== '').map((m) => m.ip));
+    for (const agent of [...this.state.agents.values()]) await this.applyTo(agent, wasDown);
   }
 
   /**
@@ -43,17 +60,21 @@ export class MaintenanceSync {
    */
   async applyToAgent(agentId: string): Promise<void> {
     const agent = this.state.agents.get(agentId);
-    if (agent) await this.applyTo(agent, this.state.downHosts);
+    if (agent) await this.applyTo(agent, new Set(this.isDown(agent) ? [agent.id] : []));
   }
 
+  /** `wasDown`: ids of the agents whose machine was DOWN before this change. */
   private async applyTo(agent: AgentRuntime, wasDown: ReadonlySet<string>): Promise<void> {
     if (!agent.inAllocator) return;
     const { allocator, unavailability } = this.state;
-    const m = this.byHost.get(agent.hostname);
+    const m = this.machineOf(agent);
     if (m?.mode === MachineMode.DOWN) {
       allocator.deactivateAgent(agent.id, { maintenance: true });
       await this.offers.rescindWhere((o) => o.agentId === agent.id, 'the agent is down for maintenance');
-    } else if (wasDown.has(agent.hostname)) {
+      // Just gone DOWN: its agent is shut down (and out of the allocator).
+      if (!wasDown.has(agent.id)) for (const listener of this.downListeners) await listener(agent.id);
+      if (!allocator.hasAgent(agent.id)) return;
+    } else if (wasDown.has(agent.id)) {
       // Back from maintenance: offered again if nothing else keeps it out.
       const row = await this.agents.find(agent.id);
       if (row?.activated && !row.drainState && agent.socket) allocator.activateAgent(agent.id);
