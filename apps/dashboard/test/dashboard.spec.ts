@@ -403,10 +403,50 @@ describe('dashboard in a real browser', () => {
     expect(c.errors).toEqual([]);
   });
 
+  it("kills a running task from its framework's page, without leaving it", async () => {
+    const other = new Scheduler({ master: c.t.cp.url, token: ADMIN_TOKEN, framework: { name: 'killable', roles: ['ops'] } });
+    const offered = new Promise<Offer>((resolve) => other.once('offers', (offers) => resolve(offers[0])));
+    await other.start();
+    try {
+      await other.launch(await offered, [
+        {
+          taskId: 'victim-2',
+          name: 'victim-2',
+          command: { shell: 'sleep 300' },
+          resources: [
+            { name: 'cpus', value: 0.5 },
+            { name: 'mem', value: 64 },
+          ],
+        },
+      ]);
+      const frameworkId = other.frameworkId ?? '';
+      await until(
+        async () => (await ok(c.t.client.GET('/api/v1/tasks', { params: { query: { frameworkId, state: 'RUNNING' } } }))).total === 1,
+        20_000,
+        'victim-2 RUNNING',
+      );
+      await page.goto(c.url(`/frameworks/${frameworkId}`));
+      await page.getByRole('button', { name: 'Kill victim-2' }).click();
+      await page.getByRole('dialog', { name: 'Kill task victim-2?' }).getByRole('button', { name: 'Kill' }).click();
+      await shown(page, 'kill sent to task victim-2');
+      await until(
+        async () => (await ok(c.t.client.GET('/api/v1/tasks', { params: { query: { frameworkId } } }))).items[0]?.state === 'KILLED',
+        20_000,
+        'victim-2 KILLED',
+      );
+      // Still on the framework's page.
+      expect(new URL(page.url()).pathname).toBe(`/frameworks/${frameworkId}`);
+      await page.getByRole('cell', { name: 'KILLED' }).first().waitFor();
+      expect(c.errors).toEqual([]);
+    } finally {
+      other.close();
+    }
+  });
+
   it('kills a running task from its page after a confirmation', async () => {
     const running = (await ok(c.t.client.GET('/api/v1/tasks', { params: { query: { state: 'RUNNING' } } }))).items[0];
     await page.goto(c.url(`/tasks/${running.id}`));
-    await page.getByRole('button', { name: 'Kill', exact: true }).click();
+    await page.getByRole('button', { name: `Kill ${running.taskId}` }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Kill' }).click();
     await shown(page, `kill sent to task ${running.taskId}`);
     await until(
@@ -415,7 +455,7 @@ describe('dashboard in a real browser', () => {
       'the task KILLED',
     );
     await page.getByRole('cell', { name: 'KILLED' }).first().waitFor();
-    expect(await page.getByRole('button', { name: 'Kill', exact: true }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: `Kill ${running.taskId}` }).count()).toBe(0);
     expect(c.errors).toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ import { useLiveInvalidate } from '@/lib/live';
 import { DETAIL_LIMIT, LIST_LIMIT } from '@/lib/pages';
 import { keys, q } from '@/lib/queries';
 import { offerColumns, taskColumns } from './common-columns';
+import { KillButton } from './tasks';
 
 type Framework = Schemas['FrameworkDto'];
 const STATES = ['ACTIVE', 'DISCONNECTED', 'COMPLETED'] as const;
@@ -159,6 +160,10 @@ export function FrameworkDetailView({ id }: { id: string }) {
   if (!fw.data) return <Loading rows={8} />;
   const f = fw.data;
   const names = { [f.id]: f.name };
+  const taskColumnsWithKill = [
+    ...taskColumns(names, { agent: true }),
+    columnsFor<Schemas['TaskDto']>().display({ id: 'kill', header: '', cell: (i) => <KillButton task={i.row.original} /> }),
+  ];
   return (
     <>
       <PageHeader
@@ -270,7 +275,7 @@ export function FrameworkDetailView({ id }: { id: string }) {
         ) : tasks.data ? (
           <DataTable
             label="Tasks of this framework"
-            columns={taskColumns(names, { agent: true })}
+            columns={taskColumnsWithKill}
             data={tasks.data.items}
             getRowId={(t) => t.id}
             onRowClick={(t) => navigate(`/tasks/${t.id}`)}

@@ -99,15 +99,16 @@ const historyColumns = (() => {
   ]);
 })();
 
-/** Kills a task after a confirmation (SIGTERM, SIGKILL after the grace period). */
-function KillButton({ task }: { task: Schemas['TaskDto'] }) {
+/** Kills a task after a confirmation (SIGTERM, SIGKILL after the grace period); in a table row, without opening the row. */
+export function KillButton({ task }: { task: Schemas['TaskDto'] }) {
   const [open, setOpen] = useState(false);
   const queryClient = useQueryClient();
   const toast = useToast();
   if (isTerminalTaskState(task.state)) return null;
   return (
-    <>
-      <button type="button" className="danger" onClick={() => setOpen(true)}>
+    // Clicks here (the button, the dialog) are not the row's.
+    <span onClick={(e) => e.stopPropagation()}>
+      <button type="button" className="danger" aria-label={`Kill ${task.taskId}`} onClick={() => setOpen(true)}>
         Kill
       </button>
       <ActionDialog
@@ -124,7 +125,7 @@ function KillButton({ task }: { task: Schemas['TaskDto'] }) {
       >
         <p>Its processes get SIGTERM, then SIGKILL after 5 s; its framework is told it was KILLED. The framework may launch it again.</p>
       </ActionDialog>
-    </>
+    </span>
   );
 }
 
