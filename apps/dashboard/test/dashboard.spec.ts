@@ -458,4 +458,38 @@ describe('dashboard in a real browser', () => {
     expect(await page.getByRole('button', { name: `Kill ${running.taskId}` }).count()).toBe(0);
     expect(c.errors).toEqual([]);
   });
+
+  it('drains the agent from its page: its task is killed and the agent shows DRAINED', async () => {
+    const tenant = new Scheduler({ master: c.t.cp.url, token: ADMIN_TOKEN, framework: { name: 'tenant', roles: ['ops'] } });
+    const offered = new Promise<Offer>((resolve) => tenant.once('offers', (offers) => resolve(offers[0])));
+    await tenant.start();
+    try {
+      const offer = await offered;
+      // A little of what the offer holds, reserved for the role or not, as the earlier tests left it.
+      const some = (name: string, value: number) => ({
+        ...offer.resources.find((r) => r.name === name && (r.value ?? 0) >= value),
+        name,
+        value,
+      });
+      await tenant.launch(offer, [
+        { taskId: 'resident', name: 'resident', command: { shell: 'sleep 300' }, resources: [some('cpus', 0.1), some('mem', 16)] },
+      ]);
+      const frameworkId = tenant.frameworkId ?? '';
+      const stateOf = async () => (await ok(c.t.client.GET('/api/v1/tasks', { params: { query: { frameworkId } } }))).items[0]?.state;
+      await until(async () => (await stateOf()) === 'RUNNING', 20_000, 'resident RUNNING');
+      await page.goto(c.url(`/agents/${agentId}`));
+      await page.getByRole('button', { name: 'Actions' }).click();
+      await page.getByRole('menuitem', { name: 'Drain…' }).click();
+      const dialog = page.getByRole('dialog', { name: `Drain ${HOST}?` });
+      await dialog.getByLabel('Grace period (seconds)').fill('1');
+      await dialog.getByRole('button', { name: 'Drain' }).click();
+      await until(async () => (await stateOf()) === 'KILLED', 20_000, 'resident KILLED');
+      await shown(page, 'drained since');
+      expect((await ok(c.t.client.GET('/api/v1/agents/{id}', { params: { path: { id: agentId } } }))).drainState).toBe('DRAINED');
+      await screenshot(page, 'agent-drained');
+      expect(c.errors).toEqual([]);
+    } finally {
+      tenant.close();
+    }
+  });
 });

@@ -110,10 +110,10 @@ export function AgentActions({ agent }: { agent: Agent }) {
         }
       >
         <p>
-          The agent is deactivated and its {agent.usage.activeTasks} task(s) are killed once the grace period is over (as long as they need
-          when it is empty).
+          The agent is deactivated and its {agent.usage.activeTasks} task(s) are killed: SIGTERM, then SIGKILL after the grace period. Once
+          the last has ended the agent is DRAINED.
         </p>
-        <Field label="Grace period (seconds)" hint="empty: tasks may run to their end">
+        <Field label="Grace period (seconds)" hint="empty: 5 s">
           {(p) => <input {...p} type="number" min={0} step={1} value={grace} onChange={(e) => setGrace(e.target.value)} />}
         </Field>
         <label>
