@@ -4,6 +4,7 @@
  */
 import type { MigrationInterface } from 'typeorm';
 // migrations:imports
+import { MesosTaskStates1795552073198 } from './1795552073198-MesosTaskStates';
 import { LeadershipTerms1795530680629 } from './1795530680629-LeadershipTerms';
 import { PrincipalKindsAgentOwnersAcls1795492649436 } from './1795492649436-PrincipalKindsAgentOwnersAcls';
 import { TaskCreatedIndex1795461984052 } from './1795461984052-TaskCreatedIndex';
@@ -24,5 +25,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   TaskCreatedIndex1795461984052,
   PrincipalKindsAgentOwnersAcls1795492649436,
   LeadershipTerms1795530680629,
+  MesosTaskStates1795552073198,
   // migrations:list
 ];

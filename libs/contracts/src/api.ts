@@ -1401,7 +1401,7 @@ export interface components {
             totalCapped: boolean;
         };
         /** @enum {string} */
-        TaskState: "STAGING" | "STARTING" | "RUNNING" | "FINISHED" | "FAILED" | "KILLED" | "LOST" | "ERROR";
+        TaskState: "STAGING" | "STARTING" | "RUNNING" | "KILLING" | "FINISHED" | "FAILED" | "KILLED" | "LOST" | "ERROR" | "DROPPED" | "UNREACHABLE" | "GONE" | "GONE_BY_OPERATOR" | "UNKNOWN";
         TaskStatusDto: {
             /** @description when the framework acknowledged it */
             acknowledgedAt: string | null;

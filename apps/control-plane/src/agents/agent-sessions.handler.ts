@@ -263,6 +263,13 @@ export class AgentSessions {
     // STAGING tasks may not have reached the agent yet; they are resent below.
     const missing = live.filter((t) => !reportedKeys.has(taskKey(t.frameworkId, t.taskId)) && t.state !== TaskState.STAGING);
     await this.updates.masterUpdate(missing, TaskState.LOST, 'REASON_AGENT_RESTARTED', 'the agent re-registered without this task');
+    // Tasks out of contact (UNREACHABLE) that the agent reports take their real state again.
+    const reportedStates = new Map(reported.map((t) => [taskKey(t.frameworkId, t.taskId), t.state]));
+    for (const t of live) {
+      const now = reportedStates.get(taskKey(t.frameworkId, t.taskId));
+      if (t.state === TaskState.UNREACHABLE && now !== undefined && !isTerminalTaskState(now))
+        await this.updates.masterUpdate([t], TaskState[now], 'REASON_AGENT_REREGISTERED', 'its agent is back in contact');
+    }
     const socket = this.state.agents.get(agentId)?.socket;
     for (const t of reported) {
       // A reported task in a terminal state has its last update on the way: nothing to do.
@@ -352,17 +359,26 @@ export class AgentSessions {
         const reason = agent.recovered
           ? `not registered again within ${this.config.agentReregisterTimeout} s of the control plane's start`
           : `no heartbeat for ${this.config.agentTimeout} s`;
-        await this.remove(agent.id, reason, TaskState.LOST, AgentStatus.UNREACHABLE);
+        await this.remove(agent.id, reason, TaskState.LOST, AgentStatus.UNREACHABLE, TaskState.UNREACHABLE);
       }
     });
   }
 
   /** Takes an agent out: offers rescinded, live tasks in `taskState`, out of the allocator. */
-  async remove(agentId: string, reason: string, taskState: TaskState, status?: AgentStatus): Promise<void> {
+  async remove(
+    agentId: string,
+    reason: string,
+    taskState: TaskState,
+    status?: AgentStatus,
+    partitionAwareState: TaskState = taskState,
+  ): Promise<void> {
     const runtime = this.state.agents.get(agentId);
     await this.offers.rescindWhere((o) => o.agentId === agentId, reason);
-    const live = await this.tasks.live({ agentId });
-    await this.updates.masterUpdate(live, taskState, 'REASON_AGENT_REMOVED', `agent removed: ${reason}`);
+    // Tasks already out of contact stay so (their agent may come back) unless the agent is gone.
+    const live = (await this.tasks.live({ agentId })).filter(
+      (t) => t.state !== TaskState.UNREACHABLE || partitionAwareState !== TaskState.UNREACHABLE,
+    );
+    await this.updates.masterUpdateByFramework(live, taskState, partitionAwareState, 'REASON_AGENT_REMOVED', `agent removed: ${reason}`);
     if (status) await this.agents.setStatus(agentId, status);
     if (runtime?.inAllocator) this.state.allocator.removeAgent(agentId);
     this.state.agents.delete(agentId);
@@ -432,7 +448,7 @@ export class AgentSessions {
     const socket = runtime.socket;
     for (const t of this.state.liveTasks.onAgent(agentId))
       socket?.emit('kill', { frameworkId: t.frameworkId, taskId: t.taskId, gracePeriodSeconds: KILL_GRACE_SECONDS });
-    await this.remove(agentId, 'its machine is down for maintenance', TaskState.LOST, AgentStatus.UNREACHABLE);
+    await this.remove(agentId, 'its machine is down for maintenance', TaskState.LOST, AgentStatus.UNREACHABLE, TaskState.GONE_BY_OPERATOR);
     socket?.disconnect(true);
   }
 
@@ -450,7 +466,7 @@ export class AgentSessions {
     const runtime = this.state.agents.get(agentId);
     if (!agent || !runtime?.inAllocator) return;
     if (agent.status === AgentStatus.GONE) {
-      await this.remove(agent.id, 'the agent was marked gone', TaskState.LOST);
+      await this.remove(agent.id, 'the agent was marked gone', TaskState.LOST, undefined, TaskState.GONE_BY_OPERATOR);
       return;
     }
     const { allocator } = this.state;

@@ -175,6 +175,28 @@ export class TaskUpdates {
     }
   }
 
+  /**
+   * The state a task goes to when the master takes its agent away: `state` for most frameworks,
+   * `partitionAware` for PARTITION_AWARE ones (UNREACHABLE for an agent out of contact, which may
+   * come back; GONE_BY_OPERATOR for one an operator took away), as Mesos does.
+   */
+  async masterUpdateByFramework(
+    tasks: TaskEntity[],
+    state: TaskState,
+    partitionAware: TaskState,
+    reason: string,
+    message: string,
+  ): Promise<void> {
+    const aware = (t: TaskEntity) => this.state.frameworks.get(t.frameworkId)?.capabilities.includes('PARTITION_AWARE') ?? false;
+    await this.masterUpdate(
+      tasks.filter((t) => !aware(t)),
+      state,
+      reason,
+      message,
+    );
+    await this.masterUpdate(tasks.filter(aware), partitionAware, reason, message);
+  }
+
   /** Status updates the master makes itself (tasks lost, killed before launch, ...), in one statement. */
   async masterUpdate(tasks: TaskEntity[], state: TaskState, reason: string, message: string): Promise<void> {
     const timestamp = this.clock.date().toISOString();
@@ -253,7 +275,8 @@ export class TaskUpdates {
           frameworkId: fw.id,
           taskId: t.taskId,
           agentId: 'unknown',
-          state: 'LOST',
+          // Mesos: UNKNOWN for a PARTITION_AWARE framework, LOST for the others.
+          state: fw.capabilities.includes('PARTITION_AWARE') ? 'UNKNOWN' : 'LOST',
           reason: 'REASON_RECONCILIATION',
           message: 'the task is unknown',
           timestamp: now,

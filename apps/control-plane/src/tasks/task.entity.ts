@@ -8,11 +8,17 @@ export enum TaskState {
   STAGING = 'STAGING',
   STARTING = 'STARTING',
   RUNNING = 'RUNNING',
+  KILLING = 'KILLING',
   FINISHED = 'FINISHED',
   FAILED = 'FAILED',
   KILLED = 'KILLED',
   LOST = 'LOST',
   ERROR = 'ERROR',
+  DROPPED = 'DROPPED',
+  UNREACHABLE = 'UNREACHABLE',
+  GONE = 'GONE',
+  GONE_BY_OPERATOR = 'GONE_BY_OPERATOR',
+  UNKNOWN = 'UNKNOWN',
 }
 
 /** The database enum is the contracts' list of states: this fails to compile when they differ. */
@@ -32,7 +38,9 @@ export const TERMINAL_TASK_STATES_SQL = `(${TERMINAL_TASK_STATES.map((s) => `'${
 /** Lists newest first. */
 @Index(['createdAt'])
 /** Ended tasks by the time they ended, for pruning past the task retention. */
-@Index('IDX_tasks_ended', ['updatedAt'], { where: `"state" IN ${TERMINAL_TASK_STATES_SQL}` })
+// By state, then age: ended tasks past the retention, whatever states count as ended (no
+// predicate naming them, so adding a state needs no new index).
+@Index('IDX_tasks_ended', ['state', 'updatedAt'])
 export class TaskEntity {
   @PrimaryGeneratedColumn('uuid')
   id!: string;

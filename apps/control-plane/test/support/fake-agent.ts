@@ -41,7 +41,13 @@ export class ProtocolAgent {
       this.socket.once('connect_error', reject);
     });
     const tasks = [...this.tasks.values()].filter((t) => !['FINISHED', 'FAILED', 'KILLED', 'LOST', 'ERROR'].includes(t.state));
-    const reply = (await this.socket.emitWithAck('register', { ...this.info, agentId: this.agentId, tasks })) as Reply<{ agentId: string }>;
+    const reply = (await this.socket.emitWithAck('register', {
+      ...this.info,
+      agentId: this.agentId ?? this.info.agentId,
+      tasks,
+    })) as Reply<{
+      agentId: string;
+    }>;
     if (!reply.ok) throw new Error(reply.error.message);
     this.agentId = reply.agentId;
     this.heartbeat = setInterval(() => this.socket.emit('heartbeat', {}, () => undefined), 1000);

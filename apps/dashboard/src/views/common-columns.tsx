@@ -14,8 +14,8 @@ export { TASK_STATES } from '@arbiter/contracts/task-states';
 
 export function taskTone(state: string): Tone {
   if (state === 'RUNNING' || state === 'FINISHED') return 'ok';
-  if (state === 'FAILED' || state === 'LOST' || state === 'ERROR') return 'bad';
-  if (state === 'KILLED') return 'warn';
+  if (['FAILED', 'LOST', 'ERROR', 'DROPPED', 'GONE'].includes(state)) return 'bad';
+  if (['KILLED', 'KILLING', 'UNREACHABLE', 'GONE_BY_OPERATOR', 'UNKNOWN'].includes(state)) return 'warn';
   return 'info';
 }
 
