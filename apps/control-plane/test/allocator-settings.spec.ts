@@ -115,3 +115,20 @@ it('rescinds an offer left unanswered past the offer timeout and offers its reso
   expect(again.id).not.toBe(first.id);
   expect(Resources.of(again.resources).get('cpus')).toBe(4);
 });
+
+it("applies a framework's own offer filters (minimum allocatable resources per role) instead of the configured ones", async () => {
+  const cp = await start({});
+  const small = await agent(cp, 'small', { cpus: 1, mem: 4096 });
+  const big = await agent(cp, 'big', { cpus: 4, mem: 4096 });
+  const strict = await framework(cp, { name: 'strict', roles: ['s'], offerFilters: { s: { minAllocatableResources: [{ cpus: 2 }] } } });
+  await until(() => strict.offers.some((o) => o.agentId === big));
+  await cyclesPass(cp);
+  expect(strict.offers.filter((o) => o.agentId === small)).toEqual([]);
+  // Another framework, under the configured minimum, is offered the small agent.
+  const lax = await framework(cp, { name: 'lax', roles: ['l'] });
+  await until(() => lax.offers.some((o) => o.agentId === small));
+  // The schema refuses filters that are not quantities.
+  const bad = new Recorder(cp, { name: 'bad', roles: ['b'], offerFilters: { b: { minAllocatableResources: [{ cpus: -1 }] } } });
+  closers.push(() => bad.s.close());
+  await expect(bad.s.start()).rejects.toMatchObject({ code: 'INVALID_MESSAGE' });
+});

@@ -53,6 +53,23 @@ export const Subscribe = z
     hostname: z.string().max(253).optional(),
     /** Roles to subscribe suppressed (no offers until revived). */
     suppressedRoles: z.array(Role).max(100).default([]),
+    /**
+     * Per role, the least an offer must hold for this framework (Mesos's FrameworkInfo
+     * offer_filters): alternatives of quantities, one of which it must hold all of; they replace
+     * the control plane's minimum allocatable resources for this framework and role.
+     */
+    offerFilters: z
+      .record(
+        Role,
+        z
+          .object({
+            minAllocatableResources: z
+              .array(z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/), z.number().nonnegative().max(1e12)))
+              .max(20),
+          })
+          .strict(),
+      )
+      .optional(),
   })
   .strict();
 export type Subscribe = z.input<typeof Subscribe>;

@@ -25,6 +25,11 @@ import { TasksRepository } from '../tasks/tasks.repository';
 import { type FrameworkEntity, FrameworkState } from './framework.entity';
 import { FrameworkSessionsRepository } from './framework-sessions.repository';
 
+/** A subscription's offer filters as the allocator takes them: per role, minimum allocatable alternatives ({} when none). */
+function offerFiltersOf(msg: Subscription): Record<string, Array<Record<string, number>>> {
+  return Object.fromEntries(Object.entries(msg.offerFilters ?? {}).map(([role, f]) => [role, f.minAllocatableResources]));
+}
+
 export const FRAMEWORK_HEARTBEAT_SECONDS = 15;
 /** How soon a teardown past the failover timeout that failed is tried again. */
 export const FAILOVER_RETRY_MS = 5000;
@@ -130,7 +135,7 @@ export class FrameworkSessions {
         runtime.failoverTimer = undefined;
         if (runtime.socket && runtime.socket.id !== socket.id) runtime.socket.disconnect(true);
         await this.offers.rescindWhere((o) => o.frameworkId === row.id, 'the framework re-subscribed');
-        allocator.updateFramework(row.id, row.roles, row.capabilities);
+        allocator.updateFramework(row.id, row.roles, row.capabilities, offerFiltersOf(msg));
         allocator.reviveOffers(row.id);
         if (row.suppressedRoles.length) allocator.suppressOffers(row.id, row.suppressedRoles);
         allocator.activateFramework(row.id);
@@ -141,7 +146,11 @@ export class FrameworkSessions {
           failoverTimeoutSeconds: row.failoverTimeoutSeconds,
         });
       } else {
-        allocator.addFramework(row.id, row.roles, { capabilities: row.capabilities, suppressedRoles: row.suppressedRoles });
+        allocator.addFramework(row.id, row.roles, {
+          capabilities: row.capabilities,
+          suppressedRoles: row.suppressedRoles,
+          offerFilters: offerFiltersOf(msg),
+        });
         runtime = {
           id: row.id,
           name: row.name,

@@ -85,7 +85,14 @@ export interface AllocatorSnapshot {
     maintenance: boolean;
     used: Array<{ frameworkId: string; role: string; resources: ResourceEntry[] }>;
   }>;
-  frameworks: Array<{ id: string; roles: string[]; capabilities: string[]; active: boolean; suppressedRoles: string[] }>;
+  frameworks: Array<{
+    id: string;
+    roles: string[];
+    capabilities: string[];
+    active: boolean;
+    suppressedRoles: string[];
+    offerFilters?: Record<string, Array<Record<string, number>>>;
+  }>;
   weights: Record<string, number>;
   quotas: Record<string, { guarantees: Quantities; limits: Quantities }>;
   whitelist: string[] | null;
@@ -95,7 +102,12 @@ export interface AllocatorSnapshot {
 export function restoreAllocator(snapshot: AllocatorSnapshot, options: Omit<AllocatorOptions, 'config'> = {}): HierarchicalAllocator {
   const allocator = new HierarchicalAllocator({ ...options, config: snapshot.config });
   for (const f of snapshot.frameworks)
-    allocator.addFramework(f.id, f.roles, { capabilities: f.capabilities, active: f.active, suppressedRoles: f.suppressedRoles });
+    allocator.addFramework(f.id, f.roles, {
+      capabilities: f.capabilities,
+      active: f.active,
+      suppressedRoles: f.suppressedRoles,
+      offerFilters: f.offerFilters,
+    });
   for (const [role, weight] of Object.entries(snapshot.weights)) allocator.setWeight(role, weight);
   for (const [role, q] of Object.entries(snapshot.quotas)) allocator.setQuota(role, q.guarantees, q.limits);
   allocator.updateWhitelist(snapshot.whitelist);
@@ -160,6 +172,8 @@ interface FrameworkState {
   capabilities: Set<string>;
   active: boolean;
   suppressed: Set<string>;
+  /** Per role, minimum allocatable resources replacing the configured ones (Mesos's OfferFilters), in milli. */
+  minAllocatable: Map<string, Array<Array<[string, number]>>>;
   /** `${role}\0${agentId}` -> filters. */
   filters: Map<string, Filter[]>;
 }
@@ -223,6 +237,15 @@ function shrinkScalars(r: Resources, caps: ReadonlyMap<string, number>, absentIs
   return Resources.of(entries);
 }
 
+/** Minimum allocatable quantity sets in integer thousandths. */
+function minAllocatableToMilli(sets: Array<Record<string, number>>): Array<Array<[string, number]>> {
+  return sets.map((set) => Object.entries(set).map(([name, min]): [string, number] => [name, Math.round(min * 1000)]));
+}
+
+function offerFiltersToMilli(filters: Record<string, Array<Record<string, number>>> = {}): Map<string, Array<Array<[string, number]>>> {
+  return new Map(Object.entries(filters).map(([role, sets]) => [role, minAllocatableToMilli(sets)]));
+}
+
 function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
@@ -272,9 +295,7 @@ export class HierarchicalAllocator {
     this.clock = options.clock ?? { now: () => 0 };
     this.random = options.random ?? mulberry32(1);
     this.newSorter = options.sorterFactory ?? createSorter;
-    this.minAllocatable = this.config.minAllocatableResources.map((set) =>
-      Object.entries(set).map(([name, min]): [string, number] => [name, Math.round(min * 1000)]),
-    );
+    this.minAllocatable = minAllocatableToMilli(this.config.minAllocatableResources);
     this.roleSorter = this.newSorter(this.config.fairnessExcludeResourceNames, this.pool);
   }
 
@@ -400,7 +421,13 @@ export class HierarchicalAllocator {
   addFramework(
     id: string,
     roles: string[],
-    options: { capabilities?: Iterable<string>; active?: boolean; suppressedRoles?: string[] } = {},
+    options: {
+      capabilities?: Iterable<string>;
+      active?: boolean;
+      suppressedRoles?: string[];
+      /** Per role, minimum allocatable resources replacing the configured ones (Mesos's OfferFilters). */
+      offerFilters?: Record<string, Array<Record<string, number>>>;
+    } = {},
   ): void {
     if (this.frameworks.has(id)) throw new AllocatorError('DUPLICATE_FRAMEWORK', `framework '${id}' already exists`);
     const fw: FrameworkState = {
@@ -409,16 +436,23 @@ export class HierarchicalAllocator {
       capabilities: new Set(options.capabilities ?? []),
       active: options.active ?? true,
       suppressed: new Set(options.suppressedRoles ?? []),
+      minAllocatable: offerFiltersToMilli(options.offerFilters),
       filters: new Map(),
     };
     this.frameworks.set(id, fw);
     for (const role of roles) this.subscribe(fw, role);
   }
 
-  /** Changes roles and capabilities; allocations under dropped roles stay until recovered. */
-  updateFramework(id: string, roles: string[], capabilities?: Iterable<string>): void {
+  /** Changes roles, capabilities and offer filters; allocations under dropped roles stay until recovered. */
+  updateFramework(
+    id: string,
+    roles: string[],
+    capabilities?: Iterable<string>,
+    offerFilters?: Record<string, Array<Record<string, number>>>,
+  ): void {
     const fw = this.requireFramework(id);
     if (capabilities) fw.capabilities = new Set(capabilities);
+    if (offerFilters) fw.minAllocatable = offerFiltersToMilli(offerFilters);
     for (const role of [...fw.roles]) if (!roles.includes(role)) this.unsubscribe(fw, role);
     for (const role of roles) if (!fw.roles.has(role)) this.subscribe(fw, role);
   }
@@ -595,6 +629,9 @@ export class HierarchicalAllocator {
       capabilities: [...f.capabilities],
       active: f.active,
       suppressedRoles: [...f.suppressed],
+      offerFilters: Object.fromEntries(
+        [...f.minAllocatable].map(([role, sets]) => [role, sets.map((set) => Object.fromEntries(set.map(([n, m]) => [n, m / 1000])))]),
+      ),
     }));
     const quotas = this.quotaOf();
     return {
@@ -843,7 +880,7 @@ export class HierarchicalAllocator {
     now: number,
     trace?: TraceCollector,
   ): boolean {
-    if (!this.isAllocatable(resources)) {
+    if (!this.isAllocatable(resources, fw.minAllocatable.get(role) ?? this.minAllocatable)) {
       trace?.add({
         reason: 'BELOW_MIN_ALLOCATABLE',
         agent: agent.id,
@@ -870,11 +907,11 @@ export class HierarchicalAllocator {
     return true;
   }
 
-  private isAllocatable(resources: Resources): boolean {
+  private isAllocatable(resources: Resources, minAllocatable: Array<Array<[string, number]>>): boolean {
     if (resources.isEmpty()) return false;
-    if (this.minAllocatable.length === 0) return true;
+    if (minAllocatable.length === 0) return true;
     const q = resources.scalarMilli();
-    for (const set of this.minAllocatable) {
+    for (const set of minAllocatable) {
       let ok = true;
       for (const [name, min] of set) if ((q.get(name) ?? 0) < min) ok = false;
       if (ok) return true;
