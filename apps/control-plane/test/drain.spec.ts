@@ -28,13 +28,13 @@ const task = (taskId: string) => ({
 });
 
 /** An agent with two running tasks of framework `name`, and the kills it is sent. */
-async function busyAgent(hostname: string, name: string) {
+async function busyAgent(hostname: string, name: string, capabilities: Array<'TASK_KILLING_STATE'> = []) {
   const agent = new ProtocolAgent(t.cp.url, ADMIN_TOKEN, { hostname, resources: Resources.fromScalars({ cpus: 4, mem: 4096 }).toJSON() });
   closers.push(() => agent.close());
   const kills: KillTask[] = [];
   agent.socket.on('kill', (m: KillTask) => kills.push(m));
   const agentId = await agent.register();
-  const f = new Recorder(t, { name, roles: [name] });
+  const f = new Recorder(t, { name, roles: [name], capabilities });
   closers.push(() => f.s.close());
   await f.s.start();
   await until(() => f.offers.some((o) => o.agentId === agentId));
@@ -92,4 +92,11 @@ it('drains an idle agent at once', async () => {
   closers.push(() => idle.close());
   const agentId = await idle.register();
   expect((await t.request('POST', `/api/v1/agents/${agentId}/drain`, {})).body).toMatchObject({ drainState: 'DRAINED' });
+});
+
+it('tells a framework with TASK_KILLING_STATE that the kill is under way: KILLING, then KILLED', async () => {
+  const { agentId, f } = await busyAgent('killing-host', 'patient', ['TASK_KILLING_STATE']);
+  expect((await t.request('POST', `/api/v1/agents/${agentId}/drain`, { maxGracePeriodSeconds: 1 })).status).toBe(200);
+  await until(() => f.states('patient-1').includes('KILLED') && f.states('patient-2').includes('KILLED'), 10_000, 'the tasks KILLED');
+  for (const id of ['patient-1', 'patient-2']) expect(f.states(id)).toEqual(['STARTING', 'RUNNING', 'KILLING', 'KILLED']);
 });

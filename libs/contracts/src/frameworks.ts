@@ -33,6 +33,8 @@ export const CAPABILITIES = [
   'MULTI_ROLE',
   'RESERVATION_REFINEMENT',
   'PARTITION_AWARE',
+  /** Told KILLING when a kill of its task is under way (then KILLED). */
+  'TASK_KILLING_STATE',
 ] as const;
 
 export const Subscribe = z

@@ -412,11 +412,13 @@ export class AgentSessions {
     runtime.draining = { markGone: agent.drainConfig?.markGone ?? false };
     const grace = agent.drainConfig?.maxGracePeriodSeconds ?? KILL_GRACE_SECONDS;
     const notStarted: TaskEntity[] = [];
+    const killed: TaskEntity[] = [];
     for (const t of this.state.liveTasks.onAgent(agent.id)) {
-      if (runtime.socket && t.state !== TaskState.STAGING)
-        runtime.socket.emit('kill', { frameworkId: t.frameworkId, taskId: t.taskId, gracePeriodSeconds: grace });
+      if (runtime.socket && t.state !== TaskState.STAGING) killed.push(t);
       else if (t.state === TaskState.STAGING) notStarted.push(t);
     }
+    await this.updates.killing(killed);
+    for (const t of killed) runtime.socket?.emit('kill', { frameworkId: t.frameworkId, taskId: t.taskId, gracePeriodSeconds: grace });
     this.logger.log({ agentId: agent.id, grace, markGone: runtime.draining.markGone }, 'draining the agent: its tasks are killed');
     if (notStarted.length) await this.updates.masterUpdate(notStarted, TaskState.KILLED, 'REASON_AGENT_DRAINING', 'the agent is draining');
     await this.drainProgress(agent.id);

@@ -377,9 +377,10 @@ export class FrameworkSessions {
     if (isTerminal(task.state)) return;
     const { frameworkId, taskId } = task;
     const agent = this.state.agents.get(task.agentId)?.socket;
-    if (agent && task.state !== TaskState.STAGING)
+    if (agent && task.state !== TaskState.STAGING) {
+      await this.updates.killing([task]);
       agent.emit('kill', { frameworkId, taskId, gracePeriodSeconds: gracePeriodSeconds ?? KILL_GRACE_SECONDS });
-    else {
+    } else {
       // Not running anywhere yet (or its agent is away): killed here.
       agent?.emit('kill', { frameworkId, taskId, gracePeriodSeconds: 0 });
       await this.updates.masterUpdate([task], TaskState.KILLED, 'REASON_TASK_KILLED_DURING_LAUNCH', 'killed before it started');

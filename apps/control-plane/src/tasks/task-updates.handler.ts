@@ -197,6 +197,19 @@ export class TaskUpdates {
     await this.masterUpdate(tasks.filter(aware), partitionAware, reason, message);
   }
 
+  /**
+   * A kill is under way: frameworks with the TASK_KILLING_STATE capability hear KILLING for their
+   * running tasks before their end (as Mesos's executors send it); the others hear only the end.
+   */
+  async killing(tasks: TaskEntity[]): Promise<void> {
+    const told = tasks.filter(
+      (t) =>
+        (t.state === TaskState.STARTING || t.state === TaskState.RUNNING) &&
+        this.state.frameworks.get(t.frameworkId)?.capabilities.includes('TASK_KILLING_STATE'),
+    );
+    await this.masterUpdate(told, TaskState.KILLING, 'REASON_TASK_KILLED', 'a kill is under way');
+  }
+
   /** Status updates the master makes itself (tasks lost, killed before launch, ...), in one statement. */
   async masterUpdate(tasks: TaskEntity[], state: TaskState, reason: string, message: string): Promise<void> {
     const timestamp = this.clock.date().toISOString();
