@@ -14,10 +14,11 @@ import { defined, until } from './support/until';
 let t: TestControlPlane;
 const closers: Array<() => void> = [];
 beforeAll(async () => (t = await startTestControlPlane({ config: { allocationInterval: 0.1 } })));
-afterAll(async () => {
-  for (const c of closers) c();
-  await t.close();
+// Each test's agents and frameworks go with it: none holds offers another test waits for.
+afterEach(() => {
+  for (const c of closers.splice(0)) c();
 });
+afterAll(() => t.close());
 
 const agentView = (id: string) => ok(t.client.GET('/api/v1/agents/{id}', { params: { path: { id } } }));
 const task = (taskId: string) => ({
@@ -29,15 +30,16 @@ const task = (taskId: string) => ({
 
 /** An agent with two running tasks of framework `name`, and the kills it is sent. */
 async function busyAgent(hostname: string, name: string, capabilities: Array<'TASK_KILLING_STATE'> = []) {
+  // The framework first: the new agent is offered to it rather than to an earlier test's framework.
+  const f = new Recorder(t, { name, roles: [name], capabilities });
+  closers.push(() => f.s.close());
+  await f.s.start();
   const agent = new ProtocolAgent(t.cp.url, ADMIN_TOKEN, { hostname, resources: Resources.fromScalars({ cpus: 4, mem: 4096 }).toJSON() });
   closers.push(() => agent.close());
   const kills: KillTask[] = [];
   agent.socket.on('kill', (m: KillTask) => kills.push(m));
   const agentId = await agent.register();
-  const f = new Recorder(t, { name, roles: [name], capabilities });
-  closers.push(() => f.s.close());
-  await f.s.start();
-  await until(() => f.offers.some((o) => o.agentId === agentId));
+  await until(() => f.offers.some((o) => o.agentId === agentId), 10_000, `an offer of ${hostname} to ${name}`);
   const offer = defined(f.offers.find((o) => o.agentId === agentId));
   await f.s.launch(offer, [task(`${name}-1`), task(`${name}-2`)]);
   await until(() => f.states(`${name}-1`).includes('RUNNING') && f.states(`${name}-2`).includes('RUNNING'));
