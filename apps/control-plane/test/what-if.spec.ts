@@ -81,7 +81,8 @@ it("answers a framework's demand, new agents and a scenario file that replays", 
   const res = await t.request('POST', '/api/v1/simulate', {
     change: {
       demand: { [defined(fa.s.frameworkId)]: { cpus: 2 } },
-      addAgents: [{ hostname: 'big', resources: Resources.fromScalars({ cpus: 8, mem: 8192 }).toJSON(), count: 2 }],
+      // Mesos text, as the rest of the API takes resources.
+      addAgents: [{ hostname: 'big', resources: 'cpus:8;mem:8192', count: 2 }],
     },
     cycles: 3,
     scenario: true,

@@ -1454,7 +1454,8 @@ export interface components {
                 addAgents?: {
                     count?: number;
                     hostname: string;
-                    resources: Record<string, never>[];
+                    /** @description Mesos text ("cpus:8;mem:16384"), a shorthand object or resource entries */
+                    resources: string | Record<string, never> | Record<string, never>[];
                 }[];
                 addFrameworks?: {
                     capabilities?: string[];

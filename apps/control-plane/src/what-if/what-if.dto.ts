@@ -26,7 +26,14 @@ export class WhatIfRequestDto {
         type: 'array',
         items: {
           type: 'object',
-          properties: { hostname: { type: 'string' }, resources: { type: 'array', items: { type: 'object' } }, count: { type: 'integer' } },
+          properties: {
+            hostname: { type: 'string' },
+            resources: {
+              description: 'Mesos text ("cpus:8;mem:16384"), a shorthand object or resource entries',
+              oneOf: [{ type: 'string' }, { type: 'object' }, { type: 'array', items: { type: 'object' } }],
+            },
+            count: { type: 'integer' },
+          },
           required: ['hostname', 'resources'],
         },
       },

@@ -2,7 +2,7 @@
  * What-if on the live cluster: a snapshot of the leader's allocator, the next cycles run without
  * and with a change (libs/allocator's whatIf), nothing changed in the cluster.
  */
-import { AllocatorError, Resources, snapshotToScenario, whatIf, WhatIfError } from '@arbiter/allocator';
+import { AllocatorError, parseResourcesInput, Resources, snapshotToScenario, whatIf, WhatIfError } from '@arbiter/allocator';
 import { WhatIfChange } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { CommonErrorCode } from '../errors/errors.codes';
@@ -10,6 +10,27 @@ import { ArbiterException } from '../errors/errors.exception';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState } from '../kernel/cluster-state';
 import type { WhatIfRequestDto, WhatIfResultDto } from './what-if.dto';
+
+/**
+ * The change with every agent's resources as entries: like the rest of the API, what-if takes
+ * them as Mesos text ("cpus:8;mem:16384"), a shorthand object or entries. Text that does not
+ * parse is left for the schema to name.
+ */
+function withResourceEntries(change: Record<string, unknown>): Record<string, unknown> {
+  const { addAgents } = change;
+  if (!Array.isArray(addAgents)) return change;
+  return {
+    ...change,
+    addAgents: addAgents.map((a: unknown) => {
+      if (typeof a !== 'object' || a === null || !('resources' in a) || Array.isArray(a.resources)) return a;
+      try {
+        return { ...a, resources: parseResourcesInput(a.resources).toJSON() };
+      } catch {
+        return a;
+      }
+    }),
+  };
+}
 
 const DEFAULT_CYCLES = 3;
 
@@ -21,7 +42,7 @@ export class WhatIfService {
   ) {}
 
   run(req: WhatIfRequestDto): WhatIfResultDto {
-    const parsed = WhatIfChange.safeParse(req.change);
+    const parsed = WhatIfChange.safeParse(withResourceEntries(req.change));
     if (!parsed.success) {
       const issues = parsed.error.issues.map((i) => ({ path: ['change', ...i.path].join('.'), message: i.message }));
       throw new ArbiterException(
