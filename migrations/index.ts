@@ -4,6 +4,7 @@
  */
 import type { MigrationInterface } from 'typeorm';
 // migrations:imports
+import { FrameworkProtocol1795634849400 } from './1795634849400-FrameworkProtocol';
 import { MesosTaskStates1795552073198 } from './1795552073198-MesosTaskStates';
 import { LeadershipTerms1795530680629 } from './1795530680629-LeadershipTerms';
 import { PrincipalKindsAgentOwnersAcls1795492649436 } from './1795492649436-PrincipalKindsAgentOwnersAcls';
@@ -26,5 +27,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   PrincipalKindsAgentOwnersAcls1795492649436,
   LeadershipTerms1795530680629,
   MesosTaskStates1795552073198,
+  FrameworkProtocol1795634849400,
   // migrations:list
 ];

@@ -1020,7 +1020,7 @@ export interface components {
          * @description stable machine-readable code
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "ROUTE_NOT_FOUND" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR" | "NO_LEADER" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "FORBIDDEN" | "PRINCIPAL_NOT_FOUND" | "PRINCIPAL_EXISTS" | "PRINCIPAL_DISABLED" | "TOKEN_NOT_FOUND" | "ACLS_INVALID" | "AGENT_NOT_FOUND" | "AGENT_GONE" | "AGENT_STILL_DRAINING" | "AGENT_ALREADY_DRAINING" | "FRAMEWORK_NOT_FOUND" | "FRAMEWORK_NOT_CONNECTED" | "TASK_NOT_FOUND" | "CYCLE_NOT_FOUND" | "ROLE_REPEATED" | "QUOTA_NOT_FOUND" | "QUOTA_GUARANTEE_EXCEEDS_LIMIT" | "QUOTA_HIERARCHY_VIOLATION" | "QUOTA_EXCEEDS_CAPACITY" | "RESERVATION_NOT_FOUND" | "RESERVATION_INSUFFICIENT_RESOURCES" | "RESERVATION_IN_USE" | "MAINTENANCE_DUPLICATE_MACHINE" | "MAINTENANCE_DOWN_MACHINE_REMOVED" | "MAINTENANCE_MACHINE_NOT_SCHEDULED" | "MAINTENANCE_MACHINE_ALREADY_DOWN" | "MAINTENANCE_MACHINE_NOT_DOWN";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "ROUTE_NOT_FOUND" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR" | "NO_LEADER" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "FORBIDDEN" | "PRINCIPAL_NOT_FOUND" | "PRINCIPAL_EXISTS" | "PRINCIPAL_DISABLED" | "TOKEN_NOT_FOUND" | "ACLS_INVALID" | "AGENT_NOT_FOUND" | "AGENT_GONE" | "AGENT_STILL_DRAINING" | "AGENT_ALREADY_DRAINING" | "FRAMEWORK_NOT_FOUND" | "FRAMEWORK_NOT_CONNECTED" | "TASK_NOT_FOUND" | "CYCLE_NOT_FOUND" | "ROLE_REPEATED" | "QUOTA_NOT_FOUND" | "QUOTA_GUARANTEE_EXCEEDS_LIMIT" | "QUOTA_HIERARCHY_VIOLATION" | "QUOTA_EXCEEDS_CAPACITY" | "RESERVATION_NOT_FOUND" | "RESERVATION_INSUFFICIENT_RESOURCES" | "RESERVATION_IN_USE" | "MAINTENANCE_DUPLICATE_MACHINE" | "MAINTENANCE_DOWN_MACHINE_REMOVED" | "MAINTENANCE_MACHINE_NOT_SCHEDULED" | "MAINTENANCE_MACHINE_ALREADY_DOWN" | "MAINTENANCE_MACHINE_NOT_DOWN";
         ErrorDto: {
             /**
              * @description stable machine-readable code
@@ -1076,6 +1076,8 @@ export interface components {
             /** @description offers made and not yet answered */
             outstandingOffers: number;
             principal: string | null;
+            /** @description the protocol it subscribed with: Arbiter's own (socket.io, the SDK) or Mesos's v1 scheduler HTTP API */
+            protocol: components["schemas"]["FrameworkProtocol"];
             registeredAt: string;
             roles: string[];
             /** @description used / cluster total, per resource */
@@ -1094,6 +1096,8 @@ export interface components {
             used: {
                 [key: string]: number;
             };
+            /** @description the framework's own web UI (Mesos's FrameworkInfo.webui_url) */
+            webuiUrl: string | null;
         };
         FrameworkPageDto: {
             items: components["schemas"]["FrameworkDto"][];
@@ -1101,6 +1105,11 @@ export interface components {
             offset: number;
             total: number;
         };
+        /**
+         * @description the protocol it subscribed with: Arbiter's own (socket.io, the SDK) or Mesos's v1 scheduler HTTP API
+         * @enum {string}
+         */
+        FrameworkProtocol: "arbiter" | "mesos";
         /** @enum {string} */
         FrameworkState: "ACTIVE" | "DISCONNECTED" | "COMPLETED";
         HealthDto: {

@@ -160,6 +160,7 @@ export const PROTOCOL_ERRORS = {
   DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE',
   RESOURCES_BELOW_RESERVATIONS: 'RESOURCES_BELOW_RESERVATIONS',
   MACHINE_DOWN: 'MACHINE_DOWN',
+  UNSUPPORTED: 'UNSUPPORTED',
 } as const satisfies Record<string, ErrorCodeName>;
 
 /** Parses a message; the error names every bad field. */

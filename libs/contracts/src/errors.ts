@@ -10,6 +10,8 @@ export const ERROR_CODES = {
   MALFORMED_JSON: { status: 400 },
   PAYLOAD_TOO_LARGE: { status: 413 },
   UNSUPPORTED_MEDIA_TYPE: { status: 415 },
+  /** The Accept header names no encoding the endpoint can answer in. */
+  NOT_ACCEPTABLE: { status: 406 },
   ROUTE_NOT_FOUND: { status: 404 },
   CONCURRENT_UPDATE: { status: 409 },
   DATABASE_UNAVAILABLE: { status: 503 },
@@ -78,6 +80,8 @@ export const ERROR_CODES = {
   MACHINE_DOWN: { status: null },
   /** An agent's new resources cannot hold the reservations made on it. */
   RESOURCES_BELOW_RESERVATIONS: { status: null },
+  /** A call, operation or field Mesos defines that Arbiter cannot honour (the message names it and says why). */
+  UNSUPPORTED: { status: null },
   /** A standby could not hand an operation that needs the leader to it (no leader, or it did not answer). */
   NO_LEADER: { status: 503 },
 } as const satisfies Record<string, { status: number | null }>;

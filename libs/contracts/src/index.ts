@@ -13,3 +13,4 @@ export type { components, operations, paths } from './api';
 /** The REST API's schemas by name, e.g. `Schema<'AgentViewDto'>`. */
 export type Schema<Name extends keyof import('./api').components['schemas']> = import('./api').components['schemas'][Name];
 export * from './what-if';
+export * from './mesos';

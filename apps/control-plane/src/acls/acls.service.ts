@@ -87,7 +87,12 @@ export class AclsService implements OnModuleInit {
 
   /** Whether the actor may do `action` on `object` (ADMIN and the control plane always may). */
   allows(actor: Actor, action: AclAction, object: string): boolean {
-    return actor.kind === null || actor.kind === PrincipalKind.ADMIN || isAuthorized(this.acls, action, actor.name, object);
+    // An anonymous caller has no principal: '' matches no ACL value, only principal type ANY.
+    return (
+      actor.kind === null ||
+      actor.kind === PrincipalKind.ADMIN ||
+      isAuthorized(this.acls, action, actor.anonymous ? '' : actor.name, object)
+    );
   }
 
   /** Throws FORBIDDEN (and records the refusal) unless the actor may do `action` on every object. */

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { type InverseOfferAnswer, PROTOCOL_ERRORS } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState, type FrameworkSocket } from '../kernel/cluster-state';
+import { ClusterState, type FrameworkConnection } from '../kernel/cluster-state';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { InverseOfferStatus } from '../maintenance/inverse-offer-response.entity';
@@ -46,7 +46,7 @@ export class InverseOffers {
   }
 
   /** A framework's answer to an inverse offer. */
-  answer(socket: FrameworkSocket, msg: InverseOfferAnswer): Promise<void> {
+  answer(socket: FrameworkConnection, msg: InverseOfferAnswer): Promise<void> {
     return this.kernel.exclusive(async () => {
       const fw = this.state.frameworkOf(socket);
       const io = this.state.inverseOffers.get(msg.inverseOfferId);

@@ -13,6 +13,7 @@ import { MaintenanceModule } from '../maintenance/maintenance.module';
 import { ReservationsModule } from '../reservations/reservations.module';
 import { RolesModule } from '../roles/roles.module';
 import { WhatIfModule } from '../what-if/what-if.module';
+import { MesosModule } from '../mesos/mesos.module';
 import { WhitelistModule } from '../whitelist/whitelist.module';
 import { AllocationModule } from '../allocation/allocation.module';
 import { AuditModule } from '../audit/audit.module';
@@ -41,6 +42,7 @@ export const FEATURE_MODULES = [
   TasksModule,
   HistoryModule,
   WhatIfModule,
+  MesosModule,
 ];
 
 @Global()

@@ -12,6 +12,11 @@ export interface Actor {
   requestId: string | null;
   /** When the token stops being valid (open sockets are closed then). */
   tokenExpiresAt?: Date | null;
+  /**
+   * A Mesos framework that did not authenticate (allowed by ARBITER_MESOS_ALLOW_ANONYMOUS): it
+   * has no principal, so only ACL entries for principal type ANY match it.
+   */
+  anonymous?: boolean;
 }
 
 /** The actor of changes made by the control plane itself. */

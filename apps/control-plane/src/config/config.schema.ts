@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { aclsToDocument, parseAcls } from '../acls/acls.rules';
+import { Role } from '@arbiter/contracts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -49,6 +50,13 @@ export interface AppConfig {
   fairSharingExcludedResourceNames: string[];
   /** Agents with gpus are offered only to frameworks with GPU_RESOURCES (Mesos's --filter_gpu_resources). */
   filterGpuResources: boolean;
+  /**
+   * Mesos scheduler API frameworks may subscribe without credentials (Mesos's
+   * --authenticate_http_frameworks=false); the ACLs still apply to them, as principal type ANY.
+   */
+  mesosAllowAnonymous: boolean;
+  /** The role a Mesos framework subscribed as `*` (no role) is in. */
+  mesosDefaultRole: string;
   /** Days of allocation history (cycles, traces, shares) kept. */
   historyRetentionDays: number;
   /** Days ended tasks (with their status updates) are kept. */
@@ -354,6 +362,23 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     description: "offer agents with gpus only to frameworks with the GPU_RESOURCES capability (Mesos's --filter_gpu_resources)",
     default: true,
     schema: flag,
+  },
+  {
+    key: 'mesosAllowAnonymous',
+    env: 'ARBITER_MESOS_ALLOW_ANONYMOUS',
+    flag: '--mesos-allow-anonymous',
+    description:
+      "Mesos scheduler API frameworks may subscribe without credentials (Mesos's --authenticate_http_frameworks=false); ACL entries for principal type ANY still apply",
+    default: false,
+    schema: flag,
+  },
+  {
+    key: 'mesosDefaultRole',
+    env: 'ARBITER_MESOS_DEFAULT_ROLE',
+    flag: '--mesos-default-role',
+    description: "the role of a Mesos framework that subscribes without one (Mesos's '*')",
+    default: 'default',
+    schema: Role,
   },
   {
     key: 'historyRetentionDays',

@@ -14,7 +14,7 @@ import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { Database } from '../database/database.service';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState, type FrameworkRuntime, sessionOf, type FrameworkSocket } from '../kernel/cluster-state';
+import { ClusterState, type FrameworkConnection, type FrameworkProtocol, type FrameworkRuntime, sessionOf } from '../kernel/cluster-state';
 import { EventualWrites } from '../kernel/eventual-writes';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
@@ -34,7 +34,15 @@ export const FRAMEWORK_HEARTBEAT_SECONDS = 15;
 /** How soon a teardown past the failover timeout that failed is tried again. */
 export const FAILOVER_RETRY_MS = 5000;
 
-export type Subscription = Subscribe & { capabilities: string[]; failoverTimeoutSeconds: number; suppressedRoles: string[] };
+export type Subscription = Subscribe & {
+  capabilities: string[];
+  failoverTimeoutSeconds: number;
+  suppressedRoles: string[];
+  /** The protocol it speaks (default: Arbiter's own). */
+  protocol?: FrameworkProtocol;
+  /** Mesos's FrameworkInfo.webui_url. */
+  webuiUrl?: string;
+};
 
 @Injectable()
 export class FrameworkSessions {
@@ -64,10 +72,11 @@ export class FrameworkSessions {
    * is refused (FRAMEWORK_PRINCIPAL_MISMATCH), as is a role the register_frameworks ACL does
    * not allow. Refusals are audited; so is every new framework.
    */
-  subscribe(socket: FrameworkSocket, msg: Subscription, actor: Actor): Promise<SubscribeReply> {
+  subscribe(socket: FrameworkConnection, msg: Subscription, actor: Actor): Promise<SubscribeReply> {
     return this.kernel.exclusive(async () => {
       const now = this.clock.date();
-      const principal = actor.name;
+      // An anonymous Mesos framework has no principal (whatever its framework_info claims).
+      const principal = actor.anonymous ? null : actor.name;
       // One framework per connection: subscribing again is for the same framework only.
       const current = sessionOf(socket).frameworkId;
       if (current !== undefined && current !== msg.frameworkId)
@@ -80,7 +89,7 @@ export class FrameworkSessions {
         await this.access.denied(actor, { what: 'subscribe', reason, targetType: 'framework', targetId: msg.frameworkId ?? null });
         throw new ProtocolError(code, message);
       };
-      if (msg.principal !== undefined && msg.principal !== principal)
+      if (principal !== null && msg.principal !== undefined && msg.principal !== principal)
         await refuse(
           PROTOCOL_ERRORS.FRAMEWORK_PRINCIPAL_MISMATCH,
           `principal field '${msg.principal}'`,
@@ -91,7 +100,7 @@ export class FrameworkSessions {
         await refuse(
           PROTOCOL_ERRORS.FORBIDDEN,
           `ACL register_frameworks refuses role '${role}'`,
-          `principal '${principal}' may not register frameworks in role '${role}' (ACL register_frameworks)`,
+          `principal '${actor.name}' may not register frameworks in role '${role}' (ACL register_frameworks)`,
         );
       let fw: FrameworkEntity | null = null;
       if (msg.frameworkId) {
@@ -100,7 +109,7 @@ export class FrameworkSessions {
           await refuse(
             PROTOCOL_ERRORS.FRAMEWORK_PRINCIPAL_MISMATCH,
             `framework belongs to principal '${fw.principal}'`,
-            `framework ${fw.id} belongs to another principal; principal '${principal}' cannot subscribe as it`,
+            `framework ${fw.id} belongs to another principal; principal '${actor.name}' cannot subscribe as it`,
           );
         if (!fw)
           throw new ProtocolError(
@@ -124,9 +133,11 @@ export class FrameworkSessions {
         state: FrameworkState.ACTIVE,
         suppressedRoles: msg.suppressedRoles,
         disconnectedAt: null,
+        protocol: msg.protocol ?? 'arbiter',
+        webuiUrl: msg.webuiUrl ?? null,
       };
       const row = await this.frameworks.save(
-        fw ? Object.assign(fw, fields) : { ...fields, id: randomUUID(), webuiUrl: null, registeredAt: now, completedAt: null },
+        fw ? Object.assign(fw, fields) : { ...fields, id: randomUUID(), registeredAt: now, completedAt: null },
       );
       const { allocator } = this.state;
       let runtime = this.state.frameworks.get(row.id);
@@ -210,7 +221,7 @@ export class FrameworkSessions {
     this.startFailover(runtime, this.config.frameworkResubscribeGrace);
   }
 
-  disconnected(socket: FrameworkSocket): Promise<void> {
+  disconnected(socket: FrameworkConnection): Promise<void> {
     return this.kernel.exclusive(async () => {
       const runtime = this.state.frameworks.get(String(sessionOf(socket).frameworkId));
       if (runtime?.socket !== socket) return;
@@ -299,7 +310,7 @@ export class FrameworkSessions {
     this.loop.requestCycle();
   }
 
-  teardown(socket: FrameworkSocket, actor: Actor): Promise<void> {
+  teardown(socket: FrameworkConnection, actor: Actor): Promise<void> {
     return this.kernel.exclusive(async () => {
       const fw = this.state.frameworkOf(socket);
       fw.socket = undefined;
@@ -328,15 +339,15 @@ export class FrameworkSessions {
     for (const fw of this.state.frameworks.values()) fw.socket?.emit('heartbeat', { at });
   }
 
-  suppress(socket: FrameworkSocket, msg: RolesCall): Promise<void> {
+  suppress(socket: FrameworkConnection, msg: RolesCall): Promise<void> {
     return this.changeSuppression(socket, msg, true);
   }
 
-  revive(socket: FrameworkSocket, msg: RolesCall): Promise<void> {
+  revive(socket: FrameworkConnection, msg: RolesCall): Promise<void> {
     return this.changeSuppression(socket, msg, false);
   }
 
-  private changeSuppression(socket: FrameworkSocket, msg: RolesCall, suppress: boolean): Promise<void> {
+  private changeSuppression(socket: FrameworkConnection, msg: RolesCall, suppress: boolean): Promise<void> {
     return this.kernel.exclusive(async () => {
       const fw = this.state.frameworkOf(socket);
       const roles = msg.roles ?? fw.roles;
@@ -355,7 +366,7 @@ export class FrameworkSessions {
     });
   }
 
-  kill(socket: FrameworkSocket, msg: Kill): Promise<void> {
+  kill(socket: FrameworkConnection, msg: Kill): Promise<void> {
     return this.kernel.exclusive(async () => {
       const fw = this.state.frameworkOf(socket);
       const task = await this.tasks.find(fw.id, msg.taskId);

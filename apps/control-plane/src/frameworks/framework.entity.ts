@@ -40,6 +40,10 @@ export class FrameworkEntity {
   @Column('text', { nullable: true })
   webuiUrl!: string | null;
 
+  /** The protocol it subscribed with: 'arbiter' (socket.io, the SDK) or 'mesos' (Mesos's v1 scheduler HTTP API). */
+  @Column('text', { default: 'arbiter' })
+  protocol!: 'arbiter' | 'mesos';
+
   @Column({ type: 'enum', enum: FrameworkState, enumName: 'framework_state' })
   state!: FrameworkState;
 

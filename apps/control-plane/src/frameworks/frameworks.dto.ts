@@ -21,6 +21,14 @@ export class FrameworkDto {
   @ApiProperty() id!: string;
   @ApiProperty() name!: string;
   @ApiProperty({ type: String, nullable: true }) principal!: string | null;
+  @ApiProperty({
+    enum: ['arbiter', 'mesos'],
+    enumName: 'FrameworkProtocol',
+    description: "the protocol it subscribed with: Arbiter's own (socket.io, the SDK) or Mesos's v1 scheduler HTTP API",
+  })
+  protocol!: 'arbiter' | 'mesos';
+  @ApiProperty({ type: String, nullable: true, description: "the framework's own web UI (Mesos's FrameworkInfo.webui_url)" })
+  webuiUrl!: string | null;
   @ApiProperty({ type: [String] }) roles!: string[];
   @ApiProperty({ type: [String] }) suppressedRoles!: string[];
   @ApiProperty({ type: [String] }) capabilities!: string[];

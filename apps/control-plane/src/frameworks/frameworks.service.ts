@@ -74,6 +74,8 @@ export class FrameworksService {
         id: r.id,
         name: r.name,
         principal: r.principal,
+        protocol: r.protocol,
+        webuiUrl: r.webuiUrl,
         roles: r.roles,
         suppressedRoles: r.suppressedRoles,
         capabilities: r.capabilities,

@@ -7,14 +7,7 @@
  */
 import type { Actor } from '../auth/auth.actor';
 import { HierarchicalAllocator, type Resources } from '@arbiter/allocator';
-import {
-  type AgentCalls,
-  type AgentEvents,
-  type FrameworkCalls,
-  type FrameworkEvents,
-  PROTOCOL_ERRORS,
-  type StatusUpdate,
-} from '@arbiter/contracts';
+import { type AgentCalls, type AgentEvents, type FrameworkEvents, PROTOCOL_ERRORS, type StatusUpdate } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Socket } from 'socket.io';
 import type { TaskEntity } from '../tasks/task.entity';
@@ -24,8 +17,22 @@ import { ProtocolError } from './protocol-error';
 
 /** An agent's connection to /agents: what it may call, what it is sent (libs/contracts). */
 export type AgentSocket = Socket<AgentCalls, AgentEvents>;
-/** A framework's connection to /frameworks. */
-export type FrameworkSocket = Socket<FrameworkCalls, FrameworkEvents>;
+/**
+ * A framework's connection, whichever protocol it speaks: a socket.io socket on /frameworks, or
+ * the event stream of a Mesos scheduler API subscription (mesos/mesos-stream.ts). The handlers
+ * need only this of it.
+ */
+export interface FrameworkConnection {
+  readonly id: string;
+  /** What the connection carries once subscribed (SessionData). */
+  readonly data: unknown;
+  emit<E extends keyof FrameworkEvents>(event: E, ...args: Parameters<FrameworkEvents[E]>): boolean;
+  /** Closes the connection (a socket.io socket: its underlying connection too, when `close`). */
+  disconnect(close?: boolean): unknown;
+}
+
+/** The protocols frameworks speak: Arbiter's own (socket.io, the SDK) and Mesos's v1 scheduler HTTP API. */
+export type FrameworkProtocol = 'arbiter' | 'mesos';
 
 /** What a socket carries once registered or subscribed (socket.io's `socket.data`). */
 export interface SessionData {
@@ -34,7 +41,7 @@ export interface SessionData {
 }
 
 /** A socket's session data, typed. */
-export const sessionOf = (socket: AgentSocket | FrameworkSocket): SessionData => socket.data as SessionData;
+export const sessionOf = (socket: AgentSocket | FrameworkConnection): SessionData => socket.data as SessionData;
 
 /** One key per task: a framework's task ids are its own. */
 export const taskKey = (frameworkId: string, taskId: string) => `${frameworkId}\u0000${taskId}`;
@@ -123,7 +130,7 @@ export interface FrameworkRuntime {
   user?: string | null;
   /** Who subscribed it (set on subscription): its ACLs apply to its calls. */
   actor?: Actor;
-  socket?: FrameworkSocket;
+  socket?: FrameworkConnection;
   /**
    * Set from its (re-)subscription until the updates it has not acknowledged have gone out
    * again: updates recorded meanwhile wait here, so that each task's updates reach it in order.
@@ -211,7 +218,7 @@ export class ClusterState {
   }
 
   /** The framework subscribed on this socket, or a NOT_SUBSCRIBED error. */
-  frameworkOf(socket: FrameworkSocket): FrameworkRuntime {
+  frameworkOf(socket: FrameworkConnection): FrameworkRuntime {
     const runtime = this.frameworks.get(String(sessionOf(socket).frameworkId));
     if (runtime?.socket !== socket) throw new ProtocolError(PROTOCOL_ERRORS.NOT_SUBSCRIBED, "send 'subscribe' first");
     return runtime;

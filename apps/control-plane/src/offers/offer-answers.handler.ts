@@ -12,7 +12,7 @@ import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import { ArbiterException } from '../errors/errors.exception';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState, type FrameworkRuntime, type OutstandingOffer, taskKey, type FrameworkSocket } from '../kernel/cluster-state';
+import { ClusterState, type FrameworkRuntime, type OutstandingOffer, taskKey, type FrameworkConnection } from '../kernel/cluster-state';
 import type { GroupCommit } from '../kernel/group-commit';
 import { Metrics } from '../health/metrics';
 import { EventualWrites } from '../kernel/eventual-writes';
@@ -43,7 +43,7 @@ interface PlannedAccept {
 }
 
 /** An accept or a decline, as it arrived. */
-type OfferAnswer = { socket: FrameworkSocket } & ({ accept: Accept; decline?: undefined } | { decline: Decline; accept?: undefined });
+type OfferAnswer = { socket: FrameworkConnection } & ({ accept: Accept; decline?: undefined } | { decline: Decline; accept?: undefined });
 type AnswerEntry = Pending<OfferAnswer, AcceptReply | undefined>;
 interface AnswerWrite {
   offers: Map<string, OfferState>;
@@ -83,11 +83,11 @@ export class OfferAnswers {
    * ones, a task id used earlier is a duplicate), written in one statement, and only then
    * answered and launched.
    */
-  async accept(socket: FrameworkSocket, msg: Accept): Promise<AcceptReply> {
+  async accept(socket: FrameworkConnection, msg: Accept): Promise<AcceptReply> {
     return (await this.answers.push({ socket, accept: msg })) ?? { launched: [] };
   }
 
-  async decline(socket: FrameworkSocket, msg: Decline): Promise<void> {
+  async decline(socket: FrameworkConnection, msg: Decline): Promise<void> {
     await this.answers.push({ socket, decline: msg });
   }
 
@@ -369,7 +369,7 @@ export class OfferAnswers {
    * the reservations service (same lock, rules and audit as the operator API), the offers close in
    * the same transaction, and the agent is offered anew once the allocator has its new total.
    */
-  private async acceptReservations(socket: FrameworkSocket, msg: Accept): Promise<AcceptReply> {
+  private async acceptReservations(socket: FrameworkConnection, msg: Accept): Promise<AcceptReply> {
     // It reads and changes the agent's rows: after the writes in flight.
     await this.kernel.settled();
     const fw = this.state.frameworkOf(socket);

@@ -18,7 +18,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { OperatorStream } from '../events/operator-stream';
 import { Metrics } from '../health/metrics';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { type AgentSocket, ClusterState, type FrameworkSocket, taskKey } from '../kernel/cluster-state';
+import { type AgentSocket, ClusterState, type FrameworkConnection, taskKey } from '../kernel/cluster-state';
 import type { GroupCommit } from '../kernel/group-commit';
 import { Kernel, type Pending } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
@@ -252,13 +252,13 @@ export class TaskUpdates {
    * lane: nobody waits for them, and written side by side with the status updates they slowed
    * those down by half.
    */
-  async acknowledge(socket: FrameworkSocket, msg: Acknowledge): Promise<void> {
+  async acknowledge(socket: FrameworkConnection, msg: Acknowledge): Promise<void> {
     const fw = this.state.frameworkOf(socket);
     await this.acks.push({ frameworkId: fw.id, taskId: msg.taskId, updateUuid: msg.updateUuid });
   }
 
   /** Answers with the latest state of the tasks named, or of every live task of the framework (implicit reconciliation). */
-  reconcile(socket: FrameworkSocket, msg: { tasks: Array<{ taskId: string }> }): Promise<void> {
+  reconcile(socket: FrameworkConnection, msg: { tasks: Array<{ taskId: string }> }): Promise<void> {
     return this.kernel.exclusive(async () => {
       const fw = this.state.frameworkOf(socket);
       const tasks = msg.tasks.length

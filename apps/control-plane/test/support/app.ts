@@ -43,6 +43,8 @@ export function testConfig(databaseUrl: string, overrides: Partial<AppConfig> = 
     minAllocatableResources: [{ cpus: 0.01 }, { mem: 32 }],
     fairSharingExcludedResourceNames: [],
     filterGpuResources: true,
+    mesosAllowAnonymous: false,
+    mesosDefaultRole: 'default',
     historyRetentionDays: 7,
     taskRetentionDays: 7,
     logLevel: 'silent',

@@ -52,6 +52,7 @@ export function FrameworksView() {
       ),
     }),
     c.accessor('state', { header: 'State', cell: (i) => <FrameworkStateBadge fw={i.row.original} /> }),
+    c.accessor('protocol', { header: 'Protocol', cell: (i) => <ProtocolLabel protocol={i.getValue()} /> }),
     c.accessor('roles', { header: 'Roles', cell: (i) => i.getValue().join(', ') }),
     c.accessor('suppressedRoles', {
       header: 'Suppressed',
@@ -200,8 +201,22 @@ export function FrameworkDetailView({ id }: { id: string }) {
             <dd>{f.suppressedRoles.length ? f.suppressedRoles.join(', ') : 'none'}</dd>
             <dt>Capabilities</dt>
             <dd>{f.capabilities.length ? f.capabilities.join(', ') : 'none'}</dd>
+            <dt>Protocol</dt>
+            <dd>
+              <ProtocolLabel protocol={f.protocol} />
+            </dd>
             <dt>Principal</dt>
-            <dd>{f.principal ?? '—'}</dd>
+            <dd>{f.principal ?? (f.protocol === 'mesos' ? 'none (anonymous)' : '—')}</dd>
+            {f.webuiUrl ? (
+              <>
+                <dt>Web UI</dt>
+                <dd>
+                  <a href={f.webuiUrl} rel="noreferrer noopener" target="_blank">
+                    {f.webuiUrl}
+                  </a>
+                </dd>
+              </>
+            ) : null}
             <dt>Failover timeout</dt>
             <dd>{f.failoverTimeoutSeconds} s</dd>
             <dt>Registered</dt>
@@ -308,4 +323,9 @@ export function FrameworkDetailView({ id }: { id: string }) {
       </ActionDialog>
     </>
   );
+}
+
+/** Which protocol a framework speaks: Arbiter's SDK (socket.io) or Mesos's v1 scheduler HTTP API. */
+function ProtocolLabel({ protocol }: { protocol: Framework['protocol'] }) {
+  return protocol === 'mesos' ? <Badge tone="info">Mesos API</Badge> : <span className="muted">Arbiter SDK</span>;
 }

@@ -1,0 +1,372 @@
+/**
+ * Mesos's v1 scheduler API in Arbiter's terms, both ways, with no I/O: a Mesos Call becomes the
+ * message of Arbiter's own framework protocol that the handlers take (libs/contracts
+ * frameworks.ts), checked by the same schemas; what the handlers send a framework becomes
+ * Mesos's Event. A field Mesos defines and Arbiter cannot honour is refused by name
+ * (UNSUPPORTED), never dropped. docs/mesos-compat.md is the table of all of it.
+ */
+import {
+  Accept,
+  CAPABILITIES,
+  Decline,
+  type InverseOffer,
+  Kill,
+  type MesosCall,
+  type MesosCommandInfo,
+  type MesosFrameworkInfo,
+  MESOS_TASK_UNSUPPORTED,
+  type MesosOperation,
+  type MesosResource,
+  type MesosTaskInfo,
+  type Offer,
+  type Operation,
+  parseMessage,
+  PROTOCOL_ERRORS,
+  type ResourceEntry,
+  Role,
+  RolesCall,
+  type StatusUpdate,
+  Subscribe,
+  type TaskSpec,
+} from '@arbiter/contracts';
+import type { z } from 'zod';
+import type { Subscription } from '../frameworks/framework-sessions.handler';
+import { ProtocolError } from '../kernel/protocol-error';
+
+/** Mesos's name for "no role": a framework without one, unreserved resources. */
+export const MESOS_STAR = '*';
+
+/** Capabilities Mesos defines that change nothing here; accepted (docs/mesos-compat.md says why). */
+const NO_EFFECT_CAPABILITIES = new Set(['REGION_AWARE']);
+
+/** How a framework's role names map between Mesos's and Arbiter's: `*` is the configured default role. */
+export interface RoleMap {
+  /** The Arbiter role that stands for Mesos's `*` (ARBITER_MESOS_DEFAULT_ROLE). */
+  defaultRole: string;
+}
+
+const unsupported = (what: string, why: string) => new ProtocolError(PROTOCOL_ERRORS.UNSUPPORTED, `${what} is not supported: ${why}`);
+
+/** Parses an internal message with its contracts schema, as the socket protocol does; INVALID_MESSAGE names the Mesos call. */
+function checked<S extends z.ZodType>(schema: S, value: unknown, call: string): z.infer<S> {
+  const r = parseMessage(schema, value);
+  if (!r.ok) throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `${call}: ${r.error.message}`, r.error.details);
+  return r.value;
+}
+
+export function toArbiterRole(role: string, map: RoleMap): string {
+  return role === MESOS_STAR ? map.defaultRole : role;
+}
+
+function rolesOf(roles: string[] | undefined, map: RoleMap, call: string): string[] | undefined {
+  if (roles === undefined) return undefined;
+  const out = roles.map((r) => toArbiterRole(r, map));
+  for (const r of out) checked(Role, r, `${call} role '${r}'`);
+  return out;
+}
+
+// ---------------------------------------------------------------- resources
+
+/** A Mesos Resource as Arbiter's ResourceEntry. */
+export function fromMesosResource(r: MesosResource, where: string): ResourceEntry {
+  if (r.disk !== undefined)
+    throw unsupported(`${where}: disk info (persistent volumes, disk sources)`, 'Arbiter has no persistent volumes');
+  if (r.provider_id !== undefined) throw unsupported(`${where}: provider_id`, 'Arbiter has no resource providers');
+  const entry: ResourceEntry = { name: r.name };
+  switch (r.type) {
+    case 'SCALAR':
+      entry.value = r.scalar?.value ?? 0;
+      break;
+    case 'RANGES':
+      entry.ranges = (r.ranges?.range ?? []).map((x) => [x.begin, x.end] as [number, number]);
+      break;
+    case 'SET':
+      entry.set = r.set?.item ?? [];
+      break;
+    default:
+      throw unsupported(`${where}: resource type ${r.type}`, 'resources are SCALAR, RANGES or SET');
+  }
+  const refined = r.reservations?.length ? r.reservations[r.reservations.length - 1].role : undefined;
+  const role = refined ?? (r.role !== undefined && r.role !== MESOS_STAR ? r.role : undefined);
+  if (role !== undefined && role !== MESOS_STAR) entry.reservation = role;
+  if (r.revocable) entry.revocable = true;
+  if (r.shared) entry.shared = true;
+  return entry;
+}
+
+const fromMesosResources = (list: MesosResource[] | undefined, where: string) => (list ?? []).map((r) => fromMesosResource(r, where));
+
+/** Arbiter's ResourceEntry as a Mesos Resource (reservations in both the refined and the pre-refinement form). */
+export function toMesosResource(e: ResourceEntry, allocationRole?: string): Record<string, unknown> {
+  const out: Record<string, unknown> = { name: e.name };
+  if (e.ranges) Object.assign(out, { type: 'RANGES', ranges: { range: e.ranges.map(([begin, end]) => ({ begin, end })) } });
+  else if (e.set) Object.assign(out, { type: 'SET', set: { item: e.set } });
+  else Object.assign(out, { type: 'SCALAR', scalar: { value: e.value ?? 0 } });
+  const reserved = e.reservation !== undefined && e.reservation !== MESOS_STAR;
+  out.role = reserved ? e.reservation : MESOS_STAR;
+  if (reserved) out.reservations = [{ type: 'DYNAMIC', role: e.reservation }];
+  if (allocationRole !== undefined) out.allocation_info = { role: allocationRole };
+  if (e.revocable) out.revocable = {};
+  if (e.shared) out.shared = {};
+  return out;
+}
+
+// ---------------------------------------------------------------- calls
+
+export function subscriptionOf(call: MesosCall, map: RoleMap): Subscription {
+  const sub = call.subscribe;
+  if (!sub) throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, "SUBSCRIBE: the call needs a 'subscribe' field with framework_info");
+  const info: MesosFrameworkInfo = sub.framework_info;
+  if (info.labels?.labels?.length) throw unsupported('framework_info.labels', 'Arbiter keeps no framework labels');
+  if (sub.offer_constraints !== undefined) throw unsupported('subscribe.offer_constraints', 'Arbiter has no offer constraints');
+  if (call.framework_id && info.id && call.framework_id.value !== info.id.value)
+    throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, 'SUBSCRIBE: framework_id and framework_info.id differ');
+  const capabilities: string[] = [];
+  for (const { type } of info.capabilities ?? []) {
+    if ((CAPABILITIES as readonly string[]).includes(type)) capabilities.push(type);
+    else if (!NO_EFFECT_CAPABILITIES.has(type))
+      throw unsupported(`framework capability ${type}`, `Arbiter knows ${[...CAPABILITIES, ...NO_EFFECT_CAPABILITIES].join(', ')}`);
+  }
+  const multiRole = capabilities.includes('MULTI_ROLE');
+  if (!multiRole && info.roles?.length)
+    throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, "SUBSCRIBE: 'roles' needs the MULTI_ROLE capability; use 'role'");
+  if (multiRole && info.role !== undefined)
+    throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, "SUBSCRIBE: a MULTI_ROLE framework names its roles in 'roles', not 'role'");
+  const mesosRoles = multiRole ? (info.roles?.length ? info.roles : [MESOS_STAR]) : [info.role ?? MESOS_STAR];
+  const offerFilters = info.offer_filters
+    ? Object.fromEntries(
+        Object.entries(info.offer_filters).map(([role, f]) => [
+          toArbiterRole(role, map),
+          {
+            minAllocatableResources: (f.min_allocatable_resources?.quantities ?? []).map((q) =>
+              Object.fromEntries(Object.entries(q.quantities ?? {}).map(([name, v]) => [name, v.value])),
+            ),
+          },
+        ]),
+      )
+    : undefined;
+  const msg = checked(
+    Subscribe,
+    {
+      frameworkId: call.framework_id?.value ?? info.id?.value,
+      name: info.name,
+      roles: rolesOf(mesosRoles, map, 'SUBSCRIBE'),
+      capabilities,
+      failoverTimeoutSeconds: info.failover_timeout ?? 0,
+      ...(info.principal !== undefined ? { principal: info.principal } : {}),
+      ...(info.user ? { user: info.user } : {}),
+      ...(info.hostname !== undefined ? { hostname: info.hostname } : {}),
+      suppressedRoles: rolesOf(sub.suppressed_roles, map, 'SUBSCRIBE') ?? [],
+      ...(offerFilters ? { offerFilters } : {}),
+    },
+    'SUBSCRIBE',
+  );
+  return {
+    ...msg,
+    protocol: 'mesos',
+    ...(info.webui_url ? { webuiUrl: info.webui_url } : {}),
+  };
+}
+
+function commandOf(c: MesosCommandInfo | undefined, where: string): Pick<TaskSpec, 'command' | 'env' | 'user'> {
+  if (!c) throw unsupported(`${where}: a task without a command`, 'Arbiter runs tasks from their CommandInfo (no executors)');
+  if (c.uris?.length) throw unsupported(`${where}: command.uris`, 'Arbiter agents do not fetch URIs; put the fetch in the command');
+  const env: Record<string, string> = {};
+  for (const v of c.environment?.variables ?? []) {
+    if (v.type === 'SECRET' || v.secret !== undefined)
+      throw unsupported(`${where}: secret environment variable ${v.name}`, 'Arbiter has no secrets store');
+    env[v.name] = v.value ?? '';
+  }
+  if (c.value === undefined) throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `${where}: command.value is required`);
+  const command: TaskSpec['command'] =
+    c.shell === false
+      ? // Mesos passes `arguments` as the whole argv, the program's name first.
+        { value: c.value, ...(c.arguments && c.arguments.length > 1 ? { arguments: c.arguments.slice(1) } : {}) }
+      : { shell: c.value };
+  if (c.shell !== false && c.arguments?.length)
+    throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `${where}: arguments need shell: false`);
+  return { command, ...(Object.keys(env).length ? { env } : {}), ...(c.user ? { user: c.user } : {}) };
+}
+
+/** A TaskInfo as Arbiter's TaskSpec, and the agent it names. */
+export function taskOf(t: MesosTaskInfo, where: string): { spec: TaskSpec; agentId: string } {
+  const present = MESOS_TASK_UNSUPPORTED.filter((f) => (t as Record<string, unknown>)[f] !== undefined);
+  if (present.length)
+    throw unsupported(
+      `${where}: TaskInfo.${present.join(', TaskInfo.')}`,
+      'Arbiter runs each task as a process from its CommandInfo, with no executors, containers, checks or task data',
+    );
+  if (t.labels?.labels?.length) throw unsupported(`${where}: TaskInfo.labels`, 'Arbiter keeps no task labels');
+  if (t.kill_policy !== undefined)
+    throw unsupported(`${where}: TaskInfo.kill_policy`, "give the grace period in the KILL call's kill_policy");
+  return {
+    agentId: t.agent_id.value,
+    spec: {
+      taskId: t.task_id.value,
+      name: t.name,
+      resources: fromMesosResources(t.resources, `${where} resources`),
+      ...commandOf(t.command, where),
+    },
+  };
+}
+
+function operationOf(op: MesosOperation, i: number): { op: Operation; agents: string[] } {
+  const where = `ACCEPT operation ${i} (${op.type})`;
+  switch (op.type) {
+    case 'LAUNCH':
+    case 'LAUNCH_GROUP': {
+      const infos = op.type === 'LAUNCH' ? op.launch?.task_infos : op.launch_group?.task_group?.tasks;
+      if (op.type === 'LAUNCH_GROUP' && op.launch_group?.executor === undefined)
+        throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `${where}: launch_group needs an executor`);
+      const tasks = (infos ?? []).map((t, j) => taskOf(t, `${where} task ${j}`));
+      return { op: { type: 'LAUNCH', tasks: tasks.map((t) => t.spec) }, agents: tasks.map((t) => t.agentId) };
+    }
+    case 'RESERVE':
+      if (op.reserve?.source?.length)
+        throw unsupported(`${where}: reserve.source`, 'Arbiter has no reservation refinement of reserved resources');
+      return { op: { type: 'RESERVE', resources: fromMesosResources(op.reserve?.resources, where) }, agents: [] };
+    case 'UNRESERVE':
+      return { op: { type: 'UNRESERVE', resources: fromMesosResources(op.unreserve?.resources, where) }, agents: [] };
+    default:
+      throw unsupported(`operation ${op.type}`, 'Arbiter has LAUNCH, LAUNCH_GROUP, RESERVE and UNRESERVE (no persistent volumes or disks)');
+  }
+}
+
+/** An ACCEPT as Arbiter's Accept, with the agent each launched task names (it must be the offers'). */
+export function acceptOf(call: MesosCall): { accept: Accept; taskAgents: string[] } {
+  const a = call.accept;
+  if (!a) throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, "ACCEPT: the call needs an 'accept' field");
+  const ops = (a.operations ?? []).map((op, i) => operationOf(op, i));
+  return {
+    accept: checked(
+      Accept,
+      {
+        offerIds: (a.offer_ids ?? []).map((o) => o.value),
+        operations: ops.map((o) => o.op),
+        ...(a.filters?.refuse_seconds !== undefined ? { refuseSeconds: a.filters.refuse_seconds } : {}),
+      },
+      'ACCEPT',
+    ),
+    taskAgents: ops.flatMap((o) => o.agents),
+  };
+}
+
+/** The tasks an ACCEPT would launch, for the updates that tell the framework they were dropped. */
+export function launchedTaskIds(call: MesosCall): Array<{ taskId: string; agentId: string }> {
+  return (call.accept?.operations ?? []).flatMap((op) =>
+    (op.launch?.task_infos ?? op.launch_group?.task_group?.tasks ?? []).map((t) => ({
+      taskId: t.task_id.value,
+      agentId: t.agent_id.value,
+    })),
+  );
+}
+
+export function declineOf(call: MesosCall): Decline {
+  const d = call.decline;
+  if (!d) throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, "DECLINE: the call needs a 'decline' field");
+  return checked(
+    Decline,
+    {
+      offerIds: (d.offer_ids ?? []).map((o) => o.value),
+      ...(d.filters?.refuse_seconds !== undefined ? { refuseSeconds: d.filters.refuse_seconds } : {}),
+    },
+    'DECLINE',
+  );
+}
+
+export function rolesCallOf(call: MesosCall, map: RoleMap): RolesCall {
+  const roles = (call.type === 'SUPPRESS' ? call.suppress : call.revive)?.roles;
+  return checked(RolesCall, roles?.length ? { roles: rolesOf(roles, map, call.type) } : {}, call.type);
+}
+
+export function killOf(call: MesosCall): Kill {
+  const k = call.kill;
+  if (!k) throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, "KILL: the call needs a 'kill' field");
+  const ns = k.kill_policy?.grace_period?.nanoseconds;
+  return checked(Kill, { taskId: k.task_id.value, ...(ns !== undefined ? { gracePeriodSeconds: ns / 1e9 } : {}) }, 'KILL');
+}
+
+// ---------------------------------------------------------------- events
+
+/** A UUID (`xxxxxxxx-xxxx-...`) as Mesos's bytes field (base64 of its 16 bytes), and back. */
+export function uuidToMesosBytes(uuid: string): string {
+  return Buffer.from(uuid.replace(/-/g, ''), 'hex').toString('base64');
+}
+
+export function mesosBytesToUuid(b64: string): string | undefined {
+  if (!/^[A-Za-z0-9+/]{22}(==)?$/.test(b64)) return undefined;
+  const hex = Buffer.from(b64, 'base64').toString('hex');
+  if (hex.length !== 32) return undefined;
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** Who the events are for: how its roles are named and what it is capable of. */
+export interface EventContext extends RoleMap {
+  frameworkId: string;
+  multiRole: boolean;
+  /** Whether the framework subscribed as `*` (its offers say `*` back). */
+  star: boolean;
+}
+
+const toMesosRole = (role: string, ctx: EventContext) => (ctx.star && role === ctx.defaultRole ? MESOS_STAR : role);
+
+export function mesosOffer(o: Offer, ctx: EventContext, agent: { ip?: string; port?: number }): Record<string, unknown> {
+  const allocationRole = ctx.multiRole ? toMesosRole(o.role, ctx) : undefined;
+  return {
+    id: { value: o.id },
+    framework_id: { value: o.frameworkId },
+    agent_id: { value: o.agentId },
+    hostname: o.hostname,
+    url: {
+      scheme: 'http',
+      address: { hostname: o.hostname, ip: agent.ip ?? o.hostname, port: agent.port ?? 0 },
+      path: '/agent',
+    },
+    resources: o.resources.map((r) => toMesosResource(r, allocationRole)),
+    attributes: Object.entries(o.attributes).map(([name, v]) =>
+      typeof v === 'number' ? { name, type: 'SCALAR', scalar: { value: v } } : { name, type: 'TEXT', text: { value: v } },
+    ),
+    executor_ids: [],
+    ...(allocationRole !== undefined ? { allocation_info: { role: allocationRole } } : {}),
+  };
+}
+
+const TIME = (iso: string) => Date.parse(iso) / 1000;
+
+/**
+ * A status update as Mesos's TaskStatus. Answers to reconciliation carry no uuid: as in Mesos,
+ * they are not acknowledged.
+ */
+export function mesosStatus(s: StatusUpdate): Record<string, unknown> {
+  const reconciliation = s.reason === 'REASON_RECONCILIATION';
+  return {
+    task_id: { value: s.taskId },
+    state: `TASK_${s.state}`,
+    ...(s.message ? { message: s.message } : {}),
+    source: s.source,
+    ...(s.reason ? { reason: s.reason } : {}),
+    agent_id: { value: s.agentId },
+    timestamp: TIME(s.timestamp),
+    ...(reconciliation ? {} : { uuid: uuidToMesosBytes(s.updateUuid) }),
+  };
+}
+
+export function mesosInverseOffer(io: InverseOffer): Record<string, unknown> {
+  const startNs = Date.parse(io.unavailability.start) * 1e6;
+  return {
+    id: { value: io.id },
+    framework_id: { value: io.frameworkId },
+    agent_id: { value: io.agentId },
+    url: { scheme: 'http', address: { hostname: io.hostname, ip: io.hostname, port: 0 }, path: '/agent' },
+    unavailability: {
+      start: { nanoseconds: startNs },
+      ...(io.unavailability.durationSeconds !== null ? { duration: { nanoseconds: io.unavailability.durationSeconds * 1e9 } } : {}),
+    },
+  };
+}
+
+/** One RecordIO record: the byte length of the record, a newline, the record. */
+export function recordIo(record: Buffer | string): Buffer {
+  const body = typeof record === 'string' ? Buffer.from(record) : record;
+  return Buffer.concat([Buffer.from(`${body.length}\n`), body]);
+}

@@ -1,0 +1,403 @@
+/**
+ * Mesos's v1 scheduler HTTP API (`POST /api/v1/scheduler`) on the same master as Arbiter's own
+ * protocol: each call is authenticated (Basic principal:token, Bearer token, or anonymous when
+ * the operator allows it), decoded (mesos-codec.ts) and handed to the handlers the socket.io
+ * gateway uses, so both kinds of framework live under the same rules. SUBSCRIBE answers with
+ * the framework's event stream (MesosStream); every other call names that stream in its
+ * Mesos-Stream-Id header and is answered 202 Accepted, or a 4xx/5xx JSON error
+ * `{ code, message }`. A standby answers 307 with the leader's address, as a Mesos master does.
+ */
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { MesosCall, type MesosCall as MesosCallT, PROTOCOL_ERRORS, withoutNulls } from '@arbiter/contracts';
+import type { Request, Response } from 'express';
+import { InverseOffers } from '../allocation/inverse-offers.handler';
+import { type Actor } from '../auth/auth.actor';
+import { AuthErrorCode } from '../auth/auth.errors';
+import { AuthService } from '../auth/auth.service';
+import { PrincipalKind } from '../auth/principal.entity';
+import { APP_CONFIG, type AppConfig } from '../config/config.schema';
+import { CommonErrorCode } from '../errors/errors.codes';
+import { toArbiterException } from '../errors/errors.filter';
+import { httpStatusOf } from '../errors/errors.mapping';
+import { FRAMEWORK_HEARTBEAT_SECONDS, FrameworkSessions } from '../frameworks/framework-sessions.handler';
+import { CLOCK, type Clock } from '../kernel/clock';
+import { ClusterState } from '../kernel/cluster-state';
+import { asProtocolError, ProtocolError } from '../kernel/protocol-error';
+import { Leadership } from '../leadership/leadership.service';
+import { OfferAnswers } from '../offers/offer-answers.handler';
+import { TaskUpdates } from '../tasks/task-updates.handler';
+import { acceptOf, declineOf, killOf, launchedTaskIds, MESOS_STAR, mesosBytesToUuid, rolesCallOf, subscriptionOf } from './mesos-codec';
+import { JSON_ENCODING, type MesosEncoding, mediaType, negotiate } from './mesos-encoding';
+import { MesosStream } from './mesos-stream';
+
+export const MESOS_SCHEDULER_PATH = '/api/v1/scheduler';
+const ENCODINGS: MesosEncoding[] = [JSON_ENCODING];
+
+/** An HTTP answer to a call: its status and `{ code, message }`. */
+class MesosHttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+/** The HTTP status of a protocol error, as a Mesos master answers such a call. */
+function statusOf(code: string): number {
+  switch (code) {
+    case PROTOCOL_ERRORS.FORBIDDEN:
+    case PROTOCOL_ERRORS.FRAMEWORK_PRINCIPAL_MISMATCH:
+      return 403;
+    case PROTOCOL_ERRORS.DATABASE_UNAVAILABLE:
+    case PROTOCOL_ERRORS.NOT_LEADER:
+      return 503;
+    default:
+      return 400;
+  }
+}
+
+/** Offer problems: Mesos drops the tasks (TASK_DROPPED, or TASK_LOST without PARTITION_AWARE) with REASON_INVALID_OFFERS. */
+const INVALID_OFFERS = new Set<string>([
+  PROTOCOL_ERRORS.UNKNOWN_OFFER,
+  PROTOCOL_ERRORS.OFFER_NOT_YOURS,
+  PROTOCOL_ERRORS.OFFER_STALE,
+  PROTOCOL_ERRORS.OFFERS_FROM_SEVERAL_AGENTS,
+]);
+
+@Injectable()
+export class MesosScheduler {
+  private readonly logger = new Logger('MesosScheduler');
+  /** Open streams by their Mesos-Stream-Id. */
+  private readonly streams = new Map<string, MesosStream>();
+
+  constructor(
+    private readonly leadership: Leadership,
+    private readonly auth: AuthService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly state: ClusterState,
+    private readonly frameworks: FrameworkSessions,
+    private readonly answers: OfferAnswers,
+    private readonly tasks: TaskUpdates,
+    private readonly inverseOffers: InverseOffers,
+  ) {}
+
+  /** Number of open Mesos event streams (metrics). */
+  get openStreams(): number {
+    return this.streams.size;
+  }
+
+  async handle(req: Request, res: Response): Promise<void> {
+    try {
+      await this.call(req, res);
+    } catch (err) {
+      const e = this.httpError(err);
+      if (!e) {
+        this.logger.error({ err }, 'a Mesos scheduler call failed');
+        this.answer(res, new MesosHttpError(500, CommonErrorCode.INTERNAL_ERROR, 'the control plane failed on this call; see its log'));
+      } else this.answer(res, e);
+    }
+  }
+
+  private httpError(err: unknown): MesosHttpError | undefined {
+    if (err instanceof MesosHttpError) return err;
+    const p = asProtocolError(err);
+    if (p) return new MesosHttpError(statusOf(p.code), p.code, p.message, {}, p.details);
+    const known = toArbiterException(err);
+    if (known) {
+      const status = httpStatusOf(known.code);
+      const headers: Record<string, string> = status === 401 ? { 'WWW-Authenticate': 'Basic realm="arbiter"' } : {};
+      return new MesosHttpError(status, known.code, known.message, headers);
+    }
+    return undefined;
+  }
+
+  private answer(res: Response, e: MesosHttpError): void {
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);
+    res.status(e.status).json({ code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) });
+  }
+
+  private async call(req: Request, res: Response): Promise<void> {
+    if (!this.leadership.isLeader) {
+      const leader = this.leadership.leaderUrl;
+      if (leader && leader !== this.leadership.url) {
+        res.setHeader('Location', new URL(MESOS_SCHEDULER_PATH, leader).toString());
+        res.status(307).end();
+        return;
+      }
+      throw new MesosHttpError(
+        503,
+        CommonErrorCode.NO_LEADER,
+        'this control plane is a standby and no leader is known yet: try again shortly',
+      );
+    }
+    const contentType = mediaType(req.headers['content-type']);
+    const encoding = ENCODINGS.find((e) => e.contentType === contentType);
+    if (!encoding)
+      throw new MesosHttpError(
+        415,
+        CommonErrorCode.UNSUPPORTED_MEDIA_TYPE,
+        `send the call as ${ENCODINGS.map((e) => e.contentType).join(' or ')} (Content-Type was '${contentType || 'none'}')`,
+      );
+    const parsed = MesosCall.safeParse(withoutNulls(encoding.decodeCall(req.body)));
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => ({ path: i.path.join('.') || '(call)', message: i.message }));
+      throw new MesosHttpError(
+        400,
+        PROTOCOL_ERRORS.INVALID_MESSAGE,
+        `invalid Mesos call: ${issues
+          .slice(0, 5)
+          .map((i) => `${i.path}: ${i.message}`)
+          .join('; ')}`,
+        {},
+        { issues },
+      );
+    }
+    const call = parsed.data;
+    const actor = await this.authenticate(req.headers.authorization);
+    if (call.type === 'SUBSCRIBE') {
+      const answerIn = negotiate(req.headers.accept, ENCODINGS, encoding);
+      if (!answerIn)
+        throw new MesosHttpError(
+          406,
+          CommonErrorCode.NOT_ACCEPTABLE,
+          `the event stream is sent as ${ENCODINGS.map((e) => e.contentType).join(' or ')}; the Accept header allows neither`,
+        );
+      if (req.headers['mesos-stream-id'])
+        throw new MesosHttpError(400, PROTOCOL_ERRORS.INVALID_MESSAGE, 'SUBSCRIBE must not carry a Mesos-Stream-Id header');
+      await this.subscribe(call, actor, answerIn, req, res);
+      return;
+    }
+    const stream = this.streamOf(req, call, actor);
+    await this.dispatch(call, stream, actor);
+    res.status(202).end();
+  }
+
+  /** Basic (principal and one of its tokens as the secret), Bearer (a token), or none when anonymous frameworks are allowed. */
+  private async authenticate(header: string | undefined): Promise<Actor> {
+    let actor: Actor;
+    if (!header) {
+      if (!this.config.mesosAllowAnonymous)
+        throw new MesosHttpError(
+          401,
+          AuthErrorCode.AUTH_TOKEN_MISSING,
+          "authenticate with 'Authorization: Basic <principal:token>' or 'Bearer <token>' (anonymous frameworks are off: ARBITER_MESOS_ALLOW_ANONYMOUS)",
+          { 'WWW-Authenticate': 'Basic realm="arbiter"' },
+        );
+      return { principalId: null, name: 'anonymous', kind: PrincipalKind.FRAMEWORK, tokenId: null, requestId: null, anonymous: true };
+    }
+    const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+    if (basic) {
+      const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      const principal = colon < 0 ? '' : decoded.slice(0, colon);
+      const secret = colon < 0 ? '' : decoded.slice(colon + 1);
+      if (!principal || !secret || /\s/.test(secret))
+        throw new MesosHttpError(401, AuthErrorCode.AUTH_TOKEN_INVALID, "Basic credentials must read '<principal>:<token>'", {
+          'WWW-Authenticate': 'Basic realm="arbiter"',
+        });
+      actor = await this.auth.authenticate(`Bearer ${secret}`, null);
+      if (actor.name !== principal)
+        throw new MesosHttpError(401, AuthErrorCode.AUTH_TOKEN_INVALID, `the token does not belong to principal '${principal}'`, {
+          'WWW-Authenticate': 'Basic realm="arbiter"',
+        });
+    } else actor = await this.auth.authenticate(header, null);
+    if (actor.kind !== PrincipalKind.FRAMEWORK && actor.kind !== PrincipalKind.ADMIN)
+      throw new MesosHttpError(
+        403,
+        AuthErrorCode.FORBIDDEN,
+        `principal '${actor.name}' (kind ${actor.kind ?? 'system'}) may not call the scheduler API, which admits FRAMEWORK and ADMIN principals`,
+      );
+    return actor;
+  }
+
+  private async subscribe(call: MesosCallT, actor: Actor, encoding: MesosEncoding, req: Request, res: Response): Promise<void> {
+    const roles = { defaultRole: this.config.mesosDefaultRole };
+    const msg = subscriptionOf(call, roles);
+    const info = call.subscribe?.framework_info;
+    const stream = new MesosStream(res, encoding, actor, {
+      address: (agentId) => ({ ip: this.state.agents.get(agentId)?.ip }),
+    });
+    // A connection that goes before the subscription is answered leaves nothing behind.
+    const connection = { gone: false };
+    res.on('close', () => {
+      connection.gone = true;
+      this.streams.delete(stream.id);
+      if (stream.data.frameworkId !== undefined && !stream.closed) {
+        stream.disconnect();
+        void this.frameworks.disconnected(stream).catch((err: unknown) => this.logger.error({ err }, 'Mesos framework disconnection'));
+      } else stream.disconnect();
+    });
+    const reply = await this.frameworks.subscribe(stream, msg, actor);
+    const multiRole = msg.capabilities.includes('MULTI_ROLE');
+    const star = multiRole ? !info?.roles?.length || info.roles.includes(MESOS_STAR) : (info?.role ?? MESOS_STAR) === MESOS_STAR;
+    if (connection.gone) {
+      await this.frameworks.disconnected(stream);
+      return;
+    }
+    this.streams.set(stream.id, stream);
+    stream.open(
+      { frameworkId: reply.frameworkId, multiRole, star, ...roles },
+      {
+        framework_id: { value: reply.frameworkId },
+        heartbeat_interval_seconds: reply.heartbeatIntervalSeconds || FRAMEWORK_HEARTBEAT_SECONDS,
+        master_info: this.masterInfo(req),
+      },
+    );
+  }
+
+  /** Mesos's MasterInfo for this control plane. */
+  private masterInfo(req: Request): Record<string, unknown> {
+    const url = new URL(this.leadership.url);
+    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+    const hostname = req.hostname || url.hostname;
+    return {
+      id: this.leadership.url,
+      ip: 0,
+      port,
+      hostname,
+      version: '1.11.0',
+      address: { hostname, ip: url.hostname, port },
+    };
+  }
+
+  /** The caller's stream: named by Mesos-Stream-Id, of the framework the call names, opened by the same principal. */
+  private streamOf(req: Request, call: MesosCallT, actor: Actor): MesosStream {
+    const id = req.headers['mesos-stream-id'];
+    if (typeof id !== 'string' || !id)
+      throw new MesosHttpError(
+        400,
+        PROTOCOL_ERRORS.NOT_SUBSCRIBED,
+        `${call.type} needs the Mesos-Stream-Id header of the framework's SUBSCRIBE stream`,
+      );
+    const stream = this.streams.get(id);
+    if (!stream || stream.closed)
+      throw new MesosHttpError(400, PROTOCOL_ERRORS.NOT_SUBSCRIBED, `no open subscription has stream id '${id}'; subscribe again`);
+    if (!call.framework_id || call.framework_id.value !== stream.data.frameworkId)
+      throw new MesosHttpError(
+        400,
+        PROTOCOL_ERRORS.INVALID_MESSAGE,
+        `the call's framework_id must be the stream's framework (${String(stream.data.frameworkId)})`,
+      );
+    const same = stream.actor.anonymous ? actor.anonymous === true : stream.actor.principalId === actor.principalId;
+    if (!same)
+      throw new MesosHttpError(
+        403,
+        PROTOCOL_ERRORS.FRAMEWORK_PRINCIPAL_MISMATCH,
+        `the stream was opened by principal '${stream.actor.name}'; principal '${actor.name}' cannot call on it`,
+      );
+    return stream;
+  }
+
+  private async dispatch(call: MesosCallT, stream: MesosStream, actor: Actor): Promise<void> {
+    const roles = { defaultRole: this.config.mesosDefaultRole };
+    switch (call.type) {
+      case 'TEARDOWN':
+        await this.frameworks.teardown(stream, actor);
+        return;
+      case 'ACCEPT':
+        await this.accept(call, stream);
+        return;
+      case 'DECLINE':
+        await this.answers.decline(stream, declineOf(call));
+        return;
+      case 'ACCEPT_INVERSE_OFFERS':
+      case 'DECLINE_INVERSE_OFFERS': {
+        const ids =
+          (call.type === 'ACCEPT_INVERSE_OFFERS' ? call.accept_inverse_offers : call.decline_inverse_offers)?.inverse_offer_ids ?? [];
+        for (const { value } of ids)
+          await this.inverseOffers.answer(stream, { inverseOfferId: value, accept: call.type === 'ACCEPT_INVERSE_OFFERS' });
+        return;
+      }
+      case 'REVIVE':
+        await this.frameworks.revive(stream, rolesCallOf(call, roles));
+        return;
+      case 'SUPPRESS':
+        await this.frameworks.suppress(stream, rolesCallOf(call, roles));
+        return;
+      case 'KILL':
+        await this.frameworks.kill(stream, killOf(call));
+        return;
+      case 'ACKNOWLEDGE': {
+        const ack = call.acknowledge;
+        if (!ack) throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, "ACKNOWLEDGE: the call needs an 'acknowledge' field");
+        const uuid = mesosBytesToUuid(ack.uuid);
+        if (!uuid)
+          throw new ProtocolError(
+            PROTOCOL_ERRORS.INVALID_MESSAGE,
+            "ACKNOWLEDGE: uuid must be the base64 of the 16 bytes of an update's uuid",
+          );
+        await this.tasks.acknowledge(stream, { taskId: ack.task_id.value, updateUuid: uuid });
+        return;
+      }
+      case 'RECONCILE':
+        await this.tasks.reconcile(stream, { tasks: (call.reconcile?.tasks ?? []).map((t) => ({ taskId: t.task_id.value })) });
+        return;
+      case 'REQUEST':
+        // Mesos's allocator ignores requests too: frameworks state their needs by what they accept.
+        return;
+      case 'SHUTDOWN':
+      case 'MESSAGE':
+        throw new ProtocolError(
+          PROTOCOL_ERRORS.UNSUPPORTED,
+          `${call.type} is not supported: Arbiter runs tasks without executors (kill the tasks instead)`,
+        );
+      default:
+        throw new ProtocolError(PROTOCOL_ERRORS.UNSUPPORTED, `${call.type} is not supported by Arbiter (see docs/mesos-compat.md)`);
+    }
+  }
+
+  /**
+   * ACCEPT, as a Mesos master answers it: 202 once the call is understood. When the offers or the
+   * tasks cannot be used, the tasks are reported back on the stream (TASK_DROPPED or TASK_LOST for
+   * bad offers, TASK_ERROR for bad tasks) and what the offers held goes back to the allocator.
+   */
+  private async accept(call: MesosCallT, stream: MesosStream): Promise<void> {
+    const { accept, taskAgents } = acceptOf(call);
+    try {
+      const agents = new Set(accept.offerIds.map((id) => this.state.offers.get(id)?.agentId).filter((a) => a !== undefined));
+      const wrong = taskAgents.find((a) => agents.size === 1 && !agents.has(a));
+      if (wrong !== undefined)
+        throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `a task names agent '${wrong}', not the agent of the offers`);
+      await this.answers.accept(stream, accept);
+    } catch (err) {
+      const p = asProtocolError(err);
+      if (!p || p.code === PROTOCOL_ERRORS.DATABASE_UNAVAILABLE || p.code === PROTOCOL_ERRORS.NOT_SUBSCRIBED) throw err;
+      const fw = this.state.frameworks.get(String(stream.data.frameworkId));
+      const invalidOffers = INVALID_OFFERS.has(p.code);
+      const state = invalidOffers ? (fw?.capabilities.includes('PARTITION_AWARE') ? 'TASK_DROPPED' : 'TASK_LOST') : 'TASK_ERROR';
+      const reason = invalidOffers
+        ? 'REASON_INVALID_OFFERS'
+        : p.code === PROTOCOL_ERRORS.FORBIDDEN
+          ? 'REASON_TASK_UNAUTHORIZED'
+          : 'REASON_TASK_INVALID';
+      const timestamp = this.clock.now() / 1000;
+      for (const t of launchedTaskIds(call))
+        stream.send('UPDATE', {
+          status: {
+            task_id: { value: t.taskId },
+            state,
+            message: p.message,
+            source: 'SOURCE_MASTER',
+            reason,
+            agent_id: { value: t.agentId },
+            timestamp,
+          },
+        });
+      // The framework's usable offers among them go back, as Mesos recovers an invalid accept's offers.
+      const mine = accept.offerIds.filter((id) => this.state.offers.get(id)?.frameworkId === fw?.id);
+      if (mine.length)
+        await this.answers
+          .decline(stream, { offerIds: mine, ...(accept.refuseSeconds !== undefined ? { refuseSeconds: accept.refuseSeconds } : {}) })
+          .catch((e: unknown) => this.logger.warn({ err: e }, 'returning the offers of a refused accept failed; the offer timeout will'));
+    }
+  }
+}

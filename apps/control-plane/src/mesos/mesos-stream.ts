@@ -1,0 +1,110 @@
+/**
+ * A Mesos framework's connection: the streaming answer to its SUBSCRIBE call, in RecordIO
+ * framing (`<length>\n<record>`), one record per event. The handlers see it as any framework
+ * connection (FrameworkConnection): what they emit is turned into Mesos's events here. Events
+ * emitted while the subscription is being answered wait until SUBSCRIBED has gone out.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FrameworkEvents, MesosEventType } from '@arbiter/contracts';
+import type { Response } from 'express';
+import type { Actor } from '../auth/auth.actor';
+import type { FrameworkConnection, SessionData } from '../kernel/cluster-state';
+import { type EventContext, mesosInverseOffer, mesosOffer, mesosStatus, recordIo } from './mesos-codec';
+import type { MesosEncoding } from './mesos-encoding';
+
+/** A framework that reads this slowly (this many bytes waiting) is disconnected. */
+export const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
+
+export interface AgentAddresses {
+  address(agentId: string): { ip?: string; port?: number };
+}
+
+export class MesosStream implements FrameworkConnection {
+  /** The Mesos-Stream-Id: every later call of the framework carries it. */
+  readonly id = randomUUID();
+  readonly data: SessionData = {};
+  private pending: Buffer[] | undefined = [];
+  private ended = false;
+  /** Set once the subscription is answered. */
+  context?: EventContext;
+
+  constructor(
+    private readonly res: Response,
+    readonly encoding: MesosEncoding,
+    /** Who subscribed: later calls on this stream must come from the same principal. */
+    readonly actor: Actor,
+    private readonly agents: AgentAddresses,
+  ) {}
+
+  get closed(): boolean {
+    return this.ended;
+  }
+
+  /** Answers the subscription: status 200, the stream's headers, SUBSCRIBED, then what waited. */
+  open(context: EventContext, subscribed: Record<string, unknown>): void {
+    this.context = context;
+    this.res.status(200);
+    this.res.setHeader('Content-Type', this.encoding.contentType);
+    this.res.setHeader('Mesos-Stream-Id', this.id);
+    this.res.setHeader('Cache-Control', 'no-cache');
+    this.res.flushHeaders();
+    const waiting = this.pending ?? [];
+    this.pending = undefined;
+    this.send('SUBSCRIBED', subscribed);
+    for (const record of waiting) this.write(record);
+  }
+
+  emit<E extends keyof FrameworkEvents>(event: E, ...args: Parameters<FrameworkEvents[E]>): boolean {
+    const ctx = this.context;
+    const [m] = args as [unknown];
+    switch (event) {
+      case 'offers': {
+        const { offers } = m as Parameters<FrameworkEvents['offers']>[0];
+        if (!ctx) return false;
+        return this.send('OFFERS', { offers: offers.map((o) => mesosOffer(o, ctx, this.agents.address(o.agentId))) });
+      }
+      case 'rescind':
+        return this.send('RESCIND', { offer_id: { value: (m as Parameters<FrameworkEvents['rescind']>[0]).offerId } });
+      case 'inverseOffers':
+        return this.send('INVERSE_OFFERS', {
+          inverse_offers: (m as Parameters<FrameworkEvents['inverseOffers']>[0]).inverseOffers.map(mesosInverseOffer),
+        });
+      case 'update':
+        return this.send('UPDATE', { status: mesosStatus((m as Parameters<FrameworkEvents['update']>[0]).status) });
+      case 'heartbeat':
+        return this.send('HEARTBEAT');
+      default:
+        return false;
+    }
+  }
+
+  /** Sends one event (`body` goes in the field named after its type, as Mesos's Event has it). */
+  send(type: MesosEventType, body?: Record<string, unknown>): boolean {
+    if (this.ended) return false;
+    const event: Record<string, unknown> = { type };
+    if (body) event[type.toLowerCase()] = body;
+    const record = recordIo(this.encoding.encodeEvent(event));
+    if (this.pending) this.pending.push(record);
+    else this.write(record);
+    return true;
+  }
+
+  private write(record: Buffer): void {
+    if (this.ended) return;
+    if (this.res.writableLength > MAX_BUFFERED_BYTES) {
+      this.send('ERROR', { message: 'the framework reads its event stream too slowly; subscribe again' });
+      this.disconnect();
+      return;
+    }
+    this.res.write(record);
+  }
+
+  /** Ends the stream (Mesos sends ERROR first when it has something to say). */
+  disconnect(): boolean {
+    if (this.ended) return false;
+    this.ended = true;
+    this.pending = undefined;
+    if (this.res.headersSent) this.res.end();
+    return true;
+  }
+}

@@ -1,0 +1,358 @@
+/**
+ * Mesos's v1 scheduler HTTP API, call by call, spoken by hand as the Mesos docs do with curl:
+ * the event stream and its framing, offers and updates in Mesos's shapes, acknowledgements by
+ * uuid, filters, suppression, reconciliation, authentication (Basic, Bearer, anonymous) and
+ * what a principal cannot do on another's stream, and the errors of bad calls.
+ */
+import { parseResources } from '@arbiter/allocator';
+import type { AppConfig } from '../src/config/config.schema';
+import { ClusterState } from '../src/kernel/cluster-state';
+import { TaskUpdates } from '../src/tasks/task-updates.handler';
+import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from './support/app';
+import { ProtocolAgent } from './support/fake-agent';
+import { objectContaining, stringContaining } from './support/matchers';
+import { basic, MesosClient } from './support/mesos-client';
+import { defined, until } from './support/until';
+
+let t: TestControlPlane | undefined;
+const closers: Array<() => void> = [];
+afterEach(async () => {
+  for (const c of closers.splice(0)) c();
+  await t?.close();
+  t = undefined;
+});
+
+const start = async (config: Partial<AppConfig> = {}) => {
+  t = await startTestControlPlane({ config: { allocationInterval: 0.1, ...config } });
+  return t;
+};
+const agent = async (cp: TestControlPlane, hostname: string, resources: string) => {
+  const a = new ProtocolAgent(cp.cp.url, ADMIN_TOKEN, { hostname, resources: parseResources(resources).toJSON() });
+  closers.push(() => a.close());
+  await a.register();
+  return a;
+};
+const client = (cp: TestControlPlane, auth: string | null = `Bearer ${ADMIN_TOKEN}`) => {
+  const c = new MesosClient(cp.cp.url, auth);
+  closers.push(() => c.close());
+  return c;
+};
+async function principal(cp: TestControlPlane, name: string, kind = 'FRAMEWORK'): Promise<string> {
+  expect((await cp.request('POST', '/api/v1/principals', { name, kind })).status).toBe(201);
+  const issued = await cp.request('POST', `/api/v1/principals/${name}/tokens`, { name: 'test' });
+  return (issued.body as { token: string }).token;
+}
+const info = (extra: Record<string, unknown> = {}) => ({ user: 'nobody', name: 'mesos-fw', role: 'analytics', ...extra });
+interface Offer {
+  id: { value: string };
+  agent_id: { value: string };
+  resources: Array<Record<string, unknown>>;
+}
+interface Status {
+  task_id: { value: string };
+  state: string;
+  uuid?: string;
+  reason?: string;
+  message?: string;
+  agent_id: { value: string };
+}
+/** The error code of a JSON error body. */
+const codeOf = (body: string | undefined) => (JSON.parse(body ?? '{}') as { code?: string }).code;
+const offers = (c: MesosClient) => c.of<{ offers: Offer[] }>('OFFERS').flatMap((e) => e.offers);
+const updates = (c: MesosClient) => c.of<{ status: Status }>('UPDATE').map((e) => e.status);
+
+/** ACCEPT of one offer with one LAUNCH of one task (`task` overrides the TaskInfo's fields). */
+const launch = (c: MesosClient, offer: Offer, taskId: string, task: Record<string, unknown> = {}, accept: Record<string, unknown> = {}) =>
+  c.call('ACCEPT', {
+    accept: {
+      offer_ids: [offer.id],
+      operations: [
+        {
+          type: 'LAUNCH',
+          launch: {
+            task_infos: [
+              {
+                name: taskId,
+                task_id: { value: taskId },
+                agent_id: offer.agent_id,
+                resources: [{ name: 'cpus', type: 'SCALAR', scalar: { value: 1 } }],
+                command: { value: 'sleep 60' },
+                ...task,
+              },
+            ],
+          },
+        },
+      ],
+      ...accept,
+    },
+  });
+
+it('subscribes over a RecordIO stream, offers in Mesos shape, launches a shell task and hears its updates until acknowledged', async () => {
+  const cp = await start();
+  const a = await agent(cp, 'node-1', 'cpus:4;mem:4096;ports:[31000-31009]');
+  const c = client(cp);
+  expect(await c.subscribe(info({ failover_timeout: 60 }))).toBe(200);
+  await until(() => c.frameworkId !== undefined && offers(c).length > 0);
+  const subscribed = c.of('SUBSCRIBED')[0];
+  expect(subscribed).toMatchObject({ framework_id: { value: c.frameworkId }, heartbeat_interval_seconds: 15 });
+  expect(c.streamId).toMatch(/^[0-9a-f-]{36}$/);
+  const offer = offers(c)[0];
+  expect(offer).toMatchObject({ agent_id: { value: a.agentId }, hostname: 'node-1', framework_id: { value: c.frameworkId } });
+  expect(offer.resources).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ name: 'cpus', type: 'SCALAR', scalar: { value: 4 }, role: '*' }),
+      expect.objectContaining({ name: 'ports', type: 'RANGES', ranges: { range: [{ begin: 31000, end: 31009 }] } }),
+    ]),
+  );
+  // The REST API shows it as a Mesos framework, in the role it named.
+  const fw = (await cp.request('GET', `/api/v1/frameworks/${defined(c.frameworkId)}`)).body as Record<string, unknown>;
+  expect(fw).toMatchObject({ protocol: 'mesos', roles: ['analytics'], failoverTimeoutSeconds: 60, connected: true });
+
+  const launched = await launch(
+    c,
+    offer,
+    'hello-1',
+    {
+      name: 'hello',
+      resources: [
+        { name: 'cpus', type: 'SCALAR', scalar: { value: 1 } },
+        { name: 'mem', type: 'SCALAR', scalar: { value: 128 } },
+      ],
+      command: { value: 'echo hello', environment: { variables: [{ name: 'GREETING', value: 'hi' }] } },
+    },
+    { filters: { refuse_seconds: 60 } },
+  );
+  expect(launched.status).toBe(202);
+  await until(() => updates(c).some((s) => s.state === 'TASK_RUNNING'));
+  const running = defined(updates(c).find((s) => s.state === 'TASK_RUNNING'));
+  expect(running).toMatchObject({ task_id: { value: 'hello-1' }, agent_id: { value: a.agentId }, source: 'SOURCE_AGENT' });
+  expect(Buffer.from(defined(running.uuid), 'base64')).toHaveLength(16);
+  const listed = (await cp.request('GET', `/api/v1/tasks?frameworkId=${defined(c.frameworkId)}`)).body as {
+    items: Array<Record<string, unknown>>;
+  };
+  expect(listed.items).toEqual([expect.objectContaining({ taskId: 'hello-1', name: 'hello', state: 'RUNNING' })]);
+
+  // Unacknowledged updates go out again (the periodic resend); acknowledged ones do not.
+  const tasks = cp.cp.app.get(TaskUpdates);
+  const before = updates(c).length;
+  expect([...(await tasks.resendUnacknowledged(c.frameworkId, 0))]).toHaveLength(before);
+  await until(() => updates(c).length === 2 * before);
+  for (const s of updates(c).slice(0, before))
+    expect((await c.call('ACKNOWLEDGE', { acknowledge: { agent_id: s.agent_id, task_id: s.task_id, uuid: s.uuid } })).status).toBe(202);
+  await until(async () => (await tasks.resendUnacknowledged(c.frameworkId, 0)).size === 0);
+});
+
+it('declines with a filter, suppresses and revives, kills and reconciles', async () => {
+  const cp = await start();
+  const a = await agent(cp, 'node-1', 'cpus:4;mem:4096');
+  const c = client(cp);
+  await c.subscribe(info({ capabilities: [{ type: 'TASK_KILLING_STATE' }] }));
+  await until(() => offers(c).length > 0);
+  // Declined for an hour: no offer of that agent meanwhile, until REVIVE clears the filter.
+  expect((await c.call('DECLINE', { decline: { offer_ids: [offers(c)[0].id], filters: { refuse_seconds: 3600 } } })).status).toBe(202);
+  const state = cp.cp.app.get(ClusterState);
+  const cycles = state.cycles;
+  await until(() => state.cycles >= cycles + 5);
+  expect(offers(c)).toHaveLength(1);
+  expect((await c.call('SUPPRESS', { suppress: { roles: ['analytics'] } })).status).toBe(202);
+  expect((await c.call('REVIVE', { revive: {} })).status).toBe(202);
+  await until(() => offers(c).length === 2);
+
+  expect((await launch(c, offers(c)[1], 'sleeper')).status).toBe(202);
+  await until(() => updates(c).some((s) => s.state === 'TASK_RUNNING'));
+  expect(
+    (
+      await c.call('KILL', {
+        kill: { task_id: { value: 'sleeper' }, agent_id: { value: a.agentId }, kill_policy: { grace_period: { nanoseconds: 1e9 } } },
+      })
+    ).status,
+  ).toBe(202);
+  await until(() => updates(c).some((s) => s.state === 'TASK_KILLED'));
+  expect(updates(c).map((s) => s.state)).toEqual(expect.arrayContaining(['TASK_KILLING', 'TASK_KILLED']));
+
+  // Explicit reconciliation: the state of the task named, TASK_LOST for a task never heard of; no uuid (not acknowledged).
+  const n = updates(c).length;
+  expect(
+    (await c.call('RECONCILE', { reconcile: { tasks: [{ task_id: { value: 'sleeper' } }, { task_id: { value: 'ghost' } }] } })).status,
+  ).toBe(202);
+  await until(() => updates(c).length === n + 2);
+  expect(updates(c).slice(n)).toEqual([
+    expect.objectContaining({ task_id: { value: 'sleeper' }, state: 'TASK_KILLED', reason: 'REASON_RECONCILIATION' }),
+    expect.objectContaining({ task_id: { value: 'ghost' }, state: 'TASK_LOST', reason: 'REASON_RECONCILIATION' }),
+  ]);
+  expect(
+    updates(c)
+      .slice(n)
+      .some((s) => s.uuid !== undefined),
+  ).toBe(false);
+  // Implicit: every live task (none now).
+  expect((await c.call('RECONCILE', { reconcile: { tasks: [] } })).status).toBe(202);
+  expect((await c.call('KILL', { kill: { task_id: { value: 'nope' } } })).status).toBe(400);
+});
+
+it('drops the tasks of an accept whose offers cannot be used, as Mesos does, and refuses calls it cannot honour by name', async () => {
+  const cp = await start();
+  await agent(cp, 'node-1', 'cpus:4;mem:4096');
+  const c = client(cp);
+  await c.subscribe(info({ capabilities: [{ type: 'PARTITION_AWARE' }] }));
+  await until(() => offers(c).length > 0);
+  const offer = offers(c)[0];
+  const stale = { ...offer, id: { value: '00000000-0000-4000-8000-000000000000' } };
+  expect((await launch(c, stale, 'lost-1')).status).toBe(202);
+  await until(() => updates(c).length > 0);
+  expect(updates(c)[0]).toMatchObject({
+    task_id: { value: 'lost-1' },
+    state: 'TASK_DROPPED',
+    reason: 'REASON_INVALID_OFFERS',
+    source: 'SOURCE_MASTER',
+  });
+  // Too much for the offer: TASK_ERROR, and the offer goes back to the allocator.
+  const greedy = await launch(
+    c,
+    offer,
+    'big',
+    { resources: [{ name: 'cpus', type: 'SCALAR', scalar: { value: 64 } }] },
+    { filters: { refuse_seconds: 0 } },
+  );
+  expect(greedy.status).toBe(202);
+  await until(() => updates(c).some((s) => s.task_id.value === 'big'));
+  expect(updates(c).find((s) => s.task_id.value === 'big')).toMatchObject({ state: 'TASK_ERROR', reason: 'REASON_TASK_INVALID' });
+  await until(() => offers(c).length > 1);
+
+  const refusals: Array<[Record<string, unknown>, number, string, string]> = [
+    [
+      { type: 'ACCEPT', accept: { offer_ids: [offer.id], operations: [{ type: 'CREATE', create: { volumes: [] } }] } },
+      400,
+      'UNSUPPORTED',
+      'CREATE',
+    ],
+    [{ type: 'SHUTDOWN', shutdown: { executor_id: { value: 'e' }, agent_id: { value: 'a' } } }, 400, 'UNSUPPORTED', 'executors'],
+    [
+      {
+        type: 'ACCEPT',
+        accept: {
+          offer_ids: [offer.id],
+          operations: [
+            {
+              type: 'LAUNCH',
+              launch: {
+                task_infos: [
+                  {
+                    name: 'd',
+                    task_id: { value: 'd' },
+                    agent_id: offer.agent_id,
+                    container: { type: 'DOCKER' },
+                    command: { value: 'true' },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      },
+      400,
+      'UNSUPPORTED',
+      'TaskInfo.container',
+    ],
+    [
+      { type: 'DECLINE', decline: { offer_ids: [offer.id], filters: { refuse_seconds: 1 }, colour: 'blue' } },
+      400,
+      'INVALID_MESSAGE',
+      'colour',
+    ],
+    [{ type: 'TELEPORT' }, 400, 'INVALID_MESSAGE', 'type'],
+    [{ type: 'ACKNOWLEDGE', acknowledge: { task_id: { value: 'x' }, uuid: 'not-a-uuid' } }, 400, 'INVALID_MESSAGE', 'uuid'],
+  ];
+  for (const [call, status, code, mentions] of refusals) {
+    const r = await c.call(String(call.type), call);
+    expect([r.status, JSON.parse(r.body) as unknown]).toEqual([status, objectContaining({ code, message: stringContaining(mentions) })]);
+  }
+  // Bad bodies and headers.
+  expect(await c.raw('{"type":', { 'content-type': 'application/json' })).toMatchObject({ status: 400 });
+  expect(JSON.parse((await c.raw('<call/>', { 'content-type': 'application/xml' })).body)).toMatchObject({
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+  });
+  const noStream = await c.call('REVIVE', {}, { 'mesos-stream-id': '' });
+  expect([noStream.status, codeOf(noStream.body)]).toEqual([400, 'NOT_SUBSCRIBED']);
+  const otherFramework = await c.raw(JSON.stringify({ type: 'REVIVE', framework_id: { value: 'someone-else' } }), {
+    'mesos-stream-id': defined(c.streamId),
+  });
+  expect([otherFramework.status, codeOf(otherFramework.body)]).toEqual([400, 'INVALID_MESSAGE']);
+  const xml = client(cp);
+  expect(
+    JSON.parse(
+      (await xml.raw(JSON.stringify({ type: 'SUBSCRIBE', subscribe: { framework_info: info() } }), { accept: 'application/xml' })).body,
+    ),
+  ).toMatchObject({
+    code: 'NOT_ACCEPTABLE',
+  });
+  // The stream is still open and serving.
+  expect(c.ended).toBe(false);
+});
+
+it('authenticates frameworks with Basic or Bearer, refuses anonymous ones unless allowed, and keeps principals apart', async () => {
+  const cp = await start();
+  await agent(cp, 'node-1', 'cpus:4;mem:4096');
+  const teamA = await principal(cp, 'team-a');
+  const teamB = await principal(cp, 'team-b');
+  const agentToken = await principal(cp, 'an-agent', 'AGENT');
+
+  const anonymous = client(cp, null);
+  expect(await anonymous.subscribe(info())).toBe(401);
+  expect(JSON.parse(defined(anonymous.subscribeBody))).toMatchObject({ code: 'AUTH_TOKEN_MISSING' });
+  const wrongOwner = client(cp, basic('team-b', teamA));
+  expect(await wrongOwner.subscribe(info())).toBe(401);
+  const agentKind = client(cp, `Bearer ${agentToken}`);
+  expect(await agentKind.subscribe(info())).toBe(403);
+
+  const a = client(cp, basic('team-a', teamA));
+  expect(await a.subscribe(info({ principal: 'team-a' }))).toBe(200);
+  await until(() => a.frameworkId !== undefined);
+  const fw = (await cp.request('GET', `/api/v1/frameworks/${defined(a.frameworkId)}`)).body as Record<string, unknown>;
+  expect(fw).toMatchObject({ principal: 'team-a', protocol: 'mesos' });
+  // Claiming another principal in framework_info is refused, as is subscribing as team-a's framework.
+  const liar = client(cp, `Bearer ${teamB}`);
+  expect(await liar.subscribe(info({ principal: 'team-a' }))).toBe(403);
+  const thief = client(cp, `Bearer ${teamB}`);
+  expect(await thief.subscribe(info({ id: { value: a.frameworkId } }))).toBe(403);
+  expect(JSON.parse(defined(thief.subscribeBody))).toMatchObject({ code: 'FRAMEWORK_PRINCIPAL_MISMATCH' });
+  // Knowing team-a's stream id does not let team-b call on it.
+  const hijack = await new MesosClient(cp.cp.url, `Bearer ${teamB}`).raw(
+    JSON.stringify({ type: 'TEARDOWN', framework_id: { value: a.frameworkId } }),
+    { 'mesos-stream-id': defined(a.streamId) },
+  );
+  expect([hijack.status, codeOf(hijack.body)]).toEqual([403, 'FRAMEWORK_PRINCIPAL_MISMATCH']);
+  expect(((await cp.request('GET', `/api/v1/frameworks/${defined(a.frameworkId)}`)).body as Record<string, unknown>).state).toBe('ACTIVE');
+  // Its own TEARDOWN ends it and its stream.
+  expect((await a.call('TEARDOWN')).status).toBe(202);
+  await until(() => a.ended);
+  expect(((await cp.request('GET', `/api/v1/frameworks/${defined(a.frameworkId)}`)).body as Record<string, unknown>).state).toBe(
+    'COMPLETED',
+  );
+});
+
+it('admits anonymous frameworks when the operator allows it, under the ACL entries for principal type ANY only', async () => {
+  const cp = await start({ mesosAllowAnonymous: true });
+  expect(
+    (
+      await cp.request('PUT', '/api/v1/acls', {
+        permissive: false,
+        register_frameworks: [
+          { principals: { values: ['anonymous'] }, roles: { type: 'ANY' } },
+          { principals: { type: 'ANY' }, roles: { values: ['open'] } },
+        ],
+      })
+    ).status,
+  ).toBe(200);
+  const open = client(cp, null);
+  expect(await open.subscribe(info({ role: 'open', principal: 'team-a' }))).toBe(200);
+  await until(() => open.frameworkId !== undefined);
+  // No principal, whatever framework_info claimed.
+  expect(
+    ((await cp.request('GET', `/api/v1/frameworks/${defined(open.frameworkId)}`)).body as Record<string, unknown>).principal,
+  ).toBeNull();
+  // An entry naming a principal called 'anonymous' does not match a caller without one.
+  const closed = client(cp, null);
+  expect(await closed.subscribe(info({ role: 'analytics' }))).toBe(403);
+  expect(JSON.parse(defined(closed.subscribeBody))).toMatchObject({ code: 'FORBIDDEN' });
+});
