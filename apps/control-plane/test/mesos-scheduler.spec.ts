@@ -4,12 +4,13 @@
  * uuid, filters, suppression, reconciliation, authentication (Basic, Bearer, anonymous) and
  * what a principal cannot do on another's stream, and the errors of bad calls.
  */
-import { parseResources } from '@arbiter/allocator';
+import { parseResources, Resources } from '@arbiter/allocator';
 import type { AppConfig } from '../src/config/config.schema';
 import { ClusterState } from '../src/kernel/cluster-state';
 import { TaskUpdates } from '../src/tasks/task-updates.handler';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from './support/app';
 import { ProtocolAgent } from './support/fake-agent';
+import { Recorder } from './support/recorder';
 import { objectContaining, stringContaining } from './support/matchers';
 import { basic, MesosClient } from './support/mesos-client';
 import { defined, until } from './support/until';
@@ -355,4 +356,69 @@ it('admits anonymous frameworks when the operator allows it, under the ACL entri
   const closed = client(cp, null);
   expect(await closed.subscribe(info({ role: 'analytics' }))).toBe(403);
   expect(JSON.parse(defined(closed.subscribeBody))).toMatchObject({ code: 'FORBIDDEN' });
+});
+
+it("shares one cluster fairly between a Mesos framework and an SDK framework: the DRF example's 3 and 2 tasks", async () => {
+  const cp = await start();
+  await agent(cp, 'drf-host', 'cpus:9;mem:18432');
+  // Both subscribe suppressed, then revive: offers start once both are there, as in the walk-through.
+  const sdk = new Recorder(cp, { name: 'B (SDK)', roles: ['drf'], suppressedRoles: ['drf'] });
+  closers.push(() => sdk.s.close());
+  const mesosFw = client(cp);
+  let n = 0;
+  mesosFw.onEvent = (e) => {
+    if (e.type !== 'OFFERS') return;
+    for (const o of (e.offers as { offers: Offer[] }).offers) {
+      const scalar = (name: string) => (o.resources.find((r) => r.name === name)?.scalar as { value?: number } | undefined)?.value ?? 0;
+      if (scalar('cpus') >= 1 && scalar('mem') >= 4096)
+        void launch(
+          mesosFw,
+          o,
+          `A-${n++}`,
+          {
+            resources: [
+              { name: 'cpus', type: 'SCALAR', scalar: { value: 1 } },
+              { name: 'mem', type: 'SCALAR', scalar: { value: 4096 } },
+            ],
+          },
+          { filters: { refuse_seconds: 0 } },
+        );
+      else void mesosFw.call('DECLINE', { decline: { offer_ids: [o.id], filters: { refuse_seconds: 0 } } });
+    }
+  };
+  let m = 0;
+  sdk.s.on('offers', (list) => {
+    for (const o of list) {
+      const offered = Resources.of(o.resources);
+      const need = Resources.fromScalars({ cpus: 3, mem: 1024 });
+      if (offered.contains(need))
+        sdk.s
+          .launch(o, [{ taskId: `B-${m++}`, name: 'B', command: { shell: 'sleep 600' }, resources: need.toJSON() }], { refuseSeconds: 0 })
+          .catch(() => undefined);
+      else sdk.s.decline(o.id, { refuseSeconds: 0 }).catch(() => undefined);
+    }
+  });
+  await sdk.s.start();
+  expect(await mesosFw.subscribe(info({ role: 'drf' }), { suppressed_roles: ['drf'] })).toBe(200);
+  await until(() => mesosFw.frameworkId !== undefined);
+  await sdk.s.revive();
+  expect((await mesosFw.call('REVIVE', { revive: { roles: ['drf'] } })).status).toBe(202);
+  const share = async () => {
+    const list = (await cp.request('GET', '/api/v1/frameworks?limit=10')).body as {
+      items: Array<{ id: string; activeTasks: number; dominantShare: number; protocol: string }>;
+    };
+    return list.items;
+  };
+  await until(async () => {
+    const items = await share();
+    return items.reduce((sum, f) => sum + f.activeTasks, 0) === 5;
+  }, 20_000);
+  const items = await share();
+  const of = (id: string | undefined) => defined(items.find((f) => f.id === id));
+  expect(
+    [of(mesosFw.frameworkId), of(sdk.s.frameworkId)].map((f) => [f.protocol, f.activeTasks, Math.round(f.dominantShare * 1000) / 1000]),
+  ).toEqual([
+    ['mesos', 3, 0.667],
+    ['arbiter', 2, 0.667],
+  ]);
 });

@@ -25,6 +25,7 @@ import { ClusterState } from '../kernel/cluster-state';
 import { asProtocolError, ProtocolError } from '../kernel/protocol-error';
 import { Leadership } from '../leadership/leadership.service';
 import { OfferAnswers } from '../offers/offer-answers.handler';
+import { Realtime } from '../realtime/realtime';
 import { TaskUpdates } from '../tasks/task-updates.handler';
 import { acceptOf, declineOf, killOf, launchedTaskIds, MESOS_STAR, mesosBytesToUuid, rolesCallOf, subscriptionOf } from './mesos-codec';
 import { JSON_ENCODING, type MesosEncoding, mediaType, negotiate } from './mesos-encoding';
@@ -84,7 +85,15 @@ export class MesosScheduler {
     private readonly answers: OfferAnswers,
     private readonly tasks: TaskUpdates,
     private readonly inverseOffers: InverseOffers,
-  ) {}
+    private readonly realtime: Realtime,
+  ) {
+    // When this replica stops leading or the process stops, the streams end with the sockets:
+    // the frameworks subscribe again (to the leader), and no failover timeout starts meanwhile.
+    realtime.addSessions(() => {
+      for (const stream of this.streams.values()) stream.disconnect();
+      this.streams.clear();
+    });
+  }
 
   /** Number of open Mesos event streams (metrics). */
   get openStreams(): number {
@@ -231,7 +240,7 @@ export class MesosScheduler {
     res.on('close', () => {
       connection.gone = true;
       this.streams.delete(stream.id);
-      if (stream.data.frameworkId !== undefined && !stream.closed) {
+      if (stream.data.frameworkId !== undefined && !stream.closed && this.realtime.sessionsOpen) {
         stream.disconnect();
         void this.frameworks.disconnected(stream).catch((err: unknown) => this.logger.error({ err }, 'Mesos framework disconnection'));
       } else stream.disconnect();

@@ -50,6 +50,8 @@ export class Realtime implements BeforeApplicationShutdown {
   private readonly leaderOnly = new Set<Namespace>();
   /** Open sockets by the token they authenticated with. */
   private readonly byToken = new Map<string, Set<AnySocket>>();
+  /** Closers of other protocols' sessions (Mesos's event streams): they go with the sockets. */
+  private readonly otherSessions = new Set<() => void>();
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -152,9 +154,15 @@ export class Realtime implements BeforeApplicationShutdown {
     this.open = true;
   }
 
+  /** Sessions of another protocol, closed whenever the socket sessions are. */
+  addSessions(close: () => void): void {
+    this.otherSessions.add(close);
+  }
+
   /** Closes every agent and framework session (this replica stopped leading): they reconnect to the leader. */
   closeSessions(): void {
     this.open = false;
+    for (const close of this.otherSessions) close();
     for (const ns of this.leaderOnly) ns.disconnectSockets(true);
     // Connections still authenticating (their handshake may wait on the lost database) go too.
     for (const conn of this.connections) conn.close();
@@ -206,6 +214,7 @@ export class Realtime implements BeforeApplicationShutdown {
    */
   beforeApplicationShutdown(): void {
     this.open = false;
+    for (const close of this.otherSessions) close();
     if (!this.server) return;
     this.server.disconnectSockets(true);
     // The HTTP server itself is Nest's to close; close only socket.io's engine.

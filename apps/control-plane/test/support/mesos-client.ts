@@ -37,6 +37,8 @@ export class RecordIoReader {
 
 export class MesosClient {
   readonly events: MesosEvent[] = [];
+  /** Called with every event as it arrives. */
+  onEvent?: (event: MesosEvent) => void;
   streamId?: string;
   frameworkId?: string;
   subscribeStatus?: number;
@@ -94,6 +96,7 @@ export class MesosClient {
           if (event.type === 'SUBSCRIBED')
             this.frameworkId = ((event.subscribed as Record<string, unknown>).framework_id as { value: string }).value;
           this.events.push(event);
+          this.onEvent?.(event);
         });
         res.on('data', (c: Buffer) => reader.push(c));
         res.on('end', () => (this.ended = true));
