@@ -81,7 +81,18 @@ export class MasterModule {
         ...HANDLERS,
         ...REPOSITORIES,
       ],
-      exports: [CLOCK, ClusterState, LiveView, OperatorStream, Realtime, FrameworkSessions, OfferAnswers, TaskUpdates, InverseOffers, Retention],
+      exports: [
+        CLOCK,
+        ClusterState,
+        LiveView,
+        OperatorStream,
+        Realtime,
+        FrameworkSessions,
+        OfferAnswers,
+        TaskUpdates,
+        InverseOffers,
+        Retention,
+      ],
     };
   }
 }
