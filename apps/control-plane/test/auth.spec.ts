@@ -11,7 +11,10 @@ describe('authentication', () => {
 
   it.each([
     [null, 'AUTH_TOKEN_MISSING'],
-    ['Basic YWRtaW46YWRtaW4=', 'AUTH_TOKEN_MISSING'],
+    // Basic carries <principal>:<token> (as Mesos clients send principal and secret): admin:admin is no token.
+    ['Basic YWRtaW46YWRtaW4=', 'AUTH_TOKEN_INVALID'],
+    [`Basic ${Buffer.from('no-colon').toString('base64')}`, 'AUTH_TOKEN_MISSING'],
+    [`Basic ${Buffer.from(`someone-else:${ADMIN_TOKEN}`).toString('base64')}`, 'AUTH_TOKEN_INVALID'],
     ['Bearer', 'AUTH_TOKEN_MISSING'],
     ['Bearer not-a-token', 'AUTH_TOKEN_INVALID'],
   ])('refuses /api/v1 with Authorization %j: 401 %s', async (header, code) => {
@@ -23,6 +26,13 @@ describe('authentication', () => {
 
   it('accepts the admin token and records the admin as the actor', async () => {
     await ok(t.client.GET('/api/v1/agents'));
+  });
+
+  it('accepts Basic with the principal and one of its tokens, as Mesos clients authenticate', async () => {
+    const res = await fetch(`${t.cp.url}/api/v1/whoami`, {
+      headers: { authorization: `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64')}` },
+    });
+    expect([res.status, ((await res.json()) as { principal?: string }).principal]).toEqual([200, 'admin']);
   });
 
   it('keeps /health, /metrics and the API docs open', async () => {

@@ -119,6 +119,19 @@ describe('leadership', () => {
     refused.close();
   });
 
+  it('answers Mesos clients on a standby with 307 and the leader, as a Mesos master does', async () => {
+    const leader = (await health(first)).leader;
+    const subscribe = await fetch(`${second.cp.url}/api/v1/scheduler`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+      body: JSON.stringify({ type: 'SUBSCRIBE', subscribe: { framework_info: { user: 'u', name: 'm', role: 'r' } } }),
+      redirect: 'manual',
+    });
+    expect([subscribe.status, subscribe.headers.get('location')]).toEqual([307, `${String(leader)}/api/v1/scheduler`]);
+    const redirect = await fetch(`${second.cp.url}/master/redirect`, { redirect: 'manual' });
+    expect([redirect.status, redirect.headers.get('location')]).toEqual([307, `//${new URL(String(leader)).host}`]);
+  });
+
   it('fences every table but the migrations and the terms', async () => {
     const pg = new Client({ connectionString: db.url });
     await pg.connect();

@@ -11,7 +11,7 @@ import { TaskUpdates } from '../src/tasks/task-updates.handler';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from './support/app';
 import { ProtocolAgent } from './support/fake-agent';
 import { Recorder } from './support/recorder';
-import { objectContaining, stringContaining } from './support/matchers';
+import { arrayContaining, objectContaining, stringContaining } from './support/matchers';
 import { basic, MesosClient } from './support/mesos-client';
 import { defined, until } from './support/until';
 
@@ -421,4 +421,83 @@ it("shares one cluster fairly between a Mesos framework and an SDK framework: th
     ['mesos', 3, 0.667],
     ['arbiter', 2, 0.667],
   ]);
+});
+
+it("serves Mesos's read-only endpoints for tooling: state, frameworks, slaves, roles, tasks, the metrics snapshot and the leader redirect", async () => {
+  const cp = await start();
+  const a = await agent(cp, 'node-1', 'cpus:4;mem:4096;ports:[31000-31009]');
+  const c = client(cp);
+  await c.subscribe(info({ webui_url: 'http://fw.example/ui' }));
+  await until(() => offers(c).length > 0);
+  await launch(c, offers(c)[0], 'svc-1');
+  await until(() => updates(c).some((s) => s.state === 'TASK_RUNNING'));
+  const viewer = await principal(cp, 'viewer', 'VIEWER');
+  const get = async (route: string, auth: string | null = basic('viewer', viewer)) => {
+    const r = await fetch(`${cp.cp.url}${route}`, { headers: auth ? { authorization: auth } : {}, redirect: 'manual' });
+    return { status: r.status, headers: r.headers, body: r.status === 307 ? {} : ((await r.json()) as Record<string, unknown>) };
+  };
+
+  const state = await get('/master/state');
+  expect(state.status).toBe(200);
+  expect(state.body).toMatchObject({
+    activated_slaves: 1,
+    slaves: [
+      objectContaining({
+        id: a.agentId,
+        hostname: 'node-1',
+        active: true,
+        resources: objectContaining({ cpus: 4, ports: '[31000-31009]' }),
+      }),
+    ],
+    frameworks: [
+      objectContaining({
+        id: c.frameworkId,
+        name: 'mesos-fw',
+        role: 'analytics',
+        active: true,
+        webui_url: 'http://fw.example/ui',
+        arbiter_protocol: 'mesos',
+        tasks: [
+          objectContaining({
+            id: 'svc-1',
+            state: 'TASK_RUNNING',
+            slave_id: a.agentId,
+            resources: objectContaining({ cpus: 1 }),
+          }),
+        ],
+      }),
+    ],
+  });
+  expect((await get('/state.json')).body).toHaveProperty('slaves');
+  expect((await get('/master/slaves')).body).toMatchObject({
+    slaves: [objectContaining({ used_resources: objectContaining({ cpus: 1 }) })],
+  });
+  expect((await get('/master/frameworks')).body).toMatchObject({
+    frameworks: [objectContaining({ id: c.frameworkId })],
+    completed_frameworks: [],
+  });
+  expect((await get('/master/roles')).body).toMatchObject({
+    roles: arrayContaining([objectContaining({ name: 'analytics', weight: 1, frameworks: [c.frameworkId] })]),
+  });
+  expect((await get('/master/tasks?limit=1')).body).toMatchObject({
+    tasks: [objectContaining({ id: 'svc-1', framework_id: c.frameworkId })],
+  });
+
+  const snapshot = (await get('/metrics/snapshot', null)).body;
+  expect(snapshot).toMatchObject({
+    'master/elected': 1,
+    'master/slaves_active': 1,
+    'master/frameworks_connected': 1,
+    'master/tasks_running': 1,
+    'master/cpus_total': 4,
+    'master/cpus_used': 1,
+  });
+  expect(snapshot['allocator/mesos/allocation_runs']).toBeGreaterThan(0);
+
+  const redirect = await get('/master/redirect', null);
+  const leader = new URL(((await cp.request('GET', '/health')).body as { leader: string }).leader);
+  expect([redirect.status, redirect.headers.get('location')]).toEqual([307, `//${leader.host}`]);
+  // Reading the state needs credentials; the metrics snapshot does not.
+  expect((await get('/master/state', null)).status).toBe(401);
+  expect((await get('/master/state', basic('viewer', 'arb_wrong'))).status).toBe(401);
 });

@@ -16,6 +16,22 @@ export const ADMIN_PRINCIPAL = 'admin';
 /** How stale `last_used_at` may get before a request refreshes it (one write per minute at most). */
 const TOUCH_INTERVAL_MS = 60_000;
 
+/**
+ * The token of an Authorization header: `Bearer <token>`, or `Basic` with `<principal>:<token>`
+ * (how Mesos frameworks and tools send their principal and secret: the secret is a token of the
+ * principal).
+ */
+function credentialsOf(header: string): { token: string; principal?: string } | undefined {
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (bearer) return { token: bearer[1] };
+  const basic = /^Basic\s+([A-Za-z0-9+/]+=*)\s*$/i.exec(header);
+  if (!basic) return undefined;
+  const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  const [principal, token] = [decoded.slice(0, colon), decoded.slice(colon + 1)];
+  return colon > 0 && /^\S+$/.test(token) ? { token, principal } : undefined;
+}
+
 export function hashToken(token: string): string {
   return crypto.createHash('sha256').update(token, 'utf8').digest('hex');
 }
@@ -56,10 +72,16 @@ export class AuthService {
     if (!header) {
       throw new ArbiterException(AuthErrorCode.AUTH_TOKEN_MISSING, "this API needs an 'Authorization: Bearer <token>' header");
     }
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!m) throw new ArbiterException(AuthErrorCode.AUTH_TOKEN_MISSING, "the Authorization header must read 'Bearer <token>'");
-    const owner = await this.repo.findLiveToken(this.db.manager, hashToken(m[1]), now);
+    const credentials = credentialsOf(header);
+    if (!credentials)
+      throw new ArbiterException(
+        AuthErrorCode.AUTH_TOKEN_MISSING,
+        "the Authorization header must read 'Bearer <token>' (or 'Basic' with <principal>:<token>, as Mesos clients send it)",
+      );
+    const owner = await this.repo.findLiveToken(this.db.manager, hashToken(credentials.token), now);
     if (!owner) throw new ArbiterException(AuthErrorCode.AUTH_TOKEN_INVALID, 'the bearer token is unknown, revoked or expired');
+    if (credentials.principal !== undefined && credentials.principal !== owner.name)
+      throw new ArbiterException(AuthErrorCode.AUTH_TOKEN_INVALID, `the token does not belong to principal '${credentials.principal}'`);
     if (!owner.lastUsedAt || now.getTime() - owner.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
       await this.repo.touchToken(this.db.manager, owner.tokenId, now);
     }

@@ -4,5 +4,5 @@ import { ClusterController } from './cluster.controller';
 import { ClusterRepository } from './cluster.repository';
 import { ClusterService } from './cluster.service';
 
-@Module({ controllers: [ClusterController], providers: [ClusterRepository, ClusterService] })
+@Module({ controllers: [ClusterController], providers: [ClusterRepository, ClusterService], exports: [ClusterService] })
 export class ClusterModule {}

@@ -192,7 +192,6 @@ export class MesosScheduler {
 
   /** Basic (principal and one of its tokens as the secret), Bearer (a token), or none when anonymous frameworks are allowed. */
   private async authenticate(header: string | undefined): Promise<Actor> {
-    let actor: Actor;
     if (!header) {
       if (!this.config.mesosAllowAnonymous)
         throw new MesosHttpError(
@@ -203,22 +202,7 @@ export class MesosScheduler {
         );
       return { principalId: null, name: 'anonymous', kind: PrincipalKind.FRAMEWORK, tokenId: null, requestId: null, anonymous: true };
     }
-    const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-    if (basic) {
-      const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
-      const colon = decoded.indexOf(':');
-      const principal = colon < 0 ? '' : decoded.slice(0, colon);
-      const secret = colon < 0 ? '' : decoded.slice(colon + 1);
-      if (!principal || !secret || /\s/.test(secret))
-        throw new MesosHttpError(401, AuthErrorCode.AUTH_TOKEN_INVALID, "Basic credentials must read '<principal>:<token>'", {
-          'WWW-Authenticate': 'Basic realm="arbiter"',
-        });
-      actor = await this.auth.authenticate(`Bearer ${secret}`, null);
-      if (actor.name !== principal)
-        throw new MesosHttpError(401, AuthErrorCode.AUTH_TOKEN_INVALID, `the token does not belong to principal '${principal}'`, {
-          'WWW-Authenticate': 'Basic realm="arbiter"',
-        });
-    } else actor = await this.auth.authenticate(header, null);
+    const actor = await this.auth.authenticate(header, null);
     if (actor.kind !== PrincipalKind.FRAMEWORK && actor.kind !== PrincipalKind.ADMIN)
       throw new MesosHttpError(
         403,

@@ -1,8 +1,19 @@
 /** Mesos's APIs on Arbiter's master: the v1 scheduler HTTP API, and the read-only endpoints Mesos tooling reads. */
 import { Module } from '@nestjs/common';
+import { AgentsModule } from '../agents/agents.module';
 import { AuthModule } from '../auth/auth.module';
+import { ClusterModule } from '../cluster/cluster.module';
+import { FrameworksModule } from '../frameworks/frameworks.module';
+import { RolesModule } from '../roles/roles.module';
+import { TasksModule } from '../tasks/tasks.module';
+import { MesosMasterController } from './mesos-master.controller';
+import { MesosMaster } from './mesos-master.service';
 import { MesosSchedulerController } from './mesos-scheduler.controller';
 import { MesosScheduler } from './mesos-scheduler.service';
 
-@Module({ imports: [AuthModule], controllers: [MesosSchedulerController], providers: [MesosScheduler], exports: [MesosScheduler] })
+@Module({
+  imports: [AuthModule, AgentsModule, FrameworksModule, TasksModule, RolesModule, ClusterModule],
+  controllers: [MesosSchedulerController, MesosMasterController],
+  providers: [MesosScheduler, MesosMaster],
+})
 export class MesosModule {}

@@ -4,5 +4,5 @@ import { TasksController } from './tasks.controller';
 import { TaskListRepository } from './tasks.repository';
 import { TasksService } from './tasks.service';
 
-@Module({ controllers: [TasksController], providers: [TasksService, TaskListRepository] })
+@Module({ controllers: [TasksController], providers: [TasksService, TaskListRepository], exports: [TasksService] })
 export class TasksModule {}

@@ -1,0 +1,73 @@
+import { Controller, Get, Query, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { type Actor, CurrentActor, Public } from '../auth/auth.actor';
+import { Requires } from '../auth/permissions';
+import { MesosMaster } from './mesos-master.service';
+
+const page = (value: string | undefined, fallback: number, max: number) => {
+  const n = Number(value);
+  return Number.isInteger(n) && n >= 0 ? Math.min(n, max) : fallback;
+};
+
+/**
+ * Mesos's read-only master endpoints (Mesos's JSON, not in the OpenAPI document: see
+ * docs/mesos-compat.md). Reading needs a token with the `read` permission (Bearer, or Basic as
+ * Mesos tools send principal and secret); the caller's view ACLs filter frameworks and tasks.
+ * /master/redirect and /metrics/snapshot are open, as /health and /metrics are.
+ */
+@ApiExcludeController()
+@Controller()
+export class MesosMasterController {
+  constructor(private readonly master: MesosMaster) {}
+
+  /** 307 to the leading master, as a Mesos master answers; 503 while no leader is known. */
+  @Get('master/redirect')
+  @Public()
+  redirect(@Res() res: Response): void {
+    const leader = this.master.leader;
+    if (!leader) {
+      res.status(503).json({ code: 'NO_LEADER', message: 'no leader is known yet: try again shortly' });
+      return;
+    }
+    res.setHeader('Location', `//${new URL(leader).host}`);
+    res.status(307).end();
+  }
+
+  @Get(['master/state', 'master/state.json', 'state', 'state.json'])
+  @Requires('read')
+  state(@CurrentActor() actor: Actor): Promise<Record<string, unknown>> {
+    return this.master.state(actor);
+  }
+
+  @Get(['master/frameworks', 'frameworks'])
+  @Requires('read')
+  frameworks(@CurrentActor() actor: Actor): Promise<Record<string, unknown>> {
+    return this.master.frameworkLists(actor);
+  }
+
+  @Get(['master/slaves', 'slaves'])
+  @Requires('read')
+  slaves(): Promise<Record<string, unknown>> {
+    return this.master.slaves();
+  }
+
+  @Get(['master/roles', 'roles'])
+  @Requires('read')
+  roles(@CurrentActor() actor: Actor): Promise<Record<string, unknown>> {
+    return this.master.roles(actor);
+  }
+
+  /** Mesos's `limit` (default 100) and `offset`, newest first. */
+  @Get(['master/tasks', 'tasks'])
+  @Requires('read')
+  tasks(@CurrentActor() actor: Actor, @Query('limit') limit?: string, @Query('offset') offset?: string): Promise<Record<string, unknown>> {
+    return this.master.taskList(actor, page(limit, 100, 10_000), page(offset, 0, 1_000_000_000));
+  }
+
+  @Get(['metrics/snapshot', 'master/metrics/snapshot'])
+  @Public()
+  snapshot(): Promise<Record<string, number>> {
+    return this.master.snapshot();
+  }
+}

@@ -1,0 +1,253 @@
+/**
+ * Mesos's read-only master endpoints, for scripts and dashboards written for a Mesos master:
+ * /master/state, /master/frameworks, /master/slaves, /master/roles, /master/tasks and
+ * /metrics/snapshot, in Mesos's JSON shapes, built from the same services as the REST API (so
+ * the caller's view ACLs apply, and any replica answers). docs/mesos-compat.md lists the fields
+ * filled; the rest are left out rather than invented.
+ */
+import { Injectable } from '@nestjs/common';
+import type { ResourceEntry } from '@arbiter/contracts';
+import { isTerminalTaskState } from '@arbiter/contracts';
+import type { MetricObjectWithValues, MetricValue } from 'prom-client';
+import { AgentsService } from '../agents/agents.service';
+import type { AgentViewDto } from '../agents/agents.dto';
+import { AgentStatus } from '../agents/agent.entity';
+import type { Actor } from '../auth/auth.actor';
+import { ClusterService } from '../cluster/cluster.service';
+import type { FrameworkDto } from '../frameworks/frameworks.dto';
+import { FrameworkState } from '../frameworks/framework.entity';
+import { FrameworksService } from '../frameworks/frameworks.service';
+import { Metrics } from '../health/metrics';
+import { Leadership } from '../leadership/leadership.service';
+import { RolesService } from '../roles/roles.service';
+import type { TaskDto } from '../tasks/tasks.dto';
+import { TasksService } from '../tasks/tasks.service';
+import { MESOS_STAR } from './mesos-codec';
+
+/** Largest number of agents, frameworks or tasks in one answer (Mesos caps its lists too). */
+const MAX_ITEMS = 10_000;
+/** Ended tasks kept per framework in its `completed_tasks` (Mesos's --max_completed_tasks_per_framework). */
+const MAX_COMPLETED_TASKS = 1000;
+
+const seconds = (iso: string | null) => (iso ? Date.parse(iso) / 1000 : undefined);
+
+/** Resources as Mesos's JSON model has them: scalars by name, ranges as `[a-b, c-d]`, sets as `{a, b}`. */
+export function resourceMap(entries: readonly ResourceEntry[]): Record<string, number | string> {
+  const out: Record<string, number | string> = { cpus: 0, mem: 0, disk: 0, gpus: 0 };
+  const ranges = new Map<string, string[]>();
+  for (const e of entries) {
+    if (e.ranges) ranges.set(e.name, [...(ranges.get(e.name) ?? []), ...e.ranges.map(([b, x]) => `${b}-${x}`)]);
+    else if (e.set) out[e.name] = `{${e.set.join(', ')}}`;
+    else out[e.name] = Math.round(((Number(out[e.name]) || 0) + (e.value ?? 0)) * 1000) / 1000;
+  }
+  for (const [name, list] of ranges) out[name] = `[${list.join(', ')}]`;
+  return out;
+}
+
+const scalars = (map: Record<string, number>) => ({ cpus: 0, mem: 0, disk: 0, gpus: 0, ...map });
+
+@Injectable()
+export class MesosMaster {
+  private readonly started = Date.now() / 1000;
+
+  constructor(
+    private readonly agents: AgentsService,
+    private readonly frameworks: FrameworksService,
+    private readonly tasks: TasksService,
+    private readonly roleService: RolesService,
+    private readonly cluster: ClusterService,
+    private readonly metrics: Metrics,
+    private readonly leadership: Leadership,
+  ) {}
+
+  /** The leader's URL (this replica's when it leads); null while none is known. */
+  get leader(): string | null {
+    return this.leadership.isLeader ? this.leadership.url : this.leadership.leaderUrl;
+  }
+
+  private task(t: TaskDto): Record<string, unknown> {
+    return {
+      id: t.taskId,
+      name: t.name,
+      framework_id: t.frameworkId,
+      executor_id: '',
+      slave_id: t.agentId,
+      agent_id: t.agentId,
+      state: `TASK_${t.state}`,
+      resources: resourceMap(t.resources),
+      role: t.role,
+      statuses: [{ state: `TASK_${t.state}`, timestamp: seconds(t.updatedAt) }],
+    };
+  }
+
+  private framework(f: FrameworkDto, tasks: TaskDto[]): Record<string, unknown> {
+    const mine = tasks.filter((t) => t.frameworkId === f.id);
+    const live = mine.filter((t) => !isTerminalTaskState(t.state));
+    return {
+      id: f.id,
+      name: f.name,
+      principal: f.principal ?? undefined,
+      roles: f.roles,
+      role: f.roles.length === 1 ? f.roles[0] : MESOS_STAR,
+      suppressed_roles: f.suppressedRoles,
+      capabilities: f.capabilities,
+      active: f.state === FrameworkState.ACTIVE,
+      connected: f.connected,
+      recovered: false,
+      failover_timeout: f.failoverTimeoutSeconds,
+      registered_time: seconds(f.registeredAt),
+      unregistered_time: seconds(f.completedAt),
+      webui_url: f.webuiUrl ?? '',
+      used_resources: scalars(f.used),
+      resources: scalars(f.used),
+      offered_resources: scalars({}),
+      tasks: live.map((t) => this.task(t)),
+      completed_tasks: mine
+        .filter((t) => isTerminalTaskState(t.state))
+        .slice(0, MAX_COMPLETED_TASKS)
+        .map((t) => this.task(t)),
+      unreachable_tasks: [],
+      offers: [],
+      executors: [],
+      // Arbiter's own: which protocol the framework speaks.
+      arbiter_protocol: f.protocol,
+    };
+  }
+
+  private slave(a: AgentViewDto): Record<string, unknown> {
+    const port = Number(a.address?.split(':').pop() ?? 0) || 0;
+    return {
+      id: a.id,
+      pid: `slave(1)@${a.address ?? `${a.hostname}:${port}`}`,
+      hostname: a.hostname,
+      port,
+      resources: resourceMap(a.resources),
+      used_resources: scalars(a.usage.used),
+      offered_resources: scalars(a.usage.offered),
+      reserved_resources: scalars(a.usage.reserved),
+      unreserved_resources: resourceMap(a.resources.filter((r) => r.reservation === undefined || r.reservation === MESOS_STAR)),
+      attributes: a.attributes,
+      active: a.status === AgentStatus.REACHABLE,
+      deactivated: !a.activated,
+      version: a.version ?? '',
+      registered_time: seconds(a.firstSeenAt),
+      capabilities: [],
+      ...(a.drainState ? { drain_info: { state: a.drainState } } : {}),
+    };
+  }
+
+  async slaves(): Promise<{ slaves: Array<Record<string, unknown>>; recovered_slaves: [] }> {
+    const page = await this.agents.list({}, { field: 'hostname', descending: false }, MAX_ITEMS, 0);
+    return { slaves: page.items.filter((a) => a.status !== AgentStatus.GONE).map((a) => this.slave(a)), recovered_slaves: [] };
+  }
+
+  async frameworkLists(actor: Actor): Promise<{ frameworks: unknown[]; completed_frameworks: unknown[]; unregistered_frameworks: [] }> {
+    const [page, tasks] = await Promise.all([
+      this.frameworks.list({}, MAX_ITEMS, 0, actor),
+      this.tasks.list({}, MAX_ITEMS, 0, actor).then((p) => p.items),
+    ]);
+    return {
+      frameworks: page.items.filter((f) => f.state !== FrameworkState.COMPLETED).map((f) => this.framework(f, tasks)),
+      completed_frameworks: page.items.filter((f) => f.state === FrameworkState.COMPLETED).map((f) => this.framework(f, tasks)),
+      unregistered_frameworks: [],
+    };
+  }
+
+  async taskList(actor: Actor, limit: number, offset: number): Promise<{ tasks: unknown[] }> {
+    const page = await this.tasks.list({}, limit, offset, actor);
+    return { tasks: page.items.map((t) => this.task(t)) };
+  }
+
+  async roles(actor: Actor): Promise<{ roles: unknown[] }> {
+    const roles = await this.roleService.roles(actor);
+    return {
+      roles: roles.map((r) => ({
+        name: r.path,
+        weight: r.weight,
+        frameworks: r.frameworks,
+        resources: scalars(r.allocated),
+        allocated: scalars(r.allocated),
+        reserved: scalars(r.reserved),
+        ...(r.quota ? { quota: { role: r.path, guarantee: r.quota.guarantees, limit: r.quota.limits, consumed: r.allocated } } : {}),
+      })),
+    };
+  }
+
+  async state(actor: Actor): Promise<Record<string, unknown>> {
+    const [slaves, frameworks] = await Promise.all([this.slaves(), this.frameworkLists(actor)]);
+    const leader = this.leader;
+    const url = new URL(this.leadership.url);
+    return {
+      version: '1.11.0',
+      arbiter: true,
+      id: this.leadership.url,
+      pid: `master@${url.host}`,
+      hostname: url.hostname,
+      start_time: this.started,
+      ...(this.leadership.isLeader ? { elected_time: this.started } : {}),
+      leader: leader ? `master@${new URL(leader).host}` : '',
+      ...(leader ? { leader_info: { id: leader, hostname: new URL(leader).hostname, port: Number(new URL(leader).port) } } : {}),
+      activated_slaves: slaves.slaves.filter((s) => s.active && !s.deactivated).length,
+      deactivated_slaves: slaves.slaves.filter((s) => s.deactivated).length,
+      unreachable_slaves: slaves.slaves.filter((s) => !s.active).length,
+      slaves: slaves.slaves,
+      ...frameworks,
+      orphan_tasks: [],
+      flags: {},
+    };
+  }
+
+  /**
+   * Mesos's metric names this control plane can fill, from its Prometheus metrics and the
+   * cluster summary (docs/mesos-compat.md names each one's source).
+   */
+  async snapshot(): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    const [metrics, summary] = await Promise.all([this.metrics.registry.getMetricsAsJSON(), this.cluster.summary()]);
+    const byName = new Map<string, MetricObjectWithValues<MetricValue<string>>>(
+      metrics.map((m) => [m.name, m as MetricObjectWithValues<MetricValue<string>>]),
+    );
+    const values = (name: string) => byName.get(name)?.values ?? [];
+    const value = (name: string, labels: Record<string, string> = {}) =>
+      values(name)
+        .filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))
+        .reduce((sum, v) => sum + v.value, 0);
+    out['master/elected'] = this.leadership.isLeader ? 1 : 0;
+    out['master/uptime_secs'] = Date.now() / 1000 - this.started;
+    out['master/slaves_active'] = summary.agents.reachable;
+    out['master/slaves_connected'] = value('arbiter_agents', { connection: 'connected' });
+    out['master/slaves_disconnected'] = value('arbiter_agents', { connection: 'disconnected' });
+    out['master/frameworks_active'] = summary.frameworks.active;
+    out['master/frameworks_connected'] = value('arbiter_frameworks', { connection: 'connected' });
+    out['master/frameworks_disconnected'] = value('arbiter_frameworks', { connection: 'disconnected' });
+    for (const v of values('arbiter_tasks')) out[`master/tasks_${String(v.labels.state).toLowerCase()}`] = v.value;
+    for (const v of values('arbiter_task_ends_total')) {
+      const key = `master/tasks_${String(v.labels.state).toLowerCase()}`;
+      out[key] = (out[key] ?? 0) + v.value;
+    }
+    out['master/outstanding_offers'] = summary.outstandingOffers;
+    out['master/valid_status_updates'] = value('arbiter_status_updates_total');
+    out['master/messages_acknowledge_status_update'] = value('arbiter_acknowledgements_total');
+    for (const r of summary.resources) {
+      out[`master/${r.name}_total`] = r.total;
+      out[`master/${r.name}_used`] = r.used;
+      out[`master/${r.name}_percent`] = r.total > 0 ? r.used / r.total : 0;
+      out[`allocator/mesos/resources/${r.name}/total`] = r.total;
+      out[`allocator/mesos/resources/${r.name}/offered_or_allocated`] = r.used + r.offered;
+    }
+    const runs = value('arbiter_allocation_cycles_total');
+    out['allocator/mesos/allocation_runs'] = runs;
+    const histogram = values('arbiter_allocation_cycle_duration_seconds') as Array<MetricValue<string> & { metricName?: string }>;
+    const sum = histogram.find((v) => v.metricName?.endsWith('_sum'))?.value ?? 0;
+    const count = histogram.find((v) => v.metricName?.endsWith('_count'))?.value ?? 0;
+    out['allocator/mesos/allocation_run_ms/count'] = count;
+    if (count > 0) out['allocator/mesos/allocation_run_ms/mean'] = (sum / count) * 1000;
+    for (const v of values('arbiter_role_dominant_share')) out[`allocator/mesos/roles/${String(v.labels.role)}/shares/dominant`] = v.value;
+    for (const v of values('arbiter_role_quota')) {
+      const kind = String(v.labels.kind);
+      const name = kind === 'consumed' ? 'offered_or_allocated' : kind;
+      out[`allocator/mesos/quota/roles/${String(v.labels.role)}/resources/${String(v.labels.resource)}/${name}`] = v.value;
+    }
+    return out;
+  }
+}
