@@ -13,6 +13,7 @@ import { ProtocolAgent } from './support/fake-agent';
 import { Recorder } from './support/recorder';
 import { arrayContaining, objectContaining, stringContaining } from './support/matchers';
 import { basic, MesosClient } from './support/mesos-client';
+import { mesosFrameworkCodec } from './support/mesos-framework-codec';
 import { defined, until } from './support/until';
 
 let t: TestControlPlane | undefined;
@@ -500,4 +501,47 @@ it("serves Mesos's read-only endpoints for tooling: state, frameworks, slaves, r
   // Reading the state needs credentials; the metrics snapshot does not.
   expect((await get('/master/state', null)).status).toBe(401);
   expect((await get('/master/state', basic('viewer', 'arb_wrong'))).status).toBe(401);
+});
+
+it("speaks protobuf as Mesos encodes it: calls and events round-trip through another implementation's Mesos definitions", async () => {
+  const cp = await start();
+  const a = await agent(cp, 'node-1', 'cpus:4;mem:4096');
+  const c = new MesosClient(cp.cp.url, `Bearer ${ADMIN_TOKEN}`, mesosFrameworkCodec);
+  closers.push(() => c.close());
+  expect(await c.subscribe(info())).toBe(200);
+  await until(() => c.frameworkId !== undefined && offers(c).length > 0);
+  expect(c.of('SUBSCRIBED')[0]).toMatchObject({ framework_id: { value: c.frameworkId }, heartbeat_interval_seconds: 15 });
+  const offer = offers(c)[0];
+  expect(offer).toMatchObject({ agent_id: { value: a.agentId }, hostname: 'node-1' });
+  expect(offer.resources).toEqual(arrayContaining([objectContaining({ name: 'cpus', type: 'SCALAR', scalar: { value: 4 } })]));
+  expect(
+    (
+      await launch(c, offer, 'pb-1', {
+        command: { shell: true, value: 'echo protobuf', environment: { variables: [{ name: 'X', value: '1' }] } },
+      })
+    ).status,
+  ).toBe(202);
+  await until(() => updates(c).some((s) => s.state === 'TASK_RUNNING'));
+  const running = defined(updates(c).find((s) => s.state === 'TASK_RUNNING'));
+  expect(running).toMatchObject({ task_id: { value: 'pb-1' }, source: 'SOURCE_AGENT', agent_id: { value: a.agentId } });
+  // The uuid arrives as bytes and goes back as bytes.
+  expect(
+    (await c.call('ACKNOWLEDGE', { acknowledge: { agent_id: running.agent_id, task_id: running.task_id, uuid: running.uuid } })).status,
+  ).toBe(202);
+  expect(
+    (
+      await c.call('DECLINE', {
+        decline: { offer_ids: [{ value: '00000000-0000-4000-8000-000000000000' }], filters: { refuse_seconds: 1 } },
+      })
+    ).status,
+  ).toBe(202);
+  // A field the schema has not got is refused, not dropped; bytes that are no Call are refused too.
+  const unknownField = Buffer.concat([
+    mesosFrameworkCodec.encodeCall({ framework_id: { value: c.frameworkId }, type: 'REVIVE' }),
+    Buffer.from([0xf8, 0x06, 0x01]),
+  ]);
+  const refused = await c.raw(unknownField, { 'mesos-stream-id': defined(c.streamId) });
+  expect([refused.status, codeOf(refused.body)]).toEqual([400, 'UNSUPPORTED']);
+  const garbage = await c.raw(Buffer.from([0xff, 0xff, 0xff]), { 'mesos-stream-id': defined(c.streamId) });
+  expect([garbage.status, codeOf(garbage.body)]).toEqual([400, 'INVALID_MESSAGE']);
 });

@@ -40,7 +40,7 @@ export const MesosValueType = z.enum(['SCALAR', 'RANGES', 'SET', 'TEXT']);
 
 export const MesosResource = z
   .object({
-    provider_id: IdValue.optional(),
+    provider_id: z.unknown().optional(),
     name: z.string().min(1).max(128),
     type: MesosValueType,
     scalar: z.object({ value: z.number() }).strict().optional(),
@@ -64,7 +64,7 @@ export const MesosResource = z
       .optional(),
     reservation: Reservation.optional(),
     reservations: z.array(Reservation).max(100).optional(),
-    disk: z.record(z.string(), z.unknown()).optional(),
+    disk: z.unknown().optional(),
     revocable: z.object({}).strict().optional(),
     shared: z.object({}).strict().optional(),
   })
@@ -73,7 +73,7 @@ export type MesosResource = z.infer<typeof MesosResource>;
 
 export const MesosCommandInfo = z
   .object({
-    uris: z.array(z.record(z.string(), z.unknown())).max(1000).optional(),
+    uris: z.array(z.unknown()).max(1000).optional(),
     environment: z
       .object({
         variables: z
@@ -83,7 +83,7 @@ export const MesosCommandInfo = z
                 name: z.string().min(1).max(255),
                 type: z.enum(['UNKNOWN', 'VALUE', 'SECRET']).optional(),
                 value: text(65_536).optional(),
-                secret: z.record(z.string(), z.unknown()).optional(),
+                secret: z.unknown().optional(),
               })
               .strict(),
           )
@@ -109,7 +109,7 @@ export const MESOS_TASK_UNSUPPORTED = [
   'data',
   'discovery',
   'max_completion_time',
-  'resource_limits',
+  'limits',
 ] as const;
 
 export const MesosTaskInfo = z

@@ -44,6 +44,8 @@ export function configureApp(app: INestApplication): void {
   http.disable('x-powered-by');
   http.set('query parser', 'simple');
   app.use(express.json({ limit: BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] }));
+  // Mesos's scheduler API takes protobuf too (mesos/mesos-protobuf.ts).
+  app.use('/api/v1/scheduler', express.raw({ limit: BODY_LIMIT, type: 'application/x-protobuf' }));
   app.use(inputGate);
   app.useGlobalPipes(
     new ValidationPipe({

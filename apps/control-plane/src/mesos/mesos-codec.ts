@@ -333,18 +333,67 @@ export function mesosOffer(o: Offer, ctx: EventContext, agent: { ip?: string; po
 
 const TIME = (iso: string) => Date.parse(iso) / 1000;
 
+/** Mesos's TaskStatus.Reason values (mesos-v1.proto); a status carries only these. */
+const MESOS_REASONS = new Set([
+  'REASON_COMMAND_EXECUTOR_FAILED',
+  'REASON_CONTAINER_LAUNCH_FAILED',
+  'REASON_CONTAINER_LIMITATION',
+  'REASON_CONTAINER_LIMITATION_DISK',
+  'REASON_CONTAINER_LIMITATION_MEMORY',
+  'REASON_CONTAINER_PREEMPTED',
+  'REASON_CONTAINER_UPDATE_FAILED',
+  'REASON_MAX_COMPLETION_TIME_REACHED',
+  'REASON_EXECUTOR_REGISTRATION_TIMEOUT',
+  'REASON_EXECUTOR_REREGISTRATION_TIMEOUT',
+  'REASON_EXECUTOR_TERMINATED',
+  'REASON_EXECUTOR_UNREGISTERED',
+  'REASON_FRAMEWORK_REMOVED',
+  'REASON_GC_ERROR',
+  'REASON_INVALID_FRAMEWORKID',
+  'REASON_INVALID_OFFERS',
+  'REASON_IO_SWITCHBOARD_EXITED',
+  'REASON_MASTER_DISCONNECTED',
+  'REASON_RECONCILIATION',
+  'REASON_RESOURCES_UNKNOWN',
+  'REASON_AGENT_DISCONNECTED',
+  'REASON_AGENT_DRAINING',
+  'REASON_AGENT_REMOVED',
+  'REASON_AGENT_REMOVED_BY_OPERATOR',
+  'REASON_AGENT_REREGISTERED',
+  'REASON_AGENT_RESTARTED',
+  'REASON_AGENT_UNKNOWN',
+  'REASON_TASK_KILLED_DURING_LAUNCH',
+  'REASON_TASK_CHECK_STATUS_UPDATED',
+  'REASON_TASK_HEALTH_CHECK_STATUS_UPDATED',
+  'REASON_TASK_GROUP_INVALID',
+  'REASON_TASK_GROUP_UNAUTHORIZED',
+  'REASON_TASK_INVALID',
+  'REASON_TASK_UNAUTHORIZED',
+  'REASON_TASK_UNKNOWN',
+]);
+/** Arbiter's own reasons with a Mesos equivalent; the others (REASON_COMMAND_EXITED, REASON_TASK_KILLED) have none and are left out. */
+const REASON_FOR_MESOS: Record<string, string> = { REASON_TASK_USER_INVALID: 'REASON_TASK_INVALID' };
+
+/** The Mesos reason of an Arbiter reason, if Mesos has one (its message says the rest). */
+export function mesosReason(reason: string | undefined): string | undefined {
+  if (reason === undefined) return undefined;
+  const mapped = REASON_FOR_MESOS[reason] ?? reason;
+  return MESOS_REASONS.has(mapped) ? mapped : undefined;
+}
+
 /**
  * A status update as Mesos's TaskStatus. Answers to reconciliation carry no uuid: as in Mesos,
  * they are not acknowledged.
  */
 export function mesosStatus(s: StatusUpdate): Record<string, unknown> {
   const reconciliation = s.reason === 'REASON_RECONCILIATION';
+  const reason = mesosReason(s.reason);
   return {
     task_id: { value: s.taskId },
     state: `TASK_${s.state}`,
     ...(s.message ? { message: s.message } : {}),
     source: s.source,
-    ...(s.reason ? { reason: s.reason } : {}),
+    ...(reason ? { reason } : {}),
     agent_id: { value: s.agentId },
     timestamp: TIME(s.timestamp),
     ...(reconciliation ? {} : { uuid: uuidToMesosBytes(s.updateUuid) }),

@@ -205,7 +205,7 @@ export class MesosMaster {
     const out: Record<string, number> = {};
     const [metrics, summary] = await Promise.all([this.metrics.registry.getMetricsAsJSON(), this.cluster.summary()]);
     const byName = new Map<string, MetricObjectWithValues<MetricValue<string>>>(
-      metrics.map((m) => [m.name, m as MetricObjectWithValues<MetricValue<string>>]),
+      metrics.map((m) => [m.name, m]),
     );
     const values = (name: string) => byName.get(name)?.values ?? [];
     const value = (name: string, labels: Record<string, string> = {}) =>

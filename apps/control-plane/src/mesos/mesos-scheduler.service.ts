@@ -29,10 +29,11 @@ import { Realtime } from '../realtime/realtime';
 import { TaskUpdates } from '../tasks/task-updates.handler';
 import { acceptOf, declineOf, killOf, launchedTaskIds, MESOS_STAR, mesosBytesToUuid, rolesCallOf, subscriptionOf } from './mesos-codec';
 import { JSON_ENCODING, type MesosEncoding, mediaType, negotiate } from './mesos-encoding';
+import { PROTOBUF_ENCODING } from './mesos-protobuf';
 import { MesosStream } from './mesos-stream';
 
 export const MESOS_SCHEDULER_PATH = '/api/v1/scheduler';
-const ENCODINGS: MesosEncoding[] = [JSON_ENCODING];
+const ENCODINGS: MesosEncoding[] = [JSON_ENCODING, PROTOBUF_ENCODING];
 
 /** An HTTP answer to a call: its status and `{ code, message }`. */
 class MesosHttpError extends Error {
