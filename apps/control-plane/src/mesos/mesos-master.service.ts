@@ -204,9 +204,7 @@ export class MesosMaster {
   async snapshot(): Promise<Record<string, number>> {
     const out: Record<string, number> = {};
     const [metrics, summary] = await Promise.all([this.metrics.registry.getMetricsAsJSON(), this.cluster.summary()]);
-    const byName = new Map<string, MetricObjectWithValues<MetricValue<string>>>(
-      metrics.map((m) => [m.name, m]),
-    );
+    const byName = new Map<string, MetricObjectWithValues<MetricValue<string>>>(metrics.map((m) => [m.name, m]));
     const values = (name: string) => byName.get(name)?.values ?? [];
     const value = (name: string, labels: Record<string, string> = {}) =>
       values(name)
