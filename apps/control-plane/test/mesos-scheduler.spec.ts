@@ -5,6 +5,7 @@
  * what a principal cannot do on another's stream, and the errors of bad calls.
  */
 import { parseResources, Resources } from '@arbiter/allocator';
+import fc from 'fast-check';
 import type { AppConfig } from '../src/config/config.schema';
 import { ClusterState } from '../src/kernel/cluster-state';
 import { TaskUpdates } from '../src/tasks/task-updates.handler';
@@ -544,4 +545,58 @@ it("speaks protobuf as Mesos encodes it: calls and events round-trip through ano
   expect([refused.status, codeOf(refused.body)]).toEqual([400, 'UNSUPPORTED']);
   const garbage = await c.raw(Buffer.from([0xff, 0xff, 0xff]), { 'mesos-stream-id': defined(c.streamId) });
   expect([garbage.status, codeOf(garbage.body)]).toEqual([400, 'INVALID_MESSAGE']);
+});
+
+it('answers any malformed Mesos call with a 4xx and keeps serving: generated calls, fixed seed', async () => {
+  const cp = await start();
+  await agent(cp, 'node-1', 'cpus:4;mem:4096');
+  const c = client(cp);
+  await c.subscribe(info());
+  await until(() => c.frameworkId !== undefined);
+  const hostile = fc.oneof(
+    fc.constantFrom('\u0000', '\ud800', '', '..', 'a:b', '*', 'x'.repeat(5000), -1, 1e308, Number.NaN, null, true, [], {}),
+    fc.string(),
+    fc.integer(),
+  );
+  const fields = [
+    'type',
+    'framework_id',
+    'subscribe',
+    'accept',
+    'decline',
+    'kill',
+    'acknowledge',
+    'reconcile',
+    'revive',
+    'suppress',
+    'zzz',
+  ];
+  const call = fc.oneof(
+    fc.jsonValue(),
+    fc.dictionary(fc.constantFrom(...fields), fc.oneof(hostile, fc.jsonValue()), { maxKeys: 4 }),
+    fc.record({
+      type: fc.constantFrom('ACCEPT', 'DECLINE', 'KILL', 'ACKNOWLEDGE', 'RECONCILE', 'SUPPRESS', 'SUBSCRIBE'),
+      accept: fc.record({
+        offer_ids: fc.array(fc.record({ value: hostile }), { maxLength: 2 }),
+        operations: fc.array(fc.jsonValue(), { maxLength: 2 }),
+      }),
+      kill: fc.record({ task_id: fc.record({ value: hostile }) }),
+      acknowledge: fc.record({ task_id: fc.record({ value: hostile }), uuid: hostile }),
+      subscribe: fc.record({
+        framework_info: fc.record({ user: hostile, name: hostile, role: hostile, capabilities: fc.array(fc.record({ type: hostile })) }),
+      }),
+    }),
+  );
+  await fc.assert(
+    fc.asyncProperty(call, async (body) => {
+      const r = await c.raw(JSON.stringify(body), { 'mesos-stream-id': defined(c.streamId) });
+      expect(r.status).toBeGreaterThanOrEqual(202);
+      expect(r.status).toBeLessThan(500);
+      if (r.status >= 400) expect(codeOf(r.body)).toMatch(/^[A-Z_]+$/);
+    }),
+    { seed: 20261125, numRuns: 150 },
+  );
+  // Still serving: the stream is open and a good call is accepted.
+  expect(c.ended).toBe(false);
+  expect((await c.call('REVIVE', {})).status).toBe(202);
 });

@@ -8,6 +8,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { type Offer, Scheduler } from '@arbiter/scheduler-sdk';
 import { ok } from '../../control-plane/test/support/client';
+import { MesosClient } from '../../control-plane/test/support/mesos-client';
 import { until } from '../../control-plane/test/support/until';
 import { ADMIN_TOKEN, type BrowserCluster, screenshot, startBrowserCluster } from './support/cluster';
 
@@ -401,6 +402,36 @@ describe('dashboard in a real browser', () => {
     expect(await screenshot(darkPage, 'overview-dark')).toBeGreaterThan(10_000);
     await dark.close();
     expect(c.errors).toEqual([]);
+  });
+
+  it('shows a Mesos API framework beside the SDK ones, with its protocol', async () => {
+    const mesos = new MesosClient(c.t.cp.url, `Bearer ${ADMIN_TOKEN}`);
+    try {
+      expect(
+        await mesos.subscribe({
+          user: 'nobody',
+          name: 'mesos-analytics',
+          role: 'analytics',
+          webui_url: 'http://mesos-analytics.example/ui',
+        }),
+      ).toBe(200);
+      await until(() => mesos.frameworkId !== undefined, 10_000, 'the Mesos framework subscribed');
+      await page.goto(c.url('/frameworks'));
+      const row = page.getByRole('row', { name: /mesos-analytics/ });
+      await row.getByText('Mesos API').waitFor();
+      expect(
+        await page
+          .getByRole('row', { name: /live-share/ })
+          .getByText('Arbiter SDK')
+          .count(),
+      ).toBe(1);
+      await screenshot(page, 'frameworks-mesos');
+      await page.goto(c.url(`/frameworks/${mesos.frameworkId ?? ''}`));
+      await page.getByRole('link', { name: 'http://mesos-analytics.example/ui' }).waitFor();
+      expect(c.errors).toEqual([]);
+    } finally {
+      mesos.close();
+    }
   });
 
   it("kills a running task from its framework's page, without leaving it", async () => {

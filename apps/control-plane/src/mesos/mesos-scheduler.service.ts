@@ -248,18 +248,21 @@ export class MesosScheduler {
     );
   }
 
-  /** Mesos's MasterInfo for this control plane. */
+  /** Mesos's MasterInfo for this control plane: its advertised address, and the IPv4 address the framework reached. */
   private masterInfo(req: Request): Record<string, unknown> {
     const url = new URL(this.leadership.url);
     const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-    const hostname = req.hostname || url.hostname;
+    const local = (req.socket.localAddress ?? '').replace(/^::ffff:/, '');
+    const octets = /^\d+\.\d+\.\d+\.\d+$/.test(local) ? local.split('.').map(Number) : [];
+    // MasterInfo.ip is the IPv4 address in network order, as a number.
+    const ip = octets.length === 4 ? octets.reduce((n, o, i) => n + o * 256 ** i, 0) : 0;
     return {
       id: this.leadership.url,
-      ip: 0,
+      ip,
       port,
-      hostname,
+      hostname: url.hostname,
       version: '1.11.0',
-      address: { hostname, ip: url.hostname, port },
+      address: { hostname: url.hostname, ...(octets.length ? { ip: local } : {}), port },
     };
   }
 
