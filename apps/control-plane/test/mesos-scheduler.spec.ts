@@ -600,3 +600,28 @@ it('answers any malformed Mesos call with a 4xx and keeps serving: generated cal
   expect(c.ended).toBe(false);
   expect((await c.call('REVIVE', {})).status).toBe(202);
 });
+
+it('tells Mesos frameworks (FAILURE) and SDK frameworks (agentLost) when an agent is taken out, after its tasks', async () => {
+  const cp = await start();
+  const a = await agent(cp, 'node-1', 'cpus:4;mem:4096');
+  const c = client(cp);
+  await c.subscribe(info());
+  await until(() => offers(c).length > 0);
+  await launch(c, offers(c)[0], 'doomed');
+  await until(() => updates(c).some((s) => s.state === 'TASK_RUNNING'));
+  const sdk = new Recorder(cp, { name: 'sdk', roles: ['other'] });
+  closers.push(() => sdk.s.close());
+  const lost: string[] = [];
+  sdk.s.on('agentLost', (agentId) => lost.push(agentId));
+  await sdk.s.start();
+  // Drained and marked gone: its task is killed, then the agent is taken out.
+  expect((await cp.request('POST', `/api/v1/agents/${defined(a.agentId)}/drain`, { markGone: true })).status).toBe(200);
+  await until(() => c.of('FAILURE').length > 0 && lost.length > 0);
+  expect(c.of('FAILURE')).toEqual([{ agent_id: { value: a.agentId } }]);
+  expect(lost).toEqual([a.agentId]);
+  // The task's end came first.
+  const failureAt = c.events.findIndex((e) => e.type === 'FAILURE');
+  const goneAt = c.events.findIndex((e) => e.type === 'UPDATE' && (e.update as { status: Status }).status.state === 'TASK_KILLED');
+  expect(goneAt).toBeGreaterThan(-1);
+  expect(goneAt).toBeLessThan(failureAt);
+});

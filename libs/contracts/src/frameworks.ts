@@ -19,6 +19,7 @@
  *     'rescind'       { offerId, reason }
  *     'inverseOffers' { inverseOffers: InverseOffer[] }
  *     'update'        { status: StatusUpdate }   (until acknowledged)
+ *     'agentLost'     { agentId, reason }         (an agent was taken out: Mesos's slaveLost)
  *     'heartbeat'     { at }
  */
 import { z } from 'zod';
@@ -158,6 +159,8 @@ export interface FrameworkEvents {
   rescind: (m: { offerId: string; reason: string }) => void;
   inverseOffers: (m: { inverseOffers: InverseOffer[] }) => void;
   update: (m: { status: StatusUpdate }) => void;
+  /** An agent was taken out (unreachable, gone, down for maintenance); its tasks' updates follow (Mesos's slaveLost, the v1 FAILURE event). */
+  agentLost: (m: { agentId: string; reason: string }) => void;
   heartbeat: (m: { at: string }) => void;
 }
 

@@ -78,6 +78,8 @@ export interface SchedulerEvents {
   rescind: [offerId: string, reason: string];
   inverseOffers: [inverseOffers: InverseOffer[]];
   update: [status: StatusUpdate];
+  /** An agent was taken out (unreachable, gone, down for maintenance): its tasks' updates follow. */
+  agentLost: [agentId: string, reason: string];
   heartbeat: [at: string];
   disconnected: [reason: string];
   /** The framework has completed (FRAMEWORK_COMPLETED): subscribe a new one to go on. */
@@ -119,6 +121,7 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
     this.socket.on('rescind', (m: { offerId: string; reason: string }) => this.emit('rescind', m.offerId, m.reason));
     this.socket.on('inverseOffers', (m: { inverseOffers: InverseOffer[] }) => this.emit('inverseOffers', m.inverseOffers));
     this.socket.on('heartbeat', (m: { at: string }) => this.emit('heartbeat', m.at));
+    this.socket.on('agentLost', (m: { agentId: string; reason: string }) => this.emit('agentLost', m.agentId, m.reason));
     this.socket.on('update', (m: { status: StatusUpdate }) => {
       this.emit('update', m.status);
       // Automatic acknowledgements ask for no answer (nobody would read it): one message each

@@ -383,6 +383,7 @@ export class AgentSessions {
     if (runtime?.inAllocator) this.state.allocator.removeAgent(agentId);
     this.state.agents.delete(agentId);
     this.stream.emit('agent.removed', { agentId, reason });
+    for (const fw of this.state.frameworks.values()) fw.socket?.emit('agentLost', { agentId, reason });
     this.logger.warn({ agentId, reason }, 'agent removed');
     const now = this.clock.date();
     await this.db.transaction((tx) =>

@@ -71,6 +71,9 @@ export class MesosStream implements FrameworkConnection {
         });
       case 'update':
         return this.send('UPDATE', { status: mesosStatus((m as Parameters<FrameworkEvents['update']>[0]).status) });
+      case 'agentLost':
+        // Mesos's FAILURE without an executor: the agent is gone.
+        return this.send('FAILURE', { agent_id: { value: (m as Parameters<FrameworkEvents['agentLost']>[0]).agentId } });
       case 'heartbeat':
         return this.send('HEARTBEAT');
       default:
