@@ -53,6 +53,8 @@ it('shuts down the agents of a machine named by IP when maintenance starts, and 
   );
   await ok(t.client.POST('/api/v1/maintenance/start', { body: { machines: [machine] } }));
   await until(() => f.states('resident').includes('LOST'), 10_000, 'the task LOST');
+  // The agent is told to kill it too (after its end is recorded as LOST).
+  await until(() => kills.length > 0, 10_000, 'the kill sent to the agent');
   expect(kills.map((k) => k.taskId)).toEqual(['resident']);
   await until(() => !agent.socket.connected, 10_000, 'the agent disconnected');
   expect((await ok(t.client.GET('/api/v1/agents/{id}', { params: { path: { id: agentId } } }))).status).toBe('UNREACHABLE');

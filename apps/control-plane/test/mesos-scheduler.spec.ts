@@ -625,3 +625,39 @@ it('tells Mesos frameworks (FAILURE) and SDK frameworks (agentLost) when an agen
   expect(goneAt).toBeGreaterThan(-1);
   expect(goneAt).toBeLessThan(failureAt);
 });
+
+it('sends inverse offers for a machine scheduled for maintenance, rescinds them when the window goes, and records the answer', async () => {
+  const cp = await start();
+  const a = await agent(cp, 'node-1', 'cpus:4;mem:4096');
+  const c = client(cp);
+  await c.subscribe(info());
+  await until(() => offers(c).length > 0);
+  await launch(c, offers(c)[0], 'resident');
+  await until(() => updates(c).some((s) => s.state === 'TASK_RUNNING'));
+  const schedule = (windows: unknown[]) => cp.request('PUT', '/api/v1/maintenance/schedule', { windows });
+  const window = {
+    machines: [{ hostname: 'node-1' }],
+    unavailability: { start: new Date(Date.now() + 3600_000).toISOString(), durationSeconds: 600 },
+  };
+  interface Inverse {
+    inverse_offers: Array<{ id: { value: string }; agent_id: { value: string }; unavailability: { start: { nanoseconds: number } } }>;
+  }
+  expect((await schedule([window])).status).toBe(200);
+  await until(() => c.of<Inverse>('INVERSE_OFFERS').length === 1);
+  const first = c.of<Inverse>('INVERSE_OFFERS')[0].inverse_offers[0];
+  expect(first).toMatchObject({ agent_id: { value: a.agentId } });
+  expect(first.unavailability.start.nanoseconds).toBe(Date.parse(window.unavailability.start) * 1e6);
+  // The window is cancelled: the inverse offer is rescinded, and answering it is an error.
+  expect((await schedule([])).status).toBe(200);
+  await until(() => c.of('RESCIND_INVERSE_OFFER').length === 1);
+  expect(c.of('RESCIND_INVERSE_OFFER')[0]).toEqual({ inverse_offer_id: first.id });
+  const late = await c.call('ACCEPT_INVERSE_OFFERS', { accept_inverse_offers: { inverse_offer_ids: [first.id] } });
+  expect([late.status, codeOf(late.body)]).toEqual([400, 'UNKNOWN_OFFER']);
+  // Scheduled again: a new inverse offer, accepted and recorded.
+  expect((await schedule([window])).status).toBe(200);
+  await until(() => c.of<Inverse>('INVERSE_OFFERS').length === 2);
+  const second = c.of<Inverse>('INVERSE_OFFERS')[1].inverse_offers[0];
+  expect((await c.call('ACCEPT_INVERSE_OFFERS', { accept_inverse_offers: { inverse_offer_ids: [second.id] } })).status).toBe(202);
+  const status = (await cp.request('GET', '/api/v1/maintenance/status')).body as { drainingMachines: Array<{ statuses: unknown[] }> };
+  expect(status.drainingMachines[0].statuses).toEqual([objectContaining({ frameworkId: c.frameworkId, status: 'ACCEPT' })]);
+});

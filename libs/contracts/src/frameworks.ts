@@ -19,6 +19,7 @@
  *     'rescind'       { offerId, reason }
  *     'inverseOffers' { inverseOffers: InverseOffer[] }
  *     'update'        { status: StatusUpdate }   (until acknowledged)
+ *     'rescindInverseOffer' { inverseOfferId, reason }
  *     'agentLost'     { agentId, reason }         (an agent was taken out: Mesos's slaveLost)
  *     'heartbeat'     { at }
  */
@@ -158,6 +159,8 @@ export interface FrameworkEvents {
   offers: (m: { offers: Offer[] }) => void;
   rescind: (m: { offerId: string; reason: string }) => void;
   inverseOffers: (m: { inverseOffers: InverseOffer[] }) => void;
+  /** An inverse offer no longer holds (its maintenance changed or ended, its agent went). */
+  rescindInverseOffer: (m: { inverseOfferId: string; reason: string }) => void;
   update: (m: { status: StatusUpdate }) => void;
   /** An agent was taken out (unreachable, gone, down for maintenance); its tasks' updates follow (Mesos's slaveLost, the v1 FAILURE event). */
   agentLost: (m: { agentId: string; reason: string }) => void;

@@ -77,6 +77,8 @@ export interface SchedulerEvents {
   offers: [offers: Offer[]];
   rescind: [offerId: string, reason: string];
   inverseOffers: [inverseOffers: InverseOffer[]];
+  /** An inverse offer no longer holds (its maintenance changed or ended, its agent went). */
+  rescindInverseOffer: [inverseOfferId: string, reason: string];
   update: [status: StatusUpdate];
   /** An agent was taken out (unreachable, gone, down for maintenance): its tasks' updates follow. */
   agentLost: [agentId: string, reason: string];
@@ -121,6 +123,9 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
     this.socket.on('rescind', (m: { offerId: string; reason: string }) => this.emit('rescind', m.offerId, m.reason));
     this.socket.on('inverseOffers', (m: { inverseOffers: InverseOffer[] }) => this.emit('inverseOffers', m.inverseOffers));
     this.socket.on('heartbeat', (m: { at: string }) => this.emit('heartbeat', m.at));
+    this.socket.on('rescindInverseOffer', (m: { inverseOfferId: string; reason: string }) =>
+      this.emit('rescindInverseOffer', m.inverseOfferId, m.reason),
+    );
     this.socket.on('agentLost', (m: { agentId: string; reason: string }) => this.emit('agentLost', m.agentId, m.reason));
     this.socket.on('update', (m: { status: StatusUpdate }) => {
       this.emit('update', m.status);

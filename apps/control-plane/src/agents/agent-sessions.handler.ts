@@ -13,6 +13,7 @@ import {
 } from '@arbiter/contracts';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AclsService } from '../acls/acls.service';
+import { InverseOffers } from '../allocation/inverse-offers.handler';
 import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import { AccessLog } from '../audit/access-log';
 import { AuditService } from '../audit/audit.service';
@@ -66,6 +67,7 @@ export class AgentSessions {
     private readonly updates: TaskUpdates,
     private readonly offers: OfferBook,
     private readonly maintenance: MaintenanceSync,
+    private readonly inverseOffers: InverseOffers,
     private readonly loop: AllocationLoop,
     private readonly stream: OperatorStream,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -374,6 +376,7 @@ export class AgentSessions {
   ): Promise<void> {
     const runtime = this.state.agents.get(agentId);
     await this.offers.rescindWhere((o) => o.agentId === agentId, reason);
+    this.inverseOffers.rescindWhere((io) => io.agentId === agentId, reason);
     // Tasks already out of contact stay so (their agent may come back) unless the agent is gone.
     const live = (await this.tasks.live({ agentId })).filter(
       (t) => t.state !== TaskState.UNREACHABLE || partitionAwareState !== TaskState.UNREACHABLE,
@@ -449,9 +452,11 @@ export class AgentSessions {
     const runtime = this.state.agents.get(agentId);
     if (!runtime) return;
     const socket = runtime.socket;
-    for (const t of this.state.liveTasks.onAgent(agentId))
-      socket?.emit('kill', { frameworkId: t.frameworkId, taskId: t.taskId, gracePeriodSeconds: KILL_GRACE_SECONDS });
+    const tasks = [...this.state.liveTasks.onAgent(agentId)];
+    // Their end is the master's (LOST) before the agent is told to kill them, so the agent's own
+    // reports of the kills, arriving after, change nothing.
     await this.remove(agentId, 'its machine is down for maintenance', TaskState.LOST, AgentStatus.UNREACHABLE, TaskState.GONE_BY_OPERATOR);
+    for (const t of tasks) socket?.emit('kill', { frameworkId: t.frameworkId, taskId: t.taskId, gracePeriodSeconds: KILL_GRACE_SECONDS });
     socket?.disconnect(true);
   }
 

@@ -45,6 +45,18 @@ export class InverseOffers {
     }
   }
 
+  /**
+   * Takes back the outstanding inverse offers that match (their window changed or ended, their
+   * agent or framework went): each framework still connected hears `rescindInverseOffer`.
+   */
+  rescindWhere(matches: (io: { frameworkId: string; agentId: string }) => boolean, reason: string): void {
+    for (const io of [...this.state.inverseOffers.values()]) {
+      if (!matches(io)) continue;
+      this.state.inverseOffers.delete(io.id);
+      this.state.frameworks.get(io.frameworkId)?.socket?.emit('rescindInverseOffer', { inverseOfferId: io.id, reason });
+    }
+  }
+
   /** A framework's answer to an inverse offer. */
   answer(socket: FrameworkConnection, msg: InverseOfferAnswer): Promise<void> {
     return this.kernel.exclusive(async () => {

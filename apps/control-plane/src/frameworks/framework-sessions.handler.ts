@@ -7,6 +7,7 @@ import { type Kill, PROTOCOL_ERRORS, type RolesCall, type Subscribe, type Subscr
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AclsService } from '../acls/acls.service';
 import { AllocationLoop } from '../allocation/allocation-loop.handler';
+import { InverseOffers } from '../allocation/inverse-offers.handler';
 import { AccessLog } from '../audit/access-log';
 import { AuditService } from '../audit/audit.service';
 import { type Actor, SYSTEM_ACTOR } from '../auth/auth.actor';
@@ -55,6 +56,7 @@ export class FrameworkSessions {
     private readonly tasks: TasksRepository,
     private readonly updates: TaskUpdates,
     private readonly offers: OfferBook,
+    private readonly inverseOffers: InverseOffers,
     private readonly loop: AllocationLoop,
     private readonly stream: OperatorStream,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -230,6 +232,7 @@ export class FrameworkSessions {
       // The failover timeout runs from now whatever the database says meanwhile.
       this.startFailover(runtime);
       await this.offers.rescindWhere((o) => o.frameworkId === runtime.id, 'the framework disconnected');
+      this.inverseOffers.rescindWhere((io) => io.frameworkId === runtime.id, 'the framework disconnected');
       const at = this.clock.date();
       await this.writes.write('background', `recording framework ${runtime.id} as disconnected`, () =>
         this.frameworks.markDisconnected(runtime.id, at),
@@ -277,6 +280,7 @@ export class FrameworkSessions {
   private async remove(frameworkId: string, reason: string, actor: Actor): Promise<void> {
     const runtime = this.state.frameworks.get(frameworkId);
     await this.offers.rescindWhere((o) => o.frameworkId === frameworkId, reason);
+    this.inverseOffers.rescindWhere((io) => io.frameworkId === frameworkId, reason);
     const live = await this.tasks.live({ frameworkId });
     const notRunning: TaskEntity[] = [];
     for (const t of live) {

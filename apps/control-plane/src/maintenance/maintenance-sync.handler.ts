@@ -8,6 +8,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AgentSessionsRepository } from '../agents/agent-sessions.repository';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { type AgentRuntime, ClusterState } from '../kernel/cluster-state';
+import { InverseOffers } from '../allocation/inverse-offers.handler';
 import { OfferBook } from '../offers/offer-book.handler';
 import { MachineMode, type MaintenanceMachineEntity } from './maintenance-machine.entity';
 import { MaintenanceStateRepository } from './maintenance-state.repository';
@@ -25,6 +26,7 @@ export class MaintenanceSync {
     private readonly maintenance: MaintenanceStateRepository,
     private readonly agents: AgentSessionsRepository,
     private readonly offers: OfferBook,
+    private readonly inverseOffers: InverseOffers,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -83,6 +85,12 @@ export class MaintenanceSync {
     const nowMs = this.clock.date().getTime();
     const start = m?.mode === MachineMode.DRAINING ? (m.window?.startAt.getTime() ?? nowMs) : null;
     if (unavailability.get(agent.id) !== start) {
+      // Inverse offers made for the old window (if any) no longer hold.
+      if (unavailability.has(agent.id))
+        this.inverseOffers.rescindWhere(
+          (io) => io.agentId === agent.id,
+          start === null ? 'the maintenance was cancelled' : 'the maintenance window changed',
+        );
       unavailability.set(agent.id, start);
       allocator.updateUnavailability(agent.id, start === null ? null : this.state.seconds() + (start - nowMs) / 1000);
     }

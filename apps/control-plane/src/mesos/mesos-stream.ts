@@ -71,6 +71,10 @@ export class MesosStream implements FrameworkConnection {
         });
       case 'update':
         return this.send('UPDATE', { status: mesosStatus((m as Parameters<FrameworkEvents['update']>[0]).status) });
+      case 'rescindInverseOffer':
+        return this.send('RESCIND_INVERSE_OFFER', {
+          inverse_offer_id: { value: (m as Parameters<FrameworkEvents['rescindInverseOffer']>[0]).inverseOfferId },
+        });
       case 'agentLost':
         // Mesos's FAILURE without an executor: the agent is gone.
         return this.send('FAILURE', { agent_id: { value: (m as Parameters<FrameworkEvents['agentLost']>[0]).agentId } });
