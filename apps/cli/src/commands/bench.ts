@@ -6,6 +6,7 @@
 import * as os from 'node:os';
 import type { Command } from 'commander';
 import { percentile, SHAPES, type ShapeOptions } from '@arbiter/allocator/bench';
+import { runApiBench } from './bench-api';
 import { runDashboardBench } from './bench-dashboard';
 import { runE2eBench } from './bench-e2e';
 import { runFailoverBench } from './bench-failover';
@@ -31,7 +32,7 @@ export function register(program: Command): void {
   program
     .command('bench')
     .description('run benchmarks')
-    .argument('<suite>', 'benchmark suite: allocator, e2e, dashboard, failover')
+    .argument('<suite>', 'benchmark suite: allocator, e2e, api, dashboard, failover')
     .option('--shape <name>', `one shape: ${SHAPES.map((s) => s.name).join(', ')}`)
     .option('--agents <n>', 'number of agents')
     .option('--frameworks <n>', 'number of frameworks')
@@ -44,6 +45,8 @@ export function register(program: Command): void {
     .option('--allocation-interval <seconds>', "e2e: the control plane's allocation interval (default 0.25)")
     .option('--runs <n>', 'dashboard: cold loads timed per page (default 5)')
     .option('--tasks <n>', 'failover: tasks kept running across the failover (default 1000)')
+    .option('--clients <n>', 'api: concurrent clients (default 50)')
+    .option('--history-days <n>', 'api: days of allocation history and ended tasks (default 7)')
     .action(
       async (
         suite: string,
@@ -55,8 +58,24 @@ export function register(program: Command): void {
           allocationInterval?: string;
           runs?: string;
           tasks?: string;
+          clients?: string;
+          historyDays?: string;
         },
       ) => {
+        if (suite === 'api') {
+          try {
+            await runApiBench({
+              agents: positive(flags.agents, 'agents') ?? 10_000,
+              clients: positive(flags.clients, 'clients') ?? 50,
+              seconds: positive(flags.seconds, 'seconds') ?? 20,
+              historyDays: positive(flags.historyDays, 'history-days') ?? 7,
+            });
+          } catch (err) {
+            console.error((err as Error).message);
+            process.exitCode = 2;
+          }
+          return;
+        }
         if (suite === 'failover') {
           try {
             await runFailoverBench({ agents: positive(flags.agents, 'agents') ?? 1000, tasks: positive(flags.tasks, 'tasks') ?? 1000 });
@@ -94,7 +113,7 @@ export function register(program: Command): void {
           return;
         }
         if (suite !== 'allocator') {
-          console.error(`unknown benchmark suite '${suite}' (known: allocator, e2e, dashboard, failover)`);
+          console.error(`unknown benchmark suite '${suite}' (known: allocator, e2e, api, dashboard, failover)`);
           process.exitCode = 2;
           return;
         }

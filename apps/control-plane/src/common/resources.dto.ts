@@ -5,7 +5,7 @@
  */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { registerDecorator, type ValidationArguments } from 'class-validator';
-import { parseResourcesInput, ResourceParseError, type ResourceEntry, Resources } from '@arbiter/allocator';
+import { parseResourcesInput, ResourceParseError, type ResourceEntry, Resources, toMilli } from '@arbiter/allocator';
 import type { ResourceEntry as WireResourceEntry } from '@arbiter/contracts';
 
 export class ResourceEntryDto implements ResourceEntry {
@@ -112,7 +112,15 @@ export const SCALAR_MAP_SCHEMA = { type: 'object', additionalProperties: { type:
 
 /** Scalar amounts of several resource lists added up, reservations ignored. */
 export function sumScalars(lists: Iterable<ResourceEntry[]>): Record<string, number> {
-  let sum = Resources.empty();
-  for (const list of lists) sum = sum.plus(Resources.of(list).scalars().withReservation(undefined));
-  return scalarMap(sum);
+  // Integer thousandths, as Resources adds them (exact), without building a Resources per list:
+  // the API sums every live task of a large cluster on some reads.
+  const milli = new Map<string, number>();
+  for (const list of lists)
+    for (const e of list) if (e.value !== undefined) milli.set(e.name, (milli.get(e.name) ?? 0) + toMilli(e.value, e.name));
+  return Object.fromEntries(
+    [...milli]
+      .filter(([, m]) => m > 0)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, m]) => [name, m / 1000]),
+  );
 }
