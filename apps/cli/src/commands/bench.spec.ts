@@ -58,6 +58,6 @@ describe('arbiter bench allocator', () => {
   it('refuses an unknown suite', () => {
     const r = arbiter('bench', 'nothing');
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/unknown benchmark suite 'nothing' \(known: allocator, e2e, dashboard, failover\)/);
+    expect(r.stderr).toMatch(/unknown benchmark suite 'nothing' \(known: allocator, e2e, api, dashboard, failover\)/);
   });
 });
