@@ -325,3 +325,69 @@ describe('progressive filling with the DRF sorter', () => {
     );
   });
 });
+
+describe('DRF sorter order kept incrementally', () => {
+  // Whatever happens, the order kept up to date change by change (and read one client at a
+  // time through a cursor) is the order a sorter given the same changes and asked once has.
+  type SorterOp =
+    { kind: 'allocated' | 'unallocated'; client: number; cpus: number; mem: number } | { kind: 'activate' | 'deactivate'; client: number };
+  const opArb: fc.Arbitrary<SorterOp> = fc.oneof(
+    fc
+      .record({ client: fc.nat(7), cpus: fc.integer({ min: 1, max: 4 }), mem: fc.integer({ min: 1, max: 4 }) })
+      .map<SorterOp>((o) => ({ kind: 'allocated', ...o })),
+    fc
+      .record({ client: fc.nat(7), cpus: fc.integer({ min: 1, max: 4 }), mem: fc.integer({ min: 1, max: 4 }) })
+      .map<SorterOp>((o) => ({ kind: 'unallocated', ...o })),
+    fc.nat(7).map<SorterOp>((client) => ({ kind: 'activate', client })),
+    fc.nat(7).map<SorterOp>((client) => ({ kind: 'deactivate', client })),
+  );
+  const FLAT = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+  const NESTED = ['a', 'a/x', 'a/y', 'b', 'b/x/p', 'b/x/q', 'c', 'c/z'];
+
+  function apply(sorter: DRFSorter, clients: string[], op: SorterOp): void {
+    const client = clients[op.client];
+    if (op.kind === 'activate') sorter.activate(client);
+    else if (op.kind === 'deactivate') sorter.deactivate(client);
+    else if ('cpus' in op) {
+      const q = Resources.fromScalars({ cpus: op.cpus, mem: op.mem }).scalarMilli();
+      if (op.kind === 'allocated') sorter.allocated(client, 'agent', q);
+      else sorter.unallocated(client, 'agent', q);
+    }
+  }
+
+  function build(clients: string[]): DRFSorter {
+    const sorter = new DRFSorter();
+    sorter.addTotal('agent', Resources.fromScalars({ cpus: 100, mem: 100 }).scalarMilli());
+    for (const c of clients) {
+      sorter.add(c);
+      sorter.activate(c);
+    }
+    return sorter;
+  }
+
+  it.each([
+    ['flat', FLAT],
+    ['nested', NESTED],
+  ])('%s: the incremental order and the cursor match an order computed once', (_kind, clients) => {
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 60 }), (ops) => {
+        const incremental = build(clients);
+        incremental.sort();
+        const done: SorterOp[] = [];
+        for (const op of ops) {
+          apply(incremental, clients, op);
+          done.push(op);
+          const once = build(clients);
+          for (const d of done) apply(once, clients, d);
+          const expected = [...once.sort()];
+          expect([...incremental.sort()]).toEqual(expected);
+          const cursor = incremental.cursor();
+          const read: string[] = [];
+          for (let c = cursor.next(); c !== undefined; c = cursor.next()) read.push(c);
+          expect(read).toEqual(expected);
+        }
+      }),
+      runs,
+    );
+  });
+});

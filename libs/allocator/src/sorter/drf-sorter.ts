@@ -19,6 +19,12 @@ const VIRTUAL = '.';
 interface Node {
   /** Full path; a virtual leaf's path is `<client>/.`. */
   path: string;
+  /** The client a leaf stands for: its path, or for a virtual leaf its parent's path. */
+  client: string;
+  /** A virtual leaf (weighs 1). */
+  virtual: boolean;
+  /** Index in the cached flat order while the leaf is in it (flat sorters only). */
+  pos: number;
   parent: Node | null;
   /** Sorted siblings order; empty for leaves. */
   children: Node[];
@@ -70,6 +76,9 @@ export class SorterPool {
 export class DRFSorter {
   private readonly root: Node = {
     path: '',
+    client: '',
+    virtual: false,
+    pos: -1,
     parent: null,
     children: [],
     isClient: false,
@@ -266,7 +275,8 @@ export class DRFSorter {
       for (const child of node.children) {
         if (child.isClient) {
           if (child.active) {
-            out.push(this.clientPath(child));
+            child.pos = nodes.length;
+            out.push(child.client);
             nodes.push(child);
           }
         } else walk(child);
@@ -278,16 +288,37 @@ export class DRFSorter {
     return out;
   }
 
+  /**
+   * Active clients in DRF order, read one at a time: the same sequence as `sort()`, but a
+   * hierarchical sorter walks its tree only as far as the caller reads. Valid until the
+   * sorter next changes; `rest()` copies what is left, for a caller about to change it.
+   */
+  cursor(): SortCursor {
+    this.clean();
+    if (this.nestedClients === 0 || this.order) return new ArrayCursor(this.sort());
+    this.ensureSorted();
+    return new TreeCursor(this.root);
+  }
+
   // ------------------------------------------------------------ internals
 
   private newNode(path: string, parent: Node, isClient: boolean): Node {
-    const node: Node = { path, parent, children: [], isClient, active: false, allocation: new Map(), count: 0, share: 0 };
+    const virtual = path.endsWith(`/${VIRTUAL}`);
+    const node: Node = {
+      path,
+      client: virtual ? path.slice(0, -2) : path,
+      virtual,
+      pos: -1,
+      parent,
+      children: [],
+      isClient,
+      active: false,
+      allocation: new Map(),
+      count: 0,
+      share: 0,
+    };
     this.nodes.set(path, node);
     return node;
-  }
-
-  private clientPath(leaf: Node): string {
-    return leaf.path.endsWith(`/${VIRTUAL}`) ? leaf.path.slice(0, -2) : leaf.path;
   }
 
   /** Turns client leaf `node` into an internal node holding its virtual leaf. */
@@ -323,7 +354,7 @@ export class DRFSorter {
     // Flat sorter: move the client within the cached order only.
     const order = this.order;
     const nodes = this.orderNodes;
-    const at = nodes.indexOf(leaf);
+    const at = nodes[leaf.pos] === leaf ? leaf.pos : nodes.indexOf(leaf);
     leaf.share = this.computeShare(leaf);
     this.rootUnsorted = true;
     // Binary search for the new place, skipping the leaf's old slot.
@@ -334,12 +365,25 @@ export class DRFSorter {
       if (compare(nodes[mid < at ? mid : mid + 1], leaf) < 0) lo = mid + 1;
       else hi = mid;
     }
-    if (lo !== at) {
-      order.splice(at, 1);
-      nodes.splice(at, 1);
-      order.splice(lo, 0, client);
-      nodes.splice(lo, 0, leaf);
+    // Shift the clients in between by one place (as removing and re-inserting would).
+    if (lo > at) {
+      for (let i = at; i < lo; i++) {
+        const n = nodes[i + 1];
+        nodes[i] = n;
+        order[i] = n.client;
+        n.pos = i;
+      }
+    } else if (lo < at) {
+      for (let i = at; i > lo; i--) {
+        const n = nodes[i - 1];
+        nodes[i] = n;
+        order[i] = n.client;
+        n.pos = i;
+      }
     }
+    nodes[lo] = leaf;
+    order[lo] = leaf.client;
+    leaf.pos = lo;
   }
 
   /** Recomputes one node's share and moves it to its place among its siblings. */
@@ -379,7 +423,7 @@ export class DRFSorter {
       const s = allocated / 1000 / (total / 1000);
       if (s > share) share = s;
     }
-    const weight = node.path.endsWith(`/${VIRTUAL}`) ? 1 : (this.weights.get(node.path) ?? 1);
+    const weight = node.virtual ? 1 : (this.weights.get(node.path) ?? 1);
     return share / weight;
   }
 
@@ -407,5 +451,63 @@ export class DRFSorter {
       node.children.sort(compare);
     };
     resort(this.root);
+  }
+}
+
+/** Clients in order, one at a time (see `DRFSorter.cursor`). */
+export interface SortCursor {
+  /** The next client, or undefined at the end. */
+  next(): string | undefined;
+  /** A copy of the clients not yet read. */
+  rest(): string[];
+}
+
+/** A cursor over an array (read in place, so it sees the array as it is when read). */
+export class ArrayCursor implements SortCursor {
+  private i = 0;
+  constructor(private readonly items: readonly string[]) {}
+  next(): string | undefined {
+    return this.i < this.items.length ? this.items[this.i++] : undefined;
+  }
+  rest(): string[] {
+    return this.items.slice(this.i);
+  }
+}
+
+/** A lazy pre-order walk of a sorter's tree, listing active client leaves. */
+class TreeCursor implements SortCursor {
+  private readonly stack: Node[] = [];
+  private readonly index: number[] = [];
+  constructor(root: Node) {
+    this.stack.push(root);
+    this.index.push(0);
+  }
+  next(): string | undefined {
+    const stack = this.stack;
+    const index = this.index;
+    while (stack.length > 0) {
+      const top = stack.length - 1;
+      const children = stack[top].children;
+      const i = index[top];
+      if (i >= children.length) {
+        stack.pop();
+        index.pop();
+        continue;
+      }
+      index[top] = i + 1;
+      const child = children[i];
+      if (child.isClient) {
+        if (child.active) return child.client;
+      } else {
+        stack.push(child);
+        index.push(0);
+      }
+    }
+    return undefined;
+  }
+  rest(): string[] {
+    const out: string[] = [];
+    for (let c = this.next(); c !== undefined; c = this.next()) out.push(c);
+    return out;
   }
 }
