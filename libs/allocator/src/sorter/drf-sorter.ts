@@ -23,8 +23,6 @@ interface Node {
   client: string;
   /** A virtual leaf (weighs 1). */
   virtual: boolean;
-  /** Index in the cached flat order while the leaf is in it (flat sorters only). */
-  pos: number;
   parent: Node | null;
   /** Sorted siblings order; empty for leaves. */
   children: Node[];
@@ -78,7 +76,6 @@ export class DRFSorter {
     path: '',
     client: '',
     virtual: false,
-    pos: -1,
     parent: null,
     children: [],
     isClient: false,
@@ -97,15 +94,15 @@ export class DRFSorter {
   private readonly excluded: ReadonlySet<string>;
   private dirty = false;
   /**
-   * Cached result of sort(). For a flat sorter (no '/' in any client) it is kept current
-   * incrementally and the root's children are re-sorted only when the tree is needed.
-   * sort() returns this array itself: a caller that changes allocations while iterating
-   * must copy what it still needs first (the allocator does, before an offer that leaves
-   * something on the agent).
+   * The active client leaves in order, cached. For a flat sorter (no '/' in any client) it
+   * is kept current incrementally (a changed client is moved) and the root's children are
+   * re-sorted only when the tree is needed. A cursor reads this array as it is: a caller
+   * that changes allocations while reading must copy what it still needs first (the
+   * allocator does, before an offer that leaves something on the agent).
    */
+  private orderNodes: Node[] | null = null;
+  /** What sort() returns: the names of `orderNodes`, made when asked for. */
   private order: string[] | null = null;
-  /** The leaves behind `order`, in the same positions (flat sorters only). */
-  private orderNodes: Node[] = [];
   private rootUnsorted = false;
   private nestedClients = 0;
 
@@ -122,7 +119,7 @@ export class DRFSorter {
   add(client: string): void {
     if (this.clients.has(client)) return;
     this.ensureSorted();
-    this.order = null;
+    this.invalidateOrder();
     if (client.includes('/')) this.nestedClients++;
     const segments = client.split('/');
     let parent = this.root;
@@ -152,7 +149,7 @@ export class DRFSorter {
     const leaf = this.clients.get(client);
     if (!leaf) return;
     this.ensureSorted();
-    this.order = null;
+    this.invalidateOrder();
     if (client.includes('/')) this.nestedClients--;
     const allocation = this.allocationQuantities(client);
     for (let n: Node | null = leaf.parent; n && n !== this.root; n = n.parent) addInto(n.allocation, allocation, -1);
@@ -184,7 +181,7 @@ export class DRFSorter {
     const leaf = this.clients.get(client);
     if (leaf && !leaf.active) {
       leaf.active = true;
-      this.order = null;
+      this.invalidateOrder();
     }
   }
 
@@ -192,7 +189,7 @@ export class DRFSorter {
     const leaf = this.clients.get(client);
     if (leaf?.active) {
       leaf.active = false;
-      this.order = null;
+      this.invalidateOrder();
     }
   }
 
@@ -213,7 +210,7 @@ export class DRFSorter {
   setWeight(path: string, weight: number): void {
     this.weights.set(path, weight);
     this.ensureSorted();
-    this.order = null;
+    this.invalidateOrder();
     const node = this.nodes.get(path);
     if (node) this.refresh(node);
   }
@@ -223,7 +220,7 @@ export class DRFSorter {
   allocated(client: string, agent: string, quantities: MilliQuantities): void {
     this.change(client, agent, quantities, 1);
     for (let n: Node | null = this.clients.get(client) ?? null; n && n !== this.root; n = n.parent) n.count += 1;
-    this.refreshPath(client);
+    this.refreshPath(client, 1);
   }
 
   unallocated(client: string, agent: string, quantities: MilliQuantities): void {
@@ -267,25 +264,8 @@ export class DRFSorter {
   /** Active clients in DRF order. */
   sort(): readonly string[] {
     this.clean();
-    if (this.order) return this.order;
-    this.ensureSorted();
-    const out: string[] = [];
-    const nodes: Node[] = [];
-    const walk = (node: Node) => {
-      for (const child of node.children) {
-        if (child.isClient) {
-          if (child.active) {
-            child.pos = nodes.length;
-            out.push(child.client);
-            nodes.push(child);
-          }
-        } else walk(child);
-      }
-    };
-    walk(this.root);
-    this.order = out;
-    this.orderNodes = nodes;
-    return out;
+    this.order ??= this.ordered().map((n) => n.client);
+    return this.order;
   }
 
   /**
@@ -295,9 +275,31 @@ export class DRFSorter {
    */
   cursor(): SortCursor {
     this.clean();
-    if (this.nestedClients === 0 || this.order) return new ArrayCursor(this.sort());
+    if (this.nestedClients === 0 || this.orderNodes) return new NodeCursor(this.ordered());
     this.ensureSorted();
     return new TreeCursor(this.root);
+  }
+
+  /** The cached order of active client leaves, walked from the tree when missing. */
+  private ordered(): Node[] {
+    if (this.orderNodes) return this.orderNodes;
+    this.ensureSorted();
+    const nodes: Node[] = [];
+    const walk = (node: Node) => {
+      for (const child of node.children) {
+        if (child.isClient) {
+          if (child.active) nodes.push(child);
+        } else walk(child);
+      }
+    };
+    walk(this.root);
+    this.orderNodes = nodes;
+    return nodes;
+  }
+
+  private invalidateOrder(): void {
+    this.orderNodes = null;
+    this.order = null;
   }
 
   // ------------------------------------------------------------ internals
@@ -308,7 +310,6 @@ export class DRFSorter {
       path,
       client: virtual ? path.slice(0, -2) : path,
       virtual,
-      pos: -1,
       parent,
       children: [],
       isClient,
@@ -341,49 +342,47 @@ export class DRFSorter {
     for (let n: Node | null = leaf; n && n !== this.root; n = n.parent) addInto(n.allocation, quantities, sign);
   }
 
-  private refreshPath(client: string): void {
+  /** After a change of the client's allocation (its count went up by `countDelta`). */
+  private refreshPath(client: string, countDelta = 0): void {
     if (this.pool.version !== this.poolVersion) this.dirty = true;
     if (this.dirty) return; // everything is recomputed at the next clean()
     const leaf = this.clients.get(client);
     if (!leaf) return; // change() has already refused an unknown client
-    if (this.nestedClients > 0 || !this.order || !leaf.active) {
-      if (this.nestedClients > 0) this.order = null;
+    const nodes = this.orderNodes;
+    if (this.nestedClients > 0 || !nodes || !leaf.active) {
+      if (this.nestedClients > 0) this.invalidateOrder();
       for (let n: Node | null = leaf; n && n !== this.root; n = n.parent) this.refresh(n);
       return;
     }
-    // Flat sorter: move the client within the cached order only.
-    const order = this.order;
-    const nodes = this.orderNodes;
-    const at = nodes[leaf.pos] === leaf ? leaf.pos : nodes.indexOf(leaf);
+    // Flat sorter: move the client within the cached order only. Find it by the share and
+    // count it was placed with (the order is sorted by them, then by the unique path).
+    const oldShare = leaf.share;
+    const oldCount = leaf.count - countDelta;
+    let lo = 0;
+    let hi = nodes.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const n = nodes[mid];
+      const before = n.share !== oldShare ? n.share < oldShare : n.count !== oldCount ? n.count < oldCount : n.path < leaf.path;
+      if (before) lo = mid + 1;
+      else hi = mid;
+    }
+    const at = nodes[lo] === leaf ? lo : nodes.indexOf(leaf);
     leaf.share = this.computeShare(leaf);
     this.rootUnsorted = true;
+    this.order = null;
     // Binary search for the new place, skipping the leaf's old slot.
-    let lo = 0;
-    let hi = nodes.length - 1;
+    lo = 0;
+    hi = nodes.length - 1;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if (compare(nodes[mid < at ? mid : mid + 1], leaf) < 0) lo = mid + 1;
       else hi = mid;
     }
-    // Shift the clients in between by one place (as removing and re-inserting would).
-    if (lo > at) {
-      for (let i = at; i < lo; i++) {
-        const n = nodes[i + 1];
-        nodes[i] = n;
-        order[i] = n.client;
-        n.pos = i;
-      }
-    } else if (lo < at) {
-      for (let i = at; i > lo; i--) {
-        const n = nodes[i - 1];
-        nodes[i] = n;
-        order[i] = n.client;
-        n.pos = i;
-      }
+    if (lo !== at) {
+      nodes.splice(at, 1);
+      nodes.splice(lo, 0, leaf);
     }
-    nodes[lo] = leaf;
-    order[lo] = leaf.client;
-    leaf.pos = lo;
   }
 
   /** Recomputes one node's share and moves it to its place among its siblings. */
@@ -442,7 +441,7 @@ export class DRFSorter {
     if (!this.dirty) return;
     this.rootUnsorted = false;
     this.dirty = false;
-    this.order = null;
+    this.invalidateOrder();
     const resort = (node: Node) => {
       for (const child of node.children) {
         child.share = this.computeShare(child);
@@ -509,5 +508,17 @@ class TreeCursor implements SortCursor {
     const out: string[] = [];
     for (let c = this.next(); c !== undefined; c = this.next()) out.push(c);
     return out;
+  }
+}
+
+/** A cursor over a sorter's cached order of leaves (read in place). */
+class NodeCursor implements SortCursor {
+  private i = 0;
+  constructor(private readonly nodes: readonly Node[]) {}
+  next(): string | undefined {
+    return this.i < this.nodes.length ? this.nodes[this.i++].client : undefined;
+  }
+  rest(): string[] {
+    return this.nodes.slice(this.i).map((n) => n.client);
   }
 }
