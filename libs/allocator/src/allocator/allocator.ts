@@ -155,6 +155,12 @@ interface AgentState {
   available: Resources;
   /** `available` before the last offer or allocation on the agent. */
   availableBefore?: Resources;
+  /** `allocated` is within `total` (not over-allocated) and the agent has nothing shared. */
+  allocatedFits: boolean;
+  /** The cycle `offerIndexes` belong to. */
+  offersCycle: number;
+  /** Indexes, in that cycle's offers, of the offers made on this agent. */
+  offerIndexes: number[];
   /** Total has only unreserved, non-revocable, non-shared pieces: offers need no splitting. */
   plain: boolean;
   hasShared: boolean;
@@ -328,6 +334,8 @@ export class HierarchicalAllocator {
    * capabilities, offer filters removed, quota, an agent's total. See `AgentState.passedBy`.
    */
   private epoch = 0;
+  /** Cycles run so far. */
+  private cycles = 0;
   private readonly reference: boolean;
   /** Per role: itself and its ancestors that have quota limits (cleared when quota changes). */
   private readonly limitedAncestorsCache = new Map<string, string[]>();
@@ -364,6 +372,9 @@ export class HierarchicalAllocator {
       hasGpus: total.get('gpus') > 0,
       filters: this.agentFilters(id),
       passedBy: new Map(),
+      allocatedFits: total.shared().isEmpty(),
+      offersCycle: 0,
+      offerIndexes: [],
     };
     this.agents.set(id, agent);
     this.setPool(id, total);
@@ -718,7 +729,8 @@ export class HierarchicalAllocator {
   allocate(options: { agents?: Iterable<string>; trace?: boolean } = {}): CycleResult {
     const now = this.clock.now();
     const trace = options.trace ? new TraceCollector(this.config.traceLimit) : undefined;
-    const offers = new Map<string, Offer>();
+    const offers: Offer[] = [];
+    const cycle = ++this.cycles;
 
     const candidates: AgentState[] = [];
     for (const id of options.agents ?? this.agents.keys()) {
@@ -750,14 +762,20 @@ export class HierarchicalAllocator {
       if (availableHeadroom.size > 0 && requiredHeadroom.size > 0) {
         addMilli(availableHeadroom, agent.plain ? resources.scalarMilli() : resources.unreserved().nonRevocable().scalarMilli(), -1);
       }
-      const key = `${fw.id}\u0000${role}\u0000${agent.id}`;
-      const existing = offers.get(key);
-      offers.set(key, {
-        frameworkId: fw.id,
-        role,
-        agentId: agent.id,
-        resources: existing ? existing.resources.plus(resources) : resources,
-      });
+      // One offer per (framework, role, agent) in a cycle, in the order first made.
+      if (agent.offersCycle !== cycle) {
+        agent.offersCycle = cycle;
+        agent.offerIndexes.length = 0;
+      }
+      for (const i of agent.offerIndexes) {
+        const existing = offers[i];
+        if (existing.frameworkId === fw.id && existing.role === role) {
+          offers[i] = { frameworkId: fw.id, role, agentId: agent.id, resources: existing.resources.plus(resources) };
+          return;
+        }
+      }
+      agent.offerIndexes.push(offers.length);
+      offers.push({ frameworkId: fw.id, role, agentId: agent.id, resources });
     };
 
     // Stage 1: quota guarantees (nothing to do when every guarantee is met).
@@ -892,7 +910,7 @@ export class HierarchicalAllocator {
       }
     }
 
-    return { offers: [...offers.values()], inverseOffers, ...(trace ? { trace: trace.result() } : {}) };
+    return { offers, inverseOffers, ...(trace ? { trace: trace.result() } : {}) };
   }
 
   // ---------------------------------------------------------------- internals
@@ -1214,7 +1232,17 @@ export class HierarchicalAllocator {
     if (after.isEmpty()) byRole.delete(role);
     else byRole.set(role, after);
     if (byRole.size === 0) agent.allocations.delete(fwId);
-    agent.allocated = sign > 0 ? agent.allocated.plus(resources) : agent.allocated.minus(resources);
+    if (sign > 0) {
+      // Everything available taken on an agent that fits: allocated is now its total.
+      if (resources === agent.available && agent.allocatedFits) agent.allocated = agent.total;
+      else {
+        agent.allocatedFits &&= agent.available.contains(resources);
+        agent.allocated = agent.allocated.plus(resources);
+      }
+    } else {
+      agent.allocated = agent.allocated.minus(resources);
+      if (!agent.allocatedFits) agent.allocatedFits = !agent.hasShared && agent.total.contains(agent.allocated);
+    }
     // An offer is taken from what is available; a recovery recomputes (the agent may have
     // been over-allocated after a smaller total). When a recovery brings back what was there
     // before the last offer, that value is kept (it is immutable): what was remembered about
@@ -1268,6 +1296,7 @@ export class HierarchicalAllocator {
     agent.hasGpus = total.get('gpus') > 0;
     agent.plain = total.isPlain();
     agent.hasShared = !total.shared().isEmpty();
+    agent.allocatedFits = !agent.hasShared && total.contains(agent.allocated);
     agent.available = total.minus(agent.allocated);
     this.trackReservations(total, 1);
     this.setPool(agent.id, total);
