@@ -159,8 +159,9 @@ interface AgentState {
   allocatedFits: boolean;
   /** The cycle `offerIndexes` belong to. */
   offersCycle: number;
-  /** Indexes, in that cycle's offers, of the offers made on this agent. */
+  /** Indexes, in that cycle's offers, of the offers made on this agent (the first `offerCount`). */
   offerIndexes: number[];
+  offerCount: number;
   /** Total has only unreserved, non-revocable, non-shared pieces: offers need no splitting. */
   plain: boolean;
   hasShared: boolean;
@@ -336,6 +337,12 @@ export class HierarchicalAllocator {
   private epoch = 0;
   /** Cycles run so far. */
   private cycles = 0;
+  /** The last isAllocatable question and its answer (resources and minimum by identity). */
+  private readonly lastAllocatable: {
+    resources?: Resources;
+    minAllocatable?: Array<Array<[string, number]>>;
+    result: boolean;
+  } = { result: false };
   private readonly reference: boolean;
   /** Per role: itself and its ancestors that have quota limits (cleared when quota changes). */
   private readonly limitedAncestorsCache = new Map<string, string[]>();
@@ -375,6 +382,7 @@ export class HierarchicalAllocator {
       allocatedFits: total.shared().isEmpty(),
       offersCycle: 0,
       offerIndexes: [],
+      offerCount: 0,
     };
     this.agents.set(id, agent);
     this.setPool(id, total);
@@ -765,16 +773,17 @@ export class HierarchicalAllocator {
       // One offer per (framework, role, agent) in a cycle, in the order first made.
       if (agent.offersCycle !== cycle) {
         agent.offersCycle = cycle;
-        agent.offerIndexes.length = 0;
+        agent.offerCount = 0;
       }
-      for (const i of agent.offerIndexes) {
+      for (let k = 0; k < agent.offerCount; k++) {
+        const i = agent.offerIndexes[k];
         const existing = offers[i];
         if (existing.frameworkId === fw.id && existing.role === role) {
           offers[i] = { frameworkId: fw.id, role, agentId: agent.id, resources: existing.resources.plus(resources) };
           return;
         }
       }
-      agent.offerIndexes.push(offers.length);
+      agent.offerIndexes[agent.offerCount++] = offers.length;
       offers.push({ frameworkId: fw.id, role, agentId: agent.id, resources });
     };
 
@@ -1050,6 +1059,19 @@ export class HierarchicalAllocator {
   }
 
   private isAllocatable(resources: Resources, minAllocatable: Array<Array<[string, number]>>): boolean {
+    // The frameworks looked at for one agent mostly ask the same question: remember the last answer.
+    const last = this.lastAllocatable;
+    if (last.resources === resources && last.minAllocatable === minAllocatable) return last.result;
+    const result = this.computeAllocatable(resources, minAllocatable);
+    if (!this.reference) {
+      last.resources = resources;
+      last.minAllocatable = minAllocatable;
+      last.result = result;
+    }
+    return result;
+  }
+
+  private computeAllocatable(resources: Resources, minAllocatable: Array<Array<[string, number]>>): boolean {
     if (resources.isEmpty()) return false;
     if (minAllocatable.length === 0) return true;
     const q = resources.scalarMilli();
@@ -1113,7 +1135,8 @@ export class HierarchicalAllocator {
         caps.set(name, Math.min(caps.get(name) ?? Infinity, surplus));
       }
     }
-    return caps.size === 0 ? unreserved : shrinkScalars(unreserved, caps, true);
+    if (caps.size === 0) return unreserved;
+    return this.reference ? shrinkScalars(unreserved, caps, true) : unreserved.capScalars(caps, true);
   }
 
   /** The role and its ancestors that have quota limits. */

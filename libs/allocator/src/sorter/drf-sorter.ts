@@ -104,6 +104,8 @@ export class DRFSorter {
   /** What sort() returns: the names of `orderNodes`, made when asked for. */
   private order: string[] | null = null;
   private rootUnsorted = false;
+  private totalsVersion = -1;
+  private totalsList: ReadonlyArray<readonly [string, number]> = [];
   private nestedClients = 0;
 
   constructor(options: { excludedNames?: Iterable<string>; pool?: SorterPool } = {}) {
@@ -415,8 +417,7 @@ export class DRFSorter {
 
   private computeShare(node: Node): number {
     let share = 0;
-    for (const [name, total] of this.pool.totals) {
-      if (total <= 0 || this.excluded.has(name)) continue;
+    for (const [name, total] of this.shareTotals()) {
       const allocated = node.allocation.get(name);
       if (allocated === undefined) continue;
       const s = allocated / 1000 / (total / 1000);
@@ -424,6 +425,15 @@ export class DRFSorter {
     }
     const weight = node.virtual ? 1 : (this.weights.get(node.path) ?? 1);
     return share / weight;
+  }
+
+  /** The pool's positive totals of names not excluded, as a list (kept per pool version). */
+  private shareTotals(): ReadonlyArray<readonly [string, number]> {
+    if (this.totalsVersion !== this.pool.version) {
+      this.totalsVersion = this.pool.version;
+      this.totalsList = [...this.pool.totals].filter(([name, total]) => total > 0 && !this.excluded.has(name));
+    }
+    return this.totalsList;
   }
 
   /** Restores the root's sibling order after flat-mode updates skipped it. */
