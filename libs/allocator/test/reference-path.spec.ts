@@ -28,7 +28,8 @@ type Event =
   | { kind: 'updateFramework'; fw: number; roles: string[]; gpu: boolean }
   | { kind: 'addFramework'; roles: string[] }
   | { kind: 'removeAgent' | 'readdAgent'; agent: number }
-  | { kind: 'weight'; role: string; weight: number };
+  | { kind: 'weight'; role: string; weight: number }
+  | { kind: 'growAgent'; agent: number };
 
 const eventArb: fc.Arbitrary<Event> = fc.oneof(
   { arbitrary: fc.boolean().map<Event>((trace) => ({ kind: 'allocate', trace })), weight: 8 },
@@ -56,21 +57,33 @@ const eventArb: fc.Arbitrary<Event> = fc.oneof(
   fc.nat(7).map<Event>((agent) => ({ kind: 'removeAgent', agent })),
   fc.nat(7).map<Event>((agent) => ({ kind: 'readdAgent', agent })),
   fc.record({ role: fc.constantFrom(...ROLES), weight: fc.integer({ min: 1, max: 3 }) }).map<Event>((e) => ({ kind: 'weight', ...e })),
+  fc.nat(7).map<Event>((agent) => ({ kind: 'growAgent', agent })),
 );
 
 interface Cluster {
   agents: number[];
-  frameworks: Array<{ roles: string[]; gpu: boolean }>;
+  /** `minCpus`: the framework's own minimum allocatable cpus in each of its roles. */
+  frameworks: Array<{ roles: string[]; gpu: boolean; minCpus?: number }>;
   seed: number;
+  /** Trace entries kept per cycle (small: traces fill up, and only their counts grow). */
+  traceLimit?: number;
 }
 
 const clusterArb: fc.Arbitrary<Cluster> = fc.record({
   agents: fc.array(fc.nat(AGENT_KINDS.length - 1), { minLength: 1, maxLength: 8 }),
-  frameworks: fc.array(fc.record({ roles: fc.subarray(ROLES, { minLength: 1, maxLength: 2 }), gpu: fc.boolean() }), {
-    minLength: 1,
-    maxLength: 5,
-  }),
+  frameworks: fc.array(
+    fc.record({
+      roles: fc.subarray(ROLES, { minLength: 1, maxLength: 2 }),
+      gpu: fc.boolean(),
+      minCpus: fc.constantFrom(undefined, 3, 6),
+    }),
+    {
+      minLength: 1,
+      maxLength: 5,
+    },
+  ),
   seed: fc.integer(),
+  traceLimit: fc.constantFrom(1, 4, 1000),
 });
 
 function text(result: CycleResult): unknown {
@@ -94,11 +107,15 @@ function play(cluster: Cluster, events: Event[], referencePath: boolean): unknow
       };
     })(),
     referencePath,
+    config: { traceLimit: cluster.traceLimit ?? 1000 },
   });
   let frameworks = 0;
-  const addFramework = (roles: string[], gpu: boolean) =>
-    allocator.addFramework(`fw${frameworks++}`, roles, { capabilities: gpu ? ['GPU_RESOURCES'] : [] });
-  cluster.frameworks.forEach((f) => addFramework(f.roles, f.gpu));
+  const addFramework = (roles: string[], gpu: boolean, minCpus?: number) =>
+    allocator.addFramework(`fw${frameworks++}`, roles, {
+      capabilities: gpu ? ['GPU_RESOURCES'] : [],
+      offerFilters: minCpus === undefined ? undefined : Object.fromEntries(roles.map((r) => [r, [{ cpus: minCpus }]])),
+    });
+  cluster.frameworks.forEach((f) => addFramework(f.roles, f.gpu, f.minCpus));
   const agentTotal = (i: number) => parseResources(AGENT_KINDS[cluster.agents[i % cluster.agents.length]]);
   cluster.agents.forEach((_, i) => allocator.addAgent(`agent${i}`, agentTotal(i)));
   const fwId = (n: number) => `fw${n % frameworks}`;
@@ -161,6 +178,18 @@ function play(cluster: Cluster, events: Event[], referencePath: boolean): unknow
         if (!allocator.hasAgent(`agent${i}`)) allocator.addAgent(`agent${i}`, agentTotal(i));
         break;
       }
+      case 'growAgent': {
+        const id = `agent${e.agent % cluster.agents.length}`;
+        if (allocator.hasAgent(id))
+          allocator.updateAgent(
+            id,
+            allocator
+              .availableOn(id)
+              .plus(parseResources('cpus:1'))
+              .plus(held.filter((o) => o.agentId === id).reduce((sum, o) => sum.plus(o.resources), parseResources(''))),
+          );
+        break;
+      }
       case 'weight':
         allocator.setWeight(e.role, e.weight);
         break;
@@ -187,6 +216,7 @@ describe('reference path and fast path', () => {
         { roles: ['a', 'b'], gpu: true },
       ],
       seed: 7,
+      traceLimit: 2,
     };
     const events: Event[] = [{ kind: 'addFramework', roles: ['a'] }];
     for (let i = 0; i < 12; i++) {
@@ -203,6 +233,36 @@ describe('reference path and fast path', () => {
     const counts = fast.map((c) => (c as { offers: string[] }).offers.length);
     expect(counts.some((n) => n > 0)).toBe(true);
     expect(counts.some((n) => n === 0)).toBe(true);
+  });
+
+  it.each<[string, Event[]]>([
+    ['a revive', [{ kind: 'revive', fw: 0 }]],
+    ['a framework added', [{ kind: 'addFramework', roles: ['a'] }]],
+    [
+      'a framework deactivated and activated again',
+      [
+        { kind: 'deactivateFramework', fw: 0 },
+        { kind: 'activateFramework', fw: 0 },
+      ],
+    ],
+    ['a framework given the GPU capability', [{ kind: 'updateFramework', fw: 0, roles: ['a'], gpu: true }]],
+    ['an agent grown', [{ kind: 'growAgent', agent: 0 }]],
+    ['the filters ending', [{ kind: 'advance', seconds: 10 }]],
+  ])('offer a filtered agent again after %s', (_what, change) => {
+    // One framework, agents with and without a GPU; every offer declined for 5 seconds.
+    const cluster: Cluster = { agents: [0, 2], frameworks: [{ roles: ['a'], gpu: false }], seed: 3 };
+    const round: Event[] = [
+      { kind: 'allocate', trace: false },
+      { kind: 'decline', refuse: 5, every: 1, offset: 0 },
+      { kind: 'advance', seconds: 1 },
+    ];
+    const events = [...round, ...round, ...change, ...round, ...round];
+    const fast = play(cluster, events, false);
+    expect(fast).toEqual(play(cluster, events, true));
+    // The second cycle found the agents filtered; the one after the change did not.
+    const offers = fast.map((c) => (c as { offers: string[] }).offers.length);
+    expect(offers[1]).toBe(0);
+    expect(offers[offers.length - 2]).toBeGreaterThan(0);
   });
 
   it('see what is left on an agent after one of its offers comes back and another stays out', () => {

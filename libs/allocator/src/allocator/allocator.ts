@@ -13,7 +13,7 @@
 import { isReservationUsableBy, type ResourceEntry, Resources } from '../resources';
 import { ArrayCursor, type SortCursor, SorterPool } from '../sorter';
 import { type ClientSorter, createSorter, type SorterFactory } from './sorter-port';
-import { type DecisionReason, type DecisionTrace, type Quantities, TraceCollector } from './trace';
+import { type DecisionReason, type DecisionTrace, type Quantities, type ReasonCode, TraceCollector } from './trace';
 
 export type Capability = 'REVOCABLE_RESOURCES' | 'GPU_RESOURCES' | 'SHARED_RESOURCES' | (string & {});
 
@@ -201,6 +201,8 @@ interface PassedBy {
   epoch: number;
   /** Good while the clock is before this: the earliest end of the filters relied on. */
   until: number;
+  /** With a trace: how many frameworks passed it by, per reason (in the order first seen). */
+  reasons: Array<[ReasonCode, number]>;
 }
 
 interface FrameworkState {
@@ -845,9 +847,10 @@ export class HierarchicalAllocator {
     }
 
     // Stage 2: everything else, by DRF, within limits and without eating into headroom.
-    // Without a trace, a role whose every framework passed a plain agent by is remembered
-    // (AgentState.passedBy) and skipped while that still holds.
-    const remember = !this.reference && !trace;
+    // A role whose every framework passed a plain agent by is remembered (AgentState.passedBy)
+    // and skipped while that still holds; with a trace, only once the trace keeps no more
+    // entries (its counts then grow by what the pass counted).
+    const remember = !this.reference;
     for (const agent of this.ordered(candidates)) {
       if (this.exhausted(agent)) {
         trace?.add({ reason: 'NOTHING_AVAILABLE', agent: agent.id });
@@ -861,17 +864,31 @@ export class HierarchicalAllocator {
         const rememberable = remember && agent.plain && requiredHeadroom.size === 0 && this.limitedAncestors(role).length === 0;
         if (rememberable) {
           const passed = agent.passedBy.get(role);
-          if (passed?.available === agent.available && passed.epoch === this.epoch && now < passed.until) continue;
+          if (passed?.available === agent.available && passed.epoch === this.epoch && now < passed.until && (!trace || trace.isFull())) {
+            if (trace) for (const [reason, n] of passed.reasons) trace.addCount(reason, n);
+            continue;
+          }
         }
-        // Whether every framework so far passed the agent by, and until when that holds.
+        // Whether every framework so far passed the agent by, until when that holds, and why.
         let allPassed = rememberable;
         let passedUntil = Infinity;
+        // (Counted with or without a trace: a later cycle with a trace may rely on them.)
+        const reasons: Array<[ReasonCode, number]> = [];
+        const note = (reason: ReasonCode) => {
+          if (!allPassed) return;
+          const counted = reasons.find((r) => r[0] === reason);
+          if (counted) counted[1]++;
+          else reasons.push([reason, 1]);
+        };
         let fws = this.order(sorter);
         for (let fwId = fws.next(); fwId !== undefined; fwId = fws.next()) {
           const fw = this.frameworks.get(fwId);
           if (!fw) continue; // a sorter holds only known frameworks
           const usable = this.usableBy(agent, fw, role, trace, offeredShared);
-          if (!usable) continue;
+          if (!usable) {
+            note('MISSING_CAPABILITY');
+            continue;
+          }
           const limited = requiredHeadroom.size > 0 || this.limitedAncestors(role).length > 0;
           let resources = usable;
           if (limited || !agent.plain) {
@@ -892,6 +909,7 @@ export class HierarchicalAllocator {
           const blockedUntil = this.tryOffer(agent, fw, role, resources, now, trace);
           if (blockedUntil !== undefined) {
             if (blockedUntil < passedUntil) passedUntil = blockedUntil;
+            note(blockedUntil === Infinity ? 'BELOW_MIN_ALLOCATABLE' : 'FRAMEWORK_FILTERED');
             continue;
           }
           allPassed = false;
@@ -903,7 +921,8 @@ export class HierarchicalAllocator {
           if (this.quotas.has(topLevel(role))) this.refreshRequiredHeadroom(requiredHeadroom);
           if (this.exhausted(agent)) break stage2;
         }
-        if (allPassed && passedUntil > now) agent.passedBy.set(role, { available: agent.available, epoch: this.epoch, until: passedUntil });
+        if (allPassed && passedUntil > now)
+          agent.passedBy.set(role, { available: agent.available, epoch: this.epoch, until: passedUntil, reasons });
       }
     }
 
