@@ -175,9 +175,9 @@ interface AgentState {
   /** Offer filters on this agent (shared with `filtersByAgent`, which outlives the agent). */
   filters: AgentFilters;
   /**
-   * Per role, a stage-2 pass in which every framework of the role passed the agent by
-   * (filtered, below minimum or missing a capability): while nothing it depended on has
-   * changed, the next pass would too.
+   * Per role, the frameworks that passed the agent by in stage 2 (filtered, below their
+   * minimum, or missing a capability), and whether all did: while nothing that depended on
+   * has changed, they would again.
    */
   passedBy: Map<string, PassedBy>;
 }
@@ -201,7 +201,11 @@ interface PassedBy {
   epoch: number;
   /** Good while the clock is before this: the earliest end of the filters relied on. */
   until: number;
-  /** With a trace: how many frameworks passed it by, per reason (in the order first seen). */
+  /** Frameworks (by id) that passed the agent by, and why. */
+  blocked: Map<string, ReasonCode>;
+  /** Every framework of the role passed it by. */
+  all: boolean;
+  /** When `all`: how many frameworks passed it by, per reason (for a trace's counts). */
   reasons: Array<[ReasonCode, number]>;
 }
 
@@ -847,9 +851,9 @@ export class HierarchicalAllocator {
     }
 
     // Stage 2: everything else, by DRF, within limits and without eating into headroom.
-    // A role whose every framework passed a plain agent by is remembered (AgentState.passedBy)
-    // and skipped while that still holds; with a trace, only once the trace keeps no more
-    // entries (its counts then grow by what the pass counted).
+    // On a plain agent, the frameworks that passed it by are remembered (AgentState.passedBy):
+    // while that holds, they are skipped, and a role they all passed by is skipped whole. With
+    // a trace, only once the trace keeps no more entries (its counts grow by what is skipped).
     const remember = !this.reference;
     for (const agent of this.ordered(candidates)) {
       if (this.exhausted(agent)) {
@@ -862,31 +866,42 @@ export class HierarchicalAllocator {
         if (!sorter) continue;
         if (trace) this.traceInactiveFrameworks(agent, role, trace);
         const rememberable = remember && agent.plain && requiredHeadroom.size === 0 && this.limitedAncestors(role).length === 0;
+        // What an earlier pass learnt (skipped without a trace, or once the trace is full) and
+        // what this pass adds, up to its first offer (after it, the agent holds less).
+        let known: ReadonlyMap<string, ReasonCode> | undefined;
+        let recording = rememberable;
+        let memo: PassedBy | undefined; // made at the first framework that passes the agent by
+        const blocked = (fwId: string, reason: ReasonCode, until: number) => {
+          memo ??= { available: agent.available, epoch: this.epoch, until: Infinity, blocked: new Map(), all: false, reasons: [] };
+          memo.blocked.set(fwId, reason);
+          if (until < memo.until) memo.until = until;
+        };
         if (rememberable) {
           const passed = agent.passedBy.get(role);
-          if (passed?.available === agent.available && passed.epoch === this.epoch && now < passed.until && (!trace || trace.isFull())) {
-            if (trace) for (const [reason, n] of passed.reasons) trace.addCount(reason, n);
-            continue;
+          const quiet = !trace || trace.isFull();
+          if (passed?.available === agent.available && passed.epoch === this.epoch && now < passed.until) {
+            if (passed.all && quiet) {
+              if (trace) for (const [reason, n] of passed.reasons) trace.addCount(reason, n);
+              continue;
+            }
+            memo = passed;
+            if (quiet) known = passed.blocked;
           }
         }
-        // Whether every framework so far passed the agent by, until when that holds, and why.
-        let allPassed = rememberable;
-        let passedUntil = Infinity;
-        // (Counted with or without a trace: a later cycle with a trace may rely on them.)
-        const reasons: Array<[ReasonCode, number]> = [];
-        const note = (reason: ReasonCode) => {
-          if (!allPassed) return;
-          const counted = reasons.find((r) => r[0] === reason);
-          if (counted) counted[1]++;
-          else reasons.push([reason, 1]);
-        };
         let fws = this.order(sorter);
         for (let fwId = fws.next(); fwId !== undefined; fwId = fws.next()) {
+          if (known) {
+            const reason = known.get(fwId);
+            if (reason !== undefined) {
+              trace?.addCount(reason, 1);
+              continue;
+            }
+          }
           const fw = this.frameworks.get(fwId);
           if (!fw) continue; // a sorter holds only known frameworks
           const usable = this.usableBy(agent, fw, role, trace, offeredShared);
           if (!usable) {
-            note('MISSING_CAPABILITY');
+            if (recording) blocked(fwId, 'MISSING_CAPABILITY', Infinity);
             continue;
           }
           const limited = requiredHeadroom.size > 0 || this.limitedAncestors(role).length > 0;
@@ -908,11 +923,13 @@ export class HierarchicalAllocator {
           }
           const blockedUntil = this.tryOffer(agent, fw, role, resources, now, trace);
           if (blockedUntil !== undefined) {
-            if (blockedUntil < passedUntil) passedUntil = blockedUntil;
-            note(blockedUntil === Infinity ? 'BELOW_MIN_ALLOCATABLE' : 'FRAMEWORK_FILTERED');
+            if (recording) blocked(fwId, blockedUntil === Infinity ? 'BELOW_MIN_ALLOCATABLE' : 'FRAMEWORK_FILTERED', blockedUntil);
             continue;
           }
-          allPassed = false;
+          if (recording) {
+            recording = false;
+            if (memo) this.keepPassed(agent, role, memo, now, false);
+          }
           if (!this.takesAll(agent, resources)) {
             roles = new ArrayCursor(roles.rest());
             fws = new ArrayCursor(fws.rest());
@@ -921,8 +938,10 @@ export class HierarchicalAllocator {
           if (this.quotas.has(topLevel(role))) this.refreshRequiredHeadroom(requiredHeadroom);
           if (this.exhausted(agent)) break stage2;
         }
-        if (allPassed && passedUntil > now)
-          agent.passedBy.set(role, { available: agent.available, epoch: this.epoch, until: passedUntil, reasons });
+        if (recording) {
+          memo ??= { available: agent.available, epoch: this.epoch, until: Infinity, blocked: new Map(), all: false, reasons: [] };
+          this.keepPassed(agent, role, memo, now, true);
+        }
       }
     }
 
@@ -1070,6 +1089,22 @@ export class HierarchicalAllocator {
       for (const [role, byFw] of filters) if (!roles || roles.has(role)) byFw.delete(fw);
     }
     if (!roles) fw.filteredAgents.clear();
+  }
+
+  /** Keeps what a pass learnt about the agent and the role (`all`: every framework passed it by). */
+  private keepPassed(agent: AgentState, role: string, memo: PassedBy, now: number, all: boolean): void {
+    if (!(memo.until > now) || (!all && memo.blocked.size === 0)) {
+      agent.passedBy.delete(role);
+      return;
+    }
+    memo.all = all;
+    if (all) {
+      // Counted once, for the passes that will be skipped with a full trace.
+      const counts = new Map<ReasonCode, number>();
+      for (const reason of memo.blocked.values()) counts.set(reason, (counts.get(reason) ?? 0) + 1);
+      memo.reasons = [...counts];
+    }
+    if (agent.passedBy.get(role) !== memo) agent.passedBy.set(role, memo);
   }
 
   private quotaChanged(): void {
