@@ -96,11 +96,11 @@ export class DRFSorter {
   /**
    * The active client leaves in order, cached. For a flat sorter (no '/' in any client) it
    * is kept current incrementally (a changed client is moved) and the root's children are
-   * re-sorted only when the tree is needed. A cursor reads this array as it is: a caller
-   * that changes allocations while reading must copy what it still needs first (the
-   * allocator does, before an offer that leaves something on the agent).
+   * re-sorted only when the tree is needed. A cursor reads it as it is: a caller that
+   * changes allocations while reading must copy what it still needs first (the allocator
+   * does, before an offer that leaves something on the agent).
    */
-  private orderNodes: Node[] | null = null;
+  private orderNodes: ChunkedOrder | null = null;
   /** What sort() returns: the names of `orderNodes`, made when asked for. */
   private order: string[] | null = null;
   private rootUnsorted = false;
@@ -266,7 +266,9 @@ export class DRFSorter {
   /** Active clients in DRF order. */
   sort(): readonly string[] {
     this.clean();
-    this.order ??= this.ordered().map((n) => n.client);
+    this.order ??= this.ordered()
+      .toArray()
+      .map((n) => n.client);
     return this.order;
   }
 
@@ -277,13 +279,13 @@ export class DRFSorter {
    */
   cursor(): SortCursor {
     this.clean();
-    if (this.nestedClients === 0 || this.orderNodes) return new NodeCursor(this.ordered());
+    if (this.nestedClients === 0 || this.orderNodes) return new ChunkCursor(this.ordered().chunks);
     this.ensureSorted();
     return new TreeCursor(this.root);
   }
 
   /** The cached order of active client leaves, walked from the tree when missing. */
-  private ordered(): Node[] {
+  private ordered(): ChunkedOrder {
     if (this.orderNodes) return this.orderNodes;
     this.ensureSorted();
     const nodes: Node[] = [];
@@ -295,8 +297,8 @@ export class DRFSorter {
       }
     };
     walk(this.root);
-    this.orderNodes = nodes;
-    return nodes;
+    this.orderNodes = new ChunkedOrder(nodes);
+    return this.orderNodes;
   }
 
   private invalidateOrder(): void {
@@ -356,35 +358,13 @@ export class DRFSorter {
       for (let n: Node | null = leaf; n && n !== this.root; n = n.parent) this.refresh(n);
       return;
     }
-    // Flat sorter: move the client within the cached order only. Find it by the share and
-    // count it was placed with (the order is sorted by them, then by the unique path).
-    const oldShare = leaf.share;
-    const oldCount = leaf.count - countDelta;
-    let lo = 0;
-    let hi = nodes.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const n = nodes[mid];
-      const before = n.share !== oldShare ? n.share < oldShare : n.count !== oldCount ? n.count < oldCount : n.path < leaf.path;
-      if (before) lo = mid + 1;
-      else hi = mid;
-    }
-    const at = nodes[lo] === leaf ? lo : nodes.indexOf(leaf);
+    // Flat sorter: move the client within the cached order only. It is found by the share
+    // and count it was placed with (the order is sorted by them, then by the unique path).
+    nodes.remove(leaf, leaf.share, leaf.count - countDelta);
     leaf.share = this.computeShare(leaf);
     this.rootUnsorted = true;
     this.order = null;
-    // Binary search for the new place, skipping the leaf's old slot.
-    lo = 0;
-    hi = nodes.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compare(nodes[mid < at ? mid : mid + 1], leaf) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo !== at) {
-      nodes.splice(at, 1);
-      nodes.splice(lo, 0, leaf);
-    }
+    nodes.insert(leaf);
   }
 
   /** Recomputes one node's share and moves it to its place among its siblings. */
@@ -521,14 +501,106 @@ class TreeCursor implements SortCursor {
   }
 }
 
-/** A cursor over a sorter's cached order of leaves (read in place). */
-class NodeCursor implements SortCursor {
+/** Leaves per chunk of a flat sorter's order (a chunk is split when it doubles). */
+const CHUNK = 64;
+
+/**
+ * A flat sorter's order of active leaves, sorted by `compare`, in chunks: moving one client
+ * costs about a chunk's size instead of the whole order's.
+ */
+class ChunkedOrder {
+  readonly chunks: Node[][] = [];
+
+  constructor(nodes: readonly Node[]) {
+    for (let i = 0; i < nodes.length; i += CHUNK) this.chunks.push(nodes.slice(i, i + CHUNK));
+  }
+
+  toArray(): Node[] {
+    return this.chunks.flat();
+  }
+
+  /** Takes `leaf` out; it is found by the share and count it was placed with. */
+  remove(leaf: Node, share: number, count: number): void {
+    const before = (n: Node) => (n.share !== share ? n.share < share : n.count !== count ? n.count < count : n.path < leaf.path);
+    const chunks = this.chunks;
+    let lo = 0;
+    let hi = chunks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const chunk = chunks[mid];
+      if (before(chunk[chunk.length - 1])) lo = mid + 1;
+      else hi = mid;
+    }
+    let ci = lo;
+    let i = -1;
+    if (ci < chunks.length) {
+      const chunk = chunks[ci];
+      let l = 0;
+      let h = chunk.length;
+      while (l < h) {
+        const m = (l + h) >>> 1;
+        if (before(chunk[m])) l = m + 1;
+        else h = m;
+      }
+      if (chunk[l] === leaf) i = l;
+    }
+    if (i < 0) {
+      // Not where its key says (should not happen): look for it.
+      ci = chunks.findIndex((c) => c.includes(leaf));
+      if (ci < 0) return;
+      i = chunks[ci].indexOf(leaf);
+    }
+    const chunk = chunks[ci];
+    chunk.splice(i, 1);
+    if (chunk.length === 0) chunks.splice(ci, 1);
+  }
+
+  /** Puts `leaf` in its place: after every leaf that sorts before it. */
+  insert(leaf: Node): void {
+    const chunks = this.chunks;
+    if (chunks.length === 0) {
+      chunks.push([leaf]);
+      return;
+    }
+    // The first chunk that ends with a leaf not before it (else the last chunk).
+    let lo = 0;
+    let hi = chunks.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const chunk = chunks[mid];
+      if (compare(chunk[chunk.length - 1], leaf) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    const chunk = chunks[lo];
+    let l = 0;
+    let h = chunk.length;
+    while (l < h) {
+      const m = (l + h) >>> 1;
+      if (compare(chunk[m], leaf) < 0) l = m + 1;
+      else h = m;
+    }
+    chunk.splice(l, 0, leaf);
+    if (chunk.length > 2 * CHUNK) chunks.splice(lo + 1, 0, chunk.splice(CHUNK));
+  }
+}
+
+/** A cursor over a flat sorter's chunked order (read in place). */
+class ChunkCursor implements SortCursor {
+  private c = 0;
   private i = 0;
-  constructor(private readonly nodes: readonly Node[]) {}
+  constructor(private readonly chunks: readonly Node[][]) {}
   next(): string | undefined {
-    return this.i < this.nodes.length ? this.nodes[this.i++].client : undefined;
+    while (this.c < this.chunks.length) {
+      const chunk = this.chunks[this.c];
+      if (this.i < chunk.length) return chunk[this.i++].client;
+      this.c++;
+      this.i = 0;
+    }
+    return undefined;
   }
   rest(): string[] {
-    return this.nodes.slice(this.i).map((n) => n.client);
+    const out: string[] = [];
+    for (let c = this.next(); c !== undefined; c = this.next()) out.push(c);
+    return out;
   }
 }
