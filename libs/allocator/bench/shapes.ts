@@ -4,7 +4,7 @@
  * `allocate()` call alone (set-up and the framework's answers are not timed).
  */
 import { performance } from 'node:perf_hooks';
-import { HierarchicalAllocator, parseResources, type Resources } from '../src';
+import { type AllocatorOptions, type CycleResult, HierarchicalAllocator, parseResources, type Resources } from '../src';
 
 export interface ShapeOptions {
   agents: number;
@@ -20,35 +20,77 @@ export interface ShapeResult extends ShapeOptions {
   setupMs: number;
 }
 
+/** A shape's cluster, ready for cycles: `advance` before each cycle, `answer` after it. */
+export interface ShapeCluster {
+  allocator: HierarchicalAllocator;
+  advance(): void;
+  answer(offers: CycleResult['offers']): void;
+}
+
 export interface Shape {
   name: string;
   describe: string;
   sizes: ShapeOptions[];
-  run(options: ShapeOptions): ShapeResult;
+  /** Builds the cluster (the same for the same options: the allocator's randomness is seeded). */
+  setup(options: ShapeOptions, allocatorOptions?: Pick<AllocatorOptions, 'referencePath'>): ShapeCluster;
+  run(options: ShapeOptions, allocatorOptions?: Pick<AllocatorOptions, 'referencePath'>): ShapeResult;
 }
 
 const LONG_FILTER = 30 * 24 * 3600;
 
-function timeCycles(
-  name: string,
-  options: ShapeOptions,
-  setup: () => { allocator: HierarchicalAllocator; answer: (offers: ReturnType<HierarchicalAllocator['allocate']>['offers']) => void },
-  advance: (i: number) => void = () => undefined,
-): ShapeResult {
+function timeCycles(shape: Shape, options: ShapeOptions, allocatorOptions?: Pick<AllocatorOptions, 'referencePath'>): ShapeResult {
   const t0 = performance.now();
-  const { allocator, answer } = setup();
+  const cluster = shape.setup(options, allocatorOptions);
   const setupMs = performance.now() - t0;
   const cycleMs: number[] = [];
   const offers: number[] = [];
   for (let i = 0; i < options.cycles; i++) {
-    advance(i);
+    cluster.advance();
     const start = performance.now();
-    const result = allocator.allocate();
+    const result = cluster.allocator.allocate();
     cycleMs.push(performance.now() - start);
     offers.push(result.offers.length);
-    answer(result.offers);
+    cluster.answer(result.offers);
   }
-  return { shape: name, ...options, cycleMs, offers, setupMs };
+  return { shape: shape.name, ...options, cycleMs, offers, setupMs };
+}
+
+/** One offer as text, for comparing cycles. */
+const offerText = (o: CycleResult['offers'][number]) => `${o.frameworkId} ${o.role} ${o.agentId} ${o.resources.toString()}`;
+
+export interface CheckResult {
+  shape: string;
+  cycles: number;
+  offers: number;
+  /** The first difference, if any. */
+  mismatch?: { cycle: number; index: number; reference?: string; fast?: string };
+}
+
+/**
+ * Runs the shape on the reference path and on the fast path side by side, cycle by cycle,
+ * and compares their offers (and inverse offers) in order. Stops at the first difference.
+ */
+export function checkShape(shape: Shape, options: ShapeOptions): CheckResult {
+  const reference = shape.setup(options, { referencePath: true });
+  const fast = shape.setup(options, { referencePath: false });
+  let offers = 0;
+  for (let cycle = 1; cycle <= options.cycles; cycle++) {
+    reference.advance();
+    fast.advance();
+    const a = reference.allocator.allocate();
+    const b = fast.allocator.allocate();
+    const left = [...a.offers.map(offerText), ...a.inverseOffers.map((o) => `inverse ${o.frameworkId} ${o.agentId} ${o.start}`)];
+    const right = [...b.offers.map(offerText), ...b.inverseOffers.map((o) => `inverse ${o.frameworkId} ${o.agentId} ${o.start}`)];
+    for (let index = 0; index < Math.max(left.length, right.length); index++) {
+      if (left[index] !== right[index]) {
+        return { shape: shape.name, cycles: cycle, offers, mismatch: { cycle, index, reference: left[index], fast: right[index] } };
+      }
+    }
+    offers += a.offers.length;
+    reference.answer(a.offers);
+    fast.answer(b.offers);
+  }
+  return { shape: shape.name, cycles: options.cycles, offers };
 }
 
 /** Every offer is declined with a long filter; all frameworks share one role. */
@@ -61,30 +103,24 @@ export const declineOffers: Shape = {
     { agents: 10000, frameworks: 1000, roles: 1, cycles: 20 },
     { agents: 20000, frameworks: 2000, roles: 1, cycles: 20 },
   ],
-  run(options) {
+  setup(options, allocatorOptions) {
     let now = 0;
-    return timeCycles(
-      'decline-offers',
-      options,
-      () => {
-        const allocator = new HierarchicalAllocator({ clock: { now: () => now } });
-        const total = parseResources('cpus:24;mem:4096;disk:4096;ports:[31000-32000]');
-        const used = parseResources('cpus:16');
-        for (let f = 0; f < options.frameworks; f++) allocator.addFramework(`framework${f}`, ['role1']);
-        for (let a = 0; a < options.agents; a++) {
-          allocator.addAgent(`agent${a}`, total, {
-            used: [{ frameworkId: `framework${a % options.frameworks}`, role: 'role1', resources: used }],
-          });
-        }
-        const answer = (offers: Array<{ frameworkId: string; agentId: string; role: string; resources: Resources }>) => {
-          for (const o of offers) allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources, LONG_FILTER);
-        };
-        return { allocator, answer };
-      },
-      () => {
-        now += 1;
-      },
-    );
+    const allocator = new HierarchicalAllocator({ ...allocatorOptions, clock: { now: () => now } });
+    const total = parseResources('cpus:24;mem:4096;disk:4096;ports:[31000-32000]');
+    const used = parseResources('cpus:16');
+    for (let f = 0; f < options.frameworks; f++) allocator.addFramework(`framework${f}`, ['role1']);
+    for (let a = 0; a < options.agents; a++) {
+      allocator.addAgent(`agent${a}`, total, {
+        used: [{ frameworkId: `framework${a % options.frameworks}`, role: 'role1', resources: used }],
+      });
+    }
+    const answer = (offers: Array<{ frameworkId: string; agentId: string; role: string; resources: Resources }>) => {
+      for (const o of offers) allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources, LONG_FILTER);
+    };
+    return { allocator, answer, advance: () => (now += 1) };
+  },
+  run(options, allocatorOptions) {
+    return timeCycles(this, options, allocatorOptions);
   },
 };
 
@@ -94,18 +130,19 @@ export const quota: Shape = {
   describe:
     'agents cpus:2;mem:2048;disk:2048; one framework per role; each role guaranteed (and limited to) one agent; offers returned after each cycle',
   sizes: [{ agents: 3000, frameworks: 3000, roles: 3000, cycles: 10 }],
-  run(options) {
-    return timeCycles('quota', options, () => {
-      const allocator = new HierarchicalAllocator({});
-      const total = parseResources('cpus:2;mem:2048;disk:2048');
-      for (let r = 0; r < options.roles; r++) allocator.setQuota(`role${r}`, { cpus: 2, mem: 2048 }, { cpus: 2, mem: 2048 });
-      for (let f = 0; f < options.frameworks; f++) allocator.addFramework(`framework${f}`, [`role${f % options.roles}`]);
-      for (let a = 0; a < options.agents; a++) allocator.addAgent(`agent${a}`, total);
-      const answer = (offers: Array<{ frameworkId: string; agentId: string; role: string; resources: Resources }>) => {
-        for (const o of offers) allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);
-      };
-      return { allocator, answer };
-    });
+  setup(options, allocatorOptions) {
+    const allocator = new HierarchicalAllocator({ ...allocatorOptions });
+    const total = parseResources('cpus:2;mem:2048;disk:2048');
+    for (let r = 0; r < options.roles; r++) allocator.setQuota(`role${r}`, { cpus: 2, mem: 2048 }, { cpus: 2, mem: 2048 });
+    for (let f = 0; f < options.frameworks; f++) allocator.addFramework(`framework${f}`, [`role${f % options.roles}`]);
+    for (let a = 0; a < options.agents; a++) allocator.addAgent(`agent${a}`, total);
+    const answer = (offers: Array<{ frameworkId: string; agentId: string; role: string; resources: Resources }>) => {
+      for (const o of offers) allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);
+    };
+    return { allocator, answer, advance: () => undefined };
+  },
+  run(options, allocatorOptions) {
+    return timeCycles(this, options, allocatorOptions);
   },
 };
 
@@ -115,23 +152,24 @@ export function hierarchy(depth: number): Shape {
     name: `hierarchy-depth-${depth}`,
     describe: `frameworks in role trees of depth ${depth} (fan-out 4 at the top, chains below); agents cpus:8;mem:16384; offers returned`,
     sizes: [{ agents: 5000, frameworks: 1000, roles: 1000, cycles: 10 }],
-    run(options) {
-      return timeCycles(`hierarchy-depth-${depth}`, options, () => {
-        const allocator = new HierarchicalAllocator({});
-        const total = parseResources('cpus:8;mem:16384');
-        for (let f = 0; f < options.frameworks; f++) {
-          const r = f % options.roles;
-          const path = [`t${r % 4}`];
-          for (let d = 1; d < depth - 1; d++) path.push(`n${Math.floor(r / 4) % (d + 3)}`);
-          path.push(`leaf${r}`);
-          allocator.addFramework(`framework${f}`, [path.slice(0, depth).join('/')]);
-        }
-        for (let a = 0; a < options.agents; a++) allocator.addAgent(`agent${a}`, total);
-        const answer = (offers: Array<{ frameworkId: string; agentId: string; role: string; resources: Resources }>) => {
-          for (const o of offers) allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);
-        };
-        return { allocator, answer };
-      });
+    setup(options, allocatorOptions) {
+      const allocator = new HierarchicalAllocator({ ...allocatorOptions });
+      const total = parseResources('cpus:8;mem:16384');
+      for (let f = 0; f < options.frameworks; f++) {
+        const r = f % options.roles;
+        const path = [`t${r % 4}`];
+        for (let d = 1; d < depth - 1; d++) path.push(`n${Math.floor(r / 4) % (d + 3)}`);
+        path.push(`leaf${r}`);
+        allocator.addFramework(`framework${f}`, [path.slice(0, depth).join('/')]);
+      }
+      for (let a = 0; a < options.agents; a++) allocator.addAgent(`agent${a}`, total);
+      const answer = (offers: Array<{ frameworkId: string; agentId: string; role: string; resources: Resources }>) => {
+        for (const o of offers) allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);
+      };
+      return { allocator, answer, advance: () => undefined };
+    },
+    run(options, allocatorOptions) {
+      return timeCycles(this, options, allocatorOptions);
     },
   };
 }

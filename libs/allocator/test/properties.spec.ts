@@ -325,3 +325,112 @@ describe('progressive filling with the DRF sorter', () => {
     );
   });
 });
+
+describe('DRF sorter order kept incrementally', () => {
+  // Whatever happens, the order kept up to date change by change (and read one client at a
+  // time through a cursor) is the order a sorter given the same changes and asked once has.
+  type SorterOp =
+    { kind: 'allocated' | 'unallocated'; client: number; cpus: number; mem: number } | { kind: 'activate' | 'deactivate'; client: number };
+  const opArb: fc.Arbitrary<SorterOp> = fc.oneof(
+    fc
+      .record({ client: fc.nat(999), cpus: fc.integer({ min: 1, max: 4 }), mem: fc.integer({ min: 1, max: 4 }) })
+      .map<SorterOp>((o) => ({ kind: 'allocated', ...o })),
+    fc
+      .record({ client: fc.nat(999), cpus: fc.integer({ min: 1, max: 4 }), mem: fc.integer({ min: 1, max: 4 }) })
+      .map<SorterOp>((o) => ({ kind: 'unallocated', ...o })),
+    fc.nat(999).map<SorterOp>((client) => ({ kind: 'activate', client })),
+    fc.nat(999).map<SorterOp>((client) => ({ kind: 'deactivate', client })),
+  );
+  const FLAT = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+  const NESTED = ['a', 'a/x', 'a/y', 'b', 'b/x/p', 'b/x/q', 'c', 'c/z'];
+  // Enough clients for the flat order's chunks (64 leaves) to fill, split and empty.
+  const MANY = Array.from({ length: 300 }, (_, i) => `c${String(i).padStart(3, '0')}`);
+
+  function apply(sorter: DRFSorter, clients: string[], op: SorterOp): void {
+    const client = clients[op.client % clients.length];
+    if (op.kind === 'activate') sorter.activate(client);
+    else if (op.kind === 'deactivate') sorter.deactivate(client);
+    else if ('cpus' in op) {
+      const q = Resources.fromScalars({ cpus: op.cpus, mem: op.mem }).scalarMilli();
+      if (op.kind === 'allocated') sorter.allocated(client, 'agent', q);
+      else sorter.unallocated(client, 'agent', q);
+    }
+  }
+
+  function build(clients: string[]): DRFSorter {
+    const sorter = new DRFSorter();
+    sorter.addTotal('agent', Resources.fromScalars({ cpus: 100, mem: 100 }).scalarMilli());
+    for (const c of clients) {
+      sorter.add(c);
+      sorter.activate(c);
+    }
+    return sorter;
+  }
+
+  it.each([
+    ['flat', FLAT],
+    ['nested', NESTED],
+  ])('%s: the incremental order and the cursor match an order computed once', (_kind, clients) => {
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 60 }), (ops) => {
+        const incremental = build(clients);
+        incremental.sort();
+        const done: SorterOp[] = [];
+        for (const op of ops) {
+          apply(incremental, clients, op);
+          done.push(op);
+          const once = build(clients);
+          for (const d of done) apply(once, clients, d);
+          const expected = [...once.sort()];
+          expect([...incremental.sort()]).toEqual(expected);
+          const cursor = incremental.cursor();
+          const read: string[] = [];
+          for (let c = cursor.next(); c !== undefined; c = cursor.next()) read.push(c);
+          expect(read).toEqual(expected);
+        }
+      }),
+      runs,
+    );
+  });
+
+  it('flat with many clients: every client allocated in turn, twice, keeps the order (chunks empty and split)', () => {
+    const clients = MANY.slice(0, 200);
+    const incremental = build(clients);
+    const done: SorterOp[] = [];
+    for (let round = 0; round < 2; round++) {
+      for (let c = 0; c < clients.length; c++) {
+        incremental.cursor();
+        const op: SorterOp = { kind: 'allocated', client: c, cpus: 1 + ((c * 7) % 3), mem: 1 + ((c * 5) % 4) };
+        apply(incremental, clients, op);
+        done.push(op);
+        if (c % 40 !== 39) continue;
+        const once = build(clients);
+        for (const d of done) apply(once, clients, d);
+        expect([...incremental.sort()]).toEqual([...once.sort()]);
+      }
+    }
+  });
+
+  it('flat with many clients: the incremental order and the cursor match an order computed once', () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { minLength: 100, maxLength: 400 }), (ops) => {
+        const incremental = build(MANY);
+        incremental.sort();
+        ops.forEach((op, n) => {
+          apply(incremental, MANY, op);
+          incremental.cursor(); // keeps the order cached, so that the next change moves a client in it
+          if (n % 50 !== 49 && n !== ops.length - 1) return;
+          const once = build(MANY);
+          for (const d of ops.slice(0, n + 1)) apply(once, MANY, d);
+          const expected = [...once.sort()];
+          const cursor = incremental.cursor();
+          const read: string[] = [];
+          for (let c = cursor.next(); c !== undefined; c = cursor.next()) read.push(c);
+          expect(read).toEqual(expected);
+          expect([...incremental.sort()]).toEqual(expected);
+        });
+      }),
+      { numRuns: 25 },
+    );
+  });
+});

@@ -14,11 +14,49 @@ describe('arbiter bench allocator', () => {
     const r = arbiter('bench', 'allocator', '--shape', shape, '--agents', '50', '--frameworks', '10', '--roles', '10', '--cycles', '2');
     expect(r.status).toBe(0);
     const lines = r.stdout.trim().split('\n');
-    const report = JSON.parse(lines[lines.length - 1]) as { medianMs: number; p95Ms: number };
-    expect(report).toMatchObject({ shape, agents: 50, frameworks: 10, cycles: 2 });
+    const report = JSON.parse(lines[lines.length - 1]) as { medianMs: number; p95Ms: number; offerMedianMs: number | null };
+    expect(report).toMatchObject({ shape, agents: 50, frameworks: 10, cycles: 2, filteredMedianMs: null });
+    expect(report.offerMedianMs).toBeGreaterThan(0);
     expect(report.medianMs).toBeGreaterThan(0);
     expect(report.p95Ms).toBeGreaterThanOrEqual(report.medianMs);
     expect(r.stdout).toMatch(/median ms/);
+  });
+
+  it('reports the median of cycles that made offers and of cycles that made none', () => {
+    // 5 agents, 2 frameworks, every offer declined for 30 days: after 2 cycles every pair is filtered.
+    const r = arbiter('bench', 'allocator', '--shape', 'decline-offers', '--agents', '5', '--frameworks', '2', '--cycles', '5');
+    expect(r.status).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    const report = JSON.parse(lines[lines.length - 1]) as { offerMedianMs: number; filteredMedianMs: number };
+    expect(report.offerMedianMs).toBeGreaterThan(0);
+    expect(report.filteredMedianMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('--check runs the reference and the fast path side by side and finds the same offers', () => {
+    const r = arbiter('bench', 'allocator', '--check', '--shape', 'decline-offers', '--agents', '30', '--frameworks', '5', '--cycles', '8');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/check ok: decline-offers agents=30 frameworks=5 roles=1: 8 cycles, \d+ offers the same on both paths/);
+  });
+
+  it('--reference times the reference path', () => {
+    const r = arbiter(
+      'bench',
+      'allocator',
+      '--reference',
+      '--shape',
+      'quota',
+      '--agents',
+      '20',
+      '--frameworks',
+      '20',
+      '--roles',
+      '20',
+      '--cycles',
+      '2',
+    );
+    expect(r.status).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(JSON.parse(lines[lines.length - 1])).toMatchObject({ shape: 'quota', path: 'reference' });
   });
 
   it('runs every depth of the hierarchy shape for --shape hierarchy', () => {

@@ -1,11 +1,15 @@
 /**
  * `arbiter bench allocator`: runs the allocator benchmark shapes (libs/allocator/bench), prints
  * a table and then one JSON line per run:
- * {"shape", "agents", "frameworks", "roles", "cycles", "medianMs", "p95Ms"}.
+ * {"shape", "agents", "frameworks", "roles", "cycles", "medianMs", "p95Ms", "offerMedianMs",
+ * "filteredMedianMs"} (the last two: the median over cycles that made offers, and over cycles
+ * that made none; null when there were no such cycles). `--check` instead runs the allocator's
+ * reference path and its fast path side by side and fails if their offers differ;
+ * `--reference` times the reference path.
  */
 import * as os from 'node:os';
 import type { Command } from 'commander';
-import { percentile, SHAPES, type ShapeOptions } from '@arbiter/allocator/bench';
+import { checkShape, percentile, SHAPES, type ShapeOptions } from '@arbiter/allocator/bench';
 import { runApiBench } from './bench-api';
 import { runDashboardBench } from './bench-dashboard';
 import { runE2eBench } from './bench-e2e';
@@ -17,6 +21,8 @@ interface BenchFlags {
   frameworks?: string;
   roles?: string;
   cycles?: string;
+  check?: boolean;
+  reference?: boolean;
 }
 
 /** A flag's positive number: whole unless `seconds` (then any positive number of seconds). */
@@ -38,6 +44,8 @@ export function register(program: Command): void {
     .option('--frameworks <n>', 'number of frameworks')
     .option('--roles <n>', 'number of roles')
     .option('--cycles <n>', 'allocation cycles to time')
+    .option('--check', 'allocator: run the reference path and the fast path side by side and fail if their offers differ')
+    .option('--reference', "allocator: time the allocator's reference path instead of its fast path")
     .option('--seconds <n>', 'e2e: seconds to measure (default 20)')
     .option('--warmup <n>', 'e2e: seconds before measuring (default 5)')
     .option('--task-ms <n>', 'e2e: how long each simulated task runs (default 200)')
@@ -138,17 +146,39 @@ export function register(program: Command): void {
           return;
         }
         const custom = ['agents', 'frameworks', 'roles', 'cycles'].some((k) => flags[k as keyof BenchFlags] !== undefined);
+        const sizesOf = (shape: (typeof shapes)[number]) =>
+          custom && flags.shape ? [{ ...shape.sizes[0], ...override }] : shape.sizes.map((s) => ({ ...s, ...override }));
+        if (flags.check) {
+          for (const shape of shapes) {
+            for (const size of sizesOf(shape)) {
+              const r = checkShape(shape, size);
+              const what = `${r.shape} agents=${size.agents} frameworks=${size.frameworks} roles=${size.roles}`;
+              if (r.mismatch) {
+                const m = r.mismatch;
+                console.error(
+                  `CHECK FAILED: ${what}: cycle ${m.cycle}, offer ${m.index}: reference ${m.reference ?? '(none)'}, fast ${m.fast ?? '(none)'}`,
+                );
+                process.exitCode = 1;
+                return;
+              }
+              console.log(`check ok: ${what}: ${r.cycles} cycles, ${r.offers} offers the same on both paths`);
+            }
+          }
+          return;
+        }
         console.log(
           `node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB`,
         );
         console.log('shape                 agents  frameworks  roles  cycles  median ms  p95 ms  set-up ms  offers/cycle');
         const lines: string[] = [];
         for (const shape of shapes) {
-          const sizes = custom && flags.shape ? [{ ...shape.sizes[0], ...override }] : shape.sizes.map((s) => ({ ...s, ...override }));
-          for (const size of sizes) {
-            const r = shape.run(size);
+          for (const size of sizesOf(shape)) {
+            const r = shape.run(size, { referencePath: !!flags.reference });
             const medianMs = +percentile(r.cycleMs, 50).toFixed(2);
             const p95Ms = +percentile(r.cycleMs, 95).toFixed(2);
+            const medianOf = (ms: number[]) => (ms.length === 0 ? null : +percentile(ms, 50).toFixed(2));
+            const offerMedianMs = medianOf(r.cycleMs.filter((_, i) => r.offers[i] > 0));
+            const filteredMedianMs = medianOf(r.cycleMs.filter((_, i) => r.offers[i] === 0));
             const offers = Math.round(r.offers.reduce((a, b) => a + b, 0) / r.offers.length);
             console.log(
               `${r.shape.padEnd(20)} ${String(r.agents).padStart(7)} ${String(r.frameworks).padStart(11)} ${String(r.roles).padStart(6)} ${String(r.cycles).padStart(7)} ${medianMs.toFixed(2).padStart(10)} ${p95Ms.toFixed(2).padStart(7)} ${r.setupMs.toFixed(0).padStart(10)} ${String(offers).padStart(13)}`,
@@ -162,6 +192,9 @@ export function register(program: Command): void {
                 cycles: r.cycles,
                 medianMs,
                 p95Ms,
+                offerMedianMs,
+                filteredMedianMs,
+                ...(flags.reference ? { path: 'reference' } : {}),
               }),
             );
           }

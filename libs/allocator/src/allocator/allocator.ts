@@ -11,9 +11,9 @@
  * guarantees), stage 2 (everything else, within limits and headroom), inverse offers.
  */
 import { isReservationUsableBy, type ResourceEntry, Resources } from '../resources';
-import { SorterPool } from '../sorter';
+import { ArrayCursor, type SortCursor, SorterPool } from '../sorter';
 import { type ClientSorter, createSorter, type SorterFactory } from './sorter-port';
-import { type DecisionReason, type DecisionTrace, type Quantities, TraceCollector } from './trace';
+import { type DecisionReason, type DecisionTrace, type Quantities, type ReasonCode, TraceCollector } from './trace';
 
 export type Capability = 'REVOCABLE_RESOURCES' | 'GPU_RESOURCES' | 'SHARED_RESOURCES' | (string & {});
 
@@ -52,6 +52,12 @@ export interface AllocatorOptions {
   /** Uniform in [0, 1); inject a seeded generator for reproducible agent order. */
   random?: () => number;
   sorterFactory?: SorterFactory;
+  /**
+   * Runs cycles the reference way, as before the fast paths: sorters' full orders, offer
+   * filters checked pair by pair with nothing remembered between cycles, quota cuts through
+   * resource entries. Same offers, slower; the allocator bench's `--check` compares the two.
+   */
+  referencePath?: boolean;
 }
 
 export interface Offer {
@@ -147,6 +153,15 @@ interface AgentState {
   allocated: Resources;
   /** total - allocated, kept current by every change (the hot path reads it per framework). */
   available: Resources;
+  /** `available` before the last offer or allocation on the agent. */
+  availableBefore?: Resources;
+  /** `allocated` is within `total` (not over-allocated) and the agent has nothing shared. */
+  allocatedFits: boolean;
+  /** The cycle `offerIndexes` belong to. */
+  offersCycle: number;
+  /** Indexes, in that cycle's offers, of the offers made on this agent (the first `offerCount`). */
+  offerIndexes: number[];
+  offerCount: number;
   /** Total has only unreserved, non-revocable, non-shared pieces: offers need no splitting. */
   plain: boolean;
   hasShared: boolean;
@@ -157,6 +172,14 @@ interface AgentState {
   unavailabilityStart?: number;
   inverseOffered: Set<string>;
   hasGpus: boolean;
+  /** Offer filters on this agent (shared with `filtersByAgent`, which outlives the agent). */
+  filters: AgentFilters;
+  /**
+   * Per role, the frameworks that passed the agent by in stage 2 (filtered, below their
+   * minimum, or missing a capability), and whether all did: while nothing that depended on
+   * has changed, they would again.
+   */
+  passedBy: Map<string, PassedBy>;
 }
 
 interface Filter {
@@ -164,6 +187,26 @@ interface Filter {
   installedAt: number;
   refuseSeconds: number;
   duration: number;
+  /** The last resources (by identity; they are immutable) found within `resources`. */
+  covers?: Resources;
+}
+
+/** role -> framework -> that framework's filters for the agent under the role. */
+type AgentFilters = Map<string, Map<FrameworkState, Filter[]>>;
+
+interface PassedBy {
+  /** The agent's available resources then (by identity). */
+  available: Resources;
+  /** The allocator's `epoch` then. */
+  epoch: number;
+  /** Good while the clock is before this: the earliest end of the filters relied on. */
+  until: number;
+  /** Frameworks (by id) that passed the agent by, and why. */
+  blocked: Map<string, ReasonCode>;
+  /** Every framework of the role passed it by. */
+  all: boolean;
+  /** When `all`: how many frameworks passed it by, per reason (for a trace's counts). */
+  reasons: Array<[ReasonCode, number]>;
 }
 
 interface FrameworkState {
@@ -174,8 +217,8 @@ interface FrameworkState {
   suppressed: Set<string>;
   /** Per role, minimum allocatable resources replacing the configured ones (Mesos's OfferFilters), in milli. */
   minAllocatable: Map<string, Array<Array<[string, number]>>>;
-  /** `${role}\0${agentId}` -> filters. */
-  filters: Map<string, Filter[]>;
+  /** Agents (by id) this framework may hold offer filters on. */
+  filteredAgents: Set<string>;
 }
 
 interface QuotaState {
@@ -185,7 +228,7 @@ interface QuotaState {
 
 const YEAR_SECONDS = 365 * 24 * 3600;
 const EMPTY_MILLI: ReadonlyMap<string, number> = new Map();
-const filterKey = (role: string, agentId: string) => `${role}\u0000${agentId}`;
+const NONE: readonly string[] = [];
 const topLevel = (role: string) => {
   const i = role.indexOf('/');
   return i < 0 ? role : role.slice(0, i);
@@ -286,6 +329,29 @@ export class HierarchicalAllocator {
   /** minAllocatableResources in integer thousandths, computed once. */
   private readonly minAllocatable: Array<Array<[string, number]>>;
   private readonly inverseOfferResponses = new Map<string, Map<string, 'ACCEPT' | 'DECLINE'>>();
+  /**
+   * Offer filters by agent id. They are kept by id, not with the agent's state: as before,
+   * a removed agent's filters under roles its frameworks no longer hold stay, and apply if an
+   * agent of the same id comes back.
+   */
+  private readonly filtersByAgent = new Map<string, AgentFilters>();
+  /**
+   * Bumped by every change that may let a framework take an agent it passed by before (other
+   * than a change of the agent's available resources or the clock): frameworks, roles,
+   * capabilities, offer filters removed, quota, an agent's total. See `AgentState.passedBy`.
+   */
+  private epoch = 0;
+  /** Cycles run so far. */
+  private cycles = 0;
+  /** The last isAllocatable question and its answer (resources and minimum by identity). */
+  private readonly lastAllocatable: {
+    resources?: Resources;
+    minAllocatable?: Array<Array<[string, number]>>;
+    result: boolean;
+  } = { result: false };
+  private readonly reference: boolean;
+  /** Per role: itself and its ancestors that have quota limits (cleared when quota changes). */
+  private readonly limitedAncestorsCache = new Map<string, string[]>();
 
   constructor(options: AllocatorOptions = {}) {
     this.config = { ...DEFAULT_CONFIG, ...options.config };
@@ -297,6 +363,7 @@ export class HierarchicalAllocator {
     this.newSorter = options.sorterFactory ?? createSorter;
     this.minAllocatable = minAllocatableToMilli(this.config.minAllocatableResources);
     this.roleSorter = this.newSorter(this.config.fairnessExcludeResourceNames, this.pool);
+    this.reference = options.referencePath ?? false;
   }
 
   // ---------------------------------------------------------------- agents
@@ -316,6 +383,12 @@ export class HierarchicalAllocator {
       deactivatedForMaintenance: false,
       inverseOffered: new Set(),
       hasGpus: total.get('gpus') > 0,
+      filters: this.agentFilters(id),
+      passedBy: new Map(),
+      allocatedFits: total.shared().isEmpty(),
+      offersCycle: 0,
+      offerIndexes: [],
+      offerCount: 0,
     };
     this.agents.set(id, agent);
     this.setPool(id, total);
@@ -334,7 +407,12 @@ export class HierarchicalAllocator {
     this.trackReservations(agent.total, -1);
     this.agents.delete(id);
     this.setPool(id, undefined);
-    for (const f of this.frameworks.values()) for (const role of f.roles) f.filters.delete(filterKey(role, id));
+    // The filters of its frameworks under the roles they hold go with the agent.
+    for (const [role, byFw] of agent.filters) {
+      for (const fw of [...byFw.keys()]) if (fw.roles.has(role)) byFw.delete(fw);
+      if (byFw.size === 0) agent.filters.delete(role);
+    }
+    if (agent.filters.size === 0) this.filtersByAgent.delete(id);
   }
 
   /** New total; allocations stay, so an agent may end up over-allocated (available clamps at 0). */
@@ -437,8 +515,9 @@ export class HierarchicalAllocator {
       active: options.active ?? true,
       suppressed: new Set(options.suppressedRoles ?? []),
       minAllocatable: offerFiltersToMilli(options.offerFilters),
-      filters: new Map(),
+      filteredAgents: new Set(),
     };
+    this.epoch++;
     this.frameworks.set(id, fw);
     for (const role of roles) this.subscribe(fw, role);
   }
@@ -451,6 +530,7 @@ export class HierarchicalAllocator {
     offerFilters?: Record<string, Array<Record<string, number>>>,
   ): void {
     const fw = this.requireFramework(id);
+    this.epoch++;
     if (capabilities) fw.capabilities = new Set(capabilities);
     if (offerFilters) fw.minAllocatable = offerFiltersToMilli(offerFilters);
     for (const role of [...fw.roles]) if (!roles.includes(role)) this.unsubscribe(fw, role);
@@ -467,12 +547,14 @@ export class HierarchicalAllocator {
       agent.inverseOffered.delete(id);
     }
     for (const role of [...fw.roles]) this.unsubscribe(fw, role);
+    this.clearFilters(fw);
     this.frameworks.delete(id);
   }
 
   activateFramework(id: string): void {
     const fw = this.requireFramework(id);
     fw.active = true;
+    this.epoch++;
     this.refreshFrameworkActivity(fw);
   }
 
@@ -480,13 +562,14 @@ export class HierarchicalAllocator {
   deactivateFramework(id: string): void {
     const fw = this.requireFramework(id);
     fw.active = false;
-    fw.filters.clear();
+    this.clearFilters(fw);
     this.refreshFrameworkActivity(fw);
   }
 
   suppressOffers(id: string, roles?: string[]): void {
     const fw = this.requireFramework(id);
     for (const role of roles ?? fw.roles) fw.suppressed.add(role);
+    this.epoch++;
     this.refreshFrameworkActivity(fw);
   }
 
@@ -495,7 +578,7 @@ export class HierarchicalAllocator {
     const fw = this.requireFramework(id);
     const revived = new Set(roles ?? fw.roles);
     for (const role of revived) fw.suppressed.delete(role);
-    for (const key of [...fw.filters.keys()]) if (revived.has(key.slice(0, key.indexOf('\u0000')))) fw.filters.delete(key);
+    this.clearFilters(fw, revived);
     this.refreshFrameworkActivity(fw);
   }
 
@@ -520,10 +603,12 @@ export class HierarchicalAllocator {
       refuseSeconds: r,
       duration: Math.max(r, this.config.allocationIntervalSeconds),
     };
-    const key = filterKey(role, agentId);
-    const list = fw.filters.get(key);
+    let byFw = agent.filters.get(role);
+    if (!byFw) agent.filters.set(role, (byFw = new Map<FrameworkState, Filter[]>()));
+    const list = byFw.get(fw);
     if (list) list.push(filter);
-    else fw.filters.set(key, [filter]);
+    else byFw.set(fw, [filter]);
+    fw.filteredAgents.add(agentId);
   }
 
   // ---------------------------------------------------------------- roles
@@ -532,6 +617,7 @@ export class HierarchicalAllocator {
     if (!(weight > 0) || !Number.isFinite(weight))
       throw new AllocatorError('INVALID_ARGUMENT', `weight of '${role}' must be a positive number`);
     this.weights.set(role, weight);
+    this.epoch++;
     this.roleSorter.setWeight(role, weight);
   }
 
@@ -552,10 +638,12 @@ export class HierarchicalAllocator {
     // A limit of zero must survive the zero-dropping above.
     for (const [name, value] of Object.entries(limits)) if (value === 0) l.set(name, 0);
     this.quotas.set(role, { guarantees: g, limits: l });
+    this.quotaChanged();
   }
 
   removeQuota(role: string): void {
     this.quotas.delete(role);
+    this.quotaChanged();
   }
 
   // ---------------------------------------------------------------- reads
@@ -605,7 +693,8 @@ export class HierarchicalAllocator {
   /** Offer filters held (declines with refuse seconds not yet expired, or not yet looked at since). */
   filterCount(): number {
     let n = 0;
-    for (const f of this.frameworks.values()) for (const list of f.filters.values()) n += list.length;
+    for (const byRole of this.filtersByAgent.values())
+      for (const byFw of byRole.values()) for (const list of byFw.values()) n += list.length;
     return n;
   }
 
@@ -654,7 +743,8 @@ export class HierarchicalAllocator {
   allocate(options: { agents?: Iterable<string>; trace?: boolean } = {}): CycleResult {
     const now = this.clock.now();
     const trace = options.trace ? new TraceCollector(this.config.traceLimit) : undefined;
-    const offers = new Map<string, Offer>();
+    const offers: Offer[] = [];
+    const cycle = ++this.cycles;
 
     const candidates: AgentState[] = [];
     for (const id of options.agents ?? this.agents.keys()) {
@@ -680,34 +770,40 @@ export class HierarchicalAllocator {
     const offeredShared = new Map<string, Resources>();
     const offer = (agent: AgentState, fw: FrameworkState, role: string, resources: Resources) => {
       this.trackAllocation(agent, fw.id, role, resources, 1);
-      const shared = resources.shared();
+      // Only an agent with shared resources offers any.
+      const shared = agent.hasShared || this.reference ? resources.shared() : Resources.empty();
       if (!shared.isEmpty()) offeredShared.set(agent.id, (offeredShared.get(agent.id) ?? Resources.empty()).plus(shared));
       if (availableHeadroom.size > 0 && requiredHeadroom.size > 0) {
         addMilli(availableHeadroom, agent.plain ? resources.scalarMilli() : resources.unreserved().nonRevocable().scalarMilli(), -1);
       }
-      const key = `${fw.id}\u0000${role}\u0000${agent.id}`;
-      const existing = offers.get(key);
-      offers.set(key, {
-        frameworkId: fw.id,
-        role,
-        agentId: agent.id,
-        resources: existing ? existing.resources.plus(resources) : resources,
-      });
+      // One offer per (framework, role, agent) in a cycle, in the order first made.
+      if (agent.offersCycle !== cycle) {
+        agent.offersCycle = cycle;
+        agent.offerCount = 0;
+      }
+      for (let k = 0; k < agent.offerCount; k++) {
+        const i = agent.offerIndexes[k];
+        const existing = offers[i];
+        if (existing.frameworkId === fw.id && existing.role === role) {
+          offers[i] = { frameworkId: fw.id, role, agentId: agent.id, resources: existing.resources.plus(resources) };
+          return;
+        }
+      }
+      agent.offerIndexes[agent.offerCount++] = offers.length;
+      offers.push({ frameworkId: fw.id, role, agentId: agent.id, resources });
     };
 
     // Stage 1: quota guarantees (nothing to do when every guarantee is met).
     for (const agent of requiredHeadroom.size > 0 ? this.ordered(candidates) : []) {
-      let roles = this.roleSorter.sort();
-      stage1: for (let r = 0; r < roles.length; r++) {
-        const role = roles[r];
+      let roles = this.order(this.roleSorter);
+      stage1: for (let role = roles.next(); role !== undefined; role = roles.next()) {
         if (this.exhausted(agent)) break stage1;
         const quota = this.quotas.get(role);
         if (!quota || quota.guarantees.size === 0) continue;
         const sorter = this.frameworkSorters.get(role);
         if (!sorter) continue;
-        let fws = sorter.sort();
-        for (let f = 0; f < fws.length; f++) {
-          const fwId = fws[f];
+        let fws = this.order(sorter);
+        for (let fwId = fws.next(); fwId !== undefined; fwId = fws.next()) {
           const unmet = this.unmetGuarantees(role, quota);
           if (unmet.size === 0) {
             trace?.add({ reason: 'ROLE_QUOTA_MET', agent: agent.id, role, stage: 1 });
@@ -718,7 +814,7 @@ export class HierarchicalAllocator {
           const usable = this.usableBy(agent, fw, role, trace, offeredShared);
           if (!usable) continue;
           const unreserved = usable.unreserved().nonRevocable().scalars();
-          const guaranteed = shrinkScalars(unreserved, unmet, false);
+          const guaranteed = this.reference ? shrinkScalars(unreserved, unmet, false) : unreserved.capScalars(unmet, false);
           if (guaranteed.isEmpty()) {
             trace?.add({ reason: 'NO_QUOTA_GUARANTEE_ON_AGENT', agent: agent.id, role, framework: fwId, unmet: milliToQuantities(unmet) });
             continue;
@@ -730,18 +826,20 @@ export class HierarchicalAllocator {
             requiredHeadroom,
             availableHeadroom,
           );
-          const resources = guaranteed
-            .plus(usable.reserved(role))
-            .plus(usable.nonScalars().unreserved())
-            .plus(usable.revocable().unreserved().scalars())
-            .plus(rest);
-          if (this.tryOffer(agent, fw, role, resources, now, trace)) {
+          // A plain agent has nothing reserved or revocable: its offer is scalars and the rest.
+          const resources =
+            agent.plain && !this.reference
+              ? guaranteed.plus(usable.nonScalars()).plus(rest)
+              : guaranteed
+                  .plus(usable.reserved(role))
+                  .plus(usable.nonScalars().unreserved())
+                  .plus(usable.revocable().unreserved().scalars())
+                  .plus(rest);
+          if (this.tryOffer(agent, fw, role, resources, now, trace) === undefined) {
             if (!this.takesAll(agent, resources)) {
               // The loops go on over this agent: keep the orders as they were (Mesos sorts once).
-              roles = roles.slice(r);
-              r = 0;
-              fws = fws.slice(f);
-              f = 0;
+              roles = new ArrayCursor(roles.rest());
+              fws = new ArrayCursor(fws.rest());
             }
             offer(agent, fw, role, resources);
             addMilli(requiredHeadroom, guaranteed.scalarMilli(), -1);
@@ -753,24 +851,59 @@ export class HierarchicalAllocator {
     }
 
     // Stage 2: everything else, by DRF, within limits and without eating into headroom.
+    // On a plain agent, the frameworks that passed it by are remembered (AgentState.passedBy):
+    // while that holds, they are skipped, and a role they all passed by is skipped whole. With
+    // a trace, only once the trace keeps no more entries (its counts grow by what is skipped).
+    const remember = !this.reference;
     for (const agent of this.ordered(candidates)) {
       if (this.exhausted(agent)) {
         trace?.add({ reason: 'NOTHING_AVAILABLE', agent: agent.id });
         continue;
       }
-      let roles = this.roleSorter.sort();
-      stage2: for (let r = 0; r < roles.length; r++) {
-        const role = roles[r];
+      let roles = this.order(this.roleSorter);
+      stage2: for (let role = roles.next(); role !== undefined; role = roles.next()) {
         const sorter = this.frameworkSorters.get(role);
         if (!sorter) continue;
         if (trace) this.traceInactiveFrameworks(agent, role, trace);
-        let fws = sorter.sort();
-        for (let f = 0; f < fws.length; f++) {
-          const fwId = fws[f];
+        const rememberable = remember && agent.plain && requiredHeadroom.size === 0 && this.limitedAncestors(role).length === 0;
+        // What an earlier pass learnt (skipped without a trace, or once the trace is full) and
+        // what this pass adds, up to its first offer (after it, the agent holds less).
+        let known: ReadonlyMap<string, ReasonCode> | undefined;
+        let recording = rememberable;
+        let memo: PassedBy | undefined; // made at the first framework that passes the agent by
+        const blocked = (fwId: string, reason: ReasonCode, until: number) => {
+          memo ??= { available: agent.available, epoch: this.epoch, until: Infinity, blocked: new Map(), all: false, reasons: [] };
+          memo.blocked.set(fwId, reason);
+          if (until < memo.until) memo.until = until;
+        };
+        if (rememberable) {
+          const passed = agent.passedBy.get(role);
+          const quiet = !trace || trace.isFull();
+          if (passed?.available === agent.available && passed.epoch === this.epoch && now < passed.until) {
+            if (passed.all && quiet) {
+              if (trace) for (const [reason, n] of passed.reasons) trace.addCount(reason, n);
+              continue;
+            }
+            memo = passed;
+            if (quiet) known = passed.blocked;
+          }
+        }
+        let fws = this.order(sorter);
+        for (let fwId = fws.next(); fwId !== undefined; fwId = fws.next()) {
+          if (known) {
+            const reason = known.get(fwId);
+            if (reason !== undefined) {
+              trace?.addCount(reason, 1);
+              continue;
+            }
+          }
           const fw = this.frameworks.get(fwId);
           if (!fw) continue; // a sorter holds only known frameworks
           const usable = this.usableBy(agent, fw, role, trace, offeredShared);
-          if (!usable) continue;
+          if (!usable) {
+            if (recording) blocked(fwId, 'MISSING_CAPABILITY', Infinity);
+            continue;
+          }
           const limited = requiredHeadroom.size > 0 || this.limitedAncestors(role).length > 0;
           let resources = usable;
           if (limited || !agent.plain) {
@@ -788,17 +921,26 @@ export class HierarchicalAllocator {
                   .plus(usable.revocable().unreserved().scalars())
                   .plus(cut);
           }
-          if (this.tryOffer(agent, fw, role, resources, now, trace)) {
-            if (!this.takesAll(agent, resources)) {
-              roles = roles.slice(r);
-              r = 0;
-              fws = fws.slice(f);
-              f = 0;
-            }
-            offer(agent, fw, role, resources);
-            if (this.quotas.has(topLevel(role))) this.refreshRequiredHeadroom(requiredHeadroom);
-            if (this.exhausted(agent)) break stage2;
+          const blockedUntil = this.tryOffer(agent, fw, role, resources, now, trace);
+          if (blockedUntil !== undefined) {
+            if (recording) blocked(fwId, blockedUntil === Infinity ? 'BELOW_MIN_ALLOCATABLE' : 'FRAMEWORK_FILTERED', blockedUntil);
+            continue;
           }
+          if (recording) {
+            recording = false;
+            if (memo) this.keepPassed(agent, role, memo, now, false);
+          }
+          if (!this.takesAll(agent, resources)) {
+            roles = new ArrayCursor(roles.rest());
+            fws = new ArrayCursor(fws.rest());
+          }
+          offer(agent, fw, role, resources);
+          if (this.quotas.has(topLevel(role))) this.refreshRequiredHeadroom(requiredHeadroom);
+          if (this.exhausted(agent)) break stage2;
+        }
+        if (recording) {
+          memo ??= { available: agent.available, epoch: this.epoch, until: Infinity, blocked: new Map(), all: false, reasons: [] };
+          this.keepPassed(agent, role, memo, now, true);
         }
       }
     }
@@ -815,7 +957,7 @@ export class HierarchicalAllocator {
       }
     }
 
-    return { offers: [...offers.values()], inverseOffers, ...(trace ? { trace: trace.result() } : {}) };
+    return { offers, inverseOffers, ...(trace ? { trace: trace.result() } : {}) };
   }
 
   // ---------------------------------------------------------------- internals
@@ -872,6 +1014,11 @@ export class HierarchicalAllocator {
     return usable;
   }
 
+  /**
+   * Whether `fw` may be offered `resources` on the agent under `role`: `undefined` if so;
+   * otherwise until when it may not (the end of the filter that holds it back, or Infinity
+   * when the resources are below the minimum allocatable).
+   */
   private tryOffer(
     agent: AgentState,
     fw: FrameworkState,
@@ -879,7 +1026,7 @@ export class HierarchicalAllocator {
     resources: Resources,
     now: number,
     trace?: TraceCollector,
-  ): boolean {
+  ): number | undefined {
     if (!this.isAllocatable(resources, fw.minAllocatable.get(role) ?? this.minAllocatable)) {
       trace?.add({
         reason: 'BELOW_MIN_ALLOCATABLE',
@@ -888,26 +1035,97 @@ export class HierarchicalAllocator {
         framework: fw.id,
         leftover: milliToQuantities(resources.scalarMilli()),
       });
-      return false;
+      return Infinity;
     }
-    const filters = fw.filters.get(filterKey(role, agent.id));
-    if (filters) {
+    const byFw = agent.filters.get(role);
+    const filters = byFw?.get(fw);
+    if (byFw && filters) {
+      let live = 0;
       for (const f of filters) {
         const expiry = f.installedAt + f.duration;
         const active = now < expiry || (now === expiry && f.refuseSeconds <= this.config.allocationIntervalSeconds);
-        if (active && f.resources.contains(resources)) {
+        if (active && this.covers(f, resources)) {
           trace?.add({ reason: 'FRAMEWORK_FILTERED', agent: agent.id, role, framework: fw.id, until: expiry });
-          return false;
+          return expiry;
         }
+        if (now <= expiry) live++;
       }
-      const live = filters.filter((f) => now <= f.installedAt + f.duration);
-      if (live.length === 0) fw.filters.delete(filterKey(role, agent.id));
-      else if (live.length !== filters.length) fw.filters.set(filterKey(role, agent.id), live);
+      if (live === 0) byFw.delete(fw);
+      else if (live !== filters.length)
+        byFw.set(
+          fw,
+          filters.filter((f) => now <= f.installedAt + f.duration),
+        );
     }
+    return undefined;
+  }
+
+  /** Whether filter `f` holds back `resources` (remembered by identity outside the reference path). */
+  private covers(f: Filter, resources: Resources): boolean {
+    if (this.reference) return f.resources.contains(resources);
+    if (f.covers === resources) return true;
+    if (!f.resources.contains(resources)) return false;
+    f.covers = resources;
     return true;
   }
 
+  /** Active clients of `sorter` in order, read as needed (the reference path takes the full order). */
+  private order(sorter: ClientSorter): SortCursor {
+    return !this.reference && sorter.cursor ? sorter.cursor() : new ArrayCursor(sorter.sort());
+  }
+
+  private agentFilters(agentId: string): AgentFilters {
+    let filters = this.filtersByAgent.get(agentId);
+    if (!filters) this.filtersByAgent.set(agentId, (filters = new Map<string, Map<FrameworkState, Filter[]>>()));
+    return filters;
+  }
+
+  /** Deletes the framework's offer filters: all, or those under `roles`. */
+  private clearFilters(fw: FrameworkState, roles?: ReadonlySet<string>): void {
+    this.epoch++;
+    for (const agentId of fw.filteredAgents) {
+      const filters = this.filtersByAgent.get(agentId);
+      if (!filters) continue;
+      for (const [role, byFw] of filters) if (!roles || roles.has(role)) byFw.delete(fw);
+    }
+    if (!roles) fw.filteredAgents.clear();
+  }
+
+  /** Keeps what a pass learnt about the agent and the role (`all`: every framework passed it by). */
+  private keepPassed(agent: AgentState, role: string, memo: PassedBy, now: number, all: boolean): void {
+    if (!(memo.until > now) || (!all && memo.blocked.size === 0)) {
+      agent.passedBy.delete(role);
+      return;
+    }
+    memo.all = all;
+    if (all) {
+      // Counted once, for the passes that will be skipped with a full trace.
+      const counts = new Map<ReasonCode, number>();
+      for (const reason of memo.blocked.values()) counts.set(reason, (counts.get(reason) ?? 0) + 1);
+      memo.reasons = [...counts];
+    }
+    if (agent.passedBy.get(role) !== memo) agent.passedBy.set(role, memo);
+  }
+
+  private quotaChanged(): void {
+    this.limitedAncestorsCache.clear();
+    this.epoch++;
+  }
+
   private isAllocatable(resources: Resources, minAllocatable: Array<Array<[string, number]>>): boolean {
+    // The frameworks looked at for one agent mostly ask the same question: remember the last answer.
+    const last = this.lastAllocatable;
+    if (last.resources === resources && last.minAllocatable === minAllocatable) return last.result;
+    const result = this.computeAllocatable(resources, minAllocatable);
+    if (!this.reference) {
+      last.resources = resources;
+      last.minAllocatable = minAllocatable;
+      last.result = result;
+    }
+    return result;
+  }
+
+  private computeAllocatable(resources: Resources, minAllocatable: Array<Array<[string, number]>>): boolean {
     if (resources.isEmpty()) return false;
     if (minAllocatable.length === 0) return true;
     const q = resources.scalarMilli();
@@ -971,13 +1189,19 @@ export class HierarchicalAllocator {
         caps.set(name, Math.min(caps.get(name) ?? Infinity, surplus));
       }
     }
-    return caps.size === 0 ? unreserved : shrinkScalars(unreserved, caps, true);
+    if (caps.size === 0) return unreserved;
+    return this.reference ? shrinkScalars(unreserved, caps, true) : unreserved.capScalars(caps, true);
   }
 
   /** The role and its ancestors that have quota limits. */
-  private limitedAncestors(role: string): string[] {
-    if (this.quotas.size === 0) return [];
-    return ancestorsAndSelf(role).filter((path) => (this.quotas.get(path)?.limits.size ?? 0) > 0);
+  private limitedAncestors(role: string): readonly string[] {
+    if (this.quotas.size === 0) return NONE;
+    let out = this.limitedAncestorsCache.get(role);
+    if (!out) {
+      out = ancestorsAndSelf(role).filter((path) => (this.quotas.get(path)?.limits.size ?? 0) > 0);
+      this.limitedAncestorsCache.set(role, out);
+    }
+    return out;
   }
 
   private limitCaps(role: string, extra: ReadonlyMap<string, number>): Map<string, number> {
@@ -1085,10 +1309,29 @@ export class HierarchicalAllocator {
     if (after.isEmpty()) byRole.delete(role);
     else byRole.set(role, after);
     if (byRole.size === 0) agent.allocations.delete(fwId);
-    agent.allocated = sign > 0 ? agent.allocated.plus(resources) : agent.allocated.minus(resources);
+    if (sign > 0) {
+      // Everything available taken on an agent that fits: allocated is now its total.
+      if (resources === agent.available && agent.allocatedFits) agent.allocated = agent.total;
+      else {
+        agent.allocatedFits &&= agent.available.contains(resources);
+        agent.allocated = agent.allocated.plus(resources);
+      }
+    } else {
+      agent.allocated = agent.allocated.minus(resources);
+      if (!agent.allocatedFits) agent.allocatedFits = !agent.hasShared && agent.total.contains(agent.allocated);
+    }
     // An offer is taken from what is available; a recovery recomputes (the agent may have
-    // been over-allocated after a smaller total).
-    agent.available = sign > 0 ? agent.available.minus(resources) : agent.total.minus(agent.allocated);
+    // been over-allocated after a smaller total). When a recovery brings back what was there
+    // before the last offer, that value is kept (it is immutable): what was remembered about
+    // it (filters that cover it, frameworks that passed it by) still holds.
+    if (sign > 0) {
+      agent.availableBefore = agent.available;
+      agent.available = agent.available.minus(resources);
+    } else {
+      const available = agent.total.minus(agent.allocated);
+      const before = agent.availableBefore;
+      agent.available = before !== undefined && available.equals(before) ? before : available;
+    }
 
     const quantities = resources.scalarMilli();
     if (!this.roleSorter.contains(role)) this.roleSorter.add(role);
@@ -1124,11 +1367,13 @@ export class HierarchicalAllocator {
   }
 
   private updateAgentTotal(agent: AgentState, total: Resources): void {
+    this.epoch++;
     this.trackReservations(agent.total, -1);
     agent.total = total;
     agent.hasGpus = total.get('gpus') > 0;
     agent.plain = total.isPlain();
     agent.hasShared = !total.shared().isEmpty();
+    agent.allocatedFits = !agent.hasShared && total.contains(agent.allocated);
     agent.available = total.minus(agent.allocated);
     this.trackReservations(total, 1);
     this.setPool(agent.id, total);

@@ -2,7 +2,7 @@
  * What the allocator needs from a sorter. The DRF sorter is the one implementation; the port
  * exists so that the allocator's tests and benchmarks can swap in another ordering policy.
  */
-import { DRFSorter, type MilliQuantities as Quantities, SorterPool } from '../sorter';
+import { DRFSorter, type MilliQuantities as Quantities, type SortCursor, SorterPool } from '../sorter';
 
 export interface ClientSorter {
   add(client: string): void;
@@ -15,6 +15,8 @@ export interface ClientSorter {
   addTotal(agent: string, quantities: Quantities): void;
   removeTotal(agent: string): void;
   sort(): readonly string[];
+  /** The order of `sort()` read one client at a time (optional; `sort()` is used without it). */
+  cursor?(): SortCursor;
   share(client: string): number;
 }
 

@@ -44,6 +44,19 @@ export class TraceCollector {
     else this.truncated = true;
   }
 
+  /** Whether entries are no longer kept (only counts grow). */
+  isFull(): boolean {
+    return this.entries.length >= this.limit;
+  }
+
+  /** Counts `n` decisions of one reason at once; only once the trace is full (no entries lost). */
+  addCount(reason: ReasonCode, n: number): void {
+    if (n <= 0) return;
+    if (!this.isFull()) throw new Error('addCount needs a full trace: entries would be lost');
+    this.counts[reason] = (this.counts[reason] ?? 0) + n;
+    this.truncated = true;
+  }
+
   result(): DecisionTrace {
     return { entries: this.entries, counts: this.counts, truncated: this.truncated };
   }

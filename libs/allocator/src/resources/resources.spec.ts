@@ -158,4 +158,26 @@ describe('arithmetic', () => {
     expect(reserved.toString()).toBe('cpus(eng):2;mem(eng):10');
     expect(reserved.withReservation(undefined).equals(r('cpus:2;mem:10'))).toBe(true);
   });
+
+  it('capScalars cuts scalars to caps, keeps or drops names without a cap, and keeps the rest', () => {
+    const total = r('cpus:4;mem:1024;disk:10;ports:[1-5]');
+    const caps = new Map([
+      ['cpus', 1500],
+      ['mem', 0],
+    ]);
+    expect(total.capScalars(caps, true).toString()).toBe('cpus:1.5;disk:10;ports:[1-5]');
+    expect(total.capScalars(caps, false).toString()).toBe('cpus:1.5;ports:[1-5]');
+    expect(total.capScalars(new Map([['cpus', 5000]]), true)).toBe(total);
+    expect(total.capScalars(new Map([['cpus', -1]]), true).toString()).toBe('disk:10;mem:1024;ports:[1-5]');
+  });
+
+  it('contains, minus and plus see the same kinds as before whatever the order of the pieces', () => {
+    const a = r('mem:10;cpus:2;cpus(eng):1;ports:[1-10]');
+    const b = r('ports:[2-3];cpus(eng):1;cpus:1');
+    expect(a.contains(b)).toBe(true);
+    expect(b.contains(a)).toBe(false);
+    expect(a.minus(b).toString()).toBe('cpus:1;mem:10;ports:[1-1,4-10]');
+    expect(a.minus(b).plus(b).equals(a)).toBe(true);
+    expect(a.contains(a)).toBe(true);
+  });
 });

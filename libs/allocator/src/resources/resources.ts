@@ -233,7 +233,7 @@ export class Resources {
     if (other.isEmpty()) return this;
     if (this.isEmpty()) return other;
     const map = new Map(this.pieces);
-    for (const p of other.pieces.values()) addPiece(map, p);
+    for (const [key, p] of other.pieces) addPiece(map, p, key);
     return new Resources(map);
   }
 
@@ -242,8 +242,7 @@ export class Resources {
     if (other === this) return Resources.EMPTY;
     if (other.isEmpty() || this.isEmpty()) return this;
     const map = new Map(this.pieces);
-    for (const p of other.pieces.values()) {
-      const key = kindKey(p);
+    for (const [key, p] of other.pieces) {
       const mine = map.get(key);
       if (!mine) continue;
       let next: Piece;
@@ -258,8 +257,9 @@ export class Resources {
   }
 
   contains(other: Resources): boolean {
-    for (const p of other.pieces.values()) {
-      const mine = this.pieces.get(kindKey(p));
+    if (other === this) return true;
+    for (const [key, p] of other.pieces) {
+      const mine = this.pieces.get(key);
       if (!mine) return false;
       if (p.shared) {
         if (mine.copies < 1) return false;
@@ -360,6 +360,26 @@ export class Resources {
     return (this.scalarMilli().get(name) ?? 0) / 1000;
   }
 
+  /**
+   * Every scalar piece cut down to `caps` (milli per name): a piece of a capped name keeps at
+   * most the cap (and disappears at zero); a name absent from `caps` is kept whole when
+   * `absentIsUnlimited`, else dropped. Non-scalar pieces are kept. Returns `this` when
+   * nothing is cut.
+   */
+  capScalars(caps: ReadonlyMap<string, number>, absentIsUnlimited: boolean): Resources {
+    let map: Map<string, Piece> | undefined;
+    for (const [key, p] of this.pieces) {
+      if (p.type !== 'scalar') continue;
+      const cap = caps.get(p.name);
+      const milli = cap === undefined ? (absentIsUnlimited ? p.milli : 0) : Math.round(Math.min(p.milli, Math.max(0, cap)));
+      if (milli === p.milli) continue;
+      map ??= new Map(this.pieces);
+      if (milli > 0) map.set(key, { ...p, milli });
+      else map.delete(key);
+    }
+    return map ? new Resources(map) : this;
+  }
+
   /** Returns a copy with every piece reserved for `role` (or unreserved when `role` is undefined). */
   withReservation(role: string | undefined): Resources {
     if (role !== undefined) validateRole(role, 'reservation');
@@ -373,9 +393,9 @@ function comparePieces(a: Piece, b: Piece): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : kindKey(a) < kindKey(b) ? -1 : kindKey(a) > kindKey(b) ? 1 : 0;
 }
 
-function addPiece(map: Map<string, Piece>, p: Piece): void {
+/** Adds `p` into `map`; `key` is `kindKey(p)` when the caller has it already. */
+function addPiece(map: Map<string, Piece>, p: Piece, key = kindKey(p)): void {
   if (pieceEmpty(p)) return;
-  const key = kindKey(p);
   const mine = map.get(key);
   if (!mine) {
     map.set(key, p);

@@ -19,6 +19,10 @@ const VIRTUAL = '.';
 interface Node {
   /** Full path; a virtual leaf's path is `<client>/.`. */
   path: string;
+  /** The client a leaf stands for: its path, or for a virtual leaf its parent's path. */
+  client: string;
+  /** A virtual leaf (weighs 1). */
+  virtual: boolean;
   parent: Node | null;
   /** Sorted siblings order; empty for leaves. */
   children: Node[];
@@ -70,6 +74,8 @@ export class SorterPool {
 export class DRFSorter {
   private readonly root: Node = {
     path: '',
+    client: '',
+    virtual: false,
     parent: null,
     children: [],
     isClient: false,
@@ -88,16 +94,18 @@ export class DRFSorter {
   private readonly excluded: ReadonlySet<string>;
   private dirty = false;
   /**
-   * Cached result of sort(). For a flat sorter (no '/' in any client) it is kept current
-   * incrementally and the root's children are re-sorted only when the tree is needed.
-   * sort() returns this array itself: a caller that changes allocations while iterating
-   * must copy what it still needs first (the allocator does, before an offer that leaves
-   * something on the agent).
+   * The active client leaves in order, cached. For a flat sorter (no '/' in any client) it
+   * is kept current incrementally (a changed client is moved) and the root's children are
+   * re-sorted only when the tree is needed. A cursor reads it as it is: a caller that
+   * changes allocations while reading must copy what it still needs first (the allocator
+   * does, before an offer that leaves something on the agent).
    */
+  private orderNodes: ChunkedOrder | null = null;
+  /** What sort() returns: the names of `orderNodes`, made when asked for. */
   private order: string[] | null = null;
-  /** The leaves behind `order`, in the same positions (flat sorters only). */
-  private orderNodes: Node[] = [];
   private rootUnsorted = false;
+  private totalsVersion = -1;
+  private totalsList: ReadonlyArray<readonly [string, number]> = [];
   private nestedClients = 0;
 
   constructor(options: { excludedNames?: Iterable<string>; pool?: SorterPool } = {}) {
@@ -113,7 +121,7 @@ export class DRFSorter {
   add(client: string): void {
     if (this.clients.has(client)) return;
     this.ensureSorted();
-    this.order = null;
+    this.invalidateOrder();
     if (client.includes('/')) this.nestedClients++;
     const segments = client.split('/');
     let parent = this.root;
@@ -143,7 +151,7 @@ export class DRFSorter {
     const leaf = this.clients.get(client);
     if (!leaf) return;
     this.ensureSorted();
-    this.order = null;
+    this.invalidateOrder();
     if (client.includes('/')) this.nestedClients--;
     const allocation = this.allocationQuantities(client);
     for (let n: Node | null = leaf.parent; n && n !== this.root; n = n.parent) addInto(n.allocation, allocation, -1);
@@ -175,7 +183,7 @@ export class DRFSorter {
     const leaf = this.clients.get(client);
     if (leaf && !leaf.active) {
       leaf.active = true;
-      this.order = null;
+      this.invalidateOrder();
     }
   }
 
@@ -183,7 +191,7 @@ export class DRFSorter {
     const leaf = this.clients.get(client);
     if (leaf?.active) {
       leaf.active = false;
-      this.order = null;
+      this.invalidateOrder();
     }
   }
 
@@ -204,7 +212,7 @@ export class DRFSorter {
   setWeight(path: string, weight: number): void {
     this.weights.set(path, weight);
     this.ensureSorted();
-    this.order = null;
+    this.invalidateOrder();
     const node = this.nodes.get(path);
     if (node) this.refresh(node);
   }
@@ -214,7 +222,7 @@ export class DRFSorter {
   allocated(client: string, agent: string, quantities: MilliQuantities): void {
     this.change(client, agent, quantities, 1);
     for (let n: Node | null = this.clients.get(client) ?? null; n && n !== this.root; n = n.parent) n.count += 1;
-    this.refreshPath(client);
+    this.refreshPath(client, 1);
   }
 
   unallocated(client: string, agent: string, quantities: MilliQuantities): void {
@@ -258,36 +266,64 @@ export class DRFSorter {
   /** Active clients in DRF order. */
   sort(): readonly string[] {
     this.clean();
-    if (this.order) return this.order;
+    this.order ??= this.ordered()
+      .toArray()
+      .map((n) => n.client);
+    return this.order;
+  }
+
+  /**
+   * Active clients in DRF order, read one at a time: the same sequence as `sort()`, but a
+   * hierarchical sorter walks its tree only as far as the caller reads. Valid until the
+   * sorter next changes; `rest()` copies what is left, for a caller about to change it.
+   */
+  cursor(): SortCursor {
+    this.clean();
+    if (this.nestedClients === 0 || this.orderNodes) return new ChunkCursor(this.ordered().chunks);
     this.ensureSorted();
-    const out: string[] = [];
+    return new TreeCursor(this.root);
+  }
+
+  /** The cached order of active client leaves, walked from the tree when missing. */
+  private ordered(): ChunkedOrder {
+    if (this.orderNodes) return this.orderNodes;
+    this.ensureSorted();
     const nodes: Node[] = [];
     const walk = (node: Node) => {
       for (const child of node.children) {
         if (child.isClient) {
-          if (child.active) {
-            out.push(this.clientPath(child));
-            nodes.push(child);
-          }
+          if (child.active) nodes.push(child);
         } else walk(child);
       }
     };
     walk(this.root);
-    this.order = out;
-    this.orderNodes = nodes;
-    return out;
+    this.orderNodes = new ChunkedOrder(nodes);
+    return this.orderNodes;
+  }
+
+  private invalidateOrder(): void {
+    this.orderNodes = null;
+    this.order = null;
   }
 
   // ------------------------------------------------------------ internals
 
   private newNode(path: string, parent: Node, isClient: boolean): Node {
-    const node: Node = { path, parent, children: [], isClient, active: false, allocation: new Map(), count: 0, share: 0 };
+    const virtual = path.endsWith(`/${VIRTUAL}`);
+    const node: Node = {
+      path,
+      client: virtual ? path.slice(0, -2) : path,
+      virtual,
+      parent,
+      children: [],
+      isClient,
+      active: false,
+      allocation: new Map(),
+      count: 0,
+      share: 0,
+    };
     this.nodes.set(path, node);
     return node;
-  }
-
-  private clientPath(leaf: Node): string {
-    return leaf.path.endsWith(`/${VIRTUAL}`) ? leaf.path.slice(0, -2) : leaf.path;
   }
 
   /** Turns client leaf `node` into an internal node holding its virtual leaf. */
@@ -310,36 +346,25 @@ export class DRFSorter {
     for (let n: Node | null = leaf; n && n !== this.root; n = n.parent) addInto(n.allocation, quantities, sign);
   }
 
-  private refreshPath(client: string): void {
+  /** After a change of the client's allocation (its count went up by `countDelta`). */
+  private refreshPath(client: string, countDelta = 0): void {
     if (this.pool.version !== this.poolVersion) this.dirty = true;
     if (this.dirty) return; // everything is recomputed at the next clean()
     const leaf = this.clients.get(client);
     if (!leaf) return; // change() has already refused an unknown client
-    if (this.nestedClients > 0 || !this.order || !leaf.active) {
-      if (this.nestedClients > 0) this.order = null;
+    const nodes = this.orderNodes;
+    if (this.nestedClients > 0 || !nodes || !leaf.active) {
+      if (this.nestedClients > 0) this.invalidateOrder();
       for (let n: Node | null = leaf; n && n !== this.root; n = n.parent) this.refresh(n);
       return;
     }
-    // Flat sorter: move the client within the cached order only.
-    const order = this.order;
-    const nodes = this.orderNodes;
-    const at = nodes.indexOf(leaf);
+    // Flat sorter: move the client within the cached order only. It is found by the share
+    // and count it was placed with (the order is sorted by them, then by the unique path).
+    nodes.remove(leaf, leaf.share, leaf.count - countDelta);
     leaf.share = this.computeShare(leaf);
     this.rootUnsorted = true;
-    // Binary search for the new place, skipping the leaf's old slot.
-    let lo = 0;
-    let hi = nodes.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compare(nodes[mid < at ? mid : mid + 1], leaf) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo !== at) {
-      order.splice(at, 1);
-      nodes.splice(at, 1);
-      order.splice(lo, 0, client);
-      nodes.splice(lo, 0, leaf);
-    }
+    this.order = null;
+    nodes.insert(leaf);
   }
 
   /** Recomputes one node's share and moves it to its place among its siblings. */
@@ -372,15 +397,23 @@ export class DRFSorter {
 
   private computeShare(node: Node): number {
     let share = 0;
-    for (const [name, total] of this.pool.totals) {
-      if (total <= 0 || this.excluded.has(name)) continue;
+    for (const [name, total] of this.shareTotals()) {
       const allocated = node.allocation.get(name);
       if (allocated === undefined) continue;
       const s = allocated / 1000 / (total / 1000);
       if (s > share) share = s;
     }
-    const weight = node.path.endsWith(`/${VIRTUAL}`) ? 1 : (this.weights.get(node.path) ?? 1);
+    const weight = node.virtual ? 1 : (this.weights.get(node.path) ?? 1);
     return share / weight;
+  }
+
+  /** The pool's positive totals of names not excluded, as a list (kept per pool version). */
+  private shareTotals(): ReadonlyArray<readonly [string, number]> {
+    if (this.totalsVersion !== this.pool.version) {
+      this.totalsVersion = this.pool.version;
+      this.totalsList = [...this.pool.totals].filter(([name, total]) => total > 0 && !this.excluded.has(name));
+    }
+    return this.totalsList;
   }
 
   /** Restores the root's sibling order after flat-mode updates skipped it. */
@@ -398,7 +431,7 @@ export class DRFSorter {
     if (!this.dirty) return;
     this.rootUnsorted = false;
     this.dirty = false;
-    this.order = null;
+    this.invalidateOrder();
     const resort = (node: Node) => {
       for (const child of node.children) {
         child.share = this.computeShare(child);
@@ -407,5 +440,167 @@ export class DRFSorter {
       node.children.sort(compare);
     };
     resort(this.root);
+  }
+}
+
+/** Clients in order, one at a time (see `DRFSorter.cursor`). */
+export interface SortCursor {
+  /** The next client, or undefined at the end. */
+  next(): string | undefined;
+  /** A copy of the clients not yet read. */
+  rest(): string[];
+}
+
+/** A cursor over an array (read in place, so it sees the array as it is when read). */
+export class ArrayCursor implements SortCursor {
+  private i = 0;
+  constructor(private readonly items: readonly string[]) {}
+  next(): string | undefined {
+    return this.i < this.items.length ? this.items[this.i++] : undefined;
+  }
+  rest(): string[] {
+    return this.items.slice(this.i);
+  }
+}
+
+/** A lazy pre-order walk of a sorter's tree, listing active client leaves. */
+class TreeCursor implements SortCursor {
+  private readonly stack: Node[] = [];
+  private readonly index: number[] = [];
+  constructor(root: Node) {
+    this.stack.push(root);
+    this.index.push(0);
+  }
+  next(): string | undefined {
+    const stack = this.stack;
+    const index = this.index;
+    while (stack.length > 0) {
+      const top = stack.length - 1;
+      const children = stack[top].children;
+      const i = index[top];
+      if (i >= children.length) {
+        stack.pop();
+        index.pop();
+        continue;
+      }
+      index[top] = i + 1;
+      const child = children[i];
+      if (child.isClient) {
+        if (child.active) return child.client;
+      } else {
+        stack.push(child);
+        index.push(0);
+      }
+    }
+    return undefined;
+  }
+  rest(): string[] {
+    const out: string[] = [];
+    for (let c = this.next(); c !== undefined; c = this.next()) out.push(c);
+    return out;
+  }
+}
+
+/** Leaves per chunk of a flat sorter's order (a chunk is split when it doubles). */
+const CHUNK = 64;
+
+/**
+ * A flat sorter's order of active leaves, sorted by `compare`, in chunks: moving one client
+ * costs about a chunk's size instead of the whole order's.
+ */
+class ChunkedOrder {
+  readonly chunks: Node[][] = [];
+
+  constructor(nodes: readonly Node[]) {
+    for (let i = 0; i < nodes.length; i += CHUNK) this.chunks.push(nodes.slice(i, i + CHUNK));
+  }
+
+  toArray(): Node[] {
+    return this.chunks.flat();
+  }
+
+  /** Takes `leaf` out; it is found by the share and count it was placed with. */
+  remove(leaf: Node, share: number, count: number): void {
+    const before = (n: Node) => (n.share !== share ? n.share < share : n.count !== count ? n.count < count : n.path < leaf.path);
+    const chunks = this.chunks;
+    let lo = 0;
+    let hi = chunks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const chunk = chunks[mid];
+      if (before(chunk[chunk.length - 1])) lo = mid + 1;
+      else hi = mid;
+    }
+    let ci = lo;
+    let i = -1;
+    if (ci < chunks.length) {
+      const chunk = chunks[ci];
+      let l = 0;
+      let h = chunk.length;
+      while (l < h) {
+        const m = (l + h) >>> 1;
+        if (before(chunk[m])) l = m + 1;
+        else h = m;
+      }
+      if (chunk[l] === leaf) i = l;
+    }
+    if (i < 0) {
+      // Not where its key says (should not happen): look for it.
+      ci = chunks.findIndex((c) => c.includes(leaf));
+      if (ci < 0) return;
+      i = chunks[ci].indexOf(leaf);
+    }
+    const chunk = chunks[ci];
+    chunk.splice(i, 1);
+    if (chunk.length === 0) chunks.splice(ci, 1);
+  }
+
+  /** Puts `leaf` in its place: after every leaf that sorts before it. */
+  insert(leaf: Node): void {
+    const chunks = this.chunks;
+    if (chunks.length === 0) {
+      chunks.push([leaf]);
+      return;
+    }
+    // The first chunk that ends with a leaf not before it (else the last chunk).
+    let lo = 0;
+    let hi = chunks.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const chunk = chunks[mid];
+      if (compare(chunk[chunk.length - 1], leaf) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    const chunk = chunks[lo];
+    let l = 0;
+    let h = chunk.length;
+    while (l < h) {
+      const m = (l + h) >>> 1;
+      if (compare(chunk[m], leaf) < 0) l = m + 1;
+      else h = m;
+    }
+    chunk.splice(l, 0, leaf);
+    if (chunk.length > 2 * CHUNK) chunks.splice(lo + 1, 0, chunk.splice(CHUNK));
+  }
+}
+
+/** A cursor over a flat sorter's chunked order (read in place). */
+class ChunkCursor implements SortCursor {
+  private c = 0;
+  private i = 0;
+  constructor(private readonly chunks: readonly Node[][]) {}
+  next(): string | undefined {
+    while (this.c < this.chunks.length) {
+      const chunk = this.chunks[this.c];
+      if (this.i < chunk.length) return chunk[this.i++].client;
+      this.c++;
+      this.i = 0;
+    }
+    return undefined;
+  }
+  rest(): string[] {
+    const out: string[] = [];
+    for (let c = this.next(); c !== undefined; c = this.next()) out.push(c);
+    return out;
   }
 }
