@@ -3,7 +3,8 @@
  * DATABASE_URL's server in a scratch database, or on an embedded server) is given a large
  * cluster's data (--agents agents, 50 frameworks with live tasks, a week of allocation history
  * and ended tasks), then --clients concurrent clients (keep-alive connections from this process)
- * call the routes the dashboard reads for --seconds, then the writes (weights, quota) for as long.
+ * call each route the dashboard reads, one route at a time for --seconds each, then each write
+ * (weights, quota) for as long.
  * Prints requests per second and p50/p99 latency per route, both processes' CPU, and whether the
  * allocation cycles kept their interval meanwhile; then one JSON line.
  */
@@ -263,6 +264,17 @@ async function phase(
   };
 }
 
+/** Phases run one after the other, as one: their routes, and their averages of CPU and cycles. */
+function merge(phases: Array<Awaited<ReturnType<typeof phase>>>): Awaited<ReturnType<typeof phase>> {
+  const avg = (f: (p: Awaited<ReturnType<typeof phase>>) => number) => phases.reduce((s, p) => s + f(p), 0) / phases.length;
+  return {
+    results: phases.flatMap((p) => p.results),
+    cpCpu: avg((p) => p.cpCpu),
+    benchCpu: avg((p) => p.benchCpu),
+    cycles: avg((p) => p.cycles),
+  };
+}
+
 export async function runApiBench(flags: ApiBenchFlags): Promise<void> {
   const cp = await import('@arbiter/control-plane');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-bench-api-'));
@@ -282,12 +294,14 @@ export async function runApiBench(flags: ApiBenchFlags): Promise<void> {
         `${flags.agents} agents connected (registered again with their tasks) in ${((performance.now() - t1) / 1000).toFixed(1)} s`,
       );
       const base = new URL(url);
-      // Warm up (JIT, pools, caches) before measuring.
+      // Warm up (JIT, pools, caches) before measuring; then each route alone, as its own load.
       await phase(base, READS, flags.clients, 3, pid);
-      const reads = await phase(base, READS, flags.clients, flags.seconds, pid);
-      const w = await phase(base, WRITES, flags.clients, flags.seconds, pid);
+      const measured: Array<Awaited<ReturnType<typeof phase>>> = [];
+      for (const route of [...READS, ...WRITES]) measured.push(await phase(base, [route], flags.clients, flags.seconds, pid));
+      const reads = merge(measured.slice(0, READS.length));
+      const w = merge(measured.slice(READS.length));
       console.log(
-        `node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}; ${flags.clients} clients, ${flags.seconds} s per phase, allocation interval ${INTERVAL} s`,
+        `node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}; ${flags.clients} clients, ${flags.seconds} s per route, allocation interval ${INTERVAL} s`,
       );
       console.log('route                                          requests    req/s   p50 ms   p99 ms  errors');
       for (const r of [...reads.results, ...w.results])
@@ -299,7 +313,7 @@ export async function runApiBench(flags: ApiBenchFlags): Promise<void> {
         ['writes', w],
       ] as const)
         console.log(
-          `${name}: ${p.results.reduce((s, r) => s + r.perSecond, 0)} req/s in all; control plane CPU ${(p.cpCpu * 100).toFixed(0)}%, load generator CPU ${(p.benchCpu * 100).toFixed(0)}%; allocation cycles ${p.cycles.toFixed(2)}/s (interval ${INTERVAL} s)`,
+          `${name}: control plane CPU ${(p.cpCpu * 100).toFixed(0)}%, load generator CPU ${(p.benchCpu * 100).toFixed(0)}%; allocation cycles ${p.cycles.toFixed(2)}/s (interval ${INTERVAL} s)`,
         );
       console.log(
         JSON.stringify({
@@ -310,8 +324,6 @@ export async function runApiBench(flags: ApiBenchFlags): Promise<void> {
           historyDays: flags.historyDays,
           reads: reads.results,
           writes: w.results,
-          readsPerSecond: reads.results.reduce((s, r) => s + r.perSecond, 0),
-          writesPerSecond: w.results.reduce((s, r) => s + r.perSecond, 0),
           controlPlaneCpu: { reads: +reads.cpCpu.toFixed(2), writes: +w.cpCpu.toFixed(2) },
           loadGeneratorCpu: { reads: +reads.benchCpu.toFixed(2), writes: +w.benchCpu.toFixed(2) },
           cyclesPerSecond: { reads: +reads.cycles.toFixed(2), writes: +w.cycles.toFixed(2) },

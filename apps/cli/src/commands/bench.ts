@@ -46,7 +46,7 @@ export function register(program: Command): void {
     .option('--cycles <n>', 'allocation cycles to time')
     .option('--check', 'allocator: run the reference path and the fast path side by side and fail if their offers differ')
     .option('--reference', "allocator: time the allocator's reference path instead of its fast path")
-    .option('--seconds <n>', 'e2e: seconds to measure (default 20)')
+    .option('--seconds <n>', 'e2e: seconds to measure (default 20); api: seconds per route (default 5)')
     .option('--warmup <n>', 'e2e: seconds before measuring (default 5)')
     .option('--task-ms <n>', 'e2e: how long each simulated task runs (default 200)')
     .option('--rate <n>', 'e2e: tasks submitted per second across the frameworks (default: every offer is used)')
@@ -75,7 +75,7 @@ export function register(program: Command): void {
             await runApiBench({
               agents: positive(flags.agents, 'agents') ?? 10_000,
               clients: positive(flags.clients, 'clients') ?? 50,
-              seconds: positive(flags.seconds, 'seconds') ?? 20,
+              seconds: positive(flags.seconds, 'seconds') ?? 5,
               historyDays: positive(flags.historyDays, 'history-days') ?? 7,
             });
           } catch (err) {

@@ -5,8 +5,8 @@
 import { Injectable } from '@nestjs/common';
 import { type EntityManager, In, Not } from 'typeorm';
 import type { ResourceEntry } from '@arbiter/allocator';
-import { outstandingOffers } from '../offers/offers.repository';
-import { TaskEntity, TERMINAL_TASK_STATES } from '../tasks/task.entity';
+import { OUTSTANDING_OFFERS_SQL, outstandingOffers } from '../offers/offers.repository';
+import { TaskEntity, TERMINAL_TASK_STATES, TERMINAL_TASK_STATES_SQL } from '../tasks/task.entity';
 
 export interface Usage {
   agentId: string;
@@ -46,6 +46,46 @@ export class AllocationUsageRepository {
       params,
     );
     return new Map(rows.map((r) => [r.name, r.amount]));
+  }
+
+  /**
+   * Scalar amounts summed by name per key, in SQL, over the rows a query selects (its `key` and
+   * `resources` columns), rounded to thousandths as Resources counts them.
+   */
+  async scalarSumsBy(tx: EntityManager, from: string, params: unknown[] = []): Promise<Map<string, Record<string, number>>> {
+    const rows: Array<{ key: string; name: string; amount: number }> = await tx.query(
+      `SELECT src.key AS key, e->>'name' AS name, sum((e->>'value')::float8) AS amount
+         FROM (${from}) src, jsonb_array_elements(src.resources) e WHERE e ? 'value' GROUP BY 1, 2 ORDER BY 2`,
+      params,
+    );
+    const out = new Map<string, Record<string, number>>();
+    for (const r of rows) {
+      const amount = Math.round(r.amount * 1000) / 1000;
+      if (amount <= 0) continue;
+      let sums = out.get(r.key);
+      if (!sums) out.set(r.key, (sums = {}));
+      sums[r.name] = amount;
+    }
+    return out;
+  }
+
+  /** Scalar sums of live tasks and outstanding offers, per role. */
+  usageByRole(tx: EntityManager): Promise<Map<string, Record<string, number>>> {
+    return this.scalarSumsBy(
+      tx,
+      `SELECT role AS key, resources FROM tasks WHERE state NOT IN ${TERMINAL_TASK_STATES_SQL}
+       UNION ALL SELECT role AS key, resources FROM (${OUTSTANDING_OFFERS_SQL}) o`,
+    );
+  }
+
+  /** Scalar sums of the live tasks of these frameworks, and their number, per framework. */
+  async liveByFramework(tx: EntityManager, frameworkIds: string[]): Promise<Map<string, { tasks: number; used: Record<string, number> }>> {
+    const live = `SELECT framework_id AS key, resources FROM tasks WHERE framework_id = ANY($1) AND state NOT IN ${TERMINAL_TASK_STATES_SQL}`;
+    const [sums, counts] = await Promise.all([
+      this.scalarSumsBy(tx, live, [frameworkIds]),
+      tx.query<Array<{ key: string; n: string }>>(`SELECT key, count(*) AS n FROM (${live}) src GROUP BY 1`, [frameworkIds]),
+    ]);
+    return new Map(counts.map((c) => [c.key, { tasks: Number(c.n), used: sums.get(c.key) ?? {} }]));
   }
 
   /** Scalar totals of the reachable agents: the cluster's capacity that can be offered. */

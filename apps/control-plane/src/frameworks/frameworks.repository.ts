@@ -1,7 +1,6 @@
 /** Every query of the frameworks API. */
 import { Injectable } from '@nestjs/common';
-import { DataSource, In, Not } from 'typeorm';
-import { TaskEntity, TERMINAL_TASK_STATES } from '../tasks/task.entity';
+import { DataSource } from 'typeorm';
 import type { Scope } from '../acls/acls.rules';
 import { FrameworkEntity, type FrameworkState } from './framework.entity';
 
@@ -26,13 +25,5 @@ export class FrameworksRepository {
 
   find(id: string): Promise<FrameworkEntity | null> {
     return this.dataSource.manager.findOne(FrameworkEntity, { where: { id } });
-  }
-
-  /** The live tasks of these frameworks (their framework and resources). */
-  liveTasks(frameworkIds: string[]): Promise<Array<Pick<TaskEntity, 'frameworkId' | 'resources'>>> {
-    return this.dataSource.manager.find(TaskEntity, {
-      where: { frameworkId: In(frameworkIds), state: Not(In([...TERMINAL_TASK_STATES])) },
-      select: { frameworkId: true, resources: true },
-    });
   }
 }

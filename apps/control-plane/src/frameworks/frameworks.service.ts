@@ -3,12 +3,10 @@
  * Usage and dominant share come from live tasks (offers outstanding are listed separately).
  */
 import { Injectable } from '@nestjs/common';
-import type { ResourceEntry } from '@arbiter/allocator';
 import { AllocationUsageRepository } from '../allocation/allocation-usage.repository';
 import type { Actor } from '../auth/auth.actor';
 import { AclsService } from '../acls/acls.service';
 import type { Page } from '../common/pagination.dto';
-import { sumScalars } from '../common/resources.dto';
 import { Database } from '../database/database.service';
 import { ArbiterException } from '../errors/errors.exception';
 import { FrameworkSessions } from './framework-sessions.handler';
@@ -50,21 +48,15 @@ export class FrameworksService {
   private async describe(rows: FrameworkEntity[]): Promise<FrameworkDto[]> {
     if (!rows.length) return [];
     const ids = rows.map((r) => r.id);
-    const tasks = await this.repo.liveTasks(ids);
+    const usage = await this.usage.liveByFramework(this.db.manager, ids);
     const total = await this.usage.reachableCapacity(this.db.manager);
     const live = await this.live.snapshot();
     const outstanding = live.offers;
-    const tasksOf = new Map<string, Array<{ resources: ResourceEntry[] }>>();
-    for (const t of tasks) {
-      const list = tasksOf.get(t.frameworkId);
-      if (list) list.push(t);
-      else tasksOf.set(t.frameworkId, [t]);
-    }
     const offersOf = new Map<string, number>();
     for (const o of outstanding) offersOf.set(o.frameworkId, (offersOf.get(o.frameworkId) ?? 0) + 1);
     return rows.map((r) => {
-      const mine = tasksOf.get(r.id) ?? [];
-      const usedQ = sumScalars(mine.map((t) => t.resources));
+      const mine = usage.get(r.id) ?? { tasks: 0, used: {} };
+      const usedQ = mine.used;
       const shares: Record<string, number> = {};
       for (const [name, amount] of Object.entries(usedQ)) {
         const of = total.get(name) ?? 0;
@@ -85,7 +77,7 @@ export class FrameworksService {
         registeredAt: r.registeredAt.toISOString(),
         disconnectedAt: r.disconnectedAt?.toISOString() ?? null,
         completedAt: r.completedAt?.toISOString() ?? null,
-        activeTasks: mine.length,
+        activeTasks: mine.tasks,
         outstandingOffers: offersOf.get(r.id) ?? 0,
         used: usedQ,
         shares,

@@ -35,23 +35,31 @@ export class RolesService {
   async roles(actor?: Actor): Promise<RoleDto[]> {
     if (actor) return (await this.roles()).filter((r) => this.acls.allows(actor, 'view_roles', r.path));
     const tx = this.db.manager;
-    const [{ rows, quotas, frameworks, reservations }, usage] = await Promise.all([this.repo.overview(tx), this.usage.list(tx)]);
+    const [{ rows, quotas, frameworks, reservations }, usage] = await Promise.all([this.repo.overview(tx), this.usage.usageByRole(tx)]);
     const paths = new Set<string>();
     const add = (role: string) => withAncestors(role).forEach((r) => paths.add(r));
     rows.forEach((r) => add(r.path));
     quotas.forEach((q) => add(q.role));
     frameworks.forEach((f) => f.roles.forEach(add));
     reservations.forEach((r) => add(r.role));
-    usage.forEach((u) => add(u.role));
+    usage.forEach((_, role) => add(role));
     const sumBy = (items: Array<{ role: string; resources: ResourceEntry[] }>, role: string) =>
       sumScalars(items.filter((i) => i.role === role || i.role.startsWith(`${role}/`)).map((i) => i.resources));
+    // A role's usage is its own and its descendants' (summed in SQL per role).
+    const sumOf = (byRole: Map<string, Record<string, number>>, role: string) => {
+      const out: Record<string, number> = {};
+      for (const [r, sums] of byRole)
+        if (r === role || r.startsWith(`${role}/`))
+          for (const [name, v] of Object.entries(sums)) out[name] = Math.round(((out[name] ?? 0) + v) * 1000) / 1000;
+      return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+    };
     return [...paths].sort().map((path) => {
       const q = quotas.find((x) => x.role === path);
       return {
         path,
         weight: rows.find((r) => r.path === path)?.weight ?? 1,
         quota: q ? { role: q.role, guarantees: q.guarantees, limits: q.limits } : null,
-        allocated: sumBy(usage, path),
+        allocated: sumOf(usage, path),
         reserved: sumBy(reservations, path),
         frameworks: frameworks.filter((f) => f.roles.includes(path)).map((f) => f.id),
       };
