@@ -7,6 +7,7 @@ import { AgentsErrorCode } from './agents.errors';
 import type { AgentSortField } from './agents.repository';
 import { AgentsService } from './agents.service';
 import { Requires } from '../auth/permissions';
+import { Coalesced } from '../app/coalesce';
 
 @ApiTags('agents')
 @ApiBearerAuth()
@@ -15,6 +16,7 @@ export class AgentsController {
   constructor(private readonly agents: AgentsService) {}
 
   @Get()
+  @Coalesced()
   @Requires('read')
   @ApiOperation({ summary: 'List agents (filter, sort, paginate)' })
   @ApiOkResponse({ type: AgentPageDto })

@@ -28,6 +28,7 @@ import { MasterModule } from '../kernel/master.module';
 import { HealthController } from '../health/health.controller';
 import { Metrics } from '../health/metrics';
 import { MetricsInterceptor } from '../health/metrics.interceptor';
+import { CoalesceInterceptor } from './coalesce';
 
 /** Feature modules of the operator API; each owns its controllers, services and errors. */
 export const FEATURE_MODULES = [
@@ -77,6 +78,7 @@ export class AppModule {
       providers: [
         { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },
         { provide: APP_INTERCEPTOR, useClass: OnLeaderInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: CoalesceInterceptor },
       ],
     };
   }

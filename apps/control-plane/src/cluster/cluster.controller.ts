@@ -4,6 +4,7 @@ import { ApiErrors } from '../errors/errors.dto';
 import { ClusterSummaryDto } from './cluster.dto';
 import { ClusterService } from './cluster.service';
 import { Requires } from '../auth/permissions';
+import { Coalesced } from '../app/coalesce';
 
 @ApiTags('cluster')
 @ApiBearerAuth()
@@ -12,6 +13,7 @@ export class ClusterController {
   constructor(private readonly cluster: ClusterService) {}
 
   @Get()
+  @Coalesced()
   @Requires('read')
   @ApiOperation({ summary: 'The cluster at a glance: capacity and use per resource, counts by state, the latest cycle, alerts' })
   @ApiOkResponse({ type: ClusterSummaryDto })

@@ -9,6 +9,7 @@ import { FrameworkExplainService } from './framework-explain.service';
 import { FrameworksErrorCode } from './frameworks.errors';
 import { FrameworksService } from './frameworks.service';
 import { Requires } from '../auth/permissions';
+import { Coalesced } from '../app/coalesce';
 
 @ApiTags('frameworks')
 @ApiBearerAuth()
@@ -17,6 +18,7 @@ export class FrameworksController {
   constructor(private readonly frameworks: FrameworksService) {}
 
   @Get()
+  @Coalesced()
   @Requires('read')
   @ApiOperation({ summary: 'List frameworks with their roles, tasks, offers and dominant share' })
   @ApiOkResponse({ type: FrameworkPageDto })

@@ -6,6 +6,7 @@ import { HistoryErrorCode } from './history.errors';
 import { CycleDetailDto, CycleListQueryDto, CyclePageDto, ExportQueryDto, SharePointDto, SharesQueryDto } from './history.dto';
 import { HistoryService } from './history.service';
 import { Requires } from '../auth/permissions';
+import { Coalesced } from '../app/coalesce';
 
 const date = (s?: string) => (s ? new Date(s) : undefined);
 
@@ -16,6 +17,7 @@ export class HistoryController {
   constructor(private readonly history: HistoryService) {}
 
   @Get()
+  @Coalesced()
   @Requires('read')
   @ApiOperation({ summary: 'Allocation cycles, newest first (time range; cycles that offered to a role, framework or agent)' })
   @ApiOkResponse({ type: CyclePageDto })
@@ -29,6 +31,7 @@ export class HistoryController {
   }
 
   @Get('shares')
+  @Coalesced()
   @Requires('read')
   @ApiOperation({ summary: 'Dominant share over time per role or framework' })
   @ApiOkResponse({ type: [SharePointDto] })

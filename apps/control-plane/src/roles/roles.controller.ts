@@ -6,6 +6,7 @@ import { QuotaDto, RoleDto, UpdateQuotaDto, UpdateWeightsDto, WeightDto } from '
 import { RolesErrorCode } from './roles.errors';
 import { RolesService } from './roles.service';
 import { Requires } from '../auth/permissions';
+import { Coalesced } from '../app/coalesce';
 
 @ApiTags('roles')
 @ApiBearerAuth()
@@ -14,6 +15,7 @@ export class RolesController {
   constructor(private readonly roles: RolesService) {}
 
   @Get('roles')
+  @Coalesced()
   @Requires('read', 'view_roles')
   @ApiOperation({ summary: 'Every known role with weight, quota, allocation, reservations and frameworks' })
   @ApiOkResponse({ type: [RoleDto] })

@@ -8,6 +8,7 @@ import { KillTaskDto, TaskDto, TaskListQueryDto, TaskPageDto } from './tasks.dto
 import { TasksErrorCode } from './tasks.errors';
 import { TasksService } from './tasks.service';
 import { Requires } from '../auth/permissions';
+import { Coalesced } from '../app/coalesce';
 
 @ApiTags('tasks')
 @ApiBearerAuth()
@@ -16,6 +17,7 @@ export class TasksController {
   constructor(private readonly tasks: TasksService) {}
 
   @Get()
+  @Coalesced()
   @Requires('read', 'view_tasks')
   @ApiOperation({ summary: 'Tasks, newest first (filter by state, framework, agent)' })
   @ApiOkResponse({ type: TaskPageDto })
