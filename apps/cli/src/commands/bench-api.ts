@@ -148,6 +148,12 @@ interface Route {
 const READS: Route[] = [
   { name: 'GET /api/v1/agents?limit=50', method: 'GET', path: () => '/api/v1/agents?limit=50' },
   { name: 'GET /api/v1/agents?limit=50&offset=5000', method: 'GET', path: () => '/api/v1/agents?limit=50&offset=5000' },
+  // Every request a different page: nothing for concurrent requests to share.
+  {
+    name: 'GET /api/v1/agents?limit=50&offset=<random>',
+    method: 'GET',
+    path: () => `/api/v1/agents?limit=50&offset=${50 * Math.floor(Math.random() * 200)}`,
+  },
   { name: 'GET /api/v1/cluster', method: 'GET', path: () => '/api/v1/cluster' },
   { name: 'GET /api/v1/frameworks', method: 'GET', path: () => '/api/v1/frameworks?limit=50' },
   { name: 'GET /api/v1/tasks?limit=50', method: 'GET', path: () => '/api/v1/tasks?limit=50' },

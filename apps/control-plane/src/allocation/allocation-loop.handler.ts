@@ -29,6 +29,8 @@ export class AllocationLoop {
   private lastTraceKey = '';
   /** A cycle's write handed to its lane and not yet settled. */
   private cycleWriting?: Promise<unknown>;
+  /** How long the last cycle held the event loop (ms): a requested cycle waits at least as long after it. */
+  private lastCycleMs = 0;
 
   constructor(
     private readonly kernel: Kernel,
@@ -53,7 +55,10 @@ export class AllocationLoop {
   requestCycle(delayMs = CYCLE_BATCH_MS): void {
     if (this.cycleScheduled || this.kernel.stopping) return;
     this.cycleScheduled = true;
-    this.clock.after(delayMs, () => this.startCycle());
+    // Requested cycles (not the timer's) leave the loop at least as long as the last one took:
+    // a stream of operator changes on a large cluster cannot keep the allocator running back to
+    // back, and the calls behind those cycles are served in between.
+    this.clock.after(delayMs > 0 ? Math.max(delayMs, this.lastCycleMs) : 0, () => this.startCycle());
   }
 
   private startCycle(): void {
@@ -77,6 +82,7 @@ export class AllocationLoop {
     const t0 = this.clock.now();
     const result = allocator.allocate({ trace: true });
     const durationMs = this.clock.now() - t0;
+    this.lastCycleMs = durationMs;
     this.state.cycles++;
     this.metrics.cycles.inc();
     this.metrics.cycleDuration.observe(durationMs / 1000);

@@ -312,6 +312,8 @@ export class HierarchicalAllocator {
   private readonly newSorter: SorterFactory;
 
   private readonly agents = new Map<string, AgentState>();
+  /** Per role, its inactive and its suppressed frameworks, counted for a full trace (this cycle). */
+  private readonly inactiveCounts = new Map<string, [number, number]>();
   private readonly frameworks = new Map<string, FrameworkState>();
   /** role -> frameworks subscribed to it. */
   private readonly roleFrameworks = new Map<string, Set<string>>();
@@ -743,6 +745,8 @@ export class HierarchicalAllocator {
   allocate(options: { agents?: Iterable<string>; trace?: boolean } = {}): CycleResult {
     const now = this.clock.now();
     const trace = options.trace ? new TraceCollector(this.config.traceLimit) : undefined;
+    // Frameworks do not change during a cycle: their counts per role are taken afresh each time.
+    this.inactiveCounts.clear();
     const offers: Offer[] = [];
     const cycle = ++this.cycles;
 
@@ -1253,6 +1257,23 @@ export class HierarchicalAllocator {
   }
 
   private traceInactiveFrameworks(agent: AgentState, role: string, trace: TraceCollector): void {
+    if (trace.isFull()) {
+      // Only counts grow now: the role's inactive and suppressed frameworks, counted once a cycle.
+      let counts = this.inactiveCounts.get(role);
+      if (!counts) {
+        counts = [0, 0];
+        for (const fwId of this.roleFrameworks.get(role) ?? []) {
+          const fw = this.frameworks.get(fwId);
+          if (!fw) continue;
+          if (!fw.active) counts[0]++;
+          else if (fw.suppressed.has(role)) counts[1]++;
+        }
+        this.inactiveCounts.set(role, counts);
+      }
+      trace.addCount('FRAMEWORK_INACTIVE', counts[0]);
+      trace.addCount('FRAMEWORK_SUPPRESSED', counts[1]);
+      return;
+    }
     for (const fwId of this.roleFrameworks.get(role) ?? []) {
       const fw = this.frameworks.get(fwId);
       if (!fw) continue;
