@@ -132,3 +132,16 @@ it("applies a framework's own offer filters (minimum allocatable resources per r
   closers.push(() => bad.s.close());
   await expect(bad.s.start()).rejects.toMatchObject({ code: 'INVALID_MESSAGE' });
 });
+
+it('offers agents in the pack order when ARBITER_PLACEMENT is pack: the smallest free machine before the big one', async () => {
+  const cp = await start({ placement: 'pack' });
+  const big = await agent(cp, 'big', { cpus: 32, mem: 131072 });
+  const small = await agent(cp, 'small', { cpus: 8, mem: 32768 });
+  const f = new Recorder(cp, { name: 'f', roles: ['r'] });
+  closers.push(() => f.s.close());
+  const batches: string[][] = [];
+  f.s.on('offers', (list) => batches.push(list.map((o) => o.agentId)));
+  await f.s.start();
+  await until(() => batches.some((b) => b.length === 2));
+  expect(batches.find((b) => b.length === 2)).toEqual([small, big]);
+});

@@ -181,3 +181,4 @@ export function percentile(values: number[], p: number): number {
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[i];
 }
+export { runFragmentation, type FragmentationOptions, type FragmentationResult } from './fragmentation';

@@ -9,7 +9,7 @@
  */
 import * as os from 'node:os';
 import type { Command } from 'commander';
-import { checkShape, percentile, SHAPES, type ShapeOptions } from '@arbiter/allocator/bench';
+import { checkShape, percentile, runFragmentation, SHAPES, type ShapeOptions } from '@arbiter/allocator/bench';
 import { runApiBench } from './bench-api';
 import { runDashboardBench } from './bench-dashboard';
 import { runE2eBench } from './bench-e2e';
@@ -39,7 +39,7 @@ export function register(program: Command): void {
     .command('bench')
     .description('run benchmarks')
     .argument('<suite>', 'benchmark suite: allocator, e2e, api, dashboard, failover')
-    .option('--shape <name>', `one shape: ${SHAPES.map((s) => s.name).join(', ')}`)
+    .option('--shape <name>', `one shape: ${[...SHAPES.map((s) => s.name), 'fragmentation'].join(', ')}`)
     .option('--agents <n>', 'number of agents')
     .option('--frameworks <n>', 'number of frameworks')
     .option('--roles <n>', 'number of roles')
@@ -123,6 +123,22 @@ export function register(program: Command): void {
         if (suite !== 'allocator') {
           console.error(`unknown benchmark suite '${suite}' (known: allocator, e2e, api, dashboard, failover)`);
           process.exitCode = 2;
+          return;
+        }
+        if (flags.shape === 'fragmentation') {
+          // Both placements on the same workload (--cycles, default 600), three seeds.
+          const cycles = positive(flags.cycles, 'cycles') ?? 600;
+          console.log('placement  seed  large placed  large wait (cycles)  small placed  stranded cpu  fairness error');
+          const lines: string[] = [];
+          for (const seed of [1, 2, 3])
+            for (const placement of ['mesos', 'pack'] as const) {
+              const r = runFragmentation({ placement, cycles, seed });
+              console.log(
+                `${placement.padEnd(9)} ${String(seed).padStart(5)} ${`${r.largePlaced}/${r.largeArrived}`.padStart(13)} ${r.largeWaitCycles.toFixed(1).padStart(20)} ${String(r.smallPlaced).padStart(13)} ${r.strandedCpuShare.toFixed(3).padStart(13)} ${r.fairnessError.toFixed(3).padStart(15)}`,
+              );
+              lines.push(JSON.stringify({ ...r, seed }));
+            }
+          for (const line of lines) console.log(line);
           return;
         }
         // `--shape hierarchy` runs every depth; `--shape hierarchy-depth-7` just one.

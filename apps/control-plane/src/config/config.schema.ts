@@ -50,6 +50,8 @@ export interface AppConfig {
   fairSharingExcludedResourceNames: string[];
   /** Agents with gpus are offered only to frameworks with GPU_RESOURCES (Mesos's --filter_gpu_resources). */
   filterGpuResources: boolean;
+  /** Which agents are offered first: `mesos` (shuffled, as Mesos) or `pack` (most used first; docs/allocator.md). */
+  placement: 'mesos' | 'pack';
   /**
    * Mesos scheduler API frameworks may subscribe without credentials (Mesos's
    * --authenticate_http_frameworks=false); the ACLs still apply to them, as principal type ANY.
@@ -362,6 +364,15 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     description: "offer agents with gpus only to frameworks with the GPU_RESOURCES capability (Mesos's --filter_gpu_resources)",
     default: true,
     schema: flag,
+  },
+  {
+    key: 'placement',
+    env: 'ARBITER_PLACEMENT',
+    flag: '--placement',
+    description:
+      "which agents are offered first: 'mesos' (shuffled each cycle, as Mesos) or 'pack' (the most used first, big free machines kept whole for big tasks)",
+    default: 'mesos',
+    schema: z.enum(['mesos', 'pack']),
   },
   {
     key: 'mesosAllowAnonymous',

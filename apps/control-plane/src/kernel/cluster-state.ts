@@ -195,7 +195,10 @@ export class ClusterState {
 
   /** A new, empty allocator on the master's clock (seconds since start), with the configured Mesos settings. */
   resetAllocator(
-    config: Pick<AppConfig, 'allocationInterval' | 'minAllocatableResources' | 'fairSharingExcludedResourceNames' | 'filterGpuResources'>,
+    config: Pick<
+      AppConfig,
+      'allocationInterval' | 'minAllocatableResources' | 'fairSharingExcludedResourceNames' | 'filterGpuResources' | 'placement'
+    >,
   ): HierarchicalAllocator {
     this.current = new HierarchicalAllocator({
       clock: { now: () => this.seconds() },
@@ -204,6 +207,7 @@ export class ClusterState {
         minAllocatableResources: config.minAllocatableResources,
         fairnessExcludeResourceNames: config.fairSharingExcludedResourceNames,
         filterGpuResources: config.filterGpuResources,
+        placement: config.placement,
       },
     });
     for (const m of [this.agents, this.frameworks, this.offers, this.inverseOffers]) m.clear();

@@ -43,6 +43,7 @@ export function testConfig(databaseUrl: string, overrides: Partial<AppConfig> = 
     minAllocatableResources: [{ cpus: 0.01 }, { mem: 32 }],
     fairSharingExcludedResourceNames: [],
     filterGpuResources: true,
+    placement: 'mesos',
     mesosAllowAnonymous: false,
     mesosDefaultRole: 'default',
     historyRetentionDays: 7,

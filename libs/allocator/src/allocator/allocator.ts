@@ -28,6 +28,13 @@ export interface AllocatorConfig {
   filterGpuResources: boolean;
   /** Shuffle agents per stage as Mesos does (seeded by `random`); off gives insertion order. */
   shuffleAgents: boolean;
+  /**
+   * Which agents are offered first. `mesos`: Mesos's order (shuffled when `shuffleAgents`,
+   * whole agents). `pack`: the most used agents first (by their largest used fraction of any
+   * scalar resource), and among equally used ones the smallest first, so that small tasks fill
+   * machines already in use and big free machines stay whole for big tasks (docs/allocator.md).
+   */
+  placement: 'mesos' | 'pack';
   /** Most trace entries kept per cycle; beyond it only per-reason counts grow. */
   traceLimit: number;
 }
@@ -38,6 +45,7 @@ export const DEFAULT_CONFIG: AllocatorConfig = {
   fairnessExcludeResourceNames: [],
   filterGpuResources: true,
   shuffleAgents: true,
+  placement: 'mesos',
   traceLimit: 1000,
 };
 
@@ -967,6 +975,7 @@ export class HierarchicalAllocator {
   // ---------------------------------------------------------------- internals
 
   private ordered(candidates: AgentState[]): AgentState[] {
+    if (this.config.placement === 'pack') return this.packed(candidates);
     if (!this.config.shuffleAgents) return candidates;
     const out = candidates.slice();
     for (let i = out.length - 1; i > 0; i--) {
@@ -974,6 +983,28 @@ export class HierarchicalAllocator {
       [out[i], out[j]] = [out[j], out[i]];
     }
     return out;
+  }
+
+  /**
+   * `pack` order: the most used first (largest used fraction of any scalar the agent has), then
+   * the smallest (its scalars as fractions of the largest agent's), then by id.
+   */
+  private packed(candidates: AgentState[]): AgentState[] {
+    const largest = new Map<string, number>();
+    for (const a of candidates) for (const [name, m] of a.total.scalarMilli()) if (m > (largest.get(name) ?? 0)) largest.set(name, m);
+    const keyed = candidates.map((a) => {
+      const used = a.allocated.scalarMilli();
+      let fullness = 0;
+      let size = 0;
+      for (const [name, m] of a.total.scalarMilli()) {
+        if (m <= 0) continue;
+        fullness = Math.max(fullness, (used.get(name) ?? 0) / m);
+        size += m / (largest.get(name) ?? m);
+      }
+      return { a, fullness, size };
+    });
+    keyed.sort((x, y) => y.fullness - x.fullness || x.size - y.size || (x.a.id < y.a.id ? -1 : x.a.id > y.a.id ? 1 : 0));
+    return keyed.map((k) => k.a);
   }
 
   private available(agent: AgentState): Resources {
