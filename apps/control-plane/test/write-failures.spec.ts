@@ -110,10 +110,10 @@ it('writes the other launches of a batch when the database refuses one of them, 
   const repo = t.cp.app.get(OffersRepository);
   const writeAnswers = repo.writeAnswers.bind(repo);
   const batches: number[] = [];
-  jest.spyOn(repo, 'writeAnswers').mockImplementation(async (offers, tasks, now) => {
+  jest.spyOn(repo, 'writeAnswers').mockImplementation(async (offers, tasks) => {
     batches.push(tasks.length);
     if (tasks.some((x) => x.name === 'poison')) throw badValue();
-    return writeAnswers(offers, tasks, now);
+    return writeAnswers(offers, tasks);
   });
   // Both accepts wait behind one write in the launches lane, so they go out in one batch.
   let open!: () => void;

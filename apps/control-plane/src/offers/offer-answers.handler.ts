@@ -48,6 +48,8 @@ type AnswerEntry = Pending<OfferAnswer, AcceptReply | undefined>;
 interface AnswerWrite {
   offers: Map<string, OfferState>;
   tasks: TaskEntity[];
+  /** When the answers were taken (their offers close then). */
+  at: Date;
 }
 
 @Injectable()
@@ -310,7 +312,7 @@ export class OfferAnswers {
     const { launching } = this.state;
     const held = tasks.map((t) => taskKey(t.frameworkId, t.taskId));
     for (const k of held) launching.add(k);
-    const written = offers.size || tasks.length ? writes.push({ offers, tasks }) : Promise.resolve();
+    const written = offers.size || tasks.length ? writes.push({ offers, tasks, at: now }) : Promise.resolve();
     written.then(
       () => {
         for (const k of held) launching.delete(k);
@@ -352,11 +354,9 @@ export class OfferAnswers {
     return this.kernel.batch(
       lane,
       async (batch) => {
-        const offers = new Map(batch.flatMap((b) => [...b.item.offers]));
         await this.offers.writeAnswers(
-          offers,
+          batch.flatMap((b) => [...b.item.offers].map(([id, state]) => ({ id, state, at: b.item.at }))),
           batch.flatMap((b) => b.item.tasks),
-          this.clock.date(),
         );
         for (const b of batch) b.resolve();
       },

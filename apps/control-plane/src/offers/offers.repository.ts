@@ -47,6 +47,15 @@ export interface LaunchedTaskRow {
   role: string;
   resources: unknown;
   command: unknown;
+  /** When it was launched (the accept's time). */
+  createdAt: Date;
+}
+
+/** An offer closed by an answer, at the time of the answer. */
+export interface ClosedOffer {
+  id: string;
+  state: OfferState;
+  at: Date;
 }
 
 /** The master's writes of offers: closing them, and the answers to them with the tasks they launch. */
@@ -80,18 +89,24 @@ export class OffersRepository {
     return rows.map((r) => ({ frameworkId: r.framework_id, taskId: r.task_id }));
   }
 
-  /** The offers closed (accepted or declined) and the tasks inserted as STAGING: one statement, so one round trip and all or nothing. */
-  async writeAnswers(offers: Map<string, OfferState>, tasks: LaunchedTaskRow[], now: Date): Promise<void> {
+  /**
+   * The offers closed (accepted or declined) and the tasks inserted as STAGING: one statement, so
+   * one round trip and all or nothing. Each offer closes, and each task starts, at the time of its
+   * answer (not of the write, which a busy lane may delay past the next cycle's offers).
+   */
+  async writeAnswers(offers: ClosedOffer[], tasks: LaunchedTaskRow[]): Promise<void> {
     await this.dataSource.query(
-      `WITH ${CLOSE_OFFERS}
+      `WITH gone AS (DELETE FROM outstanding_offers WHERE offer_id = ANY($1::uuid[])),
+       closed AS (UPDATE offers o SET state = c.state::offer_state, closed_at = c.at
+                    FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS c(id, state, at) WHERE o.id = c.id)
        INSERT INTO tasks (id, task_id, framework_id, agent_id, name, role, resources, command, state, created_at, updated_at)
-       SELECT v.id, v.task_id, v.framework_id, v.agent_id, v.name, v.role, v.resources::jsonb, v.command::jsonb, 'STAGING', $1, $1
-         FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
-           AS v(id, task_id, framework_id, agent_id, name, role, resources, command)`,
+       SELECT v.id, v.task_id, v.framework_id, v.agent_id, v.name, v.role, v.resources::jsonb, v.command::jsonb, 'STAGING', v.at, v.at
+         FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::timestamptz[])
+           AS v(id, task_id, framework_id, agent_id, name, role, resources, command, at)`,
       [
-        now,
-        [...offers.keys()],
-        [...offers.values()],
+        offers.map((o) => o.id),
+        offers.map((o) => o.state),
+        offers.map((o) => o.at),
         tasks.map((t) => t.id),
         tasks.map((t) => t.taskId),
         tasks.map((t) => t.frameworkId),
@@ -100,6 +115,7 @@ export class OffersRepository {
         tasks.map((t) => t.role),
         tasks.map((t) => JSON.stringify(t.resources)),
         tasks.map((t) => JSON.stringify(t.command)),
+        tasks.map((t) => t.createdAt),
       ],
     );
   }
