@@ -243,6 +243,9 @@ export const MESOS_CALL_TYPES = [
 ] as const;
 export type MesosCallType = (typeof MESOS_CALL_TYPES)[number];
 
+/** ACCEPT_INVERSE_OFFERS and DECLINE_INVERSE_OFFERS: the inverse offers answered. */
+const InverseOfferIds = z.object({ inverse_offer_ids: z.array(IdValue).max(1000).optional(), filters: Filters.optional() }).strict();
+
 const Roles = z.object({ roles: z.array(text(255)).max(100).optional() }).strict();
 
 export const MesosCall = z
@@ -269,14 +272,8 @@ export const MesosCall = z
       .object({ offer_ids: z.array(IdValue).max(1000).optional(), filters: Filters.optional() })
       .strict()
       .optional(),
-    accept_inverse_offers: z
-      .object({ inverse_offer_ids: z.array(IdValue).max(1000).optional(), filters: Filters.optional() })
-      .strict()
-      .optional(),
-    decline_inverse_offers: z
-      .object({ inverse_offer_ids: z.array(IdValue).max(1000).optional(), filters: Filters.optional() })
-      .strict()
-      .optional(),
+    accept_inverse_offers: InverseOfferIds.optional(),
+    decline_inverse_offers: InverseOfferIds.optional(),
     revive: Roles.optional(),
     suppress: Roles.optional(),
     kill: z

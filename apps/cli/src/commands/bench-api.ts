@@ -8,13 +8,13 @@
  * Prints requests per second and p50/p99 latency per route, both processes' CPU, and whether the
  * allocation cycles kept their interval meanwhile; then one JSON line.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { cpuSeconds, percentile, startChildControlPlane, stopChild } from './bench-process';
 
 export interface ApiBenchFlags {
   agents: number;
@@ -25,65 +25,10 @@ export interface ApiBenchFlags {
 }
 
 const TOKEN = `bench-${randomUUID()}`;
-const BIN = path.resolve(__dirname, '../../bin/arbiter.js');
 const FRAMEWORKS = 50;
 const ROLES = ['web', 'batch', 'ml', 'ml/train', 'analytics'];
 /** The control plane's allocation interval during the run (seconds). */
 const INTERVAL = 1;
-
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-function cpuSeconds(pid: number): number {
-  const fields = fs
-    .readFileSync(`/proc/${pid}/stat`, 'utf8')
-    .replace(/^.*\) /, '')
-    .split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-async function startControlPlane(
-  databaseUrl: string | undefined,
-  dataDir: string,
-): Promise<{ child: ChildProcess; pid: number; url: string }> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: '0',
-    ARBITER_ADMIN_TOKEN: TOKEN,
-    ARBITER_DATA_DIR: dataDir,
-    LOG_LEVEL: 'error',
-    ARBITER_ALLOCATION_INTERVAL: String(INTERVAL),
-    // The seeded agents are not connected: they stay reachable for the whole run.
-    ARBITER_AGENT_REREGISTER_TIMEOUT: '86400',
-    ARBITER_FRAMEWORK_RESUBSCRIBE_GRACE: '86400',
-    ARBITER_HISTORY_RETENTION_DAYS: '30',
-    ARBITER_TASK_RETENTION_DAYS: '30',
-  };
-  if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  else delete env.DATABASE_URL;
-  const nodeArgs = (process.env.ARBITER_BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, BIN, 'control-plane'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const onData = (c: Buffer) => {
-      out += c.toString();
-      const m = /Arbiter control plane on (http:\/\/\S+)/.exec(out);
-      if (m && /admin token:.*\n/.test(out) && child.pid !== undefined) resolve({ child, pid: child.pid, url: m[1] });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`control plane exited with ${code}:\n${out}`)));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGINT');
-  await exited;
-}
 
 /**
  * The seeded agents, connected as they would be: each registers again under its id (reporting
@@ -291,7 +236,16 @@ export async function runApiBench(flags: ApiBenchFlags): Promise<void> {
     console.log(
       `seeded ${flags.agents} agents, ${FRAMEWORKS} frameworks, ${flags.historyDays} days of history in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
     );
-    const { child, pid, url } = await startControlPlane(databaseUrl, dataDir);
+    const { child, pid, url } = await startChildControlPlane(databaseUrl, {
+      ARBITER_ADMIN_TOKEN: TOKEN,
+      ARBITER_DATA_DIR: dataDir,
+      ARBITER_ALLOCATION_INTERVAL: String(INTERVAL),
+      // The seeded agents connect after the start: they stay reachable for the whole run.
+      ARBITER_AGENT_REREGISTER_TIMEOUT: '86400',
+      ARBITER_FRAMEWORK_RESUBSCRIBE_GRACE: '86400',
+      ARBITER_HISTORY_RETENTION_DAYS: '30',
+      ARBITER_TASK_RETENTION_DAYS: '30',
+    });
     let disconnect: () => void = () => undefined;
     try {
       const t1 = performance.now();
@@ -337,7 +291,7 @@ export async function runApiBench(flags: ApiBenchFlags): Promise<void> {
       );
     } finally {
       disconnect();
-      await stop(child);
+      await stopChild(child);
     }
   };
   try {

@@ -7,13 +7,13 @@
  * RUNNING, every state persisted), offer-to-RUNNING latency p50/p99 and the control plane's
  * resident memory, then one JSON line.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { Reply } from '@arbiter/contracts';
+import { cpuSeconds, percentile, residentMb, startChildControlPlane, stopChild } from './bench-process';
 
 export interface E2eFlags {
   agents: number;
@@ -31,64 +31,8 @@ export interface E2eFlags {
 }
 
 const TOKEN = `bench-${randomUUID()}`;
-const BIN = path.resolve(__dirname, '../../bin/arbiter.js');
 /** How long a simulated agent waits for its registration to be answered. */
 const REGISTER_TIMEOUT_MS = 60_000;
-
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-async function startControlPlane(
-  databaseUrl: string | undefined,
-  dataDir: string,
-  allocationInterval: number,
-): Promise<{ child: ChildProcess; pid: number; url: string }> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: '0',
-    ARBITER_ADMIN_TOKEN: TOKEN,
-    ARBITER_DATA_DIR: dataDir,
-    LOG_LEVEL: 'error',
-    ARBITER_ALLOCATION_INTERVAL: String(allocationInterval),
-    ARBITER_AGENT_TIMEOUT: '60',
-  };
-  if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  else delete env.DATABASE_URL;
-  // Extra node flags for the control plane alone, e.g. ARBITER_BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=prof'.
-  const nodeArgs = (process.env.ARBITER_BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, BIN, 'control-plane'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const onData = (c: Buffer) => {
-      out += c.toString();
-      const m = /Arbiter control plane on (http:\/\/\S+)/.exec(out);
-      // Output means the process runs, so it has a pid.
-      if (m && /admin token:.*\n/.test(out) && child.pid !== undefined) resolve({ child, pid: child.pid, url: m[1] });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`control plane exited with ${code}:\n${out}`)));
-  });
-}
-
-/** CPU seconds (user + system) the process has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = fs
-    .readFileSync(`/proc/${pid}/stat`, 'utf8')
-    .replace(/^.*\) /, '')
-    .split(' ');
-  // After the command: state is field 3, utime 14 and stime 15 (in clock ticks, 100 a second on Linux).
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-function residentMb(pid: number): number {
-  // The control plane runs under `node .../arbiter.js`: its own process, no wrapper.
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
-}
 
 export async function runE2eBench(flags: E2eFlags): Promise<void> {
   const { io } = await import('socket.io-client');
@@ -98,7 +42,12 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
   // Its agents' tasks run as another user, who must reach their sandboxes in here.
   fs.chmodSync(dataDir, 0o711);
   const run = async (databaseUrl: string | undefined) => {
-    const { child, pid, url } = await startControlPlane(databaseUrl, dataDir, flags.allocationInterval);
+    const { child, pid, url } = await startChildControlPlane(databaseUrl, {
+      ARBITER_ADMIN_TOKEN: TOKEN,
+      ARBITER_DATA_DIR: dataDir,
+      ARBITER_ALLOCATION_INTERVAL: String(flags.allocationInterval),
+      ARBITER_AGENT_TIMEOUT: '60',
+    });
     const sockets: Array<ReturnType<typeof io>> = [];
     const schedulers: Array<import('@arbiter/scheduler-sdk').Scheduler> = [];
     const timers: NodeJS.Timeout[] = [];
@@ -343,11 +292,7 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
       for (const t of timers) clearInterval(t);
       for (const s of schedulers) s.close();
       for (const s of sockets) s.disconnect();
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await exited;
-      }
+      await stopChild(child, 'SIGTERM');
     }
   };
   try {

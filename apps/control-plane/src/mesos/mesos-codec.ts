@@ -210,7 +210,13 @@ export function taskOf(t: MesosTaskInfo, where: string): { spec: TaskSpec; agent
   };
 }
 
-function operationOf(op: MesosOperation, i: number): { op: Operation; agents: string[] } {
+/** A launched task, as its TaskInfo names it. */
+export interface LaunchedTask {
+  taskId: string;
+  agentId: string;
+}
+
+function operationOf(op: MesosOperation, i: number): { op: Operation; launched: LaunchedTask[] } {
   const where = `ACCEPT operation ${i} (${op.type})`;
   switch (op.type) {
     case 'LAUNCH':
@@ -219,21 +225,27 @@ function operationOf(op: MesosOperation, i: number): { op: Operation; agents: st
       if (op.type === 'LAUNCH_GROUP' && op.launch_group?.executor === undefined)
         throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `${where}: launch_group needs an executor`);
       const tasks = (infos ?? []).map((t, j) => taskOf(t, `${where} task ${j}`));
-      return { op: { type: 'LAUNCH', tasks: tasks.map((t) => t.spec) }, agents: tasks.map((t) => t.agentId) };
+      return {
+        op: { type: 'LAUNCH', tasks: tasks.map((t) => t.spec) },
+        launched: tasks.map((t) => ({ taskId: t.spec.taskId, agentId: t.agentId })),
+      };
     }
     case 'RESERVE':
       if (op.reserve?.source?.length)
         throw unsupported(`${where}: reserve.source`, 'Arbiter has no reservation refinement of reserved resources');
-      return { op: { type: 'RESERVE', resources: fromMesosResources(op.reserve?.resources, where) }, agents: [] };
+      return { op: { type: 'RESERVE', resources: fromMesosResources(op.reserve?.resources, where) }, launched: [] };
     case 'UNRESERVE':
-      return { op: { type: 'UNRESERVE', resources: fromMesosResources(op.unreserve?.resources, where) }, agents: [] };
+      return { op: { type: 'UNRESERVE', resources: fromMesosResources(op.unreserve?.resources, where) }, launched: [] };
     default:
       throw unsupported(`operation ${op.type}`, 'Arbiter has LAUNCH, LAUNCH_GROUP, RESERVE and UNRESERVE (no persistent volumes or disks)');
   }
 }
 
-/** An ACCEPT as Arbiter's Accept, with the agent each launched task names (it must be the offers'). */
-export function acceptOf(call: MesosCall): { accept: Accept; taskAgents: string[] } {
+/**
+ * An ACCEPT as Arbiter's Accept, with the tasks it launches and the agent each names (it must be
+ * the offers'; should the accept be refused, they are the tasks reported back as dropped).
+ */
+export function acceptOf(call: MesosCall): { accept: Accept; launched: LaunchedTask[] } {
   const a = call.accept;
   if (!a) throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, "ACCEPT: the call needs an 'accept' field");
   const ops = (a.operations ?? []).map((op, i) => operationOf(op, i));
@@ -247,18 +259,8 @@ export function acceptOf(call: MesosCall): { accept: Accept; taskAgents: string[
       },
       'ACCEPT',
     ),
-    taskAgents: ops.flatMap((o) => o.agents),
+    launched: ops.flatMap((o) => o.launched),
   };
-}
-
-/** The tasks an ACCEPT would launch, for the updates that tell the framework they were dropped. */
-export function launchedTaskIds(call: MesosCall): Array<{ taskId: string; agentId: string }> {
-  return (call.accept?.operations ?? []).flatMap((op) =>
-    (op.launch?.task_infos ?? op.launch_group?.task_group?.tasks ?? []).map((t) => ({
-      taskId: t.task_id.value,
-      agentId: t.agent_id.value,
-    })),
-  );
 }
 
 export function declineOf(call: MesosCall): Decline {

@@ -27,7 +27,7 @@ import { Leadership } from '../leadership/leadership.service';
 import { OfferAnswers } from '../offers/offer-answers.handler';
 import { Realtime } from '../realtime/realtime';
 import { TaskUpdates } from '../tasks/task-updates.handler';
-import { acceptOf, declineOf, killOf, launchedTaskIds, MESOS_STAR, mesosBytesToUuid, rolesCallOf, subscriptionOf } from './mesos-codec';
+import { acceptOf, declineOf, killOf, MESOS_STAR, mesosBytesToUuid, type RoleMap, rolesCallOf, subscriptionOf } from './mesos-codec';
 import { JSON_ENCODING, type MesosEncoding, mediaType, negotiate } from './mesos-encoding';
 import { PROTOBUF_ENCODING } from './mesos-protobuf';
 import { MesosStream } from './mesos-stream';
@@ -99,6 +99,11 @@ export class MesosScheduler {
   /** Number of open Mesos event streams (metrics). */
   get openStreams(): number {
     return this.streams.size;
+  }
+
+  /** How Mesos's role names map to Arbiter's (`*` is the configured default role). */
+  private get roles(): RoleMap {
+    return { defaultRole: this.config.mesosDefaultRole };
   }
 
   async handle(req: Request, res: Response): Promise<void> {
@@ -214,8 +219,7 @@ export class MesosScheduler {
   }
 
   private async subscribe(call: MesosCallT, actor: Actor, encoding: MesosEncoding, req: Request, res: Response): Promise<void> {
-    const roles = { defaultRole: this.config.mesosDefaultRole };
-    const msg = subscriptionOf(call, roles);
+    const msg = subscriptionOf(call, this.roles);
     const info = call.subscribe?.framework_info;
     const stream = new MesosStream(res, encoding, actor, {
       address: (agentId) => ({ ip: this.state.agents.get(agentId)?.ip }),
@@ -239,7 +243,7 @@ export class MesosScheduler {
     }
     this.streams.set(stream.id, stream);
     stream.open(
-      { frameworkId: reply.frameworkId, multiRole, star, ...roles },
+      { frameworkId: reply.frameworkId, multiRole, star, ...this.roles },
       {
         framework_id: { value: reply.frameworkId },
         heartbeat_interval_seconds: reply.heartbeatIntervalSeconds || FRAMEWORK_HEARTBEAT_SECONDS,
@@ -295,7 +299,6 @@ export class MesosScheduler {
   }
 
   private async dispatch(call: MesosCallT, stream: MesosStream, actor: Actor): Promise<void> {
-    const roles = { defaultRole: this.config.mesosDefaultRole };
     switch (call.type) {
       case 'TEARDOWN':
         await this.frameworks.teardown(stream, actor);
@@ -315,10 +318,10 @@ export class MesosScheduler {
         return;
       }
       case 'REVIVE':
-        await this.frameworks.revive(stream, rolesCallOf(call, roles));
+        await this.frameworks.revive(stream, rolesCallOf(call, this.roles));
         return;
       case 'SUPPRESS':
-        await this.frameworks.suppress(stream, rolesCallOf(call, roles));
+        await this.frameworks.suppress(stream, rolesCallOf(call, this.roles));
         return;
       case 'KILL':
         await this.frameworks.kill(stream, killOf(call));
@@ -358,10 +361,10 @@ export class MesosScheduler {
    * bad offers, TASK_ERROR for bad tasks) and what the offers held goes back to the allocator.
    */
   private async accept(call: MesosCallT, stream: MesosStream): Promise<void> {
-    const { accept, taskAgents } = acceptOf(call);
+    const { accept, launched } = acceptOf(call);
     try {
       const agents = new Set(accept.offerIds.map((id) => this.state.offers.get(id)?.agentId).filter((a) => a !== undefined));
-      const wrong = taskAgents.find((a) => agents.size === 1 && !agents.has(a));
+      const wrong = launched.map((t) => t.agentId).find((a) => agents.size === 1 && !agents.has(a));
       if (wrong !== undefined)
         throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `a task names agent '${wrong}', not the agent of the offers`);
       await this.answers.accept(stream, accept);
@@ -377,7 +380,7 @@ export class MesosScheduler {
           ? 'REASON_TASK_UNAUTHORIZED'
           : 'REASON_TASK_INVALID';
       const timestamp = this.clock.now() / 1000;
-      for (const t of launchedTaskIds(call))
+      for (const t of launched)
         stream.send('UPDATE', {
           status: {
             task_id: { value: t.taskId },

@@ -5,7 +5,6 @@
  */
 import { AclsService } from '../acls/acls.service';
 import { Injectable } from '@nestjs/common';
-import type { ResourceEntry } from '@arbiter/allocator';
 import { AllocationUsageRepository } from '../allocation/allocation-usage.repository';
 import type { Actor } from '../auth/auth.actor';
 import { AuditService } from '../audit/audit.service';
@@ -43,24 +42,21 @@ export class RolesService {
     frameworks.forEach((f) => f.roles.forEach(add));
     reservations.forEach((r) => add(r.role));
     usage.forEach((_, role) => add(role));
-    const sumBy = (items: Array<{ role: string; resources: ResourceEntry[] }>, role: string) =>
-      sumScalars(items.filter((i) => i.role === role || i.role.startsWith(`${role}/`)).map((i) => i.resources));
-    // A role's usage is its own and its descendants' (summed in SQL per role).
-    const sumOf = (byRole: Map<string, Record<string, number>>, role: string) => {
-      const out: Record<string, number> = {};
-      for (const [r, sums] of byRole)
-        if (r === role || r.startsWith(`${role}/`))
-          for (const [name, v] of Object.entries(sums)) out[name] = Math.round(((out[name] ?? 0) + v) * 1000) / 1000;
-      return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
-    };
+    const inSubtree = (r: string, role: string) => r === role || r.startsWith(`${role}/`);
+    // A role holds what it and its descendants hold (usage comes summed per role from SQL).
+    const allocated = (role: string) =>
+      sumScalars(
+        [...usage].filter(([r]) => inSubtree(r, role)).map(([, sums]) => Object.entries(sums).map(([name, value]) => ({ name, value }))),
+      );
+    const reserved = (role: string) => sumScalars(reservations.filter((r) => inSubtree(r.role, role)).map((r) => r.resources));
     return [...paths].sort().map((path) => {
       const q = quotas.find((x) => x.role === path);
       return {
         path,
         weight: rows.find((r) => r.path === path)?.weight ?? 1,
         quota: q ? { role: q.role, guarantees: q.guarantees, limits: q.limits } : null,
-        allocated: sumOf(usage, path),
-        reserved: sumBy(reservations, path),
+        allocated: allocated(path),
+        reserved: reserved(path),
         frameworks: frameworks.filter((f) => f.roles.includes(path)).map((f) => f.id),
       };
     });

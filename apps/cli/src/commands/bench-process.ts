@@ -1,0 +1,69 @@
+/**
+ * What the benchmarks that run the control plane as a child process share: starting it
+ * (`arbiter control-plane` with the bench's settings, on a database URL or an embedded server)
+ * and reading its CPU time and memory from /proc. ARBITER_BENCH_NODE_ARGS adds node flags for
+ * the control plane alone, e.g. '--cpu-prof --cpu-prof-dir=prof'.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const BIN = path.resolve(__dirname, '../../bin/arbiter.js');
+
+export interface ChildControlPlane {
+  child: ChildProcess;
+  pid: number;
+  url: string;
+}
+
+/** Starts `arbiter control-plane` with `settings` (environment variables) and resolves once it serves. */
+export function startChildControlPlane(databaseUrl: string | undefined, settings: Record<string, string>): Promise<ChildControlPlane> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'error', ...settings };
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  else delete env.DATABASE_URL;
+  const nodeArgs = (process.env.ARBITER_BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, BIN, 'control-plane'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const onData = (c: Buffer) => {
+      out += c.toString();
+      const m = /Arbiter control plane on (http:\/\/\S+)/.exec(out);
+      // Output means the process runs, so it has a pid.
+      if (m && /admin token:.*\n/.test(out) && child.pid !== undefined) resolve({ child, pid: child.pid, url: m[1] });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`control plane exited with ${code}:\n${out}`)));
+  });
+}
+
+/** Stops the child with `signal` and waits for it to exit. */
+export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGINT'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill(signal);
+  await exited;
+}
+
+/** The p-th percentile of values sorted ascending (NaN when there are none). */
+export function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** CPU seconds (user + system) the process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const fields = fs
+    .readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /, '')
+    .split(' ');
+  // After the command: state is field 3, utime 14 and stime 15 (in clock ticks, 100 a second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Resident memory of the process, in MiB. */
+export function residentMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
