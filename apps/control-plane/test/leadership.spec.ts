@@ -5,7 +5,9 @@
  */
 import { Scheduler } from '@arbiter/scheduler-sdk';
 import { Client } from 'pg';
+import { AllocatorSync } from '../src/allocation/allocator-sync.handler';
 import { ClusterState } from '../src/kernel/cluster-state';
+import { Leadership } from '../src/leadership/leadership.service';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from './support/app';
 import { freshDatabase } from './support/postgres';
 import { until } from './support/until';
@@ -146,6 +148,34 @@ describe('leadership', () => {
       expect(rows.length).toBeGreaterThan(15);
     } finally {
       await pg.end();
+    }
+  });
+});
+
+describe('a leader whose start is long', () => {
+  it('keeps confirming its lock while it starts, and leads on in the same term', async () => {
+    const db = await freshDatabase();
+    // The rebuild (a large cluster's state) takes longer than half the lease, after which a
+    // leader that has not confirmed its lock steps down.
+    const lease = 2;
+    const { rebuild: original } = Object.getOwnPropertyDescriptors(AllocatorSync.prototype);
+    const rebuild = jest.spyOn(AllocatorSync.prototype, 'rebuild').mockImplementationOnce(async function (this: AllocatorSync) {
+      await new Promise((r) => setTimeout(r, lease * 1000));
+      return (original.value as (this: AllocatorSync) => Promise<void>).call(this);
+    });
+    let t: TestControlPlane | undefined;
+    try {
+      t = await startTestControlPlane({ databaseUrl: db.url, config: { allocationInterval: 0.1, leaderLease: lease } });
+      const leadership = t.cp.app.get<Leadership, { lastConfirmed: number }>(Leadership);
+      const started = Date.now();
+      // A poll after the start has confirmed the lock: the watchdog has looked at it by then.
+      await until(() => leadership.lastConfirmed > started, 5_000, 'a confirmation after the start');
+      expect(await health(t)).toMatchObject({ role: 'leader', epoch: 1 });
+      expect(rebuild).toHaveBeenCalledTimes(1);
+    } finally {
+      rebuild.mockRestore();
+      await t?.stop().catch(() => undefined);
+      await db.drop();
     }
   });
 });

@@ -38,6 +38,8 @@ export class Leadership {
   private timer?: NodeJS.Timeout;
   private duties?: LeaderDuties;
   private ticking = false;
+  /** The master starting under a term just won (see `compete`). */
+  private leading?: Promise<void>;
   private stopped = false;
   private ownUrl = '';
   private readonly listeners = new Map<string, Set<(payload: string) => void>>();
@@ -94,6 +96,8 @@ export class Leadership {
       void this.tick();
     }, this.pollMs);
     this.timer.unref();
+    // Polls go on meanwhile, so a long start (a large cluster's state to rebuild) keeps the lock.
+    await this.leading;
   }
 
   /** Calls `listener` with each payload another replica (or this one) sends on `channel`. */
@@ -193,7 +197,11 @@ export class Leadership {
 
   /** Leader: the session is alive (it holds the lock) and no later term has begun. */
   private async confirm(conn: CoordinationConnection): Promise<void> {
+    const asked = Date.now();
     const current = await conn.currentTerm();
+    const tookMs = Date.now() - asked;
+    if (tookMs > this.pollMs)
+      this.logger.warn({ tookMs, sinceConfirmedMs: asked - this.lastConfirmed }, 'confirming the leader lock is slow');
     if (current && this.term && current.epoch !== this.term.epoch) {
       this.term = current;
       await this.resign(`a later term (${current.epoch}) has begun`);
@@ -214,15 +222,30 @@ export class Leadership {
     this.lastConfirmed = Date.now();
     try {
       await this.masterDb.open(term.epoch);
-      this.roleNow = 'leader';
-      this.logger.log({ epoch: term.epoch, url: term.url }, 'this replica is the leader');
-      await this.duties?.lead(term.epoch);
-      await conn.notify(LEADER_CHANNEL, String(term.epoch)).catch(() => undefined);
     } catch (err) {
-      this.logger.error({ err, epoch: term.epoch }, 'could not start leading; giving the lock up');
-      await this.resign('it could not start leading');
-      this.dropConnection(err);
+      await this.failedToLead(err, term);
+      return;
     }
+    this.roleNow = 'leader';
+    this.logger.log({ epoch: term.epoch, url: term.url }, 'this replica is the leader');
+    // The master starts outside this poll: the next polls confirm the lock while it does (a
+    // session silent for the lease would lose it, and the watchdog would see no confirmation).
+    this.leading = (async () => {
+      try {
+        await this.duties?.lead(term.epoch);
+        await conn.notify(LEADER_CHANNEL, String(term.epoch)).catch(() => undefined);
+      } catch (err) {
+        await this.failedToLead(err, term);
+      } finally {
+        this.leading = undefined;
+      }
+    })();
+  }
+
+  private async failedToLead(err: unknown, term: Term): Promise<void> {
+    this.logger.error({ err, epoch: term.epoch }, 'could not start leading; giving the lock up');
+    await this.resign('it could not start leading');
+    this.dropConnection(err);
   }
 
   /** Stops leading: the master stops, its pool closes, the lock goes with the session. */
