@@ -22,6 +22,8 @@ export interface ApiBenchFlags {
   seconds: number;
   /** Days of allocation history (one recorded cycle every 10 s) and of ended tasks. */
   historyDays: number;
+  /** Only the routes whose name holds one of these words (all when absent). */
+  routes?: string[];
 }
 
 const TOKEN = `bench-${randomUUID()}`;
@@ -217,7 +219,7 @@ async function phase(
 
 /** Phases run one after the other, as one: their routes, and their averages of CPU and cycles. */
 function merge(phases: Array<Awaited<ReturnType<typeof phase>>>): Awaited<ReturnType<typeof phase>> {
-  const avg = (f: (p: Awaited<ReturnType<typeof phase>>) => number) => phases.reduce((s, p) => s + f(p), 0) / phases.length;
+  const avg = (f: (p: Awaited<ReturnType<typeof phase>>) => number) => phases.reduce((s, p) => s + f(p), 0) / Math.max(1, phases.length);
   return {
     results: phases.flatMap((p) => p.results),
     cpCpu: avg((p) => p.cpCpu),
@@ -255,11 +257,14 @@ export async function runApiBench(flags: ApiBenchFlags): Promise<void> {
       );
       const base = new URL(url);
       // Warm up (JIT, pools, caches) before measuring; then each route alone, as its own load.
-      await phase(base, READS, flags.clients, 3, pid);
+      const chosen = (routes: Route[]) => routes.filter((r) => !flags.routes || flags.routes.some((w) => r.name.includes(w)));
+      const [readRoutes, writeRoutes] = [chosen(READS), chosen(WRITES)];
+      if (readRoutes.length + writeRoutes.length === 0) throw new Error(`no route's name holds any of: ${flags.routes?.join(', ')}`);
+      await phase(base, readRoutes.length ? readRoutes : writeRoutes, flags.clients, 3, pid);
       const measured: Array<Awaited<ReturnType<typeof phase>>> = [];
-      for (const route of [...READS, ...WRITES]) measured.push(await phase(base, [route], flags.clients, flags.seconds, pid));
-      const reads = merge(measured.slice(0, READS.length));
-      const w = merge(measured.slice(READS.length));
+      for (const route of [...readRoutes, ...writeRoutes]) measured.push(await phase(base, [route], flags.clients, flags.seconds, pid));
+      const reads = merge(measured.slice(0, readRoutes.length));
+      const w = merge(measured.slice(readRoutes.length));
       console.log(
         `node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}; ${flags.clients} clients, ${flags.seconds} s per route, allocation interval ${INTERVAL} s`,
       );

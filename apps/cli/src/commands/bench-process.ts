@@ -2,7 +2,8 @@
  * What the benchmarks that run the control plane as a child process share: starting it
  * (`arbiter control-plane` with the bench's settings, on a database URL or an embedded server)
  * and reading its CPU time and memory from /proc. ARBITER_BENCH_NODE_ARGS adds node flags for
- * the control plane alone, e.g. '--cpu-prof --cpu-prof-dir=prof'.
+ * the control plane alone, e.g. '--cpu-prof --cpu-prof-dir=prof'; ARBITER_BENCH_CHILD_OUTPUT=1 shows
+ * its output (errors only, unless LOG_LEVEL is given too).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -18,7 +19,7 @@ export interface ChildControlPlane {
 
 /** Starts `arbiter control-plane` with `settings` (environment variables) and resolves once it serves. */
 export function startChildControlPlane(databaseUrl: string | undefined, settings: Record<string, string>): Promise<ChildControlPlane> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'error', ...settings };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'error', ...settings };
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   else delete env.DATABASE_URL;
   const nodeArgs = (process.env.ARBITER_BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
@@ -27,20 +28,33 @@ export function startChildControlPlane(databaseUrl: string | undefined, settings
   return new Promise((resolve, reject) => {
     const onData = (c: Buffer) => {
       out += c.toString();
+      if (process.env.ARBITER_BENCH_CHILD_OUTPUT) process.stderr.write(c);
       const m = /Arbiter control plane on (http:\/\/\S+)/.exec(out);
       // Output means the process runs, so it has a pid.
       if (m && /admin token:.*\n/.test(out) && child.pid !== undefined) resolve({ child, pid: child.pid, url: m[1] });
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`control plane exited with ${code}:\n${out}`)));
+    child.once('exit', (code, signal) => {
+      reject(new Error(`control plane exited with ${code}:\n${out}`));
+      // Once serving, it only exits when stopped: anything else ends the bench, which would
+      // otherwise wait for answers that never come.
+      if (!stopping.has(child)) {
+        console.error(`the control plane exited during the bench (${signal ?? `code ${code}`}):\n${out.slice(-4000)}`);
+        process.exit(2);
+      }
+    });
   });
 }
+
+/** Children being stopped on purpose. */
+const stopping = new WeakSet<ChildProcess>();
 
 /** Stops the child with `signal` and waits for it to exit. */
 export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGINT'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
+  stopping.add(child);
   child.kill(signal);
   await exited;
 }

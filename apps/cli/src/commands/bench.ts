@@ -55,6 +55,7 @@ export function register(program: Command): void {
     .option('--tasks <n>', 'failover: tasks kept running across the failover (default 1000)')
     .option('--clients <n>', 'api: concurrent clients (default 50)')
     .option('--history-days <n>', 'api: days of allocation history and ended tasks (default 7)')
+    .option('--routes <list>', 'api: only the routes whose name holds one of these comma-separated words (e.g. weights,agents)')
     .action(
       async (
         suite: string,
@@ -68,6 +69,7 @@ export function register(program: Command): void {
           tasks?: string;
           clients?: string;
           historyDays?: string;
+          routes?: string;
         },
       ) => {
         if (suite === 'api') {
@@ -77,6 +79,10 @@ export function register(program: Command): void {
               clients: positive(flags.clients, 'clients') ?? 50,
               seconds: positive(flags.seconds, 'seconds') ?? 5,
               historyDays: positive(flags.historyDays, 'history-days') ?? 7,
+              routes: flags.routes
+                ?.split(',')
+                .map((w) => w.trim())
+                .filter(Boolean),
             });
           } catch (err) {
             console.error((err as Error).message);
