@@ -74,6 +74,15 @@ export const Subscribe = z
           .strict(),
       )
       .optional(),
+    /**
+     * The resources of this framework's typical task (beyond Mesos): its offers are cut to a
+     * whole number of such tasks, and the rest of an agent goes to other frameworks in the same
+     * cycle (docs/allocator.md, placement).
+     */
+    taskSize: z
+      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/), z.number().positive().max(1e12))
+      .refine((m) => Object.keys(m).length >= 1 && Object.keys(m).length <= 20, 'must name 1 to 20 resources')
+      .optional(),
   })
   .strict();
 export type Subscribe = z.input<typeof Subscribe>;

@@ -3,7 +3,8 @@
  * new offerable resources or clients; its offers recorded with the cycle, then sent.
  */
 import { randomUUID } from 'node:crypto';
-import type { Offer as AllocatorOffer } from '@arbiter/allocator';
+import { performance } from 'node:perf_hooks';
+import type { Offer as AllocatorOffer, CycleResult } from '@arbiter/allocator';
 import type { Offer, ResourceEntry } from '@arbiter/contracts';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
@@ -46,7 +47,7 @@ export class AllocationLoop {
   /**
    * Runs a cycle soon (batched: at most one queued). Besides the timer, only events that bring
    * new offerable resources or clients ask for one (an agent registering, a framework
-   * subscribing or reviving, an operator's change); resources that come back from answers and
+   * subscribing or reviving, an operator's change that may free resources); resources that come back from answers and
    * finished tasks wait for the next timed cycle, as in Mesos: a cycle offers each agent at most
    * once, so a cycle per answer would re-offer the cluster as fast as the database records it.
    * While the last cycle's offers are still being written (so not yet sent), the next one waits
@@ -75,13 +76,34 @@ export class AllocationLoop {
       .catch((err: unknown) => this.logger.error({ err }, 'allocation cycle failed'));
   }
 
+  /**
+   * The allocator's cycle in slices: each holds the event loop for about `allocationSliceMs`
+   * (the allocator pauses between two agents), then requests, socket messages and writes get
+   * their turn. The cycle keeps its turn in the serial order meanwhile, so no change reaches the
+   * allocator until it is over (the allocator refuses any). Its duration is the time it held
+   * the loop, pauses left out.
+   */
+  private async allocateInSlices(): Promise<{ result: CycleResult; durationMs: number }> {
+    const budget = this.config.allocationSliceMs;
+    let sliceStart = performance.now();
+    let durationMs = 0;
+    const run = this.state.allocator.cycle({ trace: true }, budget > 0 ? () => performance.now() - sliceStart >= budget : undefined);
+    for (;;) {
+      const step = run.next();
+      const held = performance.now() - sliceStart;
+      durationMs += held;
+      this.metrics.cycleSlices.observe(held / 1000);
+      if (step.done) return { result: step.value, durationMs };
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+  }
+
   private async runCycle(): Promise<void> {
     if (this.kernel.stopping) return;
     const { allocator, frameworks, agents, offers } = this.state;
     const startedAt = this.clock.date();
-    const t0 = this.clock.now();
-    const result = allocator.allocate({ trace: true });
-    const durationMs = this.clock.now() - t0;
+    const { result, durationMs } = await this.allocateInSlices();
     this.lastCycleMs = durationMs;
     this.state.cycles++;
     this.metrics.cycles.inc();

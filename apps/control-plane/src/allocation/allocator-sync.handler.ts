@@ -19,6 +19,9 @@ import { TasksRepository } from '../tasks/tasks.repository';
 import { AllocationLoop } from './allocation-loop.handler';
 import { AllocatorConfigRepository } from './allocator-config.repository';
 
+/** Changes the next timed cycle takes up (see `apply`). */
+const REREAD_AT_NEXT_CYCLE = new Set<ClusterEvent['type']>(['weights.updated', 'quota.updated', 'quota.removed']);
+
 @Injectable()
 export class AllocatorSync {
   private readonly logger = new Logger('AllocatorSync');
@@ -95,7 +98,11 @@ export class AllocatorSync {
         await this.maintenance.apply();
         break;
     }
-    this.loop.requestCycle();
+    // As in Mesos, weights and quota are read by the next timed cycle rather than one of their
+    // own: they bring nothing new to offer, and a stream of them must not keep the allocator
+    // running back to back. The other changes may (an agent's resources, a reservation, an
+    // agent back from maintenance or whitelisted).
+    if (!REREAD_AT_NEXT_CYCLE.has(e.type)) this.loop.requestCycle();
   }
 
   /** Weights, quota and the whitelist as stored (quota the database no longer has is removed). */

@@ -30,6 +30,11 @@ export interface AppConfig {
   acls?: { file: string; document: Record<string, unknown> };
   /** Seconds between allocation cycles. */
   allocationInterval: number;
+  /**
+   * Milliseconds a cycle holds the event loop before it gives it back (between two agents) and
+   * goes on at the next turn; 0 runs each cycle in one go.
+   */
+  allocationSliceMs: number;
   /** Seconds without a heartbeat after which an agent is unreachable (its tasks LOST). */
   agentTimeout: number;
   /**
@@ -306,6 +311,15 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     description: 'seconds between allocation cycles',
     default: 1,
     schema: numberIn(0.05, 3600, 'must be a number of seconds from 0.05 to 3600'),
+  },
+  {
+    key: 'allocationSliceMs',
+    env: 'ARBITER_ALLOCATION_SLICE_MS',
+    flag: '--allocation-slice-ms',
+    description:
+      'milliseconds an allocation cycle holds the event loop before it lets requests and messages through and goes on (0: each cycle in one go)',
+    default: 1,
+    schema: numberIn(0, 1000, 'must be a number of milliseconds from 0 to 1000'),
   },
   {
     key: 'agentTimeout',

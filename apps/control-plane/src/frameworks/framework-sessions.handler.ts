@@ -148,7 +148,7 @@ export class FrameworkSessions {
         runtime.failoverTimer = undefined;
         if (runtime.socket && runtime.socket.id !== socket.id) runtime.socket.disconnect(true);
         await this.offers.rescindWhere((o) => o.frameworkId === row.id, 'the framework re-subscribed');
-        allocator.updateFramework(row.id, row.roles, row.capabilities, offerFiltersOf(msg));
+        allocator.updateFramework(row.id, row.roles, row.capabilities, offerFiltersOf(msg), msg.taskSize ?? null);
         allocator.reviveOffers(row.id);
         if (row.suppressedRoles.length) allocator.suppressOffers(row.id, row.suppressedRoles);
         allocator.activateFramework(row.id);
@@ -163,6 +163,7 @@ export class FrameworkSessions {
           capabilities: row.capabilities,
           suppressedRoles: row.suppressedRoles,
           offerFilters: offerFiltersOf(msg),
+          taskSize: msg.taskSize,
         });
         runtime = {
           id: row.id,

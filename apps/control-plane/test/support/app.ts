@@ -37,6 +37,7 @@ export function testConfig(databaseUrl: string, overrides: Partial<AppConfig> = 
     embeddedDbPort: 0,
     adminToken: ADMIN_TOKEN,
     allocationInterval: 1,
+    allocationSliceMs: 1,
     agentTimeout: 15,
     agentReregisterTimeout: 600,
     offerTimeout: 0,

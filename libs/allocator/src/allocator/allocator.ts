@@ -106,6 +106,7 @@ export interface AllocatorSnapshot {
     active: boolean;
     suppressedRoles: string[];
     offerFilters?: Record<string, Array<Record<string, number>>>;
+    taskSize?: Record<string, number>;
   }>;
   weights: Record<string, number>;
   quotas: Record<string, { guarantees: Quantities; limits: Quantities }>;
@@ -121,6 +122,7 @@ export function restoreAllocator(snapshot: AllocatorSnapshot, options: Omit<Allo
       active: f.active,
       suppressedRoles: f.suppressedRoles,
       offerFilters: f.offerFilters,
+      taskSize: f.taskSize,
     });
   for (const [role, weight] of Object.entries(snapshot.weights)) allocator.setWeight(role, weight);
   for (const [role, q] of Object.entries(snapshot.quotas)) allocator.setQuota(role, q.guarantees, q.limits);
@@ -145,7 +147,13 @@ export interface UsedResources {
 export class AllocatorError extends Error {
   constructor(
     readonly code:
-      'UNKNOWN_AGENT' | 'UNKNOWN_FRAMEWORK' | 'DUPLICATE_AGENT' | 'DUPLICATE_FRAMEWORK' | 'INVALID_ARGUMENT' | 'INSUFFICIENT_RESOURCES',
+      | 'UNKNOWN_AGENT'
+      | 'UNKNOWN_FRAMEWORK'
+      | 'DUPLICATE_AGENT'
+      | 'DUPLICATE_FRAMEWORK'
+      | 'INVALID_ARGUMENT'
+      | 'INSUFFICIENT_RESOURCES'
+      | 'CYCLE_RUNNING',
     message: string,
   ) {
     super(message);
@@ -227,6 +235,8 @@ interface FrameworkState {
   minAllocatable: Map<string, Array<Array<[string, number]>>>;
   /** Agents (by id) this framework may hold offer filters on. */
   filteredAgents: Set<string>;
+  /** Its typical task (scalars, milli): its offers are cut to a whole number of them (see `cutToFit`). */
+  taskSize?: Map<string, number>;
 }
 
 interface QuotaState {
@@ -291,6 +301,18 @@ function shrinkScalars(r: Resources, caps: ReadonlyMap<string, number>, absentIs
 /** Minimum allocatable quantity sets in integer thousandths. */
 function minAllocatableToMilli(sets: Array<Record<string, number>>): Array<Array<[string, number]>> {
   return sets.map((set) => Object.entries(set).map(([name, min]): [string, number] => [name, Math.round(min * 1000)]));
+}
+
+/** A task size's scalars in milli; refuses what is not a positive amount. */
+function taskSizeToMilli(size: Record<string, number> | undefined): Map<string, number> | undefined {
+  if (!size) return undefined;
+  const out = new Map<string, number>();
+  for (const [name, v] of Object.entries(size)) {
+    if (!(typeof v === 'number' && Number.isFinite(v) && v > 0))
+      throw new AllocatorError('INVALID_ARGUMENT', `task size ${name} must be a positive amount (got ${String(v)})`);
+    out.set(name, Math.round(v * 1000));
+  }
+  return out.size ? out : undefined;
 }
 
 function offerFiltersToMilli(filters: Record<string, Array<Record<string, number>>> = {}): Map<string, Array<Array<[string, number]>>> {
@@ -362,6 +384,8 @@ export class HierarchicalAllocator {
   private readonly reference: boolean;
   /** Per role: itself and its ancestors that have quota limits (cleared when quota changes). */
   private readonly limitedAncestorsCache = new Map<string, string[]>();
+  /** A cycle run in slices is under way (see `cycle`). */
+  private running = false;
 
   constructor(options: AllocatorOptions = {}) {
     this.config = { ...DEFAULT_CONFIG, ...options.config };
@@ -379,6 +403,7 @@ export class HierarchicalAllocator {
   // ---------------------------------------------------------------- agents
 
   addAgent(id: string, total: Resources, options: { hostname?: string; used?: UsedResources[]; activated?: boolean } = {}): void {
+    this.idle();
     if (this.agents.has(id)) throw new AllocatorError('DUPLICATE_AGENT', `agent '${id}' already exists`);
     const agent: AgentState = {
       id,
@@ -410,6 +435,7 @@ export class HierarchicalAllocator {
   }
 
   removeAgent(id: string): void {
+    this.idle();
     const agent = this.requireAgent(id);
     for (const [fw, byRole] of [...agent.allocations]) {
       for (const [role, res] of [...byRole]) this.trackAllocation(agent, fw, role, res, -1);
@@ -427,6 +453,7 @@ export class HierarchicalAllocator {
 
   /** New total; allocations stay, so an agent may end up over-allocated (available clamps at 0). */
   updateAgent(id: string, total: Resources): boolean {
+    this.idle();
     const agent = this.requireAgent(id);
     if (agent.total.equals(total)) return false;
     this.updateAgentTotal(agent, total);
@@ -434,6 +461,7 @@ export class HierarchicalAllocator {
   }
 
   activateAgent(id: string): void {
+    this.idle();
     const agent = this.requireAgent(id);
     agent.activated = true;
     agent.deactivatedForMaintenance = false;
@@ -441,6 +469,7 @@ export class HierarchicalAllocator {
 
   /** Stops offers from the agent; `maintenance` marks it as down for maintenance in traces. */
   deactivateAgent(id: string, options: { maintenance?: boolean } = {}): void {
+    this.idle();
     const agent = this.requireAgent(id);
     agent.activated = false;
     agent.deactivatedForMaintenance = !!options.maintenance;
@@ -448,11 +477,13 @@ export class HierarchicalAllocator {
 
   /** Hostnames allowed to be offered; `null` means every agent. */
   updateWhitelist(hostnames: Iterable<string> | null): void {
+    this.idle();
     this.whitelist = hostnames === null ? null : new Set(hostnames);
   }
 
   /** Schedules (or, with `null`, cancels) unavailability; resets outstanding inverse offers. */
   updateUnavailability(id: string, start: number | null): void {
+    this.idle();
     const agent = this.requireAgent(id);
     agent.unavailabilityStart = start ?? undefined;
     agent.inverseOffered.clear();
@@ -461,6 +492,7 @@ export class HierarchicalAllocator {
 
   /** Records a framework's answer to an inverse offer. */
   respondToInverseOffer(agentId: string, frameworkId: string, accept: boolean): void {
+    this.idle();
     this.requireAgent(agentId);
     this.requireFramework(frameworkId);
     let byFw = this.inverseOfferResponses.get(agentId);
@@ -478,6 +510,7 @@ export class HierarchicalAllocator {
 
   /** Dynamically reserves unallocated, unreserved resources of the agent for `role`. */
   reserve(agentId: string, role: string, resources: Resources): void {
+    this.idle();
     const agent = this.requireAgent(agentId);
     const unreserved = resources.unreserved();
     const free = this.available(agent).unreserved();
@@ -492,6 +525,7 @@ export class HierarchicalAllocator {
 
   /** Returns reserved, unallocated resources of the agent to the unreserved pool. */
   unreserve(agentId: string, role: string, resources: Resources): void {
+    this.idle();
     const agent = this.requireAgent(agentId);
     const reserved = resources.withReservation(role);
     const free = this.available(agent).reserved(role);
@@ -515,8 +549,12 @@ export class HierarchicalAllocator {
       suppressedRoles?: string[];
       /** Per role, minimum allocatable resources replacing the configured ones (Mesos's OfferFilters). */
       offerFilters?: Record<string, Array<Record<string, number>>>;
+      /** Its typical task's scalars: offers are cut to a whole number of such tasks (beyond Mesos). */
+      taskSize?: Record<string, number>;
     } = {},
   ): void {
+    this.idle();
+    const taskSize = taskSizeToMilli(options.taskSize);
     if (this.frameworks.has(id)) throw new AllocatorError('DUPLICATE_FRAMEWORK', `framework '${id}' already exists`);
     const fw: FrameworkState = {
       id,
@@ -526,6 +564,7 @@ export class HierarchicalAllocator {
       suppressed: new Set(options.suppressedRoles ?? []),
       minAllocatable: offerFiltersToMilli(options.offerFilters),
       filteredAgents: new Set(),
+      ...(taskSize ? { taskSize } : {}),
     };
     this.epoch++;
     this.frameworks.set(id, fw);
@@ -538,17 +577,23 @@ export class HierarchicalAllocator {
     roles: string[],
     capabilities?: Iterable<string>,
     offerFilters?: Record<string, Array<Record<string, number>>>,
+    /** Its typical task's scalars; null: none any more; absent: unchanged. */
+    taskSize?: Record<string, number> | null,
   ): void {
+    this.idle();
     const fw = this.requireFramework(id);
+    const size = taskSize ? taskSizeToMilli(taskSize) : undefined;
     this.epoch++;
     if (capabilities) fw.capabilities = new Set(capabilities);
     if (offerFilters) fw.minAllocatable = offerFiltersToMilli(offerFilters);
+    if (taskSize !== undefined) fw.taskSize = size;
     for (const role of [...fw.roles]) if (!roles.includes(role)) this.unsubscribe(fw, role);
     for (const role of roles) if (!fw.roles.has(role)) this.subscribe(fw, role);
   }
 
   /** Removes the framework and recovers everything allocated to it. */
   removeFramework(id: string): void {
+    this.idle();
     const fw = this.requireFramework(id);
     for (const agent of this.agents.values()) {
       const byRole = agent.allocations.get(id);
@@ -562,6 +607,7 @@ export class HierarchicalAllocator {
   }
 
   activateFramework(id: string): void {
+    this.idle();
     const fw = this.requireFramework(id);
     fw.active = true;
     this.epoch++;
@@ -570,6 +616,7 @@ export class HierarchicalAllocator {
 
   /** Stops offers to the framework and clears its offer filters. */
   deactivateFramework(id: string): void {
+    this.idle();
     const fw = this.requireFramework(id);
     fw.active = false;
     this.clearFilters(fw);
@@ -577,6 +624,7 @@ export class HierarchicalAllocator {
   }
 
   suppressOffers(id: string, roles?: string[]): void {
+    this.idle();
     const fw = this.requireFramework(id);
     for (const role of roles ?? fw.roles) fw.suppressed.add(role);
     this.epoch++;
@@ -585,6 +633,7 @@ export class HierarchicalAllocator {
 
   /** Resumes offers for the roles and deletes the framework's filters for those roles only. */
   reviveOffers(id: string, roles?: string[]): void {
+    this.idle();
     const fw = this.requireFramework(id);
     const revived = new Set(roles ?? fw.roles);
     for (const role of revived) fw.suppressed.delete(role);
@@ -597,6 +646,7 @@ export class HierarchicalAllocator {
    * (a declined offer or a finished task). With `refuseSeconds` > 0 installs an offer filter.
    */
   recoverResources(frameworkId: string, agentId: string, role: string, resources: Resources, refuseSeconds?: number): void {
+    this.idle();
     const agent = this.agents.get(agentId);
     const fw = this.frameworks.get(frameworkId);
     if (agent && fw) {
@@ -624,6 +674,7 @@ export class HierarchicalAllocator {
   // ---------------------------------------------------------------- roles
 
   setWeight(role: string, weight: number): void {
+    this.idle();
     if (!(weight > 0) || !Number.isFinite(weight))
       throw new AllocatorError('INVALID_ARGUMENT', `weight of '${role}' must be a positive number`);
     this.weights.set(role, weight);
@@ -633,6 +684,7 @@ export class HierarchicalAllocator {
 
   /** Quota of a top-level role; a name missing from `limits` is unlimited. */
   setQuota(role: string, guarantees: Record<string, number>, limits: Record<string, number> = {}): void {
+    this.idle();
     if (role.includes('/')) throw new AllocatorError('INVALID_ARGUMENT', `quota applies to top-level roles; '${role}' is nested`);
     const g = quantitiesToMilli(guarantees, `guarantees of '${role}'`);
     const l = quantitiesToMilli(limits, `limits of '${role}'`);
@@ -652,6 +704,7 @@ export class HierarchicalAllocator {
   }
 
   removeQuota(role: string): void {
+    this.idle();
     this.quotas.delete(role);
     this.quotaChanged();
   }
@@ -731,6 +784,7 @@ export class HierarchicalAllocator {
       offerFilters: Object.fromEntries(
         [...f.minAllocatable].map(([role, sets]) => [role, sets.map((set) => Object.fromEntries(set.map(([n, m]) => [n, m / 1000])))]),
       ),
+      ...(f.taskSize ? { taskSize: Object.fromEntries([...f.taskSize].map(([n, m]) => [n, m / 1000])) } : {}),
     }));
     const quotas = this.quotaOf();
     return {
@@ -751,6 +805,40 @@ export class HierarchicalAllocator {
 
   /** Runs one allocation cycle over `agents` (default: all). */
   allocate(options: { agents?: Iterable<string>; trace?: boolean } = {}): CycleResult {
+    const step = this.cycle(options).next();
+    if (!step.done) throw new Error('a cycle that never pauses paused');
+    return step.value;
+  }
+
+  /**
+   * A cycle that can be run in slices. `pause` is asked before each agent; when it answers true
+   * the run yields, and the caller resumes it with `next()` (a control plane gives its event
+   * loop back in between). Until the run is done the allocator refuses every change
+   * (CYCLE_RUNNING), as Mesos's allocator actor handles no other message while it allocates:
+   * the caller queues changes behind the cycle. `allocate` is this run without pauses.
+   */
+  *cycle(
+    options: { agents?: Iterable<string>; trace?: boolean } = {},
+    pause: () => boolean = () => false,
+  ): Generator<void, CycleResult, void> {
+    this.idle();
+    this.running = true;
+    try {
+      return yield* this.allocateSteps(options, pause);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** Whether a cycle run in slices is under way. */
+  get cycleRunning(): boolean {
+    return this.running;
+  }
+
+  private *allocateSteps(
+    options: { agents?: Iterable<string>; trace?: boolean },
+    pause: () => boolean,
+  ): Generator<void, CycleResult, void> {
     const now = this.clock.now();
     const trace = options.trace ? new TraceCollector(this.config.traceLimit) : undefined;
     // Frameworks do not change during a cycle: their counts per role are taken afresh each time.
@@ -760,6 +848,7 @@ export class HierarchicalAllocator {
 
     const candidates: AgentState[] = [];
     for (const id of options.agents ?? this.agents.keys()) {
+      if (pause()) yield;
       const agent = this.agents.get(id);
       if (!agent) continue;
       if (this.whitelist && !this.whitelist.has(agent.hostname)) {
@@ -807,6 +896,7 @@ export class HierarchicalAllocator {
 
     // Stage 1: quota guarantees (nothing to do when every guarantee is met).
     for (const agent of requiredHeadroom.size > 0 ? this.ordered(candidates) : []) {
+      if (pause()) yield;
       let roles = this.order(this.roleSorter);
       stage1: for (let role = roles.next(); role !== undefined; role = roles.next()) {
         if (this.exhausted(agent)) break stage1;
@@ -839,7 +929,7 @@ export class HierarchicalAllocator {
             availableHeadroom,
           );
           // A plain agent has nothing reserved or revocable: its offer is scalars and the rest.
-          const resources =
+          let resources =
             agent.plain && !this.reference
               ? guaranteed.plus(usable.nonScalars()).plus(rest)
               : guaranteed
@@ -847,6 +937,7 @@ export class HierarchicalAllocator {
                   .plus(usable.nonScalars().unreserved())
                   .plus(usable.revocable().unreserved().scalars())
                   .plus(rest);
+          if (fw.taskSize) resources = this.cutToFit(resources, fw.taskSize);
           if (this.tryOffer(agent, fw, role, resources, now, trace) === undefined) {
             if (!this.takesAll(agent, resources)) {
               // The loops go on over this agent: keep the orders as they were (Mesos sorts once).
@@ -868,6 +959,7 @@ export class HierarchicalAllocator {
     // a trace, only once the trace keeps no more entries (its counts grow by what is skipped).
     const remember = !this.reference;
     for (const agent of this.ordered(candidates)) {
+      if (pause()) yield;
       if (this.exhausted(agent)) {
         trace?.add({ reason: 'NOTHING_AVAILABLE', agent: agent.id });
         continue;
@@ -933,6 +1025,7 @@ export class HierarchicalAllocator {
                   .plus(usable.revocable().unreserved().scalars())
                   .plus(cut);
           }
+          if (fw.taskSize) resources = this.cutToFit(resources, fw.taskSize);
           const blockedUntil = this.tryOffer(agent, fw, role, resources, now, trace);
           if (blockedUntil !== undefined) {
             if (recording) blocked(fwId, blockedUntil === Infinity ? 'BELOW_MIN_ALLOCATABLE' : 'FRAMEWORK_FILTERED', blockedUntil);
@@ -974,6 +1067,11 @@ export class HierarchicalAllocator {
 
   // ---------------------------------------------------------------- internals
 
+  /** Refuses a change while a cycle run in slices is under way. */
+  private idle(): void {
+    if (this.running) throw new AllocatorError('CYCLE_RUNNING', 'the allocator is in the middle of a cycle; changes wait for its end');
+  }
+
   private ordered(candidates: AgentState[]): AgentState[] {
     if (this.config.placement === 'pack') return this.packed(candidates);
     if (!this.config.shuffleAgents) return candidates;
@@ -1012,6 +1110,24 @@ export class HierarchicalAllocator {
   }
 
   /** Whether offering `resources` leaves the agent exhausted (decided before the offer). */
+  /**
+   * An offer cut to fit a framework's typical task: the scalars the size names are cut to the
+   * most whole tasks the offer holds (k tasks of the size, k at least 1), and what is left on
+   * the agent goes on to the next framework in the same cycle instead of being held in an offer
+   * the framework hands back. Scalars the size does not name, and ranges and sets, are offered
+   * whole. An offer that holds not even one task is left as it is (the size is a hint; the
+   * framework's offer filters say what it cannot use at all).
+   */
+  private cutToFit(resources: Resources, size: ReadonlyMap<string, number>): Resources {
+    const have = resources.scalarMilli();
+    let k = Infinity;
+    for (const [name, m] of size) k = Math.min(k, Math.floor((have.get(name) ?? 0) / m));
+    if (!(k >= 1) || k === Infinity) return resources;
+    const caps = new Map<string, number>();
+    for (const [name, m] of size) caps.set(name, k * m);
+    return resources.capScalars(caps, true);
+  }
+
   private takesAll(agent: AgentState, resources: Resources): boolean {
     if (agent.hasShared) return false;
     return resources === agent.available || agent.available.minus(resources).isEmpty();
