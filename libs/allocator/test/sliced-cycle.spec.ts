@@ -77,6 +77,25 @@ describe('a cycle run in slices', () => {
     expect(refused(() => a.addAgent('late', parseResources('cpus:4;mem:4096')))).toBe('accepted');
   });
 
+  it('takes resources back in the middle of a run: an agent not reached yet offers them in the same cycle, and nothing is offered twice', () => {
+    const a = new HierarchicalAllocator({ clock: { now: () => 0 }, config: { shuffleAgents: false } });
+    for (let i = 0; i < 4; i++) a.addAgent(`ag${i}`, parseResources('cpus:4;mem:4096'));
+    a.addFramework('f', ['r']);
+    const first = a.allocate().offers;
+    expect(first.map((o) => o.agentId)).toEqual(['ag0', 'ag1', 'ag2', 'ag3']);
+    // ag0 and ag3 come back while the next cycle is between ag1 and ag2.
+    let asked = 0;
+    // Asked before each agent as candidates are gathered (4), then in stage 2: the 7th is before ag2.
+    const run = a.cycle({}, () => ++asked === 7);
+    expect(run.next().done).toBe(false);
+    for (const o of [first[0], first[3]]) a.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);
+    let step = run.next();
+    while (!step.done) step = run.next();
+    expect(step.value.offers.map((o) => o.agentId)).toEqual(['ag3']);
+    expect(a.allocate().offers.map((o) => o.agentId)).toEqual(['ag0']);
+    for (let i = 0; i < 4; i++) expect(a.availableOn(`ag${i}`).isEmpty()).toBe(true);
+  });
+
   it('is over when its run is closed early (return), so the allocator is not left refusing changes', () => {
     const a = cluster(5);
     const run = a.cycle({}, () => true);

@@ -14,7 +14,7 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { cpuSeconds, percentile, startChildControlPlane, stopChild } from './bench-process';
+import { cpuSeconds, metric, percentile, startChildControlPlane, stopChild } from './bench-process';
 
 export interface ApiBenchFlags {
   agents: number;
@@ -149,12 +149,6 @@ function call(agent: http.Agent, base: URL, route: Route): Promise<number> {
     req.on('error', reject);
     req.end(body);
   });
-}
-
-async function metric(base: URL, name: string): Promise<number> {
-  const text = await (await fetch(new URL('/metrics', base))).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  return Number(line?.split(' ')[1] ?? 0);
 }
 
 interface PhaseResult {

@@ -13,7 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { Reply } from '@arbiter/contracts';
-import { cpuSeconds, percentile, residentMb, startChildControlPlane, stopChild } from './bench-process';
+import { cpuSeconds, loopHold, metric, percentile, residentMb, sliceCounts, startChildControlPlane, stopChild } from './bench-process';
 
 export interface E2eFlags {
   agents: number;
@@ -223,6 +223,10 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
       measuring = true;
       const t0 = performance.now();
       const cpu0 = cpuSeconds(pid);
+      const base = new URL(url);
+      const slices0 = await sliceCounts(base);
+      // A scrape resets the control plane's event loop lag readings: the next one covers the run.
+      await metric(base, 'arbiter_nodejs_eventloop_lag_max_seconds');
       // This process plays every agent and framework: a late event loop here shows in every latency.
       const benchLoop = monitorEventLoopDelay({ resolution: 10 });
       benchLoop.enable();
@@ -232,6 +236,8 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
       timers.push(sampler);
       await new Promise((r) => setTimeout(r, flags.seconds * 1000));
       measuring = false;
+      const hold = loopHold(slices0, await sliceCounts(base));
+      const lagMaxMs = Math.round((await metric(base, 'arbiter_nodejs_eventloop_lag_max_seconds')) * 10_000) / 10;
       benchLoop.disable();
       clearInterval(sampler);
       const elapsed = (performance.now() - t0) / 1000;
@@ -258,6 +264,8 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
         benchCpuPercent: Math.round(((u) => (u.user + u.system) / 1e4 / elapsed)(process.cpuUsage(benchCpu0))),
         benchEventLoopDelayP99Ms: Math.round(benchLoop.percentile(99) / 1e5) / 10,
         allocationIntervalSeconds: flags.allocationInterval,
+        cycleSlices: hold,
+        controlPlaneEventLoopLagMaxMs: lagMaxMs,
         ...(flags.rate ? { rate: flags.rate, backlogAtEnd: backlog.reduce((a, b) => a + b, 0) } : {}),
         failures: Object.fromEntries(failures),
       };
@@ -281,6 +289,9 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
       }
       console.log(
         `control plane resident memory (max): ${result.controlPlaneRssMb} MB; CPU while measuring: ${result.controlPlaneCpuPercent}% of one core`,
+      );
+      console.log(
+        `allocation cycles held the control plane's event loop in ${hold.slices} slices: ${hold.over2ms} longer than 2 ms, ${hold.over5ms} longer than 5 ms; its event loop lag max ${lagMaxMs} ms`,
       );
       console.log(
         `this process (agents and frameworks): CPU ${result.benchCpuPercent}% of one core, event loop delay p99 ${result.benchEventLoopDelayP99Ms} ms`,

@@ -81,3 +81,37 @@ export function residentMb(pid: number): number {
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return Math.round(kb / 1024);
 }
+
+/** One series of the control plane's /metrics (a name, with its labels if it has any), 0 when absent. */
+export async function metric(base: URL, series: string): Promise<number> {
+  const text = await (await fetch(new URL('/metrics', base))).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return Number(line?.split(' ')[1] ?? 0);
+}
+
+/** How allocation cycles held the control plane's event loop: slice counts so far (see `loopHold`). */
+export interface SliceCounts {
+  slices: number;
+  within2ms: number;
+  within5ms: number;
+}
+
+export async function sliceCounts(base: URL): Promise<SliceCounts> {
+  const name = 'arbiter_allocation_cycle_slice_seconds';
+  const [slices, within2ms, within5ms] = await Promise.all([
+    metric(base, `${name}_count`),
+    metric(base, `${name}_bucket{le="0.002"}`),
+    metric(base, `${name}_bucket{le="0.005"}`),
+  ]);
+  return { slices, within2ms, within5ms };
+}
+
+/** Slices between two readings, and how many held the loop longer than 2 and 5 ms. */
+export function loopHold(before: SliceCounts, after: SliceCounts): { slices: number; over2ms: number; over5ms: number } {
+  const slices = after.slices - before.slices;
+  return {
+    slices,
+    over2ms: slices - (after.within2ms - before.within2ms),
+    over5ms: slices - (after.within5ms - before.within5ms),
+  };
+}

@@ -646,7 +646,11 @@ export class HierarchicalAllocator {
    * (a declined offer or a finished task). With `refuseSeconds` > 0 installs an offer filter.
    */
   recoverResources(frameworkId: string, agentId: string, role: string, resources: Resources, refuseSeconds?: number): void {
-    this.idle();
+    // Taken in the middle of a cycle run in slices too: resources come back from tasks that end
+    // and offers that are answered whenever their writes commit. Between two agents a cycle
+    // holds nothing they can invalidate: orders are taken afresh per agent, what an agent
+    // remembers keys on its available resources, and the headroom the cycle counted only grows.
+    // An agent the cycle has not reached yet offers them in this cycle, the others in the next.
     const agent = this.agents.get(agentId);
     const fw = this.frameworks.get(frameworkId);
     if (agent && fw) {
@@ -813,9 +817,10 @@ export class HierarchicalAllocator {
   /**
    * A cycle that can be run in slices. `pause` is asked before each agent; when it answers true
    * the run yields, and the caller resumes it with `next()` (a control plane gives its event
-   * loop back in between). Until the run is done the allocator refuses every change
-   * (CYCLE_RUNNING), as Mesos's allocator actor handles no other message while it allocates:
-   * the caller queues changes behind the cycle. `allocate` is this run without pauses.
+   * loop back in between). Until the run is done the allocator refuses every change but
+   * `recoverResources` (CYCLE_RUNNING), as Mesos's allocator actor handles no other message
+   * while it allocates: the caller queues changes behind the cycle. `allocate` is this run
+   * without pauses.
    */
   *cycle(
     options: { agents?: Iterable<string>; trace?: boolean } = {},
