@@ -83,8 +83,9 @@ export class AllocationLoop {
    * allocator until it is over (the allocator refuses any). Its duration is the time it held
    * the loop, pauses left out.
    */
-  private async allocateInSlices(): Promise<{ result: CycleResult; durationMs: number }> {
+  private async allocateInSlices(): Promise<{ result: CycleResult; durationMs: number } | undefined> {
     const budget = this.config.allocationSliceMs;
+    const term = this.kernel.term;
     let sliceStart = performance.now();
     let durationMs = 0;
     const run = this.state.allocator.cycle({ trace: true }, budget > 0 ? () => performance.now() - sliceStart >= budget : undefined);
@@ -95,6 +96,12 @@ export class AllocationLoop {
       this.metrics.cycleSlices.observe(held / 1000);
       if (step.done) return { result: step.value, durationMs };
       await new Promise<void>((resolve) => setImmediate(resolve));
+      // Stepped down or stopping meanwhile: the cycle's allocator and maps are no longer the
+      // master's (a new term rebuilds them), so nothing it decided may be recorded or sent.
+      if (this.kernel.stopping || this.kernel.term !== term) {
+        run.return(undefined as never);
+        return undefined;
+      }
       sliceStart = performance.now();
     }
   }
@@ -103,7 +110,9 @@ export class AllocationLoop {
     if (this.kernel.stopping) return;
     const { allocator, frameworks, agents, offers } = this.state;
     const startedAt = this.clock.date();
-    const { result, durationMs } = await this.allocateInSlices();
+    const cycle = await this.allocateInSlices();
+    if (!cycle) return;
+    const { result, durationMs } = cycle;
     this.lastCycleMs = durationMs;
     this.state.cycles++;
     this.metrics.cycles.inc();
