@@ -14,7 +14,7 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { cpuSeconds, metric, percentile, startChildControlPlane, stopChild } from './bench-process';
+import { connectAgentSocket, cpuSeconds, metric, percentile, startChildControlPlane, stopChild } from './bench-process';
 
 export interface ApiBenchFlags {
   agents: number;
@@ -37,19 +37,14 @@ const INTERVAL = 1;
  * the live tasks seeded on it) and heartbeats, in batches of 200. Resolves with a closer.
  */
 async function connectAgents(url: string, agents: number, liveTasks: number, frameworks: number): Promise<() => void> {
-  const { io } = await import('socket.io-client');
-  const sockets: Array<ReturnType<typeof io>> = [];
+  const sockets: Array<Awaited<ReturnType<typeof connectAgentSocket>>> = [];
   const timers: NodeJS.Timeout[] = [];
   for (let start = 1; start <= agents; start += 200) {
     await Promise.all(
       Array.from({ length: Math.min(200, agents - start + 1) }, async (_, k) => {
         const i = start + k;
-        const s = io(`${url}/agents`, { auth: { token: TOKEN }, transports: ['websocket'], forceNew: true, reconnection: false });
+        const s = await connectAgentSocket(url, TOKEN);
         sockets.push(s);
-        await new Promise<void>((resolve, reject) => {
-          s.once('connect', () => resolve());
-          s.once('connect_error', reject);
-        });
         // The seeded tasks on agent i: live-g for g = i, i + agents, ... (seedLargeCluster's layout).
         const tasks = [];
         for (let g = i - 1 || agents; g <= liveTasks; g += agents)

@@ -14,6 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ensureDashboardBuilt, launchChromium, startDashboard } from './dashboard';
+import { connectAgentSocket } from './bench-process';
 
 export interface DashboardBenchFlags {
   agents: number;
@@ -24,18 +25,13 @@ const TOKEN = `bench-${randomUUID()}`;
 
 /** Agents as real connections that register and heartbeat, in batches of 100. */
 async function simulateAgents(url: string, n: number) {
-  const { io } = await import('socket.io-client');
-  const sockets: Array<ReturnType<typeof io>> = [];
+  const sockets: Array<Awaited<ReturnType<typeof connectAgentSocket>>> = [];
   for (let start = 0; start < n; start += 100) {
     await Promise.all(
       Array.from({ length: Math.min(100, n - start) }, async (_, k) => {
         const i = start + k;
-        const s = io(`${url}/agents`, { auth: { token: TOKEN }, transports: ['websocket'], forceNew: true, reconnection: false });
+        const s = await connectAgentSocket(url, TOKEN);
         sockets.push(s);
-        await new Promise<void>((resolve, reject) => {
-          s.once('connect', () => resolve());
-          s.once('connect_error', reject);
-        });
         const rack = `rack-${String(Math.floor(i / 40)).padStart(2, '0')}`;
         const reply = (await s.emitWithAck('register', {
           hostname: `node-${String(i).padStart(5, '0')}.${rack}`,

@@ -115,3 +115,17 @@ export function loopHold(before: SliceCounts, after: SliceCounts): { slices: num
     over5ms: slices - (after.within5ms - before.within5ms),
   };
 }
+
+/** A simulated agent's socket.io connection to the control plane, once connected (closed if it cannot). */
+export async function connectAgentSocket(url: string, token: string) {
+  const { io } = await import('socket.io-client');
+  const s = io(`${url}/agents`, { auth: { token }, transports: ['websocket'], forceNew: true, reconnection: false });
+  await new Promise<void>((resolve, reject) => {
+    s.once('connect', () => resolve());
+    s.once('connect_error', (err) => {
+      s.close();
+      reject(err);
+    });
+  });
+  return s;
+}

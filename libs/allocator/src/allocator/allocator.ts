@@ -303,16 +303,13 @@ function minAllocatableToMilli(sets: Array<Record<string, number>>): Array<Array
   return sets.map((set) => Object.entries(set).map(([name, min]): [string, number] => [name, Math.round(min * 1000)]));
 }
 
-/** A task size's scalars in milli; refuses what is not a positive amount. */
+/** A task size's scalars in milli (amounts under a thousandth drop out); refuses what is not a positive amount. */
 function taskSizeToMilli(size: Record<string, number> | undefined): Map<string, number> | undefined {
   if (!size) return undefined;
-  const out = new Map<string, number>();
-  for (const [name, v] of Object.entries(size)) {
-    if (!(typeof v === 'number' && Number.isFinite(v) && v > 0))
-      throw new AllocatorError('INVALID_ARGUMENT', `task size ${name} must be a positive amount (got ${String(v)})`);
-    out.set(name, Math.round(v * 1000));
-  }
-  return out.size ? out : undefined;
+  for (const [name, v] of Object.entries(size))
+    if (!(v > 0)) throw new AllocatorError('INVALID_ARGUMENT', `task size ${name} must be a positive amount (got ${String(v)})`);
+  const milli = quantitiesToMilli(size, 'task size');
+  return milli.size ? milli : undefined;
 }
 
 function offerFiltersToMilli(filters: Record<string, Array<Record<string, number>>> = {}): Map<string, Array<Array<[string, number]>>> {
@@ -1127,7 +1124,7 @@ export class HierarchicalAllocator {
     const have = resources.scalarMilli();
     let k = Infinity;
     for (const [name, m] of size) k = Math.min(k, Math.floor((have.get(name) ?? 0) / m));
-    if (!(k >= 1) || k === Infinity) return resources;
+    if (k < 1) return resources;
     const caps = new Map<string, number>();
     for (const [name, m] of size) caps.set(name, k * m);
     return resources.capScalars(caps, true);
