@@ -13,7 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { Reply } from '@arbiter/contracts';
-import { cpuSeconds, loopHold, metric, percentile, residentMb, sliceCounts, startChildControlPlane, stopChild } from './bench-process';
+import { cpuSeconds, loopHold, percentile, residentMb, scrape, sliceCounts, startChildControlPlane, stopChild } from './bench-process';
 
 export interface E2eFlags {
   agents: number;
@@ -224,9 +224,8 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
       const t0 = performance.now();
       const cpu0 = cpuSeconds(pid);
       const base = new URL(url);
-      const slices0 = await sliceCounts(base);
       // A scrape resets the control plane's event loop lag readings: the next one covers the run.
-      await metric(base, 'arbiter_nodejs_eventloop_lag_max_seconds');
+      const slices0 = sliceCounts(await scrape(base));
       // This process plays every agent and framework: a late event loop here shows in every latency.
       const benchLoop = monitorEventLoopDelay({ resolution: 10 });
       benchLoop.enable();
@@ -236,8 +235,9 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
       timers.push(sampler);
       await new Promise((r) => setTimeout(r, flags.seconds * 1000));
       measuring = false;
-      const hold = loopHold(slices0, await sliceCounts(base));
-      const lagMaxMs = Math.round((await metric(base, 'arbiter_nodejs_eventloop_lag_max_seconds')) * 10_000) / 10;
+      const after = await scrape(base);
+      const hold = loopHold(slices0, sliceCounts(after));
+      const lagMaxMs = Math.round(after('arbiter_nodejs_eventloop_lag_max_seconds') * 10_000) / 10;
       benchLoop.disable();
       clearInterval(sampler);
       const elapsed = (performance.now() - t0) / 1000;

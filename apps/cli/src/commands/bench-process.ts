@@ -82,11 +82,21 @@ export function residentMb(pid: number): number {
   return Math.round(kb / 1024);
 }
 
-/** One series of the control plane's /metrics (a name, with its labels if it has any), 0 when absent. */
-export async function metric(base: URL, series: string): Promise<number> {
+/** The control plane's /metrics, scraped once: each series (a name, with its labels if it has any) by its value. */
+export async function scrape(base: URL): Promise<(series: string) => number> {
   const text = await (await fetch(new URL('/metrics', base))).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return Number(line?.split(' ')[1] ?? 0);
+  const values = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const at = line.lastIndexOf(' ');
+    values.set(line.slice(0, at), Number(line.slice(at + 1)));
+  }
+  return (series) => values.get(series) ?? 0;
+}
+
+/** One series of the control plane's /metrics, 0 when absent. */
+export async function metric(base: URL, series: string): Promise<number> {
+  return (await scrape(base))(series);
 }
 
 /** How allocation cycles held the control plane's event loop: slice counts so far (see `loopHold`). */
@@ -96,14 +106,14 @@ export interface SliceCounts {
   within5ms: number;
 }
 
-export async function sliceCounts(base: URL): Promise<SliceCounts> {
+/** Slice counts in one scrape (read apart, a slice observed between two reads would count as a long one). */
+export function sliceCounts(series: (name: string) => number): SliceCounts {
   const name = 'arbiter_allocation_cycle_slice_seconds';
-  const [slices, within2ms, within5ms] = await Promise.all([
-    metric(base, `${name}_count`),
-    metric(base, `${name}_bucket{le="0.002"}`),
-    metric(base, `${name}_bucket{le="0.005"}`),
-  ]);
-  return { slices, within2ms, within5ms };
+  return {
+    slices: series(`${name}_count`),
+    within2ms: series(`${name}_bucket{le="0.002"}`),
+    within5ms: series(`${name}_bucket{le="0.005"}`),
+  };
 }
 
 /** Slices between two readings, and how many held the loop longer than 2 and 5 ms. */
