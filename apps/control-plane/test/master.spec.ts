@@ -80,7 +80,7 @@ describe('master: offers, tasks and DRF over the protocols', () => {
   const taskView = (id: string) => ok(t.client.GET('/api/v1/tasks/{id}', { params: { path: { id } } }));
   const tasksOf = (frameworkId?: string, state?: 'RUNNING') =>
     ok(t.client.GET('/api/v1/tasks', { params: { query: { ...(frameworkId ? { frameworkId } : {}), ...(state ? { state } : {}) } } }));
-  const offersOf = (query: { frameworkId?: string; state?: 'OUTSTANDING' | 'ACCEPTED' }) =>
+  const offersOf = (query: { frameworkId?: string; state?: 'OUTSTANDING' | 'ACCEPTED' | 'RESCINDED' }) =>
     ok(t.client.GET('/api/v1/offers', { params: { query } }));
   const auditOf = (query: { action: string; actor?: string }) => ok(t.client.GET('/api/v1/audit', { params: { query } }));
   beforeEach(async () => (t = await startTestControlPlane({ config: { allocationInterval: 0.1, agentTimeout: 2 } })));
@@ -247,6 +247,41 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     expect(tasks.items.map((x) => x.taskId).sort()).toEqual(['fourth', 'same', 'third']);
     const offers = await offersOf({ frameworkId: a.s.frameworkId, state: 'ACCEPTED' });
     expect(offers.total).toBe(2);
+  });
+
+  it('refuses the id of a task that has ended when it writes the accept: DUPLICATE_TASK, the offer rescinded, nothing launched; the answers written with it go on', async () => {
+    const h1 = await agent('h1', { cpus: 4, mem: 4096 });
+    h1.finishImmediately = true;
+    const a = await framework({ name: 'a', roles: ['r'] });
+    await a.s.launch(await a.nextOffer(), [task('once', { cpus: 1, mem: 64 })], { refuseSeconds: 0 });
+    await until(() => a.states('once').includes('FINISHED'));
+    // Ended: no longer among the live tasks, only its row holds the id.
+    expect(t.cp.app.get(ClusterState).liveTasks.get(defined(a.s.frameworkId), 'once')).toBeUndefined();
+    const h2 = await agent('h2', { cpus: 4, mem: 4096 });
+    const offerOf = async (agentId?: string) => {
+      const find = () => a.offers.find((o) => o.agentId === agentId);
+      await until(() => find() !== undefined, 10_000, `an offer of ${agentId}`);
+      return defined(find());
+    };
+    const [o1, o2] = [await offerOf(h1.agentId), await offerOf(h2.agentId)];
+    a.offers.splice(0);
+    const answers = await Promise.allSettled([
+      a.s.launch(o1, [task('again', { cpus: 1, mem: 64 }), task('once', { cpus: 1, mem: 64 })], { refuseSeconds: 0 }),
+      a.s.launch(o2, [task('fresh', { cpus: 1, mem: 64 })], { refuseSeconds: 3600 }),
+    ]);
+    expect(answers.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as SchedulerError).code))).toEqual([
+      'DUPLICATE_TASK',
+      { launched: ['fresh'] },
+    ]);
+    expect(String((answers[0] as PromiseRejectedResult).reason)).toMatch(/task id 'once' is already used by this framework/);
+    await until(() => a.rescinded.includes(o1.id), 10_000, "the refused accept's offer rescinded");
+    await until(() => a.states('fresh').includes('RUNNING'));
+    const tasks = await tasksOf(a.s.frameworkId);
+    expect(tasks.items.map((x) => `${x.taskId} ${x.state}`).sort()).toEqual(['fresh RUNNING', 'once FINISHED']);
+    expect((await offersOf({ frameworkId: a.s.frameworkId, state: 'RESCINDED' })).items.map((o) => o.id)).toEqual([o1.id]);
+    // What the refused accept held is offered again, whole (it asked for no filter).
+    const back = await offerOf(h1.agentId);
+    expect(Resources.of(back.resources).toJSON()).toEqual(Resources.fromScalars({ cpus: 4, mem: 4096 }).toJSON());
   });
 
   it('refuses an accept of an offer declined just before it, and ignores a decline of an offer already taken', async () => {

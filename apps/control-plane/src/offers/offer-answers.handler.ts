@@ -23,7 +23,7 @@ import { ReservationsService } from '../reservations/reservations.service';
 import { TaskUpdates } from '../tasks/task-updates.handler';
 import { type TaskEntity, TaskState } from '../tasks/task.entity';
 import { OfferState } from './offer.entity';
-import { closeOffers, OffersRepository } from './offers.repository';
+import { closeOffers, OffersRepository, type RefusedAnswer } from './offers.repository';
 
 /** Default refuse_seconds of an accept's unused resources and of a decline (as Mesos). */
 export const DEFAULT_REFUSE_SECONDS = 5;
@@ -46,8 +46,8 @@ interface PlannedAccept {
 type OfferAnswer = { socket: FrameworkConnection } & ({ accept: Accept; decline?: undefined } | { decline: Decline; accept?: undefined });
 type AnswerEntry = Pending<OfferAnswer, AcceptReply | undefined>;
 interface AnswerWrite {
-  offers: Map<string, OfferState>;
-  tasks: TaskEntity[];
+  /** Each answer's offers, with how they close, and the tasks it launches. */
+  answers: Array<{ offers: Map<string, OfferState>; tasks: TaskEntity[] }>;
   /** When the answers were taken (their offers close then). */
   at: Date;
 }
@@ -56,8 +56,8 @@ interface AnswerWrite {
 export class OfferAnswers {
   /** Answers, checked in the serial order in batches (those that arrive while one batch is checked go in the next). */
   private readonly answers: GroupCommit<OfferAnswer, AcceptReply | undefined>;
-  private readonly launchWrites: GroupCommit<AnswerWrite, void>;
-  private readonly declineWrites: GroupCommit<AnswerWrite, void>;
+  private readonly launchWrites: GroupCommit<AnswerWrite, RefusedAnswer[]>;
+  private readonly declineWrites: GroupCommit<AnswerWrite, RefusedAnswer[]>;
 
   constructor(
     private readonly kernel: Kernel,
@@ -226,13 +226,14 @@ export class OfferAnswers {
         entry.reject(err);
       }
     }
-    // Task ids the frameworks already used, for the whole batch in one query.
-    const wanted = plans.flatMap((p) => p.tasks.map((t) => ({ frameworkId: p.fw.id, taskId: t.spec.taskId })));
+    // Task ids of live tasks and of launches being written are known here; one used by a task
+    // that has ended is found by the write itself (see OffersRepository.writeAnswers).
     const used = new Set<string>();
-    if (wanted.length) {
-      for (const r of await this.offers.usedTaskIds(wanted)) used.add(taskKey(r.frameworkId, r.taskId));
-      for (const w of wanted) if (this.state.launching.has(taskKey(w.frameworkId, w.taskId))) used.add(taskKey(w.frameworkId, w.taskId));
-    }
+    for (const p of plans)
+      for (const t of p.tasks) {
+        const key = taskKey(p.fw.id, t.spec.taskId);
+        if (this.state.launching.has(key) || this.state.liveTasks.get(p.fw.id, t.spec.taskId)) used.add(key);
+      }
     // In arrival order: what an earlier answer of the batch took is gone for the later ones.
     const taken = new Map<string, OfferState>();
     const answered: typeof plans = [];
@@ -286,15 +287,17 @@ export class OfferAnswers {
       for (const o of p.offers) allocator.recoverResources(p.fw.id, o.agentId, o.role, o.resources, p.refuseSeconds);
   }
 
-  /** Writes answers already checked and taken out of the outstanding offers (in a lane), then answers them and launches their tasks. */
-  private commitAnswers(answered: Array<PlannedAccept & { entry: AnswerEntry }>, writes: GroupCommit<AnswerWrite, void>): void {
+  /**
+   * Writes answers already checked and taken out of the outstanding offers (in a lane), then
+   * answers them and launches their tasks. An answer the write refuses (a task id used before)
+   * is refused as if its write had failed: its offers are rescinded and its tasks' resources go back.
+   */
+  private commitAnswers(answered: Array<PlannedAccept & { entry: AnswerEntry }>, writes: GroupCommit<AnswerWrite, RefusedAnswer[]>): void {
     if (!answered.length) return;
     const now = this.clock.date();
-    const offers = new Map(
-      answered.flatMap((p) => p.offers.map((o) => [o.id, p.declined ? OfferState.DECLINED : OfferState.ACCEPTED] as const)),
-    );
-    const rows = answered.map((p) =>
-      p.tasks.map(({ spec, role }): TaskEntity => ({
+    const written = answered.map((p) => ({
+      offers: new Map(p.offers.map((o) => [o.id, p.declined ? OfferState.DECLINED : OfferState.ACCEPTED] as const)),
+      tasks: p.tasks.map(({ spec, role }): TaskEntity => ({
         id: randomUUID(),
         taskId: spec.taskId,
         frameworkId: p.fw.id,
@@ -307,22 +310,32 @@ export class OfferAnswers {
         createdAt: now,
         updatedAt: now,
       })),
-    );
-    const tasks = rows.flat();
+    }));
     const { launching } = this.state;
-    const held = tasks.map((t) => taskKey(t.frameworkId, t.taskId));
+    const held = written.flatMap((w) => w.tasks.map((t) => taskKey(t.frameworkId, t.taskId)));
     for (const k of held) launching.add(k);
-    const written = offers.size || tasks.length ? writes.push({ offers, tasks, at: now }) : Promise.resolve();
-    written.then(
-      () => {
+    const write = written.some((w) => w.offers.size || w.tasks.length) ? writes.push({ answers: written, at: now }) : Promise.resolve([]);
+    write.then(
+      (refused) => {
         for (const k of held) launching.delete(k);
-        for (const p of answered) this.metrics.offers.inc({ outcome: p.declined ? 'declined' : 'accepted' }, p.offers.length);
+        const turnedDown = new Map(refused.map((r) => [r.answer, r.taskId]));
         for (const [i, p] of answered.entries()) {
+          const taskId = turnedDown.get(i);
+          if (taskId !== undefined) {
+            const err = new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${taskId}' is already used by this framework`, {
+              taskId,
+            });
+            // The framework's doing: its tasks' resources are filtered as the rest of its offers were.
+            this.unwritten(p, new Map(p.offers.map((o) => [o.id, OfferState.RESCINDED])), err.message, p.refuseSeconds);
+            p.entry.reject(err);
+            continue;
+          }
+          this.metrics.offers.inc({ outcome: p.declined ? 'declined' : 'accepted' }, p.offers.length);
           const state = p.declined ? OfferState.DECLINED : OfferState.ACCEPTED;
           for (const o of p.offers) this.stream.emit('offer.closed', { offerId: o.id, state });
-          for (const t of rows[i]) this.state.liveTasks.add(t);
-          for (const t of rows[i]) this.updates.sendLaunch(p.agentId, t);
-          p.entry.resolve(p.declined ? undefined : { launched: rows[i].map((t) => t.taskId) });
+          for (const t of written[i].tasks) this.state.liveTasks.add(t);
+          for (const t of written[i].tasks) this.updates.sendLaunch(p.agentId, t);
+          p.entry.resolve(p.declined ? undefined : { launched: written[i].tasks.map((t) => t.taskId) });
         }
       },
       (err: unknown) => {
@@ -330,35 +343,56 @@ export class OfferAnswers {
         // which the database records as soon as it takes it; the tasks' resources go back and
         // every answer of the write fails.
         for (const k of held) launching.delete(k);
-        this.metrics.offers.inc({ outcome: 'rescinded' }, answered.flatMap((p) => (p.declined ? [] : p.offers)).length);
-        const closed = new Map([...offers].map(([id, state]) => [id, state === OfferState.ACCEPTED ? OfferState.RESCINDED : state]));
+        const closed = new Map(
+          written.flatMap((w) =>
+            [...w.offers].map(([id, state]) => [id, state === OfferState.ACCEPTED ? OfferState.RESCINDED : state] as const),
+          ),
+        );
         void this.writes.write('background', `closing ${closed.size} offer(s) whose answers could not be written`, () =>
           this.offers.close(closed, this.clock.date()),
         );
         for (const p of answered) {
-          if (this.state.frameworks.has(p.fw.id) && this.state.agents.get(p.agentId)?.inAllocator) {
-            for (const t of p.tasks) this.state.allocator.recoverResources(p.fw.id, p.agentId, t.role, Resources.of(t.spec.resources));
-          }
-          for (const o of p.offers) {
-            if (!p.declined) p.fw.socket?.emit('rescind', { offerId: o.id, reason: 'the accept could not be recorded' });
-            this.stream.emit('offer.closed', { offerId: o.id, state: closed.get(o.id) ?? OfferState.RESCINDED });
-          }
+          this.unwritten(p, closed, 'the accept could not be recorded');
           p.entry.reject(err);
         }
       },
     );
   }
 
+  /**
+   * An answer that launched nothing: its tasks' resources go back (filtered for `refuseSeconds`,
+   * if given), and its accepted offers are rescinded (`closed` says how each ended).
+   */
+  private unwritten(p: PlannedAccept, closed: Map<string, OfferState>, reason: string, refuseSeconds?: number): void {
+    if (!p.declined) this.metrics.offers.inc({ outcome: 'rescinded' }, p.offers.length);
+    if (this.state.frameworks.has(p.fw.id) && this.state.agents.get(p.agentId)?.inAllocator) {
+      for (const t of p.tasks)
+        this.state.allocator.recoverResources(p.fw.id, p.agentId, t.role, Resources.of(t.spec.resources), refuseSeconds);
+    }
+    for (const o of p.offers) {
+      if (!p.declined) p.fw.socket?.emit('rescind', { offerId: o.id, reason });
+      this.stream.emit('offer.closed', { offerId: o.id, state: closed.get(o.id) ?? OfferState.RESCINDED });
+    }
+  }
+
   /** Answers written in a lane; those that wait for it go out in one statement. */
-  private answerWrites(lane: WriteLane): GroupCommit<AnswerWrite, void> {
+  private answerWrites(lane: WriteLane): GroupCommit<AnswerWrite, RefusedAnswer[]> {
     return this.kernel.batch(
       lane,
       async (batch) => {
-        await this.offers.writeAnswers(
-          batch.flatMap((b) => [...b.item.offers].map(([id, state]) => ({ id, state, at: b.item.at }))),
-          batch.flatMap((b) => b.item.tasks),
+        // Answers are numbered across the batch; each write gets its own back, numbered as it gave them.
+        let next = 0;
+        const first = batch.map((b) => (next += b.item.answers.length) - b.item.answers.length);
+        const refused = await this.offers.writeAnswers(
+          batch.flatMap((b, k) =>
+            b.item.answers.flatMap((a, i) => [...a.offers].map(([id, state]) => ({ id, state, at: b.item.at, answer: first[k] + i }))),
+          ),
+          batch.flatMap((b, k) => b.item.answers.flatMap((a, i) => a.tasks.map((t) => ({ ...t, answer: first[k] + i })))),
         );
-        for (const b of batch) b.resolve();
+        for (const [k, b] of batch.entries()) {
+          const mine = refused.filter((r) => r.answer >= first[k] && r.answer < first[k] + b.item.answers.length);
+          b.resolve(mine.map((r) => ({ ...r, answer: r.answer - first[k] })));
+        }
       },
       { isolate: true },
     );

@@ -49,6 +49,8 @@ export interface LaunchedTaskRow {
   command: unknown;
   /** When it was launched (the accept's time). */
   createdAt: Date;
+  /** Which answer of the write launched it. */
+  answer: number;
 }
 
 /** An offer closed by an answer, at the time of the answer. */
@@ -56,6 +58,14 @@ export interface ClosedOffer {
   id: string;
   state: OfferState;
   at: Date;
+  /** Which answer of the write closed it. */
+  answer: number;
+}
+
+/** An answer that launched nothing: one of its task ids was used before by its framework. */
+export interface RefusedAnswer {
+  answer: number;
+  taskId: string;
 }
 
 /** The master's writes of offers: closing them, and the answers to them with the tasks they launch. */
@@ -80,33 +90,40 @@ export class OffersRepository {
     return this.dataSource.manager.findOne(OfferEntity, { where: { id } });
   }
 
-  /** Which of these (framework, task id) pairs are taken by a task already stored. */
-  async usedTaskIds(pairs: Array<{ frameworkId: string; taskId: string }>): Promise<Array<{ frameworkId: string; taskId: string }>> {
-    const rows: Array<{ framework_id: string; task_id: string }> = await this.dataSource.query(
-      'SELECT t.framework_id, t.task_id FROM tasks t JOIN unnest($1::text[], $2::text[]) AS v(framework_id, task_id) ON t.framework_id = v.framework_id AND t.task_id = v.task_id',
-      [pairs.map((w) => w.frameworkId), pairs.map((w) => w.taskId)],
-    );
-    return rows.map((r) => ({ frameworkId: r.framework_id, taskId: r.task_id }));
-  }
-
   /**
-   * The offers closed (accepted or declined) and the tasks inserted as STAGING: one statement, so
-   * one round trip and all or nothing. Each offer closes, and each task starts, at the time of its
-   * answer (not of the write, which a busy lane may delay past the next cycle's offers).
+   * Answers written: their offers closed (accepted or declined) and their tasks inserted as
+   * STAGING, in one statement, so one round trip and all or nothing. Each offer closes, and each
+   * task starts, at the time of its answer (not of the write, which a busy lane may delay past the
+   * next cycle's offers).
+   *
+   * An answer with a task id its framework used before (a stored task, ended or not: task ids
+   * are never reused) launches nothing: its offers close as RESCINDED and it is returned, with
+   * that task id. The check is part of the write, so accepts take no round trip before it.
    */
-  async writeAnswers(offers: ClosedOffer[], tasks: LaunchedTaskRow[]): Promise<void> {
-    await this.dataSource.query(
-      `WITH gone AS (DELETE FROM outstanding_offers WHERE offer_id = ANY($1::uuid[])),
-       closed AS (UPDATE offers o SET state = c.state::offer_state, closed_at = c.at
-                    FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS c(id, state, at) WHERE o.id = c.id)
-       INSERT INTO tasks (id, task_id, framework_id, agent_id, name, role, resources, command, state, created_at, updated_at)
-       SELECT v.id, v.task_id, v.framework_id, v.agent_id, v.name, v.role, v.resources::jsonb, v.command::jsonb, 'STAGING', v.at, v.at
-         FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::timestamptz[])
-           AS v(id, task_id, framework_id, agent_id, name, role, resources, command, at)`,
+  async writeAnswers(offers: ClosedOffer[], tasks: LaunchedTaskRow[]): Promise<RefusedAnswer[]> {
+    const rows: Array<{ answer: number; task_id: string }> = await this.dataSource.query(
+      `WITH v AS (
+         SELECT * FROM unnest($5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[],
+                              $13::timestamptz[], $14::int[])
+           AS v(id, task_id, framework_id, agent_id, name, role, resources, command, at, answer)),
+       refused AS (
+         SELECT DISTINCT ON (v.answer) v.answer, v.task_id FROM v
+           JOIN tasks t ON t.framework_id = v.framework_id AND t.task_id = v.task_id ORDER BY v.answer, v.task_id),
+       gone AS (DELETE FROM outstanding_offers WHERE offer_id = ANY($1::uuid[])),
+       closed AS (UPDATE offers o
+                    SET state = (CASE WHEN c.answer IN (SELECT answer FROM refused) THEN 'RESCINDED' ELSE c.state END)::offer_state,
+                        closed_at = c.at
+                    FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::int[]) AS c(id, state, at, answer) WHERE o.id = c.id),
+       launched AS (
+         INSERT INTO tasks (id, task_id, framework_id, agent_id, name, role, resources, command, state, created_at, updated_at)
+         SELECT v.id, v.task_id, v.framework_id, v.agent_id, v.name, v.role, v.resources::jsonb, v.command::jsonb, 'STAGING', v.at, v.at
+           FROM v WHERE v.answer NOT IN (SELECT answer FROM refused))
+       SELECT answer, task_id FROM refused`,
       [
         offers.map((o) => o.id),
         offers.map((o) => o.state),
         offers.map((o) => o.at),
+        offers.map((o) => o.answer),
         tasks.map((t) => t.id),
         tasks.map((t) => t.taskId),
         tasks.map((t) => t.frameworkId),
@@ -116,8 +133,10 @@ export class OffersRepository {
         tasks.map((t) => JSON.stringify(t.resources)),
         tasks.map((t) => JSON.stringify(t.command)),
         tasks.map((t) => t.createdAt),
+        tasks.map((t) => t.answer),
       ],
     );
+    return rows.map((r) => ({ answer: r.answer, taskId: r.task_id }));
   }
 }
 
