@@ -1,5 +1,6 @@
 import { ApiTokenEntity } from '../src/auth/api-token.entity';
-import { hashToken } from '../src/auth/auth.service';
+import { AuthRepository, type TokenOwner } from '../src/auth/auth.repository';
+import { AuthService, hashToken } from '../src/auth/auth.service';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from './support/app';
 import { ok } from './support/client';
 import { freshDatabase } from './support/postgres';
@@ -41,6 +42,43 @@ describe('authentication', () => {
     }
     const metrics = await t.request('GET', '/metrics', undefined, { token: null });
     expect(metrics.body).toMatch(/arbiter_http_requests_total\{method="GET",route="\/api\/v1\/agents",status="200"\}/);
+  });
+
+  it('looks a token up once for the requests that arrive together; a request that starts after its revocation is refused', async () => {
+    await t.request('POST', '/api/v1/principals', { name: 'shared-viewer', kind: 'VIEWER' });
+    const issued = (await t.request('POST', '/api/v1/principals/shared-viewer/tokens', { name: 'shared' })).body as {
+      id: string;
+      token: string;
+    };
+    const auth = t.cp.app.get(AuthService);
+    const repo = t.cp.app.get(AuthRepository);
+    const real = repo.findLiveToken.bind(repo);
+    const lookups = jest.spyOn(repo, 'findLiveToken');
+    try {
+      const together = await Promise.all(Array.from({ length: 20 }, () => auth.authenticate(`Bearer ${issued.token}`, null)));
+      expect(new Set(together.map((a) => a.name))).toEqual(new Set(['shared-viewer']));
+      expect(lookups).toHaveBeenCalledTimes(1);
+
+      // A lookup under way when the token is revoked: requests after the revocation look again.
+      lookups.mockClear();
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      lookups.mockImplementationOnce(async (...args: Parameters<AuthRepository['findLiveToken']>): Promise<TokenOwner | null> => {
+        const found = await real(...args);
+        await held;
+        return found;
+      });
+      const before = auth.authenticate(`Bearer ${issued.token}`, null);
+      expect((await t.request('DELETE', `/api/v1/tokens/${issued.id}`)).status).toBe(200);
+      await expect(auth.authenticate(`Bearer ${issued.token}`, null)).rejects.toMatchObject({ code: 'AUTH_TOKEN_INVALID' });
+      expect((await t.request('GET', '/api/v1/whoami', undefined, { token: issued.token })).status).toBe(401);
+      release();
+      // The request that arrived before the revocation was looked up before it.
+      await expect(before).resolves.toMatchObject({ name: 'shared-viewer' });
+      expect(lookups.mock.calls.length).toBeGreaterThanOrEqual(3);
+    } finally {
+      lookups.mockRestore();
+    }
   });
 
   it('stores tokens only as hashes', async () => {

@@ -38,6 +38,12 @@ describe('roles, weights and quota API', () => {
         ['ops/oncall', { weight: 1 }, { weight: 0.5 }],
         ['eng', { weight: 1 }, { weight: 2.5 }],
       ]);
+      // A quota on a role keeps its weight; a second change records the weight it replaced.
+      await ok(t.client.PUT('/api/v1/quota', { body: { quotas: [{ role: 'eng', limits: { cpus: 10 } }], force: false } }));
+      await ok(t.client.PUT('/api/v1/weights', { body: { weights: [{ role: 'eng', weight: 3 }] } }));
+      const again = (await ok(t.client.GET('/api/v1/audit', { params: { query: { action: 'weights.update', limit: 1 } } }))).items;
+      expect(again.map((e) => [e.targetId, e.before, e.after])).toEqual([['eng', { weight: 2.5 }, { weight: 3 }]]);
+      await ok(t.client.DELETE('/api/v1/quota/{role}', { params: { path: { role: 'eng' } } }), 204);
     });
 
     it.each([

@@ -8,7 +8,7 @@ import { Injectable } from '@nestjs/common';
 import { type Actor } from './auth.actor';
 import { ArbiterException } from '../errors/errors.exception';
 import { AuthErrorCode } from './auth.errors';
-import { AuthRepository } from './auth.repository';
+import { AuthRepository, type TokenOwner } from './auth.repository';
 import { PrincipalKind } from './principal.entity';
 import { Database, lockDomain, LockDomain } from '../database/database.service';
 
@@ -59,7 +59,29 @@ export class AuthService {
   }
 
   revoked(r: Revocation): void {
+    // A lookup under way may have read the token before it was revoked: later requests read again.
+    this.lookups.clear();
     for (const l of this.revocationListeners) l(r);
+  }
+
+  /**
+   * Token lookups under way, by token hash: a request that arrives while its token is being
+   * looked up shares that lookup (as `@Coalesced` reads share a computation) instead of making
+   * its own. Nothing is kept once the lookup has answered, so a revocation or expiry is seen by
+   * every request that starts after it has committed; under many concurrent requests on one
+   * token this turns a query per request into a query per burst.
+   */
+  private readonly lookups = new Map<string, Promise<TokenOwner | null>>();
+
+  private lookup(tokenHash: string, now: Date): Promise<TokenOwner | null> {
+    let found = this.lookups.get(tokenHash);
+    if (!found) {
+      const mine = this.repo.findLiveToken(this.db.manager, tokenHash, now).finally(() => {
+        if (this.lookups.get(tokenHash) === mine) this.lookups.delete(tokenHash);
+      });
+      this.lookups.set(tokenHash, (found = mine));
+    }
+    return found;
   }
 
   constructor(
@@ -78,11 +100,15 @@ export class AuthService {
         AuthErrorCode.AUTH_TOKEN_MISSING,
         "the Authorization header must read 'Bearer <token>' (or 'Basic' with <principal>:<token>, as Mesos clients send it)",
       );
-    const owner = await this.repo.findLiveToken(this.db.manager, hashToken(credentials.token), now);
-    if (!owner) throw new ArbiterException(AuthErrorCode.AUTH_TOKEN_INVALID, 'the bearer token is unknown, revoked or expired');
+    const owner = await this.lookup(hashToken(credentials.token), now);
+    // A shared lookup was made at the first request's time: expiry is checked at this one's.
+    if (!owner || (owner.expiresAt && owner.expiresAt <= now))
+      throw new ArbiterException(AuthErrorCode.AUTH_TOKEN_INVALID, 'the bearer token is unknown, revoked or expired');
     if (credentials.principal !== undefined && credentials.principal !== owner.name)
       throw new ArbiterException(AuthErrorCode.AUTH_TOKEN_INVALID, `the token does not belong to principal '${credentials.principal}'`);
     if (!owner.lastUsedAt || now.getTime() - owner.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
+      // Marked at once, so that the requests sharing this lookup do not write it again.
+      owner.lastUsedAt = now;
       await this.repo.touchToken(this.db.manager, owner.tokenId, now);
     }
     return {

@@ -30,16 +30,19 @@ export class RolesRepository {
     return tx.find(RoleEntity, { order: { path: 'ASC' } });
   }
 
-  role(tx: EntityManager, path: string): Promise<RoleEntity | null> {
-    return tx.findOne(RoleEntity, { where: { path } });
-  }
-
-  /** Makes sure the role has a row (weight 1 unless given); sets its weight when given. */
-  async ensureRole(tx: EntityManager, path: string, now: Date, weight?: number): Promise<void> {
-    const row = await this.role(tx, path);
-    if (row) {
-      if (weight !== undefined) await tx.update(RoleEntity, { path }, { weight, updatedAt: now });
-    } else await tx.insert(RoleEntity, { path, weight: weight ?? 1, createdAt: now, updatedAt: now });
+  /**
+   * Makes sure the role has a row (weight 1 unless given) and sets its weight when given, in one
+   * statement; returns the weight it had (null when it had no row).
+   */
+  async ensureRole(tx: EntityManager, path: string, now: Date, weight?: number): Promise<number | null> {
+    const rows: Array<{ before: number | null }> = await tx.query(
+      `WITH before AS (SELECT weight FROM roles WHERE path = $1),
+       up AS (INSERT INTO roles (path, weight, created_at, updated_at) VALUES ($1, COALESCE($2::double precision, 1), $3, $3)
+              ON CONFLICT (path) DO UPDATE SET weight = EXCLUDED.weight, updated_at = EXCLUDED.updated_at WHERE $2::double precision IS NOT NULL)
+       SELECT (SELECT weight FROM before) AS before`,
+      [path, weight ?? null, now],
+    );
+    return rows.at(0)?.before ?? null;
   }
 
   quotas(tx: EntityManager): Promise<QuotaEntity[]> {
@@ -50,8 +53,12 @@ export class RolesRepository {
     return tx.findOne(QuotaEntity, { where: { role } });
   }
 
-  async saveQuota(tx: EntityManager, quota: QuotaEntity): Promise<void> {
-    await tx.save(QuotaEntity, quota);
+  async saveQuota(tx: EntityManager, quota: Omit<QuotaEntity, 'roleRef'>): Promise<void> {
+    await tx.query(
+      `INSERT INTO quotas (role, guarantees, limits, updated_at) VALUES ($1, $2::jsonb, $3::jsonb, $4)
+       ON CONFLICT (role) DO UPDATE SET guarantees = EXCLUDED.guarantees, limits = EXCLUDED.limits, updated_at = EXCLUDED.updated_at`,
+      [quota.role, JSON.stringify(quota.guarantees), JSON.stringify(quota.limits), quota.updatedAt],
+    );
   }
 
   async deleteQuota(tx: EntityManager, role: string): Promise<void> {

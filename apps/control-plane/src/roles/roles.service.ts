@@ -92,13 +92,12 @@ export class RolesService {
     await this.db.transaction(async (tx) => {
       await lockDomain(tx, LockDomain.ROLES);
       for (const w of input) {
-        const before = await this.repo.role(tx, w.role);
-        await this.repo.ensureRole(tx, w.role, new Date(), w.weight);
+        const before = await this.repo.ensureRole(tx, w.role, new Date(), w.weight);
         await this.audit.record(tx, actor, {
           action: 'weights.update',
           targetType: 'role',
           targetId: w.role,
-          before: { weight: before?.weight ?? 1 },
+          before: { weight: before ?? 1 },
           after: { weight: w.weight },
         });
       }
@@ -169,7 +168,8 @@ export class RolesService {
       const existing = await this.repo.quotas(tx);
       const after = new Map(existing.map((q) => [q.role, q.guarantees]));
       for (const q of parsed) after.set(q.role, q.guarantees);
-      if (!force) {
+      // Only guarantees can exceed the cluster (reading its capacity reads every agent).
+      if (!force && [...after.values()].some((g) => Object.values(g).some((v) => v > 0))) {
         const capacity = await this.repo.capacity(tx);
         const over = overCapacity([...after.values()], capacity);
         if (over.length) {
