@@ -58,28 +58,32 @@ export class AuthService {
     this.revocationListeners.push(listener);
   }
 
+  /** Called once a revocation has committed (never inside its transaction). */
   revoked(r: Revocation): void {
     // A lookup under way may have read the token before it was revoked: later requests read again.
-    this.lookups.clear();
+    this.lookups = new Map();
     for (const l of this.revocationListeners) l(r);
   }
 
   /**
    * Token lookups under way, by token hash: a request that arrives while its token is being
    * looked up shares that lookup (as `@Coalesced` reads share a computation) instead of making
-   * its own. Nothing is kept once the lookup has answered, so a revocation or expiry is seen by
-   * every request that starts after it has committed; under many concurrent requests on one
-   * token this turns a query per request into a query per burst.
+   * its own. Nothing is kept once the lookup has answered, and a revocation here drops the
+   * lookups under way, so a revoked token is refused to every request that arrives after the
+   * revocation; on another control plane, within the time of one lookup (the one under way when
+   * it committed). Under many concurrent requests on one token this turns a query per request
+   * into a query per burst.
    */
-  private readonly lookups = new Map<string, Promise<TokenOwner | null>>();
+  private lookups = new Map<string, Promise<TokenOwner | null>>();
 
   private lookup(tokenHash: string, now: Date): Promise<TokenOwner | null> {
-    let found = this.lookups.get(tokenHash);
+    const lookups = this.lookups;
+    let found = lookups.get(tokenHash);
     if (!found) {
       const mine = this.repo.findLiveToken(this.db.manager, tokenHash, now).finally(() => {
-        if (this.lookups.get(tokenHash) === mine) this.lookups.delete(tokenHash);
+        if (lookups.get(tokenHash) === mine) lookups.delete(tokenHash);
       });
-      this.lookups.set(tokenHash, (found = mine));
+      lookups.set(tokenHash, (found = mine));
     }
     return found;
   }
@@ -126,15 +130,17 @@ export class AuthService {
    * how `arbiter start` gives its local agent a credential without knowing the admin token.
    */
   async issueServiceToken(name: string, kind: PrincipalKind = PrincipalKind.AGENT, now = new Date()): Promise<string> {
-    return this.db.transaction(async (tx) => {
+    const { principalId, token } = await this.db.transaction(async (tx) => {
       await lockDomain(tx, LockDomain.AUTH);
       const principal = (await this.repo.findPrincipal(tx, name)) ?? (await this.repo.createPrincipal(tx, name, kind, now));
       await this.repo.revokeTokens(tx, principal.id, now);
-      this.revoked({ principalId: principal.id });
-      const token = generateToken();
-      await this.repo.createToken(tx, principal.id, `issued at ${now.toISOString()}`, hashToken(token), now);
-      return token;
+      const fresh = generateToken();
+      await this.repo.createToken(tx, principal.id, `issued at ${now.toISOString()}`, hashToken(fresh), now);
+      return { principalId: principal.id, token: fresh };
     });
+    // Once committed: a lookup made before the commit must not serve a request after it.
+    this.revoked({ principalId });
+    return token;
   }
 
   /** Makes sure an admin can log in: see AdminBootstrap. */

@@ -253,7 +253,9 @@ export class OfferAnswers {
       const duplicate = p.tasks.find((t) => used.has(taskKey(p.fw.id, t.spec.taskId)));
       if (duplicate) {
         p.entry.reject(
-          new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${duplicate.spec.taskId}' is already used by this framework`),
+          new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${duplicate.spec.taskId}' is already used by this framework`, {
+            taskId: duplicate.spec.taskId,
+          }),
         );
         continue;
       }
@@ -320,22 +322,12 @@ export class OfferAnswers {
         for (const k of held) launching.delete(k);
         const turnedDown = new Map(refused.map((r) => [r.answer, r.taskId]));
         for (const [i, p] of answered.entries()) {
-          const taskId = turnedDown.get(i);
-          if (taskId !== undefined) {
-            const err = new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${taskId}' is already used by this framework`, {
-              taskId,
-            });
-            // The framework's doing: its tasks' resources are filtered as the rest of its offers were.
-            this.unwritten(p, new Map(p.offers.map((o) => [o.id, OfferState.RESCINDED])), err.message, p.refuseSeconds);
+          // One answer's failure (a bug) must not leave the others of the write unanswered.
+          try {
+            this.written(p, written[i].tasks, turnedDown.get(i));
+          } catch (err) {
             p.entry.reject(err);
-            continue;
           }
-          this.metrics.offers.inc({ outcome: p.declined ? 'declined' : 'accepted' }, p.offers.length);
-          const state = p.declined ? OfferState.DECLINED : OfferState.ACCEPTED;
-          for (const o of p.offers) this.stream.emit('offer.closed', { offerId: o.id, state });
-          for (const t of written[i].tasks) this.state.liveTasks.add(t);
-          for (const t of written[i].tasks) this.updates.sendLaunch(p.agentId, t);
-          p.entry.resolve(p.declined ? undefined : { launched: written[i].tasks.map((t) => t.taskId) });
         }
       },
       (err: unknown) => {
@@ -357,6 +349,25 @@ export class OfferAnswers {
         }
       },
     );
+  }
+
+  /** An answer whose write has committed: launched, or refused for a task id used before (`duplicate`). */
+  private written(p: PlannedAccept & { entry: AnswerEntry }, tasks: TaskEntity[], duplicate?: string): void {
+    if (duplicate !== undefined) {
+      const err = new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${duplicate}' is already used by this framework`, {
+        taskId: duplicate,
+      });
+      // The framework's doing: its tasks' resources are filtered as the rest of its offers were.
+      this.unwritten(p, new Map(p.offers.map((o) => [o.id, OfferState.RESCINDED])), err.message, p.refuseSeconds);
+      p.entry.reject(err);
+      return;
+    }
+    this.metrics.offers.inc({ outcome: p.declined ? 'declined' : 'accepted' }, p.offers.length);
+    const state = p.declined ? OfferState.DECLINED : OfferState.ACCEPTED;
+    for (const o of p.offers) this.stream.emit('offer.closed', { offerId: o.id, state });
+    for (const t of tasks) this.state.liveTasks.add(t);
+    for (const t of tasks) this.updates.sendLaunch(p.agentId, t);
+    p.entry.resolve(p.declined ? undefined : { launched: tasks.map((t) => t.taskId) });
   }
 
   /**

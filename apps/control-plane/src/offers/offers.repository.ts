@@ -98,17 +98,17 @@ export class OffersRepository {
    *
    * An answer with a task id its framework used before (a stored task, ended or not: task ids
    * are never reused) launches nothing: its offers close as RESCINDED and it is returned, with
-   * that task id. The check is part of the write, so accepts take no round trip before it.
+   * the first such task id in its order. The check is part of the write, so accepts take no round trip before it.
    */
   async writeAnswers(offers: ClosedOffer[], tasks: LaunchedTaskRow[]): Promise<RefusedAnswer[]> {
     const rows: Array<{ answer: number; task_id: string }> = await this.dataSource.query(
       `WITH v AS (
          SELECT * FROM unnest($5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[],
                               $13::timestamptz[], $14::int[])
-           AS v(id, task_id, framework_id, agent_id, name, role, resources, command, at, answer)),
+           WITH ORDINALITY AS v(id, task_id, framework_id, agent_id, name, role, resources, command, at, answer, ord)),
        refused AS (
          SELECT DISTINCT ON (v.answer) v.answer, v.task_id FROM v
-           JOIN tasks t ON t.framework_id = v.framework_id AND t.task_id = v.task_id ORDER BY v.answer, v.task_id),
+           JOIN tasks t ON t.framework_id = v.framework_id AND t.task_id = v.task_id ORDER BY v.answer, v.ord),
        gone AS (DELETE FROM outstanding_offers WHERE offer_id = ANY($1::uuid[])),
        closed AS (UPDATE offers o
                     SET state = (CASE WHEN c.answer IN (SELECT answer FROM refused) THEN 'RESCINDED' ELSE c.state END)::offer_state,
