@@ -85,8 +85,7 @@ export class ClusterMetrics {
           if (!m) totals.set(role, (m = new Map<string, number>()));
           for (const [name, v] of r.scalarQuantities()) m.set(name, (m.get(name) ?? 0) + v);
         };
-        const allocated = new Map<string, Map<string, number>>();
-        for (const t of state.liveTasks.all()) add(allocated, t.role, Resources.of(t.resources));
+        const allocated = new Map(state.liveTasks.usedByRole());
         const offered = new Map<string, Map<string, number>>();
         for (const o of state.offers.values()) add(offered, o.role, o.resources);
         for (const [kind, totals] of [

@@ -6,7 +6,7 @@
  * at the end.
  */
 import type { Actor } from '../auth/auth.actor';
-import { HierarchicalAllocator, type Resources } from '@arbiter/allocator';
+import { HierarchicalAllocator, Resources } from '@arbiter/allocator';
 import { type AgentCalls, type AgentEvents, type FrameworkEvents, PROTOCOL_ERRORS, type StatusUpdate } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Socket } from 'socket.io';
@@ -48,11 +48,17 @@ export const taskKey = (frameworkId: string, taskId: string) => `${frameworkId}\
 
 /**
  * The tasks that are not terminal, by framework and task id and by agent (a task never moves),
- * so that a status update needs no read and an agent's usage no scan of every task.
+ * so that a status update needs no read and an agent's usage no scan of every task; and the
+ * scalar resources they use per role, kept as they come and go, so that reading them (each
+ * /metrics scrape) parses no task's resources.
  */
 export class LiveTasks {
   private readonly byKey = new Map<string, TaskEntity>();
   private readonly byAgent = new Map<string, Map<string, TaskEntity>>();
+  /** Per role: its live tasks, and their scalar resources in integer thousandths (sums that never drift). */
+  private readonly byRole = new Map<string, { tasks: number; milli: Map<string, number> }>();
+  /** Each live task's scalar resources in thousandths, as counted in `byRole`. */
+  private readonly counted = new Map<string, Map<string, number>>();
 
   get(frameworkId: string, taskId: string): TaskEntity | undefined {
     return this.byKey.get(taskKey(frameworkId, taskId));
@@ -68,6 +74,23 @@ export class LiveTasks {
     let onAgent = this.byAgent.get(task.agentId);
     if (!onAgent) this.byAgent.set(task.agentId, (onAgent = new Map<string, TaskEntity>()));
     onAgent.set(k, row);
+    const milli = new Map<string, number>();
+    for (const [name, v] of Resources.of(task.resources).scalarQuantities()) milli.set(name, Math.round(v * 1000));
+    this.counted.set(k, milli);
+    this.countRole(task.role, milli, 1);
+  }
+
+  private countRole(role: string, milli: Map<string, number>, sign: 1 | -1): void {
+    let totals = this.byRole.get(role);
+    if (!totals) this.byRole.set(role, (totals = { tasks: 0, milli: new Map() }));
+    totals.tasks += sign;
+    for (const [name, v] of milli) totals.milli.set(name, (totals.milli.get(name) ?? 0) + sign * v);
+    if (totals.tasks === 0) this.byRole.delete(role);
+  }
+
+  /** Per role with live tasks, the scalar resources they use. */
+  *usedByRole(): Iterable<[role: string, used: Map<string, number>]> {
+    for (const [role, { milli }] of this.byRole) yield [role, new Map([...milli].map(([name, v]) => [name, v / 1000]))];
   }
 
   delete(frameworkId: string, taskId: string): void {
@@ -75,6 +98,9 @@ export class LiveTasks {
     const task = this.byKey.get(k);
     if (!task) return;
     this.byKey.delete(k);
+    const milli = this.counted.get(k);
+    this.counted.delete(k);
+    if (milli) this.countRole(task.role, milli, -1);
     const onAgent = this.byAgent.get(task.agentId);
     onAgent?.delete(k);
     if (onAgent?.size === 0) this.byAgent.delete(task.agentId);
@@ -97,6 +123,8 @@ export class LiveTasks {
   clear(): void {
     this.byKey.clear();
     this.byAgent.clear();
+    this.byRole.clear();
+    this.counted.clear();
   }
 }
 
