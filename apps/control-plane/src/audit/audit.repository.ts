@@ -13,8 +13,25 @@ export interface AuditFilter {
 
 @Injectable()
 export class AuditRepository {
-  async insert(tx: EntityManager, entry: Omit<AuditEntryEntity, 'id'>): Promise<AuditEntryEntity> {
-    return tx.save(tx.create(AuditEntryEntity, entry));
+  /** One plain INSERT (every audited change writes one, inside its own transaction and lock). */
+  async insert(tx: EntityManager, entry: Omit<AuditEntryEntity, 'id'>): Promise<void> {
+    const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+    await tx.query(
+      `INSERT INTO audit_log (at, actor, principal_id, token_id, action, target_type, target_id, before, after, request_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10)`,
+      [
+        entry.at,
+        entry.actor,
+        entry.principalId,
+        entry.tokenId,
+        entry.action,
+        entry.targetType,
+        entry.targetId,
+        json(entry.before),
+        json(entry.after),
+        entry.requestId,
+      ],
+    );
   }
 
   /** Newest first. `action` ending in `.*` matches a prefix (`quota.*`). */
