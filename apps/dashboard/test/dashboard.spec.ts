@@ -153,6 +153,18 @@ describe('dashboard in a real browser', () => {
     expect((await ok(c.t.client.GET('/api/v1/reservations'))).total).toBe(0);
   });
 
+  it('says so when a what-if has no shares to show: no framework is subscribed yet', async () => {
+    await page.goto(c.url('/roles'));
+    await page.getByLabel('Role', { exact: true }).fill('eng');
+    await page.getByRole('button', { name: 'Set weight or quota' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit role eng' });
+    await dialog.getByLabel('Weight').fill('2');
+    await dialog.getByRole('button', { name: 'What if? Predict the next cycles' }).click();
+    await dialog.getByRole('status').filter({ hasText: 'No role holds or is offered anything' }).waitFor();
+    expect(await dialog.getByRole('table', { name: 'Predicted shares' }).count()).toBe(0);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+  });
+
   it('shows the API validation error of a bad quota next to its field, then sets the quota', async () => {
     await page.goto(c.url('/roles'));
     await page.getByLabel('Role', { exact: true }).fill('eng');

@@ -84,7 +84,13 @@ function WhatIf({ change }: { change: () => Record<string, unknown> }) {
           kept).
         </p>
       )}
-      {result && (
+      {result && roles.length === 0 && (
+        <p role="status">
+          No role holds or is offered anything over these cycles, as things are or with this change: shares appear once frameworks subscribe
+          to roles.
+        </p>
+      )}
+      {result && roles.length > 0 && (
         <table className="what-if-shares" aria-label="Predicted shares">
           <thead>
             <tr>
