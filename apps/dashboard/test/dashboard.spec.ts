@@ -54,6 +54,14 @@ describe('dashboard in a real browser', () => {
     agentId = (await ok(c.t.client.GET('/api/v1/agents'))).items[0].id;
   }, 180_000);
 
+  /** The roles page's edit dialog of a role, open. */
+  const editRole = async (role: string) => {
+    await page.goto(c.url('/roles'));
+    await page.getByLabel('Role', { exact: true }).fill(role);
+    await page.getByRole('button', { name: 'Set weight or quota' }).click();
+    return page.getByRole('dialog', { name: `Edit role ${role}` });
+  };
+
   afterAll(async () => {
     scheduler?.close();
     // Unset when the cluster failed to start.
@@ -154,10 +162,7 @@ describe('dashboard in a real browser', () => {
   });
 
   it('says so when a what-if has no shares to show: no framework is subscribed yet', async () => {
-    await page.goto(c.url('/roles'));
-    await page.getByLabel('Role', { exact: true }).fill('eng');
-    await page.getByRole('button', { name: 'Set weight or quota' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Edit role eng' });
+    const dialog = await editRole('eng');
     await dialog.getByLabel('Weight').fill('2');
     await dialog.getByRole('button', { name: 'What if? Predict the next cycles' }).click();
     await dialog.getByRole('status').filter({ hasText: 'No role holds or is offered anything' }).waitFor();
@@ -166,10 +171,7 @@ describe('dashboard in a real browser', () => {
   });
 
   it('shows the API validation error of a bad quota next to its field, then sets the quota', async () => {
-    await page.goto(c.url('/roles'));
-    await page.getByLabel('Role', { exact: true }).fill('eng');
-    await page.getByRole('button', { name: 'Set weight or quota' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Edit role eng' });
+    const dialog = await editRole('eng');
     await dialog.getByLabel('Quota guarantees').fill('cpus:lots');
     await dialog.getByRole('button', { name: 'Save' }).click();
     const error = dialog.locator('.field:has(input[name=guarantees]) .error');
@@ -263,10 +265,7 @@ describe('dashboard in a real browser', () => {
   });
 
   it('predicts what a weight change would do before it is saved, and saves nothing', async () => {
-    await page.goto(c.url('/roles'));
-    await page.getByLabel('Role', { exact: true }).fill('eng');
-    await page.getByRole('button', { name: 'Set weight or quota' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Edit role eng' });
+    const dialog = await editRole('eng');
     await dialog.getByLabel('Weight').fill('4');
     await dialog.getByRole('button', { name: 'What if? Predict the next cycles' }).click();
     // eng's framework would take the whole agent: a share of 1 as things are, 1/4 at weight 4.
