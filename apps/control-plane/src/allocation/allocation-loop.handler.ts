@@ -98,7 +98,7 @@ export class AllocationLoop {
       await new Promise<void>((resolve) => setImmediate(resolve));
       // Stepped down or stopping meanwhile: the cycle's allocator and maps are no longer the
       // master's (a new term rebuilds them), so nothing it decided may be recorded or sent.
-      if (this.kernel.stopping || this.kernel.term !== term) {
+      if (this.kernel.ended(term)) {
         run.return(undefined as never);
         return undefined;
       }

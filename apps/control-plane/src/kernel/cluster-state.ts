@@ -57,8 +57,6 @@ export class LiveTasks {
   private readonly byAgent = new Map<string, Map<string, TaskEntity>>();
   /** Per role: its live tasks, and their scalar resources in integer thousandths (sums that never drift). */
   private readonly byRole = new Map<string, { tasks: number; milli: Map<string, number> }>();
-  /** Each live task's scalar resources in thousandths, as counted in `byRole`. */
-  private readonly counted = new Map<string, Map<string, number>>();
 
   get(frameworkId: string, taskId: string): TaskEntity | undefined {
     return this.byKey.get(taskKey(frameworkId, taskId));
@@ -74,18 +72,16 @@ export class LiveTasks {
     let onAgent = this.byAgent.get(task.agentId);
     if (!onAgent) this.byAgent.set(task.agentId, (onAgent = new Map<string, TaskEntity>()));
     onAgent.set(k, row);
-    const milli = new Map<string, number>();
-    for (const [name, v] of Resources.of(task.resources).scalarQuantities()) milli.set(name, Math.round(v * 1000));
-    this.counted.set(k, milli);
-    this.countRole(task.role, milli, 1);
+    this.countRole(row, 1);
   }
 
-  private countRole(role: string, milli: Map<string, number>, sign: 1 | -1): void {
-    let totals = this.byRole.get(role);
-    if (!totals) this.byRole.set(role, (totals = { tasks: 0, milli: new Map() }));
+  /** Adds a task's scalars to its role's sums (`sign` 1), or takes them out (-1). */
+  private countRole(task: TaskEntity, sign: 1 | -1): void {
+    let totals = this.byRole.get(task.role);
+    if (!totals) this.byRole.set(task.role, (totals = { tasks: 0, milli: new Map() }));
     totals.tasks += sign;
-    for (const [name, v] of milli) totals.milli.set(name, (totals.milli.get(name) ?? 0) + sign * v);
-    if (totals.tasks === 0) this.byRole.delete(role);
+    for (const [name, v] of Resources.of(task.resources).scalarMilli()) totals.milli.set(name, (totals.milli.get(name) ?? 0) + sign * v);
+    if (totals.tasks === 0) this.byRole.delete(task.role);
   }
 
   /** Per role with live tasks, the scalar resources they use. */
@@ -98,9 +94,7 @@ export class LiveTasks {
     const task = this.byKey.get(k);
     if (!task) return;
     this.byKey.delete(k);
-    const milli = this.counted.get(k);
-    this.counted.delete(k);
-    if (milli) this.countRole(task.role, milli, -1);
+    this.countRole(task, -1);
     const onAgent = this.byAgent.get(task.agentId);
     onAgent?.delete(k);
     if (onAgent?.size === 0) this.byAgent.delete(task.agentId);
@@ -124,7 +118,6 @@ export class LiveTasks {
     this.byKey.clear();
     this.byAgent.clear();
     this.byRole.clear();
-    this.counted.clear();
   }
 }
 

@@ -38,7 +38,7 @@ export class EventualWrites {
         }
       } catch (err) {
         if (!retry) this.failing++;
-        if (this.kernel.stopping || this.kernel.term !== term) {
+        if (this.kernel.ended(term)) {
           this.failing--;
           this.logger.warn({ err, what }, 'write not retried: the leadership term it belongs to has ended');
           return;

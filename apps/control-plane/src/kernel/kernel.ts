@@ -100,6 +100,11 @@ export class Kernel {
     return this.stopped;
   }
 
+  /** Whether the term `term` (a `term` read earlier) is over: a later one has begun, or the control plane is stopping. */
+  ended(term: number): boolean {
+    return this.stopped || this.generation !== term;
+  }
+
   /**
    * Starts afresh (a new leadership term): new queues, so work the last term left waiting on
    * a lost database connection holds nothing up.

@@ -63,7 +63,7 @@ export class Master implements OnApplicationShutdown {
     this.realtime.openSessions();
     await this.kernel.exclusive(() => this.sync.rebuild());
     // Stepped down while rebuilding (the lock lost, say): this term's timers must not start.
-    if (this.kernel.stopping || this.kernel.term !== term) return;
+    if (this.kernel.ended(term)) return;
     this.unsubscribe = this.events.subscribe((e) => {
       this.kernel.exclusive(() => this.sync.apply(e)).catch((err: unknown) => this.logger.error({ err }, 'cluster event'));
     });

@@ -785,7 +785,7 @@ export class HierarchicalAllocator {
       offerFilters: Object.fromEntries(
         [...f.minAllocatable].map(([role, sets]) => [role, sets.map((set) => Object.fromEntries(set.map(([n, m]) => [n, m / 1000])))]),
       ),
-      ...(f.taskSize ? { taskSize: Object.fromEntries([...f.taskSize].map(([n, m]) => [n, m / 1000])) } : {}),
+      ...(f.taskSize ? { taskSize: milliToQuantities(f.taskSize) } : {}),
     }));
     const quotas = this.quotaOf();
     return {
@@ -1111,7 +1111,6 @@ export class HierarchicalAllocator {
     return agent.available;
   }
 
-  /** Whether offering `resources` leaves the agent exhausted (decided before the offer). */
   /**
    * An offer cut to fit a framework's typical task: the scalars the size names are cut to the
    * most whole tasks the offer holds (k tasks of the size, k at least 1), and what is left on
@@ -1130,6 +1129,7 @@ export class HierarchicalAllocator {
     return resources.capScalars(caps, true);
   }
 
+  /** Whether offering `resources` leaves the agent exhausted (decided before the offer). */
   private takesAll(agent: AgentState, resources: Resources): boolean {
     if (agent.hasShared) return false;
     return resources === agent.available || agent.available.minus(resources).isEmpty();
