@@ -5,10 +5,7 @@ import { Isolator } from '../../src/isolation';
 import { type TaskEvent, TaskRunner } from '../../src/tasks';
 import { UpdateJournal } from '../../src/journal';
 import type { StatusUpdate } from '@arbiter/contracts';
-import { defined, until as untilWithin } from '../../../control-plane/test/support/until';
-
-/** Polls `check` until it holds: the tasks are real processes, observed as they run. */
-const until = (check: () => boolean, ms = 15_000) => untilWithin(check, ms, 'the task condition');
+import { defined, until } from '@arbiter/test-support';
 
 /** The agent's record of a task (its state and its process), kept outside the sandbox. */
 const readTaskFile = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as { state: string; pid: number };

@@ -10,14 +10,12 @@ import { TaskRunner } from '@arbiter/agent';
 import { runDrfDemo } from '@arbiter/examples';
 import { type Offer, Scheduler, type StatusUpdate, type Subscribe } from '@arbiter/scheduler-sdk';
 import { freePort } from '../../src/database/database.embedded';
-import { defined, sleep, until as untilWithin } from '../support/until';
+import { principal } from '@arbiter/test-support';
+import { defined, sleep, until } from '../support/until';
 import { ADMIN_TOKEN } from '../support/app';
 import { apiClient, ok } from '../support/client';
 import { freshDatabase } from '../support/postgres';
 import { AgentProcess, type ControlPlaneProcess, spawnControlPlane } from '../support/process';
-
-/** Real processes take longer: 20 s unless said otherwise. */
-const until = (check: () => boolean | Promise<boolean>, ms = 20_000, what?: string) => untilWithin(check, ms, what);
 
 class Framework {
   readonly s: Scheduler;
@@ -110,7 +108,9 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
   it('runs the DRF example on a real agent: A 3 tasks, B 2, both at 2/3', async () => {
     agent1.start(master, ADMIN_TOKEN);
     await agentsUp(1);
-    const result = await runDrfDemo({ master, token: ADMIN_TOKEN, log: () => undefined, settleMs: 1500 });
+    // As a user runs it: with a framework principal's token.
+    const token = await principal({ url: master, token: ADMIN_TOKEN }, 'drf-demo', 'FRAMEWORK');
+    const result = await runDrfDemo({ master, token, log: () => undefined, settleMs: 1500 });
     expect(result).toEqual({ tasks: { A: 3, B: 2 }, dominantShares: { A: 0.667, B: 0.667 } });
     // The demo tears its frameworks down: their tasks are killed on the agent.
     await until(async () => (await tasksOf({ state: 'RUNNING' })).total === 0, 20_000, 'demo tasks killed');

@@ -14,9 +14,7 @@ import { ADMIN_TOKEN } from '../support/app';
 import { CuttableProxy, Launcher } from '../support/faults';
 import { freshDatabase } from '../support/postgres';
 import { AgentProcess, type ControlPlaneProcess, spawnControlPlane } from '../support/process';
-import { defined, until as untilWithin } from '../support/until';
-
-const until = (check: () => boolean | Promise<boolean>, ms = 30_000, what?: string) => untilWithin(check, ms, what);
+import { defined, until } from '../support/until';
 
 interface Health {
   role: 'leader' | 'standby';

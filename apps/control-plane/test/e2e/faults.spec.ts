@@ -16,9 +16,8 @@ import { ADMIN_TOKEN } from '../support/app';
 import { CuttableProxy, Launcher } from '../support/faults';
 import { freshDatabase } from '../support/postgres';
 import { AgentProcess, type ControlPlaneProcess, spawnControlPlane } from '../support/process';
-import { defined, sleep, until as untilWithin } from '../support/until';
+import { defined, sleep, until } from '../support/until';
 
-const until = (check: () => boolean | Promise<boolean>, ms = 30_000, what?: string) => untilWithin(check, ms, what);
 const TERMINAL = new Set(['FINISHED', 'FAILED', 'KILLED', 'LOST', 'ERROR', 'DROPPED', 'GONE', 'GONE_BY_OPERATOR', 'UNREACHABLE']);
 
 describe('faults: database outage, paused agent, restart, rogue agent', () => {

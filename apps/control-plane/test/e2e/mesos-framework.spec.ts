@@ -14,9 +14,8 @@ import { freePort } from '../../src/database/database.embedded';
 import { ADMIN_TOKEN } from '../support/app';
 import { freshDatabase } from '../support/postgres';
 import { AgentProcess, type ControlPlaneProcess, spawnControlPlane } from '../support/process';
-import { defined, until as untilWithin } from '../support/until';
+import { defined, until } from '../support/until';
 
-const until = (check: () => boolean | Promise<boolean>, what: string, ms = 30_000) => untilWithin(check, ms, what);
 const EXAMPLE = path.resolve(__dirname, '../../../../examples/mesos/shell-framework.js');
 
 interface Line {
@@ -144,7 +143,7 @@ describe('a Mesos framework on a third-party client, unchanged, on Arbiter', () 
     // A restart of the control plane: the framework subscribes again as itself and reconciles.
     expect(await cp.stop('SIGINT')).toBe(0);
     cp = await spawnControlPlane(env);
-    await until(() => f.events('subscribed').length === 2, `the framework to subscribe again:\n${f.output}`, 60_000);
+    await until(() => f.events('subscribed').length === 2, 60_000, `the framework to subscribe again:\n${f.output}`);
     expect(f.events('subscribed')[1].frameworkId).toBe(frameworkId);
     await until(
       () => f.events('update').some((l) => l.taskId?.includes('.service-1.') && l.reason === 'REASON_RECONCILIATION'),

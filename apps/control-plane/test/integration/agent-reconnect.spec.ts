@@ -44,7 +44,11 @@ it('reconnects and registers again after the control plane closed its connection
   const first = [...agents.sockets.keys()][0];
   agents.disconnectSockets(true);
   await until(() => agents.sockets.size === 1 && ![...agents.sockets.keys()].includes(first), 10_000, 'the agent connected again');
+  const id = agent.id;
   await until(async () => ((await t.request('GET', `/api/v1/agents/${agent.id}`)).body as { status: string }).status === 'REACHABLE');
+  // Registered again as the same agent, the only one the control plane knows.
+  expect(agent.id).toBe(id);
+  expect(((await t.request('GET', '/api/v1/agents')).body as { total: number }).total).toBe(1);
   await agent.stop();
 });
 

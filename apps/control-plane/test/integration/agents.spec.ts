@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { operations } from '@arbiter/contracts';
+import { mockFramework, mockOffer, mockTask } from '@arbiter/test-support/mocks';
 import { AgentStatus } from '../../src/agents/agent.entity';
 import { OfferEntity, OfferState, OutstandingOfferEntity } from '../../src/offers/offer.entity';
 import { TaskEntity, TaskState } from '../../src/tasks/task.entity';
-import { FrameworkEntity, FrameworkState } from '../../src/frameworks/framework.entity';
+import { FrameworkEntity } from '../../src/frameworks/framework.entity';
 import { seedAgent, startTestControlPlane, type TestControlPlane } from '../support/app';
 import { ok, refused } from '../support/client';
 import { anything, arrayContaining, stringContaining } from '../support/matchers';
@@ -118,35 +119,12 @@ describe('agents API', () => {
 
   it('drains a busy agent to DRAINING; refuses reactivation and a second drain until it is drained', async () => {
     await seedAgent(t.cp, { id: 'busy' });
-    const now = new Date();
-    await t.cp.dataSource.getRepository(FrameworkEntity).save({
-      id: 'fw1',
-      name: 'fw',
-      principal: null,
-      user: null,
-      roles: ['r'],
-      capabilities: [],
-      failoverTimeoutSeconds: 0,
-      hostname: null,
-      webuiUrl: null,
-      state: FrameworkState.ACTIVE,
-      suppressedRoles: [],
-      registeredAt: now,
-      disconnectedAt: null,
-      completedAt: null,
-    });
-    await t.cp.dataSource.getRepository(TaskEntity).save({
-      taskId: 't1',
-      frameworkId: 'fw1',
-      agentId: 'busy',
-      name: 't1',
-      role: 'r',
-      resources: [{ name: 'cpus', value: 1 }],
-      command: null,
-      state: TaskState.RUNNING,
-      createdAt: now,
-      updatedAt: now,
-    });
+    await t.cp.dataSource
+      .getRepository(FrameworkEntity)
+      .save(mockFramework({ id: 'fw1', name: 'fw', roles: ['r'], failoverTimeoutSeconds: 0 }));
+    await t.cp.dataSource
+      .getRepository(TaskEntity)
+      .save(mockTask({ taskId: 't1', frameworkId: 'fw1', agentId: 'busy', role: 'r', resources: [{ name: 'cpus', value: 1 }] }));
     // An empty body: markGone is optional on the wire (false), though the OpenAPI document marks it required.
     const r = await t.request('POST', '/api/v1/agents/busy/drain', {});
     expect(r.status).toBe(200);
@@ -167,68 +145,23 @@ describe('agents API', () => {
     await seedAgent(t.cp, { id: 'u1', hostname: 'usage-1', resources: 'cpus:8;mem:16384;disk:1000;ports:[31000-32000]' });
     await seedAgent(t.cp, { id: 'u2', hostname: 'usage-2' });
     const now = new Date();
-    await t.cp.dataSource.getRepository(FrameworkEntity).save({
-      id: 'fw-u',
-      name: 'fw',
-      principal: null,
-      user: null,
-      roles: ['r'],
-      capabilities: [],
-      failoverTimeoutSeconds: 0,
-      hostname: null,
-      webuiUrl: null,
-      state: FrameworkState.ACTIVE,
-      suppressedRoles: [],
-      registeredAt: now,
-      disconnectedAt: null,
-      completedAt: null,
-    });
-    const task = (taskId: string, state: TaskState, cpus: number) => ({
-      taskId,
-      frameworkId: 'fw-u',
-      agentId: 'u1',
-      name: taskId,
-      role: 'r',
-      resources: [
-        { name: 'cpus', value: cpus },
-        { name: 'mem', value: 1024 },
-      ],
-      command: null,
-      state,
-      createdAt: now,
-      updatedAt: now,
-    });
+    await t.cp.dataSource
+      .getRepository(FrameworkEntity)
+      .save(mockFramework({ id: 'fw-u', name: 'fw', roles: ['r'], failoverTimeoutSeconds: 0 }));
+    const task = (taskId: string, state: TaskState, cpus: number) =>
+      mockTask({ taskId, frameworkId: 'fw-u', agentId: 'u1', role: 'r', state, cpus, mem: 1024, createdAt: now });
     await t.cp.dataSource
       .getRepository(TaskEntity)
       .save([task('live-1', TaskState.RUNNING, 1), task('live-2', TaskState.STAGING, 0.5), task('done', TaskState.FINISHED, 4)]);
     const outstanding = randomUUID();
     await t.cp.dataSource.getRepository(OutstandingOfferEntity).save({ offerId: outstanding });
-    await t.cp.dataSource.getRepository(OfferEntity).save([
-      {
-        id: outstanding,
-        frameworkId: 'fw-u',
-        agentId: 'u1',
-        role: 'r',
-        resources: [{ name: 'cpus', value: 2 }],
-        state: OfferState.OUTSTANDING,
-        cycleId: null,
-        createdAt: now,
-        expiresAt: null,
-        closedAt: null,
-      },
-      {
-        id: randomUUID(),
-        frameworkId: 'fw-u',
-        agentId: 'u1',
-        role: 'r',
-        resources: [{ name: 'cpus', value: 3 }],
-        state: OfferState.DECLINED,
-        cycleId: null,
-        createdAt: now,
-        expiresAt: null,
-        closedAt: now,
-      },
-    ]);
+    const offer = { frameworkId: 'fw-u', agentId: 'u1', role: 'r', createdAt: now };
+    await t.cp.dataSource
+      .getRepository(OfferEntity)
+      .save([
+        mockOffer({ ...offer, id: outstanding, resources: [{ name: 'cpus', value: 2 }] }),
+        mockOffer({ ...offer, resources: [{ name: 'cpus', value: 3 }], state: OfferState.DECLINED, closedAt: now }),
+      ]);
     await ok(t.client.POST('/api/v1/reservations', { body: { agentId: 'u1', role: 'eng', resources: 'cpus:1;mem:2048' } }), 201);
     await ok(t.client.PUT('/api/v1/whitelist', { body: { hostnames: ['usage-1'] } }));
     await ok(

@@ -88,7 +88,9 @@ it('leaves resources named in the fair-sharing exclusions out of dominant shares
   ]);
   await cp.cp.app.get(Kernel).settled();
   // All the gpus, a tenth of the cpus and memory: a share of 0.1, not 1.
-  await until(() => Math.abs(cp.cp.app.get(ClusterState).allocator.shares().roles.ml - 0.1) < 1e-9, 10_000, 'the share of ml');
+  const share = () => cp.cp.app.get(ClusterState).allocator.shares().roles.ml;
+  await until(() => Math.abs(share() - 0.1) < 1e-9, 10_000, 'the share of ml');
+  expect(share()).toBeCloseTo(0.1, 9);
 });
 
 it('rescinds an offer left unanswered past the offer timeout and offers its resources again', async () => {

@@ -26,7 +26,11 @@ describe('authentication', () => {
   });
 
   it('accepts the admin token and records the admin as the actor', async () => {
-    await ok(t.client.GET('/api/v1/agents'));
+    expect((await ok(t.client.GET('/api/v1/agents'))).total).toBe(0);
+    expect((await ok(t.client.GET('/api/v1/whoami'))).principal).toBe('admin');
+    await ok(t.client.PUT('/api/v1/weights', { body: { weights: [{ role: 'auth-actor', weight: 2 }] } }));
+    const audit = await ok(t.client.GET('/api/v1/audit', { params: { query: { limit: 1 } } }));
+    expect(audit.items[0]).toMatchObject({ actor: 'admin', targetId: 'auth-actor' });
   });
 
   it('accepts Basic with the principal and one of its tokens, as Mesos clients authenticate', async () => {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { mockFramework, mockOffer, mockTask } from '@arbiter/test-support/mocks';
 import { AgentStatus, DrainState } from '../../src/agents/agent.entity';
 import { FrameworkEntity, FrameworkState } from '../../src/frameworks/framework.entity';
-import { OfferEntity, OfferState, OutstandingOfferEntity } from '../../src/offers/offer.entity';
+import { OfferEntity, OutstandingOfferEntity } from '../../src/offers/offer.entity';
 import { TaskEntity, TaskState } from '../../src/tasks/task.entity';
 import { seedAgent, startTestControlPlane, type TestControlPlane } from '../support/app';
 import { ok, refused } from '../support/client';
@@ -41,22 +42,7 @@ describe('cluster summary', () => {
     await seedAgent(t.cp, { id: 'c4', hostname: 'c-4', resources: 'cpus:2;mem:1024', activated: false });
     await t.cp.dataSource.getRepository('agents').update({ id: 'c4' }, { drainState: DrainState.DRAINING });
     const now = new Date();
-    const fw = (id: string, state: FrameworkState, roles: string[]) => ({
-      id,
-      name: `fw-${id}`,
-      principal: null,
-      user: null,
-      roles,
-      capabilities: [],
-      failoverTimeoutSeconds: 60,
-      hostname: null,
-      webuiUrl: null,
-      state,
-      suppressedRoles: [],
-      registeredAt: now,
-      disconnectedAt: state === FrameworkState.DISCONNECTED ? now : null,
-      completedAt: state === FrameworkState.COMPLETED ? now : null,
-    });
+    const fw = (id: string, state: FrameworkState, roles: string[]) => mockFramework({ id, state, roles, registeredAt: now });
     await t.cp.dataSource
       .getRepository(FrameworkEntity)
       .save([
@@ -64,21 +50,8 @@ describe('cluster summary', () => {
         fw('f2', FrameworkState.DISCONNECTED, ['ops']),
         fw('f3', FrameworkState.COMPLETED, ['ops']),
       ]);
-    const task = (taskId: string, agentId: string, state: TaskState, cpus: number) => ({
-      taskId,
-      frameworkId: 'f1',
-      agentId,
-      name: taskId,
-      role: 'eng/ml',
-      resources: [
-        { name: 'cpus', value: cpus },
-        { name: 'mem', value: 512 },
-      ],
-      command: null,
-      state,
-      createdAt: now,
-      updatedAt: now,
-    });
+    const task = (taskId: string, agentId: string, state: TaskState, cpus: number) =>
+      mockTask({ taskId, frameworkId: 'f1', agentId, role: 'eng/ml', state, cpus, mem: 512, createdAt: now });
     await t.cp.dataSource
       .getRepository(TaskEntity)
       .save([
@@ -89,18 +62,9 @@ describe('cluster summary', () => {
       ]);
     const outstanding = randomUUID();
     await t.cp.dataSource.getRepository(OutstandingOfferEntity).save({ offerId: outstanding });
-    await t.cp.dataSource.getRepository(OfferEntity).save({
-      id: outstanding,
-      frameworkId: 'f1',
-      agentId: 'c2',
-      role: 'eng/ml',
-      resources: [{ name: 'cpus', value: 1 }],
-      state: OfferState.OUTSTANDING,
-      cycleId: null,
-      createdAt: now,
-      expiresAt: null,
-      closedAt: null,
-    });
+    await t.cp.dataSource
+      .getRepository(OfferEntity)
+      .save(mockOffer({ id: outstanding, frameworkId: 'f1', agentId: 'c2', role: 'eng/ml', createdAt: now }));
     await ok(t.client.POST('/api/v1/reservations', { body: { agentId: 'c1', role: 'eng', resources: 'cpus:2;mem:2048' } }), 201);
     await ok(t.client.PUT('/api/v1/quota', { body: { quotas: [{ role: 'eng', guarantees: 'cpus:20' }], force: true } }));
     await ok(t.client.PUT('/api/v1/whitelist', { body: { hostnames: ['c-1', 'c-4'] } }));

@@ -757,7 +757,9 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     const offer = await f.nextOffer();
     await ok(t.client.POST('/api/v1/agents/{id}/deactivate', { params: { path: { id: ag.agentId ?? '' } } }));
     await until(() => f.rescinded.includes(offer.id));
+    expect(f.rescinded).toContain(offer.id);
     await ok(t.client.POST('/api/v1/agents/{id}/reactivate', { params: { path: { id: ag.agentId ?? '' } } }));
-    await f.nextOffer();
+    const again = await f.nextOffer();
+    expect([again.agentId, again.id === offer.id]).toEqual([ag.agentId, false]);
   });
 });

@@ -40,11 +40,6 @@ const client = (cp: TestControlPlane, auth: string | null = `Bearer ${ADMIN_TOKE
   closers.push(() => c.close());
   return c;
 };
-async function principal(cp: TestControlPlane, name: string, kind = 'FRAMEWORK'): Promise<string> {
-  expect((await cp.request('POST', '/api/v1/principals', { name, kind })).status).toBe(201);
-  const issued = await cp.request('POST', `/api/v1/principals/${name}/tokens`, { name: 'test' });
-  return (issued.body as { token: string }).token;
-}
 const info = (extra: Record<string, unknown> = {}) => ({ user: 'nobody', name: 'mesos-fw', role: 'analytics', ...extra });
 interface Offer {
   id: { value: string };
@@ -296,9 +291,9 @@ it('drops the tasks of an accept whose offers cannot be used, as Mesos does, and
 it('authenticates frameworks with Basic or Bearer, refuses anonymous ones unless allowed, and keeps principals apart', async () => {
   const cp = await start();
   await agent(cp, 'node-1', 'cpus:4;mem:4096');
-  const teamA = await principal(cp, 'team-a');
-  const teamB = await principal(cp, 'team-b');
-  const agentToken = await principal(cp, 'an-agent', 'AGENT');
+  const teamA = await cp.principal('team-a');
+  const teamB = await cp.principal('team-b');
+  const agentToken = await cp.principal('an-agent', 'AGENT');
 
   const anonymous = client(cp, null);
   expect(await anonymous.subscribe(info())).toBe(401);
@@ -433,7 +428,7 @@ it("serves Mesos's read-only endpoints for tooling: state, frameworks, slaves, r
   await until(() => offers(c).length > 0);
   await launch(c, offers(c)[0], 'svc-1');
   await until(() => updates(c).some((s) => s.state === 'TASK_RUNNING'));
-  const viewer = await principal(cp, 'viewer', 'VIEWER');
+  const viewer = await cp.principal('viewer', 'VIEWER');
   const get = async (route: string, auth: string | null = basic('viewer', viewer)) => {
     const r = await fetch(`${cp.cp.url}${route}`, { headers: auth ? { authorization: auth } : {}, redirect: 'manual' });
     return { status: r.status, headers: r.headers, body: r.status === 307 ? {} : ((await r.json()) as Record<string, unknown>) };

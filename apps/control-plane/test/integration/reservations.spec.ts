@@ -1,5 +1,6 @@
-import { TaskEntity, TaskState } from '../../src/tasks/task.entity';
-import { FrameworkEntity, FrameworkState } from '../../src/frameworks/framework.entity';
+import { mockFramework, mockTask } from '@arbiter/test-support/mocks';
+import { TaskEntity } from '../../src/tasks/task.entity';
+import { FrameworkEntity } from '../../src/frameworks/framework.entity';
 import { AgentStatus } from '../../src/agents/agent.entity';
 import { seedAgent, startTestControlPlane, type TestControlPlane } from '../support/app';
 import { ok } from '../support/client';
@@ -49,35 +50,12 @@ describe('reservations API', () => {
 
   it('reserves only what is free: not already reserved, not used by live tasks', async () => {
     // 8 cpus: 2 reserved for eng above; a task uses 3 more.
-    const now = new Date();
-    await t.cp.dataSource.getRepository(FrameworkEntity).save({
-      id: 'fw',
-      name: 'fw',
-      principal: null,
-      user: null,
-      roles: ['eng'],
-      capabilities: [],
-      failoverTimeoutSeconds: 0,
-      hostname: null,
-      webuiUrl: null,
-      state: FrameworkState.ACTIVE,
-      suppressedRoles: [],
-      registeredAt: now,
-      disconnectedAt: null,
-      completedAt: null,
-    });
-    await t.cp.dataSource.getRepository(TaskEntity).save({
-      taskId: 'busy',
-      frameworkId: 'fw',
-      agentId: 'a1',
-      name: 'busy',
-      role: 'other',
-      resources: [{ name: 'cpus', value: 3 }],
-      command: null,
-      state: TaskState.RUNNING,
-      createdAt: now,
-      updatedAt: now,
-    });
+    await t.cp.dataSource
+      .getRepository(FrameworkEntity)
+      .save(mockFramework({ id: 'fw', name: 'fw', roles: ['eng'], failoverTimeoutSeconds: 0 }));
+    await t.cp.dataSource
+      .getRepository(TaskEntity)
+      .save(mockTask({ taskId: 'busy', frameworkId: 'fw', agentId: 'a1', role: 'other', resources: [{ name: 'cpus', value: 3 }] }));
     const r = await refusedWithoutChange(t, reads, () =>
       t.client.POST('/api/v1/reservations', { body: { agentId: 'a1', role: 'ops', resources: 'cpus:4' } }),
     );
@@ -108,19 +86,16 @@ describe('reservations API', () => {
   it('refuses to unreserve while the role uses the reserved resources', async () => {
     await seedAgent(t.cp, { id: 'used', resources: 'cpus:4;mem:1024' });
     const res = await ok(t.client.POST('/api/v1/reservations', { body: { agentId: 'used', role: 'eng', resources: 'cpus:2' } }), 201);
-    const now = new Date();
-    await t.cp.dataSource.getRepository(TaskEntity).save({
-      taskId: 'on-reserved',
-      frameworkId: 'fw',
-      agentId: 'used',
-      name: 'x',
-      role: 'eng',
-      resources: [{ name: 'cpus', value: 1, reservation: 'eng' }],
-      command: null,
-      state: TaskState.RUNNING,
-      createdAt: now,
-      updatedAt: now,
-    });
+    await t.cp.dataSource.getRepository(TaskEntity).save(
+      mockTask({
+        taskId: 'on-reserved',
+        frameworkId: 'fw',
+        agentId: 'used',
+        name: 'x',
+        role: 'eng',
+        resources: [{ name: 'cpus', value: 1, reservation: 'eng' }],
+      }),
+    );
     const r = await refusedWithoutChange(t, reads, () => t.client.DELETE('/api/v1/reservations/{id}', reservation(res.id)));
     expect(r.status).toBe(409);
     expect(r.body.code).toBe('RESERVATION_IN_USE');

@@ -31,14 +31,6 @@ const GRANTS: Record<string, readonly string[]> = {
 let t: TestControlPlane;
 const tokens: Record<string, string> = {};
 
-async function principal(name: string, kind: string): Promise<string> {
-  const created = await t.request('POST', '/api/v1/principals', { name, kind });
-  expect(created.status).toBe(201);
-  const issued = await t.request('POST', `/api/v1/principals/${name}/tokens`, { name: 'test' });
-  expect(issued.status).toBe(201);
-  return (issued.body as { token: string }).token;
-}
-
 async function auditChanges(): Promise<number> {
   const all = await t.request('GET', '/api/v1/audit?limit=1');
   const denied = await t.request('GET', '/api/v1/audit?limit=1&action=access.denied');
@@ -62,7 +54,7 @@ function connect(namespace: string, token: string | undefined): Promise<{ socket
 
 beforeAll(async () => {
   t = await startTestControlPlane();
-  for (const kind of KINDS.filter((k) => k !== 'ADMIN')) tokens[kind] = await principal(kind.toLowerCase(), kind);
+  for (const kind of KINDS.filter((k) => k !== 'ADMIN')) tokens[kind] = await t.principal(kind.toLowerCase(), kind);
 });
 afterAll(() => t.close());
 
@@ -124,7 +116,7 @@ describe('authorization matrix (every REST operation of the OpenAPI document)', 
   });
 
   it('records refused calls in the audit log with the principal, rate-limited per principal', async () => {
-    const flooder = await principal('flooder', 'VIEWER');
+    const flooder = await t.principal('flooder', 'VIEWER');
     for (let i = 0; i < 30; i++) await t.request('PUT', '/api/v1/weights', { weights: [{ role: 'flood', weight: 2 }] }, { token: flooder });
     const denied = (await t.request('GET', '/api/v1/audit?limit=500&action=access.denied&actor=flooder')).body as {
       items: Array<{ actor: string; after: { what: string; reason: string } }>;
@@ -162,7 +154,7 @@ describe('principals and tokens', () => {
       code: 'PRINCIPAL_EXISTS',
     });
     expect((await t.request('POST', '/api/v1/principals', { name: 'x', kind: 'ROOT' })).body).toMatchObject({ code: 'VALIDATION_FAILED' });
-    const token = await principal('short-lived', 'VIEWER');
+    const token = await t.principal('short-lived', 'VIEWER');
     expect((await t.request('POST', '/api/v1/principals/short-lived/disable')).status).toBe(200);
     expect((await t.request('GET', '/api/v1/whoami', undefined, { token })).status).toBe(401);
     expect((await t.request('POST', '/api/v1/principals/short-lived/tokens', {})).body).toMatchObject({ code: 'PRINCIPAL_DISABLED' });
@@ -176,8 +168,8 @@ describe('ACLs', () => {
   let operator: string;
 
   beforeAll(async () => {
-    denied = await principal('op-denied', 'OPERATOR');
-    operator = await principal('op-allowed', 'OPERATOR');
+    denied = await t.principal('op-denied', 'OPERATOR');
+    operator = await t.principal('op-allowed', 'OPERATOR');
     agent = new ProtocolAgent(t.cp.url, tokens.AGENT, {
       hostname: 'acl-node',
       resources: [
@@ -291,8 +283,8 @@ describe('ACLs', () => {
   });
 
   it('checks register_frameworks, run_tasks and register_agents on the protocols', async () => {
-    const team = await principal('team-b', 'FRAMEWORK');
-    const agentB = await principal('agent-b', 'AGENT');
+    const team = await t.principal('team-b', 'FRAMEWORK');
+    const agentB = await t.principal('agent-b', 'AGENT');
     await t.request('PUT', '/api/v1/acls', {
       permissive: true,
       register_frameworks: [
@@ -345,7 +337,7 @@ describe('ACLs', () => {
 
 describe('view ACLs', () => {
   it('shows a viewer only the frameworks, tasks and roles its ACLs allow', async () => {
-    const limited = await principal('v-limited', 'VIEWER');
+    const limited = await t.principal('v-limited', 'VIEWER');
     const alice = new Scheduler({
       master: t.cp.url,
       token: tokens.FRAMEWORK,
@@ -474,7 +466,7 @@ describe('operator task kill', () => {
 
 describe('identity on the protocols', () => {
   it('refuses another principal’s framework id and a principal field that is not the token’s, leaving the victim untouched', async () => {
-    const attacker = await principal('attacker-fw', 'FRAMEWORK');
+    const attacker = await t.principal('attacker-fw', 'FRAMEWORK');
     const victim = new Scheduler({
       master: t.cp.url,
       token: tokens.FRAMEWORK,
@@ -504,7 +496,7 @@ describe('identity on the protocols', () => {
   });
 
   it('refuses another principal’s agent id, leaving the agent row and its session untouched', async () => {
-    const attacker = await principal('attacker-agent', 'AGENT');
+    const attacker = await t.principal('attacker-agent', 'AGENT');
     const real = new ProtocolAgent(t.cp.url, tokens.AGENT, { hostname: 'real-host', resources: [{ name: 'cpus', value: 2 }] });
     const agentId = await real.register();
     const evil = new ProtocolAgent(t.cp.url, attacker, { hostname: 'evil-host', resources: [{ name: 'cpus', value: 64 }] });
@@ -644,7 +636,7 @@ describe('identity on the protocols', () => {
   });
 
   it('closes the open sockets of a revoked token at once, and refuses it afterwards', async () => {
-    await principal('short-agent', 'AGENT');
+    await t.principal('short-agent', 'AGENT');
     const issued = (await t.request('POST', '/api/v1/principals/short-agent/tokens', {})).body as { id: string; token: string };
     const agent = new ProtocolAgent(t.cp.url, issued.token, { hostname: 'revoked-host', resources: [{ name: 'cpus', value: 1 }] });
     await agent.register();

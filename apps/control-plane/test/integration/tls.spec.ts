@@ -101,6 +101,7 @@ it('runs an agent and a framework over WSS with the CA, and a task on them', asy
   const offer = defined(offers.find((o) => o.hostname === 'tls-host'));
   await s.launch(offer, [{ taskId: 'over-tls', name: 'over-tls', command: { shell: 'true' }, resources: [{ name: 'cpus', value: 0.1 }] }]);
   await until(() => states.includes('FINISHED'));
+  expect(states).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
   s.close();
   await agent.stop();
 });

@@ -9,7 +9,7 @@ import type { Locator, Page } from 'playwright-core';
 import { type Offer, Scheduler } from '@arbiter/scheduler-sdk';
 import { ok } from '../../../control-plane/test/support/client';
 import { MesosClient } from '../../../control-plane/test/support/mesos-client';
-import { until } from '../../../control-plane/test/support/until';
+import { until } from '@arbiter/test-support';
 import { ADMIN_TOKEN, type BrowserCluster, screenshot, startBrowserCluster } from '../support/cluster';
 
 const HOST = 'dashboard-test-node';
@@ -108,9 +108,15 @@ describe('dashboard in a real browser', () => {
   it('shows the cluster on the overview: the agent capacity and the live connection', async () => {
     await page.goto(c.url('/'));
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
-    await waitForText(page, '.stat:has-text("agents reachable")', (t) => t.startsWith('1agents reachable of 1'), 'one reachable agent');
+    const reachable = await waitForText(
+      page,
+      '.stat:has-text("agents reachable")',
+      (t) => t.startsWith('1agents reachable of 1'),
+      'one reachable agent',
+    );
     await shown(page, '0 of 4 used (0%)');
-    await waitForText(page, '[data-testid=live-status]', (t) => t === 'Live', 'the event stream connected');
+    const live = await waitForText(page, '[data-testid=live-status]', (t) => t === 'Live', 'the event stream connected');
+    expect([reachable.slice(0, '1agents reachable of 1'.length), live]).toEqual(['1agents reachable of 1', 'Live']);
   });
 
   it('lists the agent with its resources, and shows its detail', async () => {
@@ -121,6 +127,7 @@ describe('dashboard in a real browser', () => {
     await page.getByRole('heading', { name: HOST }).waitFor();
     await shown(page, 'rack:r1');
     await shown(page, 'cpus:4;disk:10000;mem:4096;ports:[31000-31100]');
+    expect(page.url()).toMatch(/\/agents\/[^/?#]+/);
   });
 
   it('takes the agent off the whitelist after a confirmation, and puts it back', async () => {
@@ -289,12 +296,19 @@ describe('dashboard in a real browser', () => {
     await page.getByRole('table', { name: 'Offers of this cycle' }).getByRole('link', { name: 'live-share' }).waitFor();
     await page.getByRole('table', { name: 'Dominant shares' }).waitFor();
     await page.getByRole('heading', { name: 'Decision trace' }).waitFor();
+    expect(page.url()).toContain(`/allocations/${id}`);
   });
 
   it('answers "why did this framework (not) get offers?" in words', async () => {
     const fw = (await ok(c.t.client.GET('/api/v1/frameworks'))).items[0];
     await page.goto(c.url(`/frameworks/${fw.id}`));
-    await waitForText(page, '[data-testid=explain]', (t) => /It received \d+ offers? in the last/.test(t), 'the explanation');
+    const explanation = await waitForText(
+      page,
+      '[data-testid=explain]',
+      (t) => /It received \d+ offers? in the last/.test(t),
+      'the explanation',
+    );
+    expect(explanation).toMatch(/It received \d+ offers? in the last/);
   });
 
   it('shows a lost connection to the control plane and recovers from it by itself', async () => {
@@ -311,6 +325,7 @@ describe('dashboard in a real browser', () => {
       30_000,
       'agent and framework back',
     );
+    expect((await ok(c.t.client.GET('/api/v1/agents'))).items.at(0)?.status).toBe('REACHABLE');
     c.errors.length = 0; // requests made while the control plane was down failed, as they should
   });
 
