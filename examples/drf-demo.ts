@@ -4,6 +4,10 @@
  * long-running task per offer for as long as offers come and hands the rest back without a
  * filter, so DRF decides between them offer by offer. When it settles, A runs 3 tasks and B 2,
  * each at a dominant share of 2/3.
+ *
+ * It runs as frameworks do, with a FRAMEWORK principal's token, and reports only what its
+ * frameworks see: the tasks each has running (from its status updates) and, against the
+ * cluster's resources, the dominant share those tasks make.
  */
 import { Resources } from '@arbiter/allocator';
 import { type Offer, Scheduler } from '@arbiter/scheduler-sdk';
@@ -16,15 +20,28 @@ export interface DrfDemoResult {
 const DEMANDS = { A: { cpus: 1, mem: 4096 }, B: { cpus: 3, mem: 1024 } } as const;
 type Name = keyof typeof DEMANDS;
 
+/** The agent of the Mesos documentation's example: <9 cpus, 18 GB>. */
+export const DRF_DEMO_CLUSTER = { cpus: 9, mem: 18432 } as const;
+
+/** A task in one of these states holds its resources; in any other, it ended (or its agent is out of reach). */
+const HOLDING = new Set(['STAGING', 'STARTING', 'RUNNING', 'KILLING']);
+
 export async function runDrfDemo(options: {
   master: string;
+  /** A token the frameworks subscribe with: a FRAMEWORK principal's (or an admin's). */
   token: string;
+  /** The cluster's resources, for the dominant shares (default: the example's one agent). */
+  cluster?: Record<string, number>;
   log?: (line: string) => void;
   settleMs?: number;
+  /** Runs once it has settled, before its frameworks leave (their tasks still run). */
+  whileSettled?: (result: DrfDemoResult) => Promise<void>;
 }): Promise<DrfDemoResult> {
   const log = options.log ?? ((line: string) => console.log(line));
   const settleMs = options.settleMs ?? 3000;
+  const cluster = Resources.fromScalars(options.cluster ?? DRF_DEMO_CLUSTER);
   const running: Record<Name, number> = { A: 0, B: 0 };
+  const live: Record<Name, Set<string>> = { A: new Set(), B: new Set() };
   const ids: Partial<Record<Name, string>> = {};
   const schedulers: Scheduler[] = [];
   let lastChange: number;
@@ -43,7 +60,9 @@ export async function runDrfDemo(options: {
       schedulers.push(s);
       let n = 0;
       s.on('update', (u) => {
+        if (!HOLDING.has(u.state)) live[name].delete(u.taskId);
         if (u.state === 'RUNNING') {
+          live[name].add(u.taskId);
           running[name]++;
           lastChange = Date.now();
           log(`  ${name}: task ${u.taskId} RUNNING (A runs ${running.A}, B runs ${running.B})`);
@@ -74,22 +93,19 @@ export async function runDrfDemo(options: {
     while (Date.now() - lastChange < settleMs || running.A + running.B === 0) await new Promise((r) => setTimeout(r, 100));
     settled = true;
 
-    const res = await fetch(new URL('/api/v1/frameworks?limit=500', options.master), {
-      headers: { authorization: `Bearer ${options.token}` },
-    });
-    const body = (await res.json()) as { items: Array<{ id: string; dominantShare: number; activeTasks: number }> };
-    const of = (name: Name) => {
-      const fw = body.items.find((f) => f.id === ids[name]);
-      if (!fw) throw new Error(`framework ${name} is not listed by the control plane`);
-      return fw;
+    // What each framework runs, from its own status updates, and the dominant share it makes.
+    const share = (name: Name) => {
+      const n = live[name].size;
+      return Math.round(Math.max(...Object.entries(DEMANDS[name]).map(([r, v]) => (n * v) / cluster.get(r))) * 1000) / 1000;
     };
     const result: DrfDemoResult = {
-      tasks: { A: of('A').activeTasks, B: of('B').activeTasks },
-      dominantShares: { A: Math.round(of('A').dominantShare * 1000) / 1000, B: Math.round(of('B').dominantShare * 1000) / 1000 },
+      tasks: { A: live.A.size, B: live.B.size },
+      dominantShares: { A: share('A'), B: share('B') },
     };
     log(
       `settled: A runs ${result.tasks.A} tasks at a dominant share of ${result.dominantShares.A}, B runs ${result.tasks.B} at ${result.dominantShares.B}`,
     );
+    await options.whileSettled?.(result);
     return result;
   } finally {
     for (const s of schedulers) await s.teardown().catch(() => s.close());

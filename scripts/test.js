@@ -3,6 +3,9 @@
 // project once with a JSON report in reports/jest.json (read by .ci/run). Extra arguments go
 // to Jest, e.g. `npm test -- libs/allocator` or `npm test -- -t "quota"`. SKIP_TYPECHECK=1 and
 // SKIP_LINT=1 skip those steps while iterating.
+//
+// `--tier unit|integration|e2e` (`npm run test:unit`, ...) runs only that tier's Jest projects
+// (see jest.preset.js), without the type check and lint.
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 const fs = require('node:fs');
@@ -10,6 +13,13 @@ const fs = require('node:fs');
 const root = path.resolve(__dirname, '..');
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 const args = process.argv.slice(2);
+const tiers = [];
+for (let i = args.indexOf('--tier'); i >= 0; i = args.indexOf('--tier')) tiers.push(...args.splice(i, 2).slice(1));
+if (tiers.length) {
+  process.env.ARBITER_TEST_TIER = tiers.join(',');
+  process.env.SKIP_TYPECHECK ??= '1';
+  process.env.SKIP_LINT ??= '1';
+}
 
 if (!process.env.SKIP_TYPECHECK) {
   // The workspace, then the dashboard (its own settings: JSX, the DOM, bundler resolution).

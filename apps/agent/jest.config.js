@@ -1,1 +1,1 @@
-module.exports = { ...require('../../jest.preset.js'), displayName: 'agent', setupFilesAfterEnv: ['<rootDir>/test/jest-setup.ts'] };
+module.exports = require('../../jest.preset.js').tiered(__dirname, 'agent', { unit: {}, integration: {} });

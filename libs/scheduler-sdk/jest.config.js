@@ -1,1 +1,1 @@
-module.exports = { ...require('../../jest.preset.js'), displayName: 'scheduler-sdk' };
+module.exports = require('../../jest.preset.js').tiered(__dirname, 'scheduler-sdk', { unit: {} });

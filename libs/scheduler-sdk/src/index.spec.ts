@@ -8,6 +8,7 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FrameworkCalls, FrameworkEvents, Offer, StatusUpdate } from '@arbiter/contracts';
 import { type Namespace, Server, type Socket } from 'socket.io';
+import { until } from '@arbiter/test-support';
 import { Scheduler, SchedulerError } from './index';
 
 type Peer = Socket<FrameworkCalls, FrameworkEvents>;
@@ -135,12 +136,3 @@ describe('Scheduler', () => {
     expect(s.connected).toBe(false);
   });
 });
-
-/** Polls until `check` holds (the peers' messages arrive asynchronously). */
-async function until(check: () => boolean, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

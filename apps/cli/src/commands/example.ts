@@ -21,7 +21,7 @@ export function register(program: Command): void {
       const cp = await import('@arbiter/control-plane');
       const { Agent } = await import('@arbiter/agent');
       const { parseResources } = await import('@arbiter/allocator');
-      const { runDrfDemo } = await import('@arbiter/examples');
+      const { DRF_DEMO_CLUSTER, runDrfDemo } = await import('@arbiter/examples');
       const { default: pino } = await import('pino');
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-drf-demo-'));
       // Its agents' tasks run as another user, who must reach their sandboxes in here.
@@ -45,7 +45,7 @@ export function register(program: Command): void {
           master: controlPlane.url,
           token: await controlPlane.issueServiceToken('drf-demo-agent'),
           hostname: 'drf-demo-agent',
-          resources: parseResources('cpus:9;mem:18432').toJSON(),
+          resources: parseResources(`cpus:${DRF_DEMO_CLUSTER.cpus};mem:${DRF_DEMO_CLUSTER.mem}`).toJSON(),
           attributes: {},
           workDir: path.join(dir, 'agent'),
           killTasksOnExit: true,
@@ -54,7 +54,12 @@ export function register(program: Command): void {
         try {
           agent.start();
           console.log(`control plane ${controlPlane.url}; one agent of <9 cpus, 18 GB>`);
-          return await runDrfDemo({ master: controlPlane.url, token: await controlPlane.issueServiceToken('drf-demo', 'FRAMEWORK') });
+          // The frameworks' own token: they report what they see, not what only operators may read.
+          return await runDrfDemo({
+            master: controlPlane.url,
+            token: await controlPlane.issueServiceToken('drf-demo', 'FRAMEWORK'),
+            cluster: DRF_DEMO_CLUSTER,
+          });
         } finally {
           await agent.stop();
           await controlPlane.close();

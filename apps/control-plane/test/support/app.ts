@@ -1,6 +1,7 @@
 /** A real control plane on a fresh database, and a small HTTP client for its API. */
 import * as os from 'node:os';
 import { parseResources } from '@arbiter/allocator';
+import { principal } from '@arbiter/test-support';
 import { AgentEntity, AgentStatus } from '../../src/agents/agent.entity';
 import type { AppConfig } from '../../src/config/config.schema';
 import type { Clock } from '../../src/kernel/clock';
@@ -18,6 +19,8 @@ export interface TestControlPlane {
   client: ApiClient;
   /** A client calling with `token` (null: none). */
   clientAs(token: string | null): ApiClient;
+  /** Creates a principal of `kind` (FRAMEWORK unless told) as the admin and returns a token for it. */
+  principal(name: string, kind?: string): Promise<string>;
   /**
    * A request no typed client would send (bad JSON, a wrong content type, invalid values, an
    * unknown path); `body` is sent as JSON unless it is a string. Its answer's body is unknown.
@@ -80,6 +83,7 @@ export async function startTestControlPlane(
     databaseUrl,
     client: apiClient(cp.url, ADMIN_TOKEN),
     clientAs: (token) => apiClient(cp.url, token),
+    principal: (name, kind) => principal({ url: cp.url, token: ADMIN_TOKEN }, name, kind),
     request,
     stop: async () => {
       await cp.close();

@@ -1,0 +1,224 @@
+/**
+ * End to end with real processes: the control plane (`arbiter control-plane`), two agents
+ * (`arbiter agent`) running tasks as child processes, and frameworks on the scheduler SDK.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Resources } from '@arbiter/allocator';
+import { TaskRunner } from '@arbiter/agent';
+import { runDrfDemo } from '@arbiter/examples';
+import { type Offer, Scheduler, type StatusUpdate, type Subscribe } from '@arbiter/scheduler-sdk';
+import { freePort } from '../../src/database/database.embedded';
+import { principal } from '@arbiter/test-support';
+import { defined, sleep, until } from '../support/until';
+import { ADMIN_TOKEN } from '../support/app';
+import { apiClient, ok } from '../support/client';
+import { freshDatabase } from '../support/postgres';
+import { AgentProcess, type ControlPlaneProcess, spawnControlPlane } from '../support/process';
+
+class Framework {
+  readonly s: Scheduler;
+  readonly offers: Offer[] = [];
+  readonly updates: StatusUpdate[] = [];
+  readonly rescinded: string[] = [];
+  constructor(master: string, info: Subscribe) {
+    this.s = new Scheduler({ master, token: ADMIN_TOKEN, framework: info });
+    this.s.on('offers', (o) => this.offers.push(...o));
+    this.s.on('update', (u) => this.updates.push(u));
+    this.s.on('rescind', (id) => {
+      this.rescinded.push(id);
+      const i = this.offers.findIndex((o) => o.id === id);
+      if (i >= 0) this.offers.splice(i, 1);
+    });
+  }
+  async offerFrom(hostname: string, ms = 20_000): Promise<Offer> {
+    await until(() => this.offers.some((o) => o.hostname === hostname), ms, `an offer from ${hostname}`);
+    const i = this.offers.findIndex((o) => o.hostname === hostname);
+    return this.offers.splice(i, 1)[0];
+  }
+  states(taskId: string): string[] {
+    return this.updates.filter((u) => u.taskId === taskId).map((u) => u.state);
+  }
+}
+
+const task = (taskId: string, shell: string, resources: Record<string, number> = { cpus: 0.5, mem: 64 }) => ({
+  taskId,
+  name: taskId,
+  command: { shell },
+  resources: Resources.fromScalars(resources).toJSON(),
+});
+
+describe('end to end: control plane, two agents, SDK frameworks', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-e2e-'));
+  // Tasks run as nobody: their sandboxes, under the agents' work directories, must be reachable.
+  fs.chmodSync(dir, 0o711);
+  let db: { url: string; drop: () => Promise<void> } | undefined;
+  let port: number;
+  let cp: ControlPlaneProcess | undefined;
+  let master: string;
+  const agent1 = new AgentProcess('e2e-agent-1', path.join(dir, 'agent-1'), 'cpus:9;mem:18432');
+  const agent2 = new AgentProcess('e2e-agent-2', path.join(dir, 'agent-2'), 'cpus:4;mem:4096');
+  const frameworks: Framework[] = [];
+  const env = () => ({
+    DATABASE_URL: defined(db).url,
+    PORT: String(port),
+    ARBITER_ADMIN_TOKEN: ADMIN_TOKEN,
+    ARBITER_ALLOCATION_INTERVAL: '0.2',
+    ARBITER_AGENT_TIMEOUT: '4',
+  });
+  /** The REST API typed by the generated contracts, on the control plane running now (it restarts). */
+  const client = () => apiClient(master, ADMIN_TOKEN);
+  const tasksOf = (query: { frameworkId?: string; state?: 'RUNNING' }) => ok(client().GET('/api/v1/tasks', { params: { query } }));
+  const taskView = (id: string) => ok(client().GET('/api/v1/tasks/{id}', { params: { path: { id } } }));
+  const frameworkView = (id: string) => ok(client().GET('/api/v1/frameworks/{id}', { params: { path: { id } } }));
+  const agentsOf = (query: { status?: 'REACHABLE'; hostname?: string }) => ok(client().GET('/api/v1/agents', { params: { query } }));
+  const framework = async (info: Subscribe) => {
+    const f = new Framework(master, info);
+    frameworks.push(f);
+    await f.s.start();
+    return f;
+  };
+  const agentsUp = (n: number) =>
+    until(async () => (await agentsOf({ status: 'REACHABLE' })).total === n, 20_000, `${n} agents registered`);
+
+  beforeAll(async () => {
+    db = await freshDatabase();
+    port = await freePort();
+    cp = await spawnControlPlane(env());
+    master = cp.url;
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const f of frameworks) f.s.close();
+    await agent1.stop('SIGKILL');
+    await agent2.stop('SIGKILL');
+    // The tasks the killed agents left running go too (a restarted agent would find them).
+    for (const a of [agent1, agent2]) {
+      const runner = new TaskRunner(a.workDir, () => undefined, { diskCheckIntervalMs: 0 });
+      runner.recover();
+      await runner.killAll();
+      runner.close();
+    }
+    await cp?.stop('SIGKILL');
+    await db?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs the DRF example on a real agent: A 3 tasks, B 2, both at 2/3', async () => {
+    agent1.start(master, ADMIN_TOKEN);
+    await agentsUp(1);
+    // As a user runs it: with a framework principal's token.
+    const token = await principal({ url: master, token: ADMIN_TOKEN }, 'drf-demo', 'FRAMEWORK');
+    const result = await runDrfDemo({ master, token, log: () => undefined, settleMs: 1500 });
+    expect(result).toEqual({ tasks: { A: 3, B: 2 }, dominantShares: { A: 0.667, B: 0.667 } });
+    // The demo tears its frameworks down: their tasks are killed on the agent.
+    await until(async () => (await tasksOf({ state: 'RUNNING' })).total === 0, 20_000, 'demo tasks killed');
+    agent2.start(master, ADMIN_TOKEN);
+    await agentsUp(2);
+  }, 60_000);
+
+  it('respects a decline filter for its duration', async () => {
+    const f = await framework({ name: 'filterer', roles: ['e2e'] });
+    const first = await f.offerFrom('e2e-agent-2');
+    await f.s.decline(first.id, { refuseSeconds: 2 });
+    const t0 = Date.now();
+    await f.offerFrom('e2e-agent-2');
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1900);
+    await f.s.teardown();
+  }, 60_000);
+
+  it('suppresses and revives', async () => {
+    const f = await framework({ name: 'sleepy', roles: ['e2e'] });
+    await until(() => f.offers.length > 0);
+    await f.s.suppress();
+    await f.s.decline(
+      f.offers.splice(0).map((o) => o.id),
+      { refuseSeconds: 0 },
+    );
+    // Nothing is offered over several allocation intervals (0.2 s each) of the real process.
+    await sleep(800);
+    expect(f.offers).toHaveLength(0);
+    await f.s.revive();
+    await until(() => f.offers.length > 0);
+    await f.s.teardown();
+  }, 60_000);
+
+  it("reports several tasks side by side, each task's updates in order", async () => {
+    const f = await framework({ name: 'streams', roles: ['e2e'] });
+    const ids = ['s1', 's2', 's3', 's4'];
+    await f.s.launch(
+      await f.offerFrom('e2e-agent-2'),
+      ids.map((id) => task(id, 'exit 0', { cpus: 0.1, mem: 16 })),
+    );
+    await until(() => ids.every((id) => f.states(id).includes('FINISHED')), 20_000, 'every task FINISHED');
+    for (const id of ids) expect(f.states(id)).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
+    const tasks = (await tasksOf({ frameworkId: f.s.frameworkId })).items;
+    for (const t of tasks) expect((await taskView(t.id)).history?.map((h) => h.state)).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
+    await f.s.teardown();
+  }, 60_000);
+
+  it('kills a running task: the process ends and KILLED is reported', async () => {
+    const f = await framework({ name: 'killer', roles: ['e2e'] });
+    await f.s.launch(await f.offerFrom('e2e-agent-2'), [task('victim', 'echo $$ > pid; exec sleep 300')]);
+    await until(() => f.states('victim').includes('RUNNING'));
+    const pidFile = path.join(agent2.workDir, 'frameworks', defined(f.s.frameworkId), 'tasks', 'victim', 'pid');
+    await until(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() !== '');
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    await f.s.kill('victim');
+    await until(() => f.states('victim').includes('KILLED'));
+    expect(() => process.kill(pid, 0)).toThrow();
+    await f.s.teardown();
+  }, 60_000);
+
+  it('survives a control plane restart: agents re-register, running tasks are kept, no status update is lost; the framework fails over within its timeout', async () => {
+    const f = await framework({ name: 'steady', roles: ['e2e'], failoverTimeoutSeconds: 120 });
+    const id = defined(f.s.frameworkId);
+    const offer = await f.offerFrom('e2e-agent-2');
+    await f.s.launch(offer, [task('long', 'exec sleep 300'), task('brief', 'sleep 3; exit 0')]);
+    await until(() => f.states('long').includes('RUNNING') && f.states('brief').includes('RUNNING'));
+    expect(await defined(cp).stop('SIGTERM')).toBe(0);
+    // 'brief' finishes while the control plane is down; the agent keeps the update on disk.
+    const journal = path.join(dir, 'agent-2', 'updates');
+    const pendingStates = () =>
+      fs
+        .readdirSync(journal)
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => JSON.parse(fs.readFileSync(path.join(journal, f), 'utf8')) as { taskId: string; state: string });
+    await until(
+      () => pendingStates().some((u) => u.taskId === 'brief' && u.state === 'FINISHED'),
+      20_000,
+      "brief's FINISHED kept by the agent",
+    );
+    cp = await spawnControlPlane(env());
+    await agentsUp(2);
+    await until(() => f.states('brief').includes('FINISHED'), 30_000, 'FINISHED of brief delivered after the restart');
+    const tasks = (await tasksOf({ frameworkId: id })).items;
+    expect(Object.fromEntries(tasks.map((t) => [t.taskId, t.state]))).toEqual({ long: 'RUNNING', brief: 'FINISHED' });
+    const brief = await taskView(tasks.find((t) => t.taskId === 'brief')?.id ?? '');
+    expect(brief.history?.map((h) => h.state)).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
+    expect((await frameworkView(id)).state).toBe('ACTIVE');
+
+    // The framework itself goes away and comes back with its id: its task is still there.
+    f.s.close();
+    await until(async () => (await frameworkView(id)).state === 'DISCONNECTED');
+    const back = await framework({ name: 'steady', roles: ['e2e'], failoverTimeoutSeconds: 120, frameworkId: id });
+    expect(back.s.frameworkId).toBe(id);
+    await back.s.reconcile(['long']);
+    await until(() => back.states('long').includes('RUNNING'));
+    await back.s.teardown();
+  }, 120_000);
+
+  it('loses the tasks of an agent killed with SIGKILL and rescinds its offers', async () => {
+    const f = await framework({ name: 'witness', roles: ['e2e'] });
+    await f.s.launch(await f.offerFrom('e2e-agent-2'), [task('doomed', 'exec sleep 300')], { refuseSeconds: 0 });
+    await until(() => f.states('doomed').includes('RUNNING'));
+    const pending = await f.offerFrom('e2e-agent-2');
+    await agent2.stop('SIGKILL');
+    await until(() => f.rescinded.includes(pending.id), 20_000, 'offer rescinded');
+    await until(() => f.states('doomed').includes('LOST'), 20_000, 'task LOST');
+    const agents = (await agentsOf({ hostname: 'e2e-agent-2' })).items;
+    expect(agents[0].status).toBe('UNREACHABLE');
+    await f.s.teardown();
+  }, 60_000);
+});

@@ -1,0 +1,5 @@
+// End-to-end tests: real processes (agents, the CLI, control planes, Chromium) start and stop.
+require('../src/until').setUntilTimeout(30_000);
+jest.setTimeout(60_000);
+// Every test asserts something: waiting for a condition or not throwing is not a test.
+beforeEach(() => expect.hasAssertions());

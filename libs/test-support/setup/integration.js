@@ -1,0 +1,5 @@
+// Integration tests: a real PostgreSQL and a control plane in the test's own process.
+require('../src/until').setUntilTimeout(15_000);
+jest.setTimeout(30_000);
+// Every test asserts something: waiting for a condition or not throwing is not a test.
+beforeEach(() => expect.hasAssertions());

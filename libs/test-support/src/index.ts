@@ -1,0 +1,3 @@
+export { defined, setUntilTimeout, until } from './until';
+export { type AdvancingClock, never } from './never';
+export { principal } from './principal';

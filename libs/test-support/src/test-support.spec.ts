@@ -1,0 +1,64 @@
+import { defined, never, setUntilTimeout, until } from './index';
+
+/** A clock whose timers fire when `advance` reaches them (what the control plane's ManualClock does). */
+class StepClock {
+  now = 0;
+  readonly timers: Array<{ at: number; fn: () => void }> = [];
+  advance(ms: number): Promise<void> {
+    this.now += ms;
+    for (const t of this.timers.filter((x) => x.at <= this.now)) {
+      this.timers.splice(this.timers.indexOf(t), 1);
+      t.fn();
+    }
+    return Promise.resolve();
+  }
+}
+
+describe('never', () => {
+  it('passes when the condition stays false over the whole span, moving only injected time', async () => {
+    const clock = new StepClock();
+    let fired = false;
+    clock.timers.push({ at: 5_000, fn: () => (fired = true) });
+    const started = Date.now();
+    await never(clock, () => fired, 4_999, { what: 'the timer' });
+    expect(clock.now).toBe(4_999);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('fails, naming the condition and when it happened, as soon as it holds', async () => {
+    const clock = new StepClock();
+    let fired = false;
+    clock.timers.push({ at: 300, fn: () => (fired = true) });
+    await expect(never(clock, () => fired, 1_000, { step: 100, what: 'the timer' })).rejects.toThrow(
+      'the timer happened after 300 ms, expected never within 1000 ms',
+    );
+    expect(clock.now).toBe(300);
+  });
+});
+
+describe('until', () => {
+  it('resolves once the condition holds, given as (check, ms, what) or (check, what)', async () => {
+    let n = 0;
+    await until(() => ++n === 3, 1_000, 'the third poll');
+    expect(n).toBe(3);
+    await until(() => ++n === 5, 'the fifth poll');
+    expect(n).toBe(5);
+  });
+
+  it("fails naming what it awaited and for how long, by default for the tier's bound", async () => {
+    await expect(until(() => false, 50, 'nothing')).rejects.toThrow('nothing not met within 50 ms');
+    setUntilTimeout(40);
+    try {
+      await expect(until(() => Promise.resolve(false), 'nothing at all')).rejects.toThrow(/^nothing at all not met within 40 ms$/);
+    } finally {
+      setUntilTimeout(5_000);
+    }
+  });
+});
+
+describe('defined', () => {
+  it('passes a value through and fails on a missing one', () => {
+    expect(defined(0)).toBe(0);
+    expect(() => defined(undefined, 'the framework id')).toThrow('the framework id is missing');
+  });
+});
