@@ -1,1 +1,12 @@
-export * from './resources';
+export {
+  isReservationUsableBy,
+  MAX_SCALAR,
+  type Range,
+  type ResourceEntry,
+  type ResourceKind,
+  ResourceParseError,
+  type ResourceType,
+  toMilli,
+} from './piece';
+export { Resources } from './resources';
+export { parseResources, parseResourcesInput, resourcesFromJSON } from './parse';

@@ -1,4 +1,4 @@
-import { parseResources, parseResourcesInput, ResourceParseError, Resources, resourcesFromJSON } from './resources';
+import { parseResources, parseResourcesInput, ResourceParseError, Resources, resourcesFromJSON } from '.';
 
 describe('parseResources (Mesos text form)', () => {
   it.each([

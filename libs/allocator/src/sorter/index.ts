@@ -1,1 +1,4 @@
-export * from './drf-sorter';
+export { ArrayCursor, type SortCursor } from './cursors';
+export { DRFSorter } from './drf-sorter';
+export type { MilliQuantities } from './node';
+export { SorterPool } from './pool';
