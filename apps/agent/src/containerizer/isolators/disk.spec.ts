@@ -1,0 +1,32 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { diskUsage, DiskUsage } from './disk';
+
+describe('disk/du isolator', () => {
+  let sandbox: string;
+  beforeEach(() => {
+    sandbox = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-du-'));
+    fs.mkdirSync(path.join(sandbox, 'a', 'b'), { recursive: true });
+    fs.writeFileSync(path.join(sandbox, 'a', 'b', 'big'), Buffer.alloc(3 * 1024 * 1024, 1));
+    fs.symlinkSync('/usr', path.join(sandbox, 'link'));
+  });
+  afterEach(() => fs.rmSync(sandbox, { recursive: true, force: true }));
+
+  it('counts allocated blocks, nested folders included, symlinks not followed', () => {
+    const used = diskUsage(sandbox);
+    expect(used).toBeGreaterThanOrEqual(3 * 1024 * 1024);
+    expect(used).toBeLessThan(4 * 1024 * 1024);
+  });
+
+  it('reports a sandbox over its disk, and nothing for one within it or without a limit', () => {
+    const du = new DiskUsage();
+    const container = (diskBytes?: number) => ({ name: 'c', sandbox, limits: { pids: 1, diskBytes } });
+    expect(du.watch(container())).toBeUndefined();
+    expect(du.watch(container(4 * 1024 * 1024))).toBeUndefined();
+    expect(du.watch(container(2 * 1024 * 1024))).toEqual({
+      reason: 'REASON_CONTAINER_LIMITATION_DISK',
+      message: 'disk limit exceeded: the sandbox uses 3 MB of 2 MB',
+    });
+  });
+});
