@@ -24,12 +24,25 @@ export interface AgentOptions {
   killTasksOnExit?: boolean;
   /** PEM certificate(s) to trust for an https:// master (a private CA), besides the system's. */
   ca?: string;
-  /** How tasks run: their default OS user, pids limit, disk checks (see TaskRunnerOptions). */
+  /** How tasks run: their default OS user, pids limit, disk checks, sandbox directory (see TaskRunnerOptions). */
   tasks?: TaskRunnerOptions;
+  /**
+   * Free space the agent keeps on its work directory's filesystem for its journal and
+   * checkpoints (default 32 MiB): below it, launches are refused (DROPPED) rather than started
+   * with nowhere to record them.
+   */
+  workDirReserveBytes?: number;
   logger?: Logger;
 }
 
 export const AGENT_VERSION = '0.1.0';
+const DEFAULT_WORK_DIR_RESERVE = 32 * 1024 * 1024;
+
+/** What the agent can say of itself: problems that keep it from running new tasks. */
+export interface AgentHealth {
+  ok: boolean;
+  problems: string[];
+}
 
 export class Agent {
   readonly log: Logger;
@@ -51,7 +64,10 @@ export class Agent {
       },
     );
     this.updates = new StatusUpdates(new UpdateJournal(path.join(options.workDir, 'updates')), this.session, this.log);
-    this.tasks = new TaskRunner(options.workDir, (e) => this.updates.record(e), options.tasks);
+    this.tasks = new TaskRunner(options.workDir, (e) => this.updates.record(e), {
+      onError: (message, err) => this.log.error({ err: err.message }, message),
+      ...options.tasks,
+    });
     const { isolator } = this.tasks;
     if (isolator.mode === 'posix')
       this.log.warn(
@@ -62,8 +78,36 @@ export class Agent {
 
   /** Recovers checkpointed tasks, then connects. */
   start(): void {
-    this.tasks.recover();
+    this.recover();
     this.session.connect();
+  }
+
+  /** Finds the tasks of an earlier run again, taking the ends it journaled but did not checkpoint. */
+  recover(): void {
+    this.tasks.recover(this.updates.lastStates());
+  }
+
+  /**
+   * Whether the agent can take new tasks: room on its work directory for its records, and a
+   * journal that takes updates. Logged when a launch is refused; the control plane has no place
+   * for it in today's messages.
+   */
+  health(): AgentHealth {
+    const problems: string[] = [];
+    const reserve = this.options.workDirReserveBytes ?? DEFAULT_WORK_DIR_RESERVE;
+    try {
+      const st = fs.statfsSync(this.options.workDir);
+      const free = st.bavail * st.bsize;
+      if (free < reserve)
+        problems.push(
+          `its work directory ${this.options.workDir} has ${mib(free)} free, under the ${mib(reserve)} it keeps for its journal and checkpoints`,
+        );
+    } catch (err) {
+      problems.push(`its work directory ${this.options.workDir} cannot be read: ${(err as Error).message}`);
+    }
+    const failure = this.updates.journalFailure;
+    if (failure) problems.push(`its status update journal cannot be written: ${failure.message}`);
+    return { ok: problems.length === 0, problems };
   }
 
   get id(): string | undefined {
@@ -110,7 +154,16 @@ export class Agent {
     if (!msg.ok) return ack?.({ ok: false, error: msg.error });
     if (this.tasks.has(msg.value.frameworkId, msg.value.task.taskId))
       return ack?.({ ok: false, error: { code: 'DUPLICATE_TASK', message: `task ${msg.value.task.taskId} is already running here` } });
-    this.log.info({ frameworkId: msg.value.frameworkId, taskId: msg.value.task.taskId }, 'launching task');
+    const { frameworkId, task } = msg.value;
+    const health = this.health();
+    if (!health.ok) {
+      // Refused, and said so with the task's update (the control plane sends launches unacknowledged).
+      const message = `the agent cannot take tasks now: ${health.problems.join('; ')}`;
+      this.log.error({ frameworkId, taskId: task.taskId }, message);
+      this.updates.record({ frameworkId, taskId: task.taskId, state: 'DROPPED', reason: 'REASON_CONTAINER_LAUNCH_FAILED', message });
+      return ack?.({ ok: true });
+    }
+    this.log.info({ frameworkId, taskId: task.taskId }, 'launching task');
     this.tasks.launch(msg.value);
     ack?.({ ok: true });
   }
@@ -131,3 +184,5 @@ export class Agent {
     this.session.stop();
   }
 }
+
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;

@@ -7,3 +7,4 @@ export { diskUsage } from './containerizer/isolators/disk';
 export { residentByGroup } from './containerizer/isolators/memory';
 export { processStartTicks, TASK_PATH } from './containerizer/launcher';
 export * from './containerizer/users';
+export { sandboxOf } from './containerizer/sandbox';

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { Isolator } from '../src/containerizer/isolators/cgroups';
 import { type TaskEvent, TaskRunner } from '../src/executors/task-runner';
 import { defined, until as untilWithin } from '../../control-plane/test/support/until';
+import { turnsDuring } from './support/event-loop';
 
 /** Polls `check` until it holds: the tasks are real processes, observed as they run. */
 const until = (check: () => boolean, ms = 15_000) => untilWithin(check, ms, 'the task condition');
@@ -318,11 +319,25 @@ describe('task isolation (as root, with cgroups)', () => {
       ],
     });
     await until(() => fs.existsSync(path.join(runner.sandboxOf('fw', 'filler'), 'done')));
-    runner.checkDisk();
+    await runner.checkDisk();
     await until(() => states('filler').includes('FAILED'));
     expect(last('filler')?.reason).toBe('REASON_CONTAINER_LIMITATION_DISK');
     expect(last('filler')?.message).toMatch(/uses 1[12] MB of 5 MB/);
   });
+
+  it('measures a sandbox of 20,000 files while its event loop keeps turning', async () => {
+    launch('fw', 'many', 'mkdir many && cd many && seq 1 20000 | xargs touch && touch "$ARBITER_SANDBOX/done"; sleep 100', {
+      resources: [
+        { name: 'cpus', value: 1 },
+        { name: 'disk', value: 1000 },
+      ],
+    });
+    await until(() => fs.existsSync(path.join(runner.sandboxOf('fw', 'many'), 'done')), 60_000);
+    // A blocking walk would let the event loop turn once at most.
+    const { turns } = await turnsDuring(() => runner.checkDisk());
+    expect(turns).toBeGreaterThan(20_000 / 128);
+    expect(states('many')).toEqual(['STARTING', 'RUNNING']);
+  }, 90_000);
 
   it('removes, at start, the cgroups of tasks it has no record of (an agent killed before it could), and their processes', async () => {
     launch('fw', 'orphan', 'sleep 600');

@@ -6,6 +6,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TaskSpec } from '@arbiter/contracts';
 import { Isolator, type TaskCgroup } from './isolators/cgroups';
@@ -23,7 +24,12 @@ export interface ContainerizerOptions {
   pidsLimit?: number;
   /** The isolation to use (default: detected). */
   isolator?: Isolator;
-  /** Where sandboxes go when the task user cannot reach the work directory (default /var/lib/arbiter). */
+  /**
+   * Where sandboxes go (default: the work directory). On a filesystem of its own, tasks cannot
+   * fill the one the agent keeps its journal and checkpoints on.
+   */
+  sandboxDir?: string;
+  /** Where sandboxes go when the task user cannot reach the sandbox directory (default /var/lib/arbiter). */
   fallbackSandboxRoot?: string;
 }
 
@@ -51,7 +57,12 @@ export class Containerizer {
     this.pidsLimit = options.pidsLimit ?? DEFAULT_PIDS_LIMIT;
     this.taskUser = options.taskUser ?? (this.self === 0 ? 'nobody' : (process.env.USER ?? String(this.self)));
     const user = this.self === 0 ? this.users.lookup(this.taskUser) : null;
-    this.sandboxes = new Sandboxes(workDir, user, options.fallbackSandboxRoot ?? '/var/lib/arbiter');
+    const sandboxDir = options.sandboxDir ?? workDir;
+    if (sandboxDir !== workDir) {
+      fs.mkdirSync(sandboxDir, { recursive: true });
+      fs.chmodSync(sandboxDir, 0o711);
+    }
+    this.sandboxes = new Sandboxes(sandboxDir, user, options.fallbackSandboxRoot ?? '/var/lib/arbiter');
   }
 
   /** The OS user a task may run as, or why it may not. */

@@ -1,14 +1,20 @@
 /**
- * Sandboxes: one folder per task (`<root>/frameworks/<framework>/tasks/<task>/`), owned by the
- * task's user, mode 0700, its parents only passable. The root is the work directory when the
- * task user can reach it, else a place of its own (like the embedded database's data).
+ * Sandboxes: one folder per task (`<root>/frameworks/<hash>/tasks/<hash>/`, see names.ts), owned
+ * by the task's user, mode 0700, its parents only passable. The root is the sandbox directory
+ * (the work directory unless the operator places it elsewhere) when the task user can reach it,
+ * else a place of its own (like the embedded database's data).
  */
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EXIT_STATUS_FILE } from './launcher';
 import { type OsUser, reachableBy } from './users';
-import { safe } from './names';
+import { hiddenName, safe } from './names';
+
+/** A task's sandbox under `root` (a sandbox directory): hashed names, so its path reveals no id. */
+export function sandboxOf(root: string, frameworkId: string, taskId: string): string {
+  return path.join(root, 'frameworks', hiddenName(frameworkId), 'tasks', hiddenName(frameworkId, taskId));
+}
 
 export class Sandboxes {
   /** Where sandboxes live: the work directory, or a place the task user can reach. */
@@ -29,9 +35,12 @@ export class Sandboxes {
   }
 
   pathOf(frameworkId: string, taskId: string): string {
-    const dir = path.join(this.root, 'frameworks', safe(frameworkId), 'tasks', safe(taskId));
-    if (!dir.startsWith(path.join(this.root, 'frameworks') + path.sep)) throw new Error(`task id '${taskId}' leaves the sandboxes`);
-    return dir;
+    return sandboxOf(this.root, frameworkId, taskId);
+  }
+
+  /** Where an agent before hashed names put a task's sandbox (a task it checkpointed then is found there). */
+  legacyPathOf(frameworkId: string, taskId: string): string {
+    return path.join(this.root, 'frameworks', safe(frameworkId), 'tasks', safe(taskId));
   }
 
   /** The sandbox, owned by the task's user and closed to everyone else; its parents only passable. */

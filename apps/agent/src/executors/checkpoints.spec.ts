@@ -26,10 +26,21 @@ describe('task checkpoints', () => {
     expect(
       again
         .readAll()
-        .map((c) => `${c.spec.taskId}:${c.state}`)
+        .map(({ cp }) => `${cp.spec.taskId}:${cp.state}`)
         .sort(),
     ).toEqual(['a:RUNNING', 'b:FINISHED']);
     expect(fs.statSync(path.join(dir, 'checkpoints')).mode & 0o777).toBe(0o700);
     expect(fs.statSync(cps.fileOf('fw', 'a')).mode & 0o777).toBe(0o600);
+  });
+
+  it('names records readably and within any file name limit, whatever the ids', () => {
+    const cps = new TaskCheckpoints(dir);
+    const long = 'x'.repeat(255);
+    cps.write({ ...record(long, 'RUNNING'), frameworkId: long });
+    const file = cps.fileOf(long, long);
+    expect(path.basename(file)).toMatch(/^x{40}-[0-9a-f]{16}\.json$/);
+    expect(cps.fileOf('fw', 'a/../b')).toMatch(/\/fw-[0-9a-f]{16}\/a_\.\._b-[0-9a-f]{16}\.json$/);
+    expect(cps.fileOf('fw', 'a')).not.toBe(cps.fileOf('fw', 'a_'));
+    expect(cps.readAll().map(({ cp }) => cp.spec.taskId)).toEqual([long]);
   });
 });

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TaskSpec, TaskState } from '@arbiter/contracts';
 import type { TaskCgroup } from '../containerizer/isolators/cgroups';
-import { safe } from '../containerizer/names';
+import { fileName } from '../containerizer/names';
 
 export interface Checkpoint {
   frameworkId: string;
@@ -19,6 +19,8 @@ export interface Checkpoint {
   /** The OS user it runs as. */
   user?: string;
   cgroup?: TaskCgroup;
+  /** Its sandbox (absent in records of agents before hashed sandbox names). */
+  sandbox?: string;
 }
 
 export class TaskCheckpoints {
@@ -30,28 +32,28 @@ export class TaskCheckpoints {
     fs.chmodSync(this.dir, 0o700);
   }
 
-  /** Where a task's record is kept. */
+  /** Where a task's record is kept: names of bounded length whatever the ids (see names.ts). */
   fileOf(frameworkId: string, taskId: string): string {
-    return path.join(this.dir, safe(frameworkId), `${safe(taskId)}.json`);
+    return path.join(this.dir, fileName(frameworkId), `${fileName(taskId)}.json`);
   }
 
-  /** Replaces the task's record atomically. */
-  write(cp: Checkpoint): void {
-    const file = this.fileOf(cp.frameworkId, cp.spec.taskId);
+  /** Replaces the task's record atomically (in `file`, where a recovered record was found). */
+  write(cp: Checkpoint, file = this.fileOf(cp.frameworkId, cp.spec.taskId)): void {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     fs.writeFileSync(file + '.tmp', JSON.stringify(cp), { mode: 0o600 });
     fs.renameSync(file + '.tmp', file);
   }
 
   /** Every record that can be read (one left half-written by a crash is skipped: its rename never happened). */
-  readAll(): Checkpoint[] {
-    const out: Checkpoint[] = [];
+  readAll(): Array<{ file: string; cp: Checkpoint }> {
+    const out: Array<{ file: string; cp: Checkpoint }> = [];
     for (const fw of fs.readdirSync(this.dir)) {
       const dir = path.join(this.dir, fw);
       if (!fs.statSync(dir).isDirectory()) continue;
       for (const t of fs.readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+        const file = path.join(dir, t);
         try {
-          out.push(JSON.parse(fs.readFileSync(path.join(dir, t), 'utf8')) as Checkpoint);
+          out.push({ file, cp: JSON.parse(fs.readFileSync(file, 'utf8')) as Checkpoint });
         } catch {
           continue;
         }

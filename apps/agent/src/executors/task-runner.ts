@@ -13,30 +13,19 @@ import { Containerizer, type ContainerizerOptions } from '../containerizer/conta
 import type { Isolator, TaskCgroup } from '../containerizer/isolators/cgroups';
 import type { Container, Limitation } from '../containerizer/isolators/isolator';
 import { LaunchError, processStartTicks } from '../containerizer/launcher';
-import { safe } from '../containerizer/names';
-import { type Checkpoint, TaskCheckpoints } from './checkpoints';
+import { hiddenName } from '../containerizer/names';
+import { TaskCheckpoints } from './checkpoints';
+import { LaunchFailure, limitsOf, type RunningTask, type TaskEvent } from './task';
 
-export interface TaskEvent {
-  frameworkId: string;
-  taskId: string;
-  state: TaskState;
-  reason?: string;
-  message?: string;
-}
-
-interface RunningTask extends Omit<Checkpoint, 'pid' | 'cgroup'> {
-  container: Container;
-  child?: ChildProcess;
-  /** Why the agent is ending it: set before it signals the group. */
-  ending?: { state: TaskState; reason: string; message: string };
-  killTimer?: NodeJS.Timeout;
-  /** Called once the task has ended (see killAll). */
-  onEnded?: Array<() => void>;
-}
+export type { TaskEvent } from './task';
 
 export interface TaskRunnerOptions extends ContainerizerOptions {
   /** How often disk use is measured (0: never). */
   diskCheckIntervalMs?: number;
+  /** Told what the runner could not record (a checkpoint it could not write, say): it goes on without. */
+  onError?: (message: string, err: Error) => void;
+  /** For tests: points where a crash must leave a state a restarted agent recovers from. */
+  faults?: { beforeTerminalCheckpoint?: (frameworkId: string, taskId: string) => void };
 }
 
 const MEMORY_POLL_MS = 250;
@@ -53,11 +42,12 @@ export class TaskRunner {
   /** Whether disk use is measured (and enforced). */
   readonly diskChecked: boolean;
   private readonly checkpoints: TaskCheckpoints;
+  private diskCheck?: Promise<void>;
 
   constructor(
     workDir: string,
     private readonly report: (event: TaskEvent) => void,
-    options: TaskRunnerOptions = {},
+    private readonly options: TaskRunnerOptions = {},
   ) {
     fs.mkdirSync(workDir, { recursive: true });
     // Others may pass through the work directory to their sandboxes, not list or change it.
@@ -69,7 +59,7 @@ export class TaskRunner {
     const diskEvery = options.diskCheckIntervalMs ?? DEFAULT_DISK_CHECK_MS;
     this.diskChecked = diskEvery > 0;
     if (diskEvery > 0) {
-      this.diskMonitor = setInterval(() => this.checkDisk(), diskEvery);
+      this.diskMonitor = setInterval(() => void this.checkDisk(), diskEvery);
       this.diskMonitor.unref();
     }
   }
@@ -115,36 +105,42 @@ export class TaskRunner {
     return !!t && !terminal(t.state);
   }
 
+  /** Launches the task; whatever fails on the way, it ends FAILED with a reason (never an exception). */
   launch(msg: LaunchTask): void {
-    const userName = msg.task.user ?? this.taskUser;
     const task: RunningTask = {
       frameworkId: msg.frameworkId,
       spec: msg.task,
       memLimitBytes: msg.memLimitBytes,
       state: 'STARTING',
-      user: userName,
+      user: msg.task.user ?? this.taskUser,
       container: this.containerOf(msg.frameworkId, msg.task, msg.memLimitBytes),
     };
     this.tasks.set(key(msg.frameworkId, msg.task.taskId), task);
     this.emit(task, 'STARTING');
-    const found = this.containerizer.userOf(userName);
-    if ('problem' in found) {
-      this.checkpoint(task);
-      this.finish(task, 'FAILED', 'REASON_TASK_USER_INVALID', found.problem);
-      return;
+    try {
+      this.start(task);
+    } catch (e) {
+      const failed =
+        e instanceof LaunchFailure
+          ? e
+          : new LaunchFailure('REASON_CONTAINER_LAUNCH_FAILED', `could not launch the task: ${(e as Error).message}`);
+      this.finish(task, 'FAILED', failed.reason, failed.message);
     }
+  }
+
+  private start(task: RunningTask): void {
+    const found = this.containerizer.userOf(task.user ?? this.taskUser);
+    if ('problem' in found) throw new LaunchFailure('REASON_TASK_USER_INVALID', found.problem);
     const { user } = found;
     try {
       this.containerizer.prepare(task.container, user);
       this.checkpoint(task);
     } catch (e) {
-      this.checkpoint(task);
-      this.finish(task, 'FAILED', 'REASON_COMMAND_EXECUTOR_FAILED', `could not prepare the task: ${(e as Error).message}`);
-      return;
+      throw new LaunchFailure('REASON_COMMAND_EXECUTOR_FAILED', `could not prepare the task: ${(e as Error).message}`);
     }
     let child: ChildProcess;
     try {
-      const launched = this.containerizer.launch(task.container, user, msg.frameworkId, msg.task);
+      const launched = this.containerizer.launch(task.container, user, task.frameworkId, task.spec);
       child = launched.child;
       if (launched.isolationError)
         task.ending = {
@@ -153,9 +149,8 @@ export class TaskRunner {
           message: `could not isolate the task: ${launched.isolationError.message}`,
         };
     } catch (e) {
-      if (!(e instanceof LaunchError)) throw e;
-      this.finish(task, 'FAILED', 'REASON_COMMAND_EXECUTOR_FAILED', e.message);
-      return;
+      if (e instanceof LaunchError) throw new LaunchFailure('REASON_COMMAND_EXECUTOR_FAILED', e.message);
+      throw e;
     }
     task.child = child;
     child.once('error', (e) => this.finish(task, 'FAILED', 'REASON_COMMAND_EXECUTOR_FAILED', `could not start the task: ${e.message}`));
@@ -164,24 +159,17 @@ export class TaskRunner {
       task.container.pid = child.pid;
       task.startTicks = child.pid ? processStartTicks(child.pid) : undefined;
       task.state = 'RUNNING';
-      this.checkpoint(task);
+      this.tryCheckpoint(task);
       this.emit(task, 'RUNNING');
     });
     child.once('exit', (code, signal) => this.exited(task, code, signal));
   }
 
   private containerOf(frameworkId: string, spec: TaskSpec, memLimitBytes?: number, sandbox?: string): Container {
-    const mem = spec.resources.find((r) => r.name === 'mem' && r.value !== undefined)?.value;
-    const disk = spec.resources.find((r) => r.name === 'disk' && r.value !== undefined)?.value;
     return {
-      name: `${safe(frameworkId)}_${safe(spec.taskId)}`,
+      name: hiddenName(frameworkId, spec.taskId),
       sandbox: sandbox ?? this.sandboxOf(frameworkId, spec.taskId),
-      limits: {
-        memBytes: memLimitBytes !== undefined && memLimitBytes > 0 ? memLimitBytes : mem ? mem * 1024 * 1024 : undefined,
-        cpus: spec.resources.find((r) => r.name === 'cpus')?.value,
-        diskBytes: disk === undefined ? undefined : disk * 1024 * 1024,
-        pids: this.containerizer.pidsLimit,
-      },
+      limits: limitsOf(spec, memLimitBytes, this.containerizer.pidsLimit),
     };
   }
 
@@ -218,15 +206,24 @@ export class TaskRunner {
 
   /**
    * After an agent restart: tasks whose processes still run are watched again; those that ended
-   * while the agent was away are reported from their recorded exit status.
+   * while the agent was away are reported from their recorded exit status. `ended`: the ends
+   * already journaled (by `frameworkId/taskId`): a task whose end was reported but not yet
+   * checkpointed when the agent stopped takes it, and is not reported again.
    */
-  recover(): void {
-    for (const cp of this.checkpoints.readAll()) {
-      const { pid, cgroup, ...rest } = cp;
-      const container = { ...this.containerOf(cp.frameworkId, cp.spec, cp.memLimitBytes), pid, cgroup };
-      const task: RunningTask = { ...rest, container };
+  recover(ended: ReadonlyMap<string, TaskState> = new Map()): void {
+    for (const { file, cp } of this.checkpoints.readAll()) {
+      const { pid, cgroup, sandbox, ...rest } = cp;
+      const at = sandbox ?? this.containerizer.sandboxes.legacyPathOf(cp.frameworkId, cp.spec.taskId);
+      const container = { ...this.containerOf(cp.frameworkId, cp.spec, cp.memLimitBytes, at), pid, cgroup };
+      const task: RunningTask = { ...rest, container, file };
       this.tasks.set(key(cp.frameworkId, cp.spec.taskId), task);
       if (terminal(cp.state)) continue;
+      const end = ended.get(key(cp.frameworkId, cp.spec.taskId));
+      if (end && terminal(end)) {
+        task.state = end;
+        this.tryCheckpoint(task);
+        continue;
+      }
       if (pid && cp.startTicks !== undefined && processStartTicks(pid) === cp.startTicks) this.watchRecovered(task);
       else this.endedWhileAway(task);
     }
@@ -252,13 +249,20 @@ export class TaskRunner {
   }
 
   /**
-   * Disk use of every running task with a `disk` resource (Mesos's disk/du); one over it is
-   * killed and FAILED with REASON_CONTAINER_LIMITATION_DISK. Runs every diskCheckIntervalMs.
+   * Disk use of every running task with a `disk` resource (Mesos's disk/du), measured off the
+   * event loop; one over it is killed and FAILED with REASON_CONTAINER_LIMITATION_DISK. Runs
+   * every diskCheckIntervalMs; a check still under way is not started twice.
    */
-  checkDisk(): void {
+  checkDisk(): Promise<void> {
+    this.diskCheck ??= this.measureDisk().finally(() => (this.diskCheck = undefined));
+    return this.diskCheck;
+  }
+
+  private async measureDisk(): Promise<void> {
     for (const t of this.watched()) {
-      const found = this.containerizer.disk.watch(t.container);
-      if (found) this.limit(t, found);
+      if (t.container.limits.diskBytes === undefined) continue;
+      const found = await this.containerizer.disk.watch(t.container);
+      if (found && !this.closed && !terminal(t.state) && !t.ending) this.limit(t, found);
     }
   }
 
@@ -330,26 +334,45 @@ export class TaskRunner {
     this.finish(task, 'FAILED', 'REASON_COMMAND_EXITED', `the command ${how}`);
   }
 
+  /**
+   * The task ended: its end is reported (journaled, so durable) first, then checkpointed. A
+   * crash between the two leaves a live checkpoint and the journaled end, which recover() takes;
+   * the other way round, it would leave an ended checkpoint and no end ever reported.
+   */
   private finish(task: RunningTask, state: TaskState, reason: string, message: string): void {
     if (terminal(task.state) || this.closed) return;
     task.state = state;
     task.child = undefined;
-    this.checkpoint(task);
     this.emit(task, state, reason, message);
+    this.options.faults?.beforeTerminalCheckpoint?.(task.frameworkId, task.spec.taskId);
+    this.tryCheckpoint(task);
     for (const ended of task.onEnded?.splice(0) ?? []) ended();
   }
 
+  /** A checkpoint the runner can go on without (its update is reported all the same). */
+  private tryCheckpoint(task: RunningTask): void {
+    try {
+      this.checkpoint(task);
+    } catch (e) {
+      this.options.onError?.(`could not checkpoint task ${task.spec.taskId} (${task.state})`, e as Error);
+    }
+  }
+
   private checkpoint(task: RunningTask): void {
-    this.checkpoints.write({
-      frameworkId: task.frameworkId,
-      spec: task.spec,
-      memLimitBytes: task.memLimitBytes,
-      pid: task.container.pid,
-      startTicks: task.startTicks,
-      state: task.state,
-      user: task.user,
-      cgroup: task.container.cgroup,
-    });
+    this.checkpoints.write(
+      {
+        frameworkId: task.frameworkId,
+        spec: task.spec,
+        memLimitBytes: task.memLimitBytes,
+        pid: task.container.pid,
+        startTicks: task.startTicks,
+        state: task.state,
+        user: task.user,
+        cgroup: task.container.cgroup,
+        sandbox: task.container.sandbox,
+      },
+      task.file,
+    );
   }
 
   private emit(task: RunningTask, state: TaskState, reason?: string, message?: string): void {

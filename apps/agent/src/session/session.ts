@@ -176,7 +176,12 @@ export class Session implements UpdateChannel {
       }
       if (reply.agentId !== this.agentId) {
         this.agentId = reply.agentId;
-        fs.writeFileSync(this.stateFile, JSON.stringify({ agentId: reply.agentId }), { mode: 0o600 });
+        try {
+          fs.writeFileSync(this.stateFile, JSON.stringify({ agentId: reply.agentId }), { mode: 0o600 });
+        } catch (err) {
+          // Kept in memory: a restart before it is written registers as a new agent.
+          this.log.error({ err: (err as Error).message }, 'cannot record the agent id');
+        }
       }
       this.registered = true;
       this.log.info({ agentId: reply.agentId, tasks: msg.tasks?.length ?? 0 }, 'registered');

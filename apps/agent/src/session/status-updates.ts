@@ -1,7 +1,9 @@
 /**
  * The status update stream (Mesos's task status update manager): every update is journaled
  * before it is sent, sent in order per task (the next once the previous is acknowledged;
- * different tasks' side by side), and sent again until the control plane acknowledges it.
+ * different tasks' side by side), and sent again until the control plane acknowledges it. An
+ * update the journal cannot take (its disk full, say) is kept in memory and sent all the same:
+ * it is lost only if the agent stops before it is acknowledged.
  */
 import { randomUUID } from 'node:crypto';
 import type { Reply, StatusUpdate } from '@arbiter/contracts';
@@ -12,6 +14,12 @@ import { UpdateJournal } from './journal';
 /** First and longest delay before an unacknowledged status update is sent again. */
 const RETRY_MIN_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
+
+interface Pending {
+  /** Its journal file; none when the journal could not take it. */
+  file?: string;
+  update: StatusUpdate;
+}
 
 export interface UpdateChannel {
   /** Whether updates can be sent now (registered, not stopped). */
@@ -29,6 +37,10 @@ export class StatusUpdates {
   private retryTimer?: NodeJS.Timeout;
   private retryMs = RETRY_MIN_MS;
   private stopped = false;
+  /** Updates the journal could not take, oldest first. */
+  private readonly unjournaled: StatusUpdate[] = [];
+  /** Why the journal's last write failed, until one succeeds. */
+  private failure?: Error;
 
   constructor(
     private readonly journal: UpdateJournal,
@@ -37,12 +49,27 @@ export class StatusUpdates {
   ) {}
 
   get size(): number {
-    return this.journal.size;
+    return this.journal.size + this.unjournaled.length;
+  }
+
+  /** Why updates cannot be journaled now, if they cannot (after a failed write, the journal is tried again). */
+  get journalFailure(): Error | undefined {
+    if (this.failure) this.failure = this.journal.probe();
+    return this.failure;
   }
 
   /** `frameworkId/taskId` of the tasks with an update not acknowledged yet. */
   unacknowledged(): Set<string> {
-    return new Set(this.journal.pending().map((p) => `${p.update.frameworkId}/${p.update.taskId}`));
+    return new Set(this.pending().map((p) => `${p.update.frameworkId}/${p.update.taskId}`));
+  }
+
+  /** The last state of each task with an update not acknowledged yet, by `frameworkId/taskId`. */
+  lastStates(): Map<string, StatusUpdate['state']> {
+    return new Map(this.pending().map((p) => [`${p.update.frameworkId}/${p.update.taskId}`, p.update.state]));
+  }
+
+  private pending(): Pending[] {
+    return [...this.journal.pending(), ...this.unjournaled.map((update) => ({ update }))];
   }
 
   /** A task changed state: journal it, then send it. */
@@ -58,7 +85,14 @@ export class StatusUpdates {
       timestamp: new Date().toISOString(),
       source: 'SOURCE_AGENT',
     };
-    this.journal.append(update);
+    try {
+      this.journal.append(update);
+      this.failure = undefined;
+    } catch (err) {
+      if (!this.failure) this.log.error({ err: (err as Error).message }, 'cannot journal status updates; keeping them in memory');
+      this.failure = err as Error;
+      this.unjournaled.push(update);
+    }
     this.log.info({ taskId: e.taskId, state: e.state, reason: e.reason }, 'task state');
     this.flush();
   }
@@ -67,7 +101,7 @@ export class StatusUpdates {
   flush(): void {
     if (!this.channel.ready() || this.stopped) return;
     const oldest = new Set<string>();
-    for (const next of this.journal.pending()) {
+    for (const next of this.pending()) {
       const task = `${next.update.frameworkId}\u0000${next.update.taskId}`;
       if (oldest.has(task)) continue;
       oldest.add(task);
@@ -95,7 +129,7 @@ export class StatusUpdates {
     this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
   }
 
-  private async send(task: string, next: { file: string; update: StatusUpdate }): Promise<void> {
+  private async send(task: string, next: Pending): Promise<void> {
     let sent = false;
     try {
       const agentId = this.channel.id;
@@ -117,7 +151,8 @@ export class StatusUpdates {
       return;
     }
     this.retryMs = RETRY_MIN_MS;
-    this.journal.remove(next.file);
+    if (next.file) this.journal.remove(next.file);
+    else if (this.unjournaled.includes(next.update)) this.unjournaled.splice(this.unjournaled.indexOf(next.update), 1);
     this.flush();
   }
 }
