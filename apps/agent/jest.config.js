@@ -1,1 +1,1 @@
-module.exports = require('../../jest.preset.js').tiered(__dirname, 'agent', { unit: {}, integration: {} });
+module.exports = require('../../jest.preset.js').tiered(__dirname, 'agent', { unit: {}, integration: {}, e2e: {} });

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Resources } from '@arbiter/allocator';
-import { TaskRunner } from '@arbiter/agent';
+import { sandboxOf, TaskRunner } from '@arbiter/agent';
 import { runDrfDemo } from '@arbiter/examples';
 import { type Offer, Scheduler, type StatusUpdate, type Subscribe } from '@arbiter/scheduler-sdk';
 import { freePort } from '../../src/database/database.embedded';
@@ -162,7 +162,7 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
     const f = await framework({ name: 'killer', roles: ['e2e'] });
     await f.s.launch(await f.offerFrom('e2e-agent-2'), [task('victim', 'echo $$ > pid; exec sleep 300')]);
     await until(() => f.states('victim').includes('RUNNING'));
-    const pidFile = path.join(agent2.workDir, 'frameworks', defined(f.s.frameworkId), 'tasks', 'victim', 'pid');
+    const pidFile = path.join(sandboxOf(agent2.workDir, defined(f.s.frameworkId), 'victim'), 'pid');
     await until(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() !== '');
     const pid = Number(fs.readFileSync(pidFile, 'utf8'));
     await f.s.kill('victim');

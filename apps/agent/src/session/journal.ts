@@ -21,18 +21,43 @@ export class UpdateJournal {
     }
   }
 
-  /** Appends an update durably. */
+  /** Appends an update durably, or throws (and keeps nothing of it). */
   append(update: StatusUpdate): void {
     const name = String(this.next++).padStart(12, '0') + '.json';
     const tmp = path.join(this.dir, name + '.tmp');
-    const fd = fs.openSync(tmp, 'w', 0o600);
     try {
-      fs.writeSync(fd, JSON.stringify(update));
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
+      const fd = fs.openSync(tmp, 'w', 0o600);
+      try {
+        fs.writeSync(fd, JSON.stringify(update));
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.renameSync(tmp, path.join(this.dir, name));
+    } catch (err) {
+      // Out of space, say: nothing half-written is left behind.
+      fs.rmSync(tmp, { force: true });
+      throw err;
     }
-    fs.renameSync(tmp, path.join(this.dir, name));
+  }
+
+  /** Whether the journal takes a durable write now (the error when it does not). */
+  probe(): Error | undefined {
+    const tmp = path.join(this.dir, 'probe.tmp');
+    try {
+      const fd = fs.openSync(tmp, 'w', 0o600);
+      try {
+        fs.writeSync(fd, '{}');
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      return undefined;
+    } catch (err) {
+      return err as Error;
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
   }
 
   /** Pending updates, oldest first. */

@@ -1,19 +1,19 @@
 /**
- * How the agent isolates tasks, as Mesos's `cgroups/mem`, `cgroups/cpu` and `posix` isolators:
+ * The cgroups isolator (Mesos's `cgroups/mem`, `cgroups/cpu`, `cgroups/pids`, and `posix` when
+ * there are none):
  *
  * - cgroups v1 (memory, cpu, pids controllers writable) or v2 (a unified hierarchy with those
  *   controllers): each task gets its own cgroup, created under the agent's own, with a hard
  *   memory limit, a CFS quota from its `cpus` and a pids limit. The task's first process joins
- *   it before it runs anything (see tasks.ts), so `setsid` and double forks stay inside, and a
- *   kill reaches every process in it.
+ *   it before it runs anything (see ../launcher.ts), so `setsid` and double forks stay inside,
+ *   and a kill reaches every process in it.
  * - posix: when the agent may create no cgroups; process groups and polling only (no hard
- *   limits), and the agent says so in its log.
- *
- * And the OS users tasks run as (see TaskUsers).
+ *   limits, see memory.ts), and the agent says so in its log.
  */
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { Container, Limitation, TaskIsolator } from './isolator';
+import { kernelMemoryLimitation } from './memory';
 
 export type IsolationMode = 'cgroups-v1' | 'cgroups-v2' | 'posix';
 export type Controller = 'memory' | 'cpu' | 'pids';
@@ -56,7 +56,9 @@ function tryMkdir(dir: string): boolean {
 const write = (file: string, value: string) => fs.writeFileSync(file, value);
 const read = (file: string) => fs.readFileSync(file, 'utf8');
 
-export class Isolator {
+export class Isolator implements TaskIsolator {
+  readonly name = 'cgroups';
+
   private constructor(
     readonly mode: IsolationMode,
     /** Per controller, the directory under which task cgroups are created. */
@@ -109,6 +111,25 @@ export class Isolator {
       }
     }
     return new Isolator('posix', {});
+  }
+
+  prepare(c: Container): void {
+    c.cgroup = this.create(c.name, { memBytes: c.limits.memBytes, cpus: c.limits.cpus, pids: c.limits.pids });
+  }
+
+  isolate(c: Container, pid: number): void {
+    if (c.cgroup) this.join(c.cgroup, pid);
+  }
+
+  /** The kernel killed a process of the task at its memory limit (setsid or not): the whole task ends. */
+  watch(c: Container): Limitation | undefined {
+    return c.cgroup?.dirs.memory && this.oomKilled(c.cgroup) ? kernelMemoryLimitation(c.limits.memBytes) : undefined;
+  }
+
+  cleanup(c: Container): boolean {
+    if (!c.cgroup) return true;
+    this.signal(c.cgroup, 'SIGKILL');
+    return this.remove(c.cgroup);
   }
 
   /** A cgroup for a task with its limits set, or undefined under posix. */
@@ -261,70 +282,4 @@ export class Isolator {
     }
     return done;
   }
-}
-
-/** An OS user's ids. */
-export interface OsUser {
-  name: string;
-  uid: number;
-  gid: number;
-  gids: number[];
-}
-
-/** OS users by name (through `id`, so NSS users count too), cached. */
-export class TaskUsers {
-  private readonly cache = new Map<string, OsUser | null>();
-
-  lookup(name: string): OsUser | null {
-    let user = this.cache.get(name);
-    if (user === undefined) {
-      try {
-        const ids = (flag: string) => execFileSync('id', [flag, name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-        user = { name, uid: Number(ids('-u')), gid: Number(ids('-g')), gids: ids('-G').split(/\s+/).map(Number) };
-      } catch {
-        user = null;
-      }
-      this.cache.set(name, user);
-    }
-    return user;
-  }
-}
-
-/**
- * Whether `user` may reach `target`: search (x) permission on every directory from the root
- * down to it. A path that does not exist yet is judged by its nearest existing ancestor.
- */
-export function reachableBy(user: { uid: number; gids: number[] }, target: string): boolean {
-  let dir = path.resolve(target);
-  while (!fs.existsSync(dir)) dir = path.dirname(dir);
-  for (let at = dir; ; at = path.dirname(at)) {
-    const st = fs.statSync(at);
-    const bit = user.uid === st.uid ? 0o100 : user.gids.includes(st.gid) ? 0o010 : 0o001;
-    if (st.isDirectory() && !(st.mode & bit) && user.uid !== 0) return false;
-    if (at === path.dirname(at)) return true;
-  }
-}
-
-/** Bytes a directory tree takes on disk (Mesos's disk/du): allocated blocks, symlinks not followed. */
-export function diskUsage(dir: string): number {
-  let total = 0;
-  const stack = [dir];
-  while (stack.length) {
-    const at = stack.pop();
-    if (at === undefined) break;
-    let st: fs.Stats;
-    try {
-      st = fs.lstatSync(at);
-    } catch {
-      continue;
-    }
-    total += st.blocks * 512;
-    if (!st.isDirectory()) continue;
-    try {
-      for (const e of fs.readdirSync(at)) stack.push(path.join(at, e));
-    } catch {
-      // Unreadable: counted as far as we could.
-    }
-  }
-  return total;
 }

@@ -1,11 +1,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Isolator } from '../../src/isolation';
-import { type TaskEvent, TaskRunner } from '../../src/tasks';
-import { UpdateJournal } from '../../src/journal';
-import type { StatusUpdate } from '@arbiter/contracts';
+import { Isolator } from '../../src/containerizer/isolators/cgroups';
+import { type TaskEvent, TaskRunner } from '../../src/executors/task-runner';
 import { defined, until } from '@arbiter/test-support';
+import { turnsDuring } from '../support/event-loop';
 
 /** The agent's record of a task (its state and its process), kept outside the sandbox. */
 const readTaskFile = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as { state: string; pid: number };
@@ -167,33 +166,6 @@ describe('task runner (real processes)', () => {
   });
 });
 
-describe('update journal', () => {
-  let dir: string;
-  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-journal-'))));
-  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-  it('keeps updates across instances, in order, until removed', () => {
-    const u = (n: number) =>
-      ({
-        updateUuid: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-        frameworkId: 'f',
-        taskId: 't',
-        agentId: 'a',
-        state: 'RUNNING',
-        timestamp: new Date().toISOString(),
-        source: 'SOURCE_AGENT',
-      }) as StatusUpdate;
-    const a = new UpdateJournal(dir);
-    for (let i = 0; i < 12; i++) a.append(u(i));
-    a.remove(a.pending()[0].file);
-    const b = new UpdateJournal(dir);
-    expect(b.pending().map((p) => p.update.updateUuid)).toEqual(Array.from({ length: 11 }, (_, i) => u(i + 1).updateUuid));
-    b.append(u(99));
-    expect(b.pending().at(-1)?.update.updateUuid).toBe(u(99).updateUuid);
-    expect(b.size).toBe(12);
-  });
-});
-
 /**
  * What a task cannot do (run as root with cgroups v1, as CI does; on a machine without them the
  * first test fails and says so rather than passing without checking anything).
@@ -344,11 +316,25 @@ describe('task isolation (as root, with cgroups)', () => {
       ],
     });
     await until(() => fs.existsSync(path.join(runner.sandboxOf('fw', 'filler'), 'done')));
-    runner.checkDisk();
+    await runner.checkDisk();
     await until(() => states('filler').includes('FAILED'));
     expect(last('filler')?.reason).toBe('REASON_CONTAINER_LIMITATION_DISK');
     expect(last('filler')?.message).toMatch(/uses 1[12] MB of 5 MB/);
   });
+
+  it('measures a sandbox of 20,000 files while its event loop keeps turning', async () => {
+    launch('fw', 'many', 'mkdir many && cd many && seq 1 20000 | xargs touch && touch "$ARBITER_SANDBOX/done"; sleep 100', {
+      resources: [
+        { name: 'cpus', value: 1 },
+        { name: 'disk', value: 1000 },
+      ],
+    });
+    await until(() => fs.existsSync(path.join(runner.sandboxOf('fw', 'many'), 'done')), 60_000);
+    // A blocking walk would let the event loop turn once at most.
+    const { turns } = await turnsDuring(() => runner.checkDisk());
+    expect(turns).toBeGreaterThan(20_000 / 128);
+    expect(states('many')).toEqual(['STARTING', 'RUNNING']);
+  }, 90_000);
 
   it('removes, at start, the cgroups of tasks it has no record of (an agent killed before it could), and their processes', async () => {
     launch('fw', 'orphan', 'sleep 600');

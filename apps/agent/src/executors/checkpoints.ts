@@ -1,0 +1,64 @@
+/**
+ * The executors' records of their tasks (checkpoints), kept outside every sandbox and readable
+ * by the agent only: what a restarted agent needs to find its tasks again.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { TaskSpec, TaskState } from '@arbiter/contracts';
+import type { TaskCgroup } from '../containerizer/isolators/cgroups';
+import { fileName } from '../containerizer/names';
+
+export interface Checkpoint {
+  frameworkId: string;
+  spec: TaskSpec;
+  memLimitBytes?: number;
+  pid?: number;
+  /** Process start time (see processStartTicks): guards against pid reuse. */
+  startTicks?: number;
+  state: TaskState;
+  /** The OS user it runs as. */
+  user?: string;
+  cgroup?: TaskCgroup;
+  /** Its sandbox (absent in records of agents before hashed sandbox names). */
+  sandbox?: string;
+}
+
+export class TaskCheckpoints {
+  private readonly dir: string;
+
+  constructor(workDir: string) {
+    this.dir = path.join(workDir, 'checkpoints');
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    fs.chmodSync(this.dir, 0o700);
+  }
+
+  /** Where a task's record is kept: names of bounded length whatever the ids (see names.ts). */
+  fileOf(frameworkId: string, taskId: string): string {
+    return path.join(this.dir, fileName(frameworkId), `${fileName(taskId)}.json`);
+  }
+
+  /** Replaces the task's record atomically (in `file`, where a recovered record was found). */
+  write(cp: Checkpoint, file = this.fileOf(cp.frameworkId, cp.spec.taskId)): void {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(file + '.tmp', JSON.stringify(cp), { mode: 0o600 });
+    fs.renameSync(file + '.tmp', file);
+  }
+
+  /** Every record that can be read (one left half-written by a crash is skipped: its rename never happened). */
+  readAll(): Array<{ file: string; cp: Checkpoint }> {
+    const out: Array<{ file: string; cp: Checkpoint }> = [];
+    for (const fw of fs.readdirSync(this.dir)) {
+      const dir = path.join(this.dir, fw);
+      if (!fs.statSync(dir).isDirectory()) continue;
+      for (const t of fs.readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+        const file = path.join(dir, t);
+        try {
+          out.push({ file, cp: JSON.parse(fs.readFileSync(file, 'utf8')) as Checkpoint });
+        } catch {
+          continue;
+        }
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,387 @@
+/**
+ * The built-in command executor: each task a real process in a container of its own (see
+ * ../containerizer), as its OS user (its spec's `user`, else the agent's task user: `nobody`
+ * when the agent runs as root). It owns the tasks' states: it launches, kills and watches them,
+ * reports every change, and checkpoints what a restarted agent needs to find them again
+ * (checkpoints.ts). Disk use is measured every `diskCheckIntervalMs` and a task over its `disk`
+ * is killed; memory is watched every 250 ms.
+ */
+import type { ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import { isTerminalTaskState, type LaunchTask, type TaskSpec, type TaskState } from '@arbiter/contracts';
+import { Containerizer, type ContainerizerOptions } from '../containerizer/containerizer';
+import type { Isolator, TaskCgroup } from '../containerizer/isolators/cgroups';
+import type { Container, Limitation } from '../containerizer/isolators/isolator';
+import { LaunchError, processStartTicks } from '../containerizer/launcher';
+import { hiddenName } from '../containerizer/names';
+import { TaskCheckpoints } from './checkpoints';
+import { LaunchFailure, limitsOf, type RunningTask, type TaskEvent } from './task';
+
+export type { TaskEvent } from './task';
+
+export interface TaskRunnerOptions extends ContainerizerOptions {
+  /** How often disk use is measured (0: never). */
+  diskCheckIntervalMs?: number;
+  /** Told what the runner could not record (a checkpoint it could not write, say): it goes on without. */
+  onError?: (message: string, err: Error) => void;
+  /** For tests: points where a crash must leave a state a restarted agent recovers from. */
+  faults?: { beforeTerminalCheckpoint?: (frameworkId: string, taskId: string) => void };
+}
+
+const MEMORY_POLL_MS = 250;
+const DEFAULT_DISK_CHECK_MS = 15_000;
+const key = (frameworkId: string, taskId: string) => `${frameworkId}/${taskId}`;
+const terminal = isTerminalTaskState;
+
+export class TaskRunner {
+  private readonly tasks = new Map<string, RunningTask>();
+  private closed = false;
+  private readonly monitor: NodeJS.Timeout;
+  private readonly diskMonitor?: NodeJS.Timeout;
+  readonly containerizer: Containerizer;
+  /** Whether disk use is measured (and enforced). */
+  readonly diskChecked: boolean;
+  private readonly checkpoints: TaskCheckpoints;
+  private diskCheck?: Promise<void>;
+
+  constructor(
+    workDir: string,
+    private readonly report: (event: TaskEvent) => void,
+    private readonly options: TaskRunnerOptions = {},
+  ) {
+    fs.mkdirSync(workDir, { recursive: true });
+    // Others may pass through the work directory to their sandboxes, not list or change it.
+    fs.chmodSync(workDir, 0o711);
+    this.containerizer = new Containerizer(workDir, options);
+    this.checkpoints = new TaskCheckpoints(workDir);
+    this.monitor = setInterval(() => this.enforceMemory(), MEMORY_POLL_MS);
+    this.monitor.unref();
+    const diskEvery = options.diskCheckIntervalMs ?? DEFAULT_DISK_CHECK_MS;
+    this.diskChecked = diskEvery > 0;
+    if (diskEvery > 0) {
+      this.diskMonitor = setInterval(() => void this.checkDisk(), diskEvery);
+      this.diskMonitor.unref();
+    }
+  }
+
+  /** The cgroups isolator (its mode and controllers are reported to the control plane). */
+  get isolator(): Isolator {
+    return this.containerizer.cgroups;
+  }
+
+  get taskUser(): string {
+    return this.containerizer.taskUser;
+  }
+
+  /** Where sandboxes live: the work directory, or a place the task user can reach. */
+  get sandboxRoot(): string {
+    return this.containerizer.sandboxes.root;
+  }
+
+  sandboxOf(frameworkId: string, taskId: string): string {
+    return this.containerizer.sandboxes.pathOf(frameworkId, taskId);
+  }
+
+  /** Where the agent keeps its record of a task (outside every sandbox). */
+  checkpointOf(frameworkId: string, taskId: string): string {
+    return this.checkpoints.fileOf(frameworkId, taskId);
+  }
+
+  /**
+   * Tasks for (re-)registration: those not yet ended, and those in `unacknowledged` (ended, but
+   * their last update has not reached the control plane yet), so it waits for that update
+   * instead of declaring them lost.
+   */
+  live(
+    unacknowledged: ReadonlySet<string> = new Set(),
+  ): Array<{ frameworkId: string; taskId: string; state: TaskState; resources: TaskSpec['resources'] }> {
+    return [...this.tasks.values()]
+      .filter((t) => !terminal(t.state) || unacknowledged.has(key(t.frameworkId, t.spec.taskId)))
+      .map((t) => ({ frameworkId: t.frameworkId, taskId: t.spec.taskId, state: t.state, resources: t.spec.resources }));
+  }
+
+  has(frameworkId: string, taskId: string): boolean {
+    const t = this.tasks.get(key(frameworkId, taskId));
+    return !!t && !terminal(t.state);
+  }
+
+  /** Launches the task; whatever fails on the way, it ends FAILED with a reason (never an exception). */
+  launch(msg: LaunchTask): void {
+    const task: RunningTask = {
+      frameworkId: msg.frameworkId,
+      spec: msg.task,
+      memLimitBytes: msg.memLimitBytes,
+      state: 'STARTING',
+      user: msg.task.user ?? this.taskUser,
+      container: this.containerOf(msg.frameworkId, msg.task, msg.memLimitBytes),
+    };
+    this.tasks.set(key(msg.frameworkId, msg.task.taskId), task);
+    this.emit(task, 'STARTING');
+    try {
+      this.start(task);
+    } catch (e) {
+      const failed =
+        e instanceof LaunchFailure
+          ? e
+          : new LaunchFailure('REASON_CONTAINER_LAUNCH_FAILED', `could not launch the task: ${(e as Error).message}`);
+      this.finish(task, 'FAILED', failed.reason, failed.message);
+    }
+  }
+
+  private start(task: RunningTask): void {
+    const found = this.containerizer.userOf(task.user ?? this.taskUser);
+    if ('problem' in found) throw new LaunchFailure('REASON_TASK_USER_INVALID', found.problem);
+    const { user } = found;
+    try {
+      this.containerizer.prepare(task.container, user);
+      this.checkpoint(task);
+    } catch (e) {
+      throw new LaunchFailure('REASON_COMMAND_EXECUTOR_FAILED', `could not prepare the task: ${(e as Error).message}`);
+    }
+    let child: ChildProcess;
+    try {
+      const launched = this.containerizer.launch(task.container, user, task.frameworkId, task.spec);
+      child = launched.child;
+      if (launched.isolationError)
+        task.ending = {
+          state: 'FAILED',
+          reason: 'REASON_CONTAINER_LAUNCH_FAILED',
+          message: `could not isolate the task: ${launched.isolationError.message}`,
+        };
+    } catch (e) {
+      if (e instanceof LaunchError) throw new LaunchFailure('REASON_COMMAND_EXECUTOR_FAILED', e.message);
+      throw e;
+    }
+    task.child = child;
+    child.once('error', (e) => this.finish(task, 'FAILED', 'REASON_COMMAND_EXECUTOR_FAILED', `could not start the task: ${e.message}`));
+    child.once('spawn', () => {
+      if (this.closed) return;
+      task.container.pid = child.pid;
+      task.startTicks = child.pid ? processStartTicks(child.pid) : undefined;
+      task.state = 'RUNNING';
+      this.tryCheckpoint(task);
+      this.emit(task, 'RUNNING');
+    });
+    child.once('exit', (code, signal) => this.exited(task, code, signal));
+  }
+
+  private containerOf(frameworkId: string, spec: TaskSpec, memLimitBytes?: number, sandbox?: string): Container {
+    return {
+      name: hiddenName(frameworkId, spec.taskId),
+      sandbox: sandbox ?? this.sandboxOf(frameworkId, spec.taskId),
+      limits: limitsOf(spec, memLimitBytes, this.containerizer.pidsLimit),
+    };
+  }
+
+  /** SIGTERM to the task's group, SIGKILL after the grace period. */
+  kill(frameworkId: string, taskId: string, gracePeriodSeconds = 5): boolean {
+    const task = this.tasks.get(key(frameworkId, taskId));
+    if (!task || terminal(task.state)) return false;
+    task.ending ??= { state: 'KILLED', reason: 'REASON_TASK_KILLED', message: 'killed on request' };
+    if (!task.container.pid) {
+      this.finish(task, 'KILLED', 'REASON_TASK_KILLED_DURING_LAUNCH', 'killed before it started');
+      return true;
+    }
+    this.containerizer.signal(task.container, 'SIGTERM');
+    task.killTimer = setTimeout(() => this.containerizer.signal(task.container, 'SIGKILL'), gracePeriodSeconds * 1000);
+    task.killTimer.unref();
+    if (!task.child) this.watchRecovered(task);
+    return true;
+  }
+
+  /**
+   * Kills every task still running (the agent shutting down with --kill-tasks-on-exit; SIGKILL
+   * after the grace period) and resolves once each has ended and its end is recorded, or after
+   * `timeoutMs`.
+   */
+  async killAll(gracePeriodSeconds = 0, timeoutMs = 5_000): Promise<void> {
+    if (this.closed) return;
+    const running = [...this.tasks.values()].filter((t) => !terminal(t.state));
+    const ended = running.map((t) => new Promise<void>((resolve) => (t.onEnded ??= []).push(resolve)));
+    for (const t of running) this.kill(t.frameworkId, t.spec.taskId, gracePeriodSeconds);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(ended), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
+  }
+
+  /**
+   * After an agent restart: tasks whose processes still run are watched again; those that ended
+   * while the agent was away are reported from their recorded exit status. `ended`: the ends
+   * already journaled (by `frameworkId/taskId`): a task whose end was reported but not yet
+   * checkpointed when the agent stopped takes it, and is not reported again.
+   */
+  recover(ended: ReadonlyMap<string, TaskState> = new Map()): void {
+    for (const { file, cp } of this.checkpoints.readAll()) {
+      const { pid, cgroup, sandbox, ...rest } = cp;
+      const at = sandbox ?? this.containerizer.sandboxes.legacyPathOf(cp.frameworkId, cp.spec.taskId);
+      const container = { ...this.containerOf(cp.frameworkId, cp.spec, cp.memLimitBytes, at), pid, cgroup };
+      const task: RunningTask = { ...rest, container, file };
+      this.tasks.set(key(cp.frameworkId, cp.spec.taskId), task);
+      if (terminal(cp.state)) continue;
+      const end = ended.get(key(cp.frameworkId, cp.spec.taskId));
+      if (end && terminal(end)) {
+        task.state = end;
+        this.tryCheckpoint(task);
+        continue;
+      }
+      if (pid && cp.startTicks !== undefined && processStartTicks(pid) === cp.startTicks) this.watchRecovered(task);
+      else this.endedWhileAway(task);
+    }
+    const live = [...this.tasks.values()].flatMap((t) => (t.container.cgroup && !terminal(t.state) ? [t.container.cgroup] : []));
+    this.containerizer.recover(live);
+  }
+
+  /**
+   * Stops watching: tasks still running are left to a restarted agent, which recovers them (and
+   * the status of those that end meanwhile); nothing is recorded or reported after this.
+   */
+  close(): void {
+    this.closed = true;
+    clearInterval(this.monitor);
+    if (this.diskMonitor) clearInterval(this.diskMonitor);
+    this.containerizer.close();
+    for (const t of this.tasks.values()) if (t.killTimer) clearTimeout(t.killTimer);
+  }
+
+  /** The task's cgroup, if it has one (for operators' tools and tests). */
+  cgroupOf(frameworkId: string, taskId: string): TaskCgroup | undefined {
+    return this.tasks.get(key(frameworkId, taskId))?.container.cgroup;
+  }
+
+  /**
+   * Disk use of every running task with a `disk` resource (Mesos's disk/du), measured off the
+   * event loop; one over it is killed and FAILED with REASON_CONTAINER_LIMITATION_DISK. Runs
+   * every diskCheckIntervalMs; a check still under way is not started twice.
+   */
+  checkDisk(): Promise<void> {
+    this.diskCheck ??= this.measureDisk().finally(() => (this.diskCheck = undefined));
+    return this.diskCheck;
+  }
+
+  private async measureDisk(): Promise<void> {
+    for (const t of this.watched()) {
+      if (t.container.limits.diskBytes === undefined) continue;
+      const found = await this.containerizer.disk.watch(t.container);
+      if (found && !this.closed && !terminal(t.state) && !t.ending) this.limit(t, found);
+    }
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  /** Running tasks the agent is not ending already. */
+  private watched(): RunningTask[] {
+    return [...this.tasks.values()].filter((t) => !terminal(t.state) && !t.ending && t.container.pid);
+  }
+
+  /** Memory: the kernel's kills in a memory cgroup, or polling without one (see the memory isolators). */
+  private enforceMemory(): void {
+    for (const t of this.watched()) {
+      const found = this.containerizer.limitation(t.container);
+      if (found) this.limit(t, found);
+    }
+  }
+
+  /** The task went over a limit: it ends FAILED, saying which. */
+  private limit(t: RunningTask, found: Limitation): void {
+    t.ending = { state: 'FAILED', ...found };
+    this.containerizer.signal(t.container, 'SIGKILL');
+    if (!t.child) this.watchRecovered(t);
+  }
+
+  private watchRecovered(task: RunningTask): void {
+    const poll = setInterval(() => {
+      if (task.container.pid && processStartTicks(task.container.pid) === task.startTicks) return;
+      clearInterval(poll);
+      this.endedWhileAway(task);
+    }, 200);
+    poll.unref();
+  }
+
+  private endedWhileAway(task: RunningTask): void {
+    if (terminal(task.state)) return;
+    if (task.ending) {
+      this.finish(task, task.ending.state, task.ending.reason, task.ending.message);
+      return;
+    }
+    const status = this.containerizer.sandboxes.exitStatus(task.container.sandbox);
+    if (status === 0) this.finish(task, 'FINISHED', 'REASON_COMMAND_EXITED', 'exited with status 0');
+    else if (status !== undefined) this.finish(task, 'FAILED', 'REASON_COMMAND_EXITED', `exited with status ${status}`);
+    else this.finish(task, 'FAILED', 'REASON_AGENT_RESTARTED', 'the task ended while the agent was restarting; its exit status is unknown');
+  }
+
+  private exited(task: RunningTask, code: number | null, signal: NodeJS.Signals | null): void {
+    if (task.killTimer) clearTimeout(task.killTimer);
+    // Anything left in the group (and the cgroup) goes with the task.
+    this.containerizer.signal(task.container, 'SIGKILL');
+    if (!task.ending) {
+      const found = this.containerizer.cgroups.watch(task.container);
+      if (found) task.ending = { state: 'FAILED', ...found };
+    }
+    this.containerizer.destroy(task.container);
+    if (task.ending) {
+      this.finish(task, task.ending.state, task.ending.reason, task.ending.message);
+      return;
+    }
+    if (code === 0) {
+      this.finish(task, 'FINISHED', 'REASON_COMMAND_EXITED', 'exited with status 0');
+      return;
+    }
+    const how = signal
+      ? `was killed by ${signal}`
+      : code !== null && code > 128
+        ? `was killed by signal ${code - 128}`
+        : `exited with status ${code}`;
+    this.finish(task, 'FAILED', 'REASON_COMMAND_EXITED', `the command ${how}`);
+  }
+
+  /**
+   * The task ended: its end is reported (journaled, so durable) first, then checkpointed. A
+   * crash between the two leaves a live checkpoint and the journaled end, which recover() takes;
+   * the other way round, it would leave an ended checkpoint and no end ever reported.
+   */
+  private finish(task: RunningTask, state: TaskState, reason: string, message: string): void {
+    if (terminal(task.state) || this.closed) return;
+    task.state = state;
+    task.child = undefined;
+    this.emit(task, state, reason, message);
+    this.options.faults?.beforeTerminalCheckpoint?.(task.frameworkId, task.spec.taskId);
+    this.tryCheckpoint(task);
+    for (const ended of task.onEnded?.splice(0) ?? []) ended();
+  }
+
+  /** A checkpoint the runner can go on without (its update is reported all the same). */
+  private tryCheckpoint(task: RunningTask): void {
+    try {
+      this.checkpoint(task);
+    } catch (e) {
+      this.options.onError?.(`could not checkpoint task ${task.spec.taskId} (${task.state})`, e as Error);
+    }
+  }
+
+  private checkpoint(task: RunningTask): void {
+    this.checkpoints.write(
+      {
+        frameworkId: task.frameworkId,
+        spec: task.spec,
+        memLimitBytes: task.memLimitBytes,
+        pid: task.container.pid,
+        startTicks: task.startTicks,
+        state: task.state,
+        user: task.user,
+        cgroup: task.container.cgroup,
+        sandbox: task.container.sandbox,
+      },
+      task.file,
+    );
+  }
+
+  private emit(task: RunningTask, state: TaskState, reason?: string, message?: string): void {
+    this.report({
+      frameworkId: task.frameworkId,
+      taskId: task.spec.taskId,
+      state,
+      ...(reason ? { reason } : {}),
+      ...(message ? { message } : {}),
+    });
+  }
+}

@@ -1,0 +1,48 @@
+/** A task as the executors keep it: its checkpointed record, its container, and how it is ending. */
+import type { ChildProcess } from 'node:child_process';
+import type { TaskSpec, TaskState } from '@arbiter/contracts';
+import type { Container, ContainerLimits } from '../containerizer/isolators/isolator';
+import type { Checkpoint } from './checkpoints';
+
+export interface TaskEvent {
+  frameworkId: string;
+  taskId: string;
+  state: TaskState;
+  reason?: string;
+  message?: string;
+}
+
+export interface RunningTask extends Omit<Checkpoint, 'pid' | 'cgroup' | 'sandbox'> {
+  container: Container;
+  /** Where its record was found, when recovered (else where checkpoints.ts puts it). */
+  file?: string;
+  child?: ChildProcess;
+  /** Why the agent is ending it: set before it signals the group. */
+  ending?: { state: TaskState; reason: string; message: string };
+  killTimer?: NodeJS.Timeout;
+  /** Called once the task has ended (see killAll). */
+  onEnded?: Array<() => void>;
+}
+
+/** A launch that failed, with the reason to report. */
+export class LaunchFailure extends Error {
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A task's limits from its resources (`memLimitBytes`, when given, is its memory). */
+export function limitsOf(spec: TaskSpec, memLimitBytes: number | undefined, pids: number): ContainerLimits {
+  const value = (name: string) => spec.resources.find((r) => r.name === name && r.value !== undefined)?.value;
+  const mem = value('mem');
+  const disk = value('disk');
+  return {
+    memBytes: memLimitBytes !== undefined && memLimitBytes > 0 ? memLimitBytes : mem ? mem * 1024 * 1024 : undefined,
+    cpus: value('cpus'),
+    diskBytes: disk === undefined ? undefined : disk * 1024 * 1024,
+    pids,
+  };
+}

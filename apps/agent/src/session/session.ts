@@ -1,0 +1,197 @@
+/**
+ * The agent's session with the control plane over /agents: it connects (to the leader among
+ * the given control planes), registers with what the executors report, heartbeats, and
+ * reconnects forever, registering again after every reconnect. Launches and kills go to the
+ * executors; their status updates come back through the update stream (status-updates.ts).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as tls from 'node:tls';
+import {
+  type AgentCalls,
+  type AgentEvents,
+  AGENTS_NAMESPACE,
+  type KillTask,
+  MasterUrls,
+  notLeader,
+  reconnectElsewhere,
+  type RegisterAgent,
+  type Reply,
+  type ResourceEntry,
+  type StatusUpdate,
+} from '@arbiter/contracts';
+import type { Logger } from 'pino';
+import { io, type Socket } from 'socket.io-client';
+import type { UpdateChannel } from './status-updates';
+
+/** How an agent whose machine is down for maintenance asks to register again. */
+const MACHINE_DOWN_RETRY_MS = 15_000;
+
+export interface SessionOptions {
+  master: string;
+  token: string;
+  workDir: string;
+  /** PEM certificate(s) to trust for an https:// master (a private CA), besides the system's. */
+  ca?: string;
+  log: Logger;
+}
+
+export interface SessionHandlers {
+  /** The registration to send (what the agent offers and runs now), without its id. */
+  registration(): Omit<RegisterAgent, 'agentId'>;
+  /** Registered: send what waits. */
+  registered(): void;
+  launch(payload: unknown, ack?: (r: Reply) => void): void;
+  kill(payload: KillTask, ack?: (r: Reply) => void): void;
+}
+
+export class Session implements UpdateChannel {
+  private readonly socket: Socket<AgentEvents, AgentCalls>;
+  private readonly log: Logger;
+  private agentId?: string;
+  private registered = false;
+  private heartbeat?: NodeJS.Timeout;
+  private readonly stateFile: string;
+  private stopped = false;
+  private pendingReconnect?: NodeJS.Timeout;
+  /** The control planes to reach (the leader among them). */
+  private readonly masters: MasterUrls;
+
+  constructor(
+    options: SessionOptions,
+    private readonly handlers: SessionHandlers,
+  ) {
+    this.log = options.log;
+    this.stateFile = path.join(options.workDir, 'agent.json');
+    if (fs.existsSync(this.stateFile)) this.agentId = (JSON.parse(fs.readFileSync(this.stateFile, 'utf8')) as { agentId?: string }).agentId;
+    this.masters = new MasterUrls(options.master);
+    this.socket = io(new URL(AGENTS_NAMESPACE, this.masters.current).toString(), {
+      auth: { token: options.token },
+      autoConnect: false,
+      reconnection: true,
+      reconnectionDelay: 250,
+      reconnectionDelayMax: 5_000,
+      transports: ['websocket'],
+      forceNew: true,
+      // Node's `ca` replaces the built-in roots: keep them, and add the given ones.
+      ...(options.ca ? { ca: [...tls.rootCertificates, options.ca] } : {}),
+    });
+    this.socket.on('connect', () => {
+      this.masters.connected();
+      void this.register();
+    });
+    this.socket.on('disconnect', (reason) => {
+      this.registered = false;
+      this.log.warn({ reason }, 'disconnected from the control plane; reconnecting');
+      // socket.io reconnects by itself except after the server closed the connection (it took
+      // the agent for lost, say, after a pause): then the agent reconnects and registers again.
+      if (reason === 'io server disconnect' && !this.stopped) {
+        const retry = setTimeout(() => {
+          if (!this.stopped && !this.socket.connected) this.socket.connect();
+        }, 1_000);
+        this.pendingReconnect = retry;
+      }
+    });
+    this.socket.on('connect_error', (err: Error & { data?: { code?: string } }) => this.connectError(err));
+    this.socket.on('launch', (payload: unknown, ack?: (r: Reply) => void) => handlers.launch(payload, ack));
+    this.socket.on('kill', (payload: KillTask, ack?: (r: Reply) => void) => handlers.kill(payload, ack));
+  }
+
+  connect(): void {
+    this.socket.connect();
+  }
+
+  get id(): string | undefined {
+    return this.agentId;
+  }
+
+  // UpdateChannel
+  ready(): boolean {
+    return this.registered && !this.stopped;
+  }
+
+  async send(update: StatusUpdate): Promise<Reply> {
+    return (await this.socket.timeout(10_000).emitWithAck('status', update)) as Reply;
+  }
+
+  /**
+   * New resources (and attributes) for the control plane (Mesos's UPDATE_SLAVE), when registered
+   * (a later registration reports them anyway). Rejects with the control plane's refusal.
+   */
+  async update(resources: ResourceEntry[], attributes?: Record<string, string | number>): Promise<void> {
+    if (!this.registered) return;
+    const reply = (await this.socket.timeout(30_000).emitWithAck('update', { resources, ...(attributes ? { attributes } : {}) })) as Reply;
+    if (!reply.ok) {
+      this.log.error({ error: reply.error }, `the control plane refused the new resources: ${reply.error.message}`);
+      throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
+    }
+  }
+
+  /** No reconnecting and no updates sent from now on (the agent is stopping). */
+  stopping(): void {
+    this.stopped = true;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.pendingReconnect) clearTimeout(this.pendingReconnect);
+    this.socket.disconnect();
+  }
+
+  private connectError(err: Error & { data?: { code?: string } }): void {
+    const code = err.data?.code;
+    // A standby (it names the leader) or no answer: the leader, or the next URL.
+    const leader = notLeader(err);
+    if (leader !== undefined || !code) reconnectElsewhere(this.socket, AGENTS_NAMESPACE, this.masters, leader, () => !this.stopped);
+    if (leader !== undefined) {
+      this.log.info({ leader, next: this.masters.current }, 'the control plane is a standby; going to the leader');
+      return;
+    }
+    if (code?.startsWith('AUTH_') || code === 'FORBIDDEN') this.log.error({ code }, `the control plane refused the token: ${err.message}`);
+    else if (/certificate|self[- ]signed|CERT_|TLS/i.test(`${err.message} ${String((err as { description?: unknown }).description)}`))
+      this.log.error({ err: err.message }, "the control plane's certificate is not trusted (give its CA with --ca or ARBITER_CA_FILE)");
+    else this.log.debug({ err: err.message }, 'cannot reach the control plane yet');
+  }
+
+  private async register(): Promise<void> {
+    const msg: RegisterAgent = { ...(this.agentId ? { agentId: this.agentId } : {}), ...this.handlers.registration() };
+    try {
+      const reply = (await this.socket.timeout(30_000).emitWithAck('register', msg)) as Reply<{
+        agentId: string;
+        heartbeatIntervalSeconds: number;
+      }>;
+      if (!reply.ok) {
+        // Down for maintenance: it asks again until an operator brings the machine up.
+        if (reply.error.code === 'MACHINE_DOWN') {
+          this.log.warn({ retryInMs: MACHINE_DOWN_RETRY_MS }, reply.error.message);
+          clearTimeout(this.pendingReconnect);
+          this.pendingReconnect = setTimeout(() => {
+            if (!this.stopped && this.socket.connected) void this.register();
+          }, MACHINE_DOWN_RETRY_MS);
+          return;
+        }
+        this.log.error({ error: reply.error }, `registration refused: ${reply.error.message}`);
+        return;
+      }
+      if (reply.agentId !== this.agentId) {
+        this.agentId = reply.agentId;
+        try {
+          fs.writeFileSync(this.stateFile, JSON.stringify({ agentId: reply.agentId }), { mode: 0o600 });
+        } catch (err) {
+          // Kept in memory: a restart before it is written registers as a new agent.
+          this.log.error({ err: (err as Error).message }, 'cannot record the agent id');
+        }
+      }
+      this.registered = true;
+      this.log.info({ agentId: reply.agentId, tasks: msg.tasks?.length ?? 0 }, 'registered');
+      if (this.heartbeat) clearInterval(this.heartbeat);
+      this.heartbeat = setInterval(() => this.socket.connected && this.socket.emit('heartbeat', {}), reply.heartbeatIntervalSeconds * 1000);
+      this.heartbeat.unref();
+      this.handlers.registered();
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'registration got no answer; retrying on the next connection');
+      this.socket.disconnect().connect();
+    }
+  }
+}

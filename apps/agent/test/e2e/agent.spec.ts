@@ -1,0 +1,175 @@
+/**
+ * The agent with real processes and a control plane's /agents namespace (FakeControlPlane): it
+ * survives what it must never die of, and never loses the end of a task.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { StatusUpdate } from '@arbiter/contracts';
+import pino from 'pino';
+import { Agent, type AgentOptions } from '../../src/agent';
+import { FakeControlPlane, launchOf } from '../support/fake-control-plane';
+import { until as untilWithin } from '@arbiter/test-support';
+
+const until = (check: () => boolean, what = 'the agent condition') => untilWithin(check, 15_000, what);
+const ROOT = path.resolve(__dirname, '../../../..');
+
+describe('agent', () => {
+  let dir: string;
+  let cp: FakeControlPlane;
+  const agents: Agent[] = [];
+  const agentOn = (workDir: string, extra: Partial<AgentOptions> = {}) => {
+    const agent = new Agent({
+      master: cp.url,
+      token: 'unused',
+      hostname: 'test-host',
+      resources: [{ name: 'cpus', value: 1 }],
+      attributes: {},
+      workDir,
+      logger: pino({ level: 'silent' }),
+      ...extra,
+      tasks: { diskCheckIntervalMs: 0, ...extra.tasks },
+    });
+    agents.push(agent);
+    return agent;
+  };
+  /** The updates an agent's journal holds, oldest first. */
+  const journaled = (workDir: string) =>
+    fs
+      .readdirSync(path.join(workDir, 'updates'))
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .map((f) => JSON.parse(fs.readFileSync(path.join(workDir, 'updates', f), 'utf8')) as StatusUpdate);
+
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-agent-'));
+    fs.chmodSync(dir, 0o711);
+    cp = await FakeControlPlane.start();
+  });
+  afterEach(async () => {
+    for (const a of agents.splice(0)) {
+      await a.tasks.killAll();
+      await a.stop();
+    }
+    await cp.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("never reports a finished task lost when it is killed between reporting the task's end and checkpointing it", async () => {
+    const work = path.join(dir, 'work');
+    const crashing = spawn(
+      process.execPath,
+      ['-r', '@swc-node/register', path.join(__dirname, 'fixtures', 'crash-after-terminal-update.ts'), work],
+      {
+        cwd: ROOT,
+        env: { ...process.env, SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.base.json') },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
+    const signal = await new Promise<NodeJS.Signals | null>((resolve) => crashing.once('exit', (_code, s) => resolve(s)));
+    expect(signal).toBe('SIGKILL');
+    expect(journaled(work).map((u) => u.state)).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
+
+    const again = agentOn(work);
+    again.start();
+    await until(() => cp.registered && cp.states('quick').length > 0, 'the restarted agent registered and sent its updates');
+    // It registers with the task (its end not yet acknowledged), so the control plane waits for it.
+    expect(cp.registrations[0].tasks).toEqual([expect.objectContaining({ frameworkId: 'fw', taskId: 'quick', state: 'FINISHED' })]);
+    await until(() => cp.states('quick').includes('FINISHED'));
+    expect(cp.states('quick')).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
+    expect(cp.last('quick')).toMatchObject({ reason: 'REASON_COMMAND_EXITED', message: 'exited with status 0' });
+    // And it is checkpointed as ended now: a later restart reports nothing again.
+    await until(() => again.pendingUpdates === 0);
+    const third = agentOn(work);
+    third.recover();
+    expect(third.registration().tasks).toEqual([]);
+  });
+
+  it('a 255-character task id runs like any other, and neither its sandbox nor its cgroup names it', async () => {
+    const agent = agentOn(path.join(dir, 'work'));
+    agent.start();
+    await until(() => cp.registered);
+    const id = `t${'x'.repeat(254)}`;
+    const fw = `f${'y'.repeat(254)}`;
+    cp.launch(launchOf(id, 'echo "$PWD" > where; exec sleep 100', fw));
+    await until(() => cp.states(id).includes('RUNNING'));
+    const sandbox = agent.tasks.sandboxOf(fw, id);
+    await until(() => fs.existsSync(path.join(sandbox, 'where')));
+    expect(fs.readFileSync(path.join(sandbox, 'where'), 'utf8').trim()).toBe(sandbox);
+    expect(sandbox).not.toMatch(/xxxx|yyyy/);
+    const cgroup = Object.values(agent.tasks.cgroupOf(fw, id)?.dirs ?? {});
+    expect(cgroup.length).toBeGreaterThan(0);
+    for (const d of cgroup) expect(d).not.toMatch(/xxxx|yyyy/);
+    expect(path.basename(agent.tasks.checkpointOf(fw, id)).length).toBeLessThan(64);
+    agent.kill({ frameworkId: fw, taskId: id, gracePeriodSeconds: 0 });
+    await until(() => cp.states(id).includes('KILLED'));
+    expect(cp.states(id)).toEqual(['STARTING', 'RUNNING', 'KILLED']);
+  });
+
+  describe('with its work directory on a filesystem of 1 MiB (tmpfs)', () => {
+    let work: string;
+    let filler: string;
+    beforeEach(() => {
+      work = path.join(dir, 'work');
+      fs.mkdirSync(work);
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', work]);
+      filler = path.join(work, 'filler');
+    });
+    afterEach(async () => {
+      for (const a of agents.splice(0)) {
+        await a.tasks.killAll();
+        await a.stop();
+      }
+      execFileSync('umount', [work]);
+    });
+    /** Fills the filesystem to the last byte. */
+    const fill = () => {
+      const fd = fs.openSync(filler, 'a');
+      try {
+        for (;;) fs.writeSync(fd, Buffer.alloc(4096));
+      } catch (err) {
+        expect((err as NodeJS.ErrnoException).code).toBe('ENOSPC');
+      } finally {
+        fs.closeSync(fd);
+      }
+    };
+
+    it('refuses a launch when its journal cannot take the update (ENOSPC), reports it, and runs tasks again once there is room', async () => {
+      const agent = agentOn(work, { workDirReserveBytes: 0, tasks: { sandboxDir: path.join(dir, 'sandboxes') } });
+      agent.start();
+      await until(() => cp.registered);
+      fill();
+      cp.launch(launchOf('squeezed', 'exit 0'));
+      await until(() => cp.states('squeezed').includes('FAILED'), 'the launch failed and said so');
+      expect(cp.last('squeezed')?.reason).toBe('REASON_COMMAND_EXECUTOR_FAILED');
+      expect(cp.last('squeezed')?.message).toMatch(/^could not prepare the task: ENOSPC/);
+      expect(agent.health()).toEqual({
+        ok: false,
+        problems: [expect.stringMatching(/^its status update journal cannot be written: ENOSPC/)],
+      });
+      fs.rmSync(filler);
+      cp.launch(launchOf('roomy', 'exit 0'));
+      await until(() => cp.states('roomy').includes('FINISHED'));
+      expect(agent.health()).toEqual({ ok: true, problems: [] });
+    });
+
+    it('refuses launches (DROPPED) while its work directory has less free space than it keeps for its records', async () => {
+      const agent = agentOn(work, { workDirReserveBytes: 512 * 1024, tasks: { sandboxDir: path.join(dir, 'sandboxes') } });
+      agent.start();
+      await until(() => cp.registered);
+      fill();
+      cp.launch(launchOf('refused', 'exit 0'));
+      await until(() => cp.states('refused').length > 0);
+      expect(cp.states('refused')).toEqual(['DROPPED']);
+      expect(cp.last('refused')?.reason).toBe('REASON_CONTAINER_LAUNCH_FAILED');
+      expect(cp.last('refused')?.message).toMatch(
+        /^the agent cannot take tasks now: its work directory .* has 0\.0 MiB free, under the 0\.5 MiB it keeps for its journal and checkpoints/,
+      );
+      expect(fs.existsSync(agent.tasks.sandboxOf('fw', 'refused'))).toBe(false);
+      fs.rmSync(filler);
+      cp.launch(launchOf('later', 'exit 0'));
+      await until(() => cp.states('later').includes('FINISHED'));
+    });
+  });
+});

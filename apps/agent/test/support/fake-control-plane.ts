@@ -1,0 +1,61 @@
+/** A control plane's /agents namespace, enough for one agent: it registers it, takes its updates, and sends it launches. */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AGENTS_NAMESPACE, type LaunchTask, type RegisterAgent, type Reply, type StatusUpdate } from '@arbiter/contracts';
+import { Server, type Socket } from 'socket.io';
+
+export class FakeControlPlane {
+  readonly registrations: RegisterAgent[] = [];
+  readonly statuses: StatusUpdate[] = [];
+  private agent?: Socket;
+
+  private constructor(
+    private readonly io: Server,
+    readonly url: string,
+  ) {
+    io.of(AGENTS_NAMESPACE).on('connection', (socket) => {
+      socket.on('register', (msg: RegisterAgent, ack: (r: Reply<{ agentId: string; heartbeatIntervalSeconds: number }>) => void) => {
+        this.registrations.push(msg);
+        this.agent = socket;
+        ack({ ok: true, agentId: 'agent-1', heartbeatIntervalSeconds: 60 });
+      });
+      socket.on('status', (update: StatusUpdate, ack: (r: Reply) => void) => {
+        this.statuses.push(update);
+        ack({ ok: true });
+      });
+    });
+  }
+
+  static async start(): Promise<FakeControlPlane> {
+    const http = createServer();
+    const io = new Server(http);
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    return new FakeControlPlane(io, `http://127.0.0.1:${(http.address() as AddressInfo).port}`);
+  }
+
+  get registered(): boolean {
+    return this.agent !== undefined;
+  }
+
+  launch(msg: LaunchTask): void {
+    this.agent?.emit('launch', msg);
+  }
+
+  states(taskId: string): string[] {
+    return this.statuses.filter((u) => u.taskId === taskId).map((u) => u.state);
+  }
+
+  last(taskId: string): StatusUpdate | undefined {
+    return this.statuses.filter((u) => u.taskId === taskId).at(-1);
+  }
+
+  async close(): Promise<void> {
+    await this.io.close();
+  }
+}
+
+/** A launch of `shell` as task `taskId` of framework `fw`. */
+export const launchOf = (taskId: string, shell: string, frameworkId = 'fw'): LaunchTask => ({
+  frameworkId,
+  task: { taskId, name: 'task', command: { shell }, resources: [{ name: 'cpus', value: 0.1 }] },
+});
