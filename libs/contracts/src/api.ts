@@ -926,7 +926,7 @@ export interface components {
             /** @description what the principal may do (see docs/security.md) */
             kind: components["schemas"]["PrincipalKind"];
             /**
-             * @description unique; letters, digits and . _ : @ -
+             * @description unique; letters, digits and . _ @ - (no ':', which ends the principal in Basic authentication)
              * @example team-a-scheduler
              */
             name: string;
