@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   PRINCIPAL_EXISTS: { status: 409 },
   PRINCIPAL_DISABLED: { status: 409 },
   TOKEN_NOT_FOUND: { status: 404 },
+  NOT_A_SESSION: { status: 409 },
   ACLS_INVALID: { status: 400 },
   // Agents
   AGENT_NOT_FOUND: { status: 404 },

@@ -5,16 +5,17 @@
  *   arbiter principal list | disable NAME
  *   arbiter token create --principal NAME [--ttl 30d] [--name TEXT]    prints the new token
  *   arbiter token list --principal NAME | revoke ID
- * --master (ARBITER_MASTER) and --token (ARBITER_TOKEN, or ARBITER_ADMIN_TOKEN) say where and as whom.
+ * --master (ARBITER_MASTER) says where; the token comes from --token-file, ARBITER_TOKEN, the user's
+ * configuration or a prompt (`credentials.ts`), never necessarily from the command line.
  */
 import * as fs from 'node:fs';
 import * as tls from 'node:tls';
 import { MasterUrls } from '@arbiter/contracts';
 import type { Command } from 'commander';
+import { resolveToken, type TokenFlags } from '../credentials';
 
-export interface Connection {
+export interface Connection extends TokenFlags {
   master?: string;
-  token?: string;
   ca?: string;
 }
 
@@ -31,9 +32,8 @@ class UsageError extends Error {}
 
 export async function call(conn: Connection, method: string, path: string, body?: unknown): Promise<unknown> {
   const master = conn.master ?? process.env.ARBITER_MASTER;
-  const token = conn.token ?? process.env.ARBITER_TOKEN ?? process.env.ARBITER_ADMIN_TOKEN;
   if (!master) throw new UsageError('--master is required (or set ARBITER_MASTER), e.g. --master http://127.0.0.1:8080');
-  if (!token) throw new UsageError('--token is required (or set ARBITER_TOKEN): an admin token');
+  const { token } = await resolveToken(conn);
   const caFile = conn.ca ?? (process.env.ARBITER_CA_FILE || undefined);
   let masters: MasterUrls;
   try {
@@ -90,7 +90,11 @@ function run<A extends unknown[]>(action: (...args: A) => Promise<void>): (...ar
 const connection = (cmd: Command) =>
   cmd
     .option('--master <urls>', "control plane URL, or its replicas' URLs comma-separated (ARBITER_MASTER)")
-    .option('--token <token>', 'an admin token (ARBITER_TOKEN)')
+    .option(
+      '--token-file <file>',
+      'a file holding an admin token (ARBITER_TOKEN_FILE; or ARBITER_TOKEN, ~/.config/arbiter/token, a prompt)',
+    )
+    .option('--token <token>', 'the token itself (visible to other users in the process list: prefer --token-file)')
     .option('--ca <file>', 'PEM certificate(s) to trust for an https:// master (ARBITER_CA_FILE)');
 
 export function register(program: Command): void {

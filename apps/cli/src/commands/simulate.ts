@@ -149,7 +149,11 @@ export function register(program: Command): void {
     )
     .option('--cycles <n>', 'with --from-cluster: allocation cycles to predict (1 to 10, default 3)')
     .option('--write-scenario <file>', "with --from-cluster: also write the cluster's snapshot as a scenario file")
-    .option('--token <token>', 'with --from-cluster: an operator or admin token (ARBITER_TOKEN)')
+    .option(
+      '--token-file <file>',
+      'with --from-cluster: a file holding an operator or admin token (or ARBITER_TOKEN, ~/.config/arbiter/token, a prompt)',
+    )
+    .option('--token <token>', 'with --from-cluster: the token itself (visible in the process list: prefer --token-file)')
     .option('--ca <file>', 'with --from-cluster: PEM certificate(s) to trust for https:// (ARBITER_CA_FILE)')
     .action(async (files: string[], opts: SimulateOptions) => {
       if (opts.fromCluster) {

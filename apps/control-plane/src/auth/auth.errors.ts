@@ -7,5 +7,7 @@ export enum AuthErrorCode {
   PRINCIPAL_EXISTS = 'PRINCIPAL_EXISTS',
   PRINCIPAL_DISABLED = 'PRINCIPAL_DISABLED',
   TOKEN_NOT_FOUND = 'TOKEN_NOT_FOUND',
+  /** DELETE /api/v1/sessions/current with a token that is not a session's. */
+  NOT_A_SESSION = 'NOT_A_SESSION',
   ACLS_INVALID = 'ACLS_INVALID',
 }

@@ -7,9 +7,10 @@ import { AuthRepository } from './auth.repository';
 import { AuthService } from './auth.service';
 import { PrincipalsController } from './principals.controller';
 import { PrincipalsService } from './principals.service';
+import { SessionsController } from './sessions.controller';
 
 @Module({
-  controllers: [AuthController, PrincipalsController],
+  controllers: [AuthController, PrincipalsController, SessionsController],
   providers: [AuthRepository, AuthService, PrincipalsService, { provide: APP_GUARD, useClass: AuthGuard }],
   exports: [AuthService],
 })

@@ -6,8 +6,13 @@ import { PrincipalKind } from './principal.entity';
 export const MAX_TOKEN_TTL_SECONDS = 10 * 365 * 24 * 3600;
 
 export class CreatePrincipalDto {
-  @ApiProperty({ example: 'team-a-scheduler', description: 'unique; letters, digits and . _ : @ -' })
-  @Matches(/^[A-Za-z0-9._:@-]+$/, { message: 'name must be letters, digits and . _ : @ - only' })
+  @ApiProperty({
+    example: 'team-a-scheduler',
+    description: "unique; letters, digits and . _ @ - (no ':', which ends the principal in Basic authentication)",
+  })
+  @Matches(/^[A-Za-z0-9._@-]+$/, {
+    message: "name must be letters, digits and . _ @ - only (no ':': Basic authentication reads the principal up to the first ':')",
+  })
   @MaxLength(128, { message: 'name has at most 128 characters' })
   @IsString({ message: 'name must be a string' })
   name!: string;

@@ -17,6 +17,10 @@ import type { CreatePrincipalDto, IssuedTokenDto, PrincipalDto, TokenDto } from 
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
+/** How long a dashboard session lives at most (twelve hours: a working day, then sign in again). */
+export const SESSION_TTL_SECONDS = 12 * 3600;
+const SESSION_TOKEN_NAME = 'dashboard session';
+
 function toPrincipalDto(p: PrincipalEntity, liveTokens: number): PrincipalDto {
   return {
     name: p.name,
@@ -108,6 +112,39 @@ export class PrincipalsService {
       await this.audit.record(tx, actor, { action: 'token.issue', targetType: 'token', targetId: row.id, before: null, after: dto }, now);
       return Object.assign(dto, { token });
     });
+  }
+
+  /**
+   * A dashboard session: a token of the caller's own principal that lives at most
+   * SESSION_TTL_SECONDS and never past the token that asked for it. The dashboard keeps only this
+   * token (in an httpOnly cookie), never the one the operator signed in with, and revokes it at
+   * sign-out.
+   */
+  async startSession(actor: Actor, now = new Date()): Promise<IssuedTokenDto> {
+    if (!actor.principalId) throw new ArbiterException(AuthErrorCode.FORBIDDEN, 'only a principal can start a session');
+    const principalId = actor.principalId;
+    const cap = now.getTime() + SESSION_TTL_SECONDS * 1000;
+    const expiresAt = new Date(actor.tokenExpiresAt ? Math.min(cap, actor.tokenExpiresAt.getTime()) : cap);
+    return this.db.transaction(async (tx) => {
+      await lockDomain(tx, LockDomain.AUTH);
+      const token = generateToken();
+      const row = await this.repo.createToken(tx, principalId, SESSION_TOKEN_NAME, hashToken(token), now, expiresAt);
+      const dto = toTokenDto(row, actor.name);
+      await this.audit.record(tx, actor, { action: 'token.issue', targetType: 'token', targetId: row.id, before: null, after: dto }, now);
+      return Object.assign(dto, { token });
+    });
+  }
+
+  /** Ends the session the request is made with: its token stops working at once. */
+  async endSession(actor: Actor, now = new Date()): Promise<TokenDto> {
+    const tokenId = actor.tokenId;
+    const t = tokenId ? await this.repo.findToken(this.db.manager, tokenId) : null;
+    if (!tokenId || t?.name !== SESSION_TOKEN_NAME)
+      throw new ArbiterException(
+        AuthErrorCode.NOT_A_SESSION,
+        'this token is not a session (POST /api/v1/sessions starts one); an admin revokes other tokens with DELETE /api/v1/tokens/{id}',
+      );
+    return this.revoke(tokenId, actor, now);
   }
 
   async revoke(id: string, actor: Actor, now = new Date()): Promise<TokenDto> {

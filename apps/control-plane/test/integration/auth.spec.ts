@@ -40,6 +40,15 @@ describe('authentication', () => {
     expect([res.status, ((await res.json()) as { principal?: string }).principal]).toEqual([200, 'admin']);
   });
 
+  it("refuses a principal named with ':', which Basic authentication could never name, and creates nothing", async () => {
+    const res = await t.request('POST', '/api/v1/principals', { name: 'team:a', kind: 'FRAMEWORK' });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect((res.body as { message: string }).message).toMatch(/no ':'/);
+    const list = await t.request('GET', '/api/v1/principals');
+    expect((list.body as Array<{ name: string }>).map((p) => p.name)).not.toContain('team:a');
+  });
+
   it('keeps /health, /metrics and the API docs open', async () => {
     for (const path of ['/health', '/metrics', '/api/docs-json']) {
       expect((await t.request('GET', path, undefined, { token: null })).status).toBe(200);

@@ -149,6 +149,41 @@ describe('principals and tokens', () => {
     expect(audit.items.map((a) => a.action).sort()).toEqual(['token.issue', 'token.revoke']);
   });
 
+  it('starts a session as a short-lived token of the caller, never past the token that asked, which only that session can end', async () => {
+    const parent = (await t.request('POST', '/api/v1/principals/viewer/tokens', { name: 'two hours', ttlSeconds: 7200 })).body as {
+      token: string;
+      expiresAt: string;
+    };
+    const started = await t.request('POST', '/api/v1/sessions', undefined, { token: parent.token });
+    expect(started.status).toBe(201);
+    const session = started.body as { id: string; token: string; principal: string; name: string; expiresAt: string };
+    expect(session).toMatchObject({ principal: 'viewer', name: 'dashboard session' });
+    expect(session.token).not.toBe(parent.token);
+    expect(new Date(session.expiresAt).getTime()).toBeLessThanOrEqual(new Date(parent.expiresAt).getTime());
+    const long = (await t.request('POST', '/api/v1/sessions')).body as { expiresAt: string };
+    expect(new Date(long.expiresAt).getTime() - Date.now()).toBeLessThanOrEqual(12 * 3600 * 1000);
+    expect((await t.request('GET', '/api/v1/whoami', undefined, { token: session.token })).body).toEqual({
+      principal: 'viewer',
+      kind: 'VIEWER',
+    });
+
+    // A token that is not a session cannot end itself through here.
+    const notSession = await t.request('DELETE', '/api/v1/sessions/current', undefined, { token: parent.token });
+    expect([notSession.status, (notSession.body as { code: string }).code]).toEqual([409, 'NOT_A_SESSION']);
+    expect((await t.request('GET', '/api/v1/whoami', undefined, { token: parent.token })).status).toBe(200);
+
+    const ended = await t.request('DELETE', '/api/v1/sessions/current', undefined, { token: session.token });
+    expect([ended.status, (ended.body as { id: string }).id]).toEqual([200, session.id]);
+    expect((await t.request('GET', '/api/v1/whoami', undefined, { token: session.token })).status).toBe(401);
+    expect((await t.request('GET', '/api/v1/whoami', undefined, { token: parent.token })).status).toBe(200);
+    const audit = (await t.request('GET', `/api/v1/audit?targetId=${session.id}`)).body as {
+      items: Array<{ action: string; actor: string }>;
+    };
+    expect(audit.items.map((a) => `${a.actor} ${a.action}`).sort()).toEqual(['viewer token.issue', 'viewer token.revoke']);
+    const framework = await t.request('POST', '/api/v1/sessions', undefined, { token: tokens.FRAMEWORK });
+    expect([framework.status, (framework.body as { code: string }).code]).toEqual([403, 'FORBIDDEN']);
+  });
+
   it('refuses a duplicate principal, an unknown kind and a token for a disabled principal', async () => {
     expect((await t.request('POST', '/api/v1/principals', { name: 'viewer', kind: 'VIEWER' })).body).toMatchObject({
       code: 'PRINCIPAL_EXISTS',

@@ -1,8 +1,9 @@
 /**
- * Server-side only: where the control plane is and the operator's session. The session is the
- * operator's API token in an httpOnly, SameSite=Strict cookie: the browser's scripts never see
- * it, it never goes into a URL, and every call to the control plane is made from this server
- * with it as the bearer token.
+ * Server-side only: where the control plane is and the operator's session. The session is a
+ * short-lived token the control plane issued for this sign-in (POST /api/v1/sessions), never the
+ * token the operator typed; it sits in an httpOnly, SameSite=Strict cookie: the browser's scripts
+ * never see it, it never goes into a URL, every call to the control plane is made from this
+ * server with it as the bearer token, and signing out revokes it.
  */
 import { cookies } from 'next/headers';
 
@@ -31,6 +32,45 @@ export const SESSION_COOKIE = 'arbiter_session';
 
 export async function sessionToken(): Promise<string | undefined> {
   return (await cookies()).get(SESSION_COOKIE)?.value || undefined;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The origins this dashboard is served at: DASHBOARD_PUBLIC_ORIGIN (comma-separated) when set,
+ * else the one the request itself names (its Host, or what a proxy in front says it forwarded).
+ */
+function ownOrigins(request: Request): string[] {
+  const configured = (process.env.DASHBOARD_PUBLIC_ORIGIN ?? '')
+    .split(',')
+    .map((o) => o.trim().replace(/\/+$/, ''))
+    .filter(Boolean);
+  if (configured.length) return configured;
+  const url = new URL(request.url);
+  const proto = request.headers.get('x-forwarded-proto')?.split(',')[0].trim() || url.protocol.replace(/:$/, '');
+  const host = request.headers.get('x-forwarded-host')?.split(',')[0].trim() || request.headers.get('host') || url.host;
+  return [`${proto}://${host}`];
+}
+
+/**
+ * Refuses a state-changing request that a page of another origin made with the operator's
+ * cookie (a page on another port of the same host is same-site, so SameSite alone lets it
+ * through). Browsers name the page's origin in `Origin` (and `Sec-Fetch-Site`) on every such
+ * request; a client without either is not a browser and carries no operator's cookie by accident.
+ * Returns the refusal, or null when the request may go on.
+ */
+export function crossOriginRefusal(request: Request): Response | null {
+  if (SAFE_METHODS.has(request.method)) return null;
+  const origin = request.headers.get('origin');
+  const site = request.headers.get('sec-fetch-site');
+  if (origin === null || origin === 'null') {
+    if (origin === null && (site === null || site === 'same-origin' || site === 'none')) return null;
+  } else if (ownOrigins(request).includes(origin)) return null;
+  return errorResponse(
+    403,
+    'ORIGIN_REFUSED',
+    `a ${request.method} from ${origin ?? `a ${site ?? 'hidden'} page`} is refused: only this dashboard's own pages may change the cluster through it`,
+  );
 }
 
 /** The error body the control plane uses, for failures this server answers itself. */

@@ -5,6 +5,8 @@
  * session; one near the end visits every page and insists on a clean console (`npm run
  * screenshots` runs it to write the README's screenshots).
  */
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Locator, Page } from 'playwright-core';
 import { type Offer, Scheduler } from '@arbiter/scheduler-sdk';
 import { ok } from '../../../control-plane/test/support/client';
@@ -102,7 +104,57 @@ describe('dashboard in a real browser', () => {
     const cookies = await c.context.cookies();
     expect(cookies.find((k) => k.name === 'arbiter_session')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
     expect(await page.evaluate(() => document.cookie)).not.toContain(ADMIN_TOKEN);
+    // The cookie holds a session the control plane issued for this sign-in, not the token typed.
+    const session = cookies.find((k) => k.name === 'arbiter_session')?.value ?? '';
+    expect(session).not.toBe(ADMIN_TOKEN);
+    expect((await c.t.request('GET', '/api/v1/whoami', undefined, { token: session })).body).toEqual({ principal: 'admin', kind: 'ADMIN' });
     c.errors.length = 0; // the refused sign-in logged its 401
+  });
+
+  it("refuses a change that another origin's page makes with the operator's cookie, and nothing changes", async () => {
+    const tokensBefore = (await c.t.request('GET', '/api/v1/principals/admin/tokens')).body as unknown[];
+    // A page on another port of the same host is same-site: the SameSite=Strict cookie goes with its requests.
+    const target = c.url('/api/v1/principals/admin/tokens');
+    const attacker = http.createServer((_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end(
+        `<script>fetch(${JSON.stringify(target)}, { method: 'POST', mode: 'no-cors', credentials: 'include' })` +
+          `.finally(() => { document.title = 'sent'; });</script>`,
+      );
+    });
+    await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
+    const other = await c.context.newPage();
+    try {
+      await other.goto(`http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`);
+      await other.waitForFunction(() => document.title === 'sent');
+    } finally {
+      await other.close();
+      attacker.close();
+    }
+    expect((await c.t.request('GET', '/api/v1/principals/admin/tokens')).body).toEqual(tokensBefore);
+    // The same call with another origin named is refused with a code, before it reaches the control plane.
+    const cookie = (await c.context.cookies()).find((k) => k.name === 'arbiter_session')?.value ?? '';
+    const refused = await fetch(target, { method: 'POST', headers: { cookie: `arbiter_session=${cookie}`, origin: 'http://127.0.0.1:1' } });
+    expect([refused.status, ((await refused.json()) as { code: string }).code]).toEqual([403, 'ORIGIN_REFUSED']);
+    expect((await c.t.request('GET', '/api/v1/principals/admin/tokens')).body).toEqual(tokensBefore);
+  });
+
+  it('ends the session on the control plane when signing out', async () => {
+    const origin = new URL(c.url('/')).origin;
+    const signIn = await fetch(c.url('/api/session'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin },
+      body: JSON.stringify({ token: ADMIN_TOKEN }),
+    });
+    expect(signIn.status).toBe(200);
+    const session = /arbiter_session=([^;]+)/.exec(signIn.headers.get('set-cookie') ?? '')?.[1] ?? '';
+    expect((await c.t.request('GET', '/api/v1/whoami', undefined, { token: session })).status).toBe(200);
+    const signOut = await fetch(c.url('/api/session'), { method: 'DELETE', headers: { cookie: `arbiter_session=${session}`, origin } });
+    expect(signOut.status).toBe(204);
+    expect(signOut.headers.get('set-cookie')).toMatch(/arbiter_session=;/);
+    expect((await c.t.request('GET', '/api/v1/whoami', undefined, { token: session })).status).toBe(401);
+    // The admin's own token and the browser's session go on.
+    expect((await c.t.request('GET', '/api/v1/whoami')).status).toBe(200);
   });
 
   it('shows the cluster on the overview: the agent capacity and the live connection', async () => {

@@ -2,13 +2,16 @@
  * The REST API, as the browser reaches it: every /api/v1 call goes to the control plane with
  * the session's token as the bearer token. Status, body and headers come back unchanged, so
  * the API's errors reach the page as they are. Only /api/v1 paths of the configured control
- * plane are reachable through here.
+ * plane are reachable through here. A state-changing call from another origin's page is refused
+ * before it is sent (`crossOriginRefusal`).
  */
-import { errorResponse, sessionToken, upstream } from '@/lib/server';
+import { crossOriginRefusal, errorResponse, sessionToken, upstream } from '@/lib/server';
 
 const PASSED_BACK = ['content-type', 'content-disposition', 'x-request-id'];
 
 async function forward(request: Request, context: { params: Promise<{ path: string[] }> }): Promise<Response> {
+  const refused = crossOriginRefusal(request);
+  if (refused) return refused;
   const token = await sessionToken();
   if (!token) return errorResponse(401, 'AUTH_TOKEN_MISSING', 'sign in to the dashboard first');
   const { path } = await context.params;
