@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { API_TYPES_FILE, OPENAPI_FILE } from '../src/app/openapi';
-import { generateOpenApiJson } from '../src/app/server';
+import { generateOpenApiJson } from '../src/server';
 import { startTestControlPlane, type TestControlPlane } from './support/app';
 import { arrayContaining } from './support/matchers';
 

@@ -1,3 +1,5 @@
+import { registerErrorCodes } from '../errors/errors.mapping';
+
 export enum AuthErrorCode {
   AUTH_TOKEN_MISSING = 'AUTH_TOKEN_MISSING',
   AUTH_TOKEN_INVALID = 'AUTH_TOKEN_INVALID',
@@ -9,3 +11,5 @@ export enum AuthErrorCode {
   TOKEN_NOT_FOUND = 'TOKEN_NOT_FOUND',
   ACLS_INVALID = 'ACLS_INVALID',
 }
+
+registerErrorCodes('auth', AuthErrorCode);

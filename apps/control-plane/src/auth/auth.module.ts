@@ -7,7 +7,11 @@ import { AuthRepository } from './auth.repository';
 import { AuthService } from './auth.service';
 import { PrincipalsController } from './principals.controller';
 import { PrincipalsService } from './principals.service';
+import { OwnsEntities } from '../database/database.entities';
+import { PrincipalEntity } from './principal.entity';
+import { ApiTokenEntity } from './api-token.entity';
 
+@OwnsEntities(PrincipalEntity, ApiTokenEntity)
 @Module({
   controllers: [AuthController, PrincipalsController],
   providers: [AuthRepository, AuthService, PrincipalsService, { provide: APP_GUARD, useClass: AuthGuard }],
