@@ -1,7 +1,9 @@
 // @ts-check
 // Lint for the whole workspace: typescript-eslint's strict type-checked rules (floating
 // promises, exhaustive switches, no unused code, no `any`) on every package, Prettier owning the
-// format, and the module boundaries of docs/ARCHITECTURE.md.
+// format, and the module boundaries of docs/ARCHITECTURE.md. (The control plane's folders
+// depending one way, without circles, is a graph property no import rule expresses:
+// scripts/folder-deps.js checks it in the same lint step.)
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import js from '@eslint/js';

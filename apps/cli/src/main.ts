@@ -18,13 +18,13 @@ import * as simulate from './commands/simulate';
 import * as start from './commands/start';
 
 /** A subcommand module registers itself (name, options, a lazily loaded action). */
-export interface CommandModule {
+interface CommandModule {
   register(program: Command): void;
 }
 
 const COMMANDS: CommandModule[] = [simulate, db, controlPlane, start, clusterHa, dashboard, agent, example, openapi, bench, access];
 
-export function buildProgram(): Command {
+function buildProgram(): Command {
   const program = new Command('arbiter')
     .description('Arbiter: a two-level cluster resource manager with a Hierarchical DRF allocator')
     .showHelpAfterError()

@@ -6,7 +6,7 @@
  */
 import { stringify } from 'yaml';
 
-export type ServiceKind = 'postgres' | 'control-plane' | 'dashboard' | 'agent';
+type ServiceKind = 'postgres' | 'control-plane' | 'dashboard' | 'agent';
 
 export interface Service {
   name: string;
@@ -20,7 +20,7 @@ export interface Service {
   dependsOn: string[];
 }
 
-export interface HaOptions {
+interface HaOptions {
   replicas: number;
   agents: number;
   /** Host port of the first replica; the others follow (default 8081). */
@@ -29,8 +29,8 @@ export interface HaOptions {
   dashboardPort?: number;
 }
 
-export const CONTROL_PLANE_PORT = 8080;
-export const DASHBOARD_PORT = 3000;
+const CONTROL_PLANE_PORT = 8080;
+const DASHBOARD_PORT = 3000;
 
 export function haTopology(options: HaOptions): Service[] {
   if (!Number.isInteger(options.replicas) || options.replicas < 1 || options.replicas > 9)

@@ -3,6 +3,6 @@ export * from './config/config.schema';
 export * from './database/database.connection';
 export * from './database/database.migrations';
 export { type LargeCluster, seedLargeCluster } from './database/database.bench-seed';
-export { createDataSource, dataSourceOptions } from './database/database.options';
-export { startControlPlane, createApp, generateOpenApiJson, type ControlPlane } from './app/server';
+export { createDataSource } from './app.module';
+export { startControlPlane, createApp, generateOpenApiJson, type ControlPlane } from './server';
 export { API_TYPES_FILE, buildOpenApiDocument, generateApiTypes, OPENAPI_FILE } from './app/openapi';

@@ -16,15 +16,15 @@ import { Id, type Reply, Resources, type StatusUpdate, TaskSpec, TaskState } fro
 
 export const AGENTS_NAMESPACE = '/agents';
 
-export const RunningTaskReport = z.object({ frameworkId: Id, taskId: Id, state: TaskState, resources: Resources }).strict();
-export type RunningTaskReport = z.infer<typeof RunningTaskReport>;
+const RunningTaskReport = z.object({ frameworkId: Id, taskId: Id, state: TaskState, resources: Resources }).strict();
+type RunningTaskReport = z.infer<typeof RunningTaskReport>;
 
 /**
  * What an agent enforces for its tasks: `cgroups-v1`/`cgroups-v2` with the controllers it
  * uses (memory, cpu, pids), or `posix` (process groups and polling, no hard limits); the OS
  * user tasks run as when their spec names none; whether disk use is measured.
  */
-export const Isolation = z
+const Isolation = z
   .object({
     mode: z.enum(['cgroups-v1', 'cgroups-v2', 'posix']),
     controllers: z
@@ -35,7 +35,7 @@ export const Isolation = z
     diskQuota: z.boolean().default(false),
   })
   .strict();
-export type Isolation = z.input<typeof Isolation>;
+type Isolation = z.input<typeof Isolation>;
 
 export const RegisterAgent = z
   .object({

@@ -1,7 +1,7 @@
 /** Shapes shared by every protocol: resources, task states, status updates, replies. */
 import { z } from 'zod';
 import type { ErrorCodeName } from './errors';
-import { isTerminalTaskState, TASK_STATES } from './task-states';
+import { TASK_STATES } from './task-states';
 
 /**
  * A role path, one rule wherever a role is named (subscriptions, weights, quota, reservations,
@@ -19,7 +19,7 @@ export const ROLE_RULE =
 export const Role = z.string().min(1).max(255).regex(ROLE_PATTERN, ROLE_RULE);
 
 /** A resource name, as @arbiter/allocator accepts it: `cpus`, `mem`, `gpus`, `ports`, `disk_ssd`. */
-export const ResourceName = z
+const ResourceName = z
   .string()
   .min(1)
   .max(128)
@@ -29,7 +29,7 @@ export const ResourceName = z
   );
 
 /** Largest scalar amount of one resource (as @arbiter/allocator's MAX_SCALAR). */
-export const MAX_RESOURCE_SCALAR = 1e12;
+const MAX_RESOURCE_SCALAR = 1e12;
 
 /** One piece of resources, as @arbiter/allocator's `ResourceEntry` (its canonical JSON form). */
 export const ResourceEntry = z
@@ -61,7 +61,6 @@ export const Resources = z.array(ResourceEntry).max(1000);
 
 export const TaskState = z.enum(TASK_STATES);
 export type TaskState = z.infer<typeof TaskState>;
-export const isTerminal = (s: TaskState) => isTerminalTaskState(s);
 
 export const Id = z
   .string()
@@ -71,18 +70,18 @@ export const Id = z
   .regex(/^(?!\.\.?$)[A-Za-z0-9._:@-]+$/, "only letters, digits and . _ : @ -, and not '.' or '..'");
 
 /** An operating-system user name (POSIX portable: what useradd accepts). */
-export const OsUser = z
+const OsUser = z
   .string()
   .min(1)
   .max(32)
   .regex(/^[a-z_][a-z0-9_-]*[$]?$/, 'must be an operating-system user name such as nobody or svc-batch');
 
 /** What a task runs: a shell line, or an executable with arguments. */
-export const Command = z.union([
+const Command = z.union([
   z.object({ shell: z.string().min(1).max(65_536) }).strict(),
   z.object({ value: z.string().min(1).max(4096), arguments: z.array(z.string().max(65_536)).max(1000).optional() }).strict(),
 ]);
-export type Command = z.infer<typeof Command>;
+type Command = z.infer<typeof Command>;
 
 /** A task as a framework launches it and an agent runs it. */
 export const TaskSpec = z
@@ -121,7 +120,7 @@ export const StatusUpdate = z
 export type StatusUpdate = z.infer<typeof StatusUpdate>;
 
 /** A protocol error: a stable code and a message a person can act on. */
-export interface WireError {
+interface WireError {
   code: string;
   message: string;
   details?: Record<string, unknown>;

@@ -26,7 +26,7 @@ export type DecisionReasonCode = (typeof DECISION_REASONS)[number];
 export const AGENT_WIDE_REASONS: readonly DecisionReasonCode[] = ['AGENT_NOT_WHITELISTED', 'AGENT_DEACTIVATED', 'AGENT_IN_MAINTENANCE'];
 
 /** A trace entry's numbers, as recorded (resource quantities are objects of name to amount). */
-export type DecisionDetails = Record<string, unknown>;
+type DecisionDetails = Record<string, unknown>;
 
 /** Resource quantities as words: `cpus 2, mem 1024`. */
 export function formatQuantities(q: unknown): string {
@@ -63,7 +63,7 @@ export const DECISION_SENTENCES: Readonly<Record<DecisionReasonCode, (n: number,
     `${n} time(s) an agent had none of what role '${str(e.role)}' still needs for its guarantee (${formatQuantities(e.unmet)}).`,
 };
 
-export function isDecisionReason(code: string): code is DecisionReasonCode {
+function isDecisionReason(code: string): code is DecisionReasonCode {
   return (DECISION_REASONS as readonly string[]).includes(code);
 }
 

@@ -16,6 +16,8 @@ export const ERROR_CODES = {
   CONCURRENT_UPDATE: { status: 409 },
   DATABASE_UNAVAILABLE: { status: 503 },
   INTERNAL_ERROR: { status: 500 },
+  /** A standby could not hand an operation that needs the leader to it (no leader, or it did not answer). */
+  NO_LEADER: { status: 503 },
   // Authentication
   AUTH_TOKEN_MISSING: { status: 401 },
   AUTH_TOKEN_INVALID: { status: 401 },
@@ -83,8 +85,6 @@ export const ERROR_CODES = {
   RESOURCES_BELOW_RESERVATIONS: { status: null },
   /** A call, operation or field Mesos defines that Arbiter cannot honour (the message names it and says why). */
   UNSUPPORTED: { status: null },
-  /** A standby could not hand an operation that needs the leader to it (no leader, or it did not answer). */
-  NO_LEADER: { status: 503 },
 } as const satisfies Record<string, { status: number | null }>;
 
 export type ErrorCodeName = keyof typeof ERROR_CODES;

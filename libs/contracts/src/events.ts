@@ -6,7 +6,7 @@ import type { ResourceEntry, TaskState } from './common';
 
 export const EVENTS_NAMESPACE = '/events';
 
-export interface CycleSummary {
+interface CycleSummary {
   id: string;
   startedAt: string;
   durationMs: number;

@@ -98,7 +98,7 @@ export const Operation = z.discriminatedUnion('type', [
 ]);
 export type Operation = z.infer<typeof Operation>;
 
-export const RefuseSeconds = z
+const RefuseSeconds = z
   .number()
   .min(0)
   .max(365 * 24 * 3600);

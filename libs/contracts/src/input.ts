@@ -7,7 +7,7 @@
  */
 
 /** Deepest nesting of objects and arrays accepted (the deepest real message nests about 8). */
-export const MAX_INPUT_DEPTH = 32;
+const MAX_INPUT_DEPTH = 32;
 
 export interface InputProblem {
   /** Where: `tasks.3.name`, `(input)` for the value itself. */

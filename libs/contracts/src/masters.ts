@@ -63,7 +63,7 @@ export class MasterUrls {
 }
 
 /** What a standby's refusal carries in socket.io's connect_error `data`. */
-export interface NotLeaderData {
+interface NotLeaderData {
   code: 'NOT_LEADER';
   /** The leader's advertised URL, or null while the standby knows of none. */
   leader: string | null;
@@ -80,7 +80,7 @@ export function notLeader(err: { data?: unknown }): string | null | undefined {
  * every automatic reconnection) goes to `base` + `namespace`. socket.io's Manager opens each
  * connection from its `uri`, which its typings keep private.
  */
-export function retargetSocket(socket: { io: object }, namespace: string, base: string): void {
+function retargetSocket(socket: { io: object }, namespace: string, base: string): void {
   (socket.io as { uri: string }).uri = new URL(namespace, base).toString();
 }
 

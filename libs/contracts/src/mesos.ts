@@ -10,6 +10,7 @@
  * from protobuf objects send unset fields as null.
  */
 import { z } from 'zod';
+import type { TaskStateName } from './task-states';
 
 /** Largest number of items in one repeated field (offers, operations, tasks, resources). */
 const MANY = 10_000;
@@ -36,7 +37,7 @@ const Reservation = z
   })
   .strict();
 
-export const MesosValueType = z.enum(['SCALAR', 'RANGES', 'SET', 'TEXT']);
+const MesosValueType = z.enum(['SCALAR', 'RANGES', 'SET', 'TEXT']);
 
 export const MesosResource = z
   .object({
@@ -129,7 +130,7 @@ export const MesosTaskInfo = z
   .strict();
 export type MesosTaskInfo = z.infer<typeof MesosTaskInfo>;
 
-export const MESOS_OPERATION_TYPES = [
+const MESOS_OPERATION_TYPES = [
   'UNKNOWN',
   'LAUNCH',
   'LAUNCH_GROUP',
@@ -221,7 +222,7 @@ export const MesosFrameworkInfo = z
   .strict();
 export type MesosFrameworkInfo = z.infer<typeof MesosFrameworkInfo>;
 
-export const MESOS_CALL_TYPES = [
+const MESOS_CALL_TYPES = [
   'UNKNOWN',
   'SUBSCRIBE',
   'TEARDOWN',
@@ -241,7 +242,6 @@ export const MESOS_CALL_TYPES = [
   'SUPPRESS',
   'UPDATE_FRAMEWORK',
 ] as const;
-export type MesosCallType = (typeof MESOS_CALL_TYPES)[number];
 
 /** ACCEPT_INVERSE_OFFERS and DECLINE_INVERSE_OFFERS: the inverse offers answered. */
 const InverseOfferIds = z.object({ inverse_offer_ids: z.array(IdValue).max(1000).optional(), filters: Filters.optional() }).strict();
@@ -341,4 +341,4 @@ export function withoutNulls(value: unknown, depth = 0): unknown {
 }
 
 /** Mesos's task state name of an Arbiter task state (`RUNNING` → `TASK_RUNNING`). */
-export const mesosTaskState = (state: string) => `TASK_${state}`;
+export const mesosTaskState = <S extends TaskStateName>(state: S): `TASK_${S}` => `TASK_${state}`;

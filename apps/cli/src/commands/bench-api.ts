@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { connectAgentSocket, cpuSeconds, metric, percentile, startChildControlPlane, stopChild } from './bench-process';
 
-export interface ApiBenchFlags {
+interface ApiBenchFlags {
   agents: number;
   clients: number;
   seconds: number;

@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { ensureDashboardBuilt, launchChromium, startDashboard } from './dashboard';
 import { connectAgentSocket } from './bench-process';
 
-export interface DashboardBenchFlags {
+interface DashboardBenchFlags {
   agents: number;
   runs: number;
 }

@@ -15,7 +15,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { Reply } from '@arbiter/contracts';
 import { cpuSeconds, loopHold, percentile, residentMb, scrape, sliceCounts, startChildControlPlane, stopChild } from './bench-process';
 
-export interface E2eFlags {
+interface E2eFlags {
   agents: number;
   frameworks: number;
   seconds: number;

@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MasterUrls, notLeader, type Reply, reconnectElsewhere } from '@arbiter/contracts';
 
-export interface FailoverFlags {
+interface FailoverFlags {
   agents: number;
   /** Tasks kept running across the cluster before the kill. */
   tasks: number;

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 
 const BIN = path.resolve(__dirname, '../../bin/arbiter.js');
 
-export interface ChildControlPlane {
+interface ChildControlPlane {
   child: ChildProcess;
   pid: number;
   url: string;
@@ -100,7 +100,7 @@ export async function metric(base: URL, series: string): Promise<number> {
 }
 
 /** How allocation cycles held the control plane's event loop: slice counts so far (see `loopHold`). */
-export interface SliceCounts {
+interface SliceCounts {
   slices: number;
   within2ms: number;
   within5ms: number;

@@ -3,7 +3,10 @@ import { Global, Module } from '@nestjs/common';
 import { AclsController } from './acls.controller';
 import { AclsRepository } from './acls.repository';
 import { AclsService } from './acls.service';
+import { OwnsEntities } from '../database/database.entities';
+import { AclDocumentEntity } from './acl-document.entity';
 
 @Global()
+@OwnsEntities(AclDocumentEntity)
 @Module({ controllers: [AclsController], providers: [AclsRepository, AclsService], exports: [AclsService] })
 export class AclsModule {}

@@ -42,9 +42,9 @@ const Entity = z.union([
   z.object({ values: z.array(z.string().min(1).max(255)).min(1).max(10_000) }).strict(),
   z.object({ type: z.enum(['ANY', 'NONE']) }).strict(),
 ]);
-export type AclEntity = z.infer<typeof Entity>;
+type AclEntity = z.infer<typeof Entity>;
 
-export interface AclEntry {
+interface AclEntry {
   principals: AclEntity;
   objects: AclEntity;
 }
@@ -55,7 +55,7 @@ export interface Acls {
 }
 
 /** The shape of the JSON document; parseAcls checks each entry's object field. */
-export const AclDocument = z
+const AclDocument = z
   .object({
     permissive: z.boolean().optional(),
     ...Object.fromEntries(ACL_ACTIONS.map((a) => [a, z.array(z.record(z.string(), Entity)).max(10_000).optional()])),

@@ -4,13 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Resources } from '@arbiter/allocator';
-import {
-  isTerminal as isTerminalTaskState,
-  PROTOCOL_ERRORS,
-  type RegisterAgent,
-  type RegisterAgentReply,
-  type UpdateAgent,
-} from '@arbiter/contracts';
+import { isTerminalTaskState, PROTOCOL_ERRORS, type RegisterAgent, type RegisterAgentReply, type UpdateAgent } from '@arbiter/contracts';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AclsService } from '../acls/acls.service';
 import { InverseOffers } from '../allocation/inverse-offers.handler';

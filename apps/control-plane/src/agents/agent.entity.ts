@@ -21,7 +21,7 @@ export interface DrainConfig {
   markGone: boolean;
 }
 
-export interface AgentIsolation {
+interface AgentIsolation {
   mode: string;
   controllers: string[];
   taskUser?: string;

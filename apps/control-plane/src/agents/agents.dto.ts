@@ -55,12 +55,12 @@ export class DrainAgentDto {
   markGone?: boolean;
 }
 
-export class DrainConfigDto {
+class DrainConfigDto {
   @ApiProperty({ type: Number, nullable: true }) maxGracePeriodSeconds!: number | null;
   @ApiProperty() markGone!: boolean;
 }
 
-export class AgentIsolationDto {
+class AgentIsolationDto {
   @ApiProperty({ enum: ['cgroups-v1', 'cgroups-v2', 'posix'], description: 'posix: process groups and polling only, no hard limits' })
   mode!: string;
   @ApiProperty({ type: [String], example: ['memory', 'cpu', 'pids'], description: 'cgroup controllers limiting each task' })
@@ -69,7 +69,7 @@ export class AgentIsolationDto {
   @ApiProperty({ description: 'disk use measured and enforced' }) diskQuota!: boolean;
 }
 
-export class AgentDto {
+class AgentDto {
   @ApiProperty() id!: string;
   @ApiProperty() hostname!: string;
   @ApiProperty({ type: String, nullable: true, description: 'host:port of the agent' }) address!: string | null;
@@ -91,7 +91,7 @@ export class AgentDto {
   @ApiProperty() lastSeenAt!: string;
 }
 
-export class AgentMaintenanceDto {
+class AgentMaintenanceDto {
   @ApiProperty({
     enum: [MachineMode.DRAINING, MachineMode.DOWN],
     description: 'DRAINING: scheduled (frameworks get inverse offers); DOWN: in maintenance (no offers)',
@@ -102,7 +102,7 @@ export class AgentMaintenanceDto {
     number | null;
 }
 
-export class AgentUsageDto {
+class AgentUsageDto {
   @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'scalar totals of the agent' }) total!: Record<string, number>;
   @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'held by live tasks' }) used!: Record<string, number>;
   @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'offered and not yet answered' }) offered!: Record<string, number>;

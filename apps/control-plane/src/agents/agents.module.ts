@@ -2,7 +2,10 @@ import { Module } from '@nestjs/common';
 import { AgentsController } from './agents.controller';
 import { AgentsRepository } from './agents.repository';
 import { AgentsService } from './agents.service';
+import { OwnsEntities } from '../database/database.entities';
+import { AgentEntity } from './agent.entity';
 
+@OwnsEntities(AgentEntity)
 @Module({
   controllers: [AgentsController],
   providers: [AgentsRepository, AgentsService],

@@ -10,7 +10,6 @@ import { type CallHandler, type ExecutionContext, Injectable, type NestIntercept
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { from, lastValueFrom, type Observable } from 'rxjs';
-import type { AuthenticatedRequest } from '../auth/auth.actor';
 
 const COALESCED = 'arbiter:coalesced';
 
@@ -25,7 +24,8 @@ export class CoalesceInterceptor implements NestInterceptor {
 
   intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (!this.reflector.get<boolean | undefined>(COALESCED, ctx.getHandler())) return next.handle();
-    const req = ctx.switchToHttp().getRequest<Request & AuthenticatedRequest>();
+    // `actor` is the auth guard's (auth/auth.actor.ts); this folder names no module.
+    const req = ctx.switchToHttp().getRequest<Request & { actor?: { principalId: string | null } }>();
     const key = `${req.actor?.principalId ?? 'anonymous'}\u0000${req.method}\u0000${req.originalUrl}`;
     let answer = this.inFlight.get(key);
     if (!answer) {

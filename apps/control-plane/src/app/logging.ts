@@ -19,7 +19,7 @@ const CHATTY_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExpl
 /** The logger of the request being served, if any. */
 const requestLogger = new AsyncLocalStorage<Pino>();
 
-export interface Logging {
+interface Logging {
   root: Pino;
   /** Nest's logger. */
   nest: PinoNestLogger;
@@ -55,7 +55,7 @@ export function createLogging(level: LevelWithSilent): Logging {
  * Nest's LoggerService on pino. Nest passes the logger's context last; an object first is
  * merged into the line (an Error as `err`), as in `logger.error({ err }, 'what failed')`.
  */
-export class PinoNestLogger implements LoggerService {
+class PinoNestLogger implements LoggerService {
   constructor(private readonly root: Pino) {}
 
   log(message: unknown, ...params: unknown[]): void {

@@ -5,7 +5,7 @@ import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swag
 import type { Express } from 'express';
 import * as swaggerUi from 'swagger-ui-express';
 
-export const API_VERSION = '1.0.0';
+const API_VERSION = '1.0.0';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()

@@ -11,7 +11,7 @@ import { AuditService } from './audit.service';
 const WINDOW_MS = 60_000;
 const BURST = 10;
 
-export interface Refusal {
+interface Refusal {
   /** The call refused, e.g. 'PUT /api/v1/quota' or 'subscribe'. */
   what: string;
   reason: string;

@@ -40,7 +40,7 @@ export class AuditQueryDto extends PageQueryDto {
   until?: string;
 }
 
-export class AuditEntryDto {
+class AuditEntryDto {
   @ApiProperty({ description: 'increasing sequence number' }) id!: string;
   @ApiProperty() at!: string;
   @ApiProperty({ description: 'principal name' }) actor!: string;

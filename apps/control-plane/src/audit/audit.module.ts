@@ -4,8 +4,11 @@ import { AccessLog } from './access-log';
 import { AuditController } from './audit.controller';
 import { AuditRepository } from './audit.repository';
 import { AuditService } from './audit.service';
+import { OwnsEntities } from '../database/database.entities';
+import { AuditEntryEntity } from './audit-entry.entity';
 
 @Global()
+@OwnsEntities(AuditEntryEntity)
 @Module({
   controllers: [AuditController],
   providers: [AuditRepository, AuditService, AccessLog],

@@ -10,7 +10,7 @@ import type { Page } from '../common/pagination.dto';
 import { AuditEntryEntity } from './audit-entry.entity';
 import { type AuditFilter, AuditRepository } from './audit.repository';
 
-export interface AuditChange {
+interface AuditChange {
   action: AuditAction;
   targetType: string;
   targetId: string | null;

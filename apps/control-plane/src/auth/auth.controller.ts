@@ -4,7 +4,7 @@ import { ApiErrors } from '../errors/errors.dto';
 import { type Actor, CurrentActor } from './auth.actor';
 import { Requires } from './permissions';
 
-export class WhoAmIDto {
+class WhoAmIDto {
   @ApiProperty({ example: 'admin', description: 'the principal the token belongs to' }) principal!: string;
   @ApiProperty({ enum: ['ADMIN', 'OPERATOR', 'VIEWER', 'FRAMEWORK', 'AGENT'], enumName: 'PrincipalKind' }) kind!: string;
 }

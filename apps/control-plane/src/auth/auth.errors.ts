@@ -1,3 +1,5 @@
+import { registerErrorCodes } from '../errors/errors.mapping';
+
 export enum AuthErrorCode {
   AUTH_TOKEN_MISSING = 'AUTH_TOKEN_MISSING',
   AUTH_TOKEN_INVALID = 'AUTH_TOKEN_INVALID',
@@ -11,3 +13,5 @@ export enum AuthErrorCode {
   NOT_A_SESSION = 'NOT_A_SESSION',
   ACLS_INVALID = 'ACLS_INVALID',
 }
+
+registerErrorCodes('auth', AuthErrorCode);

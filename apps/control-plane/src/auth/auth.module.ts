@@ -8,7 +8,11 @@ import { AuthService } from './auth.service';
 import { PrincipalsController } from './principals.controller';
 import { PrincipalsService } from './principals.service';
 import { SessionsController } from './sessions.controller';
+import { OwnsEntities } from '../database/database.entities';
+import { PrincipalEntity } from './principal.entity';
+import { ApiTokenEntity } from './api-token.entity';
 
+@OwnsEntities(PrincipalEntity, ApiTokenEntity)
 @Module({
   controllers: [AuthController, PrincipalsController, SessionsController],
   providers: [AuthRepository, AuthService, PrincipalsService, { provide: APP_GUARD, useClass: AuthGuard }],

@@ -12,7 +12,7 @@ import { AuthRepository, type TokenOwner } from './auth.repository';
 import { PrincipalKind } from './principal.entity';
 import { Database, lockDomain, LockDomain } from '../database/database.service';
 
-export const ADMIN_PRINCIPAL = 'admin';
+const ADMIN_PRINCIPAL = 'admin';
 /** How stale `last_used_at` may get before a request refreshes it (one write per minute at most). */
 const TOUCH_INTERVAL_MS = 60_000;
 

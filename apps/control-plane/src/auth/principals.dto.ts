@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEnum, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { PrincipalKind } from './principal.entity';
 
-export const MAX_TOKEN_TTL_SECONDS = 10 * 365 * 24 * 3600;
+const MAX_TOKEN_TTL_SECONDS = 10 * 365 * 24 * 3600;
 
 export class CreatePrincipalDto {
   @ApiProperty({

@@ -2,7 +2,7 @@
 import { ALERT_CODES, type AlertCode } from '@arbiter/contracts';
 import { ApiProperty } from '@nestjs/swagger';
 
-export class ResourceSummaryDto {
+class ResourceSummaryDto {
   @ApiProperty({ example: 'cpus' }) name!: string;
   @ApiProperty({ description: 'total of reachable agents' }) total!: number;
   @ApiProperty({ description: 'held by live tasks' }) used!: number;
@@ -10,7 +10,7 @@ export class ResourceSummaryDto {
   @ApiProperty({ description: 'reserved for roles (used or not)' }) reserved!: number;
 }
 
-export class AgentCountsDto {
+class AgentCountsDto {
   @ApiProperty() total!: number;
   @ApiProperty() reachable!: number;
   @ApiProperty() unreachable!: number;
@@ -20,13 +20,13 @@ export class AgentCountsDto {
   @ApiProperty({ description: 'machines DOWN for maintenance' }) down!: number;
 }
 
-export class FrameworkCountsDto {
+class FrameworkCountsDto {
   @ApiProperty() active!: number;
   @ApiProperty({ description: 'within their failover timeout' }) disconnected!: number;
   @ApiProperty() completed!: number;
 }
 
-export class LastCycleDto {
+class LastCycleDto {
   @ApiProperty() id!: string;
   @ApiProperty() startedAt!: string;
   @ApiProperty() durationMs!: number;

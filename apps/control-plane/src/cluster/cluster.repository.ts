@@ -8,7 +8,7 @@ import { MachineMode } from '../maintenance/maintenance-machine.entity';
 import { OUTSTANDING_OFFERS_SQL } from '../offers/offers.repository';
 import { TERMINAL_TASK_STATES_SQL } from '../tasks/task.entity';
 
-export type Sums = Map<string, number>;
+type Sums = Map<string, number>;
 const LIVE = `state NOT IN ${TERMINAL_TASK_STATES_SQL}`;
 const ON_REACHABLE = `agent_id IN (SELECT id FROM agents WHERE status = 'REACHABLE')`;
 

@@ -4,19 +4,17 @@
  * agents, frameworks and tasks counted by state; the latest allocation cycle; and alerts, each
  * with a stable code, a sentence and the agent, framework or role it is about.
  */
+import { isTerminalTaskState } from '@arbiter/contracts';
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.service';
 import { FrameworkState } from '../frameworks/framework.entity';
 import { LiveView } from '../kernel/live-view';
-import { TERMINAL_TASK_STATES } from '../tasks/task.entity';
-
-const isTerminalState = (s: string) => (TERMINAL_TASK_STATES as readonly string[]).includes(s);
 import { Alerts } from './cluster.alerts';
 import { AlertSeverity, type ClusterSummaryDto } from './cluster.dto';
 import { ClusterRepository } from './cluster.repository';
 
 /** Offers unanswered for longer than this are an alert: they keep resources from everyone else. */
-export const HELD_OFFER_SECONDS = 60;
+const HELD_OFFER_SECONDS = 60;
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
 
@@ -191,7 +189,7 @@ export class ClusterService {
       frameworks: { active: frameworkCount(FrameworkState.ACTIVE), disconnected: frameworkCount(FrameworkState.DISCONNECTED), completed },
       tasks,
       activeTasks: Object.entries(tasks)
-        .filter(([s]) => !isTerminalState(s))
+        .filter(([s]) => !isTerminalTaskState(s))
         .reduce((n, [, c]) => n + c, 0),
       outstandingOffers: outstanding.length,
       lastCycle: cycle

@@ -46,7 +46,7 @@ export const RESOURCES_INPUT_SCHEMA = {
   ],
 };
 
-export interface ResourcesRule {
+interface ResourcesRule {
   /** Only unreserved, non-revocable, non-shared scalars (quota). */
   scalarsOnly?: boolean;
   /** Only unreserved, non-revocable, non-shared pieces (what can be reserved). */

@@ -4,7 +4,7 @@
  * as a control plane that has run for that long would have them. The database is migrated first.
  */
 import { Client } from 'pg';
-import { createDataSource } from './database.options';
+import { dataSourceFor } from './database.options';
 import { migrate } from './database.migrations';
 
 export interface LargeCluster {
@@ -17,7 +17,8 @@ export interface LargeCluster {
 }
 
 export async function seedLargeCluster(databaseUrl: string, c: LargeCluster): Promise<void> {
-  const ds = createDataSource(databaseUrl);
+  // Only the migrations run on it: no entity is needed.
+  const ds = dataSourceFor(databaseUrl, []);
   await ds.initialize();
   try {
     await migrate(ds);

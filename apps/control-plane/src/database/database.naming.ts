@@ -1,7 +1,7 @@
 /** snake_case tables and columns: `agentId` in TypeScript is `agent_id` in SQL. */
 import { DefaultNamingStrategy, type NamingStrategyInterface } from 'typeorm';
 
-export function snakeCase(name: string): string {
+function snakeCase(name: string): string {
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .replace(/([A-Z])([A-Z][a-z])/g, '$1_$2')

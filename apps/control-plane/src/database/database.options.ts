@@ -1,17 +1,20 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../../../migrations';
-import { ENTITIES } from './database.entities';
+import type { EntityClass } from './database.entities';
 import { SnakeNamingStrategy } from './database.naming';
 
+export type DataSourceOverrides = Partial<{ poolSize: number; applicationName: string }>;
+
 /**
- * The one way the control plane describes its database: entities, the committed migrations,
- * snake_case names, and never `synchronize` (the schema changes only through migrations).
+ * The one way the control plane describes its database: the entities its modules own (the
+ * composition root gathers them: src/app.module.ts), the committed migrations, snake_case names,
+ * and never `synchronize` (the schema changes only through migrations).
  */
-export function dataSourceOptions(url: string, overrides: Partial<{ poolSize: number; applicationName: string }> = {}): DataSourceOptions {
+function dataSourceOptions(url: string, entities: readonly EntityClass[], overrides: DataSourceOverrides = {}): DataSourceOptions {
   return {
     type: 'postgres',
     url,
-    entities: ENTITIES,
+    entities: [...entities],
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
     migrationsTransactionMode: 'all',
@@ -27,8 +30,8 @@ export function dataSourceOptions(url: string, overrides: Partial<{ poolSize: nu
   };
 }
 
-export function createDataSource(url: string, overrides?: Parameters<typeof dataSourceOptions>[1]): DataSource {
-  return new DataSource(dataSourceOptions(url, overrides));
+export function dataSourceFor(url: string, entities: readonly EntityClass[], overrides?: DataSourceOverrides): DataSource {
+  return new DataSource(dataSourceOptions(url, entities, overrides));
 }
 
 /** The TypeORM data source, for the application's wiring. */

@@ -1,4 +1,6 @@
 /** Codes of failures that belong to no single module: transport, validation, the database. */
+import { registerErrorCodes } from './errors.mapping';
+
 export enum CommonErrorCode {
   VALIDATION_FAILED = 'VALIDATION_FAILED',
   MALFORMED_JSON = 'MALFORMED_JSON',
@@ -12,3 +14,5 @@ export enum CommonErrorCode {
   /** A standby could not hand an operation that needs the leader to it. */
   NO_LEADER = 'NO_LEADER',
 }
+
+registerErrorCodes('common', CommonErrorCode);

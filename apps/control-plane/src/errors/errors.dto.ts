@@ -1,10 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiResponse } from '@nestjs/swagger';
-import { AuthErrorCode } from '../auth/auth.errors';
 import { CommonErrorCode } from './errors.codes';
 import { allErrorCodes, type ErrorCode } from './errors.mapping';
 
-export class ErrorDto {
+class ErrorDto {
   @ApiProperty({ example: 400 })
   statusCode!: number;
 
@@ -32,13 +31,9 @@ export class ErrorDto {
 export function ApiErrors(...codes: ErrorCode[]): MethodDecorator & ClassDecorator {
   const byStatus = new Map<number, ErrorCode[]>();
   const statusOf = new Map(allErrorCodes().map((c) => [c.code, c.status]));
-  for (const code of [
-    CommonErrorCode.VALIDATION_FAILED,
-    AuthErrorCode.AUTH_TOKEN_MISSING,
-    AuthErrorCode.AUTH_TOKEN_INVALID,
-    AuthErrorCode.FORBIDDEN,
-    ...codes,
-  ]) {
+  // Every route validates its input and is behind the auth guard (auth/auth.errors.ts's codes).
+  const always: ErrorCode[] = [CommonErrorCode.VALIDATION_FAILED, 'AUTH_TOKEN_MISSING', 'AUTH_TOKEN_INVALID', 'FORBIDDEN'];
+  for (const code of [...always, ...codes]) {
     const status = statusOf.get(code) ?? 500;
     const list = byStatus.get(status) ?? [];
     if (!list.includes(code)) list.push(code);

@@ -8,12 +8,11 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger 
 import type { Request, Response } from 'express';
 import { ResourceParseError } from '@arbiter/allocator';
 import { databaseErrorCode } from '../database/database.service';
-import { AuthErrorCode } from '../auth/auth.errors';
 import { CommonErrorCode } from './errors.codes';
 import { ArbiterException } from './errors.exception';
 import { type ErrorCode, httpStatusOf } from './errors.mapping';
 
-export interface ErrorBody {
+interface ErrorBody {
   statusCode: number;
   code: ErrorCode;
   message: string;
@@ -93,7 +92,8 @@ export class ErrorsFilter implements ExceptionFilter {
       };
     }
     if (res.headersSent) return;
-    if (body.code === AuthErrorCode.AUTH_TOKEN_MISSING || body.code === AuthErrorCode.AUTH_TOKEN_INVALID)
+    // The auth guard's refusals (auth/auth.errors.ts) say how to authenticate.
+    if (body.code === 'AUTH_TOKEN_MISSING' || body.code === 'AUTH_TOKEN_INVALID')
       res.setHeader('WWW-Authenticate', 'Bearer realm="arbiter"');
     res.status(body.statusCode).json(body);
   }

@@ -22,7 +22,7 @@ export type ClusterEvent =
   | { type: 'config.resync' };
 
 /** The channel replicas announce events on. */
-export const CLUSTER_EVENTS_CHANNEL = 'arbiter_cluster_events';
+const CLUSTER_EVENTS_CHANNEL = 'arbiter_cluster_events';
 /** NOTIFY payloads are limited to 8000 bytes; a larger event is sent as a resync. */
 const MAX_PAYLOAD = 7_900;
 

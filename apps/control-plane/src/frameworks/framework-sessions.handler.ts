@@ -3,7 +3,7 @@
  * failover timeout, teardown, suppress and revive, and kills of their tasks.
  */
 import { randomUUID } from 'node:crypto';
-import { type Kill, PROTOCOL_ERRORS, type RolesCall, type Subscribe, type SubscribeReply } from '@arbiter/contracts';
+import { isTerminalTaskState, type Kill, PROTOCOL_ERRORS, type RolesCall, type Subscribe, type SubscribeReply } from '@arbiter/contracts';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AclsService } from '../acls/acls.service';
 import { AllocationLoop } from '../allocation/allocation-loop.handler';
@@ -20,7 +20,7 @@ import { EventualWrites } from '../kernel/eventual-writes';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { OfferBook } from '../offers/offer-book.handler';
-import { isTerminal, KILL_GRACE_SECONDS, TaskUpdates } from '../tasks/task-updates.handler';
+import { KILL_GRACE_SECONDS, TaskUpdates } from '../tasks/task-updates.handler';
 import { type TaskEntity, TaskState } from '../tasks/task.entity';
 import { TasksRepository } from '../tasks/tasks.repository';
 import { type FrameworkEntity, FrameworkState } from './framework.entity';
@@ -390,7 +390,7 @@ export class FrameworkSessions {
 
   /** SIGTERM then SIGKILL at the agent; a task not running anywhere yet is KILLED here. */
   private async killTask(task: TaskEntity, gracePeriodSeconds?: number): Promise<void> {
-    if (isTerminal(task.state)) return;
+    if (isTerminalTaskState(task.state)) return;
     const { frameworkId, taskId } = task;
     const agent = this.state.agents.get(task.agentId)?.socket;
     if (agent && task.state !== TaskState.STAGING) {

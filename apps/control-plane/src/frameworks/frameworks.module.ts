@@ -4,7 +4,10 @@ import { FrameworkExplainService } from './framework-explain.service';
 import { ExplainController, FrameworksController } from './frameworks.controller';
 import { FrameworksRepository } from './frameworks.repository';
 import { FrameworksService } from './frameworks.service';
+import { OwnsEntities } from '../database/database.entities';
+import { FrameworkEntity } from './framework.entity';
 
+@OwnsEntities(FrameworkEntity)
 @Module({
   imports: [HistoryModule],
   controllers: [FrameworksController, ExplainController],

@@ -6,7 +6,7 @@ import { OfferDto } from '../offers/offers.dto';
 
 const ISO = { message: (a: { property: string }) => `${a.property} must be an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z` };
 
-export class TimeRangeDto extends PageQueryDto {
+class TimeRangeDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'cycles at or after this time (ISO 8601)' })
   @IsOptional()
   @IsISO8601({ strict: true }, ISO)
@@ -81,7 +81,7 @@ export class CyclePageDto {
   @ApiProperty() offset!: number;
 }
 
-export class ShareDto {
+class ShareDto {
   @ApiProperty({ enum: ['ROLE', 'FRAMEWORK'] }) kind!: string;
   @ApiProperty() client!: string;
   @ApiProperty() dominantShare!: number;

@@ -15,7 +15,7 @@ export interface CycleRow {
   counts: Record<string, number> | null;
 }
 
-export interface CycleFilter {
+interface CycleFilter {
   from?: Date;
   to?: Date;
   role?: string;

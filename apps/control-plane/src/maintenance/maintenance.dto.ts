@@ -21,7 +21,7 @@ export class MachineDto {
   @ApiPropertyOptional({ example: '10.0.0.5' }) @IsOptional() @MaxLength(45) @IsString() ip?: string;
 }
 
-export class UnavailabilityDto {
+class UnavailabilityDto {
   @ApiProperty({ example: '2026-12-01T02:00:00Z' })
   @IsISO8601({ strict: true }, { message: 'start must be an ISO 8601 date-time, e.g. 2026-12-01T02:00:00Z' })
   start!: string;
@@ -40,7 +40,7 @@ export class UnavailabilityDto {
   durationSeconds?: number | null;
 }
 
-export class WindowDto {
+class WindowDto {
   @ApiProperty({ type: [MachineDto] })
   @ValidateNested({ each: true })
   @IsObject({ each: true, message: '$property must be a list of objects' })
@@ -78,18 +78,18 @@ export class MachinesDto {
   machines!: MachineDto[];
 }
 
-export class MachineIdDto {
+class MachineIdDto {
   @ApiProperty() hostname!: string;
   @ApiProperty() ip!: string;
 }
 
-export class InverseOfferStatusDto {
+class InverseOfferStatusDto {
   @ApiProperty() frameworkId!: string;
   @ApiProperty({ enum: ['UNKNOWN', 'ACCEPT', 'DECLINE'] }) status!: string;
   @ApiProperty() updatedAt!: string;
 }
 
-export class DrainingMachineDto {
+class DrainingMachineDto {
   @ApiProperty({ type: MachineIdDto }) machine!: MachineIdDto;
   @ApiProperty({ type: [InverseOfferStatusDto] }) statuses!: InverseOfferStatusDto[];
 }

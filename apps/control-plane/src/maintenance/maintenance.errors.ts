@@ -1,3 +1,5 @@
+import { registerErrorCodes } from '../errors/errors.mapping';
+
 export enum MaintenanceErrorCode {
   MAINTENANCE_DUPLICATE_MACHINE = 'MAINTENANCE_DUPLICATE_MACHINE',
   MAINTENANCE_DOWN_MACHINE_REMOVED = 'MAINTENANCE_DOWN_MACHINE_REMOVED',
@@ -5,3 +7,5 @@ export enum MaintenanceErrorCode {
   MAINTENANCE_MACHINE_ALREADY_DOWN = 'MAINTENANCE_MACHINE_ALREADY_DOWN',
   MAINTENANCE_MACHINE_NOT_DOWN = 'MAINTENANCE_MACHINE_NOT_DOWN',
 }
+
+registerErrorCodes('maintenance', MaintenanceErrorCode);

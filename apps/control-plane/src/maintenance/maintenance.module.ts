@@ -3,6 +3,11 @@ import { Module } from '@nestjs/common';
 import { MaintenanceController } from './maintenance.controller';
 import { MaintenanceRepository } from './maintenance.repository';
 import { MaintenanceService } from './maintenance.service';
+import { OwnsEntities } from '../database/database.entities';
+import { MaintenanceWindowEntity } from './maintenance-window.entity';
+import { MaintenanceMachineEntity } from './maintenance-machine.entity';
+import { InverseOfferResponseEntity } from './inverse-offer-response.entity';
 
+@OwnsEntities(MaintenanceWindowEntity, MaintenanceMachineEntity, InverseOfferResponseEntity)
 @Module({ controllers: [MaintenanceController], providers: [MaintenanceService, MaintenanceRepository] })
 export class MaintenanceModule {}

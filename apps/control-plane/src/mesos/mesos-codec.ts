@@ -18,6 +18,7 @@ import {
   type MesosOperation,
   type MesosResource,
   type MesosTaskInfo,
+  mesosTaskState,
   type Offer,
   type Operation,
   parseMessage,
@@ -392,7 +393,7 @@ export function mesosStatus(s: StatusUpdate): Record<string, unknown> {
   const reason = mesosReason(s.reason);
   return {
     task_id: { value: s.taskId },
-    state: `TASK_${s.state}`,
+    state: mesosTaskState(s.state),
     ...(s.message ? { message: s.message } : {}),
     source: s.source,
     ...(reason ? { reason } : {}),

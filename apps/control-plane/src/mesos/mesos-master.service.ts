@@ -7,7 +7,7 @@
  */
 import { Injectable } from '@nestjs/common';
 import type { ResourceEntry } from '@arbiter/contracts';
-import { isTerminalTaskState } from '@arbiter/contracts';
+import { isTerminalTaskState, mesosTaskState } from '@arbiter/contracts';
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
 import { AgentsService } from '../agents/agents.service';
 import type { AgentViewDto } from '../agents/agents.dto';
@@ -73,10 +73,10 @@ export class MesosMaster {
       executor_id: '',
       slave_id: t.agentId,
       agent_id: t.agentId,
-      state: `TASK_${t.state}`,
+      state: mesosTaskState(t.state),
       resources: resourceMap(t.resources),
       role: t.role,
-      statuses: [{ state: `TASK_${t.state}`, timestamp: seconds(t.updatedAt) }],
+      statuses: [{ state: mesosTaskState(t.state), timestamp: seconds(t.updatedAt) }],
     };
   }
 

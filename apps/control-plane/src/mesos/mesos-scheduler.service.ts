@@ -8,7 +8,7 @@
  * `{ code, message }`. A standby answers 307 with the leader's address, as a Mesos master does.
  */
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { MesosCall, type MesosCall as MesosCallT, PROTOCOL_ERRORS, withoutNulls } from '@arbiter/contracts';
+import { MesosCall, type MesosCall as MesosCallT, mesosTaskState, PROTOCOL_ERRORS, withoutNulls } from '@arbiter/contracts';
 import type { Request, Response } from 'express';
 import { InverseOffers } from '../allocation/inverse-offers.handler';
 import { type Actor } from '../auth/auth.actor';
@@ -373,7 +373,7 @@ export class MesosScheduler {
       if (!p || p.code === PROTOCOL_ERRORS.DATABASE_UNAVAILABLE || p.code === PROTOCOL_ERRORS.NOT_SUBSCRIBED) throw err;
       const fw = this.state.frameworks.get(String(stream.data.frameworkId));
       const invalidOffers = INVALID_OFFERS.has(p.code);
-      const state = invalidOffers ? (fw?.capabilities.includes('PARTITION_AWARE') ? 'TASK_DROPPED' : 'TASK_LOST') : 'TASK_ERROR';
+      const state = mesosTaskState(invalidOffers ? (fw?.capabilities.includes('PARTITION_AWARE') ? 'DROPPED' : 'LOST') : 'ERROR');
       const reason = invalidOffers
         ? 'REASON_INVALID_OFFERS'
         : p.code === PROTOCOL_ERRORS.FORBIDDEN

@@ -3,6 +3,9 @@ import { Module } from '@nestjs/common';
 import { ReservationsController } from './reservations.controller';
 import { ReservationsRepository } from './reservations.repository';
 import { ReservationsService } from './reservations.service';
+import { OwnsEntities } from '../database/database.entities';
+import { ReservationEntity } from './reservation.entity';
 
+@OwnsEntities(ReservationEntity)
 @Module({ controllers: [ReservationsController], providers: [ReservationsService, ReservationsRepository], exports: [ReservationsService] })
 export class ReservationsModule {}

@@ -30,7 +30,7 @@ import { ReservationsRepository } from './reservations.repository';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A framework's RESERVE or UNRESERVE, checked against its offers by the caller. */
-export interface FrameworkReservationOp {
+interface FrameworkReservationOp {
   type: 'RESERVE' | 'UNRESERVE';
   resources: Resources;
 }

@@ -1,3 +1,5 @@
+import { registerErrorCodes } from '../errors/errors.mapping';
+
 export enum RolesErrorCode {
   ROLE_REPEATED = 'ROLE_REPEATED',
   QUOTA_NOT_FOUND = 'QUOTA_NOT_FOUND',
@@ -5,3 +7,5 @@ export enum RolesErrorCode {
   QUOTA_HIERARCHY_VIOLATION = 'QUOTA_HIERARCHY_VIOLATION',
   QUOTA_EXCEEDS_CAPACITY = 'QUOTA_EXCEEDS_CAPACITY',
 }
+
+registerErrorCodes('roles', RolesErrorCode);

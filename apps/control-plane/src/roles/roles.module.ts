@@ -3,6 +3,10 @@ import { Module } from '@nestjs/common';
 import { RolesController } from './roles.controller';
 import { RolesRepository } from './roles.repository';
 import { RolesService } from './roles.service';
+import { OwnsEntities } from '../database/database.entities';
+import { RoleEntity } from './role.entity';
+import { QuotaEntity } from './quota.entity';
 
+@OwnsEntities(RoleEntity, QuotaEntity)
 @Module({ controllers: [RolesController], providers: [RolesService, RolesRepository], exports: [RolesService] })
 export class RolesModule {}

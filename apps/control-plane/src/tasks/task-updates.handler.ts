@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { Resources } from '@arbiter/allocator';
 import {
   type Acknowledge,
+  isTerminalTaskState,
   type LaunchTask,
   PROTOCOL_ERRORS,
   type StatusUpdate,
@@ -22,13 +23,11 @@ import { type AgentSocket, ClusterState, type FrameworkConnection, taskKey } fro
 import type { GroupCommit } from '../kernel/group-commit';
 import { Kernel, type Pending } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
-import { type TaskEntity, TaskState, TERMINAL_TASK_STATES } from './task.entity';
+import { type TaskEntity, TaskState } from './task.entity';
 import { TasksRepository } from './tasks.repository';
 
 /** Grace period of kills the master sends on its own (a framework removed, an unknown task). */
 export const KILL_GRACE_SECONDS = 5;
-
-export const isTerminal = (s: TaskState) => TERMINAL_TASK_STATES.includes(s);
 
 /** Only the agent a task runs on may report its state. */
 const notOnAgent = (u: StatusUpdate) =>
@@ -130,7 +129,7 @@ export class TaskUpdates {
       const task = byId.get(id);
       if (!task) continue;
       task.state = state;
-      if (!isTerminal(state)) {
+      if (!isTerminalTaskState(state)) {
         const live = liveTasks.get(task.frameworkId, task.taskId);
         if (live) live.state = state;
         continue;
@@ -171,7 +170,7 @@ export class TaskUpdates {
       const at = Date.parse(update.timestamp);
       if (update.source === 'SOURCE_AGENT' && Number.isFinite(at)) this.metrics.statusUpdateLag.observe(Math.max(0, now - at) / 1000);
       const state = TaskState[update.state];
-      if (moved.get(task.id) === state && isTerminal(state)) this.metrics.taskEnds.inc({ state, reason: update.reason ?? 'none' });
+      if (moved.get(task.id) === state && isTerminalTaskState(state)) this.metrics.taskEnds.inc({ state, reason: update.reason ?? 'none' });
     }
   }
 

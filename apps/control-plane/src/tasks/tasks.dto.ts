@@ -15,7 +15,7 @@ export class TaskListQueryDto extends PageQueryDto {
   @ApiPropertyOptional() @IsOptional() @MaxLength(255) @IsString() agentId?: string;
 }
 
-export class TaskStatusDto {
+class TaskStatusDto {
   @ApiProperty({ enum: TaskState, enumName: 'TaskState' }) state!: TaskState;
   @ApiProperty({ type: String, nullable: true }) reason!: string | null;
   @ApiProperty({ type: String, nullable: true }) message!: string | null;

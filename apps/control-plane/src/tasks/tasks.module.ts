@@ -3,6 +3,10 @@ import { Module } from '@nestjs/common';
 import { TasksController } from './tasks.controller';
 import { TaskListRepository } from './tasks.repository';
 import { TasksService } from './tasks.service';
+import { OwnsEntities } from '../database/database.entities';
+import { TaskEntity } from './task.entity';
+import { TaskStatusUpdateEntity } from './task-status-update.entity';
 
+@OwnsEntities(TaskEntity, TaskStatusUpdateEntity)
 @Module({ controllers: [TasksController], providers: [TasksService, TaskListRepository], exports: [TasksService] })
 export class TasksModule {}

@@ -70,14 +70,14 @@ export class WhatIfRequestDto {
   scenario?: boolean;
 }
 
-export class SimulatedOfferDto {
+class SimulatedOfferDto {
   @ApiProperty() frameworkId!: string;
   @ApiProperty() role!: string;
   @ApiProperty() agentId!: string;
   @ApiProperty({ type: 'array', items: { type: 'object' } }) resources!: unknown[];
 }
 
-export class SimulatedCycleDto {
+class SimulatedCycleDto {
   @ApiProperty() cycle!: number;
   @ApiProperty({ type: [SimulatedOfferDto] }) offers!: SimulatedOfferDto[];
   @ApiProperty({

@@ -6,6 +6,7 @@
 import { Scheduler } from '@arbiter/scheduler-sdk';
 import { Client } from 'pg';
 import { AllocatorSync } from '../../src/allocation/allocator-sync.handler';
+import { FENCED_ERROR_CODE } from '../../src/database/master-database';
 import { ClusterState } from '../../src/kernel/cluster-state';
 import { Leadership } from '../../src/leadership/leadership.service';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';
@@ -93,7 +94,7 @@ describe('leadership', () => {
     const late = new Client({ connectionString: db.url, options: '-c arbiter.epoch=1' });
     await late.connect();
     try {
-      await expect(late.query(`UPDATE agents SET last_seen_at = now()`)).rejects.toMatchObject({ code: 'AR001' });
+      await expect(late.query(`UPDATE agents SET last_seen_at = now()`)).rejects.toMatchObject({ code: FENCED_ERROR_CODE });
     } finally {
       await late.end();
     }

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { OPENAPI_FILE } from '../../src/app/openapi';
-import { generateOpenApiJson } from '../../src/app/server';
+import { generateOpenApiJson } from '../../src/server';
 import { startTestControlPlane, type TestControlPlane } from '../support/app';
 import { arrayContaining } from '../support/matchers';
 

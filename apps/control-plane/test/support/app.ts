@@ -5,7 +5,7 @@ import { principal } from '@arbiter/test-support';
 import { AgentEntity, AgentStatus } from '../../src/agents/agent.entity';
 import type { AppConfig } from '../../src/config/config.schema';
 import type { Clock } from '../../src/kernel/clock';
-import { type ControlPlane, startControlPlane } from '../../src/app/server';
+import { type ControlPlane, startControlPlane } from '../../src/server';
 import { apiClient, type ApiClient, type RawOptions, type RawResponse, rawRequest } from './client';
 import { makeDataDir, removeDataDir } from './data-dir';
 import { freshDatabase } from './postgres';

@@ -2,7 +2,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import { adminQuery, withDatabase } from '../../src/database/database.connection';
 import { startEmbeddedPostgres } from '../../src/database/database.embedded';
-import { createDataSource } from '../../src/database/database.options';
+import { createDataSource } from '../../src/app.module';
 import { migrate } from '../../src/database/database.migrations';
 import { makeDataDir } from './data-dir';
 import { STATE_ENV, STATE_FILE, type TestPostgres } from './postgres';

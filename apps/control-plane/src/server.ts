@@ -2,28 +2,29 @@
  * Starting and stopping the control plane: database (embedded or DATABASE_URL), migrations,
  * the Nest application with validation, errors, Swagger and logging, then the first admin token.
  */
-import { PrincipalKind } from '../auth/principal.entity';
+import { PrincipalKind } from './auth/principal.entity';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type INestApplication, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import * as express from 'express';
 import pino from 'pino';
-import { type AdminBootstrap, AuthService } from '../auth/auth.service';
-import type { Clock } from '../kernel/clock';
-import { type AppConfig, loadConfig } from '../config/config.schema';
-import { type DatabaseTarget, describeUrl, openDatabase } from '../database/database.connection';
-import { migrate } from '../database/database.migrations';
-import { createDataSource, type DataSource } from '../database/database.options';
-import { ErrorsFilter } from '../errors/errors.filter';
-import { validationException } from '../errors/errors.validation';
-import { Master } from '../kernel/master';
-import { AppModule } from './app.module';
-import { inputGate } from './input-gate';
-import { createLogging } from './logging';
-import { buildOpenApiDocument, serveApiDocs } from './openapi';
+import { type AdminBootstrap, AuthService } from './auth/auth.service';
+import type { Clock } from './kernel/clock';
+import { type AppConfig, loadConfig } from './config/config.schema';
+import { type DatabaseTarget, describeUrl, openDatabase } from './database/database.connection';
+import { migrate } from './database/database.migrations';
+import type { DataSource } from './database/database.options';
+import { ErrorsFilter } from './errors/errors.filter';
+import { assertErrorCodesRegistered } from './errors/errors.mapping';
+import { validationException } from './errors/errors.validation';
+import { Master } from './kernel/master';
+import { AppModule, createDataSource } from './app.module';
+import { inputGate } from './app/input-gate';
+import { createLogging } from './app/logging';
+import { buildOpenApiDocument, serveApiDocs } from './app/openapi';
 
-export const BODY_LIMIT = '1mb';
+const BODY_LIMIT = '1mb';
 
 export interface ControlPlane {
   app: INestApplication;
@@ -39,7 +40,7 @@ export interface ControlPlane {
 }
 
 /** Global pipes, filters and body parsing shared by the server and the OpenAPI generator. */
-export function configureApp(app: INestApplication): void {
+function configureApp(app: INestApplication): void {
   const http = app.getHttpAdapter().getInstance() as express.Express;
   http.disable('x-powered-by');
   http.set('query parser', 'simple');
@@ -61,6 +62,8 @@ export function configureApp(app: INestApplication): void {
 }
 
 export async function createApp(config: AppConfig, dataSource: DataSource, clock?: Clock): Promise<INestApplication> {
+  // Every module is loaded (AppModule imports them), so every error code is registered.
+  assertErrorCodesRegistered();
   const logging = createLogging(config.logLevel);
   const app = await NestFactory.create(AppModule.forRoot(config, dataSource, clock), {
     ...(config.tlsCert && config.tlsKey ? { httpsOptions: { cert: config.tlsCert.pem, key: config.tlsKey.pem } } : {}),

@@ -1,0 +1,92 @@
+/**
+ * The composition root: the control plane's root module (configuration, database, logging,
+ * auth, audit and the API) and the one place that lists the modules. The schema's entities are
+ * gathered from them (each module declares its own), as are the error codes (each module's
+ * `*.errors.ts` registers them, checked when the application is built).
+ */
+import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
+import { entitiesOf } from './database/database.entities';
+import { DataSource, type DataSourceOverrides, dataSourceFor } from './database/database.options';
+import { AclsModule } from './acls/acls.module';
+import { AgentsModule } from './agents/agents.module';
+import { ClusterModule } from './cluster/cluster.module';
+import { FrameworksModule } from './frameworks/frameworks.module';
+import { HistoryModule } from './history/history.module';
+import { OffersModule } from './offers/offers.module';
+import { TasksModule } from './tasks/tasks.module';
+import { MaintenanceModule } from './maintenance/maintenance.module';
+import { ReservationsModule } from './reservations/reservations.module';
+import { RolesModule } from './roles/roles.module';
+import { WhatIfModule } from './what-if/what-if.module';
+import { MesosModule } from './mesos/mesos.module';
+import { WhitelistModule } from './whitelist/whitelist.module';
+import { AllocationModule } from './allocation/allocation.module';
+import { AuditModule } from './audit/audit.module';
+import { AuthModule } from './auth/auth.module';
+import { APP_CONFIG, type AppConfig } from './config/config.schema';
+import { Database } from './database/database.service';
+import { ClusterEventsModule } from './events/cluster-events';
+import { LeadershipModule } from './leadership/leadership.module';
+import { OnLeaderInterceptor } from './leadership/on-leader';
+import type { Clock } from './kernel/clock';
+import { MasterModule } from './kernel/master.module';
+import { HealthController } from './health/health.controller';
+import { Metrics } from './health/metrics';
+import { MetricsInterceptor } from './health/metrics.interceptor';
+import { CoalesceInterceptor } from './app/coalesce';
+
+/** Modules the master and the operator API share. */
+const SHARED_MODULES = [LeadershipModule, ClusterEventsModule, AuthModule, AuditModule, AclsModule, AllocationModule];
+
+/** Feature modules of the operator API; each owns its controllers, services, entities and errors. */
+const FEATURE_MODULES = [
+  ClusterModule,
+  AgentsModule,
+  WhitelistModule,
+  RolesModule,
+  ReservationsModule,
+  MaintenanceModule,
+  FrameworksModule,
+  OffersModule,
+  TasksModule,
+  HistoryModule,
+  WhatIfModule,
+  MesosModule,
+];
+
+@Global()
+@Module({})
+class CoreModule {
+  static forRoot(config: AppConfig, dataSource: DataSource): DynamicModule {
+    return {
+      module: CoreModule,
+      providers: [{ provide: APP_CONFIG, useValue: config }, { provide: DataSource, useValue: dataSource }, Database, Metrics],
+      exports: [APP_CONFIG, DataSource, Database, Metrics],
+    };
+  }
+}
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, dataSource: DataSource, clock?: Clock): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [CoreModule.forRoot(config, dataSource), ...SHARED_MODULES, MasterModule.forRoot(clock), ...FEATURE_MODULES],
+      controllers: [HealthController],
+      providers: [
+        { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: OnLeaderInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: CoalesceInterceptor },
+      ],
+    };
+  }
+}
+
+/** Every entity of the schema: those the modules own. The migrations are generated from these. */
+export const ENTITIES = entitiesOf([...SHARED_MODULES, ...FEATURE_MODULES]);
+
+/** A data source over the schema's entities (the server's, the `arbiter db` commands', the tests'). */
+export function createDataSource(url: string, overrides?: DataSourceOverrides): DataSource {
+  return dataSourceFor(url, ENTITIES, overrides);
+}
