@@ -18,7 +18,6 @@ import { Metrics } from '../health/metrics';
 import { EventualWrites } from '../kernel/eventual-writes';
 import { Kernel, type Pending, type WriteLane } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
-import { ReservationsErrorCode } from '../reservations/reservations.errors';
 import { ReservationsService } from '../reservations/reservations.service';
 import { TaskUpdates } from '../tasks/task-updates.handler';
 import { type TaskEntity, TaskState } from '../tasks/task.entity';
@@ -447,7 +446,7 @@ export class OfferAnswers {
         closeOffers(tx, new Map(offers.map((o) => [o.id, OfferState.ACCEPTED])), at),
       );
     } catch (err) {
-      if (err instanceof ArbiterException && err.code === ReservationsErrorCode.RESERVATION_INSUFFICIENT_RESOURCES)
+      if (err instanceof ArbiterException && err.code === 'RESERVATION_INSUFFICIENT_RESOURCES')
         throw new ProtocolError(PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES, err.message);
       throw err;
     }
