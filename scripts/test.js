@@ -55,14 +55,18 @@ if (!process.env.SKIP_TYPECHECK) {
   }
 }
 
+const running = new Set();
+
 function runCheck(check) {
   return new Promise((resolve) => {
     const started = Date.now();
     const child = spawn(bin(check.tool), check.args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    running.add(child);
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
     child.on('close', (code) => {
+      running.delete(child);
       console.log(`> ${check.name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
       if (output) process.stdout.write(output);
       resolve({ check, code });
@@ -76,7 +80,11 @@ async function runChecks() {
   const worker = async () => {
     for (let check = queue.shift(); check && !failed.length; check = queue.shift()) {
       const { code } = await runCheck(check);
-      if (code !== 0) failed.push({ check, code });
+      if (code !== 0) {
+        failed.push({ check, code });
+        // The checks still running are not waited for.
+        for (const child of running) child.kill();
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(cores, queue.length) }, worker));
