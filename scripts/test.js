@@ -94,15 +94,51 @@ async function runChecks() {
   }
 }
 
+/**
+ * Jest's default on N cores is N - 1 workers: one on two cores, which leaves a core idle while a
+ * test waits on PostgreSQL, a socket or a child process. Unit and integration tests run on at
+ * least two workers; end-to-end tests, which start several processes each, after them on half
+ * as many (one on two cores). Each run writes its report; reports/jest.json holds them merged.
+ * Given --maxWorkers (or --runInBand), one run does it all as told.
+ */
 function runJest() {
-  fs.mkdirSync(path.join(root, 'reports'), { recursive: true });
-  const jestArgs = ['--json', '--outputFile', path.join(root, 'reports', 'jest.json'), ...args];
-  // Jest's default on N cores is N - 1 workers: one on two cores, which leaves a core idle while a
-  // test waits on PostgreSQL, a socket or a child process. At least two, unless told otherwise.
-  if (!args.some((a) => /^(--maxWorkers|-w|--runInBand|-i$)/.test(a))) jestArgs.push(`--maxWorkers=${Math.max(2, cores - 1)}`);
-  if (process.env.CI) jestArgs.push('--ci');
-  const jest = spawnSync(bin('jest'), jestArgs, { stdio: 'inherit', cwd: root });
-  process.exit(jest.status ?? 1);
+  const reports = path.join(root, 'reports');
+  fs.mkdirSync(reports, { recursive: true });
+  const selected = (process.env.ARBITER_TEST_TIER ?? 'unit,integration,e2e').split(',').filter(Boolean);
+  const told = args.some((a) => /^(--maxWorkers|-w|--runInBand|-i$)/.test(a));
+  const runs = told
+    ? [{ tiers: selected, workers: [] }]
+    : [
+        { tiers: selected.filter((t) => t !== 'e2e'), workers: [`--maxWorkers=${Math.max(2, cores - 1)}`] },
+        { tiers: selected.filter((t) => t === 'e2e'), workers: [`--maxWorkers=${Math.max(1, Math.floor((cores - 1) / 2))}`] },
+      ].filter((run) => run.tiers.length);
+  let status = 0;
+  const parts = runs.map((run, n) => {
+    const file = path.join(reports, runs.length > 1 ? `jest-${n + 1}.json` : 'jest.json');
+    const jestArgs = ['--json', '--outputFile', file, ...run.workers, ...(runs.length > 1 ? ['--passWithNoTests'] : []), ...args];
+    if (process.env.CI) jestArgs.push('--ci');
+    if (runs.length > 1) console.log(`> jest: ${run.tiers.join(', ')} (${run.workers.join(' ')})`);
+    const env = { ...process.env, ARBITER_TEST_TIER: run.tiers.join(',') };
+    const jest = spawnSync(bin('jest'), jestArgs, { stdio: 'inherit', cwd: root, env });
+    if (jest.status !== 0) status = jest.status ?? 1;
+    return file;
+  });
+  if (parts.length > 1) mergeReports(parts, path.join(reports, 'jest.json'));
+  process.exit(status);
+}
+
+/** One report of several Jest runs: the counts summed, the files' results one after the other. */
+function mergeReports(files, into) {
+  const read = files.filter((f) => fs.existsSync(f)).map((f) => JSON.parse(fs.readFileSync(f, 'utf8')));
+  if (!read.length) return;
+  const merged = { ...read[0], testResults: read.flatMap((r) => r.testResults) };
+  for (const key of Object.keys(read[0])) {
+    if (typeof read[0][key] === 'number' && key.startsWith('num')) merged[key] = read.reduce((sum, r) => sum + (r[key] ?? 0), 0);
+  }
+  merged.success = read.every((r) => r.success);
+  merged.startTime = Math.min(...read.map((r) => r.startTime));
+  fs.writeFileSync(into, JSON.stringify(merged));
+  for (const f of files) fs.rmSync(f, { force: true });
 }
 
 void runChecks().then(runJest);
