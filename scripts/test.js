@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// `npm test`: type-check the workspace, lint it (ESLint and Prettier), then run every Jest
-// project once with a JSON report in reports/jest.json (read by .ci/run). Extra arguments go
+// `npm test`: type-check the workspace and lint it (ESLint and Prettier) side by side, then run
+// every Jest project (see runJest) with a JSON report in reports/jest.json (read by .ci/run). Extra arguments go
 // to Jest, e.g. `npm test -- libs/allocator` or `npm test -- -t "quota"`. SKIP_TYPECHECK=1 and
 // SKIP_LINT=1 skip those steps while iterating.
 //
