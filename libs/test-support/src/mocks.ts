@@ -18,7 +18,11 @@ import {
 /** The time every mock is stamped with unless told otherwise. */
 const NOW = () => new Date();
 
-export function mockFramework(overrides: Partial<FrameworkEntity> & { id: string }): FrameworkEntity {
+/** The overrides that are given: a key present as undefined keeps its default. */
+const given = <T extends object>(overrides: T): T => Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) as T;
+
+export function mockFramework(fields: Partial<FrameworkEntity> & { id: string }): FrameworkEntity {
+  const overrides = given(fields);
   const at = overrides.registeredAt ?? NOW();
   const state = overrides.state ?? FrameworkState.ACTIVE;
   return {
@@ -45,7 +49,7 @@ export function mockAgent(
   overrides: Omit<Partial<AgentEntity>, 'resources'> & { id: string; resources?: string | AgentEntity['resources'] },
 ): AgentEntity {
   const at = NOW();
-  const { resources, ...rest } = overrides;
+  const { resources, ...rest } = given(overrides);
   return {
     hostname: `${overrides.id}.example`,
     address: null,
@@ -69,7 +73,7 @@ export function mockAgent(
 /** A task; its resources default to <1 cpu, 512 MB> (`cpus`/`mem` set them without a list). */
 export function mockTask(overrides: Partial<TaskEntity> & { taskId: string; cpus?: number; mem?: number }): TaskEntity {
   const at = overrides.createdAt ?? NOW();
-  const { cpus = 1, mem = 512, ...rest } = overrides;
+  const { cpus = 1, mem = 512, ...rest } = given(overrides);
   const frameworkId = rest.frameworkId ?? 'f1';
   return {
     id: randomUUID(),
@@ -102,6 +106,6 @@ export function mockOffer(overrides: Partial<OfferEntity> = {}): OfferEntity {
     createdAt: NOW(),
     expiresAt: null,
     closedAt: null,
-    ...overrides,
+    ...given(overrides),
   };
 }

@@ -1,7 +1,7 @@
 /** A real control plane on a fresh database, and a small HTTP client for its API. */
 import * as os from 'node:os';
-import { parseResources } from '@arbiter/allocator';
 import { principal } from '@arbiter/test-support';
+import { mockAgent } from '@arbiter/test-support/mocks';
 import { AgentEntity, AgentStatus } from '../../src/agents/agent.entity';
 import type { AppConfig } from '../../src/config/config.schema';
 import type { Clock } from '../../src/kernel/clock';
@@ -110,23 +110,6 @@ export async function seedAgent(
     lastSeenAt?: Date;
   },
 ): Promise<AgentEntity> {
-  const now = new Date();
   const repo = cp.dataSource.getRepository(AgentEntity);
-  return repo.save(
-    repo.create({
-      id: fields.id,
-      hostname: fields.hostname ?? `${fields.id}.example`,
-      address: null,
-      attributes: fields.attributes ?? {},
-      resources: parseResources(fields.resources ?? 'cpus:4;mem:8192;disk:10000;ports:[31000-32000]').toJSON(),
-      status: fields.status ?? AgentStatus.REACHABLE,
-      activated: fields.activated ?? true,
-      drainState: null,
-      drainConfig: null,
-      drainStartedAt: null,
-      version: null,
-      firstSeenAt: now,
-      lastSeenAt: fields.lastSeenAt ?? now,
-    }),
-  );
+  return repo.save(repo.create(mockAgent(fields)));
 }
