@@ -15,7 +15,7 @@ import type { Container, Limitation } from '../containerizer/isolators/isolator'
 import { LaunchError, processStartTicks } from '../containerizer/launcher';
 import { hiddenName } from '../containerizer/names';
 import { TaskCheckpoints } from './checkpoints';
-import { LaunchFailure, limitsOf, type RunningTask, type TaskEvent } from './task';
+import { endOf, LaunchFailure, limitsOf, type RunningTask, type TaskEvent } from './task';
 
 export type { TaskEvent } from './task';
 
@@ -330,16 +330,8 @@ export class TaskRunner {
       this.finish(task, task.ending.state, task.ending.reason, task.ending.message);
       return;
     }
-    if (code === 0) {
-      this.finish(task, 'FINISHED', 'REASON_COMMAND_EXITED', 'exited with status 0');
-      return;
-    }
-    const how = signal
-      ? `was killed by ${signal}`
-      : code !== null && code > 128
-        ? `was killed by signal ${code - 128}`
-        : `exited with status ${code}`;
-    this.finish(task, 'FAILED', 'REASON_COMMAND_EXITED', `the command ${how}`);
+    const end = endOf(code, signal);
+    this.finish(task, end.state, 'REASON_COMMAND_EXITED', end.message);
   }
 
   /**
