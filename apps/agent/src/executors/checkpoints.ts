@@ -21,6 +21,8 @@ export interface Checkpoint {
   cgroup?: TaskCgroup;
   /** Its sandbox (absent in records of agents before hashed sandbox names). */
   sandbox?: string;
+  /** Its end, when the update journal could not take it: reported again after a restart. */
+  unreported?: { reason: string; message: string };
 }
 
 export class TaskCheckpoints {

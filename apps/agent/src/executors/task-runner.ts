@@ -15,7 +15,7 @@ import type { Container, Limitation } from '../containerizer/isolators/isolator'
 import { LaunchError, processStartTicks } from '../containerizer/launcher';
 import { hiddenName } from '../containerizer/names';
 import { TaskCheckpoints } from './checkpoints';
-import { LaunchFailure, limitsOf, type RunningTask, type TaskEvent } from './task';
+import { endOf, LaunchFailure, limitsOf, type RunningTask, type TaskEvent } from './task';
 
 export type { TaskEvent } from './task';
 
@@ -46,7 +46,8 @@ export class TaskRunner {
 
   constructor(
     workDir: string,
-    private readonly report: (event: TaskEvent) => void,
+    /** Reports a change; false when it could not be made durable (sent all the same). */
+    private readonly report: (event: TaskEvent) => unknown,
     private readonly options: TaskRunnerOptions = {},
   ) {
     fs.mkdirSync(workDir, { recursive: true });
@@ -217,7 +218,14 @@ export class TaskRunner {
       const container = { ...this.containerOf(cp.frameworkId, cp.spec, cp.memLimitBytes, at), pid, cgroup };
       const task: RunningTask = { ...rest, container, file };
       this.tasks.set(key(cp.frameworkId, cp.spec.taskId), task);
-      if (terminal(cp.state)) continue;
+      if (terminal(cp.state)) {
+        // Its end was checkpointed but never journaled: reported again now.
+        if (cp.unreported && this.emit(task, cp.state, cp.unreported.reason, cp.unreported.message)) {
+          task.unreported = undefined;
+          this.tryCheckpoint(task);
+        }
+        continue;
+      }
       const end = ended.get(key(cp.frameworkId, cp.spec.taskId));
       if (end && terminal(end)) {
         task.state = end;
@@ -322,16 +330,8 @@ export class TaskRunner {
       this.finish(task, task.ending.state, task.ending.reason, task.ending.message);
       return;
     }
-    if (code === 0) {
-      this.finish(task, 'FINISHED', 'REASON_COMMAND_EXITED', 'exited with status 0');
-      return;
-    }
-    const how = signal
-      ? `was killed by ${signal}`
-      : code !== null && code > 128
-        ? `was killed by signal ${code - 128}`
-        : `exited with status ${code}`;
-    this.finish(task, 'FAILED', 'REASON_COMMAND_EXITED', `the command ${how}`);
+    const end = endOf(code, signal);
+    this.finish(task, end.state, 'REASON_COMMAND_EXITED', end.message);
   }
 
   /**
@@ -343,7 +343,7 @@ export class TaskRunner {
     if (terminal(task.state) || this.closed) return;
     task.state = state;
     task.child = undefined;
-    this.emit(task, state, reason, message);
+    task.unreported = this.emit(task, state, reason, message) ? undefined : { reason, message };
     this.options.faults?.beforeTerminalCheckpoint?.(task.frameworkId, task.spec.taskId);
     this.tryCheckpoint(task);
     for (const ended of task.onEnded?.splice(0) ?? []) ended();
@@ -370,18 +370,22 @@ export class TaskRunner {
         user: task.user,
         cgroup: task.container.cgroup,
         sandbox: task.container.sandbox,
+        ...(task.unreported ? { unreported: task.unreported } : {}),
       },
       task.file,
     );
   }
 
-  private emit(task: RunningTask, state: TaskState, reason?: string, message?: string): void {
-    this.report({
-      frameworkId: task.frameworkId,
-      taskId: task.spec.taskId,
-      state,
-      ...(reason ? { reason } : {}),
-      ...(message ? { message } : {}),
-    });
+  /** Reports the change; false when it could not be made durable. */
+  private emit(task: RunningTask, state: TaskState, reason?: string, message?: string): boolean {
+    return (
+      this.report({
+        frameworkId: task.frameworkId,
+        taskId: task.spec.taskId,
+        state,
+        ...(reason ? { reason } : {}),
+        ...(message ? { message } : {}),
+      }) !== false
+    );
   }
 }

@@ -46,3 +46,14 @@ export function limitsOf(spec: TaskSpec, memLimitBytes: number | undefined, pids
     pids,
   };
 }
+
+/** How a task's command ended, from its exit code or signal. */
+export function endOf(code: number | null, signal: NodeJS.Signals | null): { state: TaskState; message: string } {
+  if (code === 0) return { state: 'FINISHED', message: 'exited with status 0' };
+  const how = signal
+    ? `was killed by ${signal}`
+    : code !== null && code > 128
+      ? `was killed by signal ${code - 128}`
+      : `exited with status ${code}`;
+  return { state: 'FAILED', message: `the command ${how}` };
+}

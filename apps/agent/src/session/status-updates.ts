@@ -72,8 +72,8 @@ export class StatusUpdates {
     return [...this.journal.pending(), ...this.unjournaled.map((update) => ({ update }))];
   }
 
-  /** A task changed state: journal it, then send it. */
-  record(e: TaskEvent): void {
+  /** A task changed state: journal it, then send it. False: the journal could not take it (it is sent all the same). */
+  record(e: TaskEvent): boolean {
     const update: StatusUpdate = {
       updateUuid: randomUUID(),
       frameworkId: e.frameworkId,
@@ -85,16 +85,19 @@ export class StatusUpdates {
       timestamp: new Date().toISOString(),
       source: 'SOURCE_AGENT',
     };
+    let durable = true;
     try {
       this.journal.append(update);
       this.failure = undefined;
     } catch (err) {
+      durable = false;
       if (!this.failure) this.log.error({ err: (err as Error).message }, 'cannot journal status updates; keeping them in memory');
       this.failure = err as Error;
       this.unjournaled.push(update);
     }
     this.log.info({ taskId: e.taskId, state: e.state, reason: e.reason }, 'task state');
     this.flush();
+    return durable;
   }
 
   /** Sends what is journaled while the channel is ready: each task's oldest update first. */

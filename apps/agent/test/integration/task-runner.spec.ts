@@ -140,6 +140,50 @@ describe('task runner (real processes)', () => {
     expect(states('left')).toEqual(['STARTING', 'RUNNING']);
   });
 
+  it('recovers a task recorded by an agent before hashed names, from its record and sandbox where they are', () => {
+    const work = path.join(dir, 'legacy');
+    const sandbox = path.join(work, 'frameworks', 'fw', 'tasks', 'old');
+    fs.mkdirSync(sandbox, { recursive: true });
+    fs.writeFileSync(path.join(sandbox, '.exit_status'), '3\n');
+    fs.mkdirSync(path.join(work, 'checkpoints', 'fw'), { recursive: true });
+    const spec = { taskId: 'old', name: 'old', command: { shell: 'exit 3' }, resources: [] };
+    fs.writeFileSync(path.join(work, 'checkpoints', 'fw', 'old.json'), JSON.stringify({ frameworkId: 'fw', spec, state: 'RUNNING' }));
+    const after: TaskEvent[] = [];
+    const again = new TaskRunner(work, (e) => after.push(e));
+    again.recover();
+    again.close();
+    expect(after).toEqual([
+      { frameworkId: 'fw', taskId: 'old', state: 'FAILED', reason: 'REASON_COMMAND_EXITED', message: 'exited with status 3' },
+    ]);
+    expect(fs.readdirSync(path.join(work, 'checkpoints', 'fw'))).toEqual(['old.json']);
+    const third = new TaskRunner(work, (e) => after.push(e));
+    third.recover();
+    third.close();
+    expect(after).toHaveLength(1);
+  });
+
+  it('reports again after a restart an end its journal could not take (the checkpoint keeps it), and only once', async () => {
+    const work = path.join(dir, 'unjournaled');
+    const first = new TaskRunner(work, (e) => {
+      events.push(e);
+      return e.state !== 'FINISHED';
+    });
+    first.launch({ frameworkId: 'fw', task: { taskId: 'brief', name: 'brief', command: { shell: 'exit 0' }, resources: [] } });
+    await until(() => states('brief').includes('FINISHED'));
+    first.close();
+    const after: TaskEvent[] = [];
+    const again = new TaskRunner(work, (e) => after.push(e));
+    again.recover();
+    expect(after).toEqual([
+      { frameworkId: 'fw', taskId: 'brief', state: 'FINISHED', reason: 'REASON_COMMAND_EXITED', message: 'exited with status 0' },
+    ]);
+    again.close();
+    const third = new TaskRunner(work, (e) => after.push(e));
+    third.recover();
+    expect(after).toHaveLength(1);
+    third.close();
+  });
+
   it('recovers after a restart: a task still running is watched again, one that ended reports its exit status', async () => {
     // 'long' runs until the test lets it go (a file appears), so it is still running when the
     // second runner recovers, however slow the machine.

@@ -16,6 +16,7 @@ interface AgentFlags {
   resourcesFile?: string;
   attributes?: string;
   workDir?: string;
+  sandboxDir?: string;
   token?: string;
   tokenFile?: string;
   taskUser?: string;
@@ -52,6 +53,10 @@ export function register(program: Command): void {
     )
     .option('--attributes <text>', 'attributes, e.g. "rack:r1;zone:a"')
     .option('--work-dir <dir>', 'where tasks run and state is kept (default ./.arbiter/agent-<hostname>)')
+    .option(
+      '--sandbox-dir <dir>',
+      "where tasks' sandboxes go (ARBITER_SANDBOX_DIR; default the work directory): a filesystem of their own keeps tasks from filling the agent's",
+    )
     .option('--token-file <file>', "a file holding an agent principal's token (or ARBITER_AGENT_TOKEN)")
     .option('--token <token>', 'the token itself (visible to every user of the machine in the process list: prefer --token-file)')
     .option('--ca <file>', 'PEM certificate(s) to trust for an https:// master (ARBITER_CA_FILE)')
@@ -99,10 +104,12 @@ export function register(program: Command): void {
       }
       const hostname = flags.hostname ?? os.hostname();
       const workDir = path.resolve(flags.workDir ?? path.join('.arbiter', `agent-${hostname}`));
+      const sandboxDirFlag = flags.sandboxDir ?? (process.env.ARBITER_SANDBOX_DIR || undefined);
+      const sandboxDir = sandboxDirFlag === undefined ? undefined : path.resolve(sandboxDirFlag);
       // Given, read from the file, or this machine's: the last two again on SIGHUP.
       const readResources = () => {
         const text = flags.resources ?? (flags.resourcesFile ? fs.readFileSync(flags.resourcesFile, 'utf8').trim() : undefined);
-        const parsed = parseResources(text ?? agentLib.detectResources(workDir));
+        const parsed = parseResources(text ?? agentLib.detectResources(sandboxDir ?? workDir));
         if (parsed.isEmpty()) throw new Error('names no resources');
         return parsed;
       };
@@ -128,7 +135,7 @@ export function register(program: Command): void {
         attributes,
         workDir,
         killTasksOnExit: flags.killTasksOnExit,
-        tasks: { taskUser: flags.taskUser ?? process.env.ARBITER_TASK_USER },
+        tasks: { taskUser: flags.taskUser ?? process.env.ARBITER_TASK_USER, ...(sandboxDir ? { sandboxDir } : {}) },
         ...(ca ? { ca } : {}),
       });
       if (flags.token)
