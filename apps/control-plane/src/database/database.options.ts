@@ -7,7 +7,19 @@ import { SnakeNamingStrategy } from './database.naming';
  * The one way the control plane describes its database: entities, the committed migrations,
  * snake_case names, and never `synchronize` (the schema changes only through migrations).
  */
-export function dataSourceOptions(url: string, overrides: Partial<{ poolSize: number; applicationName: string }> = {}): DataSourceOptions {
+export interface DataSourceOverrides {
+  poolSize: number;
+  applicationName: string;
+  /**
+   * A query that has not answered after this long fails (client side: a database that went
+   * silent, a partition, a pool whose connections hang), and so does waiting that long for a
+   * connection. Unset: no limit, for tools and migrations whose statements may run for long.
+   */
+  queryTimeoutMs: number;
+}
+
+export function dataSourceOptions(url: string, overrides: Partial<DataSourceOverrides> = {}): DataSourceOptions {
+  const timeout = overrides.queryTimeoutMs;
   return {
     type: 'postgres',
     url,
@@ -21,7 +33,9 @@ export function dataSourceOptions(url: string, overrides: Partial<{ poolSize: nu
     logging: false,
     poolSize: overrides.poolSize ?? 10,
     applicationName: overrides.applicationName ?? 'arbiter-control-plane',
-    connectTimeoutMS: 10_000,
+    connectTimeoutMS: timeout ?? 10_000,
+    // TCP keep-alive finds a dead peer; query_timeout a silent one.
+    extra: { keepAlive: true, ...(timeout ? { query_timeout: timeout } : {}) },
     // gen_random_uuid() is built into PostgreSQL 13+; no extension to install.
     uuidExtension: 'pgcrypto',
   };
