@@ -4,5 +4,6 @@ export * from './database/database.connection';
 export * from './database/database.migrations';
 export { type LargeCluster, seedLargeCluster } from './database/database.bench-seed';
 export { createDataSource, dataSourceOptions } from './database/database.options';
+export { LEADER_LOCK } from './leadership/leadership.repository';
 export { startControlPlane, createApp, generateOpenApiJson, type ControlPlane } from './app/server';
 export { API_TYPES_FILE, buildOpenApiDocument, generateApiTypes, OPENAPI_FILE } from './app/openapi';
