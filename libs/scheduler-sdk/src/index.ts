@@ -7,7 +7,9 @@
  *   await scheduler.start();
  *
  * Every call resolves with the control plane's answer or rejects with a SchedulerError carrying
- * the protocol's error code. After a lost connection the client reconnects and re-subscribes
+ * the protocol's error code (or TIMEOUT, or CONNECTION_LOST when the connection dropped first;
+ * a launch never answered is LAUNCH_UNKNOWN, and its tasks are reconciled, since the control
+ * plane may have stored it). After a lost connection the client reconnects and re-subscribes
  * with its framework id, so its tasks survive within the failover timeout.
  */
 import { EventEmitter } from 'node:events';
