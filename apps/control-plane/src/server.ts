@@ -25,6 +25,18 @@ import { createLogging } from './app/logging';
 import { buildOpenApiDocument, serveApiDocs } from './app/openapi';
 
 const BODY_LIMIT = '1mb';
+/** How long a REST request waits for the database (a query, or a connection) before 503. */
+export const REST_QUERY_TIMEOUT_MS = 5_000;
+
+async function migrateOnce(url: string): Promise<string[]> {
+  const ds = createDataSource(url, { poolSize: 1, applicationName: 'arbiter-migrations' });
+  await ds.initialize();
+  try {
+    return await migrate(ds);
+  } finally {
+    await ds.destroy();
+  }
+}
 
 export interface ControlPlane {
   app: INestApplication;
@@ -81,11 +93,14 @@ export async function startControlPlane(config: AppConfig, options: { clock?: Cl
   const log = pino({ level: config.logLevel, base: { name: 'arbiter-control-plane' } });
   const database = await openDatabase({ ...config, onLog: (line) => log.debug({ postgres: line }, 'embedded postgres') });
   log.info({ database: database.kind, at: describeUrl(database.url) }, 'database');
-  const dataSource = createDataSource(database.url);
+  // The REST API's pool fails a query the database leaves unanswered (a silent outage) with
+  // 503 DATABASE_UNAVAILABLE rather than hanging the request; migrations, which may run long,
+  // go through a connection of their own without that limit.
+  const dataSource = createDataSource(database.url, { queryTimeoutMs: REST_QUERY_TIMEOUT_MS });
   let app: INestApplication | undefined;
   try {
     await dataSource.initialize();
-    const applied = await migrate(dataSource);
+    const applied = await migrateOnce(database.url);
     if (applied.length) log.info({ migrations: applied }, 'applied migrations');
     app = await createApp(config, dataSource, options.clock);
     serveApiDocs(app, buildOpenApiDocument(app));

@@ -100,6 +100,16 @@ export const TaskSpec = z
   .strict();
 export type TaskSpec = z.infer<typeof TaskSpec>;
 
+/**
+ * A time a message may carry: ISO 8601 with an offset, from the year 2000 to 2099. Anything
+ * else (year 0000, which PostgreSQL would store as 1 BC) is a broken clock or a forged
+ * message, refused as INVALID_MESSAGE rather than stored.
+ */
+export const PlausibleTime = z.iso.datetime({ offset: true }).refine((t) => {
+  const ms = Date.parse(t);
+  return ms >= Date.UTC(2000, 0, 1) && ms < Date.UTC(2100, 0, 1);
+}, 'must be a time from the year 2000 to 2099');
+
 /** A change of a task's state, persisted by the control plane before it reaches the framework. */
 export const StatusUpdate = z
   .object({
@@ -113,7 +123,7 @@ export const StatusUpdate = z
     reason: z.string().max(100).optional(),
     message: z.string().max(10_000).optional(),
     /** ISO 8601 time the state was observed. */
-    timestamp: z.iso.datetime({ offset: true }),
+    timestamp: PlausibleTime,
     source: z.enum(['SOURCE_AGENT', 'SOURCE_MASTER']),
   })
   .strict();

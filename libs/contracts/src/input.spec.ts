@@ -1,5 +1,5 @@
 import { inputProblem, textProblem } from './input';
-import { ROLE_PATTERN, ResourceEntry, Role } from './common';
+import { parseMessage, ROLE_PATTERN, ResourceEntry, Role, StatusUpdate } from './common';
 
 describe('inputProblem', () => {
   it.each([
@@ -63,4 +63,28 @@ describe('ResourceEntry: what the allocator accepts', () => {
   ])('refuses %s', (_name, entry) => {
     expect(ResourceEntry.safeParse(entry).success).toBe(false);
   });
+});
+
+describe('StatusUpdate: times', () => {
+  const update = (timestamp: string) => ({
+    updateUuid: '0b6c5f7e-3a55-4a7e-8f0a-1c2d3e4f5a6b',
+    frameworkId: 'fw-1',
+    taskId: 't1',
+    agentId: 'agent-1',
+    state: 'RUNNING',
+    timestamp,
+    source: 'SOURCE_AGENT',
+  });
+
+  it.each(['2026-11-26T23:00:00.000Z', '2000-01-01T00:00:00Z', '2099-12-31T23:59:59+00:00'])('accepts %s', (t) => {
+    expect(parseMessage(StatusUpdate, update(t)).ok).toBe(true);
+  });
+
+  it.each(['0000-01-01T00:00:00Z', '1969-12-31T23:59:59Z', '2100-01-01T00:00:00Z', '9999-12-31T23:59:59Z'])(
+    'refuses %s as INVALID_MESSAGE',
+    (t) => {
+      const parsed = parseMessage(StatusUpdate, update(t));
+      expect(parsed).toMatchObject({ ok: false, error: { code: 'INVALID_MESSAGE', details: { issues: [{ path: 'timestamp' }] } } });
+    },
+  );
 });

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { FrameworkCalls, FrameworkEvents, Offer, StatusUpdate } from '@arbiter/contracts';
 import { type Namespace, Server, type Socket } from 'socket.io';
 import { until } from '@arbiter/test-support';
-import { Scheduler, SchedulerError } from './index';
+import { LAUNCH_UNKNOWN, Scheduler, SchedulerError } from './index';
 
 type Peer = Socket<FrameworkCalls, FrameworkEvents>;
 
@@ -41,6 +41,7 @@ describe('Scheduler', () => {
   const peers: Peer[] = [];
   const subscriptions: Array<{ frameworkId?: string; name: string }> = [];
   const acks: Array<{ taskId: string; updateUuid: string }> = [];
+  const reconciled: string[][] = [];
   let schedulers: Scheduler[] = [];
 
   beforeEach(async () => {
@@ -63,7 +64,11 @@ describe('Scheduler', () => {
         ack?.({ ok: true });
       });
       socket.on('decline', (_m, ack) => ack?.({ ok: false, error: { code: 'OFFER_STALE', message: 'offer is no longer valid' } }));
-      // 'kill' is never answered: the SDK's call timeout has to end it.
+      socket.on('reconcile', (m, ack) => {
+        reconciled.push((m.tasks ?? []).map((t) => t.taskId));
+        ack?.({ ok: true });
+      });
+      // 'kill' and 'accept' are never answered: the SDK's call timeout (or a lost connection) has to end them.
     });
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
@@ -75,6 +80,7 @@ describe('Scheduler', () => {
     peers.length = 0;
     subscriptions.length = 0;
     acks.length = 0;
+    reconciled.length = 0;
     await new Promise<void>((resolve) => {
       void io.close(() => resolve());
     });
@@ -126,6 +132,31 @@ describe('Scheduler', () => {
     await s.start();
     await expect(s.decline(offer.id)).rejects.toMatchObject({ name: 'SchedulerError', code: 'OFFER_STALE' });
     await expect(s.kill('t1')).rejects.toMatchObject({ code: 'TIMEOUT' });
+  });
+
+  const launchT1 = (s: Scheduler) =>
+    s.launch(offer, [{ taskId: 't1', name: 't1', command: { shell: 'true' }, resources: [{ name: 'cpus', value: 1 }] }]);
+
+  it('reports a launch nobody answered as unknown, not failed, and reconciles its tasks', async () => {
+    const s = scheduler({ callTimeoutMs: 200 });
+    await s.start();
+    const failure: unknown = await launchT1(s).catch((err: unknown) => err);
+    expect(failure).toMatchObject({ name: 'SchedulerError', code: LAUNCH_UNKNOWN, details: { taskIds: ['t1'] } });
+    await until(() => reconciled.length === 1);
+    expect(reconciled).toEqual([['t1']]);
+  });
+
+  it('ends a launch in flight when the connection drops, as unknown, and reconciles its tasks once subscribed again', async () => {
+    const s = scheduler({ callTimeoutMs: 60_000 });
+    await s.start();
+    const launched = launchT1(s).catch((err: unknown) => err);
+    await until(() => peers.length === 1);
+    const startedAt = Date.now();
+    peers[0].conn.close();
+    expect(await launched).toMatchObject({ code: LAUNCH_UNKNOWN, details: { taskIds: ['t1'] } });
+    expect(Date.now() - startedAt).toBeLessThan(5_000);
+    await until(() => reconciled.length === 1);
+    expect([reconciled, subscriptions.at(-1)]).toEqual([[['t1']], { name: 'sdk-test', frameworkId: 'fw-1' }]);
   });
 
   it('fails to start with the authentication code, without retrying, when the token is refused', async () => {

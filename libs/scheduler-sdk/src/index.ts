@@ -7,7 +7,9 @@
  *   await scheduler.start();
  *
  * Every call resolves with the control plane's answer or rejects with a SchedulerError carrying
- * the protocol's error code. After a lost connection the client reconnects and re-subscribes
+ * the protocol's error code (or TIMEOUT, or CONNECTION_LOST when the connection dropped first;
+ * a launch never answered is LAUNCH_UNKNOWN, and its tasks are reconciled, since the control
+ * plane may have stored it). After a lost connection the client reconnects and re-subscribes
  * with its framework id, so its tasks survive within the failover timeout.
  */
 import { EventEmitter } from 'node:events';
@@ -88,6 +90,14 @@ export interface SchedulerEvents {
   completed: [error: SchedulerError];
   error: [error: Error];
 }
+
+/**
+ * A launch that was sent but not answered: the tasks may run (the control plane stored them
+ * before its answer was lost) or not. Not a failure: the SDK reconciles them.
+ */
+export const LAUNCH_UNKNOWN = 'LAUNCH_UNKNOWN';
+/** Codes of a call whose answer never came: no answer in time, or the connection went first. */
+const UNANSWERED = new Set(['TIMEOUT', 'CONNECTION_LOST']);
 
 /** Wait before reconnecting after the server closed the session. */
 const RECONNECT_AFTER_SERVER_CLOSE_MS = 500;
@@ -210,10 +220,25 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
     return this.socket.connected;
   }
 
-  /** Accepts offers (all from one agent) with operations; unused resources return with a filter. */
+  /**
+   * Accepts offers (all from one agent) with operations; unused resources return with a filter.
+   * A launch whose answer never comes (the connection lost, the leader gone: the control plane
+   * may have stored it) rejects with LAUNCH_UNKNOWN, never as failed: its tasks are reconciled
+   * once subscribed again, and their state arrives as 'update' (LOST or UNKNOWN if never stored).
+   */
   accept(offerIds: string[], operations: Operation[], options: { refuseSeconds?: number } = {}): Promise<AcceptReply> {
     const msg: Accept = { offerIds, operations, ...(options.refuseSeconds !== undefined ? { refuseSeconds: options.refuseSeconds } : {}) };
-    return this.call<AcceptReply>('accept', msg);
+    const taskIds = operations.flatMap((op) => (op.type === 'LAUNCH' ? op.tasks.map((t) => t.taskId) : []));
+    return this.call<AcceptReply>('accept', msg).catch((err: unknown) => {
+      if (!taskIds.length || !(err instanceof SchedulerError) || !UNANSWERED.has(err.code)) throw err;
+      // Waits for the next subscription (that is the call's own wait); a failure is the periodic resend's to make up.
+      this.reconcile(taskIds).catch(() => undefined);
+      throw new SchedulerError(
+        LAUNCH_UNKNOWN,
+        `the launch of ${taskIds.length} task(s) was not answered (${err.message}): it may have been stored; their state comes as 'update' once reconciled`,
+        { taskIds },
+      );
+    });
   }
 
   /** Launches tasks on one offer (or several from the same agent). */
@@ -299,10 +324,22 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
     const timeoutMs = this.options.callTimeoutMs ?? 30_000;
     if (event !== 'subscribe') await this.subscribedNow(timeoutMs);
     return new Promise((resolve, reject) => {
+      // A call in flight when the connection drops is never answered (the next connection is a
+      // new session): it ends then, not at the timeout. The subscription has its own retries.
+      let settled = false;
+      const lost = () => {
+        if (settled) return;
+        settled = true;
+        reject(new SchedulerError('CONNECTION_LOST', `the connection was lost before '${event}' was answered`));
+      };
+      if (event !== 'subscribe') this.socket.once('disconnect', lost);
       // One path for every call: the payload's type is each public method's to check.
       (this.socket as unknown as Socket)
         .timeout(timeoutMs)
         .emit(event, payload, (err: Error | null, reply: Reply<Record<string, unknown>>) => {
+          this.socket.off('disconnect', lost);
+          if (settled) return;
+          settled = true;
           if (err) {
             reject(new SchedulerError('TIMEOUT', `no answer to '${event}' within the call timeout`));
             return;

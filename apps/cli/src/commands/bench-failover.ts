@@ -1,12 +1,16 @@
 /**
  * `arbiter bench failover --agents 1000`: how fast a loaded cluster recovers from the loss of
- * its leader. Two control-plane replicas (child processes, on DATABASE_URL's server in a
- * scratch database, or on an embedded server) share the database; N simulated agents (real
- * socket.io connections from this process, given both replicas' URLs, re-registering with
- * their running tasks as an agent does) and one framework on the scheduler SDK keep tasks
- * running. The leader is SIGKILLed; from the kill it measures the time until the standby
- * leads, until every agent has re-registered, until the first offer and until the first
- * task launch after the failover. Prints the figures, then one JSON line.
+ * its leader. Control-plane replicas (`--replicas`, default 2; child processes, on
+ * DATABASE_URL's server in a scratch database, or on an embedded server) share the database;
+ * N simulated agents (real socket.io connections from this process, given every replica's
+ * URL, re-registering with their running tasks as an agent does) and one framework on the
+ * scheduler SDK keep tasks running. Then the fault (`--fault`, default every one, each on a
+ * fresh cluster): `kill`, the leader is SIGKILLed; `session`, the leader's coordination
+ * session is ended by PostgreSQL (pg_terminate_backend, as a connection reset or a pooler
+ * would end it) while its process runs on. From the fault it measures the time until the old
+ * leader stops leading, until a leader of a new term leads, until every agent has
+ * re-registered, until the first offer and until the first task launch. Prints the figures,
+ * then one JSON line per fault.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -17,10 +21,18 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MasterUrls, notLeader, type Reply, reconnectElsewhere } from '@arbiter/contracts';
 
-interface FailoverFlags {
+/** The faults the bench injects into the leader (see the header). */
+export const FAILOVER_FAULTS = ['kill', 'session'] as const;
+export type FailoverFault = (typeof FAILOVER_FAULTS)[number];
+
+export interface FailoverFlags {
   agents: number;
-  /** Tasks kept running across the cluster before the kill. */
+  /** Tasks kept running across the cluster before the fault. */
   tasks: number;
+  /** Control-plane replicas (at least 2). */
+  replicas?: number;
+  /** The faults to measure, one fresh cluster each (default: all). */
+  faults?: readonly FailoverFault[];
 }
 
 const TOKEN = `bench-${randomUUID()}`;
@@ -61,10 +73,10 @@ async function startReplica(databaseUrl: string, port: number): Promise<Replica>
   });
 }
 
-async function role(url: string): Promise<string | undefined> {
+async function health(url: string): Promise<{ role?: string; epoch?: number | null } | undefined> {
   try {
     const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(500) });
-    return ((await res.json()) as { role?: string }).role;
+    return (await res.json()) as { role?: string; epoch?: number | null };
   } catch {
     return undefined;
   }
@@ -89,14 +101,13 @@ export async function runFailoverBench(flags: FailoverFlags): Promise<void> {
   const { Scheduler } = await import('@arbiter/scheduler-sdk');
   const cp = await import('@arbiter/control-plane');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-bench-failover-'));
-  const run = async (databaseUrl: string) => {
+  const run = async (databaseUrl: string, fault: FailoverFault) => {
     const replicas: Replica[] = [];
     const sockets: Array<ReturnType<typeof io>> = [];
     let scheduler: import('@arbiter/scheduler-sdk').Scheduler | undefined;
     let closing = false;
     try {
-      replicas.push(await startReplica(databaseUrl, await freePort()));
-      replicas.push(await startReplica(databaseUrl, await freePort()));
+      for (let i = 0; i < Math.max(2, flags.replicas ?? 2); i++) replicas.push(await startReplica(databaseUrl, await freePort()));
       const masters = replicas.map((r) => r.url).join(',');
       // When each agent last registered (performance.now()), and the tasks it runs.
       const registeredAt = new Array<number>(flags.agents).fill(0);
@@ -120,6 +131,10 @@ export async function runFailoverBench(flags: FailoverFlags): Promise<void> {
         s.on('connect_error', (err: Error & { data?: unknown }) =>
           reconnectElsewhere(s, AGENTS_NAMESPACE, list, notLeader(err), () => !closing),
         );
+        // A leader that steps down closes the sessions itself; socket.io does not come back by itself then (the agent does).
+        s.on('disconnect', (reason) => {
+          if (reason === 'io server disconnect' && !closing) setTimeout(() => !closing && !s.connected && s.connect(), 1_000);
+        });
         s.on('connect', () => {
           list.connected();
           void s
@@ -204,16 +219,31 @@ export async function runFailoverBench(flags: FailoverFlags): Promise<void> {
       const deadline = Date.now() + 120_000;
       while (launched < flags.tasks && Date.now() < deadline) await sleep(100);
       await sleep(2_000);
-      console.log(`${launched} tasks running; killing the leader (SIGKILL)`);
+      const epoch = (await health(replicas[0].url))?.epoch ?? 0;
+      console.log(`${launched} tasks running; fault: ${fault === 'kill' ? 'the leader SIGKILLed' : "the leader's lock session ended"}`);
 
       killedAt = performance.now();
-      replicas[0].child.kill('SIGKILL');
+      if (fault === 'kill') replicas[0].child.kill('SIGKILL');
+      else
+        await cp.adminQuery(
+          databaseUrl,
+          `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND granted
+              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+          [cp.LEADER_LOCK],
+        );
       let leaderAt = 0;
+      let steppedDownAt = fault === 'kill' ? killedAt : 0;
       while (!leaderAt) {
-        if ((await role(replicas[1].url)) === 'leader') leaderAt = performance.now();
+        const seen = await Promise.all(
+          replicas.map((r) => (r.child.exitCode === null && r.child.signalCode === null ? health(r.url) : Promise.resolve(undefined))),
+        );
+        const now = performance.now();
+        if (!steppedDownAt && (seen[0]?.role !== 'leader' || (seen[0]?.epoch ?? 0) > epoch)) steppedDownAt = now;
+        if (seen.some((h) => h?.role === 'leader' && (h.epoch ?? 0) > epoch)) leaderAt = now;
         else await sleep(20);
-        if (performance.now() - killedAt > 120_000) throw new Error('the standby did not take over within 120 s');
+        if (now - killedAt > 120_000) throw new Error('no replica led a new term within 120 s');
       }
+      steppedDownAt ||= leaderAt;
       while (registeredAt.some((t) => t < killedAt) || !offersAfterKill || !launchedAfterKill) {
         if (performance.now() - killedAt > 300_000) break;
         await sleep(20);
@@ -223,8 +253,11 @@ export async function runFailoverBench(flags: FailoverFlags): Promise<void> {
       const firstAgent = sorted[0];
       const halfAgents = sorted[Math.floor(sorted.length / 2)];
       const result = {
+        fault,
+        replicas: replicas.length,
         agents: flags.agents,
         tasks: launched,
+        oldLeaderStoppedMs: round(steppedDownAt - killedAt),
         leaderMs: round(leaderAt - killedAt),
         agentsReregisteredMs: round(allAgents),
         firstAgentMs: round(firstAgent),
@@ -232,8 +265,9 @@ export async function runFailoverBench(flags: FailoverFlags): Promise<void> {
         firstOfferMs: offersAfterKill ? round(offersAfterKill - killedAt) : NaN,
         firstLaunchMs: launchedAfterKill ? round(launchedAfterKill - killedAt) : NaN,
       };
-      console.log(`from the SIGKILL of the leader:`);
-      console.log(`  standby leads after          ${result.leaderMs} ms`);
+      console.log(`from the fault (${fault}):`);
+      console.log(`  old leader stopped leading   ${result.oldLeaderStoppedMs} ms`);
+      console.log(`  a new term leads after       ${result.leaderMs} ms`);
       console.log(`  first agent re-registered    ${result.firstAgentMs} ms`);
       console.log(`  half of them re-registered   ${result.halfAgentsMs} ms`);
       console.log(`  all ${flags.agents} agents re-registered ${result.agentsReregisteredMs} ms`);
@@ -248,13 +282,15 @@ export async function runFailoverBench(flags: FailoverFlags): Promise<void> {
     }
   };
   try {
-    if (process.env.DATABASE_URL) await cp.withScratchDatabase(process.env.DATABASE_URL, (u) => run(u));
-    else {
-      const db = await cp.openDatabase({ dataDir: path.join(dataDir, 'postgres'), embeddedDbPort: 0 });
-      try {
-        await run(db.url);
-      } finally {
-        await db.stop();
+    for (const fault of flags.faults ?? FAILOVER_FAULTS) {
+      if (process.env.DATABASE_URL) await cp.withScratchDatabase(process.env.DATABASE_URL, (u) => run(u, fault));
+      else {
+        const db = await cp.openDatabase({ dataDir: path.join(dataDir, `postgres-${fault}`), embeddedDbPort: 0 });
+        try {
+          await run(db.url, fault);
+        } finally {
+          await db.stop();
+        }
       }
     }
   } finally {

@@ -13,7 +13,7 @@ import { checkShape, percentile, runFragmentation, SHAPES, type ShapeOptions } f
 import { runApiBench } from './bench-api';
 import { runDashboardBench } from './bench-dashboard';
 import { runE2eBench } from './bench-e2e';
-import { runFailoverBench } from './bench-failover';
+import { FAILOVER_FAULTS, type FailoverFault, runFailoverBench } from './bench-failover';
 
 interface BenchFlags {
   shape?: string;
@@ -53,6 +53,8 @@ export function register(program: Command): void {
     .option('--allocation-interval <seconds>', "e2e: the control plane's allocation interval (default 0.25)")
     .option('--runs <n>', 'dashboard: cold loads timed per page (default 5)')
     .option('--tasks <n>', 'failover: tasks kept running across the failover (default 1000)')
+    .option('--replicas <n>', 'failover: control-plane replicas (default 2)')
+    .option('--fault <list>', `failover: the faults to inject, comma-separated: ${FAILOVER_FAULTS.join(', ')} (default all)`)
     .option('--clients <n>', 'api: concurrent clients (default 50)')
     .option('--history-days <n>', 'api: days of allocation history and ended tasks (default 7)')
     .option('--routes <list>', 'api: only the routes whose name holds one of these comma-separated words (e.g. weights,agents)')
@@ -70,6 +72,8 @@ export function register(program: Command): void {
           clients?: string;
           historyDays?: string;
           routes?: string;
+          replicas?: string;
+          fault?: string;
         },
       ) => {
         if (suite === 'api') {
@@ -92,7 +96,15 @@ export function register(program: Command): void {
         }
         if (suite === 'failover') {
           try {
-            await runFailoverBench({ agents: positive(flags.agents, 'agents') ?? 1000, tasks: positive(flags.tasks, 'tasks') ?? 1000 });
+            const faults = flags.fault?.split(',').map((f) => f.trim());
+            const unknown = faults?.filter((f) => !(FAILOVER_FAULTS as readonly string[]).includes(f));
+            if (unknown?.length) throw new Error(`--fault: unknown fault(s) ${unknown.join(', ')}; known: ${FAILOVER_FAULTS.join(', ')}`);
+            await runFailoverBench({
+              agents: positive(flags.agents, 'agents') ?? 1000,
+              tasks: positive(flags.tasks, 'tasks') ?? 1000,
+              replicas: positive(flags.replicas, 'replicas'),
+              faults: faults as FailoverFault[] | undefined,
+            });
           } catch (err) {
             console.error((err as Error).message);
             process.exitCode = 2;

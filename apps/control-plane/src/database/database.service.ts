@@ -19,6 +19,35 @@ export function isDataError(err: unknown): boolean {
   return typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code);
 }
 
+/**
+ * Codes and messages of a database that cannot be reached or went silent: refused or reset
+ * connections, a server shutting down, and the driver's own timeouts (a query unanswered
+ * after the pool's query timeout, no connection within the connect timeout), which carry no
+ * code.
+ */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08006',
+  '08001',
+  '08003',
+]);
+const UNAVAILABLE_MESSAGES =
+  /^(Query read timeout|Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
+
+/** Whether `err` says the database is unreachable or silent (as opposed to refusing a statement). */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const driver = err instanceof QueryFailedError ? (err.driverError as unknown) : err;
+  const e = driver as { code?: unknown; message?: unknown } | null | undefined;
+  if (typeof e?.code === 'string' && UNAVAILABLE_CODES.has(e.code)) return true;
+  return typeof e?.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message);
+}
+
 /** Postgres error codes worth one more try: serialization failure, deadlock. */
 const RETRYABLE = new Set(['40001', '40P01']);
 
@@ -47,8 +76,23 @@ export class Database {
     }
   }
 
-  async ping(): Promise<void> {
-    await this.dataSource.query('SELECT 1');
+  /** A round trip to the database; fails when it takes longer than `timeoutMs` (the query is left to the pool's own timeout). */
+  async ping(timeoutMs?: number): Promise<void> {
+    const query = this.dataSource.query('SELECT 1');
+    if (timeoutMs === undefined) {
+      await query;
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the database did not answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    query.catch(() => undefined);
+    try {
+      await Promise.race([query, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
 

@@ -5,12 +5,30 @@
  * and is never fenced. Outside a term there is no pool: a master write fails at once.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, QueryFailedError } from 'typeorm';
 import type { PostgresDataSourceOptions as PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 
 /** Postgres error code the fence raises. */
 export const FENCED_ERROR_CODE = 'AR001';
+
+/** A master write outside a term: this replica does not lead (any more). */
+export class NotLeaderError extends Error {
+  constructor() {
+    super('the master database is closed: this replica is not the leader');
+  }
+}
+
+/**
+ * Whether `err` says this replica's term is over: a write refused by the fence, or one made
+ * after the pool closed. The caller is told NOT_LEADER (go to the leader), not that the control
+ * plane failed.
+ */
+export function isNotLeader(err: unknown): boolean {
+  if (err instanceof NotLeaderError) return true;
+  const driver = err instanceof QueryFailedError ? (err.driverError as unknown) : err;
+  return (driver as { code?: unknown } | null | undefined)?.code === FENCED_ERROR_CODE;
+}
 
 @Injectable()
 export class MasterDatabase {
@@ -23,7 +41,7 @@ export class MasterDatabase {
 
   /** The term's data source; throws outside a term. */
   get dataSource(): DataSource {
-    if (!this.current?.isInitialized) throw new Error('the master database is closed: this replica is not the leader');
+    if (!this.current?.isInitialized) throw new NotLeaderError();
     return this.current;
   }
 

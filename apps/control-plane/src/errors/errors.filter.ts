@@ -7,7 +7,8 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ResourceParseError } from '@arbiter/allocator';
-import { databaseErrorCode } from '../database/database.service';
+import { databaseErrorCode, isDatabaseUnavailable } from '../database/database.service';
+import { isNotLeader } from '../database/master-database';
 import { CommonErrorCode } from './errors.codes';
 import { ArbiterException } from './errors.exception';
 import { type ErrorCode, httpStatusOf } from './errors.mapping';
@@ -18,8 +19,6 @@ interface ErrorBody {
   message: string;
   details: Record<string, unknown> | null;
 }
-
-const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001', '08003']);
 
 function bodyParserError(err: unknown): ArbiterException | undefined {
   const e = err as { type?: string; status?: number; message?: string; limit?: number } | null | undefined;
@@ -55,18 +54,14 @@ export function toArbiterException(err: unknown, req?: Request): ArbiterExceptio
     if (status === 400) return new ArbiterException(CommonErrorCode.VALIDATION_FAILED, err.message);
     return undefined;
   }
-  const sqlState = databaseErrorCode(err);
-  if (sqlState !== undefined) {
-    if (sqlState === '40001' || sqlState === '40P01') {
-      return new ArbiterException(CommonErrorCode.CONCURRENT_UPDATE, 'a concurrent change touched the same data; retry the request');
-    }
-    if (CONNECTION_ERRORS.has(sqlState))
-      return new ArbiterException(CommonErrorCode.DATABASE_UNAVAILABLE, 'the database is unavailable; retry shortly');
-    return undefined;
-  }
-  const code = (err as { code?: string } | null)?.code;
-  if (code && CONNECTION_ERRORS.has(code))
+  // The master's write of a term that ended (an operation that runs on the leader, in flight as it stepped down).
+  if (isNotLeader(err))
+    return new ArbiterException(CommonErrorCode.NO_LEADER, 'this control plane is no longer the leader; try again in a few seconds');
+  if (isDatabaseUnavailable(err))
     return new ArbiterException(CommonErrorCode.DATABASE_UNAVAILABLE, 'the database is unavailable; retry shortly');
+  const sqlState = databaseErrorCode(err);
+  if (sqlState === '40001' || sqlState === '40P01')
+    return new ArbiterException(CommonErrorCode.CONCURRENT_UPDATE, 'a concurrent change touched the same data; retry the request');
   return undefined;
 }
 

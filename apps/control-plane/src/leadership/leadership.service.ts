@@ -2,15 +2,19 @@
  * Leader election through PostgreSQL. Every replica keeps a coordination connection; the one
  * whose session holds the leader lock (a session advisory lock) leads, under a new term whose
  * epoch fences the master's writes. A standby tries the lock every poll; a leader confirms
- * every poll that its session is alive and its term current, and steps down when it has not
- * been able to for half the lease (PostgreSQL frees the lock of a session silent for the whole
- * lease, so the old leader has stopped before a new one can start). The same connection
- * carries the notifications between replicas (see `listen` and `notify`).
+ * every poll that its session is alive and its term current. A leader steps down at once when
+ * its coordination session fails (an error, a reset, the backend killed: PostgreSQL may have
+ * freed the lock already, and a standby may lead within a poll), and when it has not been able
+ * to confirm for half the lease (PostgreSQL frees the lock of a session silent for the whole
+ * lease, so the old leader has stopped before a new one can start). Every duration is measured
+ * on a monotonic clock: a step of the wall clock neither deposes a leader nor keeps one. The
+ * same connection carries the notifications between replicas (see `listen` and `notify`).
  */
 import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
+import { type Clock, SystemClock, type TimerHandle } from '../kernel/clock';
 import { CoordinationConnection, LeadershipRepository, type Notification, type Term } from './leadership.repository';
 import { MasterDatabase } from '../database/master-database';
 
@@ -34,8 +38,11 @@ export class Leadership {
   private term?: Term;
   private connection?: CoordinationConnection;
   private connecting?: Promise<CoordinationConnection>;
-  private lastConfirmed = 0;
-  private timer?: NodeJS.Timeout;
+  /** When the leader last confirmed its lock, on `clock.now()` (monotonic); null before any poll. */
+  private lastConfirmed: number | null = null;
+  private timer?: TimerHandle;
+  /** Durations and the poll timer; monotonic (the wall clock may step). */
+  private readonly clock: Clock = new SystemClock();
   private duties?: LeaderDuties;
   private ticking = false;
   /** The master starting under a term just won (see `compete`). */
@@ -91,11 +98,10 @@ export class Leadership {
     const scheme = this.config.tlsCert ? 'https' : 'http';
     this.ownUrl = this.config.advertiseUrl ?? `${scheme}://${os.hostname()}:${listenPort}`;
     await this.tick();
-    this.timer = setInterval(() => {
+    this.timer = this.clock.every(this.pollMs, () => {
       this.watchdog();
       void this.tick();
-    }, this.pollMs);
-    this.timer.unref();
+    });
     // Polls go on meanwhile, so a long start (a large cluster's state to rebuild) keeps the lock.
     await this.leading;
   }
@@ -123,7 +129,7 @@ export class Leadership {
   /** Stops competing; a leader resigns (its lock goes with its session). */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.cancel();
     if (this.isLeader) await this.resign('the control plane is stopping');
     await this.connection?.close();
     this.connection = undefined;
@@ -145,22 +151,27 @@ export class Leadership {
 
   /** A leader that has not confirmed its lock for half the lease steps down (whatever a poll is waiting for). */
   private watchdog(): void {
-    if (this.isLeader && Date.now() - this.lastConfirmed > this.leaseMs / 2)
+    if (this.isLeader && this.clock.now() - (this.lastConfirmed ?? 0) > this.leaseMs / 2)
       void this.resign(`it could not confirm its lock with PostgreSQL for ${this.config.leaderLease / 2} s`);
   }
 
   private async connect(): Promise<CoordinationConnection> {
     if (this.connection) return this.connection;
-    const first = this.lastConfirmed === 0 && !this.connecting;
+    const first = this.lastConfirmed === null && !this.connecting;
+    const opened: { conn?: CoordinationConnection } = {};
     this.connecting ??= CoordinationConnection.open({
       url: this.repo.databaseUrl(),
       replica: this.replica,
       leaseMs: this.leaseMs,
       channels: [LEADER_CHANNEL, ...this.listeners.keys()],
       onNotification: (n) => this.deliver(n),
-      onLost: (err) => this.dropConnection(err),
+      onLost: (err) => {
+        // Only the session in use counts (an old one's late end is no news).
+        if (this.connection === opened.conn) this.dropConnection(err);
+      },
     }).finally(() => (this.connecting = undefined));
     const conn = await this.connecting;
+    opened.conn ??= conn;
     this.connection = conn;
     if (!first) {
       this.logger.log('coordination connection to PostgreSQL restored');
@@ -169,15 +180,20 @@ export class Leadership {
     return conn;
   }
 
+  /**
+   * The coordination session failed. A leader stops leading at once: its lock may be free
+   * already (PostgreSQL frees it the moment the session ends), and a standby takes it within
+   * a poll; the fence refuses whatever the old leader still writes, but its sessions and
+   * clients must go to the new leader now, not at the watchdog's L/2.
+   */
   private dropConnection(err: unknown): void {
     const conn = this.connection;
     if (!conn) return;
     this.connection = undefined;
-    this.logger.warn(
-      { err: err instanceof Error ? err.message : String(err), role: this.roleNow },
-      'coordination connection to PostgreSQL lost',
-    );
+    const message = err instanceof Error ? err.message : String(err);
+    this.logger.warn({ err: message, role: this.roleNow }, 'coordination connection to PostgreSQL lost');
     void conn.close();
+    if (this.isLeader) void this.resign(`its coordination session with PostgreSQL failed (${message})`);
   }
 
   private deliver(n: Notification): void {
@@ -197,29 +213,29 @@ export class Leadership {
 
   /** Leader: the session is alive (it holds the lock) and no later term has begun. */
   private async confirm(conn: CoordinationConnection): Promise<void> {
-    const asked = Date.now();
+    const asked = this.clock.now();
     const current = await conn.currentTerm();
-    const tookMs = Date.now() - asked;
+    const tookMs = this.clock.now() - asked;
     if (tookMs > this.pollMs)
-      this.logger.warn({ tookMs, sinceConfirmedMs: asked - this.lastConfirmed }, 'confirming the leader lock is slow');
+      this.logger.warn({ tookMs, sinceConfirmedMs: asked - (this.lastConfirmed ?? asked) }, 'confirming the leader lock is slow');
     if (current && this.term && current.epoch !== this.term.epoch) {
       this.term = current;
       await this.resign(`a later term (${current.epoch}) has begun`);
       return;
     }
-    this.lastConfirmed = Date.now();
+    this.lastConfirmed = this.clock.now();
   }
 
   /** Standby: takes the lock if it is free, else notes who leads. */
   private async compete(conn: CoordinationConnection): Promise<void> {
     if (!(await conn.tryLeaderLock())) {
       this.term = (await conn.currentTerm()) ?? this.term;
-      this.lastConfirmed = Date.now();
+      this.lastConfirmed = this.clock.now();
       return;
     }
     const term = await conn.beginTerm(this.replica, this.ownUrl);
     this.term = term;
-    this.lastConfirmed = Date.now();
+    this.lastConfirmed = this.clock.now();
     try {
       await this.masterDb.open(term.epoch);
     } catch (err) {

@@ -47,6 +47,8 @@ export function on<L extends object, S extends z.ZodType>(
     } catch (err) {
       const known = asProtocolError(err);
       if (known) {
+        // A deposed leader's calls in flight: one line, no stack (the client moves to the leader).
+        if (known.code === PROTOCOL_ERRORS.NOT_LEADER) logger.warn({ event }, 'refused a call: this replica is no longer the leader');
         reply({ ok: false, error: { code: known.code, message: known.message, ...(known.details ? { details: known.details } : {}) } });
         return;
       }

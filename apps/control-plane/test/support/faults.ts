@@ -4,7 +4,7 @@
  */
 import * as net from 'node:net';
 import { Resources } from '@arbiter/allocator';
-import { type Offer, Scheduler, type StatusUpdate } from '@arbiter/scheduler-sdk';
+import { LAUNCH_UNKNOWN, type Offer, Scheduler, type StatusUpdate } from '@arbiter/scheduler-sdk';
 import { ADMIN_TOKEN } from './app';
 
 /**
@@ -72,6 +72,8 @@ export class Launcher {
   total = 0;
   /** Task ids not launched yet (a launch that failed puts its id back). */
   private readonly waiting: string[] = [];
+  /** Task ids whose launch was not answered (LAUNCH_UNKNOWN): the SDK's reconciliation says whether they were stored. */
+  private readonly unknown = new Set<string>();
   /** Offers kept unanswered, to answer after a failover. */
   readonly held: Offer[] = [];
   hold = 0;
@@ -91,7 +93,12 @@ export class Launcher {
     this.s.on('offers', (offers) => {
       for (const offer of offers) this.onOffer(offer);
     });
-    this.s.on('update', (update) => this.updates.push({ update, at: Date.now() }));
+    this.s.on('update', (update) => {
+      this.updates.push({ update, at: Date.now() });
+      // A launch that was never answered and is unknown to the control plane: launch it again.
+      if (update.reason === 'REASON_RECONCILIATION' && this.unknown.delete(update.taskId) && ['LOST', 'UNKNOWN'].includes(update.state))
+        this.waiting.push(update.taskId);
+    });
     this.s.on('error', () => undefined);
   }
 
@@ -119,6 +126,11 @@ export class Launcher {
       .catch((err: unknown) => {
         // Launched after all (the answer was lost with the old leader): nothing to do again.
         if ((err as { code?: string }).code === 'DUPLICATE_TASK') return;
+        // Not answered: stored or not, the reconciliation the SDK asks for tells.
+        if ((err as { code?: string }).code === LAUNCH_UNKNOWN) {
+          this.unknown.add(taskId);
+          return;
+        }
         // The accept went to a leader that died, or the offer was void: launch it later.
         this.waiting.push(taskId);
       });
@@ -129,12 +141,12 @@ export class Launcher {
     for (let i = 0; i < n; i++) this.waiting.push(`${this.name}-${this.total++}`);
   }
 
-  /** Distinct updates (by uuid) of a task, in the order they arrived. */
+  /** Distinct updates (by uuid) of a task, in the order they arrived; reconciliation answers (a state told again) aside. */
   statesOf(taskId: string): string[] {
     const seen = new Set<string>();
     const out: string[] = [];
     for (const { update } of this.updates)
-      if (update.taskId === taskId && !seen.has(update.updateUuid)) {
+      if (update.taskId === taskId && update.reason !== 'REASON_RECONCILIATION' && !seen.has(update.updateUuid)) {
         seen.add(update.updateUuid);
         out.push(update.state);
       }
