@@ -23,11 +23,10 @@ import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { type AgentRuntime, ClusterState, sessionOf, taskKey, type AgentSocket } from '../kernel/cluster-state';
-import type { GroupCommit } from '../kernel/group-commit';
-import { Kernel, type Pending } from '../kernel/kernel';
+import { type Batch, Kernel, type Pending } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { MaintenanceSync } from '../maintenance/maintenance-sync.handler';
-import { OfferBook } from '../offers/offer-book.handler';
+import { OfferRescinds } from '../offers/offer-rescinds.handler';
 import { type ReservationEntity } from '../reservations/reservation.entity';
 import { KILL_GRACE_SECONDS, TaskUpdates } from '../tasks/task-updates.handler';
 import { type TaskEntity, TaskState } from '../tasks/task.entity';
@@ -57,7 +56,7 @@ export type AgentRegistration = RegisterAgent & {
 @Injectable()
 export class AgentSessions {
   private readonly logger = new Logger('AgentSessions');
-  private readonly registrations: GroupCommit<Registration, RegisterAgentReply>;
+  private readonly registrations: Batch<Registration, RegisterAgentReply>;
 
   constructor(
     private readonly kernel: Kernel,
@@ -65,7 +64,7 @@ export class AgentSessions {
     private readonly agents: AgentSessionsRepository,
     private readonly tasks: TasksRepository,
     private readonly updates: TaskUpdates,
-    private readonly offers: OfferBook,
+    private readonly offers: OfferRescinds,
     private readonly maintenance: MaintenanceSync,
     private readonly inverseOffers: InverseOffers,
     private readonly loop: AllocationLoop,
@@ -122,7 +121,7 @@ export class AgentSessions {
       const previous = this.state.agents.get(agent.id);
       if (previous?.socket && previous.socket.id !== socket.id) previous.socket.disconnect(true);
       if (previous?.inAllocator) {
-        await this.offers.rescindWhere((o) => o.agentId === agent.id, 'the agent re-registered');
+        await this.offers.onAgent(agent.id, 'the agent re-registered');
         this.state.allocator.removeAgent(agent.id);
       }
       const runtime: AgentRuntime = {
@@ -318,7 +317,7 @@ export class AgentSessions {
         this.audit.record(tx, actor, { action: 'agent.update', targetType: 'agent', targetId: row.id, before, after: change }, now),
       );
       runtime.attributes = change.attributes;
-      await this.offers.rescindWhere((o) => o.agentId === row.id, "the agent's resources changed");
+      await this.offers.onAgent(row.id, "the agent's resources changed");
       if (runtime.inAllocator) this.state.allocator.updateAgent(row.id, this.effectiveTotal(Object.assign(row, change), reservations));
       this.stream.emit('agent.updated', { agentId: row.id });
       this.loop.requestCycle();
@@ -331,7 +330,7 @@ export class AgentSessions {
       if (!runtime) return;
       runtime.socket = undefined;
       if (runtime.inAllocator) this.state.allocator.deactivateAgent(runtime.id);
-      await this.offers.rescindWhere((o) => o.agentId === runtime.id, 'the agent disconnected');
+      await this.offers.onAgent(runtime.id, 'the agent disconnected');
       this.stream.emit('agent.updated', { agentId: runtime.id });
     });
   }
@@ -375,7 +374,7 @@ export class AgentSessions {
     partitionAwareState: TaskState = taskState,
   ): Promise<void> {
     const runtime = this.state.agents.get(agentId);
-    await this.offers.rescindWhere((o) => o.agentId === agentId, reason);
+    await this.offers.onAgent(agentId, reason);
     this.inverseOffers.rescindWhere((io) => io.agentId === agentId, reason);
     // Tasks already out of contact stay so (their agent may come back) unless the agent is gone.
     const live = (await this.tasks.live({ agentId })).filter(
@@ -481,10 +480,7 @@ export class AgentSessions {
     if (agent.drainState === DrainState.DRAINING) await this.drain(agent);
     const usable = agent.activated && !agent.drainState && runtime.socket !== undefined;
     if (options.resync || !usable)
-      await this.offers.rescindWhere(
-        (o) => o.agentId === agentId,
-        options.resync ? "the agent's reservations changed" : 'the agent was deactivated',
-      );
+      await this.offers.onAgent(agentId, options.resync ? "the agent's reservations changed" : 'the agent was deactivated');
     if (options.resync) {
       allocator.removeAgent(agentId);
       await this.addToAllocator(agent, runtime.socket !== undefined);

@@ -19,7 +19,7 @@ import { ClusterState, type FrameworkConnection, type FrameworkProtocol, type Fr
 import { EventualWrites } from '../kernel/eventual-writes';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
-import { OfferBook } from '../offers/offer-book.handler';
+import { OfferRescinds } from '../offers/offer-rescinds.handler';
 import { isTerminal, KILL_GRACE_SECONDS, TaskUpdates } from '../tasks/task-updates.handler';
 import { type TaskEntity, TaskState } from '../tasks/task.entity';
 import { TasksRepository } from '../tasks/tasks.repository';
@@ -55,7 +55,7 @@ export class FrameworkSessions {
     private readonly frameworks: FrameworkSessionsRepository,
     private readonly tasks: TasksRepository,
     private readonly updates: TaskUpdates,
-    private readonly offers: OfferBook,
+    private readonly offers: OfferRescinds,
     private readonly inverseOffers: InverseOffers,
     private readonly loop: AllocationLoop,
     private readonly stream: OperatorStream,
@@ -147,7 +147,7 @@ export class FrameworkSessions {
         runtime.failoverTimer?.cancel();
         runtime.failoverTimer = undefined;
         if (runtime.socket && runtime.socket.id !== socket.id) runtime.socket.disconnect(true);
-        await this.offers.rescindWhere((o) => o.frameworkId === row.id, 'the framework re-subscribed');
+        await this.offers.ofFramework(row.id, 'the framework re-subscribed');
         allocator.updateFramework(row.id, row.roles, row.capabilities, offerFiltersOf(msg), msg.taskSize ?? null);
         allocator.reviveOffers(row.id);
         if (row.suppressedRoles.length) allocator.suppressOffers(row.id, row.suppressedRoles);
@@ -232,7 +232,7 @@ export class FrameworkSessions {
       this.state.allocator.deactivateFramework(runtime.id);
       // The failover timeout runs from now whatever the database says meanwhile.
       this.startFailover(runtime);
-      await this.offers.rescindWhere((o) => o.frameworkId === runtime.id, 'the framework disconnected');
+      await this.offers.ofFramework(runtime.id, 'the framework disconnected');
       this.inverseOffers.rescindWhere((io) => io.frameworkId === runtime.id, 'the framework disconnected');
       const at = this.clock.date();
       await this.writes.write('background', `recording framework ${runtime.id} as disconnected`, () =>
@@ -280,7 +280,7 @@ export class FrameworkSessions {
   /** Completes a framework: its tasks killed, its offers rescinded, its resources recovered. */
   private async remove(frameworkId: string, reason: string, actor: Actor): Promise<void> {
     const runtime = this.state.frameworks.get(frameworkId);
-    await this.offers.rescindWhere((o) => o.frameworkId === frameworkId, reason);
+    await this.offers.ofFramework(frameworkId, reason);
     this.inverseOffers.rescindWhere((io) => io.frameworkId === frameworkId, reason);
     const live = await this.tasks.live({ frameworkId });
     const notRunning: TaskEntity[] = [];

@@ -10,6 +10,7 @@ import { HierarchicalAllocator, Resources } from '@arbiter/allocator';
 import { type AgentCalls, type AgentEvents, type FrameworkEvents, PROTOCOL_ERRORS, type StatusUpdate } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Socket } from 'socket.io';
+import { OfferBook } from '../offers/offer-book';
 import type { TaskEntity } from '../tasks/task.entity';
 import type { AppConfig } from '../config/config.schema';
 import { CLOCK, type Clock, type TimerHandle } from './clock';
@@ -161,18 +162,6 @@ export interface FrameworkRuntime {
   failoverTimer?: TimerHandle;
 }
 
-export interface OutstandingOffer {
-  id: string;
-  frameworkId: string;
-  agentId: string;
-  role: string;
-  resources: Resources;
-  /** Clock time (ms) when it was made (for the offer timeout). */
-  createdAt: number;
-  /** Sent to its framework (once its cycle was recorded). */
-  sent: boolean;
-}
-
 export interface OutstandingInverseOffer {
   id: string;
   frameworkId: string;
@@ -185,7 +174,7 @@ export class ClusterState {
   private current?: HierarchicalAllocator;
   readonly agents = new Map<string, AgentRuntime>();
   readonly frameworks = new Map<string, FrameworkRuntime>();
-  readonly offers = new Map<string, OutstandingOffer>();
+  readonly offers = new OfferBook();
   readonly inverseOffers = new Map<string, OutstandingInverseOffer>();
   readonly liveTasks = new LiveTasks();
   /** Framework and task ids of tasks whose launch is being written (duplicates for later accepts). */

@@ -13,6 +13,9 @@
  *   so far has settled, for work that reads what such writes change.
  * - `batch(turn, flush)`: group commit. Calls that arrive while a batch is being written wait
  *   together and go out in the next batch, so one statement serves many callers.
+ * - `perTerm(create)`: state that lives for one leadership term. Whatever a term booked (a
+ *   cycle, a batch waiting for its flush) is dropped with it, so nothing the last term left
+ *   half done holds up the next.
  */
 import { Injectable } from '@nestjs/common';
 import { isDataError } from '../database/database.service';
@@ -30,6 +33,14 @@ export type WriteLane = 'launches' | 'statuses' | 'background';
 
 /** Where a batch's flush runs: in the serial order, exclusively, or in a write lane. */
 export type BatchTurn = 'serial' | 'exclusive' | WriteLane;
+
+/** A group commit of the current term (see Kernel.batch). */
+export interface Batch<I, R> {
+  /** Adds a call to the next batch; resolves with its own outcome once its batch is flushed. */
+  push(item: I): Promise<R>;
+  /** Calls waiting for their flush. */
+  readonly size: number;
+}
 
 @Injectable()
 export class Kernel {
@@ -68,14 +79,31 @@ export class Kernel {
    * fails on the data (a value PostgreSQL refuses, a constraint) is tried again entry by entry,
    * so one bad entry does not fail the others; the flush must change nothing before its write.
    */
-  batch<I, R>(
-    turn: BatchTurn,
-    flush: (batch: Array<Pending<I, R>>) => Promise<void>,
-    options: { isolate?: boolean } = {},
-  ): GroupCommit<I, R> {
+  batch<I, R>(turn: BatchTurn, flush: (batch: Array<Pending<I, R>>) => Promise<void>, options: { isolate?: boolean } = {}): Batch<I, R> {
     const schedule = (run: () => Promise<void>): Promise<void> =>
       turn === 'serial' ? this.serial(run) : turn === 'exclusive' ? this.exclusive(run) : this.write(turn, run);
-    return new GroupCommit(schedule, flush, options.isolate ? isDataError : undefined);
+    // One group commit per term: a batch booked in a term that ended (its flush waiting in that
+    // term's queue, which may never run) must not hold up the next term's calls.
+    const current = this.perTerm(() => new GroupCommit(schedule, flush, options.isolate ? isDataError : undefined));
+    return {
+      push: (item) => current().push(item),
+      get size() {
+        return current().size;
+      },
+    };
+  }
+
+  /**
+   * State of one term: `create` runs at the first use in each term and its object is dropped
+   * when the term ends (the next use in a later term creates another), so per-term state
+   * cannot leak from one term into the next however the last one ended.
+   */
+  perTerm<T>(create: () => T): () => T {
+    let made: { term: number; value: T } | undefined;
+    return () => {
+      if (made?.term !== this.generation) made = { term: this.generation, value: create() };
+      return made.value;
+    };
   }
 
   /** Writes queued or running, in every lane. */

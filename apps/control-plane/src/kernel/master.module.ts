@@ -20,7 +20,7 @@ import { RetentionRepository } from '../history/retention.repository';
 import { MaintenanceStateRepository } from '../maintenance/maintenance-state.repository';
 import { MaintenanceSync } from '../maintenance/maintenance-sync.handler';
 import { OfferAnswers } from '../offers/offer-answers.handler';
-import { OfferBook } from '../offers/offer-book.handler';
+import { OfferRescinds } from '../offers/offer-rescinds.handler';
 import { OffersRepository } from '../offers/offers.repository';
 import { Gateways } from '../realtime/gateways';
 import { Realtime } from '../realtime/realtime';
@@ -39,7 +39,7 @@ import { Master } from './master';
 const HANDLERS = [
   AgentSessions,
   FrameworkSessions,
-  OfferBook,
+  OfferRescinds,
   OfferAnswers,
   TaskUpdates,
   AllocationLoop,

@@ -16,7 +16,7 @@ import { ClusterEvents } from '../events/cluster-events';
 import { FRAMEWORK_HEARTBEAT_SECONDS, FrameworkSessions } from '../frameworks/framework-sessions.handler';
 import { Retention } from '../history/retention.handler';
 import { Leadership } from '../leadership/leadership.service';
-import { OfferBook } from '../offers/offer-book.handler';
+import { OfferRescinds } from '../offers/offer-rescinds.handler';
 import { Realtime } from '../realtime/realtime';
 import { TaskUpdates } from '../tasks/task-updates.handler';
 import { CLOCK, type Clock, type TimerHandle } from './clock';
@@ -42,7 +42,7 @@ export class Master implements OnApplicationShutdown {
     private readonly loop: AllocationLoop,
     private readonly agents: AgentSessions,
     private readonly frameworks: FrameworkSessions,
-    private readonly offers: OfferBook,
+    private readonly offers: OfferRescinds,
     private readonly updates: TaskUpdates,
     private readonly retention: Retention,
     private readonly events: ClusterEvents,
@@ -57,7 +57,8 @@ export class Master implements OnApplicationShutdown {
     await this.leadership.start({ lead: () => this.lead(), stepDown: () => this.stepDown() }, port);
   }
 
-  private async lead(): Promise<void> {
+  /** Starts a term as the leader (Leadership calls it once this replica has won the lock). */
+  async lead(): Promise<void> {
     this.kernel.restart();
     const term = this.kernel.term;
     this.realtime.openSessions();
@@ -77,8 +78,8 @@ export class Master implements OnApplicationShutdown {
     this.every(PRUNE_MS, () => this.retention.prune());
   }
 
-  /** Stops at once: the term is over, whatever is in flight. */
-  private stepDown(): Promise<void> {
+  /** Stops at once: the term is over, whatever is in flight (Leadership calls it when the lock is lost). */
+  stepDown(): Promise<void> {
     this.stopTimers();
     this.kernel.abandon();
     this.realtime.closeSessions();

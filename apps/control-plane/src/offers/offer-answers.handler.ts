@@ -12,11 +12,11 @@ import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import { ArbiterException } from '../errors/errors.exception';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState, type FrameworkRuntime, type OutstandingOffer, taskKey, type FrameworkConnection } from '../kernel/cluster-state';
-import type { GroupCommit } from '../kernel/group-commit';
+import { ClusterState, type FrameworkRuntime, taskKey, type FrameworkConnection } from '../kernel/cluster-state';
+import type { OutstandingOffer } from './offer-book';
 import { Metrics } from '../health/metrics';
 import { EventualWrites } from '../kernel/eventual-writes';
-import { Kernel, type Pending, type WriteLane } from '../kernel/kernel';
+import { type Batch, Kernel, type Pending, type WriteLane } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { ReservationsErrorCode } from '../reservations/reservations.errors';
 import { ReservationsService } from '../reservations/reservations.service';
@@ -55,9 +55,9 @@ interface AnswerWrite {
 @Injectable()
 export class OfferAnswers {
   /** Answers, checked in the serial order in batches (those that arrive while one batch is checked go in the next). */
-  private readonly answers: GroupCommit<OfferAnswer, AcceptReply | undefined>;
-  private readonly launchWrites: GroupCommit<AnswerWrite, RefusedAnswer[]>;
-  private readonly declineWrites: GroupCommit<AnswerWrite, RefusedAnswer[]>;
+  private readonly answers: Batch<OfferAnswer, AcceptReply | undefined>;
+  private readonly launchWrites: Batch<AnswerWrite, RefusedAnswer[]>;
+  private readonly declineWrites: Batch<AnswerWrite, RefusedAnswer[]>;
 
   constructor(
     private readonly kernel: Kernel,
@@ -278,10 +278,10 @@ export class OfferAnswers {
     const accepted = answered.filter((p) => !p.declined);
     const declined = answered.filter((p) => p.declined);
     for (const p of accepted) {
-      for (const o of p.offers) offers.delete(o.id);
+      offers.take(p.offers.map((o) => o.id));
       for (const [role, left] of p.pool) if (!left.isEmpty()) allocator.recoverResources(p.fw.id, p.agentId, role, left, p.refuseSeconds);
     }
-    for (const p of declined) for (const o of p.offers) offers.delete(o.id);
+    for (const p of declined) offers.take(p.offers.map((o) => o.id));
     this.commitAnswers(accepted, this.launchWrites);
     this.commitAnswers(declined, this.declineWrites);
     if (accepted.length && declined.length) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -294,7 +294,7 @@ export class OfferAnswers {
    * answers them and launches their tasks. An answer the write refuses (a task id used before)
    * is refused as if its write had failed: its offers are rescinded and its tasks' resources go back.
    */
-  private commitAnswers(answered: Array<PlannedAccept & { entry: AnswerEntry }>, writes: GroupCommit<AnswerWrite, RefusedAnswer[]>): void {
+  private commitAnswers(answered: Array<PlannedAccept & { entry: AnswerEntry }>, writes: Batch<AnswerWrite, RefusedAnswer[]>): void {
     if (!answered.length) return;
     const now = this.clock.date();
     const written = answered.map((p) => ({
@@ -387,7 +387,7 @@ export class OfferAnswers {
   }
 
   /** Answers written in a lane; those that wait for it go out in one statement. */
-  private answerWrites(lane: WriteLane): GroupCommit<AnswerWrite, RefusedAnswer[]> {
+  private answerWrites(lane: WriteLane): Batch<AnswerWrite, RefusedAnswer[]> {
     return this.kernel.batch(
       lane,
       async (batch) => {
@@ -451,10 +451,8 @@ export class OfferAnswers {
         throw new ProtocolError(PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES, err.message);
       throw err;
     }
-    for (const o of offers) {
-      this.state.offers.delete(o.id);
-      this.stream.emit('offer.closed', { offerId: o.id, state: OfferState.ACCEPTED });
-    }
+    this.state.offers.take(offers.map((o) => o.id));
+    for (const o of offers) this.stream.emit('offer.closed', { offerId: o.id, state: OfferState.ACCEPTED });
     // The converted resources return to the allocator, which offers them to the role again once
     // the reservation's event has brought the agent's total in line (and asked for a cycle).
     for (const o of offers) this.state.allocator.recoverResources(fw.id, agentId, o.role, o.resources);

@@ -19,8 +19,7 @@ import { OperatorStream } from '../events/operator-stream';
 import { Metrics } from '../health/metrics';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { type AgentSocket, ClusterState, type FrameworkConnection, taskKey } from '../kernel/cluster-state';
-import type { GroupCommit } from '../kernel/group-commit';
-import { Kernel, type Pending } from '../kernel/kernel';
+import { type Batch, Kernel, type Pending } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { type TaskEntity, TaskState, TERMINAL_TASK_STATES } from './task.entity';
 import { TasksRepository } from './tasks.repository';
@@ -70,11 +69,11 @@ export class TaskUpdates {
   }
 
   /** Updates of tasks not live in memory, looked up once the writes in flight have settled. */
-  private readonly lookups: GroupCommit<StatusUpdate, void>;
+  private readonly lookups: Batch<StatusUpdate, void>;
   /** Status updates written in the `statuses` lane (those that arrive while one write is on go in the next). */
-  private readonly statusWrites: GroupCommit<{ task: TaskEntity; update: StatusUpdate }, void>;
+  private readonly statusWrites: Batch<{ task: TaskEntity; update: StatusUpdate }, void>;
   /** Acknowledgements, written in the `background` lane. */
-  private readonly acks: GroupCommit<{ frameworkId: string; taskId: string; updateUuid: string }, void>;
+  private readonly acks: Batch<{ frameworkId: string; taskId: string; updateUuid: string }, void>;
 
   /**
    * A status update from an agent. An update of a live task (in memory) goes straight to its
