@@ -28,7 +28,8 @@ import { ProtocolError } from '../kernel/protocol-error';
 import { MaintenanceSync } from '../maintenance/maintenance-sync.handler';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
 import { type ReservationEntity } from '../reservations/reservation.entity';
-import { KILL_GRACE_SECONDS, TaskUpdates } from '../tasks/task-updates.handler';
+import { TaskUpdates } from '../tasks/task-updates.handler';
+import { KILL_GRACE_SECONDS, Outbox } from '../master/outbox';
 import { type TaskEntity, TaskState } from '../tasks/task.entity';
 import { TasksRepository } from '../tasks/tasks.repository';
 import { type AgentEntity, AgentStatus, DrainState } from './agent.entity';
@@ -75,6 +76,7 @@ export class AgentSessions {
     private readonly access: AccessLog,
     private readonly audit: AuditService,
     private readonly db: Database,
+    private readonly outbox: Outbox,
   ) {
     this.registrations = kernel.batch('exclusive', (batch) => this.registerBatch(batch));
     maintenance.onDown((agentId) => this.shutDownForMaintenance(agentId));
@@ -271,12 +273,11 @@ export class AgentSessions {
       if (t.state === TaskState.UNREACHABLE && now !== undefined && !isTerminalTaskState(now))
         await this.updates.masterUpdate([t], TaskState[now], 'REASON_AGENT_REREGISTERED', 'its agent is back in contact');
     }
-    const socket = this.state.agents.get(agentId)?.socket;
-    for (const t of reported) {
-      // A reported task in a terminal state has its last update on the way: nothing to do.
-      if (!knownKeys.has(taskKey(t.frameworkId, t.taskId)) && !isTerminalTaskState(t.state))
-        socket?.emit('kill', { frameworkId: t.frameworkId, taskId: t.taskId, gracePeriodSeconds: KILL_GRACE_SECONDS });
-    }
+    // A reported task in a terminal state has its last update on the way: nothing to do.
+    this.outbox.kill(
+      agentId,
+      reported.filter((t) => !knownKeys.has(taskKey(t.frameworkId, t.taskId)) && !isTerminalTaskState(t.state)),
+    );
     for (const t of live.filter((t) => t.state === TaskState.STAGING && !reportedKeys.has(taskKey(t.frameworkId, t.taskId)))) {
       this.updates.sendLaunch(agentId, t);
     }
@@ -375,7 +376,7 @@ export class AgentSessions {
   ): Promise<void> {
     const runtime = this.state.agents.get(agentId);
     await this.offers.onAgent(agentId, reason);
-    this.inverseOffers.rescindWhere((io) => io.agentId === agentId, reason);
+    this.inverseOffers.rescindOnAgent(agentId, reason);
     // Tasks already out of contact stay so (their agent may come back) unless the agent is gone.
     const live = (await this.tasks.live({ agentId })).filter(
       (t) => t.state !== TaskState.UNREACHABLE || partitionAwareState !== TaskState.UNREACHABLE,
@@ -385,7 +386,7 @@ export class AgentSessions {
     if (runtime?.inAllocator) this.state.allocator.removeAgent(agentId);
     this.state.agents.delete(agentId);
     this.stream.emit('agent.removed', { agentId, reason });
-    for (const fw of this.state.frameworks.values()) fw.socket?.emit('agentLost', { agentId, reason });
+    this.outbox.agentLost(agentId, reason);
     this.logger.warn({ agentId, reason }, 'agent removed');
     const now = this.clock.date();
     await this.db.transaction((tx) =>
@@ -421,7 +422,7 @@ export class AgentSessions {
       else if (t.state === TaskState.STAGING) notStarted.push(t);
     }
     await this.updates.killing(killed);
-    for (const t of killed) runtime.socket?.emit('kill', { frameworkId: t.frameworkId, taskId: t.taskId, gracePeriodSeconds: grace });
+    this.outbox.kill(agent.id, killed, grace);
     this.logger.log({ agentId: agent.id, grace, markGone: runtime.draining.markGone }, 'draining the agent: its tasks are killed');
     if (notStarted.length) await this.updates.masterUpdate(notStarted, TaskState.KILLED, 'REASON_AGENT_DRAINING', 'the agent is draining');
     await this.drainProgress(agent.id);
@@ -455,7 +456,7 @@ export class AgentSessions {
     // Their end is the master's (LOST) before the agent is told to kill them, so the agent's own
     // reports of the kills, arriving after, change nothing.
     await this.remove(agentId, 'its machine is down for maintenance', TaskState.LOST, AgentStatus.UNREACHABLE, TaskState.GONE_BY_OPERATOR);
-    for (const t of tasks) socket?.emit('kill', { frameworkId: t.frameworkId, taskId: t.taskId, gracePeriodSeconds: KILL_GRACE_SECONDS });
+    this.outbox.kill(socket, tasks);
     socket?.disconnect(true);
   }
 

@@ -13,6 +13,7 @@ import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState } from '../kernel/cluster-state';
 import type { OutstandingOffer } from '../offers/offer-book';
 import { Kernel } from '../kernel/kernel';
+import { Outbox } from '../master/outbox';
 import { ShareClientKind } from './allocation-share.entity';
 import { AllocationRepository } from './allocation.repository';
 import { InverseOffers } from './inverse-offers.handler';
@@ -49,6 +50,7 @@ export class AllocationLoop {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
+    private readonly outbox: Outbox,
   ) {
     this.term = kernel.perTerm(() => new CycleTerm());
   }
@@ -218,7 +220,7 @@ export class AllocationLoop {
           byFramework.set(o.frameworkId, list);
           this.stream.emit('offer.created', { offerId: o.id, frameworkId: o.frameworkId, agentId: o.agentId, role: o.role, resources });
         }
-        for (const [fwId, list] of byFramework) frameworks.get(fwId)?.socket?.emit('offers', { offers: list });
+        for (const [fwId, list] of byFramework) this.outbox.offers(fwId, list);
         const frameworkShares = Object.fromEntries(
           Object.entries(shares.frameworks).map(([fw, byRole]) => [fw, Math.max(0, ...Object.values(byRole))]),
         );

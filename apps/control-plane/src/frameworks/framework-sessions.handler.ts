@@ -20,7 +20,8 @@ import { EventualWrites } from '../kernel/eventual-writes';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
-import { isTerminal, KILL_GRACE_SECONDS, TaskUpdates } from '../tasks/task-updates.handler';
+import { isTerminal, TaskUpdates } from '../tasks/task-updates.handler';
+import { Outbox } from '../master/outbox';
 import { type TaskEntity, TaskState } from '../tasks/task.entity';
 import { TasksRepository } from '../tasks/tasks.repository';
 import { type FrameworkEntity, FrameworkState } from './framework.entity';
@@ -66,6 +67,7 @@ export class FrameworkSessions {
     private readonly db: Database,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly writes: EventualWrites,
+    private readonly outbox: Outbox,
   ) {}
 
   /**
@@ -233,7 +235,7 @@ export class FrameworkSessions {
       // The failover timeout runs from now whatever the database says meanwhile.
       this.startFailover(runtime);
       await this.offers.ofFramework(runtime.id, 'the framework disconnected');
-      this.inverseOffers.rescindWhere((io) => io.frameworkId === runtime.id, 'the framework disconnected');
+      this.inverseOffers.rescindOfFramework(runtime.id, 'the framework disconnected');
       const at = this.clock.date();
       await this.writes.write('background', `recording framework ${runtime.id} as disconnected`, () =>
         this.frameworks.markDisconnected(runtime.id, at),
@@ -281,13 +283,11 @@ export class FrameworkSessions {
   private async remove(frameworkId: string, reason: string, actor: Actor): Promise<void> {
     const runtime = this.state.frameworks.get(frameworkId);
     await this.offers.ofFramework(frameworkId, reason);
-    this.inverseOffers.rescindWhere((io) => io.frameworkId === frameworkId, reason);
+    this.inverseOffers.rescindOfFramework(frameworkId, reason);
     const live = await this.tasks.live({ frameworkId });
     const notRunning: TaskEntity[] = [];
     for (const t of live) {
-      const agent = this.state.agents.get(t.agentId)?.socket;
-      if (agent && t.state !== TaskState.STAGING)
-        agent.emit('kill', { frameworkId, taskId: t.taskId, gracePeriodSeconds: KILL_GRACE_SECONDS });
+      if (this.state.agents.get(t.agentId)?.socket && t.state !== TaskState.STAGING) this.outbox.kill(t.agentId, [t]);
       else notRunning.push(t);
     }
     await this.updates.masterUpdate(notRunning, TaskState.KILLED, 'REASON_FRAMEWORK_REMOVED', reason);
@@ -340,8 +340,7 @@ export class FrameworkSessions {
 
   /** Sends every connected framework a heartbeat. */
   heartbeat(): void {
-    const at = this.clock.date().toISOString();
-    for (const fw of this.state.frameworks.values()) fw.socket?.emit('heartbeat', { at });
+    this.outbox.heartbeat();
   }
 
   suppress(socket: FrameworkConnection, msg: RolesCall): Promise<void> {
@@ -391,14 +390,13 @@ export class FrameworkSessions {
   /** SIGTERM then SIGKILL at the agent; a task not running anywhere yet is KILLED here. */
   private async killTask(task: TaskEntity, gracePeriodSeconds?: number): Promise<void> {
     if (isTerminal(task.state)) return;
-    const { frameworkId, taskId } = task;
-    const agent = this.state.agents.get(task.agentId)?.socket;
-    if (agent && task.state !== TaskState.STAGING) {
+    const connected = this.state.agents.get(task.agentId)?.socket !== undefined;
+    if (connected && task.state !== TaskState.STAGING) {
       await this.updates.killing([task]);
-      agent.emit('kill', { frameworkId, taskId, gracePeriodSeconds: gracePeriodSeconds ?? KILL_GRACE_SECONDS });
+      this.outbox.kill(task.agentId, [task], gracePeriodSeconds);
     } else {
       // Not running anywhere yet (or its agent is away): killed here.
-      agent?.emit('kill', { frameworkId, taskId, gracePeriodSeconds: 0 });
+      this.outbox.kill(task.agentId, [task], 0);
       await this.updates.masterUpdate([task], TaskState.KILLED, 'REASON_TASK_KILLED_DURING_LAUNCH', 'killed before it started');
     }
   }

@@ -35,6 +35,7 @@ import { Kernel } from './kernel';
 import { LiveView } from './live-view';
 import { LiveViewRepository } from './live-view.repository';
 import { Master } from './master';
+import { Outbox } from '../master/outbox';
 
 const HANDLERS = [
   AgentSessions,
@@ -72,6 +73,7 @@ export class MasterModule {
         EventualWrites,
         ClusterMetrics,
         ClusterState,
+        Outbox,
         Realtime,
         OperatorStream,
         Gateways,

@@ -87,10 +87,7 @@ export class MaintenanceSync {
     if (unavailability.get(agent.id) !== start) {
       // Inverse offers made for the old window (if any) no longer hold.
       if (unavailability.has(agent.id))
-        this.inverseOffers.rescindWhere(
-          (io) => io.agentId === agent.id,
-          start === null ? 'the maintenance was cancelled' : 'the maintenance window changed',
-        );
+        this.inverseOffers.rescindOnAgent(agent.id, start === null ? 'the maintenance was cancelled' : 'the maintenance window changed');
       unavailability.set(agent.id, start);
       allocator.updateUnavailability(agent.id, start === null ? null : this.state.seconds() + (start - nowMs) / 1000);
     }

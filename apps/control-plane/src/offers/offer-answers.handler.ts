@@ -18,6 +18,7 @@ import { Metrics } from '../health/metrics';
 import { EventualWrites } from '../kernel/eventual-writes';
 import { type Batch, Kernel, type Pending, type WriteLane } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
+import { Outbox } from '../master/outbox';
 import { ReservationsErrorCode } from '../reservations/reservations.errors';
 import { ReservationsService } from '../reservations/reservations.service';
 import { TaskUpdates } from '../tasks/task-updates.handler';
@@ -72,6 +73,7 @@ export class OfferAnswers {
     private readonly access: AccessLog,
     private readonly writes: EventualWrites,
     private readonly metrics: Metrics,
+    private readonly outbox: Outbox,
   ) {
     this.answers = kernel.batch('serial', (batch) => this.flushAnswers(batch));
     this.launchWrites = this.answerWrites('launches');
@@ -381,7 +383,7 @@ export class OfferAnswers {
         this.state.allocator.recoverResources(p.fw.id, p.agentId, t.role, Resources.of(t.spec.resources), refuseSeconds);
     }
     for (const o of p.offers) {
-      if (!p.declined) p.fw.socket?.emit('rescind', { offerId: o.id, reason });
+      if (!p.declined) this.outbox.rescind(p.fw.id, o.id, reason);
       this.stream.emit('offer.closed', { offerId: o.id, state: closed.get(o.id) ?? OfferState.RESCINDED });
     }
   }

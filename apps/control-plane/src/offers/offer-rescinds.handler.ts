@@ -10,6 +10,7 @@ import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState } from '../kernel/cluster-state';
 import { Metrics } from '../health/metrics';
 import { EventualWrites } from '../kernel/eventual-writes';
+import { Outbox } from '../master/outbox';
 import type { OutstandingOffer } from './offer-book';
 import { OfferState } from './offer.entity';
 import { OffersRepository } from './offers.repository';
@@ -24,6 +25,7 @@ export class OfferRescinds {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
+    private readonly outbox: Outbox,
   ) {}
 
   /** Rescinds the offers of an agent's resources. */
@@ -52,7 +54,7 @@ export class OfferRescinds {
       this.offers.close(new Map(gone.map((o) => [o.id, OfferState.RESCINDED])), at),
     );
     for (const o of gone) {
-      if (o.sent) this.state.frameworks.get(o.frameworkId)?.socket?.emit('rescind', { offerId: o.id, reason });
+      if (o.sent) this.outbox.rescind(o.frameworkId, o.id, reason);
       this.stream.emit('offer.closed', { offerId: o.id, state: OfferState.RESCINDED });
     }
   }

@@ -21,11 +21,9 @@ import { CLOCK, type Clock } from '../kernel/clock';
 import { type AgentSocket, ClusterState, type FrameworkConnection, taskKey } from '../kernel/cluster-state';
 import { type Batch, Kernel, type Pending } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
+import { Outbox } from '../master/outbox';
 import { type TaskEntity, TaskState, TERMINAL_TASK_STATES } from './task.entity';
 import { TasksRepository } from './tasks.repository';
-
-/** Grace period of kills the master sends on its own (a framework removed, an unknown task). */
-export const KILL_GRACE_SECONDS = 5;
 
 export const isTerminal = (s: TaskState) => TERMINAL_TASK_STATES.includes(s);
 
@@ -46,6 +44,7 @@ export class TaskUpdates {
     private readonly tasks: TasksRepository,
     private readonly stream: OperatorStream,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly outbox: Outbox,
   ) {
     this.lookups = kernel.batch('exclusive', (batch) => this.flushLookups(batch));
     // One update or acknowledgement the database refuses fails alone; the others commit.
@@ -145,7 +144,7 @@ export class TaskUpdates {
       if (!fresh.has(update.updateUuid)) continue;
       const fw = frameworks.get(task.frameworkId);
       if (fw?.held) fw.held.push(update);
-      else fw?.socket?.emit('update', { status: update });
+      else this.outbox.update(task.frameworkId, update);
       this.stream.emit('task.updated', {
         frameworkId: task.frameworkId,
         taskId: task.taskId,
@@ -232,8 +231,6 @@ export class TaskUpdates {
 
   /** Sends a stored task to its agent, if the agent is connected. */
   sendLaunch(agentId: string, task: TaskEntity): void {
-    const socket = this.state.agents.get(agentId)?.socket;
-    if (!socket) return;
     const spec = task.command as { command: TaskSpec['command']; env?: Record<string, string> };
     const mem = Resources.of(task.resources).get('mem');
     const msg: LaunchTask = {
@@ -241,7 +238,7 @@ export class TaskUpdates {
       task: { taskId: task.taskId, name: task.name, command: spec.command, env: spec.env, resources: task.resources },
       ...(mem > 0 ? { memLimitBytes: Math.round(mem * 1024 * 1024) } : {}),
     };
-    socket.emit('launch', msg);
+    this.outbox.launch(agentId, msg);
   }
 
   /**
@@ -267,7 +264,7 @@ export class TaskUpdates {
           )
         : await this.tasks.live({ frameworkId: fw.id });
       const known = new Set(tasks.map((t) => t.taskId));
-      const send = (status: StatusUpdate) => fw.socket?.emit('update', { status });
+      const send = (status: StatusUpdate) => this.outbox.update(fw.id, status);
       for (const t of tasks) {
         send({
           updateUuid: randomUUID(),
@@ -309,7 +306,7 @@ export class TaskUpdates {
     if (!fw || !held) return;
     try {
       const sent = fw.socket ? await this.resendUnacknowledged(frameworkId, 0) : new Set<string>();
-      for (const update of held) if (!sent.has(update.updateUuid)) fw.socket?.emit('update', { status: update });
+      for (const update of held) if (!sent.has(update.updateUuid)) this.outbox.update(frameworkId, update);
     } catch (err) {
       this.logger.error({ err, frameworkId }, 'resending unacknowledged updates after a subscription failed; the periodic resend will');
     } finally {
@@ -328,18 +325,16 @@ export class TaskUpdates {
     );
     for (const r of rows) {
       sent.add(r.updateUuid);
-      this.state.frameworks.get(r.frameworkId)?.socket?.emit('update', {
-        status: {
-          updateUuid: r.updateUuid,
-          frameworkId: r.frameworkId,
-          taskId: r.taskId,
-          agentId: r.agentId,
-          state: r.state as WireTaskState,
-          ...(r.reason ? { reason: r.reason } : {}),
-          ...(r.message ? { message: r.message } : {}),
-          timestamp: r.at.toISOString(),
-          source: r.source as StatusUpdate['source'],
-        },
+      this.outbox.update(r.frameworkId, {
+        updateUuid: r.updateUuid,
+        frameworkId: r.frameworkId,
+        taskId: r.taskId,
+        agentId: r.agentId,
+        state: r.state as WireTaskState,
+        ...(r.reason ? { reason: r.reason } : {}),
+        ...(r.message ? { message: r.message } : {}),
+        timestamp: r.at.toISOString(),
+        source: r.source as StatusUpdate['source'],
       });
     }
     return sent;
