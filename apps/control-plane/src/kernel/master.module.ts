@@ -4,6 +4,11 @@
  * application is built with another (tests pass a ManualClock).
  */
 import { type DynamicModule, Module } from '@nestjs/common';
+import { AgentAdmission } from '../agents/agent-admission';
+import { AgentDrain } from '../agents/agent-drain.handler';
+import { AgentLiveness } from '../agents/agent-liveness.handler';
+import { AgentMembership } from '../agents/agent-membership.handler';
+import { AgentRemoval } from '../agents/agent-removal.handler';
 import { AgentSessions } from '../agents/agent-sessions.handler';
 import { AgentSessionsRepository } from '../agents/agent-sessions.repository';
 import { AllocationLoop } from '../allocation/allocation-loop.handler';
@@ -20,6 +25,8 @@ import { RetentionRepository } from '../history/retention.repository';
 import { MaintenanceStateRepository } from '../maintenance/maintenance-state.repository';
 import { MaintenanceSync } from '../maintenance/maintenance-sync.handler';
 import { OfferAnswers } from '../offers/offer-answers.handler';
+import { AnswerPlans } from '../offers/answer-plans';
+import { ReservationAccepts } from '../offers/reservation-accepts.handler';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
 import { OffersRepository } from '../offers/offers.repository';
 import { Gateways } from '../realtime/gateways';
@@ -39,9 +46,16 @@ import { Outbox } from '../master/outbox';
 
 const HANDLERS = [
   AgentSessions,
+  AgentAdmission,
+  AgentMembership,
+  AgentLiveness,
+  AgentRemoval,
+  AgentDrain,
   FrameworkSessions,
   OfferRescinds,
   OfferAnswers,
+  AnswerPlans,
+  ReservationAccepts,
   TaskUpdates,
   AllocationLoop,
   InverseOffers,

@@ -8,7 +8,8 @@
  * belongs to the handlers of each noun.
  */
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { AGENT_HEARTBEAT_SECONDS, AgentSessions } from '../agents/agent-sessions.handler';
+import { AgentLiveness } from '../agents/agent-liveness.handler';
+import { AGENT_HEARTBEAT_SECONDS } from '../agents/agent-sessions.handler';
 import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import { AllocatorSync } from '../allocation/allocator-sync.handler';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
@@ -40,7 +41,7 @@ export class Master implements OnApplicationShutdown {
     private readonly state: ClusterState,
     private readonly sync: AllocatorSync,
     private readonly loop: AllocationLoop,
-    private readonly agents: AgentSessions,
+    private readonly agents: AgentLiveness,
     private readonly frameworks: FrameworkSessions,
     private readonly offers: OfferRescinds,
     private readonly updates: TaskUpdates,

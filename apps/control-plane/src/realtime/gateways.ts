@@ -21,6 +21,8 @@ import {
   Subscribe,
   UpdateAgent,
 } from '@arbiter/contracts';
+import { AgentLiveness } from '../agents/agent-liveness.handler';
+import { AgentMembership } from '../agents/agent-membership.handler';
 import { AgentSessions } from '../agents/agent-sessions.handler';
 import { PrincipalKind } from '../auth/principal.entity';
 import { InverseOffers } from '../allocation/inverse-offers.handler';
@@ -41,6 +43,8 @@ export class Gateways implements OnApplicationBootstrap {
     private readonly realtime: Realtime,
     private readonly stream: OperatorStream,
     private readonly agents: AgentSessions,
+    private readonly liveness: AgentLiveness,
+    private readonly membership: AgentMembership,
     private readonly frameworks: FrameworkSessions,
     private readonly answers: OfferAnswers,
     private readonly tasks: TaskUpdates,
@@ -58,11 +62,11 @@ export class Gateways implements OnApplicationBootstrap {
     agents.on('connection', (socket) => {
       const actor = (socket.data as AuthedSocketData).actor;
       on(socket, 'register', RegisterAgent, (msg) => this.agents.register(socket, msg, actor));
-      on(socket, 'heartbeat', Empty, () => this.agents.heartbeat(socket));
+      on(socket, 'heartbeat', Empty, () => this.liveness.heartbeat(socket));
       on(socket, 'status', StatusUpdate, (msg) => this.tasks.agentStatus(socket, msg));
-      on(socket, 'update', UpdateAgent, (msg) => this.agents.update(socket, msg, actor));
+      on(socket, 'update', UpdateAgent, (msg) => this.membership.update(socket, msg, actor));
       socket.on('disconnect', () => {
-        if (this.realtime.sessionsOpen) void this.agents.disconnected(socket).catch(failed('agent disconnection'));
+        if (this.realtime.sessionsOpen) void this.liveness.disconnected(socket).catch(failed('agent disconnection'));
       });
     });
 

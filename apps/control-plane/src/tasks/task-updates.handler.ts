@@ -8,8 +8,10 @@ import { randomUUID } from 'node:crypto';
 import { Resources } from '@arbiter/allocator';
 import {
   type Acknowledge,
+  isTerminal as isTerminalWireState,
   type LaunchTask,
   PROTOCOL_ERRORS,
+  type RegisterAgent,
   type StatusUpdate,
   type TaskSpec,
   type TaskState as WireTaskState,
@@ -227,6 +229,33 @@ export class TaskUpdates {
         },
       })),
     );
+  }
+
+  /**
+   * After a (re-)registration: tasks the database thinks run there but the agent does not
+   * report are LOST; tasks the agent runs that nobody wants any more are killed.
+   */
+  async reconcileAgent(agentId: string, reported: RegisterAgent['tasks'] & object, live: TaskEntity[]): Promise<void> {
+    const reportedKeys = new Set(reported.map((t) => taskKey(t.frameworkId, t.taskId)));
+    const knownKeys = new Set(live.map((t) => taskKey(t.frameworkId, t.taskId)));
+    // STAGING tasks may not have reached the agent yet; they are resent below.
+    const missing = live.filter((t) => !reportedKeys.has(taskKey(t.frameworkId, t.taskId)) && t.state !== TaskState.STAGING);
+    await this.masterUpdate(missing, TaskState.LOST, 'REASON_AGENT_RESTARTED', 'the agent re-registered without this task');
+    // Tasks out of contact (UNREACHABLE) that the agent reports take their real state again.
+    const reportedStates = new Map(reported.map((t) => [taskKey(t.frameworkId, t.taskId), t.state]));
+    for (const t of live) {
+      const now = reportedStates.get(taskKey(t.frameworkId, t.taskId));
+      if (t.state === TaskState.UNREACHABLE && now !== undefined && !isTerminalWireState(now))
+        await this.masterUpdate([t], TaskState[now], 'REASON_AGENT_REREGISTERED', 'its agent is back in contact');
+    }
+    // A reported task in a terminal state has its last update on the way: nothing to do.
+    this.outbox.kill(
+      agentId,
+      reported.filter((t) => !knownKeys.has(taskKey(t.frameworkId, t.taskId)) && !isTerminalWireState(t.state)),
+    );
+    for (const t of live.filter((t) => t.state === TaskState.STAGING && !reportedKeys.has(taskKey(t.frameworkId, t.taskId)))) {
+      this.sendLaunch(agentId, t);
+    }
   }
 
   /** Sends a stored task to its agent, if the agent is connected. */
