@@ -9,7 +9,7 @@ import { AgentMembership } from '../agents/agent-membership.handler';
 import { AgentSessionsRepository } from '../agents/agent-sessions.repository';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { type ClusterEvent } from '../events/cluster-events';
-import { FrameworkSessions } from '../frameworks/framework-sessions.handler';
+import { FrameworkFailover } from '../frameworks/framework-failover.handler';
 import { FrameworkSessionsRepository } from '../frameworks/framework-sessions.repository';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState } from '../kernel/cluster-state';
@@ -38,7 +38,7 @@ export class AllocatorSync {
     private readonly tasks: TasksRepository,
     private readonly agentMembership: AgentMembership,
     private readonly agentDrain: AgentDrain,
-    private readonly frameworkSessions: FrameworkSessions,
+    private readonly frameworkFailover: FrameworkFailover,
     private readonly maintenance: MaintenanceSync,
     private readonly loop: AllocationLoop,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -55,7 +55,7 @@ export class AllocatorSync {
     await this.offers.rescindAllOutstanding(this.clock.date());
     await this.loadConfiguration();
     const frameworks = await this.frameworks.notCompleted();
-    for (const fw of frameworks) await this.frameworkSessions.restore(fw);
+    for (const fw of frameworks) await this.frameworkFailover.restore(fw);
     for (const t of await this.tasks.live()) this.state.liveTasks.add(t);
     const agents = await this.agents.reachable();
     for (const agent of agents) await this.agentMembership.restore(agent);

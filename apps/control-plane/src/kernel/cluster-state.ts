@@ -13,7 +13,7 @@ import type { Socket } from 'socket.io';
 import { OfferBook } from '../offers/offer-book';
 import type { TaskEntity } from '../tasks/task.entity';
 import type { AppConfig } from '../config/config.schema';
-import { CLOCK, type Clock, type TimerHandle } from './clock';
+import { CLOCK, type Clock } from './clock';
 import { ProtocolError } from './protocol-error';
 
 /** An agent's connection to /agents: what it may call, what it is sent (libs/contracts). */
@@ -158,8 +158,6 @@ export interface FrameworkRuntime {
    * again: updates recorded meanwhile wait here, so that each task's updates reach it in order.
    */
   held?: StatusUpdate[];
-  /** Pending teardown after a disconnection. */
-  failoverTimer?: TimerHandle;
 }
 
 export interface OutstandingInverseOffer {

@@ -18,7 +18,10 @@ import { AllocatorSync } from '../allocation/allocator-sync.handler';
 import { InverseOffers } from '../allocation/inverse-offers.handler';
 import { AuthModule } from '../auth/auth.module';
 import { OperatorStream } from '../events/operator-stream';
+import { FrameworkFailover } from '../frameworks/framework-failover.handler';
+import { FrameworkRemoval } from '../frameworks/framework-removal.handler';
 import { FrameworkSessions } from '../frameworks/framework-sessions.handler';
+import { TaskKills } from '../tasks/task-kills.handler';
 import { FrameworkSessionsRepository } from '../frameworks/framework-sessions.repository';
 import { Retention } from '../history/retention.handler';
 import { RetentionRepository } from '../history/retention.repository';
@@ -52,6 +55,9 @@ const HANDLERS = [
   AgentRemoval,
   AgentDrain,
   FrameworkSessions,
+  FrameworkFailover,
+  FrameworkRemoval,
+  TaskKills,
   OfferRescinds,
   OfferAnswers,
   AnswerPlans,
@@ -104,6 +110,9 @@ export class MasterModule {
         OperatorStream,
         Realtime,
         FrameworkSessions,
+        FrameworkFailover,
+        FrameworkRemoval,
+        TaskKills,
         OfferAnswers,
         TaskUpdates,
         InverseOffers,

@@ -14,7 +14,9 @@ import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import { AllocatorSync } from '../allocation/allocator-sync.handler';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { ClusterEvents } from '../events/cluster-events';
-import { FRAMEWORK_HEARTBEAT_SECONDS, FrameworkSessions } from '../frameworks/framework-sessions.handler';
+import { FrameworkFailover } from '../frameworks/framework-failover.handler';
+import { FRAMEWORK_HEARTBEAT_SECONDS } from '../frameworks/framework-sessions.handler';
+import { Outbox } from '../master/outbox';
 import { Retention } from '../history/retention.handler';
 import { Leadership } from '../leadership/leadership.service';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
@@ -42,7 +44,8 @@ export class Master implements OnApplicationShutdown {
     private readonly sync: AllocatorSync,
     private readonly loop: AllocationLoop,
     private readonly agents: AgentLiveness,
-    private readonly frameworks: FrameworkSessions,
+    private readonly failover: FrameworkFailover,
+    private readonly outbox: Outbox,
     private readonly offers: OfferRescinds,
     private readonly updates: TaskUpdates,
     private readonly retention: Retention,
@@ -75,7 +78,7 @@ export class Master implements OnApplicationShutdown {
     this.every(CHECK_MS, () => (this.config.offerTimeout ? this.kernel.exclusive(() => this.offers.expire()) : undefined));
     this.every(UPDATE_RETRY_MS, () => this.updates.resendUnacknowledged());
     this.every(AGENT_HEARTBEAT_SECONDS * 1000, () => this.agents.recordSeen());
-    this.every(FRAMEWORK_HEARTBEAT_SECONDS * 1000, () => this.frameworks.heartbeat());
+    this.every(FRAMEWORK_HEARTBEAT_SECONDS * 1000, () => this.outbox.heartbeat());
     this.every(PRUNE_MS, () => this.retention.prune());
   }
 
@@ -99,7 +102,7 @@ export class Master implements OnApplicationShutdown {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     for (const t of this.timers.splice(0)) t.cancel();
-    for (const fw of this.state.frameworks.values()) fw.failoverTimer?.cancel();
+    this.failover.cancelAll();
   }
 
   private every(ms: number, work: () => unknown): void {

@@ -17,7 +17,10 @@ import { AuthService } from '../auth/auth.service';
 import { PrincipalKind } from '../auth/principal.entity';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { CommonErrorCode } from '../errors/errors.codes';
+import { FrameworkFailover } from '../frameworks/framework-failover.handler';
+import { FrameworkRemoval } from '../frameworks/framework-removal.handler';
 import { FRAMEWORK_HEARTBEAT_SECONDS, FrameworkSessions } from '../frameworks/framework-sessions.handler';
+import { TaskKills } from '../tasks/task-kills.handler';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState } from '../kernel/cluster-state';
 import { asProtocolError, ProtocolError } from '../kernel/protocol-error';
@@ -55,6 +58,9 @@ export class MesosScheduler {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly state: ClusterState,
     private readonly frameworks: FrameworkSessions,
+    private readonly failover: FrameworkFailover,
+    private readonly removal: FrameworkRemoval,
+    private readonly kills: TaskKills,
     private readonly answers: OfferAnswers,
     private readonly tasks: TaskUpdates,
     private readonly inverseOffers: InverseOffers,
@@ -181,14 +187,14 @@ export class MesosScheduler {
       this.streams.delete(stream.id);
       if (stream.data.frameworkId !== undefined && !stream.closed && this.realtime.sessionsOpen) {
         stream.disconnect();
-        void this.frameworks.disconnected(stream).catch((err: unknown) => this.logger.error({ err }, 'Mesos framework disconnection'));
+        void this.failover.disconnected(stream).catch((err: unknown) => this.logger.error({ err }, 'Mesos framework disconnection'));
       } else stream.disconnect();
     });
     const reply = await this.frameworks.subscribe(stream, msg, actor);
     const multiRole = msg.capabilities.includes('MULTI_ROLE');
     const star = multiRole ? !info?.roles?.length || info.roles.includes(MESOS_STAR) : (info?.role ?? MESOS_STAR) === MESOS_STAR;
     if (connection.gone) {
-      await this.frameworks.disconnected(stream);
+      await this.failover.disconnected(stream);
       return;
     }
     this.streams.set(stream.id, stream);
@@ -233,7 +239,7 @@ export class MesosScheduler {
   private async dispatch(call: MesosCallT, stream: MesosStream, actor: Actor): Promise<void> {
     switch (call.type) {
       case 'TEARDOWN':
-        await this.frameworks.teardown(stream, actor);
+        await this.removal.teardown(stream, actor);
         return;
       case 'ACCEPT':
         await this.accept(call, stream);
@@ -256,7 +262,7 @@ export class MesosScheduler {
         await this.frameworks.suppress(stream, rolesCallOf(call, this.roles));
         return;
       case 'KILL':
-        await this.frameworks.kill(stream, killOf(call));
+        await this.kills.kill(stream, killOf(call));
         return;
       case 'ACKNOWLEDGE': {
         const ack = call.acknowledge;

@@ -27,7 +27,10 @@ import { AgentSessions } from '../agents/agent-sessions.handler';
 import { PrincipalKind } from '../auth/principal.entity';
 import { InverseOffers } from '../allocation/inverse-offers.handler';
 import { OperatorStream } from '../events/operator-stream';
+import { FrameworkFailover } from '../frameworks/framework-failover.handler';
+import { FrameworkRemoval } from '../frameworks/framework-removal.handler';
 import { FrameworkSessions } from '../frameworks/framework-sessions.handler';
+import { TaskKills } from '../tasks/task-kills.handler';
 import { OfferAnswers } from '../offers/offer-answers.handler';
 import { TaskUpdates } from '../tasks/task-updates.handler';
 import { on } from './gateway.util';
@@ -46,6 +49,9 @@ export class Gateways implements OnApplicationBootstrap {
     private readonly liveness: AgentLiveness,
     private readonly membership: AgentMembership,
     private readonly frameworks: FrameworkSessions,
+    private readonly failover: FrameworkFailover,
+    private readonly removal: FrameworkRemoval,
+    private readonly kills: TaskKills,
     private readonly answers: OfferAnswers,
     private readonly tasks: TaskUpdates,
     private readonly inverseOffers: InverseOffers,
@@ -80,13 +86,13 @@ export class Gateways implements OnApplicationBootstrap {
       on(socket, 'decline', Decline, (msg) => this.answers.decline(socket, msg));
       on(socket, 'suppress', RolesCall, (msg) => this.frameworks.suppress(socket, msg));
       on(socket, 'revive', RolesCall, (msg) => this.frameworks.revive(socket, msg));
-      on(socket, 'kill', Kill, (msg) => this.frameworks.kill(socket, msg));
+      on(socket, 'kill', Kill, (msg) => this.kills.kill(socket, msg));
       on(socket, 'acknowledge', Acknowledge, (msg) => this.tasks.acknowledge(socket, msg));
       on(socket, 'reconcile', Reconcile, (msg) => this.tasks.reconcile(socket, msg));
       on(socket, 'inverseOffer', InverseOfferAnswer, (msg) => this.inverseOffers.answer(socket, msg));
-      on(socket, 'teardown', Empty, () => this.frameworks.teardown(socket, actor));
+      on(socket, 'teardown', Empty, () => this.removal.teardown(socket, actor));
       socket.on('disconnect', () => {
-        if (this.realtime.sessionsOpen) void this.frameworks.disconnected(socket).catch(failed('framework disconnection'));
+        if (this.realtime.sessionsOpen) void this.failover.disconnected(socket).catch(failed('framework disconnection'));
       });
     });
   }
