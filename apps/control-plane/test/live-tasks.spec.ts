@@ -1,4 +1,4 @@
-import { LiveTasks } from '../src/kernel/cluster-state';
+import { LiveTasks } from '../src/master/cluster-state';
 import { type TaskEntity, TaskState } from '../src/tasks/task.entity';
 
 const task = (frameworkId: string, taskId: string, agentId: string, state = TaskState.RUNNING) =>

@@ -7,10 +7,10 @@ import { ok, refused } from './support/client';
 import { ProtocolAgent } from './support/fake-agent';
 import { Recorder } from './support/recorder';
 import { Retention } from '../src/history/retention.handler';
-import { ClusterState } from '../src/kernel/cluster-state';
+import { ClusterState } from '../src/master/cluster-state';
 import { Kernel } from '../src/kernel/kernel';
 import { ManualClock } from '../src/kernel/manual-clock';
-import { Master } from '../src/kernel/master';
+import { Master } from '../src/master/master';
 import { TasksRepository } from '../src/tasks/tasks.repository';
 
 const task = (taskId: string, resources: Record<string, number>) => ({

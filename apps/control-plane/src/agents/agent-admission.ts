@@ -11,7 +11,7 @@ import { AccessLog } from '../audit/access-log';
 import { AuditService } from '../audit/audit.service';
 import type { Actor } from '../auth/auth.actor';
 import { Database } from '../database/database.service';
-import type { AgentSocket } from '../kernel/cluster-state';
+import type { AgentSocket } from '../master/cluster-state';
 import { ProtocolError } from '../kernel/protocol-error';
 import { MaintenanceSync } from '../maintenance/maintenance-sync.handler';
 import { type AgentEntity, AgentStatus } from './agent.entity';

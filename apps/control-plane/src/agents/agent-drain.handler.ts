@@ -5,7 +5,7 @@
  */
 import { Injectable, Logger } from '@nestjs/common';
 import { OperatorStream } from '../events/operator-stream';
-import { ClusterState } from '../kernel/cluster-state';
+import { ClusterState } from '../master/cluster-state';
 import { Kernel } from '../kernel/kernel';
 import { KILL_GRACE_SECONDS, Outbox } from '../master/outbox';
 import { MaintenanceSync } from '../maintenance/maintenance-sync.handler';

@@ -6,7 +6,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { type AgentRuntime, type AgentSocket, ClusterState } from '../kernel/cluster-state';
+import { type AgentRuntime, type AgentSocket, ClusterState } from '../master/cluster-state';
 import { Kernel } from '../kernel/kernel';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
 import { TaskState } from '../tasks/task.entity';

@@ -11,7 +11,7 @@ import { AuditService } from '../audit/audit.service';
 import type { Actor } from '../auth/auth.actor';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { type AgentSocket, ClusterState } from '../kernel/cluster-state';
+import { type AgentSocket, ClusterState } from '../master/cluster-state';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';

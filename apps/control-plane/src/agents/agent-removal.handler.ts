@@ -10,7 +10,7 @@ import { SYSTEM_ACTOR } from '../auth/auth.actor';
 import { Database } from '../database/database.service';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState } from '../kernel/cluster-state';
+import { ClusterState } from '../master/cluster-state';
 import { Outbox } from '../master/outbox';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
 import { TaskUpdates } from '../tasks/task-updates.handler';

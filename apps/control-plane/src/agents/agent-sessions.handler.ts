@@ -11,7 +11,7 @@ import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import type { Actor } from '../auth/auth.actor';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { type AgentRuntime, ClusterState, sessionOf, type AgentSocket } from '../kernel/cluster-state';
+import { type AgentRuntime, ClusterState, sessionOf, type AgentSocket } from '../master/cluster-state';
 import { type Batch, Kernel, type Pending } from '../kernel/kernel';
 import { MaintenanceSync } from '../maintenance/maintenance-sync.handler';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';

@@ -10,7 +10,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState } from '../kernel/cluster-state';
+import { ClusterState } from '../master/cluster-state';
 import type { OutstandingOffer } from '../offers/offer-book';
 import { Kernel } from '../kernel/kernel';
 import { Outbox } from '../master/outbox';
@@ -199,7 +199,8 @@ export class AllocationLoop {
       if (term.cycleWriting === writing) term.cycleWriting = undefined;
     });
     await this.inverseOffers.send(result.inverseOffers);
-    written.then(
+    this.kernel.afterCommit(
+      written,
       (cycleId) => {
         const byFramework = new Map<string, Offer[]>();
         for (const [i, o] of made.entries()) {

@@ -12,7 +12,7 @@ import { type ClusterEvent } from '../events/cluster-events';
 import { FrameworkFailover } from '../frameworks/framework-failover.handler';
 import { FrameworkSessionsRepository } from '../frameworks/framework-sessions.repository';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState } from '../kernel/cluster-state';
+import { ClusterState } from '../master/cluster-state';
 import { MaintenanceSync } from '../maintenance/maintenance-sync.handler';
 import { OffersRepository } from '../offers/offers.repository';
 import type { QuotaEntity } from '../roles/quota.entity';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { type InverseOfferAnswer, PROTOCOL_ERRORS } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState, type FrameworkConnection } from '../kernel/cluster-state';
+import { ClusterState, type FrameworkConnection } from '../master/cluster-state';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { Outbox } from '../master/outbox';

@@ -17,7 +17,7 @@ import { migrate } from '../database/database.migrations';
 import { createDataSource, type DataSource } from '../database/database.options';
 import { ErrorsFilter } from '../errors/errors.filter';
 import { validationException } from '../errors/errors.validation';
-import { Master } from '../kernel/master';
+import { Master } from '../master/master';
 import { AppModule } from './app.module';
 import { inputGate } from './input-gate';
 import { createLogging } from './logging';

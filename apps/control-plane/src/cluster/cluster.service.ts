@@ -7,7 +7,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.service';
 import { FrameworkState } from '../frameworks/framework.entity';
-import { LiveView } from '../kernel/live-view';
+import { LiveView } from '../master/live-view';
 import { TERMINAL_TASK_STATES } from '../tasks/task.entity';
 
 const isTerminalState = (s: string) => (TERMINAL_TASK_STATES as readonly string[]).includes(s);

@@ -8,7 +8,7 @@ import { InverseOffers } from '../allocation/inverse-offers.handler';
 import { SYSTEM_ACTOR } from '../auth/auth.actor';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { CLOCK, type Clock, type TimerHandle } from '../kernel/clock';
-import { ClusterState, type FrameworkConnection, type FrameworkRuntime, sessionOf } from '../kernel/cluster-state';
+import { ClusterState, type FrameworkConnection, type FrameworkRuntime, sessionOf } from '../master/cluster-state';
 import { EventualWrites } from '../kernel/eventual-writes';
 import { Kernel } from '../kernel/kernel';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';

@@ -10,7 +10,7 @@ import { AuditService } from '../audit/audit.service';
 import type { Actor } from '../auth/auth.actor';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState, type FrameworkConnection } from '../kernel/cluster-state';
+import { ClusterState, type FrameworkConnection } from '../master/cluster-state';
 import { Kernel } from '../kernel/kernel';
 import { Outbox } from '../master/outbox';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';

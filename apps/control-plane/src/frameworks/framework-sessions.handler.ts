@@ -14,7 +14,7 @@ import type { Actor } from '../auth/auth.actor';
 import { Database } from '../database/database.service';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState, type FrameworkConnection, type FrameworkProtocol, sessionOf } from '../kernel/cluster-state';
+import { ClusterState, type FrameworkConnection, type FrameworkProtocol, sessionOf } from '../master/cluster-state';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';

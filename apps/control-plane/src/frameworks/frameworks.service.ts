@@ -10,7 +10,7 @@ import type { Page } from '../common/pagination.dto';
 import { Database } from '../database/database.service';
 import { ArbiterException } from '../errors/errors.exception';
 import { FrameworkRemoval } from './framework-removal.handler';
-import { LiveView } from '../kernel/live-view';
+import { LiveView } from '../master/live-view';
 import { type FrameworkEntity, FrameworkState } from './framework.entity';
 import { FrameworksRepository } from './frameworks.repository';
 import type { FrameworkDto } from './frameworks.dto';

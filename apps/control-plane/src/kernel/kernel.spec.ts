@@ -132,6 +132,33 @@ describe('Kernel', () => {
     expect(flushed).toEqual(['next term']);
   });
 
+  it('continues after a commit within its term only', async () => {
+    const k = new Kernel();
+    k.restart();
+    const log: string[] = [];
+    const first = gate();
+    k.afterCommit(first.promise, () => log.push('committed'));
+    k.afterCommit(
+      Promise.reject(new Error('refused')),
+      () => log.push('never'),
+      (err) => log.push(String(err)),
+    );
+    first.open();
+    await tick();
+    expect([...log].sort()).toEqual(['Error: refused', 'committed']);
+    const late = gate();
+    k.afterCommit(late.promise, () => log.push('after the term'));
+    k.abandon();
+    late.open();
+    await tick();
+    const next = gate();
+    k.restart();
+    k.afterCommit(next.promise, () => log.push('next term'));
+    next.open();
+    await tick();
+    expect(log.slice(2)).toEqual(['next term']);
+  });
+
   it('stop waits for the work and writes in flight', async () => {
     const k = new Kernel();
     const held = gate();

@@ -13,6 +13,8 @@
  *   so far has settled, for work that reads what such writes change.
  * - `batch(turn, flush)`: group commit. Calls that arrive while a batch is being written wait
  *   together and go out in the next batch, so one statement serves many callers.
+ * - `afterCommit(write, committed, failed)`: after this commit, continue (without a turn) with
+ *   what commutes with the serial order; dropped once the term that wrote is over.
  * - `perTerm(create)`: state that lives for one leadership term. Whatever a term booked (a
  *   cycle, a batch waiting for its flush) is dropped with it, so nothing the last term left
  *   half done holds up the next.
@@ -47,6 +49,8 @@ export class Kernel {
   private queue = new SerialQueue();
   private lanes = new Map<WriteLane, SerialQueue>();
   private stopped = false;
+  /** Set when a term is abandoned (stepped down), until the next begins. */
+  private abandoned = false;
   private generation = 0;
 
   /** Runs `work` in the serial order. */
@@ -60,6 +64,26 @@ export class Kernel {
       await this.settled();
       return work();
     });
+  }
+
+  /**
+   * After this commit, continue: `committed` runs with the write's value as soon as it has
+   * committed, `failed` with its error if it failed, without waiting for a turn. What runs there
+   * must commute with the serial order (docs/ARCHITECTURE.md, "The ordering rule"): what the
+   * write made true, and resources given back. Neither runs once the term that wrote is over
+   * (stepped down, or a later term begun): the next term's state is rebuilt from what committed.
+   */
+  afterCommit<T>(write: Promise<T>, committed: (value: T) => void, failed: (err: unknown) => void = () => undefined): void {
+    const term = this.generation;
+    const current = () => this.generation === term && !this.abandoned;
+    write.then(
+      (value) => {
+        if (current()) committed(value);
+      },
+      (err: unknown) => {
+        if (current()) failed(err);
+      },
+    );
   }
 
   /** Runs a write in its lane, after the lane's earlier writes. */
@@ -142,11 +166,13 @@ export class Kernel {
     this.queue = new SerialQueue();
     this.lanes = new Map();
     this.stopped = false;
+    this.abandoned = false;
   }
 
   /** Stops at once, without waiting for the work in flight (a leader that lost its term). */
   abandon(): void {
     this.stopped = true;
+    this.abandoned = true;
   }
 
   /** Stops new periodic work and resolves once the work in flight (and its writes) is done. */

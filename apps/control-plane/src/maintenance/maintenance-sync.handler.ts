@@ -7,7 +7,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AgentSessionsRepository } from '../agents/agent-sessions.repository';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { type AgentRuntime, ClusterState } from '../kernel/cluster-state';
+import { type AgentRuntime, ClusterState } from '../master/cluster-state';
 import { InverseOffers } from '../allocation/inverse-offers.handler';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
 import { MachineMode, type MaintenanceMachineEntity } from './maintenance-machine.entity';

@@ -9,7 +9,7 @@
 import type { FrameworkEvents, InverseOffer, LaunchTask, Offer, StatusUpdate } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { type AgentSocket, ClusterState } from '../kernel/cluster-state';
+import { type AgentSocket, ClusterState } from './cluster-state';
 
 /** Seconds between SIGTERM and SIGKILL of a killed task, unless its kill names another. */
 export const KILL_GRACE_SECONDS = 5;

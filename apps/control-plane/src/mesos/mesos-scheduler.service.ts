@@ -22,7 +22,7 @@ import { FrameworkRemoval } from '../frameworks/framework-removal.handler';
 import { FRAMEWORK_HEARTBEAT_SECONDS, FrameworkSessions } from '../frameworks/framework-sessions.handler';
 import { TaskKills } from '../tasks/task-kills.handler';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState } from '../kernel/cluster-state';
+import { ClusterState } from '../master/cluster-state';
 import { asProtocolError, ProtocolError } from '../kernel/protocol-error';
 import { Leadership } from '../leadership/leadership.service';
 import { OfferAnswers } from '../offers/offer-answers.handler';

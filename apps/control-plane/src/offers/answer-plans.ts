@@ -8,7 +8,7 @@ import { type Accept, type Decline, PROTOCOL_ERRORS, type TaskSpec } from '@arbi
 import { Injectable } from '@nestjs/common';
 import { AclsService } from '../acls/acls.service';
 import { AccessLog } from '../audit/access-log';
-import { ClusterState, type FrameworkRuntime } from '../kernel/cluster-state';
+import { ClusterState, type FrameworkRuntime } from '../master/cluster-state';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import type { OutstandingOffer } from './offer-book';

@@ -8,7 +8,7 @@ import { type Accept, type AcceptReply, type Decline, PROTOCOL_ERRORS } from '@a
 import { Inject, Injectable } from '@nestjs/common';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState, taskKey, type FrameworkConnection } from '../kernel/cluster-state';
+import { ClusterState, taskKey, type FrameworkConnection } from '../master/cluster-state';
 import { Metrics } from '../health/metrics';
 import { EventualWrites } from '../kernel/eventual-writes';
 import { type Batch, Kernel, type Pending, type WriteLane } from '../kernel/kernel';
@@ -193,7 +193,8 @@ export class OfferAnswers {
     const held = written.flatMap((w) => w.tasks.map((t) => taskKey(t.frameworkId, t.taskId)));
     for (const k of held) launching.add(k);
     const write = written.some((w) => w.offers.size || w.tasks.length) ? writes.push({ answers: written, at: now }) : Promise.resolve([]);
-    write.then(
+    this.kernel.afterCommit(
+      write,
       (refused) => {
         for (const k of held) launching.delete(k);
         const turnedDown = new Map(refused.map((r) => [r.answer, r.taskId]));

@@ -7,7 +7,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState } from '../kernel/cluster-state';
+import { ClusterState } from '../master/cluster-state';
 import { Metrics } from '../health/metrics';
 import { EventualWrites } from '../kernel/eventual-writes';
 import { Outbox } from '../master/outbox';

@@ -12,7 +12,7 @@ import { AccessLog } from '../audit/access-log';
 import { ArbiterException } from '../errors/errors.exception';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState, type FrameworkConnection } from '../kernel/cluster-state';
+import { ClusterState, type FrameworkConnection } from '../master/cluster-state';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { ReservationsErrorCode } from '../reservations/reservations.errors';

@@ -4,7 +4,7 @@
  */
 import { type Kill, PROTOCOL_ERRORS } from '@arbiter/contracts';
 import { Injectable } from '@nestjs/common';
-import { ClusterState, type FrameworkConnection } from '../kernel/cluster-state';
+import { ClusterState, type FrameworkConnection } from '../master/cluster-state';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { Outbox } from '../master/outbox';

@@ -20,7 +20,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { OperatorStream } from '../events/operator-stream';
 import { Metrics } from '../health/metrics';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { type AgentSocket, ClusterState, type FrameworkConnection, taskKey } from '../kernel/cluster-state';
+import { type AgentSocket, ClusterState, type FrameworkConnection, taskKey } from '../master/cluster-state';
 import { type Batch, Kernel, type Pending } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { Outbox } from '../master/outbox';

@@ -16,15 +16,15 @@ import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { ClusterEvents } from '../events/cluster-events';
 import { FrameworkFailover } from '../frameworks/framework-failover.handler';
 import { FRAMEWORK_HEARTBEAT_SECONDS } from '../frameworks/framework-sessions.handler';
-import { Outbox } from '../master/outbox';
+import { Outbox } from './outbox';
 import { Retention } from '../history/retention.handler';
 import { Leadership } from '../leadership/leadership.service';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
 import { Realtime } from '../realtime/realtime';
 import { TaskUpdates } from '../tasks/task-updates.handler';
-import { CLOCK, type Clock, type TimerHandle } from './clock';
+import { CLOCK, type Clock, type TimerHandle } from '../kernel/clock';
 import { ClusterState } from './cluster-state';
-import { Kernel } from './kernel';
+import { Kernel } from '../kernel/kernel';
 
 /** Unacknowledged status updates are sent again this often. */
 const UPDATE_RETRY_MS = 5_000;

@@ -13,8 +13,8 @@ import type { Socket } from 'socket.io';
 import { OfferBook } from '../offers/offer-book';
 import type { TaskEntity } from '../tasks/task.entity';
 import type { AppConfig } from '../config/config.schema';
-import { CLOCK, type Clock } from './clock';
-import { ProtocolError } from './protocol-error';
+import { CLOCK, type Clock } from '../kernel/clock';
+import { ProtocolError } from '../kernel/protocol-error';
 
 /** An agent's connection to /agents: what it may call, what it is sent (libs/contracts). */
 export type AgentSocket = Socket<AgentCalls, AgentEvents>;
@@ -220,6 +220,7 @@ export class ClusterState {
     });
     for (const m of [this.agents, this.frameworks, this.offers, this.inverseOffers]) m.clear();
     this.liveTasks.clear();
+    this.launching.clear();
     this.unavailability.clear();
     return this.current;
   }

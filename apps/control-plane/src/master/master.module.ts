@@ -15,6 +15,7 @@ import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import { AllocationRepository } from '../allocation/allocation.repository';
 import { AllocatorConfigRepository } from '../allocation/allocator-config.repository';
 import { AllocatorSync } from '../allocation/allocator-sync.handler';
+import { AllocationSnapshot } from '../allocation/allocation-snapshot';
 import { InverseOffers } from '../allocation/inverse-offers.handler';
 import { AuthModule } from '../auth/auth.module';
 import { OperatorStream } from '../events/operator-stream';
@@ -37,15 +38,15 @@ import { Realtime } from '../realtime/realtime';
 import { ReservationsModule } from '../reservations/reservations.module';
 import { TaskUpdates } from '../tasks/task-updates.handler';
 import { TasksRepository } from '../tasks/tasks.repository';
-import { CLOCK, type Clock, SystemClock } from './clock';
+import { CLOCK, type Clock, SystemClock } from '../kernel/clock';
 import { ClusterState } from './cluster-state';
 import { ClusterMetrics } from '../health/cluster-metrics';
-import { EventualWrites } from './eventual-writes';
-import { Kernel } from './kernel';
+import { EventualWrites } from '../kernel/eventual-writes';
+import { Kernel } from '../kernel/kernel';
 import { LiveView } from './live-view';
 import { LiveViewRepository } from './live-view.repository';
 import { Master } from './master';
-import { Outbox } from '../master/outbox';
+import { Outbox } from './outbox';
 
 const HANDLERS = [
   AgentSessions,
@@ -100,11 +101,13 @@ export class MasterModule {
         Master,
         LiveView,
         LiveViewRepository,
+        AllocationSnapshot,
         ...HANDLERS,
         ...REPOSITORIES,
       ],
       exports: [
         CLOCK,
+        AllocationSnapshot,
         ClusterState,
         LiveView,
         OperatorStream,
