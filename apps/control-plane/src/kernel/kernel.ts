@@ -22,6 +22,7 @@
 import { Injectable } from '@nestjs/common';
 import { isDataError } from '../database/database.service';
 import { GroupCommit, type Pending } from './group-commit';
+import { runIn } from './order';
 import { SerialQueue } from './serial-queue';
 
 /**
@@ -55,15 +56,17 @@ export class Kernel {
 
   /** Runs `work` in the serial order. */
   serial<T>(work: () => Promise<T>): Promise<T> {
-    return this.queue.run(work);
+    return this.queue.run(() => runIn('turn', work));
   }
 
   /** Runs `work` in the serial order once every write handed to a lane before it has settled. */
   exclusive<T>(work: () => Promise<T>): Promise<T> {
-    return this.queue.run(async () => {
-      await this.settled();
-      return work();
-    });
+    return this.queue.run(() =>
+      runIn('turn', async () => {
+        await this.settled();
+        return work();
+      }),
+    );
   }
 
   /**
@@ -78,10 +81,10 @@ export class Kernel {
     const current = () => this.generation === term && !this.abandoned;
     write.then(
       (value) => {
-        if (current()) committed(value);
+        if (current()) runIn('commit', () => committed(value));
       },
       (err: unknown) => {
-        if (current()) failed(err);
+        if (current()) runIn('commit', () => failed(err));
       },
     );
   }
@@ -90,7 +93,7 @@ export class Kernel {
   write<T>(lane: WriteLane, work: () => Promise<T>): Promise<T> {
     let q = this.lanes.get(lane);
     if (!q) this.lanes.set(lane, (q = new SerialQueue()));
-    return q.run(work);
+    return q.run(() => runIn('commit', work));
   }
 
   /** Resolves once every write handed to a lane before the call has committed (or failed). */

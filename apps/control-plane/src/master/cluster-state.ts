@@ -14,6 +14,7 @@ import { OfferBook } from '../offers/offer-book';
 import type { TaskEntity } from '../tasks/task.entity';
 import type { AppConfig } from '../config/config.schema';
 import { CLOCK, type Clock } from '../kernel/clock';
+import { assertOrdered } from '../kernel/order';
 import { ProtocolError } from '../kernel/protocol-error';
 
 /** An agent's connection to /agents: what it may call, what it is sent (libs/contracts). */
@@ -65,6 +66,7 @@ export class LiveTasks {
 
   /** Adds a task as stored, without its command (the agent has it). */
   add(task: TaskEntity): void {
+    assertOrdered('adding a live task');
     const k = taskKey(task.frameworkId, task.taskId);
     this.delete(task.frameworkId, task.taskId);
     // A copy of its fields (the entity is a plain record here: only TypeORM reads its class).
@@ -91,6 +93,7 @@ export class LiveTasks {
   }
 
   delete(frameworkId: string, taskId: string): void {
+    assertOrdered('taking a live task out');
     const k = taskKey(frameworkId, taskId);
     const task = this.byKey.get(k);
     if (!task) return;

@@ -5,6 +5,7 @@
  * expired ones are found from the oldest without looking at the rest.
  */
 import type { Resources } from '@arbiter/allocator';
+import { assertOrdered } from '../kernel/order';
 
 export interface OutstandingOffer {
   readonly id: string;
@@ -45,6 +46,7 @@ export class OfferBook implements OfferBookView {
 
   /** Books offers a cycle made (not sent yet; offer ids are never reused). */
   add(offers: Iterable<Omit<OutstandingOffer, 'sent'>>): void {
+    assertOrdered('booking offers');
     for (const o of offers) {
       this.byId.set(o.id, { ...o, sent: false });
       index(this.byAgent, o.agentId, o.id);
@@ -54,6 +56,7 @@ export class OfferBook implements OfferBookView {
 
   /** Marks an offer sent to its framework; false if it is no longer outstanding (taken meanwhile). */
   markSent(id: string): boolean {
+    assertOrdered('marking an offer sent');
     const o = this.byId.get(id);
     if (!o) return false;
     o.sent = true;
@@ -62,6 +65,7 @@ export class OfferBook implements OfferBookView {
 
   /** Takes offers out (answered, rescinded): those still outstanding, as they were. */
   take(ids: Iterable<string>): OutstandingOffer[] {
+    assertOrdered('taking offers out');
     const taken: OutstandingOffer[] = [];
     for (const id of ids) {
       const o = this.byId.get(id);
