@@ -65,6 +65,27 @@ const BOUNDARY = {
   ],
   /** The allocator's tests: nothing of ours, no framework (they may read scenario files). */
   allocatorTests: [{ group: ['@arbiter/*', ...FRAMEWORKS], message: "the allocator's tests import nothing of ours and no framework." }],
+  /**
+   * (e) The control plane's kernel is mechanism only (serial order, lanes, clock, term): it
+   * knows no noun. The nouns import it, never the other way.
+   */
+  kernel: [
+    {
+      regex: '^\\.\\./(?!database/(database\\.service|master-database)$|errors/)',
+      message:
+        "the kernel knows no noun: only the error codes and the database's error classification (and the fence's) are below it (docs/ARCHITECTURE.md, 'The kernel and its serial order').",
+    },
+  ],
+  /**
+   * (f) The master's state is the handlers': REST services, controllers and DTOs read the live
+   * state through LiveView and the allocation snapshot, never the state itself.
+   */
+  masterState: [
+    {
+      group: ['**/master/cluster-state', '**/offers/offer-book'],
+      message: "the master's state is changed and read by its handlers; a REST service reads it through LiveView or AllocationSnapshot.",
+    },
+  ],
   /** (b) The wire contracts: zod, and their own modules. */
   contracts: [{ regex: '^(?!\\.\\.?/|zod(?:/|$))', message: 'libs/contracts imports only zod.' }],
 };
@@ -137,5 +158,12 @@ export default tseslint.config(
   { files: ['libs/allocator/src/**', 'libs/allocator/bench/**'], rules: restrict(BOUNDARY.entryPoints, BOUNDARY.allocator) },
   { files: ['libs/allocator/test/**'], rules: restrict(BOUNDARY.entryPoints, BOUNDARY.allocatorTests) },
   { files: ['libs/contracts/src/**'], rules: restrict(BOUNDARY.entryPoints, BOUNDARY.contracts) },
+  { files: ['apps/control-plane/src/kernel/**'], rules: restrict(BOUNDARY.entryPoints, BOUNDARY.sql, BOUNDARY.kernel) },
+  {
+    files: ['apps/control-plane/src/**/*.service.ts', 'apps/control-plane/src/**/*.controller.ts', 'apps/control-plane/src/**/*.dto.ts'],
+    // The Mesos scheduler API is a gateway (calls in, to the handlers), not a REST service.
+    ignores: ['apps/control-plane/src/mesos/mesos-scheduler.service.ts', 'apps/control-plane/src/database/**'],
+    rules: restrict(BOUNDARY.entryPoints, BOUNDARY.sql, BOUNDARY.masterState),
+  },
   prettier,
 );

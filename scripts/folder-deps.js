@@ -22,20 +22,33 @@ const INFRASTRUCTURE = new Set(['database', 'errors', 'app', 'common', 'config',
 const KERNEL = 'kernel';
 
 /**
- * Imports that break the rules today, almost all in the master's handlers and wiring that are
- * being reorganised: each is `<file under src>:<folder it imports>`. They are every import of a
- * noun by kernel/ or by infrastructure, and the imports that go up this order of the noun
- * folders (lowest first): auth, audit, acls, leadership, health, agents, frameworks, whitelist,
- * roles, reservations, maintenance, tasks, offers, allocation, history, realtime, cluster,
- * what-if, mesos. An entry that no longer matches an import fails, so the list only shrinks:
- * empty it, then delete it.
+ * Imports that break the rules today: each is `<file under src>:<folder it imports>`. They are
+ * every import of a noun by kernel/ or by infrastructure, and every import that goes up this
+ * order of the noun folders (lowest first): auth, audit, acls, leadership, health, master (the
+ * cluster state, the outbox and the master's life), agents, frameworks, whitelist, roles,
+ * reservations, maintenance, tasks, offers, allocation, history, realtime, cluster, what-if,
+ * mesos. With them left out the folders form no circle. Most are the master's wiring
+ * (master.ts, master.module.ts, live-view.ts reach every handler) and the handlers that call
+ * handlers of nouns above them. An entry that no longer matches an import fails, so the list
+ * only shrinks: empty it, then delete it.
  */
 const ALLOWED = new Set([
-  // agents/: the agent sessions' handler and the agents' read model reach into the nouns above them.
+  // agents/
+  'agents/agent-admission.ts:maintenance',
+  'agents/agent-drain.handler.ts:maintenance',
+  'agents/agent-drain.handler.ts:offers',
+  'agents/agent-drain.handler.ts:tasks',
+  'agents/agent-liveness.handler.ts:offers',
+  'agents/agent-liveness.handler.ts:tasks',
+  'agents/agent-membership.handler.ts:allocation',
+  'agents/agent-membership.handler.ts:offers',
+  'agents/agent-membership.handler.ts:reservations',
+  'agents/agent-removal.handler.ts:allocation',
+  'agents/agent-removal.handler.ts:offers',
+  'agents/agent-removal.handler.ts:tasks',
   'agents/agent-sessions.handler.ts:allocation',
   'agents/agent-sessions.handler.ts:maintenance',
   'agents/agent-sessions.handler.ts:offers',
-  'agents/agent-sessions.handler.ts:reservations',
   'agents/agent-sessions.handler.ts:tasks',
   'agents/agent-sessions.repository.ts:reservations',
   'agents/agents.dto.ts:maintenance',
@@ -45,56 +58,59 @@ const ALLOWED = new Set([
   'agents/agents.repository.ts:tasks',
   'agents/agents.repository.ts:whitelist',
   'agents/agents.service.ts:allocation',
-  // auth/ sits below acls/ and audit/, which use its actor and permissions; these three go up.
+  // auth/
   'auth/auth.guard.ts:audit',
   'auth/permissions.ts:acls',
   'auth/principals.service.ts:audit',
-  // config/ is infrastructure: the ACL file's parsing belongs below acls/.
+  // config/
   'config/config.schema.ts:acls',
-  // events/ is infrastructure: the cluster events ask leadership/ whether to publish, the
-  // operator stream writes to the sockets of realtime/ and names auth/'s principal kinds.
+  // events/
   'events/cluster-events.ts:leadership',
   'events/operator-stream.ts:auth',
   'events/operator-stream.ts:realtime',
-  // frameworks/: the framework sessions' handler and the explain service.
+  // frameworks/
   'frameworks/framework-explain.service.ts:history',
+  'frameworks/framework-failover.handler.ts:allocation',
+  'frameworks/framework-failover.handler.ts:offers',
+  'frameworks/framework-removal.handler.ts:allocation',
+  'frameworks/framework-removal.handler.ts:offers',
+  'frameworks/framework-removal.handler.ts:tasks',
   'frameworks/framework-sessions.handler.ts:allocation',
   'frameworks/framework-sessions.handler.ts:offers',
   'frameworks/framework-sessions.handler.ts:tasks',
   'frameworks/frameworks.module.ts:history',
   'frameworks/frameworks.service.ts:allocation',
-  // kernel/ knows no noun: the master's wiring (master.module.ts, master.ts) and two state types move out.
-  'kernel/cluster-state.ts:auth',
-  'kernel/cluster-state.ts:tasks',
-  'kernel/live-view.ts:agents',
-  'kernel/live-view.ts:leadership',
-  'kernel/master.module.ts:agents',
-  'kernel/master.module.ts:allocation',
-  'kernel/master.module.ts:auth',
-  'kernel/master.module.ts:frameworks',
-  'kernel/master.module.ts:health',
-  'kernel/master.module.ts:history',
-  'kernel/master.module.ts:maintenance',
-  'kernel/master.module.ts:offers',
-  'kernel/master.module.ts:realtime',
-  'kernel/master.module.ts:reservations',
-  'kernel/master.module.ts:tasks',
-  'kernel/master.ts:agents',
-  'kernel/master.ts:allocation',
-  'kernel/master.ts:frameworks',
-  'kernel/master.ts:history',
-  'kernel/master.ts:leadership',
-  'kernel/master.ts:offers',
-  'kernel/master.ts:realtime',
-  'kernel/master.ts:tasks',
-  // maintenance/: the maintenance handler.
+  // health/
+  'health/cluster-metrics.ts:master',
+  // maintenance/
   'maintenance/maintenance-sync.handler.ts:allocation',
   'maintenance/maintenance-sync.handler.ts:offers',
-  // offers/: the offer answers' handler; an offer's relation to its allocation cycle.
-  'offers/offer-answers.handler.ts:allocation',
+  // master/
+  'master/cluster-state.ts:offers',
+  'master/cluster-state.ts:tasks',
+  'master/live-view.ts:agents',
+  'master/master.module.ts:agents',
+  'master/master.module.ts:allocation',
+  'master/master.module.ts:frameworks',
+  'master/master.module.ts:history',
+  'master/master.module.ts:maintenance',
+  'master/master.module.ts:offers',
+  'master/master.module.ts:realtime',
+  'master/master.module.ts:reservations',
+  'master/master.module.ts:tasks',
+  'master/master.ts:agents',
+  'master/master.ts:allocation',
+  'master/master.ts:frameworks',
+  'master/master.ts:history',
+  'master/master.ts:offers',
+  'master/master.ts:realtime',
+  'master/master.ts:tasks',
+  // offers/
   'offers/offer.entity.ts:allocation',
-  // reservations/ and roles/: the allocation usage they check, and roles' query of reservations.
+  'offers/reservation-accepts.handler.ts:allocation',
+  // reservations/
   'reservations/reservations.service.ts:allocation',
+  // roles/
   'roles/roles.repository.ts:reservations',
   'roles/roles.service.ts:allocation',
 ]);

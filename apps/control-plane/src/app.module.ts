@@ -30,7 +30,7 @@ import { ClusterEventsModule } from './events/cluster-events';
 import { LeadershipModule } from './leadership/leadership.module';
 import { OnLeaderInterceptor } from './leadership/on-leader';
 import type { Clock } from './kernel/clock';
-import { MasterModule } from './kernel/master.module';
+import { MasterModule } from './master/master.module';
 import { HealthController } from './health/health.controller';
 import { Metrics } from './health/metrics';
 import { MetricsInterceptor } from './health/metrics.interceptor';

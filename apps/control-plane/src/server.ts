@@ -18,7 +18,7 @@ import type { DataSource } from './database/database.options';
 import { ErrorsFilter } from './errors/errors.filter';
 import { assertErrorCodesRegistered } from './errors/errors.mapping';
 import { validationException } from './errors/errors.validation';
-import { Master } from './kernel/master';
+import { Master } from './master/master';
 import { AppModule, createDataSource } from './app.module';
 import { inputGate } from './app/input-gate';
 import { createLogging } from './app/logging';

@@ -10,8 +10,10 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState, type OutstandingOffer } from '../kernel/cluster-state';
+import { ClusterState } from '../master/cluster-state';
+import type { OutstandingOffer } from '../offers/offer-book';
 import { Kernel } from '../kernel/kernel';
+import { Outbox } from '../master/outbox';
 import { ShareClientKind } from './allocation-share.entity';
 import { AllocationRepository } from './allocation.repository';
 import { InverseOffers } from './inverse-offers.handler';
@@ -22,16 +24,22 @@ const IDLE_CYCLE_RECORD_MS = 30_000;
 /** How soon a requested cycle runs: requests within this window share one cycle. */
 const CYCLE_BATCH_MS = 20;
 
+/** The loop's state in one leadership term: a new term starts with none of it (see Kernel.perTerm). */
+class CycleTerm {
+  /** A cycle is booked (on the clock or in the serial order) and has not started. */
+  scheduled = false;
+  lastRecordedCycle = -Infinity;
+  lastTraceKey = '';
+  /** A cycle's write handed to its lane and not yet settled. */
+  cycleWriting?: Promise<unknown>;
+  /** How long the last cycle held the event loop (ms): a requested cycle waits at least as long after it. */
+  lastCycleMs = 0;
+}
+
 @Injectable()
 export class AllocationLoop {
   private readonly logger = new Logger('AllocationLoop');
-  private cycleScheduled = false;
-  private lastRecordedCycle = -Infinity;
-  private lastTraceKey = '';
-  /** A cycle's write handed to its lane and not yet settled. */
-  private cycleWriting?: Promise<unknown>;
-  /** How long the last cycle held the event loop (ms): a requested cycle waits at least as long after it. */
-  private lastCycleMs = 0;
+  private readonly term: () => CycleTerm;
 
   constructor(
     private readonly kernel: Kernel,
@@ -42,7 +50,10 @@ export class AllocationLoop {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
-  ) {}
+    private readonly outbox: Outbox,
+  ) {
+    this.term = kernel.perTerm(() => new CycleTerm());
+  }
 
   /**
    * Runs a cycle soon (batched: at most one queued). Besides the timer, only events that bring
@@ -54,24 +65,26 @@ export class AllocationLoop {
    * for them.
    */
   requestCycle(delayMs = CYCLE_BATCH_MS): void {
-    if (this.cycleScheduled || this.kernel.stopping) return;
-    this.cycleScheduled = true;
+    const term = this.term();
+    if (term.scheduled || this.kernel.stopping) return;
+    term.scheduled = true;
     // Requested cycles (not the timer's) leave the loop at least as long as the last one took:
     // a stream of operator changes on a large cluster cannot keep the allocator running back to
     // back, and the calls behind those cycles are served in between.
-    this.clock.after(delayMs > 0 ? Math.max(delayMs, this.lastCycleMs) : 0, () => this.startCycle());
+    this.clock.after(delayMs > 0 ? Math.max(delayMs, term.lastCycleMs) : 0, () => this.startCycle(term));
   }
 
-  private startCycle(): void {
-    if (this.kernel.stopping) return;
-    if (this.cycleWriting) {
-      void this.cycleWriting.then(() => this.startCycle());
+  /** Starts the cycle `term` booked, unless that term is over (the next one books its own). */
+  private startCycle(term: CycleTerm): void {
+    if (this.kernel.stopping || this.term() !== term) return;
+    if (term.cycleWriting) {
+      void term.cycleWriting.then(() => this.startCycle(term));
       return;
     }
     this.kernel
       .serial(async () => {
-        this.cycleScheduled = false;
-        await this.runCycle();
+        term.scheduled = false;
+        await this.runCycle(term);
       })
       .catch((err: unknown) => this.logger.error({ err }, 'allocation cycle failed'));
   }
@@ -106,14 +119,14 @@ export class AllocationLoop {
     }
   }
 
-  private async runCycle(): Promise<void> {
+  private async runCycle(term: CycleTerm): Promise<void> {
     if (this.kernel.stopping) return;
     const { allocator, frameworks, agents, offers } = this.state;
     const startedAt = this.clock.date();
     const cycle = await this.allocateInSlices();
     if (!cycle) return;
     const { result, durationMs } = cycle;
-    this.lastCycleMs = durationMs;
+    term.lastCycleMs = durationMs;
     this.state.cycles++;
     this.metrics.cycles.inc();
     this.metrics.cycleDuration.observe(durationMs / 1000);
@@ -128,9 +141,9 @@ export class AllocationLoop {
     // one (or every IDLE_CYCLE_RECORD_MS): history stays complete without a row per second.
     const idle = deliverable.length === 0 && result.inverseOffers.length === 0;
     const traceKey = JSON.stringify(result.trace?.counts ?? {});
-    if (idle && traceKey === this.lastTraceKey && this.clock.now() - this.lastRecordedCycle < IDLE_CYCLE_RECORD_MS) return;
-    this.lastRecordedCycle = this.clock.now();
-    this.lastTraceKey = traceKey;
+    if (idle && traceKey === term.lastTraceKey && this.clock.now() - term.lastRecordedCycle < IDLE_CYCLE_RECORD_MS) return;
+    term.lastRecordedCycle = this.clock.now();
+    term.lastTraceKey = traceKey;
 
     const shares = allocator.shares();
     const rows = deliverable.map((o) => ({ id: randomUUID(), resources: o.resources.toJSON() }));
@@ -169,31 +182,30 @@ export class AllocationLoop {
       }),
     );
     const now = this.clock.now();
-    const made = deliverable.map((o, i): OutstandingOffer => ({
+    const made = deliverable.map((o, i): Omit<OutstandingOffer, 'sent'> => ({
       id: rows[i].id,
       frameworkId: o.frameworkId,
       agentId: o.agentId,
       role: o.role,
       resources: o.resources,
       createdAt: now,
-      sent: false,
     }));
-    for (const o of made) offers.set(o.id, o);
-    const writing = (this.cycleWriting = written.then(
+    offers.add(made);
+    const writing = (term.cycleWriting = written.then(
       () => undefined,
       () => undefined,
     ));
     void writing.then(() => {
-      if (this.cycleWriting === writing) this.cycleWriting = undefined;
+      if (term.cycleWriting === writing) term.cycleWriting = undefined;
     });
     await this.inverseOffers.send(result.inverseOffers);
-    written.then(
+    this.kernel.afterCommit(
+      written,
       (cycleId) => {
         const byFramework = new Map<string, Offer[]>();
         for (const [i, o] of made.entries()) {
           // Gone already (its agent or framework left, say): never sent.
-          if (offers.get(o.id) !== o) continue;
-          o.sent = true;
+          if (!offers.markSent(o.id)) continue;
           const agent = agents.get(o.agentId);
           const resources = rows[i].resources as ResourceEntry[];
           const list = byFramework.get(o.frameworkId) ?? [];
@@ -209,7 +221,7 @@ export class AllocationLoop {
           byFramework.set(o.frameworkId, list);
           this.stream.emit('offer.created', { offerId: o.id, frameworkId: o.frameworkId, agentId: o.agentId, role: o.role, resources });
         }
-        for (const [fwId, list] of byFramework) frameworks.get(fwId)?.socket?.emit('offers', { offers: list });
+        for (const [fwId, list] of byFramework) this.outbox.offers(fwId, list);
         const frameworkShares = Object.fromEntries(
           Object.entries(shares.frameworks).map(([fw, byRole]) => [fw, Math.max(0, ...Object.values(byRole))]),
         );
@@ -224,11 +236,7 @@ export class AllocationLoop {
       (err: unknown) => {
         // Not recorded, so never made: the resources go back.
         this.logger.error({ err }, 'allocation cycle not recorded; its offers are withdrawn');
-        for (const o of made) {
-          if (offers.get(o.id) !== o) continue;
-          offers.delete(o.id);
-          allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);
-        }
+        for (const o of offers.take(made.map((m) => m.id))) allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);
       },
     );
   }

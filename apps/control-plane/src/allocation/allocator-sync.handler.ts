@@ -4,14 +4,15 @@
  * re-register, live tasks, maintenance), then changed by each operator change as it commits.
  */
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AgentSessions } from '../agents/agent-sessions.handler';
+import { AgentDrain } from '../agents/agent-drain.handler';
+import { AgentMembership } from '../agents/agent-membership.handler';
 import { AgentSessionsRepository } from '../agents/agent-sessions.repository';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { type ClusterEvent } from '../events/cluster-events';
-import { FrameworkSessions } from '../frameworks/framework-sessions.handler';
+import { FrameworkFailover } from '../frameworks/framework-failover.handler';
 import { FrameworkSessionsRepository } from '../frameworks/framework-sessions.repository';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState } from '../kernel/cluster-state';
+import { ClusterState } from '../master/cluster-state';
 import { MaintenanceSync } from '../maintenance/maintenance-sync.handler';
 import { OffersRepository } from '../offers/offers.repository';
 import type { QuotaEntity } from '../roles/quota.entity';
@@ -35,8 +36,9 @@ export class AllocatorSync {
     private readonly frameworks: FrameworkSessionsRepository,
     private readonly agents: AgentSessionsRepository,
     private readonly tasks: TasksRepository,
-    private readonly agentSessions: AgentSessions,
-    private readonly frameworkSessions: FrameworkSessions,
+    private readonly agentMembership: AgentMembership,
+    private readonly agentDrain: AgentDrain,
+    private readonly frameworkFailover: FrameworkFailover,
     private readonly maintenance: MaintenanceSync,
     private readonly loop: AllocationLoop,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -53,10 +55,10 @@ export class AllocatorSync {
     await this.offers.rescindAllOutstanding(this.clock.date());
     await this.loadConfiguration();
     const frameworks = await this.frameworks.notCompleted();
-    for (const fw of frameworks) await this.frameworkSessions.restore(fw);
+    for (const fw of frameworks) await this.frameworkFailover.restore(fw);
     for (const t of await this.tasks.live()) this.state.liveTasks.add(t);
     const agents = await this.agents.reachable();
-    for (const agent of agents) await this.agentSessions.restore(agent);
+    for (const agent of agents) await this.agentMembership.restore(agent);
     await this.maintenance.apply();
     this.logger.log({ frameworks: frameworks.length, agents: agents.length }, 'allocator state rebuilt from the database');
   }
@@ -66,7 +68,7 @@ export class AllocatorSync {
     const { allocator } = this.state;
     switch (e.type) {
       case 'agent.updated':
-        await this.agentSessions.refresh(e.agentId);
+        await this.agentDrain.refresh(e.agentId);
         break;
       case 'whitelist.updated':
         allocator.updateWhitelist(e.hostnames);
@@ -88,7 +90,7 @@ export class AllocatorSync {
         break;
       case 'reservation.created':
       case 'reservation.removed':
-        await this.agentSessions.refresh(e.agentId, { resync: true });
+        await this.agentDrain.refresh(e.agentId, { resync: true });
         break;
       case 'maintenance.updated':
         await this.maintenance.apply();

@@ -7,9 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { type InverseOfferAnswer, PROTOCOL_ERRORS } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState, type FrameworkConnection } from '../kernel/cluster-state';
+import { ClusterState, type FrameworkConnection } from '../master/cluster-state';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
+import { Outbox } from '../master/outbox';
 import { InverseOfferStatus } from '../maintenance/inverse-offer-response.entity';
 import { MaintenanceStateRepository } from '../maintenance/maintenance-state.repository';
 
@@ -20,6 +21,7 @@ export class InverseOffers {
     private readonly state: ClusterState,
     private readonly maintenance: MaintenanceStateRepository,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly outbox: Outbox,
   ) {}
 
   /** Sends a cycle's inverse offers (`start` on the allocator's clock, in seconds). */
@@ -39,21 +41,29 @@ export class InverseOffers {
         start: new Date(this.clock.date().getTime() + (io.start - this.state.seconds()) * 1000).toISOString(),
         durationSeconds: null,
       };
-      fw.socket.emit('inverseOffers', {
-        inverseOffers: [{ id, frameworkId: fw.id, agentId: agent.id, hostname: agent.hostname, unavailability }],
-      });
+      this.outbox.inverseOffers(fw.id, [{ id, frameworkId: fw.id, agentId: agent.id, hostname: agent.hostname, unavailability }]);
     }
   }
 
   /**
-   * Takes back the outstanding inverse offers that match (their window changed or ended, their
-   * agent or framework went): each framework still connected hears `rescindInverseOffer`.
+   * Takes back the outstanding inverse offers for an agent's machine (their window changed or
+   * ended, the agent went): each framework still connected hears `rescindInverseOffer`.
    */
-  rescindWhere(matches: (io: { frameworkId: string; agentId: string }) => boolean, reason: string): void {
+  rescindOnAgent(agentId: string, reason: string): void {
+    this.rescindWhere((io) => io.agentId === agentId, reason);
+  }
+
+  /** Takes back the outstanding inverse offers made to a framework (it went). */
+  rescindOfFramework(frameworkId: string, reason: string): void {
+    this.rescindWhere((io) => io.frameworkId === frameworkId, reason);
+  }
+
+  /** Inverse offers are few (one per framework with resources on a machine being drained): a walk over them is cheap. */
+  private rescindWhere(matches: (io: { frameworkId: string; agentId: string }) => boolean, reason: string): void {
     for (const io of [...this.state.inverseOffers.values()]) {
       if (!matches(io)) continue;
       this.state.inverseOffers.delete(io.id);
-      this.state.frameworks.get(io.frameworkId)?.socket?.emit('rescindInverseOffer', { inverseOfferId: io.id, reason });
+      this.outbox.rescindInverseOffer(io.frameworkId, io.id, reason);
     }
   }
 

@@ -8,7 +8,7 @@ import { isTerminalTaskState } from '@arbiter/contracts';
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.service';
 import { FrameworkState } from '../frameworks/framework.entity';
-import { LiveView } from '../kernel/live-view';
+import { LiveView } from '../master/live-view';
 import { Alerts } from './cluster.alerts';
 import { AlertSeverity, type ClusterSummaryDto } from './cluster.dto';
 import { ClusterRepository } from './cluster.repository';

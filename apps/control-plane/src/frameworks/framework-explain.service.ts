@@ -9,7 +9,7 @@ import { Injectable } from '@nestjs/common';
 import { ArbiterException } from '../errors/errors.exception';
 import type { ExplainDto } from './frameworks.dto';
 import { HistoryRepository } from '../history/history.repository';
-import { LiveView } from '../kernel/live-view';
+import { LiveView } from '../master/live-view';
 import { FrameworkState } from './framework.entity';
 import { FrameworksErrorCode } from './frameworks.errors';
 import { FrameworksRepository } from './frameworks.repository';

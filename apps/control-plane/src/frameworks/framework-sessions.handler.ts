@@ -1,29 +1,26 @@
 /**
- * Framework sessions in the master: subscription (new or failed over), disconnection and the
- * failover timeout, teardown, suppress and revive, and kills of their tasks.
+ * Framework sessions in the master: subscription (new or failed over), suppress and revive.
+ * A framework away and its failover timeout: framework-failover.handler.ts; its end:
+ * framework-removal.handler.ts; kills of its tasks: tasks/task-kills.handler.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { isTerminalTaskState, type Kill, PROTOCOL_ERRORS, type RolesCall, type Subscribe, type SubscribeReply } from '@arbiter/contracts';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { PROTOCOL_ERRORS, type RolesCall, type Subscribe, type SubscribeReply } from '@arbiter/contracts';
+import { Inject, Injectable } from '@nestjs/common';
 import { AclsService } from '../acls/acls.service';
 import { AllocationLoop } from '../allocation/allocation-loop.handler';
-import { InverseOffers } from '../allocation/inverse-offers.handler';
 import { AccessLog } from '../audit/access-log';
 import { AuditService } from '../audit/audit.service';
-import { type Actor, SYSTEM_ACTOR } from '../auth/auth.actor';
-import { APP_CONFIG, type AppConfig } from '../config/config.schema';
+import type { Actor } from '../auth/auth.actor';
 import { Database } from '../database/database.service';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState, type FrameworkConnection, type FrameworkProtocol, type FrameworkRuntime, sessionOf } from '../kernel/cluster-state';
-import { EventualWrites } from '../kernel/eventual-writes';
+import { ClusterState, type FrameworkConnection, type FrameworkProtocol, sessionOf } from '../master/cluster-state';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
-import { OfferBook } from '../offers/offer-book.handler';
-import { KILL_GRACE_SECONDS, TaskUpdates } from '../tasks/task-updates.handler';
-import { type TaskEntity, TaskState } from '../tasks/task.entity';
-import { TasksRepository } from '../tasks/tasks.repository';
+import { OfferRescinds } from '../offers/offer-rescinds.handler';
+import { TaskUpdates } from '../tasks/task-updates.handler';
 import { type FrameworkEntity, FrameworkState } from './framework.entity';
+import { FrameworkFailover } from './framework-failover.handler';
 import { FrameworkSessionsRepository } from './framework-sessions.repository';
 
 /** A subscription's offer filters as the allocator takes them: per role, minimum allocatable alternatives ({} when none). */
@@ -32,8 +29,6 @@ function offerFiltersOf(msg: Subscription): Record<string, Array<Record<string, 
 }
 
 export const FRAMEWORK_HEARTBEAT_SECONDS = 15;
-/** How soon a teardown past the failover timeout that failed is tried again. */
-export const FAILOVER_RETRY_MS = 5000;
 
 export type Subscription = Subscribe & {
   capabilities: string[];
@@ -47,16 +42,13 @@ export type Subscription = Subscribe & {
 
 @Injectable()
 export class FrameworkSessions {
-  private readonly logger = new Logger('FrameworkSessions');
-
   constructor(
     private readonly kernel: Kernel,
     private readonly state: ClusterState,
     private readonly frameworks: FrameworkSessionsRepository,
-    private readonly tasks: TasksRepository,
     private readonly updates: TaskUpdates,
-    private readonly offers: OfferBook,
-    private readonly inverseOffers: InverseOffers,
+    private readonly offers: OfferRescinds,
+    private readonly failover: FrameworkFailover,
     private readonly loop: AllocationLoop,
     private readonly stream: OperatorStream,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -64,8 +56,6 @@ export class FrameworkSessions {
     private readonly access: AccessLog,
     private readonly audit: AuditService,
     private readonly db: Database,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly writes: EventualWrites,
   ) {}
 
   /**
@@ -144,10 +134,9 @@ export class FrameworkSessions {
       const { allocator } = this.state;
       let runtime = this.state.frameworks.get(row.id);
       if (runtime) {
-        runtime.failoverTimer?.cancel();
-        runtime.failoverTimer = undefined;
+        this.failover.cancel(row.id);
         if (runtime.socket && runtime.socket.id !== socket.id) runtime.socket.disconnect(true);
-        await this.offers.rescindWhere((o) => o.frameworkId === row.id, 'the framework re-subscribed');
+        await this.offers.ofFramework(row.id, 'the framework re-subscribed');
         allocator.updateFramework(row.id, row.roles, row.capabilities, offerFiltersOf(msg), msg.taskSize ?? null);
         allocator.reviveOffers(row.id);
         if (row.suppressedRoles.length) allocator.suppressOffers(row.id, row.suppressedRoles);
@@ -203,147 +192,6 @@ export class FrameworkSessions {
     });
   }
 
-  /** A framework known from the database at start: in the allocator, inactive until it subscribes again. */
-  async restore(fw: FrameworkEntity): Promise<void> {
-    this.state.allocator.addFramework(fw.id, fw.roles, {
-      capabilities: fw.capabilities,
-      active: false,
-      suppressedRoles: fw.suppressedRoles,
-    });
-    const runtime: FrameworkRuntime = {
-      id: fw.id,
-      name: fw.name,
-      roles: fw.roles,
-      capabilities: fw.capabilities,
-      failoverTimeoutSeconds: fw.failoverTimeoutSeconds,
-    };
-    this.state.frameworks.set(fw.id, runtime);
-    if (fw.state === FrameworkState.ACTIVE) await this.frameworks.markDisconnected(fw.id, this.clock.date());
-    // Every framework gets the re-subscription grace before its failover timeout starts again:
-    // a restart or a leader change (maybe several in a row) is no disconnection of its doing.
-    this.startFailover(runtime, this.config.frameworkResubscribeGrace);
-  }
-
-  disconnected(socket: FrameworkConnection): Promise<void> {
-    return this.kernel.exclusive(async () => {
-      const runtime = this.state.frameworks.get(String(sessionOf(socket).frameworkId));
-      if (runtime?.socket !== socket) return;
-      runtime.socket = undefined;
-      this.state.allocator.deactivateFramework(runtime.id);
-      // The failover timeout runs from now whatever the database says meanwhile.
-      this.startFailover(runtime);
-      await this.offers.rescindWhere((o) => o.frameworkId === runtime.id, 'the framework disconnected');
-      this.inverseOffers.rescindWhere((io) => io.frameworkId === runtime.id, 'the framework disconnected');
-      const at = this.clock.date();
-      await this.writes.write('background', `recording framework ${runtime.id} as disconnected`, () =>
-        this.frameworks.markDisconnected(runtime.id, at),
-      );
-    });
-  }
-
-  /**
-   * After the failover timeout a disconnected framework is torn down. A teardown that fails (the
-   * database is away) is logged and tried again after FAILOVER_RETRY_MS while the framework stays
-   * away, so no framework outlives its timeout by more than the outage.
-   */
-  private startFailover(
-    runtime: FrameworkRuntime,
-    graceSeconds = 0,
-    delayMs = (graceSeconds + runtime.failoverTimeoutSeconds) * 1000,
-  ): void {
-    runtime.failoverTimer?.cancel();
-    const term = this.kernel.term;
-    runtime.failoverTimer = this.clock.after(delayMs, () => {
-      runtime.failoverTimer = undefined;
-      const away = () => !runtime.socket && this.state.frameworks.get(runtime.id) === runtime && this.kernel.term === term;
-      this.kernel
-        .exclusive(async () => {
-          if (away())
-            await this.remove(
-              runtime.id,
-              graceSeconds
-                ? `did not re-subscribe within ${graceSeconds} s of the control plane's start, then its failover timeout (${runtime.failoverTimeoutSeconds} s)`
-                : `disconnected for longer than its failover timeout (${runtime.failoverTimeoutSeconds} s)`,
-              SYSTEM_ACTOR,
-            );
-        })
-        .catch((err: unknown) => {
-          this.logger.error(
-            { err, frameworkId: runtime.id, retryInMs: FAILOVER_RETRY_MS },
-            'tearing down a framework past its failover timeout failed; trying again',
-          );
-          if (away() && !this.kernel.stopping) this.startFailover(runtime, graceSeconds, FAILOVER_RETRY_MS);
-        });
-    });
-  }
-
-  /** Completes a framework: its tasks killed, its offers rescinded, its resources recovered. */
-  private async remove(frameworkId: string, reason: string, actor: Actor): Promise<void> {
-    const runtime = this.state.frameworks.get(frameworkId);
-    await this.offers.rescindWhere((o) => o.frameworkId === frameworkId, reason);
-    this.inverseOffers.rescindWhere((io) => io.frameworkId === frameworkId, reason);
-    const live = await this.tasks.live({ frameworkId });
-    const notRunning: TaskEntity[] = [];
-    for (const t of live) {
-      const agent = this.state.agents.get(t.agentId)?.socket;
-      if (agent && t.state !== TaskState.STAGING)
-        agent.emit('kill', { frameworkId, taskId: t.taskId, gracePeriodSeconds: KILL_GRACE_SECONDS });
-      else notRunning.push(t);
-    }
-    await this.updates.masterUpdate(notRunning, TaskState.KILLED, 'REASON_FRAMEWORK_REMOVED', reason);
-    const now = this.clock.date();
-    await this.frameworks.markCompleted(frameworkId, now, (tx) =>
-      this.audit.record(
-        tx,
-        actor,
-        {
-          action: 'framework.teardown',
-          targetType: 'framework',
-          targetId: frameworkId,
-          before: { activeTasks: live.length },
-          after: { state: FrameworkState.COMPLETED, reason },
-        },
-        now,
-      ),
-    );
-    if (runtime) {
-      runtime.failoverTimer?.cancel();
-      this.state.allocator.removeFramework(frameworkId);
-      this.state.frameworks.delete(frameworkId);
-    }
-    this.stream.emit('framework.removed', { frameworkId, reason });
-    this.loop.requestCycle();
-  }
-
-  teardown(socket: FrameworkConnection, actor: Actor): Promise<void> {
-    return this.kernel.exclusive(async () => {
-      const fw = this.state.frameworkOf(socket);
-      fw.socket = undefined;
-      await this.remove(fw.id, 'the framework tore itself down', actor);
-      // Disconnect once the reply is out.
-      this.clock.after(100, () => socket.disconnect(true));
-    });
-  }
-
-  /** Operator teardown through the REST API; false when the framework is not known to the master. */
-  teardownById(frameworkId: string, actor: Actor): Promise<boolean> {
-    return this.kernel.exclusive(async () => {
-      const fw = this.state.frameworks.get(frameworkId);
-      if (!fw) return false;
-      const socket = fw.socket;
-      fw.socket = undefined;
-      await this.remove(frameworkId, 'torn down by an operator', actor);
-      socket?.disconnect(true);
-      return true;
-    });
-  }
-
-  /** Sends every connected framework a heartbeat. */
-  heartbeat(): void {
-    const at = this.clock.date().toISOString();
-    for (const fw of this.state.frameworks.values()) fw.socket?.emit('heartbeat', { at });
-  }
-
   suppress(socket: FrameworkConnection, msg: RolesCall): Promise<void> {
     return this.changeSuppression(socket, msg, true);
   }
@@ -369,37 +217,5 @@ export class FrameworkSessions {
         this.loop.requestCycle();
       }
     });
-  }
-
-  kill(socket: FrameworkConnection, msg: Kill): Promise<void> {
-    return this.kernel.exclusive(async () => {
-      const fw = this.state.frameworkOf(socket);
-      const task = await this.tasks.find(fw.id, msg.taskId);
-      if (!task) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_TASK, `the framework has no task '${msg.taskId}'`);
-      await this.killTask(task, msg.gracePeriodSeconds);
-    });
-  }
-
-  /** An operator's kill (REST): as the framework's own, in the serial order. */
-  killById(frameworkId: string, taskId: string, gracePeriodSeconds?: number): Promise<void> {
-    return this.kernel.exclusive(async () => {
-      const task = await this.tasks.find(frameworkId, taskId);
-      if (task) await this.killTask(task, gracePeriodSeconds);
-    });
-  }
-
-  /** SIGTERM then SIGKILL at the agent; a task not running anywhere yet is KILLED here. */
-  private async killTask(task: TaskEntity, gracePeriodSeconds?: number): Promise<void> {
-    if (isTerminalTaskState(task.state)) return;
-    const { frameworkId, taskId } = task;
-    const agent = this.state.agents.get(task.agentId)?.socket;
-    if (agent && task.state !== TaskState.STAGING) {
-      await this.updates.killing([task]);
-      agent.emit('kill', { frameworkId, taskId, gracePeriodSeconds: gracePeriodSeconds ?? KILL_GRACE_SECONDS });
-    } else {
-      // Not running anywhere yet (or its agent is away): killed here.
-      agent?.emit('kill', { frameworkId, taskId, gracePeriodSeconds: 0 });
-      await this.updates.masterUpdate([task], TaskState.KILLED, 'REASON_TASK_KILLED_DURING_LAUNCH', 'killed before it started');
-    }
   }
 }

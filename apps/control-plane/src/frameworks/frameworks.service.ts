@@ -9,8 +9,8 @@ import { AclsService } from '../acls/acls.service';
 import type { Page } from '../common/pagination.dto';
 import { Database } from '../database/database.service';
 import { ArbiterException } from '../errors/errors.exception';
-import { FrameworkSessions } from './framework-sessions.handler';
-import { LiveView } from '../kernel/live-view';
+import { FrameworkRemoval } from './framework-removal.handler';
+import { LiveView } from '../master/live-view';
 import { type FrameworkEntity, FrameworkState } from './framework.entity';
 import { FrameworksRepository } from './frameworks.repository';
 import type { FrameworkDto } from './frameworks.dto';
@@ -22,7 +22,7 @@ export class FrameworksService {
     private readonly db: Database,
     private readonly repo: FrameworksRepository,
     private readonly live: LiveView,
-    private readonly sessions: FrameworkSessions,
+    private readonly removal: FrameworkRemoval,
     private readonly acls: AclsService,
     private readonly usage: AllocationUsageRepository,
   ) {}
@@ -92,7 +92,7 @@ export class FrameworksService {
     await this.acls.authorize(actor, 'teardown_frameworks', before.principal ?? '', `tear down framework ${id}`);
     if (before.state === FrameworkState.COMPLETED) return before;
     // The teardown's audit entry commits with the framework's completion.
-    await this.sessions.teardownById(id, actor);
+    await this.removal.teardownById(id, actor);
     return this.get(id);
   }
 }

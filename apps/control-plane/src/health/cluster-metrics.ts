@@ -7,7 +7,7 @@
 import { Resources } from '@arbiter/allocator';
 import { Injectable } from '@nestjs/common';
 import { Gauge } from 'prom-client';
-import { ClusterState } from '../kernel/cluster-state';
+import { ClusterState } from '../master/cluster-state';
 import { Metrics } from './metrics';
 
 @Injectable()

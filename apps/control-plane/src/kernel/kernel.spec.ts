@@ -106,6 +106,59 @@ describe('Kernel', () => {
     await expect(c.push('c')).resolves.toBe('c');
   });
 
+  it('starts each term with fresh per-term state and batches: what an ended term booked holds nothing up', async () => {
+    const k = new Kernel();
+    k.restart();
+    let made = 0;
+    const state = k.perTerm(() => ({ n: ++made }));
+    expect(state()).toBe(state());
+    const flushed: string[] = [];
+    const batch = k.batch<string, string>('serial', (entries) => {
+      for (const e of entries) {
+        flushed.push(e.item);
+        e.resolve(e.item);
+      }
+      return Promise.resolve();
+    });
+    // The term's serial order is stuck (a write that never returns), with a batch booked behind it.
+    void k.serial(() => new Promise<never>(() => undefined));
+    void batch.push('stuck');
+    expect(batch.size).toBe(1);
+    k.abandon();
+    k.restart();
+    expect(state().n).toBe(2);
+    expect(batch.size).toBe(0);
+    await expect(batch.push('next term')).resolves.toBe('next term');
+    expect(flushed).toEqual(['next term']);
+  });
+
+  it('continues after a commit within its term only', async () => {
+    const k = new Kernel();
+    k.restart();
+    const log: string[] = [];
+    const first = gate();
+    k.afterCommit(first.promise, () => log.push('committed'));
+    k.afterCommit(
+      Promise.reject(new Error('refused')),
+      () => log.push('never'),
+      (err) => log.push(String(err)),
+    );
+    first.open();
+    await tick();
+    expect([...log].sort()).toEqual(['Error: refused', 'committed']);
+    const late = gate();
+    k.afterCommit(late.promise, () => log.push('after the term'));
+    k.abandon();
+    late.open();
+    await tick();
+    const next = gate();
+    k.restart();
+    k.afterCommit(next.promise, () => log.push('next term'));
+    next.open();
+    await tick();
+    expect(log.slice(2)).toEqual(['next term']);
+  });
+
   it('stop waits for the work and writes in flight', async () => {
     const k = new Kernel();
     const held = gate();

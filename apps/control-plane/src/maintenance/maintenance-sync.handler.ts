@@ -7,9 +7,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AgentSessionsRepository } from '../agents/agent-sessions.repository';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { type AgentRuntime, ClusterState } from '../kernel/cluster-state';
+import { type AgentRuntime, ClusterState } from '../master/cluster-state';
 import { InverseOffers } from '../allocation/inverse-offers.handler';
-import { OfferBook } from '../offers/offer-book.handler';
+import { OfferRescinds } from '../offers/offer-rescinds.handler';
 import { MachineMode, type MaintenanceMachineEntity } from './maintenance-machine.entity';
 import { MaintenanceStateRepository } from './maintenance-state.repository';
 
@@ -25,7 +25,7 @@ export class MaintenanceSync {
     private readonly state: ClusterState,
     private readonly maintenance: MaintenanceStateRepository,
     private readonly agents: AgentSessionsRepository,
-    private readonly offers: OfferBook,
+    private readonly offers: OfferRescinds,
     private readonly inverseOffers: InverseOffers,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -72,7 +72,7 @@ export class MaintenanceSync {
     const m = this.machineOf(agent);
     if (m?.mode === MachineMode.DOWN) {
       allocator.deactivateAgent(agent.id, { maintenance: true });
-      await this.offers.rescindWhere((o) => o.agentId === agent.id, 'the agent is down for maintenance');
+      await this.offers.onAgent(agent.id, 'the agent is down for maintenance');
       // Just gone DOWN: its agent is shut down (and out of the allocator).
       if (!wasDown.has(agent.id)) for (const listener of this.downListeners) await listener(agent.id);
       if (!allocator.hasAgent(agent.id)) return;
@@ -87,10 +87,7 @@ export class MaintenanceSync {
     if (unavailability.get(agent.id) !== start) {
       // Inverse offers made for the old window (if any) no longer hold.
       if (unavailability.has(agent.id))
-        this.inverseOffers.rescindWhere(
-          (io) => io.agentId === agent.id,
-          start === null ? 'the maintenance was cancelled' : 'the maintenance window changed',
-        );
+        this.inverseOffers.rescindOnAgent(agent.id, start === null ? 'the maintenance was cancelled' : 'the maintenance window changed');
       unavailability.set(agent.id, start);
       allocator.updateUnavailability(agent.id, start === null ? null : this.state.seconds() + (start - nowMs) / 1000);
     }

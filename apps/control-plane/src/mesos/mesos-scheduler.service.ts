@@ -17,50 +17,25 @@ import { AuthService } from '../auth/auth.service';
 import { PrincipalKind } from '../auth/principal.entity';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { CommonErrorCode } from '../errors/errors.codes';
-import { toArbiterException } from '../errors/errors.filter';
-import { httpStatusOf } from '../errors/errors.mapping';
+import { FrameworkFailover } from '../frameworks/framework-failover.handler';
+import { FrameworkRemoval } from '../frameworks/framework-removal.handler';
 import { FRAMEWORK_HEARTBEAT_SECONDS, FrameworkSessions } from '../frameworks/framework-sessions.handler';
+import { TaskKills } from '../tasks/task-kills.handler';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState } from '../kernel/cluster-state';
+import { ClusterState } from '../master/cluster-state';
 import { asProtocolError, ProtocolError } from '../kernel/protocol-error';
 import { Leadership } from '../leadership/leadership.service';
 import { OfferAnswers } from '../offers/offer-answers.handler';
 import { Realtime } from '../realtime/realtime';
 import { TaskUpdates } from '../tasks/task-updates.handler';
 import { acceptOf, declineOf, killOf, MESOS_STAR, mesosBytesToUuid, type RoleMap, rolesCallOf, subscriptionOf } from './mesos-codec';
+import { answerWith, httpErrorOf, masterInfo, MesosHttpError } from './mesos-http';
 import { JSON_ENCODING, type MesosEncoding, mediaType, negotiate } from './mesos-encoding';
 import { PROTOBUF_ENCODING } from './mesos-protobuf';
 import { MesosStream } from './mesos-stream';
 
 export const MESOS_SCHEDULER_PATH = '/api/v1/scheduler';
 const ENCODINGS: MesosEncoding[] = [JSON_ENCODING, PROTOBUF_ENCODING];
-
-/** An HTTP answer to a call: its status and `{ code, message }`. */
-class MesosHttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly headers: Record<string, string> = {},
-    readonly details?: Record<string, unknown>,
-  ) {
-    super(message);
-  }
-}
-
-/** The HTTP status of a protocol error, as a Mesos master answers such a call. */
-function statusOf(code: string): number {
-  switch (code) {
-    case PROTOCOL_ERRORS.FORBIDDEN:
-    case PROTOCOL_ERRORS.FRAMEWORK_PRINCIPAL_MISMATCH:
-      return 403;
-    case PROTOCOL_ERRORS.DATABASE_UNAVAILABLE:
-    case PROTOCOL_ERRORS.NOT_LEADER:
-      return 503;
-    default:
-      return 400;
-  }
-}
 
 /** Offer problems: Mesos drops the tasks (TASK_DROPPED, or TASK_LOST without PARTITION_AWARE) with REASON_INVALID_OFFERS. */
 const INVALID_OFFERS = new Set<string>([
@@ -83,6 +58,9 @@ export class MesosScheduler {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly state: ClusterState,
     private readonly frameworks: FrameworkSessions,
+    private readonly failover: FrameworkFailover,
+    private readonly removal: FrameworkRemoval,
+    private readonly kills: TaskKills,
     private readonly answers: OfferAnswers,
     private readonly tasks: TaskUpdates,
     private readonly inverseOffers: InverseOffers,
@@ -110,34 +88,12 @@ export class MesosScheduler {
     try {
       await this.call(req, res);
     } catch (err) {
-      const e = this.httpError(err);
+      const e = httpErrorOf(err);
       if (!e) {
         this.logger.error({ err }, 'a Mesos scheduler call failed');
-        this.answer(res, new MesosHttpError(500, CommonErrorCode.INTERNAL_ERROR, 'the control plane failed on this call; see its log'));
-      } else this.answer(res, e);
+        answerWith(res, new MesosHttpError(500, CommonErrorCode.INTERNAL_ERROR, 'the control plane failed on this call; see its log'));
+      } else answerWith(res, e);
     }
-  }
-
-  private httpError(err: unknown): MesosHttpError | undefined {
-    if (err instanceof MesosHttpError) return err;
-    const p = asProtocolError(err);
-    if (p) return new MesosHttpError(statusOf(p.code), p.code, p.message, {}, p.details);
-    const known = toArbiterException(err);
-    if (known) {
-      const status = httpStatusOf(known.code);
-      const headers: Record<string, string> = status === 401 ? { 'WWW-Authenticate': 'Basic realm="arbiter"' } : {};
-      return new MesosHttpError(status, known.code, known.message, headers);
-    }
-    return undefined;
-  }
-
-  private answer(res: Response, e: MesosHttpError): void {
-    if (res.headersSent) {
-      res.end();
-      return;
-    }
-    for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);
-    res.status(e.status).json({ code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) });
   }
 
   private async call(req: Request, res: Response): Promise<void> {
@@ -231,14 +187,14 @@ export class MesosScheduler {
       this.streams.delete(stream.id);
       if (stream.data.frameworkId !== undefined && !stream.closed && this.realtime.sessionsOpen) {
         stream.disconnect();
-        void this.frameworks.disconnected(stream).catch((err: unknown) => this.logger.error({ err }, 'Mesos framework disconnection'));
+        void this.failover.disconnected(stream).catch((err: unknown) => this.logger.error({ err }, 'Mesos framework disconnection'));
       } else stream.disconnect();
     });
     const reply = await this.frameworks.subscribe(stream, msg, actor);
     const multiRole = msg.capabilities.includes('MULTI_ROLE');
     const star = multiRole ? !info?.roles?.length || info.roles.includes(MESOS_STAR) : (info?.role ?? MESOS_STAR) === MESOS_STAR;
     if (connection.gone) {
-      await this.frameworks.disconnected(stream);
+      await this.failover.disconnected(stream);
       return;
     }
     this.streams.set(stream.id, stream);
@@ -247,27 +203,9 @@ export class MesosScheduler {
       {
         framework_id: { value: reply.frameworkId },
         heartbeat_interval_seconds: reply.heartbeatIntervalSeconds || FRAMEWORK_HEARTBEAT_SECONDS,
-        master_info: this.masterInfo(req),
+        master_info: masterInfo(this.leadership.url, req),
       },
     );
-  }
-
-  /** Mesos's MasterInfo for this control plane: its advertised address, and the IPv4 address the framework reached. */
-  private masterInfo(req: Request): Record<string, unknown> {
-    const url = new URL(this.leadership.url);
-    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-    const local = (req.socket.localAddress ?? '').replace(/^::ffff:/, '');
-    const octets = /^\d+\.\d+\.\d+\.\d+$/.test(local) ? local.split('.').map(Number) : [];
-    // MasterInfo.ip is the IPv4 address in network order, as a number.
-    const ip = octets.length === 4 ? octets.reduce((n, o, i) => n + o * 256 ** i, 0) : 0;
-    return {
-      id: this.leadership.url,
-      ip,
-      port,
-      hostname: url.hostname,
-      version: '1.11.0',
-      address: { hostname: url.hostname, ...(octets.length ? { ip: local } : {}), port },
-    };
   }
 
   /** The caller's stream: named by Mesos-Stream-Id, of the framework the call names, opened by the same principal. */
@@ -301,7 +239,7 @@ export class MesosScheduler {
   private async dispatch(call: MesosCallT, stream: MesosStream, actor: Actor): Promise<void> {
     switch (call.type) {
       case 'TEARDOWN':
-        await this.frameworks.teardown(stream, actor);
+        await this.removal.teardown(stream, actor);
         return;
       case 'ACCEPT':
         await this.accept(call, stream);
@@ -324,7 +262,7 @@ export class MesosScheduler {
         await this.frameworks.suppress(stream, rolesCallOf(call, this.roles));
         return;
       case 'KILL':
-        await this.frameworks.kill(stream, killOf(call));
+        await this.kills.kill(stream, killOf(call));
         return;
       case 'ACKNOWLEDGE': {
         const ack = call.acknowledge;

@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { FrameworkEvents, MesosEventType } from '@arbiter/contracts';
 import type { Response } from 'express';
 import type { Actor } from '../auth/auth.actor';
-import type { FrameworkConnection, SessionData } from '../kernel/cluster-state';
-import { type EventContext, mesosInverseOffer, mesosOffer, mesosStatus, recordIo } from './mesos-codec';
+import type { FrameworkConnection, SessionData } from '../master/cluster-state';
+import { type EventContext, mesosInverseOffer, mesosOffer, mesosStatus, recordIo } from './mesos-events';
 import type { MesosEncoding } from './mesos-encoding';
 
 /** A framework that reads this slowly (this many bytes waiting) is disconnected. */

@@ -2,44 +2,24 @@
  * Frameworks' answers to offers: accepts (LAUNCH, RESERVE, UNRESERVE) and declines, checked
  * against the outstanding offers, group-committed, and only then answered and launched.
  */
-import { AclsService } from '../acls/acls.service';
-import { AccessLog } from '../audit/access-log';
 import { randomUUID } from 'node:crypto';
 import { Resources } from '@arbiter/allocator';
-import { type Accept, type AcceptReply, type Decline, PROTOCOL_ERRORS, type TaskSpec } from '@arbiter/contracts';
+import { type Accept, type AcceptReply, type Decline, PROTOCOL_ERRORS } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
-import { AllocationLoop } from '../allocation/allocation-loop.handler';
-import { ArbiterException } from '../errors/errors.exception';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState, type FrameworkRuntime, type OutstandingOffer, taskKey, type FrameworkConnection } from '../kernel/cluster-state';
-import type { GroupCommit } from '../kernel/group-commit';
+import { ClusterState, taskKey, type FrameworkConnection } from '../master/cluster-state';
 import { Metrics } from '../health/metrics';
 import { EventualWrites } from '../kernel/eventual-writes';
-import { Kernel, type Pending, type WriteLane } from '../kernel/kernel';
+import { type Batch, Kernel, type Pending, type WriteLane } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
-import { ReservationsService } from '../reservations/reservations.service';
+import { Outbox } from '../master/outbox';
 import { TaskUpdates } from '../tasks/task-updates.handler';
 import { type TaskEntity, TaskState } from '../tasks/task.entity';
 import { OfferState } from './offer.entity';
-import { closeOffers, OffersRepository, type RefusedAnswer } from './offers.repository';
-
-/** Default refuse_seconds of an accept's unused resources and of a decline (as Mesos). */
-export const DEFAULT_REFUSE_SECONDS = 5;
-
-/** An accept checked against its offers, not yet written. */
-interface PlannedAccept {
-  fw: FrameworkRuntime;
-  offers: OutstandingOffer[];
-  agentId: string;
-  /** What is left of the offers per role once the tasks have their share. */
-  pool: Map<string, Resources>;
-  tasks: Array<{ spec: TaskSpec; role: string }>;
-  /** Filter for the unused (or declined) resources. */
-  refuseSeconds: number;
-  /** A decline: its offers return to the allocator whole. */
-  declined?: boolean;
-}
+import { OffersRepository, type RefusedAnswer } from './offers.repository';
+import { AnswerPlans, type PlannedAccept } from './answer-plans';
+import { ReservationAccepts } from './reservation-accepts.handler';
 
 /** An accept or a decline, as it arrived. */
 type OfferAnswer = { socket: FrameworkConnection } & ({ accept: Accept; decline?: undefined } | { decline: Decline; accept?: undefined });
@@ -54,23 +34,22 @@ interface AnswerWrite {
 @Injectable()
 export class OfferAnswers {
   /** Answers, checked in the serial order in batches (those that arrive while one batch is checked go in the next). */
-  private readonly answers: GroupCommit<OfferAnswer, AcceptReply | undefined>;
-  private readonly launchWrites: GroupCommit<AnswerWrite, RefusedAnswer[]>;
-  private readonly declineWrites: GroupCommit<AnswerWrite, RefusedAnswer[]>;
+  private readonly answers: Batch<OfferAnswer, AcceptReply | undefined>;
+  private readonly launchWrites: Batch<AnswerWrite, RefusedAnswer[]>;
+  private readonly declineWrites: Batch<AnswerWrite, RefusedAnswer[]>;
 
   constructor(
     private readonly kernel: Kernel,
     private readonly state: ClusterState,
     private readonly offers: OffersRepository,
-    private readonly reservations: ReservationsService,
+    private readonly plans: AnswerPlans,
+    private readonly reservationAccepts: ReservationAccepts,
     private readonly updates: TaskUpdates,
-    private readonly loop: AllocationLoop,
     private readonly stream: OperatorStream,
     @Inject(CLOCK) private readonly clock: Clock,
-    private readonly acls: AclsService,
-    private readonly access: AccessLog,
     private readonly writes: EventualWrites,
     private readonly metrics: Metrics,
+    private readonly outbox: Outbox,
   ) {
     this.answers = kernel.batch('serial', (batch) => this.flushAnswers(batch));
     this.launchWrites = this.answerWrites('launches');
@@ -103,114 +82,12 @@ export class OfferAnswers {
       }
       await this.answerOffers(group);
       group = [];
-      await this.acceptReservations(socket, accept).then(
+      await this.reservationAccepts.accept(socket, accept).then(
         (reply) => entry.resolve(reply),
         (err: unknown) => entry.reject(err),
       );
     }
     await this.answerOffers(group);
-  }
-
-  /** Looks up offers for an accept: all outstanding, the caller's, on one agent. */
-  private async takeOffers(fw: FrameworkRuntime, offerIds: string[]): Promise<OutstandingOffer[]> {
-    const found: OutstandingOffer[] = [];
-    for (const id of new Set(offerIds)) {
-      const o = this.state.offers.get(id);
-      if (!o) {
-        // After the writes in flight, so that an offer just answered shows how.
-        await this.kernel.settled();
-        const row = await this.offers.find(id);
-        if (!row) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_OFFER, `no offer with id ${id}`, { offerId: id });
-        if (row.frameworkId !== fw.id)
-          throw new ProtocolError(PROTOCOL_ERRORS.OFFER_NOT_YOURS, `offer ${id} was made to another framework`, { offerId: id });
-        throw new ProtocolError(PROTOCOL_ERRORS.OFFER_STALE, `offer ${id} is no longer valid (${row.state.toLowerCase()})`, {
-          offerId: id,
-          state: row.state,
-        });
-      }
-      if (o.frameworkId !== fw.id)
-        throw new ProtocolError(PROTOCOL_ERRORS.OFFER_NOT_YOURS, `offer ${id} was made to another framework`, { offerId: id });
-      found.push(o);
-    }
-    if (new Set(found.map((o) => o.agentId)).size > 1)
-      throw new ProtocolError(PROTOCOL_ERRORS.OFFERS_FROM_SEVERAL_AGENTS, 'offers accepted together must come from one agent');
-    return found;
-  }
-
-  /**
-   * What an accept asks for, checked against its offers: the offers (all outstanding, the
-   * caller's, from one agent), the tasks with the role whose offered resources they use, and
-   * what is left of the offers per role. Changes nothing.
-   */
-  private async planAccept(fw: FrameworkRuntime, msg: Accept): Promise<PlannedAccept> {
-    const offers = await this.takeOffers(fw, msg.offerIds);
-    const agentId = offers[0].agentId;
-    // What is left of the offered resources, per role.
-    const pool = new Map<string, Resources>();
-    for (const o of offers) pool.set(o.role, (pool.get(o.role) ?? Resources.empty()).plus(o.resources));
-    const reservationOps = msg.operations.filter((op) => op.type !== 'LAUNCH');
-    const launches = msg.operations.flatMap((op) => (op.type === 'LAUNCH' ? op.tasks : []));
-    if (reservationOps.length && launches.length) {
-      throw new ProtocolError(
-        PROTOCOL_ERRORS.INVALID_MESSAGE,
-        'RESERVE and UNRESERVE cannot be combined with LAUNCH in one accept; launch on the reserved resources from the next offer',
-      );
-    }
-    const tasks: PlannedAccept['tasks'] = [];
-    const ids = new Set<string>();
-    for (const spec of launches) {
-      if (ids.has(spec.taskId))
-        throw new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${spec.taskId}' appears twice in this accept`);
-      ids.add(spec.taskId);
-      const user = spec.user ?? fw.user ?? undefined;
-      if (user !== undefined && fw.actor && !this.acls.allows(fw.actor, 'run_tasks', user)) {
-        await this.access.denied(fw.actor, {
-          what: 'launch',
-          reason: `ACL run_tasks refuses user '${user}'`,
-          targetType: 'task',
-          targetId: spec.taskId,
-        });
-        throw new ProtocolError(
-          PROTOCOL_ERRORS.FORBIDDEN,
-          `principal '${fw.actor.name}' may not run tasks as user '${user}' (ACL run_tasks); task '${spec.taskId}'`,
-          { taskId: spec.taskId, user },
-        );
-      }
-      const wanted = Resources.of(spec.resources);
-      let role: string | undefined;
-      for (const [r, left] of pool) {
-        if (!left.contains(wanted)) continue;
-        role = r;
-        pool.set(r, left.minus(wanted));
-        break;
-      }
-      if (role === undefined) {
-        throw new ProtocolError(
-          PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES,
-          `task '${spec.taskId}' needs ${wanted.toString()}, more than is left of the offers (${[...pool.values()].map((r) => r.toString()).join(' + ') || 'nothing'})`,
-          { taskId: spec.taskId },
-        );
-      }
-      tasks.push({ spec: user !== undefined && spec.user === undefined ? { ...spec, user } : spec, role });
-    }
-    return { fw, offers, agentId, pool, tasks, refuseSeconds: msg.refuseSeconds ?? DEFAULT_REFUSE_SECONDS };
-  }
-
-  /** Declined offers: the caller's that are still outstanding (declining one that is gone is harmless, as in Mesos). */
-  private planDecline(fw: FrameworkRuntime, msg: Decline): PlannedAccept {
-    const offers = [...new Set(msg.offerIds)].flatMap((id) => {
-      const o = this.state.offers.get(id);
-      return o?.frameworkId === fw.id ? [o] : [];
-    });
-    return {
-      fw,
-      offers,
-      agentId: '',
-      pool: new Map(),
-      tasks: [],
-      refuseSeconds: msg.refuseSeconds ?? DEFAULT_REFUSE_SECONDS,
-      declined: true,
-    };
   }
 
   private async answerOffers(entries: AnswerEntry[]): Promise<void> {
@@ -220,7 +97,7 @@ export class OfferAnswers {
       const { socket, accept, decline } = entry.item;
       try {
         const fw = this.state.frameworkOf(socket);
-        plans.push({ entry, ...(accept ? await this.planAccept(fw, accept) : this.planDecline(fw, decline)) });
+        plans.push({ entry, ...(accept ? await this.plans.accept(fw, accept) : this.plans.decline(fw, decline)) });
       } catch (err) {
         entry.reject(err);
       }
@@ -277,10 +154,10 @@ export class OfferAnswers {
     const accepted = answered.filter((p) => !p.declined);
     const declined = answered.filter((p) => p.declined);
     for (const p of accepted) {
-      for (const o of p.offers) offers.delete(o.id);
+      offers.take(p.offers.map((o) => o.id));
       for (const [role, left] of p.pool) if (!left.isEmpty()) allocator.recoverResources(p.fw.id, p.agentId, role, left, p.refuseSeconds);
     }
-    for (const p of declined) for (const o of p.offers) offers.delete(o.id);
+    for (const p of declined) offers.take(p.offers.map((o) => o.id));
     this.commitAnswers(accepted, this.launchWrites);
     this.commitAnswers(declined, this.declineWrites);
     if (accepted.length && declined.length) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -293,7 +170,7 @@ export class OfferAnswers {
    * answers them and launches their tasks. An answer the write refuses (a task id used before)
    * is refused as if its write had failed: its offers are rescinded and its tasks' resources go back.
    */
-  private commitAnswers(answered: Array<PlannedAccept & { entry: AnswerEntry }>, writes: GroupCommit<AnswerWrite, RefusedAnswer[]>): void {
+  private commitAnswers(answered: Array<PlannedAccept & { entry: AnswerEntry }>, writes: Batch<AnswerWrite, RefusedAnswer[]>): void {
     if (!answered.length) return;
     const now = this.clock.date();
     const written = answered.map((p) => ({
@@ -316,7 +193,8 @@ export class OfferAnswers {
     const held = written.flatMap((w) => w.tasks.map((t) => taskKey(t.frameworkId, t.taskId)));
     for (const k of held) launching.add(k);
     const write = written.some((w) => w.offers.size || w.tasks.length) ? writes.push({ answers: written, at: now }) : Promise.resolve([]);
-    write.then(
+    this.kernel.afterCommit(
+      write,
       (refused) => {
         for (const k of held) launching.delete(k);
         const turnedDown = new Map(refused.map((r) => [r.answer, r.taskId]));
@@ -380,13 +258,13 @@ export class OfferAnswers {
         this.state.allocator.recoverResources(p.fw.id, p.agentId, t.role, Resources.of(t.spec.resources), refuseSeconds);
     }
     for (const o of p.offers) {
-      if (!p.declined) p.fw.socket?.emit('rescind', { offerId: o.id, reason });
+      if (!p.declined) this.outbox.rescind(p.fw.id, o.id, reason);
       this.stream.emit('offer.closed', { offerId: o.id, state: closed.get(o.id) ?? OfferState.RESCINDED });
     }
   }
 
   /** Answers written in a lane; those that wait for it go out in one statement. */
-  private answerWrites(lane: WriteLane): GroupCommit<AnswerWrite, RefusedAnswer[]> {
+  private answerWrites(lane: WriteLane): Batch<AnswerWrite, RefusedAnswer[]> {
     return this.kernel.batch(
       lane,
       async (batch) => {
@@ -406,58 +284,5 @@ export class OfferAnswers {
       },
       { isolate: true },
     );
-  }
-
-  /**
-   * An accept with RESERVE or UNRESERVE operations (no launches): the reservations change through
-   * the reservations service (same lock, rules and audit as the operator API), the offers close in
-   * the same transaction, and the agent is offered anew once the allocator has its new total.
-   */
-  private async acceptReservations(socket: FrameworkConnection, msg: Accept): Promise<AcceptReply> {
-    // It reads and changes the agent's rows: after the writes in flight.
-    await this.kernel.settled();
-    const fw = this.state.frameworkOf(socket);
-    const { offers, agentId, pool } = await this.planAccept(fw, msg);
-    const role = offers[0].role;
-    const offered = pool.get(role) ?? Resources.empty();
-    const ops = msg.operations.flatMap((op) => (op.type === 'LAUNCH' ? [] : [{ type: op.type, resources: Resources.of(op.resources) }]));
-    if (fw.actor) {
-      const actor = fw.actor;
-      for (const { type } of ops) {
-        const [acl, object] = type === 'RESERVE' ? (['reserve_resources', role] as const) : (['unreserve_resources', actor.name] as const);
-        if (this.acls.allows(actor, acl, object)) continue;
-        await this.access.denied(actor, { what: type, reason: `ACL ${acl} refuses '${object}'`, targetType: 'agent', targetId: agentId });
-        throw new ProtocolError(PROTOCOL_ERRORS.FORBIDDEN, `principal '${actor.name}' may not ${type} for '${object}' (ACL ${acl})`);
-      }
-    }
-    for (const { type, resources } of ops) {
-      const source = type === 'RESERVE' ? resources.withReservation(undefined) : resources;
-      if (type === 'RESERVE' && !resources.reserved().isEmpty() && resources.reserved(role).isEmpty())
-        throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `RESERVE may reserve only for the offer's role '${role}'`);
-      if (!offered.contains(source))
-        throw new ProtocolError(
-          PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES,
-          `${type} of ${resources.toString()} is not covered by the offers`,
-        );
-    }
-    const at = this.clock.date();
-    try {
-      await this.reservations.applyForFramework(fw.id, agentId, role, ops, (tx) =>
-        closeOffers(tx, new Map(offers.map((o) => [o.id, OfferState.ACCEPTED])), at),
-      );
-    } catch (err) {
-      if (err instanceof ArbiterException && err.code === 'RESERVATION_INSUFFICIENT_RESOURCES')
-        throw new ProtocolError(PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES, err.message);
-      throw err;
-    }
-    for (const o of offers) {
-      this.state.offers.delete(o.id);
-      this.stream.emit('offer.closed', { offerId: o.id, state: OfferState.ACCEPTED });
-    }
-    // The converted resources return to the allocator, which offers them to the role again once
-    // the reservation's event has brought the agent's total in line (and asked for a cycle).
-    for (const o of offers) this.state.allocator.recoverResources(fw.id, agentId, o.role, o.resources);
-    this.loop.requestCycle();
-    return { launched: [] };
   }
 }

@@ -21,11 +21,16 @@ import {
   Subscribe,
   UpdateAgent,
 } from '@arbiter/contracts';
+import { AgentLiveness } from '../agents/agent-liveness.handler';
+import { AgentMembership } from '../agents/agent-membership.handler';
 import { AgentSessions } from '../agents/agent-sessions.handler';
 import { PrincipalKind } from '../auth/principal.entity';
 import { InverseOffers } from '../allocation/inverse-offers.handler';
 import { OperatorStream } from '../events/operator-stream';
+import { FrameworkFailover } from '../frameworks/framework-failover.handler';
+import { FrameworkRemoval } from '../frameworks/framework-removal.handler';
 import { FrameworkSessions } from '../frameworks/framework-sessions.handler';
+import { TaskKills } from '../tasks/task-kills.handler';
 import { OfferAnswers } from '../offers/offer-answers.handler';
 import { TaskUpdates } from '../tasks/task-updates.handler';
 import { on } from './gateway.util';
@@ -41,7 +46,12 @@ export class Gateways implements OnApplicationBootstrap {
     private readonly realtime: Realtime,
     private readonly stream: OperatorStream,
     private readonly agents: AgentSessions,
+    private readonly liveness: AgentLiveness,
+    private readonly membership: AgentMembership,
     private readonly frameworks: FrameworkSessions,
+    private readonly failover: FrameworkFailover,
+    private readonly removal: FrameworkRemoval,
+    private readonly kills: TaskKills,
     private readonly answers: OfferAnswers,
     private readonly tasks: TaskUpdates,
     private readonly inverseOffers: InverseOffers,
@@ -58,11 +68,11 @@ export class Gateways implements OnApplicationBootstrap {
     agents.on('connection', (socket) => {
       const actor = (socket.data as AuthedSocketData).actor;
       on(socket, 'register', RegisterAgent, (msg) => this.agents.register(socket, msg, actor));
-      on(socket, 'heartbeat', Empty, () => this.agents.heartbeat(socket));
+      on(socket, 'heartbeat', Empty, () => this.liveness.heartbeat(socket));
       on(socket, 'status', StatusUpdate, (msg) => this.tasks.agentStatus(socket, msg));
-      on(socket, 'update', UpdateAgent, (msg) => this.agents.update(socket, msg, actor));
+      on(socket, 'update', UpdateAgent, (msg) => this.membership.update(socket, msg, actor));
       socket.on('disconnect', () => {
-        if (this.realtime.sessionsOpen) void this.agents.disconnected(socket).catch(failed('agent disconnection'));
+        if (this.realtime.sessionsOpen) void this.liveness.disconnected(socket).catch(failed('agent disconnection'));
       });
     });
 
@@ -76,13 +86,13 @@ export class Gateways implements OnApplicationBootstrap {
       on(socket, 'decline', Decline, (msg) => this.answers.decline(socket, msg));
       on(socket, 'suppress', RolesCall, (msg) => this.frameworks.suppress(socket, msg));
       on(socket, 'revive', RolesCall, (msg) => this.frameworks.revive(socket, msg));
-      on(socket, 'kill', Kill, (msg) => this.frameworks.kill(socket, msg));
+      on(socket, 'kill', Kill, (msg) => this.kills.kill(socket, msg));
       on(socket, 'acknowledge', Acknowledge, (msg) => this.tasks.acknowledge(socket, msg));
       on(socket, 'reconcile', Reconcile, (msg) => this.tasks.reconcile(socket, msg));
       on(socket, 'inverseOffer', InverseOfferAnswer, (msg) => this.inverseOffers.answer(socket, msg));
-      on(socket, 'teardown', Empty, () => this.frameworks.teardown(socket, actor));
+      on(socket, 'teardown', Empty, () => this.removal.teardown(socket, actor));
       socket.on('disconnect', () => {
-        if (this.realtime.sessionsOpen) void this.frameworks.disconnected(socket).catch(failed('framework disconnection'));
+        if (this.realtime.sessionsOpen) void this.failover.disconnected(socket).catch(failed('framework disconnection'));
       });
     });
   }

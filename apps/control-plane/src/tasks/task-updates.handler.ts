@@ -11,6 +11,7 @@ import {
   isTerminalTaskState,
   type LaunchTask,
   PROTOCOL_ERRORS,
+  type RegisterAgent,
   type StatusUpdate,
   type TaskSpec,
   type TaskState as WireTaskState,
@@ -19,15 +20,13 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { OperatorStream } from '../events/operator-stream';
 import { Metrics } from '../health/metrics';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { type AgentSocket, ClusterState, type FrameworkConnection, taskKey } from '../kernel/cluster-state';
-import type { GroupCommit } from '../kernel/group-commit';
-import { Kernel, type Pending } from '../kernel/kernel';
+import { type AgentSocket, ClusterState, type FrameworkConnection, taskKey } from '../master/cluster-state';
+import { type Batch, Kernel, type Pending } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
+import { Outbox } from '../master/outbox';
 import { type TaskEntity, TaskState } from './task.entity';
 import { TasksRepository } from './tasks.repository';
 
-/** Grace period of kills the master sends on its own (a framework removed, an unknown task). */
-export const KILL_GRACE_SECONDS = 5;
 
 /** Only the agent a task runs on may report its state. */
 const notOnAgent = (u: StatusUpdate) =>
@@ -46,6 +45,7 @@ export class TaskUpdates {
     private readonly tasks: TasksRepository,
     private readonly stream: OperatorStream,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly outbox: Outbox,
   ) {
     this.lookups = kernel.batch('exclusive', (batch) => this.flushLookups(batch));
     // One update or acknowledgement the database refuses fails alone; the others commit.
@@ -69,11 +69,11 @@ export class TaskUpdates {
   }
 
   /** Updates of tasks not live in memory, looked up once the writes in flight have settled. */
-  private readonly lookups: GroupCommit<StatusUpdate, void>;
+  private readonly lookups: Batch<StatusUpdate, void>;
   /** Status updates written in the `statuses` lane (those that arrive while one write is on go in the next). */
-  private readonly statusWrites: GroupCommit<{ task: TaskEntity; update: StatusUpdate }, void>;
+  private readonly statusWrites: Batch<{ task: TaskEntity; update: StatusUpdate }, void>;
   /** Acknowledgements, written in the `background` lane. */
-  private readonly acks: GroupCommit<{ frameworkId: string; taskId: string; updateUuid: string }, void>;
+  private readonly acks: Batch<{ frameworkId: string; taskId: string; updateUuid: string }, void>;
 
   /**
    * A status update from an agent. An update of a live task (in memory) goes straight to its
@@ -145,7 +145,7 @@ export class TaskUpdates {
       if (!fresh.has(update.updateUuid)) continue;
       const fw = frameworks.get(task.frameworkId);
       if (fw?.held) fw.held.push(update);
-      else fw?.socket?.emit('update', { status: update });
+      else this.outbox.update(task.frameworkId, update);
       this.stream.emit('task.updated', {
         frameworkId: task.frameworkId,
         taskId: task.taskId,
@@ -230,10 +230,35 @@ export class TaskUpdates {
     );
   }
 
+  /**
+   * After a (re-)registration: tasks the database thinks run there but the agent does not
+   * report are LOST; tasks the agent runs that nobody wants any more are killed.
+   */
+  async reconcileAgent(agentId: string, reported: RegisterAgent['tasks'] & object, live: TaskEntity[]): Promise<void> {
+    const reportedKeys = new Set(reported.map((t) => taskKey(t.frameworkId, t.taskId)));
+    const knownKeys = new Set(live.map((t) => taskKey(t.frameworkId, t.taskId)));
+    // STAGING tasks may not have reached the agent yet; they are resent below.
+    const missing = live.filter((t) => !reportedKeys.has(taskKey(t.frameworkId, t.taskId)) && t.state !== TaskState.STAGING);
+    await this.masterUpdate(missing, TaskState.LOST, 'REASON_AGENT_RESTARTED', 'the agent re-registered without this task');
+    // Tasks out of contact (UNREACHABLE) that the agent reports take their real state again.
+    const reportedStates = new Map(reported.map((t) => [taskKey(t.frameworkId, t.taskId), t.state]));
+    for (const t of live) {
+      const now = reportedStates.get(taskKey(t.frameworkId, t.taskId));
+      if (t.state === TaskState.UNREACHABLE && now !== undefined && !isTerminalTaskState(now))
+        await this.masterUpdate([t], TaskState[now], 'REASON_AGENT_REREGISTERED', 'its agent is back in contact');
+    }
+    // A reported task in a terminal state has its last update on the way: nothing to do.
+    this.outbox.kill(
+      agentId,
+      reported.filter((t) => !knownKeys.has(taskKey(t.frameworkId, t.taskId)) && !isTerminalTaskState(t.state)),
+    );
+    for (const t of live.filter((t) => t.state === TaskState.STAGING && !reportedKeys.has(taskKey(t.frameworkId, t.taskId)))) {
+      this.sendLaunch(agentId, t);
+    }
+  }
+
   /** Sends a stored task to its agent, if the agent is connected. */
   sendLaunch(agentId: string, task: TaskEntity): void {
-    const socket = this.state.agents.get(agentId)?.socket;
-    if (!socket) return;
     const spec = task.command as { command: TaskSpec['command']; env?: Record<string, string> };
     const mem = Resources.of(task.resources).get('mem');
     const msg: LaunchTask = {
@@ -241,7 +266,7 @@ export class TaskUpdates {
       task: { taskId: task.taskId, name: task.name, command: spec.command, env: spec.env, resources: task.resources },
       ...(mem > 0 ? { memLimitBytes: Math.round(mem * 1024 * 1024) } : {}),
     };
-    socket.emit('launch', msg);
+    this.outbox.launch(agentId, msg);
   }
 
   /**
@@ -267,7 +292,7 @@ export class TaskUpdates {
           )
         : await this.tasks.live({ frameworkId: fw.id });
       const known = new Set(tasks.map((t) => t.taskId));
-      const send = (status: StatusUpdate) => fw.socket?.emit('update', { status });
+      const send = (status: StatusUpdate) => this.outbox.update(fw.id, status);
       for (const t of tasks) {
         send({
           updateUuid: randomUUID(),
@@ -309,7 +334,7 @@ export class TaskUpdates {
     if (!fw || !held) return;
     try {
       const sent = fw.socket ? await this.resendUnacknowledged(frameworkId, 0) : new Set<string>();
-      for (const update of held) if (!sent.has(update.updateUuid)) fw.socket?.emit('update', { status: update });
+      for (const update of held) if (!sent.has(update.updateUuid)) this.outbox.update(frameworkId, update);
     } catch (err) {
       this.logger.error({ err, frameworkId }, 'resending unacknowledged updates after a subscription failed; the periodic resend will');
     } finally {
@@ -328,18 +353,16 @@ export class TaskUpdates {
     );
     for (const r of rows) {
       sent.add(r.updateUuid);
-      this.state.frameworks.get(r.frameworkId)?.socket?.emit('update', {
-        status: {
-          updateUuid: r.updateUuid,
-          frameworkId: r.frameworkId,
-          taskId: r.taskId,
-          agentId: r.agentId,
-          state: r.state as WireTaskState,
-          ...(r.reason ? { reason: r.reason } : {}),
-          ...(r.message ? { message: r.message } : {}),
-          timestamp: r.at.toISOString(),
-          source: r.source as StatusUpdate['source'],
-        },
+      this.outbox.update(r.frameworkId, {
+        updateUuid: r.updateUuid,
+        frameworkId: r.frameworkId,
+        taskId: r.taskId,
+        agentId: r.agentId,
+        state: r.state as WireTaskState,
+        ...(r.reason ? { reason: r.reason } : {}),
+        ...(r.message ? { message: r.message } : {}),
+        timestamp: r.at.toISOString(),
+        source: r.source as StatusUpdate['source'],
       });
     }
     return sent;

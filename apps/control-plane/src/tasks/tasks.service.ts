@@ -5,7 +5,7 @@ import { isTerminalTaskState } from '@arbiter/contracts';
 import { AclsService } from '../acls/acls.service';
 import { AuditService } from '../audit/audit.service';
 import { Database } from '../database/database.service';
-import { FrameworkSessions } from '../frameworks/framework-sessions.handler';
+import { TaskKills } from './task-kills.handler';
 import type { Actor } from '../auth/auth.actor';
 import type { CappedPage } from '../common/pagination.dto';
 import { ArbiterException } from '../errors/errors.exception';
@@ -21,7 +21,7 @@ export class TasksService {
   constructor(
     private readonly repo: TaskListRepository,
     private readonly acls: AclsService,
-    private readonly sessions: FrameworkSessions,
+    private readonly kills: TaskKills,
     private readonly audit: AuditService,
     private readonly db: Database,
   ) {}
@@ -38,7 +38,7 @@ export class TasksService {
     await this.acls.authorize(actor, 'view_tasks', owner.user, `kill task ${id}`);
     await this.acls.authorize(actor, 'teardown_frameworks', owner.principal, `kill task ${id}`);
     if (!isTerminalTaskState(row.state)) {
-      await this.sessions.killById(row.frameworkId, row.taskId, gracePeriodSeconds);
+      await this.kills.killById(row.frameworkId, row.taskId, gracePeriodSeconds);
       await this.db.transaction((tx) =>
         this.audit.record(tx, actor, {
           action: 'task.kill',

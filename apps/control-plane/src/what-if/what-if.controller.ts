@@ -23,7 +23,7 @@ export class WhatIfController {
   })
   @ApiOkResponse({ type: WhatIfResultDto })
   @ApiErrors(CommonErrorCode.NO_LEADER)
-  run(@Body() body: WhatIfRequestDto): WhatIfResultDto {
+  run(@Body() body: WhatIfRequestDto): Promise<WhatIfResultDto> {
     return this.whatIf.run(body);
   }
 }

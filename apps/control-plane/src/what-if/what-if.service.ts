@@ -2,13 +2,13 @@
  * What-if on the live cluster: a snapshot of the leader's allocator, the next cycles run without
  * and with a change (libs/allocator's whatIf), nothing changed in the cluster.
  */
-import { AllocatorError, parseResourcesInput, Resources, snapshotToScenario, whatIf, WhatIfError } from '@arbiter/allocator';
+import { AllocatorError, parseResourcesInput, snapshotToScenario, whatIf, WhatIfError } from '@arbiter/allocator';
 import { WhatIfChange } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { CommonErrorCode } from '../errors/errors.codes';
 import { ArbiterException } from '../errors/errors.exception';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState } from '../kernel/cluster-state';
+import { AllocationSnapshot } from '../allocation/allocation-snapshot';
 import type { WhatIfRequestDto, WhatIfResultDto } from './what-if.dto';
 
 /**
@@ -37,11 +37,11 @@ const DEFAULT_CYCLES = 3;
 @Injectable()
 export class WhatIfService {
   constructor(
-    private readonly state: ClusterState,
+    private readonly snapshots: AllocationSnapshot,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  run(req: WhatIfRequestDto): WhatIfResultDto {
+  async run(req: WhatIfRequestDto): Promise<WhatIfResultDto> {
     const parsed = WhatIfChange.safeParse(withResourceEntries(req.change));
     if (!parsed.success) {
       const issues = parsed.error.issues.map((i) => ({ path: ['change', ...i.path].join('.'), message: i.message }));
@@ -52,19 +52,8 @@ export class WhatIfService {
       );
     }
     const cycles = req.cycles ?? DEFAULT_CYCLES;
-    // Synchronous from here: the snapshot sees no half-applied change. Outstanding offers are
-    // given back in it: they are answered within seconds and their resources offered anew, so the
-    // question is how the next cycles would share everything that is not running tasks.
-    const snapshot = this.state.allocator.snapshot();
-    const byId = new Map(snapshot.agents.map((a) => [a.id, a]));
-    for (const o of this.state.offers.values()) {
-      const agent = byId.get(o.agentId);
-      const used = agent?.used.find((u) => u.frameworkId === o.frameworkId && u.role === o.role);
-      if (!agent || !used) continue;
-      const left = Resources.of(used.resources).minus(o.resources);
-      if (left.isEmpty()) agent.used = agent.used.filter((u) => u !== used);
-      else used.resources = left.toJSON();
-    }
+    // Taken in the serial order: never a cycle paused between slices, nor a half-applied change.
+    const { allocator: snapshot, frameworks } = await this.snapshots.read();
     let result: ReturnType<typeof whatIf>;
     try {
       result = whatIf(snapshot, parsed.data, cycles);
@@ -80,8 +69,6 @@ export class WhatIfService {
         const hostname = (c.count ?? 1) > 1 ? `${c.hostname}-${n}` : c.hostname;
         agents[`what-if:${hostname}`] = hostname;
       }
-    const frameworks: Record<string, string> = {};
-    for (const f of this.state.frameworks.values()) frameworks[f.id] = f.name;
     for (const f of parsed.data.addFrameworks ?? []) frameworks[f.id] ??= f.id;
     const at = this.clock.date();
     return {

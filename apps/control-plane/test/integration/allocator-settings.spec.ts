@@ -5,7 +5,7 @@
 import { Resources } from '@arbiter/allocator';
 import type { Subscribe } from '@arbiter/scheduler-sdk';
 import type { AppConfig } from '../../src/config/config.schema';
-import { ClusterState } from '../../src/kernel/cluster-state';
+import { ClusterState } from '../../src/master/cluster-state';
 import { Kernel } from '../../src/kernel/kernel';
 import { ManualClock } from '../../src/kernel/manual-clock';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';

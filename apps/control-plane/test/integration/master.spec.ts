@@ -7,9 +7,10 @@ import { ok, refused } from '../support/client';
 import { ProtocolAgent } from '../support/fake-agent';
 import { Recorder } from '../support/recorder';
 import { Retention } from '../../src/history/retention.handler';
-import { ClusterState } from '../../src/kernel/cluster-state';
+import { ClusterState } from '../../src/master/cluster-state';
 import { Kernel } from '../../src/kernel/kernel';
 import { ManualClock } from '../../src/kernel/manual-clock';
+import { Master } from '../../src/master/master';
 import { TasksRepository } from '../../src/tasks/tasks.repository';
 
 const task = (taskId: string, resources: Record<string, number>) => ({
@@ -749,6 +750,20 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     await until(() => acked.states('live').includes('KILLED'));
     expect((await master.prune(dayAgo)).tasks).toBe(0);
     expect(await taskIds()).toEqual(['live']);
+  });
+
+  it('offers again when it leads again after stepping down while a cycle was booked', async () => {
+    const { clock, advance } = await onManualClock();
+    const master = t.cp.app.get(Master);
+    // Registering books a cycle on the clock; the term ends before it starts.
+    await agent('before', { cpus: 2, mem: 1024 });
+    await master.stepDown();
+    await clock.advance(100);
+    await master.lead();
+    await agent('after', { cpus: 2, mem: 1024 });
+    const f = await framework({ name: 're-elected', roles: ['r'] });
+    await advance(100, f);
+    expect(f.offers.map((o) => o.hostname)).toEqual(['after']);
   });
 
   it('rescinds the offers of an agent an operator deactivates, and offers it again once reactivated', async () => {

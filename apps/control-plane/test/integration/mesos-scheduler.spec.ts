@@ -7,7 +7,7 @@
 import { parseResources, Resources } from '@arbiter/allocator';
 import fc from 'fast-check';
 import type { AppConfig } from '../../src/config/config.schema';
-import { ClusterState } from '../../src/kernel/cluster-state';
+import { ClusterState } from '../../src/master/cluster-state';
 import { TaskUpdates } from '../../src/tasks/task-updates.handler';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';
 import { ProtocolAgent } from '../support/fake-agent';

@@ -4,7 +4,7 @@
  * control plane does not know answers UNKNOWN (LOST for other frameworks).
  */
 import { Resources } from '@arbiter/allocator';
-import { ClusterState } from '../../src/kernel/cluster-state';
+import { ClusterState } from '../../src/master/cluster-state';
 import { Kernel } from '../../src/kernel/kernel';
 import { ManualClock } from '../../src/kernel/manual-clock';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Resources, runScenario } from '@arbiter/allocator';
-import { ClusterState } from '../../src/kernel/cluster-state';
+import { ClusterState } from '../../src/master/cluster-state';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';
 import { ProtocolAgent } from '../support/fake-agent';
 import { Recorder } from '../support/recorder';

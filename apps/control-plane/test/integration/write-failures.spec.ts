@@ -7,7 +7,7 @@ import { Resources } from '@arbiter/allocator';
 import { PROTOCOL_ERRORS, type StatusUpdate } from '@arbiter/contracts';
 import { SchedulerError } from '@arbiter/scheduler-sdk';
 import { FrameworkSessionsRepository } from '../../src/frameworks/framework-sessions.repository';
-import { ClusterState } from '../../src/kernel/cluster-state';
+import { ClusterState } from '../../src/master/cluster-state';
 import { EventualWrites } from '../../src/kernel/eventual-writes';
 import { Kernel } from '../../src/kernel/kernel';
 import { ManualClock } from '../../src/kernel/manual-clock';

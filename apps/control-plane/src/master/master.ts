@@ -8,20 +8,23 @@
  * belongs to the handlers of each noun.
  */
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { AGENT_HEARTBEAT_SECONDS, AgentSessions } from '../agents/agent-sessions.handler';
+import { AgentLiveness } from '../agents/agent-liveness.handler';
+import { AGENT_HEARTBEAT_SECONDS } from '../agents/agent-sessions.handler';
 import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import { AllocatorSync } from '../allocation/allocator-sync.handler';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { ClusterEvents } from '../events/cluster-events';
-import { FRAMEWORK_HEARTBEAT_SECONDS, FrameworkSessions } from '../frameworks/framework-sessions.handler';
+import { FrameworkFailover } from '../frameworks/framework-failover.handler';
+import { FRAMEWORK_HEARTBEAT_SECONDS } from '../frameworks/framework-sessions.handler';
+import { Outbox } from './outbox';
 import { Retention } from '../history/retention.handler';
 import { Leadership } from '../leadership/leadership.service';
-import { OfferBook } from '../offers/offer-book.handler';
+import { OfferRescinds } from '../offers/offer-rescinds.handler';
 import { Realtime } from '../realtime/realtime';
 import { TaskUpdates } from '../tasks/task-updates.handler';
-import { CLOCK, type Clock, type TimerHandle } from './clock';
+import { CLOCK, type Clock, type TimerHandle } from '../kernel/clock';
 import { ClusterState } from './cluster-state';
-import { Kernel } from './kernel';
+import { Kernel } from '../kernel/kernel';
 
 /** Unacknowledged status updates are sent again this often. */
 const UPDATE_RETRY_MS = 5_000;
@@ -40,9 +43,10 @@ export class Master implements OnApplicationShutdown {
     private readonly state: ClusterState,
     private readonly sync: AllocatorSync,
     private readonly loop: AllocationLoop,
-    private readonly agents: AgentSessions,
-    private readonly frameworks: FrameworkSessions,
-    private readonly offers: OfferBook,
+    private readonly agents: AgentLiveness,
+    private readonly failover: FrameworkFailover,
+    private readonly outbox: Outbox,
+    private readonly offers: OfferRescinds,
     private readonly updates: TaskUpdates,
     private readonly retention: Retention,
     private readonly events: ClusterEvents,
@@ -57,7 +61,8 @@ export class Master implements OnApplicationShutdown {
     await this.leadership.start({ lead: () => this.lead(), stepDown: () => this.stepDown() }, port);
   }
 
-  private async lead(): Promise<void> {
+  /** Starts a term as the leader (Leadership calls it once this replica has won the lock). */
+  async lead(): Promise<void> {
     this.kernel.restart();
     const term = this.kernel.term;
     this.realtime.openSessions();
@@ -73,12 +78,12 @@ export class Master implements OnApplicationShutdown {
     this.every(CHECK_MS, () => (this.config.offerTimeout ? this.kernel.exclusive(() => this.offers.expire()) : undefined));
     this.every(UPDATE_RETRY_MS, () => this.updates.resendUnacknowledged());
     this.every(AGENT_HEARTBEAT_SECONDS * 1000, () => this.agents.recordSeen());
-    this.every(FRAMEWORK_HEARTBEAT_SECONDS * 1000, () => this.frameworks.heartbeat());
+    this.every(FRAMEWORK_HEARTBEAT_SECONDS * 1000, () => this.outbox.heartbeat());
     this.every(PRUNE_MS, () => this.retention.prune());
   }
 
-  /** Stops at once: the term is over, whatever is in flight. */
-  private stepDown(): Promise<void> {
+  /** Stops at once: the term is over, whatever is in flight (Leadership calls it when the lock is lost). */
+  stepDown(): Promise<void> {
     this.stopTimers();
     this.kernel.abandon();
     this.realtime.closeSessions();
@@ -97,7 +102,7 @@ export class Master implements OnApplicationShutdown {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     for (const t of this.timers.splice(0)) t.cancel();
-    for (const fw of this.state.frameworks.values()) fw.failoverTimer?.cancel();
+    this.failover.cancelAll();
   }
 
   private every(ms: number, work: () => unknown): void {

@@ -7,14 +7,16 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState, type OutstandingOffer } from '../kernel/cluster-state';
+import { ClusterState } from '../master/cluster-state';
 import { Metrics } from '../health/metrics';
 import { EventualWrites } from '../kernel/eventual-writes';
+import { Outbox } from '../master/outbox';
+import type { OutstandingOffer } from './offer-book';
 import { OfferState } from './offer.entity';
 import { OffersRepository } from './offers.repository';
 
 @Injectable()
-export class OfferBook {
+export class OfferRescinds {
   constructor(
     private readonly writes: EventualWrites,
     private readonly state: ClusterState,
@@ -23,31 +25,37 @@ export class OfferBook {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
+    private readonly outbox: Outbox,
   ) {}
 
-  /** Gives outstanding offers back to the allocator and tells their frameworks. */
-  async rescindWhere(match: (o: OutstandingOffer) => boolean, reason: string): Promise<void> {
-    const gone = [...this.state.offers.values()].filter(match);
-    if (!gone.length) return;
-    this.metrics.offers.inc({ outcome: 'rescinded' }, gone.length);
-    for (const o of gone) {
-      this.state.offers.delete(o.id);
-      this.state.allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);
-    }
-    const at = this.clock.date();
-    await this.writes.write('background', `rescinding ${gone.length} offer(s): ${reason}`, () =>
-      this.offers.close(new Map(gone.map((o) => [o.id, OfferState.RESCINDED])), at),
-    );
-    for (const o of gone) {
-      if (o.sent) this.state.frameworks.get(o.frameworkId)?.socket?.emit('rescind', { offerId: o.id, reason });
-      this.stream.emit('offer.closed', { offerId: o.id, state: OfferState.RESCINDED });
-    }
+  /** Rescinds the offers of an agent's resources. */
+  onAgent(agentId: string, reason: string): Promise<void> {
+    return this.rescind(this.state.offers.takeOnAgent(agentId), reason);
+  }
+
+  /** Rescinds the offers made to a framework. */
+  ofFramework(frameworkId: string, reason: string): Promise<void> {
+    return this.rescind(this.state.offers.takeOfFramework(frameworkId), reason);
   }
 
   /** Rescinds the offers older than the offer timeout (when one is set). */
   async expire(): Promise<void> {
     if (!this.config.offerTimeout) return;
-    const limit = this.clock.now() - this.config.offerTimeout * 1000;
-    await this.rescindWhere((o) => o.createdAt <= limit, 'the offer timed out');
+    await this.rescind(this.state.offers.takeMadeBy(this.clock.now() - this.config.offerTimeout * 1000), 'the offer timed out');
+  }
+
+  /** Gives offers taken out of the book back to the allocator and tells their frameworks. */
+  private async rescind(gone: OutstandingOffer[], reason: string): Promise<void> {
+    if (!gone.length) return;
+    this.metrics.offers.inc({ outcome: 'rescinded' }, gone.length);
+    for (const o of gone) this.state.allocator.recoverResources(o.frameworkId, o.agentId, o.role, o.resources);
+    const at = this.clock.date();
+    await this.writes.write('background', `rescinding ${gone.length} offer(s): ${reason}`, () =>
+      this.offers.close(new Map(gone.map((o) => [o.id, OfferState.RESCINDED])), at),
+    );
+    for (const o of gone) {
+      if (o.sent) this.outbox.rescind(o.frameworkId, o.id, reason);
+      this.stream.emit('offer.closed', { offerId: o.id, state: OfferState.RESCINDED });
+    }
   }
 }

@@ -10,10 +10,12 @@ import { HierarchicalAllocator, Resources } from '@arbiter/allocator';
 import { type AgentCalls, type AgentEvents, type FrameworkEvents, PROTOCOL_ERRORS, type StatusUpdate } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Socket } from 'socket.io';
+import { OfferBook } from '../offers/offer-book';
 import type { TaskEntity } from '../tasks/task.entity';
 import type { AppConfig } from '../config/config.schema';
-import { CLOCK, type Clock, type TimerHandle } from './clock';
-import { ProtocolError } from './protocol-error';
+import { CLOCK, type Clock } from '../kernel/clock';
+import { assertOrdered } from '../kernel/order';
+import { ProtocolError } from '../kernel/protocol-error';
 
 /** An agent's connection to /agents: what it may call, what it is sent (libs/contracts). */
 export type AgentSocket = Socket<AgentCalls, AgentEvents>;
@@ -64,6 +66,7 @@ export class LiveTasks {
 
   /** Adds a task as stored, without its command (the agent has it). */
   add(task: TaskEntity): void {
+    assertOrdered('adding a live task');
     const k = taskKey(task.frameworkId, task.taskId);
     this.delete(task.frameworkId, task.taskId);
     // A copy of its fields (the entity is a plain record here: only TypeORM reads its class).
@@ -90,6 +93,7 @@ export class LiveTasks {
   }
 
   delete(frameworkId: string, taskId: string): void {
+    assertOrdered('taking a live task out');
     const k = taskKey(frameworkId, taskId);
     const task = this.byKey.get(k);
     if (!task) return;
@@ -157,20 +161,6 @@ export interface FrameworkRuntime {
    * again: updates recorded meanwhile wait here, so that each task's updates reach it in order.
    */
   held?: StatusUpdate[];
-  /** Pending teardown after a disconnection. */
-  failoverTimer?: TimerHandle;
-}
-
-export interface OutstandingOffer {
-  id: string;
-  frameworkId: string;
-  agentId: string;
-  role: string;
-  resources: Resources;
-  /** Clock time (ms) when it was made (for the offer timeout). */
-  createdAt: number;
-  /** Sent to its framework (once its cycle was recorded). */
-  sent: boolean;
 }
 
 export interface OutstandingInverseOffer {
@@ -185,7 +175,7 @@ export class ClusterState {
   private current?: HierarchicalAllocator;
   readonly agents = new Map<string, AgentRuntime>();
   readonly frameworks = new Map<string, FrameworkRuntime>();
-  readonly offers = new Map<string, OutstandingOffer>();
+  readonly offers = new OfferBook();
   readonly inverseOffers = new Map<string, OutstandingInverseOffer>();
   readonly liveTasks = new LiveTasks();
   /** Framework and task ids of tasks whose launch is being written (duplicates for later accepts). */
@@ -233,6 +223,7 @@ export class ClusterState {
     });
     for (const m of [this.agents, this.frameworks, this.offers, this.inverseOffers]) m.clear();
     this.liveTasks.clear();
+    this.launching.clear();
     this.unavailability.clear();
     return this.current;
   }

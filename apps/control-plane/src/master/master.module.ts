@@ -4,43 +4,65 @@
  * application is built with another (tests pass a ManualClock).
  */
 import { type DynamicModule, Module } from '@nestjs/common';
+import { AgentAdmission } from '../agents/agent-admission';
+import { AgentDrain } from '../agents/agent-drain.handler';
+import { AgentLiveness } from '../agents/agent-liveness.handler';
+import { AgentMembership } from '../agents/agent-membership.handler';
+import { AgentRemoval } from '../agents/agent-removal.handler';
 import { AgentSessions } from '../agents/agent-sessions.handler';
 import { AgentSessionsRepository } from '../agents/agent-sessions.repository';
 import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import { AllocationRepository } from '../allocation/allocation.repository';
 import { AllocatorConfigRepository } from '../allocation/allocator-config.repository';
 import { AllocatorSync } from '../allocation/allocator-sync.handler';
+import { AllocationSnapshot } from '../allocation/allocation-snapshot';
 import { InverseOffers } from '../allocation/inverse-offers.handler';
 import { AuthModule } from '../auth/auth.module';
 import { OperatorStream } from '../events/operator-stream';
+import { FrameworkFailover } from '../frameworks/framework-failover.handler';
+import { FrameworkRemoval } from '../frameworks/framework-removal.handler';
 import { FrameworkSessions } from '../frameworks/framework-sessions.handler';
+import { TaskKills } from '../tasks/task-kills.handler';
 import { FrameworkSessionsRepository } from '../frameworks/framework-sessions.repository';
 import { Retention } from '../history/retention.handler';
 import { RetentionRepository } from '../history/retention.repository';
 import { MaintenanceStateRepository } from '../maintenance/maintenance-state.repository';
 import { MaintenanceSync } from '../maintenance/maintenance-sync.handler';
 import { OfferAnswers } from '../offers/offer-answers.handler';
-import { OfferBook } from '../offers/offer-book.handler';
+import { AnswerPlans } from '../offers/answer-plans';
+import { ReservationAccepts } from '../offers/reservation-accepts.handler';
+import { OfferRescinds } from '../offers/offer-rescinds.handler';
 import { OffersRepository } from '../offers/offers.repository';
 import { Gateways } from '../realtime/gateways';
 import { Realtime } from '../realtime/realtime';
 import { ReservationsModule } from '../reservations/reservations.module';
 import { TaskUpdates } from '../tasks/task-updates.handler';
 import { TasksRepository } from '../tasks/tasks.repository';
-import { CLOCK, type Clock, SystemClock } from './clock';
+import { CLOCK, type Clock, SystemClock } from '../kernel/clock';
 import { ClusterState } from './cluster-state';
 import { ClusterMetrics } from '../health/cluster-metrics';
-import { EventualWrites } from './eventual-writes';
-import { Kernel } from './kernel';
+import { EventualWrites } from '../kernel/eventual-writes';
+import { Kernel } from '../kernel/kernel';
 import { LiveView } from './live-view';
 import { LiveViewRepository } from './live-view.repository';
 import { Master } from './master';
+import { Outbox } from './outbox';
 
 const HANDLERS = [
   AgentSessions,
+  AgentAdmission,
+  AgentMembership,
+  AgentLiveness,
+  AgentRemoval,
+  AgentDrain,
   FrameworkSessions,
-  OfferBook,
+  FrameworkFailover,
+  FrameworkRemoval,
+  TaskKills,
+  OfferRescinds,
   OfferAnswers,
+  AnswerPlans,
+  ReservationAccepts,
   TaskUpdates,
   AllocationLoop,
   InverseOffers,
@@ -72,22 +94,28 @@ export class MasterModule {
         EventualWrites,
         ClusterMetrics,
         ClusterState,
+        Outbox,
         Realtime,
         OperatorStream,
         Gateways,
         Master,
         LiveView,
         LiveViewRepository,
+        AllocationSnapshot,
         ...HANDLERS,
         ...REPOSITORIES,
       ],
       exports: [
         CLOCK,
+        AllocationSnapshot,
         ClusterState,
         LiveView,
         OperatorStream,
         Realtime,
         FrameworkSessions,
+        FrameworkFailover,
+        FrameworkRemoval,
+        TaskKills,
         OfferAnswers,
         TaskUpdates,
         InverseOffers,

@@ -7,7 +7,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AGENT_HEARTBEAT_SECONDS } from '../agents/agent-sessions.handler';
 import { Leadership } from '../leadership/leadership.service';
-import { CLOCK, type Clock } from './clock';
+import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState } from './cluster-state';
 import { LiveViewRepository } from './live-view.repository';
 

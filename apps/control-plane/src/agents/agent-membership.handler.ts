@@ -1,0 +1,119 @@
+/**
+ * An agent's place in the allocator: its total (with its reservations applied) and the tasks it
+ * runs, added when it registers or is restored at start, and changed when its resources change
+ * while it runs.
+ */
+import { Resources } from '@arbiter/allocator';
+import { PROTOCOL_ERRORS, type UpdateAgent } from '@arbiter/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import { AllocationLoop } from '../allocation/allocation-loop.handler';
+import { AuditService } from '../audit/audit.service';
+import type { Actor } from '../auth/auth.actor';
+import { OperatorStream } from '../events/operator-stream';
+import { CLOCK, type Clock } from '../kernel/clock';
+import { type AgentSocket, ClusterState } from '../master/cluster-state';
+import { Kernel } from '../kernel/kernel';
+import { ProtocolError } from '../kernel/protocol-error';
+import { OfferRescinds } from '../offers/offer-rescinds.handler';
+import type { ReservationEntity } from '../reservations/reservation.entity';
+import type { AgentEntity } from './agent.entity';
+import { AgentSessionsRepository } from './agent-sessions.repository';
+
+@Injectable()
+export class AgentMembership {
+  constructor(
+    private readonly kernel: Kernel,
+    private readonly state: ClusterState,
+    private readonly agents: AgentSessionsRepository,
+    private readonly offers: OfferRescinds,
+    private readonly loop: AllocationLoop,
+    private readonly stream: OperatorStream,
+    private readonly audit: AuditService,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** An agent known from the database at start: in the allocator, inactive until it registers again. */
+  async restore(agent: AgentEntity): Promise<void> {
+    this.state.agents.set(agent.id, {
+      id: agent.id,
+      hostname: agent.hostname,
+      attributes: agent.attributes,
+      lastSeen: this.clock.now(),
+      inAllocator: false,
+      recovered: true,
+    });
+    await this.add(agent, false);
+  }
+
+  /**
+   * An agent's resources changed while it runs (Mesos's UPDATE_SLAVE): recorded and audited, its
+   * outstanding offers rescinded, and the allocator given the new total at once (tasks keep
+   * running; a total below what they use leaves nothing to offer until they end). Refused while
+   * the new total cannot hold the agent's reservations.
+   */
+  update(socket: AgentSocket, msg: UpdateAgent, actor: Actor): Promise<void> {
+    return this.kernel.exclusive(async () => {
+      const runtime = this.state.agentOf(socket);
+      if (!runtime) throw new ProtocolError(PROTOCOL_ERRORS.NOT_SUBSCRIBED, 'register before updating resources');
+      runtime.lastSeen = this.clock.now();
+      const row = await this.agents.find(runtime.id);
+      if (!row) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_AGENT, `no agent ${runtime.id}`);
+      const resources = Resources.of(msg.resources);
+      const reservations = await this.agents.reservationsOn(row.id);
+      const reserved = reservations.reduce((sum, r) => sum.plus(Resources.of(r.resources).withReservation(undefined)), Resources.empty());
+      if (!resources.contains(reserved))
+        throw new ProtocolError(
+          PROTOCOL_ERRORS.RESOURCES_BELOW_RESERVATIONS,
+          `the new resources (${resources.toString()}) cannot hold the reservations on this agent (${reserved.toString()}); unreserve first`,
+          { reserved: reserved.toJSON() },
+        );
+      const before = { resources: row.resources, attributes: row.attributes };
+      const change = { resources: resources.toJSON(), attributes: msg.attributes ?? row.attributes };
+      if (Resources.of(row.resources).equals(resources) && JSON.stringify(before.attributes) === JSON.stringify(change.attributes)) return;
+      const now = this.clock.date();
+      await this.agents.updateTotal(row.id, change, (tx) =>
+        this.audit.record(tx, actor, { action: 'agent.update', targetType: 'agent', targetId: row.id, before, after: change }, now),
+      );
+      runtime.attributes = change.attributes;
+      await this.offers.onAgent(row.id, "the agent's resources changed");
+      if (runtime.inAllocator) this.state.allocator.updateAgent(row.id, this.effectiveTotal(Object.assign(row, change), reservations));
+      this.stream.emit('agent.updated', { agentId: row.id });
+      this.loop.requestCycle();
+    });
+  }
+
+  /** Agent total with its reservations applied: unreserved minus reserved amounts, plus the reserved pieces. */
+  private effectiveTotal(agent: AgentEntity, reservations: readonly ReservationEntity[]): Resources {
+    let total = Resources.of(agent.resources);
+    for (const r of reservations) {
+      const reserved = Resources.of(r.resources);
+      const unreserved = reserved.withReservation(undefined);
+      if (total.contains(unreserved)) total = total.minus(unreserved).plus(reserved);
+    }
+    return total;
+  }
+
+  /** Adds an agent to the allocator with its reservations (read). */
+  async add(agent: AgentEntity, activated: boolean): Promise<void> {
+    this.addWith(agent, activated, await this.agents.reservationsOn(agent.id));
+  }
+
+  /** Adds an agent to the allocator with its reservations as given. */
+  addWith(agent: AgentEntity, activated: boolean, reservations: readonly ReservationEntity[]): void {
+    const total = this.effectiveTotal(agent, reservations);
+    // The live tasks as they are in memory right now (not as read before an await): a task's end
+    // committed after this is recovered from the allocator, one committed before is not counted.
+    const used: Array<{ frameworkId: string; role: string; resources: Resources }> = [];
+    for (const t of this.state.liveTasks.onAgent(agent.id))
+      if (this.state.frameworks.has(t.frameworkId))
+        used.push({ frameworkId: t.frameworkId, role: t.role, resources: Resources.of(t.resources) });
+    this.state.allocator.addAgent(agent.id, total, {
+      hostname: agent.hostname,
+      used,
+      activated: activated && agent.activated && !agent.drainState,
+    });
+    this.state.unavailability.delete(agent.id);
+    const runtime = this.state.agents.get(agent.id);
+    if (runtime) runtime.inAllocator = true;
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Every message the master sends to agents and frameworks, in one place. Agents are reached on
+ * their /agents socket; frameworks on their connection, whichever protocol it speaks (a
+ * socket.io socket on /frameworks, or a Mesos scheduler API stream that turns each event into
+ * Mesos's: mesos/mesos-stream.ts). A message to a party that is not connected is dropped: what
+ * matters is recorded and reaches it again when it comes back (resends, reconciliation, offers
+ * of the next cycle).
+ */
+import type { FrameworkEvents, InverseOffer, LaunchTask, Offer, StatusUpdate } from '@arbiter/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, type Clock } from '../kernel/clock';
+import { type AgentSocket, ClusterState } from './cluster-state';
+
+/** Seconds between SIGTERM and SIGKILL of a killed task, unless its kill names another. */
+export const KILL_GRACE_SECONDS = 5;
+
+/** A task to kill, as its agent knows it. */
+export interface TaskRef {
+  frameworkId: string;
+  taskId: string;
+}
+
+@Injectable()
+export class Outbox {
+  constructor(
+    private readonly state: ClusterState,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** Launches a task on its agent. */
+  launch(agentId: string, msg: LaunchTask): void {
+    this.agentSocket(agentId)?.emit('launch', msg);
+  }
+
+  /**
+   * Tells an agent to kill tasks (SIGTERM, then SIGKILL after `gracePeriodSeconds`). `agent` is
+   * the agent's id, or the socket it had when the master decided (an agent being removed).
+   */
+  kill(agent: string | AgentSocket | undefined, tasks: Iterable<TaskRef>, gracePeriodSeconds = KILL_GRACE_SECONDS): void {
+    const socket = typeof agent === 'string' ? this.agentSocket(agent) : agent;
+    if (!socket) return;
+    for (const t of tasks) socket.emit('kill', { frameworkId: t.frameworkId, taskId: t.taskId, gracePeriodSeconds });
+  }
+
+  /** Sends a framework offers. */
+  offers(frameworkId: string, offers: Offer[]): void {
+    this.toFramework(frameworkId, 'offers', { offers });
+  }
+
+  /** Tells a framework an offer it was sent is withdrawn. */
+  rescind(frameworkId: string, offerId: string, reason: string): void {
+    this.toFramework(frameworkId, 'rescind', { offerId, reason });
+  }
+
+  /** Sends a framework a status update of one of its tasks. */
+  update(frameworkId: string, status: StatusUpdate): void {
+    this.toFramework(frameworkId, 'update', { status });
+  }
+
+  /** Sends a framework inverse offers (its resources on a machine going down for maintenance). */
+  inverseOffers(frameworkId: string, inverseOffers: InverseOffer[]): void {
+    this.toFramework(frameworkId, 'inverseOffers', { inverseOffers });
+  }
+
+  /** Tells a framework an inverse offer is withdrawn. */
+  rescindInverseOffer(frameworkId: string, inverseOfferId: string, reason: string): void {
+    this.toFramework(frameworkId, 'rescindInverseOffer', { inverseOfferId, reason });
+  }
+
+  /** Tells every connected framework an agent is gone. */
+  agentLost(agentId: string, reason: string): void {
+    for (const fw of this.state.frameworks.values()) fw.socket?.emit('agentLost', { agentId, reason });
+  }
+
+  /** Sends every connected framework a heartbeat. */
+  heartbeat(): void {
+    const at = this.clock.date().toISOString();
+    for (const fw of this.state.frameworks.values()) fw.socket?.emit('heartbeat', { at });
+  }
+
+  private agentSocket(agentId: string): AgentSocket | undefined {
+    return this.state.agents.get(agentId)?.socket;
+  }
+
+  private toFramework<E extends keyof FrameworkEvents>(frameworkId: string, event: E, ...args: Parameters<FrameworkEvents[E]>): void {
+    this.state.frameworks.get(frameworkId)?.socket?.emit(event, ...args);
+  }
+}

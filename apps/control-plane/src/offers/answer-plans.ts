@@ -1,0 +1,145 @@
+/**
+ * Answers to offers checked against the outstanding offers, in memory: which offers an accept
+ * takes (all outstanding, the caller's, from one agent), its tasks with the role whose offered
+ * resources each uses, and what is left. Changes nothing.
+ */
+import { Resources } from '@arbiter/allocator';
+import { type Accept, type Decline, PROTOCOL_ERRORS, type TaskSpec } from '@arbiter/contracts';
+import { Injectable } from '@nestjs/common';
+import { AclsService } from '../acls/acls.service';
+import { AccessLog } from '../audit/access-log';
+import { ClusterState, type FrameworkRuntime } from '../master/cluster-state';
+import { Kernel } from '../kernel/kernel';
+import { ProtocolError } from '../kernel/protocol-error';
+import type { OutstandingOffer } from './offer-book';
+import { OffersRepository } from './offers.repository';
+
+/** Default refuse_seconds of an accept's unused resources and of a decline (as Mesos). */
+export const DEFAULT_REFUSE_SECONDS = 5;
+
+/** An accept checked against its offers, not yet written. */
+export interface PlannedAccept {
+  fw: FrameworkRuntime;
+  offers: OutstandingOffer[];
+  agentId: string;
+  /** What is left of the offers per role once the tasks have their share. */
+  pool: Map<string, Resources>;
+  tasks: Array<{ spec: TaskSpec; role: string }>;
+  /** Filter for the unused (or declined) resources. */
+  refuseSeconds: number;
+  /** A decline: its offers return to the allocator whole. */
+  declined?: boolean;
+}
+
+@Injectable()
+export class AnswerPlans {
+  constructor(
+    private readonly kernel: Kernel,
+    private readonly state: ClusterState,
+    private readonly offers: OffersRepository,
+    private readonly acls: AclsService,
+    private readonly access: AccessLog,
+  ) {}
+
+  /** Looks up offers for an accept: all outstanding, the caller's, on one agent. */
+  private async takeOffers(fw: FrameworkRuntime, offerIds: string[]): Promise<OutstandingOffer[]> {
+    const found: OutstandingOffer[] = [];
+    for (const id of new Set(offerIds)) {
+      const o = this.state.offers.get(id);
+      if (!o) {
+        // After the writes in flight, so that an offer just answered shows how.
+        await this.kernel.settled();
+        const row = await this.offers.find(id);
+        if (!row) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_OFFER, `no offer with id ${id}`, { offerId: id });
+        if (row.frameworkId !== fw.id)
+          throw new ProtocolError(PROTOCOL_ERRORS.OFFER_NOT_YOURS, `offer ${id} was made to another framework`, { offerId: id });
+        throw new ProtocolError(PROTOCOL_ERRORS.OFFER_STALE, `offer ${id} is no longer valid (${row.state.toLowerCase()})`, {
+          offerId: id,
+          state: row.state,
+        });
+      }
+      if (o.frameworkId !== fw.id)
+        throw new ProtocolError(PROTOCOL_ERRORS.OFFER_NOT_YOURS, `offer ${id} was made to another framework`, { offerId: id });
+      found.push(o);
+    }
+    if (new Set(found.map((o) => o.agentId)).size > 1)
+      throw new ProtocolError(PROTOCOL_ERRORS.OFFERS_FROM_SEVERAL_AGENTS, 'offers accepted together must come from one agent');
+    return found;
+  }
+
+  /**
+   * What an accept asks for, checked against its offers: the offers (all outstanding, the
+   * caller's, from one agent), the tasks with the role whose offered resources they use, and
+   * what is left of the offers per role. Changes nothing.
+   */
+  async accept(fw: FrameworkRuntime, msg: Accept): Promise<PlannedAccept> {
+    const offers = await this.takeOffers(fw, msg.offerIds);
+    const agentId = offers[0].agentId;
+    // What is left of the offered resources, per role.
+    const pool = new Map<string, Resources>();
+    for (const o of offers) pool.set(o.role, (pool.get(o.role) ?? Resources.empty()).plus(o.resources));
+    const reservationOps = msg.operations.filter((op) => op.type !== 'LAUNCH');
+    const launches = msg.operations.flatMap((op) => (op.type === 'LAUNCH' ? op.tasks : []));
+    if (reservationOps.length && launches.length) {
+      throw new ProtocolError(
+        PROTOCOL_ERRORS.INVALID_MESSAGE,
+        'RESERVE and UNRESERVE cannot be combined with LAUNCH in one accept; launch on the reserved resources from the next offer',
+      );
+    }
+    const tasks: PlannedAccept['tasks'] = [];
+    const ids = new Set<string>();
+    for (const spec of launches) {
+      if (ids.has(spec.taskId))
+        throw new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${spec.taskId}' appears twice in this accept`);
+      ids.add(spec.taskId);
+      const user = spec.user ?? fw.user ?? undefined;
+      if (user !== undefined && fw.actor && !this.acls.allows(fw.actor, 'run_tasks', user)) {
+        await this.access.denied(fw.actor, {
+          what: 'launch',
+          reason: `ACL run_tasks refuses user '${user}'`,
+          targetType: 'task',
+          targetId: spec.taskId,
+        });
+        throw new ProtocolError(
+          PROTOCOL_ERRORS.FORBIDDEN,
+          `principal '${fw.actor.name}' may not run tasks as user '${user}' (ACL run_tasks); task '${spec.taskId}'`,
+          { taskId: spec.taskId, user },
+        );
+      }
+      const wanted = Resources.of(spec.resources);
+      let role: string | undefined;
+      for (const [r, left] of pool) {
+        if (!left.contains(wanted)) continue;
+        role = r;
+        pool.set(r, left.minus(wanted));
+        break;
+      }
+      if (role === undefined) {
+        throw new ProtocolError(
+          PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES,
+          `task '${spec.taskId}' needs ${wanted.toString()}, more than is left of the offers (${[...pool.values()].map((r) => r.toString()).join(' + ') || 'nothing'})`,
+          { taskId: spec.taskId },
+        );
+      }
+      tasks.push({ spec: user !== undefined && spec.user === undefined ? { ...spec, user } : spec, role });
+    }
+    return { fw, offers, agentId, pool, tasks, refuseSeconds: msg.refuseSeconds ?? DEFAULT_REFUSE_SECONDS };
+  }
+
+  /** Declined offers: the caller's that are still outstanding (declining one that is gone is harmless, as in Mesos). */
+  decline(fw: FrameworkRuntime, msg: Decline): PlannedAccept {
+    const offers = [...new Set(msg.offerIds)].flatMap((id) => {
+      const o = this.state.offers.get(id);
+      return o?.frameworkId === fw.id ? [o] : [];
+    });
+    return {
+      fw,
+      offers,
+      agentId: '',
+      pool: new Map(),
+      tasks: [],
+      refuseSeconds: msg.refuseSeconds ?? DEFAULT_REFUSE_SECONDS,
+      declined: true,
+    };
+  }
+}
