@@ -63,7 +63,7 @@ const ALLOWED = new Set([
   'auth/permissions.ts:acls',
   'auth/principals.service.ts:audit',
   // config/
-  'config/config.schema.ts:acls',
+  'config/config.values.ts:acls',
   // events/
   'events/cluster-events.ts:leadership',
   'events/operator-stream.ts:auth',

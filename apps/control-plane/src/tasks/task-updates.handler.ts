@@ -27,7 +27,6 @@ import { Outbox } from '../master/outbox';
 import { type TaskEntity, TaskState } from './task.entity';
 import { TasksRepository } from './tasks.repository';
 
-
 /** Only the agent a task runs on may report its state. */
 const notOnAgent = (u: StatusUpdate) =>
   new ProtocolError(PROTOCOL_ERRORS.TASK_NOT_ON_AGENT, `task ${u.taskId} of framework ${u.frameworkId} does not run on agent ${u.agentId}`);
