@@ -73,7 +73,8 @@ describe('the README, typed as a user types it', () => {
     let cp: ControlPlaneProcess;
     let dir: string;
     let agent: AgentProcess;
-    const connection = () => ['--master', cp.url, '--token', ADMIN_TOKEN];
+    // As the README shows it: the master and the admin token in the environment, never a token on the command line.
+    const admin = () => ({ ARBITER_MASTER: cp.url, ARBITER_TOKEN: ADMIN_TOKEN });
 
     beforeAll(async () => {
       db = await freshDatabase();
@@ -97,27 +98,23 @@ describe('the README, typed as a user types it', () => {
     });
 
     it("principal create, token create, then example batch with that framework principal's token", async () => {
-      const created = await npxArbiter('`npx arbiter principal create team-a --kind framework`', [
-        'principal',
-        'create',
-        'team-a',
-        '--kind',
-        'framework',
-        ...connection(),
-      ]);
-      expect([created.status, created.stdout.trim()]).toEqual([0, 'created FRAMEWORK principal team-a']);
-      const issued = await npxArbiter('`npx arbiter token create --principal team-a`', [
-        'token',
-        'create',
-        '--principal',
-        'team-a',
-        ...connection(),
-      ]);
+      const created = await npxArbiter(
+        '`npx arbiter principal create team-a --kind framework`',
+        ['principal', 'create', 'team-a', '--kind', 'framework'],
+        admin(),
+      );
+      expect([created.status, created.stdout.trim(), created.stderr]).toEqual([0, 'created FRAMEWORK principal team-a', '']);
+      const issued = await npxArbiter(
+        '`npx arbiter token create --principal team-a`',
+        ['token', 'create', '--principal', 'team-a'],
+        admin(),
+      );
       expect(issued.status).toBe(0);
       expect(issued.stderr).toContain('for team-a (shown only now)');
       const token = defined(/^arb_\S+$/m.exec(issued.stdout)?.[0], 'the token printed');
 
-      const listed = await npxArbiter('`principal list`', ['principal', 'list', ...connection()]);
+      const listed = await npxArbiter('`principal list`', ['principal', 'list'], admin());
+      expect(listed.stderr).toBe('');
       expect(listed.stdout).toMatch(/^team-a +FRAMEWORK +1 live token\(s\)$/m);
 
       await until(
