@@ -47,14 +47,19 @@ export class ReservationAccepts {
     const role = offers[0].role;
     const offered = pool.get(role) ?? Resources.empty();
     const ops = msg.operations.flatMap((op) => (op.type === 'LAUNCH' ? [] : [{ type: op.type, resources: Resources.of(op.resources) }]));
-    if (fw.actor) {
-      const actor = fw.actor;
-      for (const { type } of ops) {
-        const [acl, object] = type === 'RESERVE' ? (['reserve_resources', role] as const) : (['unreserve_resources', actor.name] as const);
-        if (this.acls.allows(actor, acl, object)) continue;
-        await this.access.denied(actor, { what: type, reason: `ACL ${acl} refuses '${object}'`, targetType: 'agent', targetId: agentId });
-        throw new ProtocolError(PROTOCOL_ERRORS.FORBIDDEN, `principal '${actor.name}' may not ${type} for '${object}' (ACL ${acl})`);
-      }
+    // RESERVE is checked here against the role; UNRESERVE by the reservations service against
+    // each reservation's principal, since which reservations it shrinks is known only there.
+    if (fw.actor && ops.some((op) => op.type === 'RESERVE') && !this.acls.allows(fw.actor, 'reserve_resources', role)) {
+      await this.access.denied(fw.actor, {
+        what: 'RESERVE',
+        reason: `ACL reserve_resources refuses '${role}'`,
+        targetType: 'agent',
+        targetId: agentId,
+      });
+      throw new ProtocolError(
+        PROTOCOL_ERRORS.FORBIDDEN,
+        `principal '${fw.actor.name}' may not RESERVE for '${role}' (ACL reserve_resources)`,
+      );
     }
     for (const { type, resources } of ops) {
       const source = type === 'RESERVE' ? resources.withReservation(undefined) : resources;
@@ -68,12 +73,16 @@ export class ReservationAccepts {
     }
     const at = this.clock.date();
     try {
-      await this.reservations.applyForFramework(fw.id, agentId, role, ops, (tx) =>
+      await this.reservations.applyForFramework(fw, agentId, role, ops, (tx) =>
         closeOffers(tx, new Map(offers.map((o) => [o.id, OfferState.ACCEPTED])), at),
       );
     } catch (err) {
       if (err instanceof ArbiterException && err.code === 'RESERVATION_INSUFFICIENT_RESOURCES')
         throw new ProtocolError(PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES, err.message);
+      if (err instanceof ArbiterException && err.code === 'FORBIDDEN' && fw.actor) {
+        await this.access.denied(fw.actor, { what: 'UNRESERVE', reason: err.message, targetType: 'agent', targetId: agentId });
+        throw new ProtocolError(PROTOCOL_ERRORS.FORBIDDEN, err.message);
+      }
       throw err;
     }
     this.state.offers.take(offers.map((o) => o.id));

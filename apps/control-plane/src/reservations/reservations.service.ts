@@ -12,6 +12,7 @@ import { Injectable } from '@nestjs/common';
 import { Resources } from '@arbiter/allocator';
 import { type AgentEntity, AgentStatus } from '../agents/agent.entity';
 import { AgentsErrorCode } from '../agents/agents.errors';
+import { AuthErrorCode } from '../auth/auth.errors';
 import { AllocationUsageRepository } from '../allocation/allocation-usage.repository';
 import type { Actor } from '../auth/auth.actor';
 import { AuditService } from '../audit/audit.service';
@@ -155,18 +156,22 @@ export class ReservationsService {
    * checked them against the offers): applied in one transaction under the same lock as the
    * operator API, each change with its audit entry, with `within` (closing the offers) in the
    * same transaction. RESERVE sets aside what it names for `role`; UNRESERVE shrinks the role's
-   * reservations on the agent by the amount named, newest first.
+   * reservations on the agent by the amount named, newest first, each only where the ACL
+   * `unreserve_resources` lets the framework's principal unreserve what that reservation's
+   * principal reserved (as Mesos checks UNRESERVE against the reservation's principal).
    */
   async applyForFramework(
-    frameworkId: string,
+    framework: { id: string; actor?: Actor },
     agentId: string,
     role: string,
     ops: FrameworkReservationOp[],
     within: (tx: Tx) => Promise<void>,
   ): Promise<void> {
-    const actor: Actor = {
+    // Recorded under the framework's principal (as Mesos's Resource.reservation.principal), so that
+    // ACLs naming the principal match its reservations; a framework without one keeps its id.
+    const actor: Actor = framework.actor ?? {
       principalId: null,
-      name: `framework:${frameworkId}`,
+      name: `framework:${framework.id}`,
       kind: PrincipalKind.FRAMEWORK,
       tokenId: null,
       requestId: null,
@@ -216,6 +221,12 @@ export class ReservationsService {
     const changed: string[] = [];
     for (const r of await this.repo.onAgent(tx, agentId, role)) {
       if (left.isEmpty()) break;
+      if (!this.acls.allows(actor, 'unreserve_resources', r.principal))
+        throw new ArbiterException(
+          AuthErrorCode.FORBIDDEN,
+          `principal '${actor.name}' may not unreserve what '${r.principal}' reserved (ACL unreserve_resources)`,
+          { reservationId: r.id, principal: r.principal },
+        );
       const have = Resources.of(r.resources);
       const take = have.contains(left) ? left : have.minus(have.minus(left));
       const rest = have.minus(take);

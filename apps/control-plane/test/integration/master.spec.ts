@@ -29,7 +29,7 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     await a.register();
     return a;
   };
-  const framework = async (f: Subscribe, options: { autoAcknowledge?: boolean } = {}) => {
+  const framework = async (f: Subscribe, options: { autoAcknowledge?: boolean; token?: string } = {}) => {
     const r = new Recorder(t, f, options);
     closers.push(() => r.s.close());
     await r.s.start();
@@ -534,7 +534,8 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     const offer = await f.nextOffer();
     const reserve = Resources.fromScalars({ cpus: 2, mem: 1024 }).toJSON();
     await f.s.accept([offer.id], [{ type: 'RESERVE', resources: reserve }]);
-    const actor = `framework:${f.s.frameworkId}`;
+    // Recorded under the framework's principal (the admin's token subscribed it), as Mesos records reservation.principal.
+    const actor = 'admin';
 
     const reservations = await ok(t.client.GET('/api/v1/reservations'));
     expect(reservations.items).toHaveLength(1);
@@ -558,6 +559,35 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     expect((await ok(t.client.GET('/api/v1/reservations'))).items).toHaveLength(0);
     const removed = await auditOf({ action: 'reservation.remove', actor });
     expect(removed.items).toHaveLength(1);
+  });
+
+  it("records a framework's reservation under its principal, so that an ACL naming it keeps another principal's UNRESERVE off it", async () => {
+    const [tokenA, tokenB] = [await t.principal('fw-a', 'FRAMEWORK'), await t.principal('fw-b', 'FRAMEWORK')];
+    const acls = await t.request('PUT', '/api/v1/acls', {
+      permissive: true,
+      unreserve_resources: [
+        { principals: { values: ['fw-b'] }, reserver_principals: { values: ['fw-b'] } },
+        { principals: { values: ['fw-b'] }, reserver_principals: { type: 'NONE' } },
+      ],
+    });
+    expect(acls.status).toBe(200);
+    await agent('shared-host', { cpus: 4, mem: 4096 });
+    const a = await framework({ name: 'a', roles: ['shared'] }, { token: tokenA });
+    await a.s.accept([(await a.nextOffer()).id], [{ type: 'RESERVE', resources: Resources.fromScalars({ cpus: 2, mem: 1024 }).toJSON() }]);
+    const [reservation] = (await ok(t.client.GET('/api/v1/reservations'))).items;
+    expect(reservation).toMatchObject({ role: 'shared', principal: 'fw-a' });
+
+    // fw-a goes; fw-b, in the same role, is offered the reserved resources and may not unreserve them.
+    a.s.close();
+    const b = await framework({ name: 'b', roles: ['shared'] }, { token: tokenB });
+    await until(() => b.offers.some((o) => !Resources.of(o.resources).reserved('shared').isEmpty()));
+    const offer = defined(b.offers.find((o) => !Resources.of(o.resources).reserved('shared').isEmpty()));
+    const reserved = Resources.of(offer.resources).reserved('shared').toJSON();
+    await expect(b.s.accept([offer.id], [{ type: 'UNRESERVE', resources: reserved }])).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    expect((await ok(t.client.GET('/api/v1/reservations'))).items).toEqual([
+      expect.objectContaining({ id: reservation.id, principal: 'fw-a' }),
+    ]);
+    expect((await auditOf({ action: 'access.denied', actor: 'fw-b' })).items).toHaveLength(1);
   });
 
   it('follows the whitelist: agents not on it are not offered', async () => {

@@ -9,7 +9,8 @@ export class Recorder {
   readonly offers: Offer[] = [];
   readonly updates: StatusUpdate[] = [];
   readonly rescinded: string[] = [];
-  constructor(t: TestControlPlane, framework: Subscribe, options: { autoAcknowledge?: boolean } = {}) {
+  /** Subscribes with the admin's token unless `options.token` names another principal's. */
+  constructor(t: TestControlPlane, framework: Subscribe, options: { autoAcknowledge?: boolean; token?: string } = {}) {
     this.s = new Scheduler({ master: t.cp.url, token: ADMIN_TOKEN, framework, ...options });
     this.s.on('offers', (o) => this.offers.push(...o));
     this.s.on('update', (u) => this.updates.push(u));
