@@ -457,8 +457,8 @@ function connect(namespace: string): Promise<Socket> {
   });
 }
 
-async function call(socket: Socket, event: string, payload: unknown): Promise<Reply> {
-  return (await socket.timeout(10_000).emitWithAck(event, payload)) as Reply;
+async function call(socket: Socket, event: string, payload: unknown, timeoutMs = 10_000): Promise<Reply> {
+  return (await socket.timeout(timeoutMs).emitWithAck(event, payload)) as Reply;
 }
 
 describe('sockets: every call of the agent and framework protocols', () => {
@@ -524,12 +524,13 @@ describe('sockets: every call of the agent and framework protocols', () => {
 
   it('reconciles 100,000 task ids (more than PostgreSQL binds in one statement)', async () => {
     const tasks = Array.from({ length: 100_000 }, (_, i) => ({ taskId: `task-${i}` }));
-    expect(await call(framework, 'reconcile', { tasks })).toEqual({ ok: true });
-    expect(await call(framework, 'reconcile', { tasks: [...tasks, { taskId: 'one-too-many' }] })).toMatchObject({
+    // What is checked is the answer, not its speed: on two busy cores 100,000 answers take a while.
+    expect(await call(framework, 'reconcile', { tasks }, 40_000)).toEqual({ ok: true });
+    expect(await call(framework, 'reconcile', { tasks: [...tasks, { taskId: 'one-too-many' }] }, 40_000)).toMatchObject({
       ok: false,
       error: { code: 'INVALID_MESSAGE' },
     });
-  });
+  }, 90_000);
 
   it('refuses NUL bytes and nesting 10,000 deep as INVALID_MESSAGE, naming where', async () => {
     expect(await call(framework, 'kill', { taskId: 'a\u0000b' })).toMatchObject({
