@@ -86,6 +86,25 @@ const BOUNDARY = {
       message: "the master's state is changed and read by its handlers; a REST service reads it through LiveView or AllocationSnapshot.",
     },
   ],
+  /**
+   * (g) The agents and the frameworks the master knows have one owner each: the registries,
+   * changed only by the handlers of their noun. Everything else reads them through ClusterState's
+   * read-only views (their types may be imported anywhere).
+   */
+  agentRegistry: [
+    {
+      group: ['**/master/agent-registry'],
+      importNames: ['AgentRegistry'],
+      message: "the agents are changed by the agents' handlers only; read them through ClusterState.agents.",
+    },
+  ],
+  frameworkRegistry: [
+    {
+      group: ['**/master/framework-registry'],
+      importNames: ['FrameworkRegistry'],
+      message: "the frameworks are changed by the frameworks' handlers only; read them through ClusterState.frameworks.",
+    },
+  ],
   /** (b) The wire contracts: zod, and their own modules. */
   contracts: [{ regex: '^(?!\\.\\.?/|zod(?:/|$))', message: 'libs/contracts imports only zod.' }],
 };
@@ -153,17 +172,40 @@ export default tseslint.config(
   },
   // Module boundaries (docs/ARCHITECTURE.md). A later block replaces an earlier one's
   // no-restricted-imports for the files it matches, so each lists every boundary its files are inside.
-  { files: ['**/*.ts', '**/*.tsx'], rules: restrict(BOUNDARY.entryPoints, BOUNDARY.sql) },
-  { files: SQL_ALLOWED, rules: restrict(BOUNDARY.entryPoints) },
+  {
+    files: ['**/*.ts', '**/*.tsx'],
+    rules: restrict(BOUNDARY.entryPoints, BOUNDARY.sql, BOUNDARY.agentRegistry, BOUNDARY.frameworkRegistry),
+  },
+  { files: SQL_ALLOWED, rules: restrict(BOUNDARY.entryPoints, BOUNDARY.agentRegistry, BOUNDARY.frameworkRegistry) },
+  // The owners of the registries, and the state and module that hold them.
+  {
+    files: ['apps/control-plane/src/agents/*.handler.ts'],
+    rules: restrict(BOUNDARY.entryPoints, BOUNDARY.sql, BOUNDARY.frameworkRegistry),
+  },
+  {
+    files: ['apps/control-plane/src/frameworks/*.handler.ts'],
+    rules: restrict(BOUNDARY.entryPoints, BOUNDARY.sql, BOUNDARY.agentRegistry),
+  },
+  {
+    files: [
+      'apps/control-plane/src/master/cluster-state.ts',
+      'apps/control-plane/src/master/master.module.ts',
+      'apps/control-plane/src/**/*.spec.ts',
+    ],
+    rules: restrict(BOUNDARY.entryPoints, BOUNDARY.sql),
+  },
   { files: ['libs/allocator/src/**', 'libs/allocator/bench/**'], rules: restrict(BOUNDARY.entryPoints, BOUNDARY.allocator) },
   { files: ['libs/allocator/test/**'], rules: restrict(BOUNDARY.entryPoints, BOUNDARY.allocatorTests) },
   { files: ['libs/contracts/src/**'], rules: restrict(BOUNDARY.entryPoints, BOUNDARY.contracts) },
-  { files: ['apps/control-plane/src/kernel/**'], rules: restrict(BOUNDARY.entryPoints, BOUNDARY.sql, BOUNDARY.kernel) },
+  {
+    files: ['apps/control-plane/src/kernel/**'],
+    rules: restrict(BOUNDARY.entryPoints, BOUNDARY.sql, BOUNDARY.kernel, BOUNDARY.agentRegistry, BOUNDARY.frameworkRegistry),
+  },
   {
     files: ['apps/control-plane/src/**/*.service.ts', 'apps/control-plane/src/**/*.controller.ts', 'apps/control-plane/src/**/*.dto.ts'],
     // The Mesos scheduler API is a gateway (calls in, to the handlers), not a REST service.
     ignores: ['apps/control-plane/src/mesos/mesos-scheduler.service.ts', 'apps/control-plane/src/database/**'],
-    rules: restrict(BOUNDARY.entryPoints, BOUNDARY.sql, BOUNDARY.masterState),
+    rules: restrict(BOUNDARY.entryPoints, BOUNDARY.sql, BOUNDARY.masterState, BOUNDARY.agentRegistry, BOUNDARY.frameworkRegistry),
   },
   prettier,
 );

@@ -6,6 +6,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { OperatorStream } from '../events/operator-stream';
 import { ClusterState } from '../master/cluster-state';
+import { AgentRegistry } from '../master/agent-registry';
 import { Kernel } from '../kernel/kernel';
 import { KILL_GRACE_SECONDS, Outbox } from '../master/outbox';
 import { MaintenanceSync } from '../maintenance/maintenance-sync.handler';
@@ -24,6 +25,7 @@ export class AgentDrain {
   constructor(
     private readonly kernel: Kernel,
     private readonly state: ClusterState,
+    private readonly registry: AgentRegistry,
     private readonly agents: AgentSessionsRepository,
     private readonly updates: TaskUpdates,
     private readonly offers: OfferRescinds,
@@ -50,7 +52,8 @@ export class AgentDrain {
   async drain(agent: AgentEntity): Promise<void> {
     const runtime = this.state.agents.get(agent.id);
     if (!runtime) return;
-    runtime.draining = { markGone: agent.drainConfig?.markGone ?? false };
+    const markGone = agent.drainConfig?.markGone ?? false;
+    this.registry.drainStarted(agent.id, markGone);
     const grace = agent.drainConfig?.maxGracePeriodSeconds ?? KILL_GRACE_SECONDS;
     const notStarted: TaskEntity[] = [];
     const killed: TaskEntity[] = [];
@@ -60,7 +63,7 @@ export class AgentDrain {
     }
     await this.updates.killing(killed);
     this.outbox.kill(agent.id, killed, grace);
-    this.logger.log({ agentId: agent.id, grace, markGone: runtime.draining.markGone }, 'draining the agent: its tasks are killed');
+    this.logger.log({ agentId: agent.id, grace, markGone }, 'draining the agent: its tasks are killed');
     if (notStarted.length) await this.updates.masterUpdate(notStarted, TaskState.KILLED, 'REASON_AGENT_DRAINING', 'the agent is draining');
     await this.drainProgress(agent.id);
   }
@@ -71,7 +74,7 @@ export class AgentDrain {
     if (!runtime?.draining) return;
     if (this.state.liveTasks.anyOnAgent(agentId)) return;
     const { markGone } = runtime.draining;
-    runtime.draining = undefined;
+    this.registry.drainEnded(agentId);
     await this.agents.finishDrain(agentId, markGone);
     this.logger.log({ agentId, markGone }, markGone ? 'agent drained and marked gone' : 'agent drained');
     if (markGone) {

@@ -7,6 +7,7 @@ import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { type AgentRuntime, type AgentSocket, ClusterState } from '../master/cluster-state';
+import { AgentRegistry } from '../master/agent-registry';
 import { Kernel } from '../kernel/kernel';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
 import { TaskState } from '../tasks/task.entity';
@@ -19,6 +20,7 @@ export class AgentLiveness {
   constructor(
     private readonly kernel: Kernel,
     private readonly state: ClusterState,
+    private readonly registry: AgentRegistry,
     private readonly agents: AgentSessionsRepository,
     private readonly offers: OfferRescinds,
     private readonly removal: AgentRemoval,
@@ -29,14 +31,14 @@ export class AgentLiveness {
 
   heartbeat(socket: AgentSocket): void {
     const runtime = this.state.agentOf(socket);
-    if (runtime) runtime.lastSeen = this.clock.now();
+    if (runtime) this.registry.seen(runtime.id, this.clock.now());
   }
 
   disconnected(socket: AgentSocket): Promise<void> {
     return this.kernel.exclusive(async () => {
       const runtime = this.state.agentOf(socket);
       if (!runtime) return;
-      runtime.socket = undefined;
+      this.registry.disconnected(runtime.id);
       if (runtime.inAllocator) this.state.allocator.deactivateAgent(runtime.id);
       await this.offers.onAgent(runtime.id, 'the agent disconnected');
       this.stream.emit('agent.updated', { agentId: runtime.id });

@@ -12,6 +12,7 @@ import type { Actor } from '../auth/auth.actor';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { type AgentSocket, ClusterState } from '../master/cluster-state';
+import { AgentRegistry } from '../master/agent-registry';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
@@ -24,6 +25,7 @@ export class AgentMembership {
   constructor(
     private readonly kernel: Kernel,
     private readonly state: ClusterState,
+    private readonly registry: AgentRegistry,
     private readonly agents: AgentSessionsRepository,
     private readonly offers: OfferRescinds,
     private readonly loop: AllocationLoop,
@@ -34,7 +36,7 @@ export class AgentMembership {
 
   /** An agent known from the database at start: in the allocator, inactive until it registers again. */
   async restore(agent: AgentEntity): Promise<void> {
-    this.state.agents.set(agent.id, {
+    this.registry.put({
       id: agent.id,
       hostname: agent.hostname,
       attributes: agent.attributes,
@@ -55,7 +57,7 @@ export class AgentMembership {
     return this.kernel.exclusive(async () => {
       const runtime = this.state.agentOf(socket);
       if (!runtime) throw new ProtocolError(PROTOCOL_ERRORS.NOT_SUBSCRIBED, 'register before updating resources');
-      runtime.lastSeen = this.clock.now();
+      this.registry.seen(runtime.id, this.clock.now());
       const row = await this.agents.find(runtime.id);
       if (!row) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_AGENT, `no agent ${runtime.id}`);
       const resources = Resources.of(msg.resources);
@@ -74,7 +76,7 @@ export class AgentMembership {
       await this.agents.updateTotal(row.id, change, (tx) =>
         this.audit.record(tx, actor, { action: 'agent.update', targetType: 'agent', targetId: row.id, before, after: change }, now),
       );
-      runtime.attributes = change.attributes;
+      this.registry.attributesChanged(runtime.id, change.attributes);
       await this.offers.onAgent(row.id, "the agent's resources changed");
       if (runtime.inAllocator) this.state.allocator.updateAgent(row.id, this.effectiveTotal(Object.assign(row, change), reservations));
       this.stream.emit('agent.updated', { agentId: row.id });
@@ -113,7 +115,6 @@ export class AgentMembership {
       activated: activated && agent.activated && !agent.drainState,
     });
     this.state.unavailability.delete(agent.id);
-    const runtime = this.state.agents.get(agent.id);
-    if (runtime) runtime.inAllocator = true;
+    this.registry.addedToAllocator(agent.id);
   }
 }

@@ -11,6 +11,7 @@ import { Database } from '../database/database.service';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState } from '../master/cluster-state';
+import { AgentRegistry } from '../master/agent-registry';
 import { Outbox } from '../master/outbox';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
 import { TaskUpdates } from '../tasks/task-updates.handler';
@@ -25,6 +26,7 @@ export class AgentRemoval {
 
   constructor(
     private readonly state: ClusterState,
+    private readonly registry: AgentRegistry,
     private readonly agents: AgentSessionsRepository,
     private readonly tasks: TasksRepository,
     private readonly updates: TaskUpdates,
@@ -55,7 +57,7 @@ export class AgentRemoval {
     await this.updates.masterUpdateByFramework(live, taskState, partitionAwareState, 'REASON_AGENT_REMOVED', `agent removed: ${reason}`);
     if (status) await this.agents.setStatus(agentId, status);
     if (runtime?.inAllocator) this.state.allocator.removeAgent(agentId);
-    this.state.agents.delete(agentId);
+    this.registry.remove(agentId);
     this.stream.emit('agent.removed', { agentId, reason });
     this.outbox.agentLost(agentId, reason);
     this.logger.warn({ agentId, reason }, 'agent removed');

@@ -12,6 +12,7 @@ import type { Actor } from '../auth/auth.actor';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { type AgentRuntime, ClusterState, sessionOf, type AgentSocket } from '../master/cluster-state';
+import { AgentRegistry } from '../master/agent-registry';
 import { type Batch, Kernel, type Pending } from '../kernel/kernel';
 import { MaintenanceSync } from '../maintenance/maintenance-sync.handler';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
@@ -34,6 +35,7 @@ export class AgentSessions {
   constructor(
     kernel: Kernel,
     private readonly state: ClusterState,
+    private readonly registry: AgentRegistry,
     private readonly agents: AgentSessionsRepository,
     private readonly tasks: TasksRepository,
     private readonly updates: TaskUpdates,
@@ -96,7 +98,7 @@ export class AgentSessions {
         lastSeen: this.clock.now(),
         inAllocator: false,
       };
-      this.state.agents.set(agent.id, runtime);
+      this.registry.put(runtime);
       sessionOf(socket).agentId = agent.id;
 
       await this.updates.reconcileAgent(agent.id, msg.tasks, live.get(agent.id) ?? []);

@@ -9,6 +9,7 @@ import { SYSTEM_ACTOR } from '../auth/auth.actor';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { CLOCK, type Clock, type TimerHandle } from '../kernel/clock';
 import { ClusterState, type FrameworkConnection, type FrameworkRuntime, sessionOf } from '../master/cluster-state';
+import { FrameworkRegistry } from '../master/framework-registry';
 import { EventualWrites } from '../kernel/eventual-writes';
 import { Kernel } from '../kernel/kernel';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
@@ -29,6 +30,7 @@ export class FrameworkFailover {
   constructor(
     private readonly kernel: Kernel,
     private readonly state: ClusterState,
+    private readonly registry: FrameworkRegistry,
     private readonly frameworks: FrameworkSessionsRepository,
     private readonly offers: OfferRescinds,
     private readonly inverseOffers: InverseOffers,
@@ -55,7 +57,7 @@ export class FrameworkFailover {
       capabilities: fw.capabilities,
       failoverTimeoutSeconds: fw.failoverTimeoutSeconds,
     };
-    this.state.frameworks.set(fw.id, runtime);
+    this.registry.put(runtime);
     if (fw.state === FrameworkState.ACTIVE) await this.frameworks.markDisconnected(fw.id, this.clock.date());
     // Every framework gets the re-subscription grace before its failover timeout starts again:
     // a restart or a leader change (maybe several in a row) is no disconnection of its doing.
@@ -66,7 +68,7 @@ export class FrameworkFailover {
     return this.kernel.exclusive(async () => {
       const runtime = this.state.frameworks.get(String(sessionOf(socket).frameworkId));
       if (runtime?.socket !== socket) return;
-      runtime.socket = undefined;
+      this.registry.disconnected(runtime.id);
       this.state.allocator.deactivateFramework(runtime.id);
       // The failover timeout runs from now whatever the database says meanwhile.
       this.startFailover(runtime);

@@ -11,6 +11,7 @@ import type { Actor } from '../auth/auth.actor';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState, type FrameworkConnection } from '../master/cluster-state';
+import { FrameworkRegistry } from '../master/framework-registry';
 import { Kernel } from '../kernel/kernel';
 import { Outbox } from '../master/outbox';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
@@ -27,6 +28,7 @@ export class FrameworkRemoval {
   constructor(
     private readonly kernel: Kernel,
     private readonly state: ClusterState,
+    private readonly registry: FrameworkRegistry,
     private readonly frameworks: FrameworkSessionsRepository,
     private readonly tasks: TasksRepository,
     private readonly updates: TaskUpdates,
@@ -74,7 +76,7 @@ export class FrameworkRemoval {
     if (runtime) {
       for (const listener of this.removedListeners) listener(frameworkId);
       this.state.allocator.removeFramework(frameworkId);
-      this.state.frameworks.delete(frameworkId);
+      this.registry.remove(frameworkId);
     }
     this.stream.emit('framework.removed', { frameworkId, reason });
     this.loop.requestCycle();
@@ -83,7 +85,7 @@ export class FrameworkRemoval {
   teardown(socket: FrameworkConnection, actor: Actor): Promise<void> {
     return this.kernel.exclusive(async () => {
       const fw = this.state.frameworkOf(socket);
-      fw.socket = undefined;
+      this.registry.disconnected(fw.id);
       await this.remove(fw.id, 'the framework tore itself down', actor);
       // Disconnect once the reply is out.
       this.clock.after(100, () => socket.disconnect(true));
@@ -96,7 +98,7 @@ export class FrameworkRemoval {
       const fw = this.state.frameworks.get(frameworkId);
       if (!fw) return false;
       const socket = fw.socket;
-      fw.socket = undefined;
+      this.registry.disconnected(frameworkId);
       await this.remove(frameworkId, 'torn down by an operator', actor);
       socket?.disconnect(true);
       return true;

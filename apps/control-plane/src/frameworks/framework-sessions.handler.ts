@@ -15,6 +15,7 @@ import { Database } from '../database/database.service';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState, type FrameworkConnection, type FrameworkProtocol, sessionOf } from '../master/cluster-state';
+import { FrameworkRegistry } from '../master/framework-registry';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
@@ -45,6 +46,7 @@ export class FrameworkSessions {
   constructor(
     private readonly kernel: Kernel,
     private readonly state: ClusterState,
+    private readonly registry: FrameworkRegistry,
     private readonly frameworks: FrameworkSessionsRepository,
     private readonly updates: TaskUpdates,
     private readonly offers: OfferRescinds,
@@ -141,12 +143,7 @@ export class FrameworkSessions {
         allocator.reviveOffers(row.id);
         if (row.suppressedRoles.length) allocator.suppressOffers(row.id, row.suppressedRoles);
         allocator.activateFramework(row.id);
-        Object.assign(runtime, {
-          name: row.name,
-          roles: row.roles,
-          capabilities: row.capabilities,
-          failoverTimeoutSeconds: row.failoverTimeoutSeconds,
-        });
+        this.registry.describe(row.id, row);
       } else {
         allocator.addFramework(row.id, row.roles, {
           capabilities: row.capabilities,
@@ -161,7 +158,7 @@ export class FrameworkSessions {
           capabilities: row.capabilities,
           failoverTimeoutSeconds: row.failoverTimeoutSeconds,
         };
-        this.state.frameworks.set(row.id, runtime);
+        this.registry.put(runtime);
         this.stream.emit('framework.added', { frameworkId: row.id, name: row.name, roles: row.roles });
         if (!fw)
           await this.db.transaction((tx) =>
@@ -179,13 +176,11 @@ export class FrameworkSessions {
             ),
           );
       }
-      runtime.socket = socket;
-      runtime.actor = actor;
-      runtime.user = row.user;
+      this.registry.connected(row.id, socket, actor, row.user);
       sessionOf(socket).frameworkId = row.id;
       // Updates it has not acknowledged go out again, once the reply is on its way, before any
       // recorded from now on.
-      runtime.held = [];
+      this.updates.hold(row.id);
       setImmediate(() => void this.updates.resync(row.id));
       this.loop.requestCycle();
       return { frameworkId: row.id, heartbeatIntervalSeconds: FRAMEWORK_HEARTBEAT_SECONDS };

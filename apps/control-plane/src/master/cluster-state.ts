@@ -5,33 +5,20 @@
  * its noun), always in the kernel's order; everything else only reads it through the queries
  * at the end.
  */
-import type { Actor } from '../auth/auth.actor';
 import { HierarchicalAllocator, Resources } from '@arbiter/allocator';
-import { type AgentCalls, type AgentEvents, type FrameworkEvents, PROTOCOL_ERRORS, type StatusUpdate } from '@arbiter/contracts';
+import { PROTOCOL_ERRORS } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
-import type { Socket } from 'socket.io';
 import { OfferBook } from '../offers/offer-book';
 import type { TaskEntity } from '../tasks/task.entity';
 import type { AppConfig } from '../config/config.schema';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { assertOrdered } from '../kernel/order';
 import { ProtocolError } from '../kernel/protocol-error';
+import { AgentRegistry, type AgentRegistryView, type AgentRuntime, type AgentSocket } from './agent-registry';
+import { type FrameworkConnection, FrameworkRegistry, type FrameworkRegistryView, type FrameworkRuntime } from './framework-registry';
 
-/** An agent's connection to /agents: what it may call, what it is sent (libs/contracts). */
-export type AgentSocket = Socket<AgentCalls, AgentEvents>;
-/**
- * A framework's connection, whichever protocol it speaks: a socket.io socket on /frameworks, or
- * the event stream of a Mesos scheduler API subscription (mesos/mesos-stream.ts). The handlers
- * need only this of it.
- */
-export interface FrameworkConnection {
-  readonly id: string;
-  /** What the connection carries once subscribed (SessionData). */
-  readonly data: unknown;
-  emit<E extends keyof FrameworkEvents>(event: E, ...args: Parameters<FrameworkEvents[E]>): boolean;
-  /** Closes the connection (a socket.io socket: its underlying connection too, when `close`). */
-  disconnect(close?: boolean): unknown;
-}
+export type { AgentRuntime, AgentSocket } from './agent-registry';
+export type { FrameworkConnection, FrameworkRuntime } from './framework-registry';
 
 /** The protocols frameworks speak: Arbiter's own (socket.io, the SDK) and Mesos's v1 scheduler HTTP API. */
 export type FrameworkProtocol = 'arbiter' | 'mesos';
@@ -125,44 +112,6 @@ export class LiveTasks {
   }
 }
 
-export interface AgentRuntime {
-  id: string;
-  hostname: string;
-  attributes: Record<string, string | number>;
-  socket?: AgentSocket;
-  /** Clock time (ms) of the last sign of life (registration, heartbeat, message). */
-  lastSeen: number;
-  /** In the allocator (registered since the control plane started, or restored). */
-  inAllocator: boolean;
-  /**
-   * Restored from the database at start and not registered since: it is silent only after the
-   * re-registration timeout, not the heartbeat timeout (Mesos's agent_reregister_timeout).
-   */
-  recovered?: boolean;
-  /** The IP the agent connects from (machines in the maintenance schedule may be named by IP). */
-  ip?: string;
-  /** Draining (its tasks killed): DRAINED, or GONE with markGone, once the last one has ended. */
-  draining?: { markGone: boolean };
-}
-
-export interface FrameworkRuntime {
-  id: string;
-  name: string;
-  roles: string[];
-  capabilities: string[];
-  failoverTimeoutSeconds: number;
-  /** The OS user its tasks run as unless they name one (Mesos's FrameworkInfo.user). */
-  user?: string | null;
-  /** Who subscribed it (set on subscription): its ACLs apply to its calls. */
-  actor?: Actor;
-  socket?: FrameworkConnection;
-  /**
-   * Set from its (re-)subscription until the updates it has not acknowledged have gone out
-   * again: updates recorded meanwhile wait here, so that each task's updates reach it in order.
-   */
-  held?: StatusUpdate[];
-}
-
 export interface OutstandingInverseOffer {
   id: string;
   frameworkId: string;
@@ -173,8 +122,10 @@ export interface OutstandingInverseOffer {
 export class ClusterState {
   private readonly started: number;
   private current?: HierarchicalAllocator;
-  readonly agents = new Map<string, AgentRuntime>();
-  readonly frameworks = new Map<string, FrameworkRuntime>();
+  /** The agents known (AgentRegistry, changed by the agents' handlers). */
+  readonly agents: AgentRegistryView;
+  /** The frameworks known (FrameworkRegistry, changed by the frameworks' handlers). */
+  readonly frameworks: FrameworkRegistryView;
   readonly offers = new OfferBook();
   readonly inverseOffers = new Map<string, OutstandingInverseOffer>();
   readonly liveTasks = new LiveTasks();
@@ -189,8 +140,14 @@ export class ClusterState {
   /** Cycles run since start (for tests and metrics). */
   cycles = 0;
 
-  constructor(@Inject(CLOCK) private readonly clock: Clock) {
+  constructor(
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly agentRegistry: AgentRegistry,
+    private readonly frameworkRegistry: FrameworkRegistry,
+  ) {
     this.started = clock.now();
+    this.agents = agentRegistry;
+    this.frameworks = frameworkRegistry;
   }
 
   /** The allocator, rebuilt from the database at start. */
@@ -221,7 +178,9 @@ export class ClusterState {
         placement: config.placement,
       },
     });
-    for (const m of [this.agents, this.frameworks, this.offers, this.inverseOffers]) m.clear();
+    this.agentRegistry.clear();
+    this.frameworkRegistry.clear();
+    for (const m of [this.offers, this.inverseOffers]) m.clear();
     this.liveTasks.clear();
     this.launching.clear();
     this.unavailability.clear();

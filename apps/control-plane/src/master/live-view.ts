@@ -30,7 +30,7 @@ export class LiveView {
   async snapshot(): Promise<LiveSnapshot> {
     if (this.leadership.isLeader) {
       const now = this.clock.now();
-      const connected = <T extends { id: string; socket?: unknown }>(m: Map<string, T>) =>
+      const connected = (m: { values(): Iterable<{ readonly id: string; readonly socket?: unknown }> }) =>
         new Set([...m.values()].filter((r) => r.socket !== undefined).map((r) => r.id));
       return {
         connectedFrameworks: connected(this.state.frameworks),

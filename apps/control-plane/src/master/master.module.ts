@@ -39,7 +39,9 @@ import { ReservationsModule } from '../reservations/reservations.module';
 import { TaskUpdates } from '../tasks/task-updates.handler';
 import { TasksRepository } from '../tasks/tasks.repository';
 import { CLOCK, type Clock, SystemClock } from '../kernel/clock';
+import { AgentRegistry } from './agent-registry';
 import { ClusterState } from './cluster-state';
+import { FrameworkRegistry } from './framework-registry';
 import { ClusterMetrics } from '../health/cluster-metrics';
 import { EventualWrites } from '../kernel/eventual-writes';
 import { Kernel } from '../kernel/kernel';
@@ -93,6 +95,8 @@ export class MasterModule {
         Kernel,
         EventualWrites,
         ClusterMetrics,
+        AgentRegistry,
+        FrameworkRegistry,
         ClusterState,
         Outbox,
         Realtime,

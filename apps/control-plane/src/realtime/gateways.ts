@@ -69,7 +69,11 @@ export class Gateways implements OnApplicationBootstrap {
       const actor = (socket.data as AuthedSocketData).actor;
       on(socket, 'register', RegisterAgent, (msg) => this.agents.register(socket, msg, actor));
       on(socket, 'heartbeat', Empty, () => this.liveness.heartbeat(socket));
-      on(socket, 'status', StatusUpdate, (msg) => this.tasks.agentStatus(socket, msg));
+      on(socket, 'status', StatusUpdate, (msg) => {
+        // A status update is a sign of life too.
+        this.liveness.heartbeat(socket);
+        return this.tasks.agentStatus(socket, msg);
+      });
       on(socket, 'update', UpdateAgent, (msg) => this.membership.update(socket, msg, actor));
       socket.on('disconnect', () => {
         if (this.realtime.sessionsOpen) void this.liveness.disconnected(socket).catch(failed('agent disconnection'));

@@ -36,6 +36,12 @@ export class TaskUpdates {
   private readonly logger = new Logger('TaskUpdates');
   /** Told of every task that ended, once its end has been recorded. */
   private readonly endedListeners: Array<(task: TaskEntity) => void> = [];
+  /**
+   * Per framework, from its (re-)subscription until the updates it has not acknowledged have
+   * gone out again: the updates recorded meanwhile wait here, so that each task's updates reach
+   * it in order.
+   */
+  private readonly held: () => Map<string, StatusUpdate[]>;
 
   constructor(
     private readonly metrics: Metrics,
@@ -46,6 +52,7 @@ export class TaskUpdates {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly outbox: Outbox,
   ) {
+    this.held = kernel.perTerm(() => new Map<string, StatusUpdate[]>());
     this.lookups = kernel.batch('exclusive', (batch) => this.flushLookups(batch));
     // One update or acknowledgement the database refuses fails alone; the others commit.
     this.statusWrites = kernel.batch(
@@ -86,7 +93,6 @@ export class TaskUpdates {
   agentStatus(socket: AgentSocket, update: StatusUpdate): Promise<void> {
     const runtime = this.state.agentOf(socket);
     if (!runtime) return Promise.reject(new ProtocolError(PROTOCOL_ERRORS.NOT_SUBSCRIBED, 'register before sending status updates'));
-    runtime.lastSeen = this.clock.now();
     if (update.agentId !== runtime.id)
       return Promise.reject(
         new ProtocolError(PROTOCOL_ERRORS.TASK_NOT_ON_AGENT, `this agent is ${runtime.id}; it cannot report for agent ${update.agentId}`),
@@ -142,8 +148,8 @@ export class TaskUpdates {
     }
     for (const { task, update } of items) {
       if (!fresh.has(update.updateUuid)) continue;
-      const fw = frameworks.get(task.frameworkId);
-      if (fw?.held) fw.held.push(update);
+      const held = frameworks.has(task.frameworkId) ? this.held().get(task.frameworkId) : undefined;
+      if (held) held.push(update);
       else this.outbox.update(task.frameworkId, update);
       this.stream.emit('task.updated', {
         frameworkId: task.frameworkId,
@@ -322,22 +328,29 @@ export class TaskUpdates {
     });
   }
 
+  /** A framework (re-)subscribed: its updates are held back until `resync` has sent the unacknowledged ones again. */
+  hold(frameworkId: string): void {
+    this.held().set(frameworkId, []);
+  }
+
   /**
    * After a (re-)subscription: the framework's unacknowledged updates go out again, oldest first,
    * then those recorded meanwhile that were not among them, so each task's updates arrive in
    * order. Should the read fail, the periodic resend delivers them.
    */
   async resync(frameworkId: string): Promise<void> {
-    const fw = this.state.frameworks.get(frameworkId);
-    const held = fw?.held;
-    if (!fw || !held) return;
+    const held = this.held().get(frameworkId);
+    if (!held) return;
+    const holding = this.held();
     try {
+      const fw = this.state.frameworks.get(frameworkId);
+      if (!fw) return;
       const sent = fw.socket ? await this.resendUnacknowledged(frameworkId, 0) : new Set<string>();
       for (const update of held) if (!sent.has(update.updateUuid)) this.outbox.update(frameworkId, update);
     } catch (err) {
       this.logger.error({ err, frameworkId }, 'resending unacknowledged updates after a subscription failed; the periodic resend will');
     } finally {
-      if (fw.held === held) fw.held = undefined;
+      if (holding.get(frameworkId) === held) holding.delete(frameworkId);
     }
   }
 

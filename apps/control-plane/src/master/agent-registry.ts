@@ -1,0 +1,76 @@
+/**
+ * The agents the master knows: registered since it started leading, or restored from the
+ * database and not registered again yet. The registry is their one owner: the agents' handlers
+ * change it (each through a method named for what happened), always in the kernel's order;
+ * everything else reads it through `AgentRegistryView`, whose agents are read-only.
+ */
+import { Injectable } from '@nestjs/common';
+import type { AgentCalls, AgentEvents } from '@arbiter/contracts';
+import type { Socket } from 'socket.io';
+import { Registry, type RegistryView } from './registry';
+
+/** An agent's connection to /agents: what it may call, what it is sent (libs/contracts). */
+export type AgentSocket = Socket<AgentCalls, AgentEvents>;
+
+export interface AgentRuntime {
+  readonly id: string;
+  readonly hostname: string;
+  readonly attributes: Record<string, string | number>;
+  readonly socket?: AgentSocket;
+  /** Clock time (ms) of the last sign of life (registration, heartbeat, message). */
+  readonly lastSeen: number;
+  /** In the allocator (registered since the control plane started, or restored). */
+  readonly inAllocator: boolean;
+  /**
+   * Restored from the database at start and not registered since: it is silent only after the
+   * re-registration timeout, not the heartbeat timeout (Mesos's agent_reregister_timeout).
+   */
+  readonly recovered?: boolean;
+  /** The IP the agent connects from (machines in the maintenance schedule may be named by IP). */
+  readonly ip?: string;
+  /** Draining (its tasks killed): DRAINED, or GONE with markGone, once the last one has ended. */
+  readonly draining?: { readonly markGone: boolean };
+}
+
+/** What may read the agents without changing them. */
+export type AgentRegistryView = RegistryView<AgentRuntime>;
+
+@Injectable()
+export class AgentRegistry extends Registry<AgentRuntime> {
+  constructor() {
+    super('an agent');
+  }
+
+  /**
+   * A sign of life at `at` (clock ms): a heartbeat, a message. Recorded wherever it arrives, in a
+   * turn or not: it only moves a time forward, which commutes with every change in the serial order.
+   */
+  seen(id: string, at: number): void {
+    this.changeUnordered(id, (agent) => (agent.lastSeen = at));
+  }
+
+  /** The agent's connection closed: it stays known (and its tasks) until it is silent too long. */
+  disconnected(id: string): void {
+    this.change(id, 'recording an agent disconnected', (agent) => (agent.socket = undefined));
+  }
+
+  /** The agent's attributes changed while it runs (UPDATE_SLAVE). */
+  attributesChanged(id: string, attributes: Record<string, string | number>): void {
+    this.change(id, "changing an agent's attributes", (agent) => (agent.attributes = attributes));
+  }
+
+  /** The agent is in the allocator now. */
+  addedToAllocator(id: string): void {
+    this.change(id, 'recording an agent in the allocator', (agent) => (agent.inAllocator = true));
+  }
+
+  /** The agent drains (its tasks killed), to become DRAINED, or GONE with `markGone`. */
+  drainStarted(id: string, markGone: boolean): void {
+    this.change(id, 'starting a drain', (agent) => (agent.draining = { markGone }));
+  }
+
+  /** The agent no longer drains (drained, or reactivated). */
+  drainEnded(id: string): void {
+    this.change(id, 'ending a drain', (agent) => (agent.draining = undefined));
+  }
+}
