@@ -29,7 +29,7 @@ import { Database } from './database/database.service';
 import { ClusterEventsModule } from './events/cluster-events';
 import { LeadershipModule } from './leadership/leadership.module';
 import { OnLeaderInterceptor } from './leadership/on-leader';
-import type { Clock } from './kernel/clock';
+import { CLOCK, type Clock, SystemClock } from './kernel/clock';
 import { MasterModule } from './master/master.module';
 import { HealthController } from './health/health.controller';
 import { Metrics } from './health/metrics';
@@ -58,21 +58,28 @@ const FEATURE_MODULES = [
 @Global()
 @Module({})
 class CoreModule {
-  static forRoot(config: AppConfig, dataSource: DataSource): DynamicModule {
+  static forRoot(config: AppConfig, dataSource: DataSource, clock: Clock): DynamicModule {
     return {
       module: CoreModule,
-      providers: [{ provide: APP_CONFIG, useValue: config }, { provide: DataSource, useValue: dataSource }, Database, Metrics],
-      exports: [APP_CONFIG, DataSource, Database, Metrics],
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: DataSource, useValue: dataSource },
+        { provide: CLOCK, useValue: clock },
+        Database,
+        Metrics,
+      ],
+      exports: [APP_CONFIG, DataSource, CLOCK, Database, Metrics],
     };
   }
 }
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, dataSource: DataSource, clock?: Clock): DynamicModule {
+  /** `clock`: the system's unless given another (tests pass a ManualClock). */
+  static forRoot(config: AppConfig, dataSource: DataSource, clock: Clock = new SystemClock()): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(config, dataSource), ...SHARED_MODULES, MasterModule.forRoot(clock), ...FEATURE_MODULES],
+      imports: [CoreModule.forRoot(config, dataSource, clock), ...SHARED_MODULES, MasterModule, ...FEATURE_MODULES],
       controllers: [HealthController],
       providers: [
         { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },

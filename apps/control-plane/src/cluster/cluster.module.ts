@@ -3,6 +3,12 @@ import { Module } from '@nestjs/common';
 import { ClusterController } from './cluster.controller';
 import { ClusterRepository } from './cluster.repository';
 import { ClusterService } from './cluster.service';
+import { MasterModule } from '../master/master.module';
 
-@Module({ controllers: [ClusterController], providers: [ClusterRepository, ClusterService], exports: [ClusterService] })
+@Module({
+  imports: [MasterModule],
+  controllers: [ClusterController],
+  providers: [ClusterRepository, ClusterService],
+  exports: [ClusterService],
+})
 export class ClusterModule {}

@@ -6,10 +6,11 @@ import { FrameworksRepository } from './frameworks.repository';
 import { FrameworksService } from './frameworks.service';
 import { OwnsEntities } from '../database/database.entities';
 import { FrameworkEntity } from './framework.entity';
+import { MasterModule } from '../master/master.module';
 
 @OwnsEntities(FrameworkEntity)
 @Module({
-  imports: [HistoryModule],
+  imports: [HistoryModule, MasterModule],
   controllers: [FrameworksController, ExplainController],
   providers: [FrameworksService, FrameworksRepository, FrameworkExplainService],
   exports: [FrameworksService],

@@ -1,9 +1,9 @@
 /**
  * The master: the kernel, the cluster state and the handlers of each noun that change it, with
- * the socket namespaces /agents, /frameworks and /events. The clock is the system's unless the
- * application is built with another (tests pass a ManualClock).
+ * the socket namespaces /agents, /frameworks and /events. Not global: the modules that use what it
+ * exports import it.
  */
-import { type DynamicModule, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { AgentAdmission } from '../agents/agent-admission';
 import { AgentDrain } from '../agents/agent-drain.handler';
 import { AgentLiveness } from '../agents/agent-liveness.handler';
@@ -38,7 +38,6 @@ import { Realtime } from '../realtime/realtime';
 import { ReservationsModule } from '../reservations/reservations.module';
 import { TaskUpdates } from '../tasks/task-updates.handler';
 import { TasksRepository } from '../tasks/tasks.repository';
-import { CLOCK, type Clock, SystemClock } from '../kernel/clock';
 import { AgentRegistry } from './agent-registry';
 import { ClusterState } from './cluster-state';
 import { FrameworkRegistry } from './framework-registry';
@@ -83,48 +82,40 @@ const REPOSITORIES = [
   RetentionRepository,
 ];
 
-@Module({})
-export class MasterModule {
-  static forRoot(clock: Clock = new SystemClock()): DynamicModule {
-    return {
-      module: MasterModule,
-      global: true,
-      imports: [AuthModule, ReservationsModule],
-      providers: [
-        { provide: CLOCK, useValue: clock },
-        Kernel,
-        EventualWrites,
-        ClusterMetrics,
-        AgentRegistry,
-        FrameworkRegistry,
-        ClusterState,
-        Outbox,
-        Realtime,
-        OperatorStream,
-        Gateways,
-        Master,
-        LiveView,
-        LiveViewRepository,
-        AllocationSnapshot,
-        ...HANDLERS,
-        ...REPOSITORIES,
-      ],
-      exports: [
-        CLOCK,
-        AllocationSnapshot,
-        ClusterState,
-        LiveView,
-        OperatorStream,
-        Realtime,
-        FrameworkSessions,
-        FrameworkFailover,
-        FrameworkRemoval,
-        TaskKills,
-        OfferAnswers,
-        TaskUpdates,
-        InverseOffers,
-        Retention,
-      ],
-    };
-  }
-}
+@Module({
+  imports: [AuthModule, ReservationsModule],
+  providers: [
+    Kernel,
+    EventualWrites,
+    ClusterMetrics,
+    AgentRegistry,
+    FrameworkRegistry,
+    ClusterState,
+    Outbox,
+    Realtime,
+    OperatorStream,
+    Gateways,
+    Master,
+    LiveView,
+    LiveViewRepository,
+    AllocationSnapshot,
+    ...HANDLERS,
+    ...REPOSITORIES,
+  ],
+  exports: [
+    AllocationSnapshot,
+    ClusterState,
+    LiveView,
+    OperatorStream,
+    Realtime,
+    FrameworkSessions,
+    FrameworkFailover,
+    FrameworkRemoval,
+    TaskKills,
+    OfferAnswers,
+    TaskUpdates,
+    InverseOffers,
+    Retention,
+  ],
+})
+export class MasterModule {}

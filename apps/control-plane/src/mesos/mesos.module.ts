@@ -10,9 +10,10 @@ import { MesosMasterController } from './mesos-master.controller';
 import { MesosMaster } from './mesos-master.service';
 import { MesosSchedulerController } from './mesos-scheduler.controller';
 import { MesosScheduler } from './mesos-scheduler.service';
+import { MasterModule } from '../master/master.module';
 
 @Module({
-  imports: [AuthModule, AgentsModule, FrameworksModule, TasksModule, RolesModule, ClusterModule],
+  imports: [AuthModule, MasterModule, AgentsModule, FrameworksModule, TasksModule, RolesModule, ClusterModule],
   controllers: [MesosSchedulerController, MesosMasterController],
   providers: [MesosScheduler, MesosMaster],
 })

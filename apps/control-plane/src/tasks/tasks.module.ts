@@ -6,7 +6,8 @@ import { TasksService } from './tasks.service';
 import { OwnsEntities } from '../database/database.entities';
 import { TaskEntity } from './task.entity';
 import { TaskStatusUpdateEntity } from './task-status-update.entity';
+import { MasterModule } from '../master/master.module';
 
 @OwnsEntities(TaskEntity, TaskStatusUpdateEntity)
-@Module({ controllers: [TasksController], providers: [TasksService, TaskListRepository], exports: [TasksService] })
+@Module({ imports: [MasterModule], controllers: [TasksController], providers: [TasksService, TaskListRepository], exports: [TasksService] })
 export class TasksModule {}

@@ -2,6 +2,7 @@
 import { Module } from '@nestjs/common';
 import { WhatIfController } from './what-if.controller';
 import { WhatIfService } from './what-if.service';
+import { MasterModule } from '../master/master.module';
 
-@Module({ controllers: [WhatIfController], providers: [WhatIfService] })
+@Module({ imports: [MasterModule], controllers: [WhatIfController], providers: [WhatIfService] })
 export class WhatIfModule {}
