@@ -82,7 +82,7 @@ const BOUNDARY = {
    */
   masterState: [
     {
-      group: ['**/master/cluster-state', '**/offers/offer-book'],
+      group: ['**/master/cluster-state', '**/master/offer-book'],
       message: "the master's state is changed and read by its handlers; a REST service reads it through LiveView or AllocationSnapshot.",
     },
   ],

@@ -58,16 +58,12 @@ const ALLOWED = new Set([
   'agents/agents.repository.ts:tasks',
   'agents/agents.repository.ts:whitelist',
   'agents/agents.service.ts:allocation',
-  // auth/
-  'auth/auth.guard.ts:audit',
-  'auth/permissions.ts:acls',
-  'auth/principals.service.ts:audit',
-  // config/
-  'config/config.values.ts:acls',
   // events/
-  'events/cluster-events.ts:leadership',
   'events/operator-stream.ts:auth',
   'events/operator-stream.ts:realtime',
+  // auth/
+  'auth/auth.guard.ts:audit',
+  'auth/principals.service.ts:audit',
   // frameworks/
   'frameworks/framework-explain.service.ts:history',
   'frameworks/framework-failover.handler.ts:allocation',
@@ -80,13 +76,10 @@ const ALLOWED = new Set([
   'frameworks/framework-sessions.handler.ts:tasks',
   'frameworks/frameworks.module.ts:history',
   'frameworks/frameworks.service.ts:allocation',
-  // health/
-  'health/cluster-metrics.ts:master',
   // maintenance/
   'maintenance/maintenance-sync.handler.ts:allocation',
   'maintenance/maintenance-sync.handler.ts:offers',
   // master/
-  'master/cluster-state.ts:offers',
   'master/cluster-state.ts:tasks',
   'master/live-view.ts:agents',
   'master/master.module.ts:agents',

@@ -26,7 +26,7 @@ import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { APP_CONFIG, type AppConfig } from './config/config.schema';
 import { Database } from './database/database.service';
-import { ClusterEventsModule } from './events/cluster-events';
+import { ClusterEventsModule } from './leadership/cluster-events';
 import { LeadershipModule } from './leadership/leadership.module';
 import { OnLeaderInterceptor } from './leadership/on-leader';
 import { CLOCK, type Clock, SystemClock } from './kernel/clock';

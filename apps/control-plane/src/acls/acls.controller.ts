@@ -5,7 +5,7 @@ import { AuthErrorCode } from '../auth/auth.errors';
 import { Requires } from '../auth/permissions';
 import { ApiErrors } from '../errors/errors.dto';
 import { AclsDto } from './acls.dto';
-import { ACL_ACTIONS } from './acls.rules';
+import { ACL_ACTIONS } from '../config/acls.rules';
 import { type AclsView, AclsService } from './acls.service';
 
 const toDto = (v: AclsView): AclsDto => ({ document: v.document, updatedAt: v.updatedAt?.toISOString() ?? null, updatedBy: v.updatedBy });

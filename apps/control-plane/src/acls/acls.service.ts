@@ -24,7 +24,7 @@ import {
   PERMISSIVE,
   roleValueProblems,
   scopeOf,
-} from './acls.rules';
+} from '../config/acls.rules';
 import { AclsRepository } from './acls.repository';
 
 export interface AclsView {

@@ -6,14 +6,14 @@
 import type { AuditAction } from '@arbiter/contracts';
 import { Injectable } from '@nestjs/common';
 import { AllocationUsageRepository } from '../allocation/allocation-usage.repository';
-import type { AclAction } from '../acls/acls.rules';
+import type { AclAction } from '../config/acls.rules';
 import { AclsService } from '../acls/acls.service';
 import type { Actor } from '../auth/auth.actor';
 import { AuditService } from '../audit/audit.service';
 import type { Page } from '../common/pagination.dto';
 import { Database, type Tx } from '../database/database.service';
 import { ArbiterException } from '../errors/errors.exception';
-import { ClusterEvents } from '../events/cluster-events';
+import { ClusterEvents } from '../leadership/cluster-events';
 import { type AgentEntity, AgentStatus, type DrainConfig, DrainState } from './agent.entity';
 import { type AgentViewDto, toAgentDto, toAgentViews } from './agents.dto';
 import { AgentsErrorCode } from './agents.errors';

@@ -11,7 +11,7 @@ import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState } from '../master/cluster-state';
-import type { OutstandingOffer } from '../offers/offer-book';
+import type { OutstandingOffer } from '../master/offer-book';
 import { Kernel } from '../kernel/kernel';
 import { Outbox } from '../master/outbox';
 import { ShareClientKind } from './allocation-share.entity';

@@ -8,7 +8,7 @@ import { AgentDrain } from '../agents/agent-drain.handler';
 import { AgentMembership } from '../agents/agent-membership.handler';
 import { AgentSessionsRepository } from '../agents/agent-sessions.repository';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
-import { type ClusterEvent } from '../events/cluster-events';
+import { type ClusterEvent } from '../leadership/cluster-events';
 import { FrameworkFailover } from '../frameworks/framework-failover.handler';
 import { FrameworkSessionsRepository } from '../frameworks/framework-sessions.repository';
 import { CLOCK, type Clock } from '../kernel/clock';

@@ -15,7 +15,7 @@
  */
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
-import type { AclAction } from '../acls/acls.rules';
+import type { AclAction } from '../config/acls.rules';
 import { PrincipalKind } from './principal.entity';
 
 export type Permission = 'public' | 'any' | 'read' | 'operate' | 'admin';

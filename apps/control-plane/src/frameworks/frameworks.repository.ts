@@ -1,7 +1,7 @@
 /** Every query of the frameworks API. */
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { Scope } from '../acls/acls.rules';
+import type { Scope } from '../config/acls.rules';
 import { FrameworkEntity, type FrameworkState } from './framework.entity';
 
 @Injectable()

@@ -11,7 +11,7 @@ import type { Actor } from '../auth/auth.actor';
 import { AuditService } from '../audit/audit.service';
 import { Database, lockDomain, LockDomain, type Tx } from '../database/database.service';
 import { ArbiterException } from '../errors/errors.exception';
-import { ClusterEvents } from '../events/cluster-events';
+import { ClusterEvents } from '../leadership/cluster-events';
 import { MachineMode, type MaintenanceMachineEntity } from './maintenance-machine.entity';
 import type { MachineDto, MaintenanceStatusDto, ScheduleDto } from './maintenance.dto';
 import { MaintenanceErrorCode } from './maintenance.errors';

@@ -8,7 +8,7 @@
 import { HierarchicalAllocator, Resources } from '@arbiter/allocator';
 import { PROTOCOL_ERRORS } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
-import { OfferBook } from '../offers/offer-book';
+import { OfferBook } from './offer-book';
 import type { TaskEntity } from '../tasks/task.entity';
 import type { AppConfig } from '../config/config.schema';
 import { CLOCK, type Clock } from '../kernel/clock';

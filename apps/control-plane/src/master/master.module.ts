@@ -41,7 +41,7 @@ import { TasksRepository } from '../tasks/tasks.repository';
 import { AgentRegistry } from './agent-registry';
 import { ClusterState } from './cluster-state';
 import { FrameworkRegistry } from './framework-registry';
-import { ClusterMetrics } from '../health/cluster-metrics';
+import { ClusterMetrics } from './cluster-metrics';
 import { EventualWrites } from '../kernel/eventual-writes';
 import { Kernel } from '../kernel/kernel';
 import { LiveView } from './live-view';

@@ -13,7 +13,7 @@ import { AGENT_HEARTBEAT_SECONDS } from '../agents/agent-sessions.handler';
 import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import { AllocatorSync } from '../allocation/allocator-sync.handler';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
-import { ClusterEvents } from '../events/cluster-events';
+import { ClusterEvents } from '../leadership/cluster-events';
 import { FrameworkFailover } from '../frameworks/framework-failover.handler';
 import { FRAMEWORK_HEARTBEAT_SECONDS } from '../frameworks/framework-sessions.handler';
 import { Outbox } from './outbox';

@@ -11,7 +11,7 @@ import { AccessLog } from '../audit/access-log';
 import { ClusterState, type FrameworkRuntime } from '../master/cluster-state';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
-import type { OutstandingOffer } from './offer-book';
+import type { OutstandingOffer } from '../master/offer-book';
 import { OffersRepository } from './offers.repository';
 
 /** Default refuse_seconds of an accept's unused resources and of a decline (as Mesos). */

@@ -11,7 +11,7 @@ import { ClusterState } from '../master/cluster-state';
 import { Metrics } from '../health/metrics';
 import { EventualWrites } from '../kernel/eventual-writes';
 import { Outbox } from '../master/outbox';
-import type { OutstandingOffer } from './offer-book';
+import type { OutstandingOffer } from '../master/offer-book';
 import { OfferState } from './offer.entity';
 import { OffersRepository } from './offers.repository';
 

@@ -21,7 +21,7 @@ import { parseResourcesWithRule } from '../common/resources.dto';
 import { Database, lockDomain, LockDomain, type Tx } from '../database/database.service';
 import { CommonErrorCode } from '../errors/errors.codes';
 import { ArbiterException } from '../errors/errors.exception';
-import { ClusterEvents } from '../events/cluster-events';
+import { ClusterEvents } from '../leadership/cluster-events';
 import { checkRole } from '../roles/roles.rules';
 import type { ReservationEntity } from './reservation.entity';
 import { type CreateReservationDto, type ReservationDto, toReservationDto } from './reservations.dto';

@@ -12,7 +12,7 @@ import { parseResourcesWithRule, scalarMap, sumScalars } from '../common/resourc
 import { Database, lockDomain, LockDomain } from '../database/database.service';
 import { CommonErrorCode } from '../errors/errors.codes';
 import { ArbiterException } from '../errors/errors.exception';
-import { ClusterEvents } from '../events/cluster-events';
+import { ClusterEvents } from '../leadership/cluster-events';
 import type { ScalarMap } from './quota.entity';
 import type { QuotaDto, QuotaInputDto, RoleDto, WeightDto } from './roles.dto';
 import { RolesErrorCode } from './roles.errors';

@@ -1,5 +1,5 @@
 /** The master's SQL of tasks: live tasks, status updates recorded in one statement, acknowledgements, resends. */
-import type { Scope } from '../acls/acls.rules';
+import type { Scope } from '../config/acls.rules';
 import { FrameworkEntity } from '../frameworks/framework.entity';
 import { Injectable } from '@nestjs/common';
 import type { ResourceEntry, StatusUpdate } from '@arbiter/contracts';

@@ -9,7 +9,7 @@ import { AuditService } from '../audit/audit.service';
 import { Database, type Tx } from '../database/database.service';
 import { CommonErrorCode } from '../errors/errors.codes';
 import { ArbiterException } from '../errors/errors.exception';
-import { ClusterEvents } from '../events/cluster-events';
+import { ClusterEvents } from '../leadership/cluster-events';
 import type { WhitelistChangeDto, WhitelistDto } from './whitelist.dto';
 import { WhitelistRepository } from './whitelist.repository';
 

@@ -7,7 +7,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { Global, Injectable, Logger, Module, type OnModuleInit } from '@nestjs/common';
-import { Leadership } from '../leadership/leadership.service';
+import { Leadership } from './leadership.service';
 
 export type ClusterEvent =
   | { type: 'agent.updated'; agentId: string }

@@ -7,8 +7,8 @@
 import { Resources } from '@arbiter/allocator';
 import { Injectable } from '@nestjs/common';
 import { Gauge } from 'prom-client';
-import { ClusterState } from '../master/cluster-state';
-import { Metrics } from './metrics';
+import { ClusterState } from './cluster-state';
+import { Metrics } from '../health/metrics';
 
 @Injectable()
 export class ClusterMetrics {

@@ -9,7 +9,8 @@
  * first entry whose subjects and objects both match the request decides it: allowed unless
  * either side is NONE (NONE matches everything and denies). When no entry matches, `permissive`
  * decides (default true). A role value `a/*` matches every role below `a` (not `a` itself), as
- * in Mesos. Pure: no I/O.
+ * in Mesos. Pure: no I/O. It is configuration (`--acls` reads it at start, as the ACL API does), so
+ * it sits in config/, below auth/ and acls/, which both read it.
  */
 import { Role, ROLE_RULE } from '@arbiter/contracts';
 import { z } from 'zod';
