@@ -2,6 +2,7 @@
 import { Module } from '@nestjs/common';
 import { WhatIfController } from './what-if.controller';
 import { WhatIfService } from './what-if.service';
+import { SimulationWorkers } from './what-if.workers';
 
-@Module({ controllers: [WhatIfController], providers: [WhatIfService] })
+@Module({ controllers: [WhatIfController], providers: [WhatIfService, SimulationWorkers] })
 export class WhatIfModule {}
