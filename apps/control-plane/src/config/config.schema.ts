@@ -23,10 +23,11 @@ import {
   pemFile,
   resourceNames,
 } from './config.values';
+import { LIMIT_SETTINGS, type LimitsConfig } from './config.limits';
 
 export { LOG_LEVELS, type LogLevel } from './config.values';
 
-export interface AppConfig {
+export interface AppConfig extends LimitsConfig {
   /** HTTP port; 0 picks a free one. */
   port: number;
   /** External PostgreSQL; when unset an embedded server runs with its data in dataDir. */
@@ -304,6 +305,7 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     default: 10,
     schema: numberIn(2, 120, 'must be a number of seconds from 2 to 120'),
   },
+  ...LIMIT_SETTINGS,
 ] as ReadonlyArray<Setting<keyof AppConfig>>;
 
 export class ConfigError extends Error {

@@ -55,6 +55,13 @@ export function testConfig(databaseUrl: string, overrides: Partial<AppConfig> = 
     logLevel: 'silent',
     leaderLease: 10,
     frameworkResubscribeGrace: 60,
+    bodyLimit: 1_048_576,
+    unauthenticatedBodyLimit: 16_384,
+    maxConnections: 10_000,
+    maxConnectionsPerAddress: 2_000,
+    headersTimeout: 10,
+    requestTimeout: 30,
+    simulations: 1,
     ...overrides,
   };
 }
