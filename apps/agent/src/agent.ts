@@ -24,6 +24,8 @@ export interface AgentOptions {
   killTasksOnExit?: boolean;
   /** PEM certificate(s) to trust for an https:// master (a private CA), besides the system's. */
   ca?: string;
+  /** Milliseconds a connection attempt may take before the next control plane is tried (default 3 s). */
+  connectTimeoutMs?: number;
   /** How tasks run: their default OS user, pids limit, disk checks, sandbox directory (see TaskRunnerOptions). */
   tasks?: TaskRunnerOptions;
   /**
@@ -55,7 +57,14 @@ export class Agent {
     fs.mkdirSync(options.workDir, { recursive: true });
     fs.chmodSync(options.workDir, 0o711);
     this.session = new Session(
-      { master: options.master, token: options.token, workDir: options.workDir, ca: options.ca, log: this.log },
+      {
+        master: options.master,
+        token: options.token,
+        workDir: options.workDir,
+        ca: options.ca,
+        connectTimeoutMs: options.connectTimeoutMs,
+        log: this.log,
+      },
       {
         registration: () => this.registration(),
         registered: () => this.updates.flush(),
