@@ -153,8 +153,22 @@ export class Agent {
         taskUser: this.tasks.taskUser,
         diskQuota: this.tasks.diskChecked,
       },
-      tasks: this.tasks.live(this.updates.unacknowledged()),
+      tasks: this.reportedTasks(),
     };
+  }
+
+  /**
+   * The tasks to register with: those the executors run, or ended with their end not yet
+   * acknowledged, and those refused at launch (DROPPED) whose update is not acknowledged yet.
+   * The refused ones are reported DROPPED (with no resources: none were taken), so that the
+   * control plane waits for their update instead of taking them for lost or launching them again.
+   */
+  private reportedTasks(): NonNullable<RegisterAgent['tasks']> {
+    const tasks: NonNullable<RegisterAgent['tasks']> = this.tasks.live(this.updates.unacknowledged());
+    for (const t of this.updates.dropped())
+      if (!this.tasks.has(t.frameworkId, t.taskId) && !tasks.some((r) => r.frameworkId === t.frameworkId && r.taskId === t.taskId))
+        tasks.push({ ...t, state: 'DROPPED', resources: [] });
+    return tasks;
   }
 
   /** A launch from the control plane. */

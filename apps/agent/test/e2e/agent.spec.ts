@@ -86,6 +86,31 @@ describe('agent', () => {
     expect(third.registration().tasks).toEqual([]);
   });
 
+  it('registers a task it refused (DROPPED) until its update is acknowledged, so the control plane never reports it LOST', async () => {
+    const work = path.join(dir, 'work');
+    // More room kept than any disk has: every launch is refused.
+    const agent = agentOn(work, { workDirReserveBytes: Number.MAX_SAFE_INTEGER });
+    agent.recover();
+    const acks: unknown[] = [];
+    agent.launch(launchOf('refused', 'exit 0'), (r) => acks.push(r));
+    expect(acks).toEqual([{ ok: true }]);
+    expect(journaled(work).map((u) => [u.taskId, u.state])).toEqual([['refused', 'DROPPED']]);
+    const dropped = [{ frameworkId: 'fw', taskId: 'refused', state: 'DROPPED', resources: [] }];
+    // Not connected yet: its update waits, and the registration reports the task ended.
+    expect(agent.registration().tasks).toEqual(dropped);
+    // After a restart too, from the journal.
+    const again = agentOn(work, { workDirReserveBytes: Number.MAX_SAFE_INTEGER });
+    again.recover();
+    expect(again.registration().tasks).toEqual(dropped);
+    again.start();
+    await until(() => cp.registered && cp.states('refused').length > 0);
+    expect(cp.registrations[0].tasks).toEqual(dropped);
+    expect(cp.states('refused')).toEqual(['DROPPED']);
+    // Acknowledged: reported no more.
+    await until(() => again.pendingUpdates === 0);
+    expect(again.registration().tasks).toEqual([]);
+  });
+
   it('a 255-character task id runs like any other, and neither its sandbox nor its cgroup names it', async () => {
     const agent = agentOn(path.join(dir, 'work'));
     agent.start();
