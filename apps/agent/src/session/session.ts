@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import * as tls from 'node:tls';
 import {
   type AgentCalls,
+  type AgentHeartbeat,
   type AgentEvents,
   AGENTS_NAMESPACE,
   type KillTask,
@@ -45,6 +46,8 @@ export interface SessionHandlers {
   registration(): Omit<RegisterAgent, 'agentId'>;
   /** Registered: send what waits. */
   registered(): void;
+  /** What each heartbeat carries (the agent's health). */
+  heartbeat(): AgentHeartbeat;
   launch(payload: unknown, ack?: (r: Reply) => void): void;
   kill(payload: KillTask, ack?: (r: Reply) => void): void;
 }
@@ -190,7 +193,10 @@ export class Session implements UpdateChannel {
       this.registered = true;
       this.log.info({ agentId: reply.agentId, tasks: msg.tasks?.length ?? 0 }, 'registered');
       if (this.heartbeat) clearInterval(this.heartbeat);
-      this.heartbeat = setInterval(() => this.socket.connected && this.socket.emit('heartbeat', {}), reply.heartbeatIntervalSeconds * 1000);
+      this.heartbeat = setInterval(
+        () => this.socket.connected && this.socket.emit('heartbeat', this.handlers.heartbeat()),
+        reply.heartbeatIntervalSeconds * 1000,
+      );
       this.heartbeat.unref();
       this.handlers.registered();
     } catch (err) {

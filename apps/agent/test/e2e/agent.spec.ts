@@ -105,6 +105,8 @@ describe('agent', () => {
     again.start();
     await until(() => cp.registered && cp.states('refused').length > 0);
     expect(cp.registrations[0].tasks).toEqual(dropped);
+    // And it says why, for the control plane to show on the agent.
+    expect(cp.registrations[0].health).toMatchObject({ ok: false, problems: [{ code: 'DISK_RESERVE_IN_USE' }] });
     expect(cp.states('refused')).toEqual(['DROPPED']);
     // Acknowledged: reported no more.
     await until(() => again.pendingUpdates === 0);
@@ -169,10 +171,10 @@ describe('agent', () => {
       await until(() => cp.states('squeezed').includes('FAILED'), 'the launch failed and said so');
       expect(cp.last('squeezed')?.reason).toBe('REASON_COMMAND_EXECUTOR_FAILED');
       expect(cp.last('squeezed')?.message).toMatch(/^could not prepare the task: ENOSPC/);
-      expect(agent.health()).toEqual({
-        ok: false,
-        problems: [expect.stringMatching(/^its status update journal cannot be written: ENOSPC/)],
-      });
+      const health = agent.health();
+      expect(health.problems.map((p) => p.code)).toEqual(['JOURNAL_UNWRITABLE']);
+      expect(health.ok).toBe(false);
+      expect(health.problems[0].message).toMatch(/^its status update journal cannot be written: ENOSPC/);
       fs.rmSync(filler);
       cp.launch(launchOf('roomy', 'exit 0'));
       await until(() => cp.states('roomy').includes('FINISHED'));

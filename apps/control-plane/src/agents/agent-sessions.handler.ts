@@ -95,6 +95,8 @@ export class AgentSessions {
         ip: ipOf(socket),
         lastSeen: this.clock.now(),
         inAllocator: false,
+        // Recorded with the registration: heartbeats record only changes.
+        ...(msg.health ? { health: JSON.stringify(msg.health) } : {}),
       };
       this.state.agents.set(agent.id, runtime);
       sessionOf(socket).agentId = agent.id;

@@ -143,6 +143,8 @@ export interface AgentRuntime {
   ip?: string;
   /** Draining (its tasks killed): DRAINED, or GONE with markGone, once the last one has ended. */
   draining?: { markGone: boolean };
+  /** The health it last reported (JSON), to record only changes. */
+  health?: string;
 }
 
 export interface FrameworkRuntime {
