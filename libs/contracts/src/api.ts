@@ -762,6 +762,11 @@ export interface components {
             total: number;
             unreachable: number;
         };
+        AgentHealthDto: {
+            /** @description false while something keeps it from running new tasks */
+            ok: boolean;
+            problems: components["schemas"]["AgentProblemDto"][];
+        };
         AgentIsolationDto: {
             /**
              * @description cgroup controllers limiting each task
@@ -801,6 +806,15 @@ export interface components {
             limit: number;
             offset: number;
             total: number;
+        };
+        AgentProblemDto: {
+            /**
+             * @description DISK_RESERVE_IN_USE: launches are refused (DROPPED) until there is room
+             * @enum {string}
+             */
+            code: "DISK_RESERVE_IN_USE" | "JOURNAL_UNWRITABLE" | "WORK_DIR_UNREADABLE";
+            /** @example its work directory /var/lib/arbiter has 12.0 MiB free, under the 32.0 MiB it keeps for its journal and checkpoints */
+            message: string;
         };
         /** @enum {string} */
         AgentStatus: "REACHABLE" | "UNREACHABLE" | "GONE";
@@ -865,6 +879,8 @@ export interface components {
             drainStartedAt: string | null;
             drainState: components["schemas"]["DrainState"] | null;
             firstSeenAt: string;
+            /** @description what keeps it from running new tasks, as it last reported (null: it never said) */
+            health: components["schemas"]["AgentHealthDto"] | null;
             hostname: string;
             id: string;
             /** @description how it isolates tasks, as it reported */

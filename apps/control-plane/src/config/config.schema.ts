@@ -89,6 +89,10 @@ export interface AppConfig extends LimitsConfig {
    * PostgreSQL ends a silent leader's session (and frees the lock) after the same time.
    */
   leaderLease: number;
+  /** Seconds between the server's pings on each socket (sent to clients in the handshake). */
+  pingInterval: number;
+  /** Seconds a ping may go unanswered before the socket is closed; a client closes after interval + timeout without one. */
+  pingTimeout: number;
 }
 
 interface Setting<K extends keyof AppConfig> {
@@ -306,6 +310,23 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     schema: numberIn(2, 120, 'must be a number of seconds from 2 to 120'),
   },
   ...LIMIT_SETTINGS,
+  {
+    key: 'pingInterval',
+    env: 'ARBITER_PING_INTERVAL',
+    flag: '--ping-interval',
+    description:
+      "seconds between pings on agents' and frameworks' sockets: a client that hears none for interval + timeout moves to another replica",
+    default: 5,
+    schema: numberIn(0.5, 60, 'must be a number of seconds from 0.5 to 60'),
+  },
+  {
+    key: 'pingTimeout',
+    env: 'ARBITER_PING_TIMEOUT',
+    flag: '--ping-timeout',
+    description: 'seconds a ping may go unanswered before the control plane closes the socket',
+    default: 5,
+    schema: numberIn(0.5, 60, 'must be a number of seconds from 0.5 to 60'),
+  },
 ] as ReadonlyArray<Setting<keyof AppConfig>>;
 
 export class ConfigError extends Error {

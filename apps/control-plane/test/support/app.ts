@@ -54,6 +54,8 @@ export function testConfig(databaseUrl: string, overrides: Partial<AppConfig> = 
     taskRetentionDays: 7,
     logLevel: 'silent',
     leaderLease: 10,
+    pingInterval: 5,
+    pingTimeout: 5,
     frameworkResubscribeGrace: 60,
     bodyLimit: 1_048_576,
     unauthenticatedBodyLimit: 16_384,
