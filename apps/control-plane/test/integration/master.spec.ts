@@ -558,8 +558,11 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     const created = await auditOf({ action: 'reservation.create', actor });
     expect(created.items).toEqual([expect.objectContaining({ actor, action: 'reservation.create', targetId: reservations.items[0].id })]);
 
-    // Offered again with the reserved resources for the role.
-    const next = await until(() => f.offers.length > 0).then(() => f.offers.splice(0)[0]);
+    // Offered again with the reserved resources for the role (the rest of the agent may come
+    // back first, in an offer of its own).
+    const holdsReservation = (o: (typeof f.offers)[number]) => !Resources.of(o.resources).reserved('team').isEmpty();
+    await until(() => f.offers.some(holdsReservation), 'an offer of the reserved resources');
+    const next = defined(f.offers.find(holdsReservation));
     expect(Resources.of(next.resources).reserved('team').toString()).toBe('cpus(team):2;mem(team):1024');
 
     // More than is reserved cannot be unreserved; nothing changes.

@@ -175,6 +175,7 @@ it('checks the simulate ACL on the roles a change names', async () => {
   }
 });
 
+// Three CLI processes, each started from the TypeScript sources: a longer bound than the tier's.
 it('answers the CLI: arbiter simulate --from-cluster prints the shares and writes a scenario that replays', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-what-if-'));
   try {
@@ -214,4 +215,4 @@ it('answers the CLI: arbiter simulate --from-cluster prints the shares and write
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-});
+}, 120_000);
