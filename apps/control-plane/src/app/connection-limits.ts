@@ -16,7 +16,7 @@ const LOG_INTERVAL_MS = 10_000;
 export type LimitLog = (fields: Record<string, unknown>, message: string) => void;
 
 /** A log line per reason at most every interval, counting what it left out. */
-function rateLimited(log: LimitLog, now: () => number = Date.now): (reason: string, fields: Record<string, unknown>) => void {
+function rateLimited(log: LimitLog, now: () => number): (reason: string, fields: Record<string, unknown>) => void {
   const last = new Map<string, { at: number; refused: number }>();
   return (reason, fields) => {
     const entry = last.get(reason);
@@ -39,6 +39,8 @@ export function limitConnections(
   server: Server,
   config: Pick<LimitsConfig, 'maxConnections' | 'maxConnectionsPerAddress' | 'headersTimeout' | 'requestTimeout'>,
   log: LimitLog,
+  /** The time of the log's rate limit (tests pass their own). */
+  now: () => number = Date.now,
 ): ConnectionLimiter {
   const headersMs = Math.round(config.headersTimeout * 1000);
   server.headersTimeout = headersMs;
@@ -49,7 +51,7 @@ export function limitConnections(
     1000,
     Math.max(100, Math.floor(headersMs / 2)),
   );
-  const refuse = rateLimited(log);
+  const refuse = rateLimited(log, now);
   if (config.maxConnections > 0) {
     server.maxConnections = config.maxConnections;
     server.on('drop', (data?: { remoteAddress?: string }) =>

@@ -26,7 +26,9 @@ function bodyParserError(err: unknown): ArbiterException | undefined {
     case 'entity.parse.failed':
       return new ArbiterException(CommonErrorCode.MALFORMED_JSON, `the request body is not valid JSON: ${e.message}`);
     case 'entity.too.large':
-      return new ArbiterException(CommonErrorCode.PAYLOAD_TOO_LARGE, `the request body is larger than ${e.limit} bytes`);
+      return new ArbiterException(CommonErrorCode.PAYLOAD_TOO_LARGE, `the request body is larger than ${e.limit} bytes`, {
+        limit: e.limit ?? null,
+      });
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new ArbiterException(CommonErrorCode.UNSUPPORTED_MEDIA_TYPE, `${e.message}; send UTF-8 JSON`);

@@ -39,6 +39,22 @@ function headersOnly(t: TestControlPlane, path: string, length: number, headers:
   });
 }
 
+/** Sends `body` in 1 KB chunks without a declared length (Transfer-Encoding: chunked). */
+function chunked(t: TestControlPlane, path: string, body: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${t.cp.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) as Answer['body'] }));
+    });
+    for (let i = 0; i < body.length; i += 1024) req.write(body.slice(i, i + 1024));
+    req.end();
+  });
+}
+
 describe('bodies are read after authentication', () => {
   let t: TestControlPlane;
   let operator: string;
@@ -79,7 +95,7 @@ describe('bodies are read after authentication', () => {
     expect(wrong.body.code).toBe('AUTH_TOKEN_INVALID');
   });
 
-  it('reads an authenticated body past the unauthenticated limit, and still refuses bad input 400', async () => {
+  it('reads an authenticated body past the unauthenticated limit, and refuses one without credentials as it passes the limit', async () => {
     const big = { change: {}, padding: 'x'.repeat(10_000) };
     const refused = await t.request('POST', '/api/v1/simulate', big, { token: operator });
     expect(refused.status).toBe(400);
@@ -90,6 +106,10 @@ describe('bodies are read after authentication', () => {
     const malformed = await t.request('POST', '/api/v1/simulate', '{"name":', { token: operator });
     expect(malformed.status).toBe(400);
     expect((malformed.body as { code: string }).code).toBe('MALFORMED_JSON');
+    // The same size from an anonymous Mesos framework, chunked (no declared length): read up to the limit only.
+    const anonymous = await chunked(t, '/api/v1/scheduler', JSON.stringify({ type: 'SUBSCRIBE', ...big }));
+    expect(anonymous.status).toBe(413);
+    expect(anonymous.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', details: { limit: 4096 } });
   });
 });
 
