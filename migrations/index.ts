@@ -5,6 +5,7 @@
 import type { MigrationInterface } from 'typeorm';
 // migrations:imports
 import { FrameworkProtocol1795634849400 } from './1795634849400-FrameworkProtocol';
+import { AgentHealth1795700000000 } from './1795700000000-AgentHealth';
 import { MesosTaskStates1795552073198 } from './1795552073198-MesosTaskStates';
 import { LeadershipTerms1795530680629 } from './1795530680629-LeadershipTerms';
 import { PrincipalKindsAgentOwnersAcls1795492649436 } from './1795492649436-PrincipalKindsAgentOwnersAcls';
@@ -28,5 +29,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   LeadershipTerms1795530680629,
   MesosTaskStates1795552073198,
   FrameworkProtocol1795634849400,
+  AgentHealth1795700000000,
   // migrations:list
 ];

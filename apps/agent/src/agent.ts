@@ -6,7 +6,15 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type KillTask, LaunchTask, parseMessage, type RegisterAgent, type Reply, type ResourceEntry } from '@arbiter/contracts';
+import {
+  type AgentHealth,
+  type KillTask,
+  LaunchTask,
+  parseMessage,
+  type RegisterAgent,
+  type Reply,
+  type ResourceEntry,
+} from '@arbiter/contracts';
 import pino, { type Logger } from 'pino';
 import { TaskRunner, type TaskRunnerOptions } from './executors/task-runner';
 import { UpdateJournal } from './session/journal';
@@ -24,6 +32,8 @@ export interface AgentOptions {
   killTasksOnExit?: boolean;
   /** PEM certificate(s) to trust for an https:// master (a private CA), besides the system's. */
   ca?: string;
+  /** Milliseconds a connection attempt may take before the next control plane is tried (default 3 s). */
+  connectTimeoutMs?: number;
   /** How tasks run: their default OS user, pids limit, disk checks, sandbox directory (see TaskRunnerOptions). */
   tasks?: TaskRunnerOptions;
   /**
@@ -38,11 +48,7 @@ export interface AgentOptions {
 export const AGENT_VERSION = '0.1.0';
 const DEFAULT_WORK_DIR_RESERVE = 32 * 1024 * 1024;
 
-/** What the agent can say of itself: problems that keep it from running new tasks. */
-export interface AgentHealth {
-  ok: boolean;
-  problems: string[];
-}
+export type { AgentHealth } from '@arbiter/contracts';
 
 export class Agent {
   readonly log: Logger;
@@ -55,10 +61,18 @@ export class Agent {
     fs.mkdirSync(options.workDir, { recursive: true });
     fs.chmodSync(options.workDir, 0o711);
     this.session = new Session(
-      { master: options.master, token: options.token, workDir: options.workDir, ca: options.ca, log: this.log },
+      {
+        master: options.master,
+        token: options.token,
+        workDir: options.workDir,
+        ca: options.ca,
+        connectTimeoutMs: options.connectTimeoutMs,
+        log: this.log,
+      },
       {
         registration: () => this.registration(),
         registered: () => this.updates.flush(),
+        heartbeat: () => ({ health: this.health() }),
         launch: (payload, ack) => this.launch(payload, ack),
         kill: (payload, ack) => this.kill(payload, ack),
       },
@@ -89,24 +103,28 @@ export class Agent {
 
   /**
    * Whether the agent can take new tasks: room on its work directory for its records, and a
-   * journal that takes updates. Logged when a launch is refused; the control plane has no place
-   * for it in today's messages.
+   * journal that takes updates. Logged when a launch is refused, and sent to the control plane
+   * with every heartbeat and registration (it shows it on the agent).
    */
   health(): AgentHealth {
-    const problems: string[] = [];
+    const problems: AgentHealth['problems'] = [];
     const reserve = this.options.workDirReserveBytes ?? DEFAULT_WORK_DIR_RESERVE;
     try {
       const st = fs.statfsSync(this.options.workDir);
       const free = st.bavail * st.bsize;
       if (free < reserve)
-        problems.push(
-          `its work directory ${this.options.workDir} has ${mib(free)} free, under the ${mib(reserve)} it keeps for its journal and checkpoints`,
-        );
+        problems.push({
+          code: 'DISK_RESERVE_IN_USE',
+          message: `its work directory ${this.options.workDir} has ${mib(free)} free, under the ${mib(reserve)} it keeps for its journal and checkpoints`,
+        });
     } catch (err) {
-      problems.push(`its work directory ${this.options.workDir} cannot be read: ${(err as Error).message}`);
+      problems.push({
+        code: 'WORK_DIR_UNREADABLE',
+        message: `its work directory ${this.options.workDir} cannot be read: ${(err as Error).message}`,
+      });
     }
     const failure = this.updates.journalFailure;
-    if (failure) problems.push(`its status update journal cannot be written: ${failure.message}`);
+    if (failure) problems.push({ code: 'JOURNAL_UNWRITABLE', message: `its status update journal cannot be written: ${failure.message}` });
     return { ok: problems.length === 0, problems };
   }
 
@@ -144,8 +162,23 @@ export class Agent {
         taskUser: this.tasks.taskUser,
         diskQuota: this.tasks.diskChecked,
       },
-      tasks: this.tasks.live(this.updates.unacknowledged()),
+      tasks: this.reportedTasks(),
+      health: this.health(),
     };
+  }
+
+  /**
+   * The tasks to register with: those the executors run, or ended with their end not yet
+   * acknowledged, and those refused at launch (DROPPED) whose update is not acknowledged yet.
+   * The refused ones are reported DROPPED (with no resources: none were taken), so that the
+   * control plane waits for their update instead of taking them for lost or launching them again.
+   */
+  private reportedTasks(): NonNullable<RegisterAgent['tasks']> {
+    const tasks: NonNullable<RegisterAgent['tasks']> = this.tasks.live(this.updates.unacknowledged());
+    for (const t of this.updates.dropped())
+      if (!this.tasks.has(t.frameworkId, t.taskId) && !tasks.some((r) => r.frameworkId === t.frameworkId && r.taskId === t.taskId))
+        tasks.push({ ...t, state: 'DROPPED', resources: [] });
+    return tasks;
   }
 
   /** A launch from the control plane. */
@@ -158,7 +191,7 @@ export class Agent {
     const health = this.health();
     if (!health.ok) {
       // Refused, and said so with the task's update (the control plane sends launches unacknowledged).
-      const message = `the agent cannot take tasks now: ${health.problems.join('; ')}`;
+      const message = `the agent cannot take tasks now: ${health.problems.map((p) => p.message).join('; ')}`;
       this.log.error({ frameworkId, taskId: task.taskId }, message);
       this.updates.record({ frameworkId, taskId: task.taskId, state: 'DROPPED', reason: 'REASON_CONTAINER_LAUNCH_FAILED', message });
       return ack?.({ ok: true });

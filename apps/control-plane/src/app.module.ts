@@ -6,6 +6,7 @@
  */
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
+import { BodyInterceptor } from './app/body-reader';
 import { entitiesOf } from './database/database.entities';
 import { DataSource, type DataSourceOverrides, dataSourceFor } from './database/database.options';
 import { AclsModule } from './acls/acls.module';
@@ -83,6 +84,8 @@ export class AppModule {
       imports: [CoreModule.forRoot(config, dataSource, clock), ...SHARED_MODULES, MasterModule, ...FEATURE_MODULES],
       controllers: [HealthController],
       providers: [
+        // First: the body is read after the guard and before anything else (app/body-reader.ts).
+        { provide: APP_INTERCEPTOR, useClass: BodyInterceptor },
         { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },
         { provide: APP_INTERCEPTOR, useClass: OnLeaderInterceptor },
         { provide: APP_INTERCEPTOR, useClass: CoalesceInterceptor },

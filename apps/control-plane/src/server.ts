@@ -20,11 +20,12 @@ import { assertErrorCodesRegistered } from './errors/errors.mapping';
 import { validationException } from './errors/errors.validation';
 import { Master } from './master/master';
 import { AppModule, createDataSource } from './app.module';
+import { declaredBodyLimit } from './app/body-reader';
+import { limitConnections } from './app/connection-limits';
 import { inputGate } from './app/input-gate';
 import { createLogging } from './app/logging';
 import { buildOpenApiDocument, serveApiDocs } from './app/openapi';
 
-const BODY_LIMIT = '1mb';
 /** How long a REST request waits for the database (a query, or a connection) before 503. */
 export const REST_QUERY_TIMEOUT_MS = 5_000;
 
@@ -51,14 +52,15 @@ export interface ControlPlane {
   close(): Promise<void>;
 }
 
-/** Global pipes, filters and body parsing shared by the server and the OpenAPI generator. */
-function configureApp(app: INestApplication): void {
+/**
+ * Global pipes, filters and the checks before routing, shared by the server and the OpenAPI
+ * generator. Bodies are read after the auth guard (app/body-reader.ts), never before.
+ */
+function configureApp(app: INestApplication, config: AppConfig): void {
   const http = app.getHttpAdapter().getInstance() as express.Express;
   http.disable('x-powered-by');
   http.set('query parser', 'simple');
-  app.use(express.json({ limit: BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] }));
-  // Mesos's scheduler API takes protobuf too (mesos/mesos-protobuf.ts).
-  app.use('/api/v1/scheduler', express.raw({ limit: BODY_LIMIT, type: 'application/x-protobuf' }));
+  app.use(declaredBodyLimit(config));
   app.use(inputGate);
   app.useGlobalPipes(
     new ValidationPipe({
@@ -84,7 +86,7 @@ export async function createApp(config: AppConfig, dataSource: DataSource, clock
     abortOnError: false,
   });
   app.use(logging.middleware);
-  configureApp(app);
+  configureApp(app, config);
   return app;
 }
 
@@ -104,6 +106,7 @@ export async function startControlPlane(config: AppConfig, options: { clock?: Cl
     if (applied.length) log.info({ migrations: applied }, 'applied migrations');
     app = await createApp(config, dataSource, options.clock);
     serveApiDocs(app, buildOpenApiDocument(app));
+    limitConnections(app.getHttpServer() as Server, config, (fields, message) => log.warn(fields, message));
     await app.listen(config.port);
     const admin = await app.get(AuthService).bootstrapAdmin(config.adminToken);
     const port = ((app.getHttpServer() as Server).address() as AddressInfo).port;

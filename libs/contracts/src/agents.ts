@@ -4,7 +4,7 @@
  *
  *   agent -> control plane (each acknowledged with a Reply):
  *     'register'      RegisterAgent        -> { agentId, heartbeatIntervalSeconds }
- *     'heartbeat'     {}                   -> {}
+ *     'heartbeat'     AgentHeartbeat       -> {}  ({ health? }: what keeps it from running tasks)
  *     'status'        StatusUpdate         -> {}  (after it is persisted; the agent keeps the
  *                                                  update on disk until then and resends it)
  *   control plane -> agent (acknowledged with a Reply):
@@ -37,6 +37,28 @@ const Isolation = z
   .strict();
 type Isolation = z.input<typeof Isolation>;
 
+/**
+ * What keeps an agent from running new tasks, each with a stable code: its work directory is
+ * below the free space it keeps for its journal and checkpoints (DISK_RESERVE_IN_USE: launches
+ * are refused, DROPPED), its journal cannot be written (JOURNAL_UNWRITABLE), its work directory
+ * cannot be read (WORK_DIR_UNREADABLE).
+ */
+export const AGENT_PROBLEM_CODES = ['DISK_RESERVE_IN_USE', 'JOURNAL_UNWRITABLE', 'WORK_DIR_UNREADABLE'] as const;
+export const AgentHealth = z
+  .object({
+    ok: z.boolean(),
+    problems: z
+      .array(z.object({ code: z.enum(AGENT_PROBLEM_CODES), message: z.string().max(1000) }).strict())
+      .max(AGENT_PROBLEM_CODES.length),
+  })
+  .strict()
+  .refine((h) => h.ok === (h.problems.length === 0), { message: 'ok must be true exactly when no problem is listed', path: ['ok'] });
+export type AgentHealth = z.infer<typeof AgentHealth>;
+
+/** A heartbeat: the agent is alive, and (when it says) how it is. */
+export const AgentHeartbeat = z.object({ health: AgentHealth.optional() }).strict();
+export type AgentHeartbeat = z.input<typeof AgentHeartbeat>;
+
 export const RegisterAgent = z
   .object({
     /** The id the control plane gave on an earlier registration; absent on first start. */
@@ -51,6 +73,8 @@ export const RegisterAgent = z
     isolation: Isolation.optional(),
     /** Tasks the agent is running now (re-registration after a reconnect or restart). */
     tasks: z.array(RunningTaskReport).max(100_000).default([]),
+    /** What keeps it from running new tasks, if anything (as in heartbeats). */
+    health: AgentHealth.optional(),
   })
   .strict();
 export type RegisterAgent = z.input<typeof RegisterAgent>;
@@ -100,7 +124,7 @@ export interface AgentEvents {
 /** What an agent calls on /agents; the control plane acknowledges each call with a Reply. */
 export interface AgentCalls {
   register: (m: RegisterAgent, ack?: (r: Reply<RegisterAgentReply>) => void) => void;
-  heartbeat: (m: Record<string, never>, ack?: (r: Reply) => void) => void;
+  heartbeat: (m: AgentHeartbeat, ack?: (r: Reply) => void) => void;
   status: (m: StatusUpdate, ack?: (r: Reply) => void) => void;
   update: (m: UpdateAgent, ack?: (r: Reply) => void) => void;
 }

@@ -12,7 +12,7 @@ export interface paths {
         };
         /** The cluster's ACLs (Mesos's JSON format) */
         get: operations["Acls_get"];
-        /** Replace the ACLs as a whole (validated; audited). Actions: register_frameworks, run_tasks, teardown_frameworks, reserve_resources, unreserve_resources, update_quotas, update_weights, view_frameworks, view_tasks, view_roles, update_maintenance_schedule, start_maintenance, stop_maintenance, drain_agents, deactivate_agents, mark_agents_gone, register_agents */
+        /** Replace the ACLs as a whole (validated; audited). Actions: register_frameworks, run_tasks, teardown_frameworks, reserve_resources, unreserve_resources, update_quotas, update_weights, view_frameworks, view_tasks, view_roles, update_maintenance_schedule, start_maintenance, stop_maintenance, drain_agents, deactivate_agents, mark_agents_gone, register_agents, simulate */
         put: operations["Acls_replace"];
         post?: never;
         delete?: never;
@@ -546,7 +546,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** What if: the next allocation cycles from a snapshot of the live allocator, without and with a change (weights, quota, agents, frameworks, a framework's demand); changes nothing */
+        /**
+         * What if: the next allocation cycles from a snapshot of the live allocator, without and with a change (weights, quota, agents, frameworks, a framework's demand); changes nothing
+         * @description Runs in a worker thread, one simulation at a time unless ARBITER_SIMULATIONS allows more (429 SIMULATION_BUSY beyond); at most 10,000 added agents and 100 added frameworks (400 SIMULATION_TOO_LARGE); the simulate ACL on the roles the change names.
+         */
         post: operations["WhatIf_run"];
         delete?: never;
         options?: never;
@@ -759,6 +762,11 @@ export interface components {
             total: number;
             unreachable: number;
         };
+        AgentHealthDto: {
+            /** @description false while something keeps it from running new tasks */
+            ok: boolean;
+            problems: components["schemas"]["AgentProblemDto"][];
+        };
         AgentIsolationDto: {
             /**
              * @description cgroup controllers limiting each task
@@ -798,6 +806,15 @@ export interface components {
             limit: number;
             offset: number;
             total: number;
+        };
+        AgentProblemDto: {
+            /**
+             * @description DISK_RESERVE_IN_USE: launches are refused (DROPPED) until there is room
+             * @enum {string}
+             */
+            code: "DISK_RESERVE_IN_USE" | "JOURNAL_UNWRITABLE" | "WORK_DIR_UNREADABLE";
+            /** @example its work directory /var/lib/arbiter has 12.0 MiB free, under the 32.0 MiB it keeps for its journal and checkpoints */
+            message: string;
         };
         /** @enum {string} */
         AgentStatus: "REACHABLE" | "UNREACHABLE" | "GONE";
@@ -862,6 +879,8 @@ export interface components {
             drainStartedAt: string | null;
             drainState: components["schemas"]["DrainState"] | null;
             firstSeenAt: string;
+            /** @description what keeps it from running new tasks, as it last reported (null: it never said) */
+            health: components["schemas"]["AgentHealthDto"] | null;
             hostname: string;
             id: string;
             /** @description how it isolates tasks, as it reported */
@@ -1054,7 +1073,7 @@ export interface components {
          * @description stable machine-readable code
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "ROUTE_NOT_FOUND" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR" | "NO_LEADER" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "FORBIDDEN" | "PRINCIPAL_NOT_FOUND" | "PRINCIPAL_EXISTS" | "PRINCIPAL_DISABLED" | "TOKEN_NOT_FOUND" | "NOT_A_SESSION" | "ACLS_INVALID" | "AGENT_NOT_FOUND" | "AGENT_GONE" | "AGENT_STILL_DRAINING" | "AGENT_ALREADY_DRAINING" | "FRAMEWORK_NOT_FOUND" | "FRAMEWORK_NOT_CONNECTED" | "TASK_NOT_FOUND" | "CYCLE_NOT_FOUND" | "ROLE_REPEATED" | "QUOTA_NOT_FOUND" | "QUOTA_GUARANTEE_EXCEEDS_LIMIT" | "QUOTA_HIERARCHY_VIOLATION" | "QUOTA_EXCEEDS_CAPACITY" | "RESERVATION_NOT_FOUND" | "RESERVATION_INSUFFICIENT_RESOURCES" | "RESERVATION_IN_USE" | "MAINTENANCE_DUPLICATE_MACHINE" | "MAINTENANCE_DOWN_MACHINE_REMOVED" | "MAINTENANCE_MACHINE_NOT_SCHEDULED" | "MAINTENANCE_MACHINE_ALREADY_DOWN" | "MAINTENANCE_MACHINE_NOT_DOWN";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "ROUTE_NOT_FOUND" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR" | "NO_LEADER" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "FORBIDDEN" | "PRINCIPAL_NOT_FOUND" | "PRINCIPAL_EXISTS" | "PRINCIPAL_DISABLED" | "TOKEN_NOT_FOUND" | "NOT_A_SESSION" | "ACLS_INVALID" | "AGENT_NOT_FOUND" | "AGENT_GONE" | "AGENT_STILL_DRAINING" | "AGENT_ALREADY_DRAINING" | "FRAMEWORK_NOT_FOUND" | "FRAMEWORK_NOT_CONNECTED" | "TASK_NOT_FOUND" | "CYCLE_NOT_FOUND" | "ROLE_REPEATED" | "QUOTA_NOT_FOUND" | "QUOTA_GUARANTEE_EXCEEDS_LIMIT" | "QUOTA_HIERARCHY_VIOLATION" | "QUOTA_EXCEEDS_CAPACITY" | "RESERVATION_NOT_FOUND" | "RESERVATION_INSUFFICIENT_RESOURCES" | "RESERVATION_IN_USE" | "SIMULATION_TOO_LARGE" | "SIMULATION_BUSY" | "MAINTENANCE_DUPLICATE_MACHINE" | "MAINTENANCE_DOWN_MACHINE_REMOVED" | "MAINTENANCE_MACHINE_NOT_SCHEDULED" | "MAINTENANCE_MACHINE_ALREADY_DOWN" | "MAINTENANCE_MACHINE_NOT_DOWN";
         ErrorDto: {
             /**
              * @description stable machine-readable code
@@ -3767,7 +3786,7 @@ export interface operations {
                     "application/json": components["schemas"]["WhatIfResultDto"];
                 };
             };
-            /** @description VALIDATION_FAILED */
+            /** @description VALIDATION_FAILED, SIMULATION_TOO_LARGE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3787,6 +3806,15 @@ export interface operations {
             };
             /** @description FORBIDDEN */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description SIMULATION_BUSY */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -49,6 +49,11 @@ export const ERROR_CODES = {
   RESERVATION_NOT_FOUND: { status: 404 },
   RESERVATION_INSUFFICIENT_RESOURCES: { status: 409 },
   RESERVATION_IN_USE: { status: 409 },
+  // What-if
+  /** A what-if change past the bounds of WHAT_IF_LIMITS (added agents, added frameworks). */
+  SIMULATION_TOO_LARGE: { status: 400 },
+  /** As many what-if simulations as the control plane runs at once are running; try again shortly. */
+  SIMULATION_BUSY: { status: 429 },
   // Maintenance
   MAINTENANCE_DUPLICATE_MACHINE: { status: 400 },
   MAINTENANCE_DOWN_MACHINE_REMOVED: { status: 409 },

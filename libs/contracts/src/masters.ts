@@ -62,6 +62,57 @@ export class MasterUrls {
   }
 }
 
+/** Default milliseconds a connection attempt may take before the client tries the next control plane. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 3_000;
+
+/** What socketClientOptions needs. */
+export interface SocketClientSettings {
+  token: string;
+  /** Certificates to trust for https:// (Node's `ca` replaces the built-in roots: include them). */
+  ca?: string[];
+  /** Milliseconds a connection attempt may take (default DEFAULT_CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
+}
+
+/** The socket.io client options an agent or a scheduler connects with (a subset of socket.io-client's). */
+export interface SocketClientOptions {
+  auth: { token: string };
+  autoConnect: false;
+  reconnection: true;
+  reconnectionDelay: number;
+  reconnectionDelayMax: number;
+  timeout: number;
+  transports: ['websocket'];
+  forceNew: true;
+  ca?: string[];
+}
+
+/**
+ * The options of every agent's and scheduler's socket: reconnect forever, soon (250 ms, at most
+ * 2 s apart), and give up on a connection attempt after `connectTimeoutMs` (a paused control
+ * plane's kernel accepts the TCP connection but nothing answers), so the client moves on to the
+ * next control plane within seconds rather than socket.io's 20 s. How soon a silent control
+ * plane is noticed on an open connection is the server's to say (ARBITER_PING_INTERVAL and
+ * ARBITER_PING_TIMEOUT, sent in the handshake). One connection per client (`forceNew`): sockets
+ * of one namespace on a shared connection would share their events.
+ */
+export function socketClientOptions(settings: SocketClientSettings): SocketClientOptions {
+  const timeout = settings.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  if (!Number.isFinite(timeout) || timeout <= 0)
+    throw new Error(`connect timeout must be a positive number of milliseconds (got ${timeout})`);
+  return {
+    auth: { token: settings.token },
+    autoConnect: false,
+    reconnection: true,
+    reconnectionDelay: 250,
+    reconnectionDelayMax: 2_000,
+    timeout,
+    transports: ['websocket'],
+    forceNew: true,
+    ...(settings.ca ? { ca: settings.ca } : {}),
+  };
+}
+
 /** What a standby's refusal carries in socket.io's connect_error `data`. */
 interface NotLeaderData {
   code: 'NOT_LEADER';
@@ -119,4 +170,14 @@ export function reconnectElsewhere(
     },
     soon ? 100 : 1_000,
   );
+}
+
+/**
+ * The connection ended: when the control plane stopped answering (socket.io's `ping timeout`:
+ * it is paused, or cut off), socket.io's own reconnection goes to the next URL of the list (a
+ * standby there names the leader) instead of waiting on the silent one. Other reasons keep the
+ * URL: a closed or refused connection fails fast and moves on through connect_error.
+ */
+export function leftSilent(socket: { io: object }, namespace: string, masters: MasterUrls, reason: string): void {
+  if (reason === 'ping timeout' && masters.urls.length > 1) retargetSocket(socket, namespace, masters.failed());
 }

@@ -31,7 +31,7 @@ export const WhatIfChange = z
       .array(
         z.object({ id: Id, roles: z.array(Role).min(1).max(100), capabilities: z.array(z.string().max(64)).max(10).optional() }).strict(),
       )
-      .max(100)
+      .max(10_000)
       .optional(),
     /** Frameworks to take away, by id. */
     removeFrameworks: z.array(Id).max(10_000).optional(),
@@ -43,3 +43,22 @@ export type WhatIfChange = z.infer<typeof WhatIfChange>;
 
 /** Most cycles a what-if runs (each runs twice, without and with the change, on the leader). */
 export const WHAT_IF_MAX_CYCLES = 10;
+
+/**
+ * How large a what-if may be (POST /api/v1/simulate refuses more with SIMULATION_TOO_LARGE):
+ * what is useful to ask, and what a worker answers in seconds.
+ */
+export const WHAT_IF_LIMITS = {
+  /** Agents added, every entry's `count` together. */
+  addedAgents: 10_000,
+  /** Frameworks added. */
+  addedFrameworks: 100,
+} as const;
+
+/** What a change adds, against WHAT_IF_LIMITS. */
+export function whatIfSize(change: WhatIfChange): { addedAgents: number; addedFrameworks: number } {
+  return {
+    addedAgents: (change.addAgents ?? []).reduce((n, a) => n + (a.count ?? 1), 0),
+    addedFrameworks: change.addFrameworks?.length ?? 0,
+  };
+}

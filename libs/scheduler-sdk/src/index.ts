@@ -21,12 +21,14 @@ import {
   type AcceptReply,
   FRAMEWORKS_NAMESPACE,
   type InverseOffer,
+  leftSilent,
   MasterUrls,
   notLeader,
   reconnectElsewhere,
   type Offer,
   type Operation,
   type Reply,
+  socketClientOptions,
   type StatusUpdate,
   type Subscribe,
   type SubscribeReply,
@@ -61,6 +63,8 @@ export interface SchedulerOptions {
   callTimeoutMs?: number;
   /** PEM certificate(s) to trust for an https:// master (a private CA), besides the system's. */
   ca?: string;
+  /** Milliseconds a connection attempt may take before the next control plane is tried (default 3 s). */
+  connectTimeoutMs?: number;
 }
 
 /** A connection failure that retrying will not heal: a refused token or kind, an untrusted certificate. */
@@ -116,19 +120,15 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
     super();
     this.subscribeInfo = { ...options.framework };
     this.masters = new MasterUrls(options.master);
-    this.socket = io(new URL(FRAMEWORKS_NAMESPACE, this.masters.current).toString(), {
-      auth: { token: options.token },
-      autoConnect: false,
-      reconnection: true,
-      reconnectionDelay: 250,
-      reconnectionDelayMax: 5_000,
-      transports: ['websocket'],
-      // Node's `ca` replaces the built-in roots: keep them, and add the given ones.
-      ...(options.ca ? { ca: [...tls.rootCertificates, options.ca] } : {}),
-      // One connection per scheduler: sockets of one namespace on a shared connection would
-      // share their events.
-      forceNew: true,
-    });
+    this.socket = io(
+      new URL(FRAMEWORKS_NAMESPACE, this.masters.current).toString(),
+      socketClientOptions({
+        token: options.token,
+        connectTimeoutMs: options.connectTimeoutMs,
+        // Node's `ca` replaces the built-in roots: keep them, and add the given ones.
+        ...(options.ca ? { ca: [...tls.rootCertificates, options.ca] } : {}),
+      }),
+    );
     this.socket.on('offers', (m: { offers: Offer[] }) => this.emit('offers', m.offers));
     this.socket.on('rescind', (m: { offerId: string; reason: string }) => this.emit('rescind', m.offerId, m.reason));
     this.socket.on('inverseOffers', (m: { inverseOffers: InverseOffer[] }) => this.emit('inverseOffers', m.inverseOffers));
@@ -145,6 +145,8 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
         this.socket.emit('acknowledge', { taskId: m.status.taskId, updateUuid: m.status.updateUuid });
     });
     this.socket.on('disconnect', (reason) => {
+      // A control plane that stopped answering (paused, cut off): reconnect to the next one.
+      leftSilent(this.socket, FRAMEWORKS_NAMESPACE, this.masters, reason);
       this.emit('disconnected', reason);
       // The server closed the session (its control plane stopped leading, say): socket.io does
       // not reconnect by itself then. Come back, to the leader, unless the framework is done.

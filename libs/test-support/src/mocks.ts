@@ -62,6 +62,7 @@ export function mockAgent(
     version: null,
     principal: null,
     isolation: null,
+    health: null,
     firstSeenAt: at,
     lastSeenAt: at,
     ...rest,

@@ -9,15 +9,18 @@ import * as path from 'node:path';
 import * as tls from 'node:tls';
 import {
   type AgentCalls,
+  type AgentHeartbeat,
   type AgentEvents,
   AGENTS_NAMESPACE,
   type KillTask,
+  leftSilent,
   MasterUrls,
   notLeader,
   reconnectElsewhere,
   type RegisterAgent,
   type Reply,
   type ResourceEntry,
+  socketClientOptions,
   type StatusUpdate,
 } from '@arbiter/contracts';
 import type { Logger } from 'pino';
@@ -33,6 +36,8 @@ export interface SessionOptions {
   workDir: string;
   /** PEM certificate(s) to trust for an https:// master (a private CA), besides the system's. */
   ca?: string;
+  /** Milliseconds a connection attempt may take before the next control plane is tried (default 3 s). */
+  connectTimeoutMs?: number;
   log: Logger;
 }
 
@@ -41,6 +46,8 @@ export interface SessionHandlers {
   registration(): Omit<RegisterAgent, 'agentId'>;
   /** Registered: send what waits. */
   registered(): void;
+  /** What each heartbeat carries (the agent's health). */
+  heartbeat(): AgentHeartbeat;
   launch(payload: unknown, ack?: (r: Reply) => void): void;
   kill(payload: KillTask, ack?: (r: Reply) => void): void;
 }
@@ -65,24 +72,24 @@ export class Session implements UpdateChannel {
     this.stateFile = path.join(options.workDir, 'agent.json');
     if (fs.existsSync(this.stateFile)) this.agentId = (JSON.parse(fs.readFileSync(this.stateFile, 'utf8')) as { agentId?: string }).agentId;
     this.masters = new MasterUrls(options.master);
-    this.socket = io(new URL(AGENTS_NAMESPACE, this.masters.current).toString(), {
-      auth: { token: options.token },
-      autoConnect: false,
-      reconnection: true,
-      reconnectionDelay: 250,
-      reconnectionDelayMax: 5_000,
-      transports: ['websocket'],
-      forceNew: true,
-      // Node's `ca` replaces the built-in roots: keep them, and add the given ones.
-      ...(options.ca ? { ca: [...tls.rootCertificates, options.ca] } : {}),
-    });
+    this.socket = io(
+      new URL(AGENTS_NAMESPACE, this.masters.current).toString(),
+      socketClientOptions({
+        token: options.token,
+        connectTimeoutMs: options.connectTimeoutMs,
+        // Node's `ca` replaces the built-in roots: keep them, and add the given ones.
+        ...(options.ca ? { ca: [...tls.rootCertificates, options.ca] } : {}),
+      }),
+    );
     this.socket.on('connect', () => {
       this.masters.connected();
       void this.register();
     });
     this.socket.on('disconnect', (reason) => {
       this.registered = false;
-      this.log.warn({ reason }, 'disconnected from the control plane; reconnecting');
+      // A control plane that stopped answering (paused, cut off): reconnect to the next one.
+      leftSilent(this.socket, AGENTS_NAMESPACE, this.masters, reason);
+      this.log.warn({ reason, next: this.masters.current }, 'disconnected from the control plane; reconnecting');
       // socket.io reconnects by itself except after the server closed the connection (it took
       // the agent for lost, say, after a pause): then the agent reconnects and registers again.
       if (reason === 'io server disconnect' && !this.stopped) {
@@ -186,7 +193,10 @@ export class Session implements UpdateChannel {
       this.registered = true;
       this.log.info({ agentId: reply.agentId, tasks: msg.tasks?.length ?? 0 }, 'registered');
       if (this.heartbeat) clearInterval(this.heartbeat);
-      this.heartbeat = setInterval(() => this.socket.connected && this.socket.emit('heartbeat', {}), reply.heartbeatIntervalSeconds * 1000);
+      this.heartbeat = setInterval(
+        () => this.socket.connected && this.socket.emit('heartbeat', this.handlers.heartbeat()),
+        reply.heartbeatIntervalSeconds * 1000,
+      );
       this.heartbeat.unref();
       this.handlers.registered();
     } catch (err) {

@@ -68,6 +68,12 @@ export class StatusUpdates {
     return new Map(this.pending().map((p) => [`${p.update.frameworkId}/${p.update.taskId}`, p.update.state]));
   }
 
+  /** The tasks whose last unacknowledged update is DROPPED (refused at launch; no executor knows them). */
+  dropped(): Array<{ frameworkId: string; taskId: string }> {
+    const last = new Map(this.pending().map((p) => [`${p.update.frameworkId}/${p.update.taskId}`, p.update]));
+    return [...last.values()].filter((u) => u.state === 'DROPPED').map((u) => ({ frameworkId: u.frameworkId, taskId: u.taskId }));
+  }
+
   private pending(): Pending[] {
     return [...this.journal.pending(), ...this.unjournaled.map((update) => ({ update }))];
   }

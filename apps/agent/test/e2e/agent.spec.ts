@@ -86,6 +86,33 @@ describe('agent', () => {
     expect(third.registration().tasks).toEqual([]);
   });
 
+  it('registers a task it refused (DROPPED) until its update is acknowledged, so the control plane never reports it LOST', async () => {
+    const work = path.join(dir, 'work');
+    // More room kept than any disk has: every launch is refused.
+    const agent = agentOn(work, { workDirReserveBytes: Number.MAX_SAFE_INTEGER });
+    agent.recover();
+    const acks: unknown[] = [];
+    agent.launch(launchOf('refused', 'exit 0'), (r) => acks.push(r));
+    expect(acks).toEqual([{ ok: true }]);
+    expect(journaled(work).map((u) => [u.taskId, u.state])).toEqual([['refused', 'DROPPED']]);
+    const dropped = [{ frameworkId: 'fw', taskId: 'refused', state: 'DROPPED', resources: [] }];
+    // Not connected yet: its update waits, and the registration reports the task ended.
+    expect(agent.registration().tasks).toEqual(dropped);
+    // After a restart too, from the journal.
+    const again = agentOn(work, { workDirReserveBytes: Number.MAX_SAFE_INTEGER });
+    again.recover();
+    expect(again.registration().tasks).toEqual(dropped);
+    again.start();
+    await until(() => cp.registered && cp.states('refused').length > 0);
+    expect(cp.registrations[0].tasks).toEqual(dropped);
+    // And it says why, for the control plane to show on the agent.
+    expect(cp.registrations[0].health).toMatchObject({ ok: false, problems: [{ code: 'DISK_RESERVE_IN_USE' }] });
+    expect(cp.states('refused')).toEqual(['DROPPED']);
+    // Acknowledged: reported no more.
+    await until(() => again.pendingUpdates === 0);
+    expect(again.registration().tasks).toEqual([]);
+  });
+
   it('a 255-character task id runs like any other, and neither its sandbox nor its cgroup names it', async () => {
     const agent = agentOn(path.join(dir, 'work'));
     agent.start();
@@ -144,10 +171,10 @@ describe('agent', () => {
       await until(() => cp.states('squeezed').includes('FAILED'), 'the launch failed and said so');
       expect(cp.last('squeezed')?.reason).toBe('REASON_COMMAND_EXECUTOR_FAILED');
       expect(cp.last('squeezed')?.message).toMatch(/^could not prepare the task: ENOSPC/);
-      expect(agent.health()).toEqual({
-        ok: false,
-        problems: [expect.stringMatching(/^its status update journal cannot be written: ENOSPC/)],
-      });
+      const health = agent.health();
+      expect(health.problems.map((p) => p.code)).toEqual(['JOURNAL_UNWRITABLE']);
+      expect(health.ok).toBe(false);
+      expect(health.problems[0].message).toMatch(/^its status update journal cannot be written: ENOSPC/);
       fs.rmSync(filler);
       cp.launch(launchOf('roomy', 'exit 0'));
       await until(() => cp.states('roomy').includes('FINISHED'));

@@ -21,6 +21,7 @@ interface AgentFlags {
   tokenFile?: string;
   taskUser?: string;
   ca?: string;
+  connectTimeout?: string;
   hostname?: string;
   killTasksOnExit?: boolean;
 }
@@ -60,6 +61,10 @@ export function register(program: Command): void {
     .option('--token-file <file>', "a file holding an agent principal's token (or ARBITER_AGENT_TOKEN)")
     .option('--token <token>', 'the token itself (visible to every user of the machine in the process list: prefer --token-file)')
     .option('--ca <file>', 'PEM certificate(s) to trust for an https:// master (ARBITER_CA_FILE)')
+    .option(
+      '--connect-timeout <seconds>',
+      'seconds a connection attempt to a control plane may take before the next one is tried (ARBITER_CONNECT_TIMEOUT; default 3)',
+    )
     .option('--task-user <name>', 'OS user of tasks whose spec names none (ARBITER_TASK_USER; default nobody when run as root)')
     .option('--hostname <name>', "hostname to report (default: this machine's)")
     .option('--kill-tasks-on-exit', 'kill running tasks when the agent stops')
@@ -102,6 +107,12 @@ export function register(program: Command): void {
         );
         return;
       }
+      const connectTimeout = flags.connectTimeout ?? (process.env.ARBITER_CONNECT_TIMEOUT || undefined);
+      const connectTimeoutMs = connectTimeout === undefined ? undefined : Number(connectTimeout) * 1000;
+      if (connectTimeoutMs !== undefined && !(connectTimeoutMs >= 100 && connectTimeoutMs <= 600_000)) {
+        fail(`--connect-timeout: '${connectTimeout}' must be a number of seconds from 0.1 to 600`);
+        return;
+      }
       const hostname = flags.hostname ?? os.hostname();
       const workDir = path.resolve(flags.workDir ?? path.join('.arbiter', `agent-${hostname}`));
       const sandboxDirFlag = flags.sandboxDir ?? (process.env.ARBITER_SANDBOX_DIR || undefined);
@@ -137,6 +148,7 @@ export function register(program: Command): void {
         killTasksOnExit: flags.killTasksOnExit,
         tasks: { taskUser: flags.taskUser ?? process.env.ARBITER_TASK_USER, ...(sandboxDir ? { sandboxDir } : {}) },
         ...(ca ? { ca } : {}),
+        ...(connectTimeoutMs ? { connectTimeoutMs } : {}),
       });
       if (flags.token)
         agent.log.warn(

@@ -5,7 +5,8 @@
  * and RUNNING, then FINISHED after --task-ms) and M frameworks on the scheduler SDK that launch
  * short tasks on every offer. Prints task launches per second sustained (tasks reaching
  * RUNNING, every state persisted), offer-to-RUNNING latency p50/p99 and the control plane's
- * resident memory, then one JSON line.
+ * resident memory, then one JSON line. With `--flood`, hostile clients join in the second half
+ * of the measurement (bench-flood.ts).
  */
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -13,6 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { Reply } from '@arbiter/contracts';
+import { type FloodFlags, floodPhase } from './bench-flood';
 import { cpuSeconds, loopHold, percentile, residentMb, scrape, sliceCounts, startChildControlPlane, stopChild } from './bench-process';
 
 interface E2eFlags {
@@ -28,6 +30,8 @@ interface E2eFlags {
   rate: number;
   /** The control plane's allocation interval, in seconds. */
   allocationInterval: number;
+  /** Hostile clients in the second half of the measurement. */
+  flood?: FloodFlags;
 }
 
 const TOKEN = `bench-${randomUUID()}`;
@@ -233,7 +237,9 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
       const memory: number[] = [];
       const sampler = setInterval(() => memory.push(residentMb(pid)), 1000);
       timers.push(sampler);
+      const flooded = flags.flood ? floodPhase(url, TOKEN, flags.seconds, flags.flood) : undefined;
       await new Promise((r) => setTimeout(r, flags.seconds * 1000));
+      const floodResult = await flooded;
       measuring = false;
       const after = await scrape(base);
       const hold = loopHold(slices0, sliceCounts(after));
@@ -268,6 +274,7 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
         controlPlaneEventLoopLagMaxMs: lagMaxMs,
         ...(flags.rate ? { rate: flags.rate, backlogAtEnd: backlog.reduce((a, b) => a + b, 0) } : {}),
         failures: Object.fromEntries(failures),
+        ...(floodResult ? { flood: floodResult } : {}),
       };
       console.log(
         `node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB; load ${os

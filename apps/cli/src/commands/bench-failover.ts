@@ -19,7 +19,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { MasterUrls, notLeader, type Reply, reconnectElsewhere } from '@arbiter/contracts';
+import { leftSilent, MasterUrls, notLeader, type Reply, reconnectElsewhere, socketClientOptions } from '@arbiter/contracts';
 
 /** The faults the bench injects into the leader (see the header). */
 export const FAILOVER_FAULTS = ['kill', 'session'] as const;
@@ -116,13 +116,8 @@ export async function runFailoverBench(flags: FailoverFlags): Promise<void> {
       const agentsUp: Array<Promise<void>> = [];
       for (let i = 0; i < flags.agents; i++) {
         const list = new MasterUrls(masters);
-        const s = io(new URL(AGENTS_NAMESPACE, list.current).toString(), {
-          auth: { token: TOKEN },
-          transports: ['websocket'],
-          forceNew: true,
-          reconnectionDelay: 250,
-          reconnectionDelayMax: 2_000,
-        });
+        // The agent's own socket options (connect timeout, reconnection pace).
+        const s = io(new URL(AGENTS_NAMESPACE, list.current).toString(), socketClientOptions({ token: TOKEN }));
         sockets.push(s);
         let agentId: string | undefined;
         const running = new Map<string, { frameworkId: string; taskId: string; resources: unknown }>();
@@ -133,6 +128,7 @@ export async function runFailoverBench(flags: FailoverFlags): Promise<void> {
         );
         // A leader that steps down closes the sessions itself; socket.io does not come back by itself then (the agent does).
         s.on('disconnect', (reason) => {
+          leftSilent(s, AGENTS_NAMESPACE, list, reason);
           if (reason === 'io server disconnect' && !closing) setTimeout(() => !closing && !s.connected && s.connect(), 1_000);
         });
         s.on('connect', () => {
@@ -176,6 +172,7 @@ export async function runFailoverBench(flags: FailoverFlags): Promise<void> {
             .catch(() => undefined);
         });
         setInterval(() => s.connected && s.emit('heartbeat', {}), 5_000).unref();
+        s.connect();
       }
       await Promise.all(agentsUp);
       console.log(`${flags.agents} simulated agents registered with the leader at ${replicas[0].url}`);

@@ -51,6 +51,9 @@ export function register(program: Command): void {
     .option('--task-ms <n>', 'e2e: how long each simulated task runs (default 200)')
     .option('--rate <n>', 'e2e: tasks submitted per second across the frameworks (default: every offer is used)')
     .option('--allocation-interval <seconds>', "e2e: the control plane's allocation interval (default 0.25)")
+    .option('--flood', 'e2e: flood unauthenticated 1 MB bodies and slow sockets in the second half of the measurement')
+    .option('--flood-bodies <n>', 'e2e --flood: clients sending unauthenticated 1 MB bodies (default 64)')
+    .option('--flood-slow <n>', 'e2e --flood: slow sockets (default 1000)')
     .option('--runs <n>', 'dashboard: cold loads timed per page (default 5)')
     .option('--tasks <n>', 'failover: tasks kept running across the failover (default 1000)')
     .option('--replicas <n>', 'failover: control-plane replicas (default 2)')
@@ -74,6 +77,9 @@ export function register(program: Command): void {
           routes?: string;
           replicas?: string;
           fault?: string;
+          flood?: boolean;
+          floodBodies?: string;
+          floodSlow?: string;
         },
       ) => {
         if (suite === 'api') {
@@ -130,6 +136,10 @@ export function register(program: Command): void {
               taskMs: positive(flags.taskMs, 'task-ms') ?? 200,
               rate: positive(flags.rate, 'rate') ?? 0,
               allocationInterval: positive(flags.allocationInterval, 'allocation-interval', true) ?? 0.25,
+              flood:
+                flags.flood || flags.floodBodies || flags.floodSlow
+                  ? { bodies: positive(flags.floodBodies, 'flood-bodies') ?? 64, slow: positive(flags.floodSlow, 'flood-slow') ?? 1000 }
+                  : undefined,
             };
             await runE2eBench(e2e);
           } catch (err) {

@@ -100,6 +100,8 @@ export class AgentAdmission {
             diskQuota: msg.isolation.diskQuota ?? false,
           }
         : null,
+      // null: the agent says nothing of its health (an older agent).
+      health: msg.health ?? null,
     };
     const agent: AgentEntity = row
       ? Object.assign(row, fields)

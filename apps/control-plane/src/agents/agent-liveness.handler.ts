@@ -2,7 +2,8 @@
  * Agents' signs of life: heartbeats, disconnection (offers rescinded, tasks kept), and silence
  * past the timeout (unreachable: offers rescinded, tasks LOST).
  */
-import { Inject, Injectable } from '@nestjs/common';
+import type { AgentHeartbeat } from '@arbiter/contracts';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { OperatorStream } from '../realtime/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
@@ -17,6 +18,8 @@ import { AgentSessionsRepository } from './agent-sessions.repository';
 
 @Injectable()
 export class AgentLiveness {
+  private readonly logger = new Logger('AgentLiveness');
+
   constructor(
     private readonly kernel: Kernel,
     private readonly state: ClusterState,
@@ -29,9 +32,27 @@ export class AgentLiveness {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  heartbeat(socket: AgentSocket): void {
+  /**
+   * A heartbeat: the agent is alive. The health it carries, when it changed, is recorded on the
+   * agent (REST, dashboard) and announced as agent.updated; a problem is logged once.
+   */
+  heartbeat(socket: AgentSocket, msg: AgentHeartbeat = {}): void {
     const runtime = this.state.agentOf(socket);
-    if (runtime) this.registry.seen(runtime.id, this.clock.now());
+    if (!runtime) return;
+    this.registry.seen(runtime.id, this.clock.now());
+    const { health } = msg;
+    if (!health) return;
+    const key = JSON.stringify(health);
+    if (key === runtime.health) return;
+    const id = runtime.id;
+    this.registry.healthReported(id, key);
+    if (!health.ok) this.logger.warn({ agentId: id, problems: health.problems }, `agent ${runtime.hostname} cannot take tasks`);
+    this.kernel.afterCommit(
+      this.kernel.write('background', () => this.agents.setHealth(id, health)),
+      () => this.stream.emit('agent.updated', { agentId: id }),
+      // Recorded at the next change or registration.
+      () => this.registry.get(id)?.health === key && this.registry.healthReported(id, undefined),
+    );
   }
 
   disconnected(socket: AgentSocket): Promise<void> {

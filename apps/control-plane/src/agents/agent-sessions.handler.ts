@@ -97,6 +97,8 @@ export class AgentSessions {
         ip: ipOf(socket),
         lastSeen: this.clock.now(),
         inAllocator: false,
+        // Recorded with the registration: heartbeats record only changes.
+        ...(msg.health ? { health: JSON.stringify(msg.health) } : {}),
       };
       this.registry.put(runtime);
       sessionOf(socket).agentId = agent.id;

@@ -1,4 +1,5 @@
 /** The master's SQL of agents: registration, status, last sign of life, and what shapes an agent's total. */
+import type { AgentHealth } from '@arbiter/contracts';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import { MasterDatabase } from '../database/master-database';
@@ -66,6 +67,11 @@ export class AgentSessionsRepository {
   }
 
   /** Marks these agents seen now. */
+  /** What the agent says keeps it from running new tasks (its heartbeat's health). */
+  async setHealth(id: string, health: AgentHealth): Promise<void> {
+    await this.dataSource.query('UPDATE agents SET health = $2::jsonb WHERE id = $1', [id, JSON.stringify(health)]);
+  }
+
   async recordSeen(ids: string[]): Promise<void> {
     if (ids.length) await this.dataSource.query('UPDATE agents SET last_seen_at = now() WHERE id = ANY($1)', [ids]);
   }

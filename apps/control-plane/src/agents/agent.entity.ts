@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { ResourceEntry } from '@arbiter/allocator';
+import type { AgentHealth } from '@arbiter/contracts';
 
 /** Whether the control plane hears from the agent. */
 export enum AgentStatus {
@@ -76,6 +77,10 @@ export class AgentEntity {
   /** How the agent isolates tasks, as it reported at registration. */
   @Column('jsonb', { nullable: true })
   isolation!: AgentIsolation | null;
+
+  /** What keeps it from running new tasks, as it last reported (null: it never said). */
+  @Column('jsonb', { nullable: true })
+  health!: AgentHealth | null;
 
   @Column('timestamptz')
   firstSeenAt!: Date;

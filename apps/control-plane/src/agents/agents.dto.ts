@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { AGENT_PROBLEM_CODES } from '@arbiter/contracts';
 import { Resources } from '@arbiter/allocator';
 import { PageQueryDto } from '../common/pagination.dto';
 import { ResourceEntryDto, SCALAR_MAP_SCHEMA, sumScalars } from '../common/resources.dto';
@@ -69,6 +70,20 @@ class AgentIsolationDto {
   @ApiProperty({ description: 'disk use measured and enforced' }) diskQuota!: boolean;
 }
 
+class AgentProblemDto {
+  @ApiProperty({ enum: AGENT_PROBLEM_CODES, description: 'DISK_RESERVE_IN_USE: launches are refused (DROPPED) until there is room' })
+  code!: string;
+  @ApiProperty({
+    example: 'its work directory /var/lib/arbiter has 12.0 MiB free, under the 32.0 MiB it keeps for its journal and checkpoints',
+  })
+  message!: string;
+}
+
+class AgentHealthDto {
+  @ApiProperty({ description: 'false while something keeps it from running new tasks' }) ok!: boolean;
+  @ApiProperty({ type: [AgentProblemDto] }) problems!: AgentProblemDto[];
+}
+
 class AgentDto {
   @ApiProperty() id!: string;
   @ApiProperty() hostname!: string;
@@ -87,6 +102,12 @@ class AgentDto {
   principal!: string | null;
   @ApiProperty({ type: AgentIsolationDto, nullable: true, description: 'how it isolates tasks, as it reported' })
   isolation!: AgentIsolationDto | null;
+  @ApiProperty({
+    type: AgentHealthDto,
+    nullable: true,
+    description: 'what keeps it from running new tasks, as it last reported (null: it never said)',
+  })
+  health!: AgentHealthDto | null;
   @ApiProperty() firstSeenAt!: string;
   @ApiProperty() lastSeenAt!: string;
 }
@@ -141,6 +162,7 @@ export function toAgentDto(a: AgentEntity): AgentDto {
     version: a.version,
     principal: a.principal,
     isolation: a.isolation,
+    health: a.health,
     firstSeenAt: a.firstSeenAt.toISOString(),
     lastSeenAt: a.lastSeenAt.toISOString(),
   };

@@ -152,10 +152,9 @@ export class AllocationLoop {
     // offers their resources) but sent only once committed.
     const written = this.kernel.write('background', () =>
       this.cycles.recordCycle({
-        startedAt,
         durationMs,
         trace: result.trace ?? {},
-        expiresAt: this.config.offerTimeout ? new Date(startedAt.getTime() + this.config.offerTimeout * 1000) : null,
+        offerTimeoutSeconds: this.config.offerTimeout,
         offers: deliverable.map((o, i) => ({
           id: rows[i].id,
           frameworkId: o.frameworkId,

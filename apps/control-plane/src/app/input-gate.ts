@@ -1,6 +1,6 @@
 /**
  * The REST side of the input gate (libs/contracts, inputProblem): every request's path, query
- * string and parsed body are checked before routing, guards and validation, so a NUL byte, a
+ * string are checked before routing, and its parsed body before validation, so a NUL byte, a
  * lone surrogate or JSON nested past the limit is a 400 VALIDATION_FAILED wherever it is sent,
  * and never reaches class-validator's recursion or PostgreSQL.
  */
@@ -31,14 +31,21 @@ function refusal(where: string, problem: InputProblem): ArbiterException {
   });
 }
 
-/** Express middleware, after the JSON body parser: refuses the request with the first problem found. */
+/**
+ * Express middleware, before routing: refuses the request with the first problem of its path or
+ * query string. The body is checked once it has been read, after authentication (`bodyProblem`,
+ * app/body-reader.ts).
+ */
 export function inputGate(req: Request, _res: Response, next: NextFunction): void {
   const path = pathProblem(req.path);
   const query = path ? undefined : inputProblem(req.query);
-  // Binary bodies (Mesos's protobuf calls) are decoded and checked by their own schema.
-  const body = path || query || Buffer.isBuffer(req.body) ? undefined : inputProblem(req.body);
   if (path) next(refusal('path', path));
   else if (query) next(refusal('query', query));
-  else if (body) next(refusal('body', body));
   else next();
+}
+
+/** The refusal of a parsed body, or undefined. Binary bodies (Mesos's protobuf calls) are decoded and checked by their own schema. */
+export function bodyProblem(body: unknown): ArbiterException | undefined {
+  const problem = Buffer.isBuffer(body) ? undefined : inputProblem(body);
+  return problem ? refusal('body', problem) : undefined;
 }

@@ -30,8 +30,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
  */
 export function serveApiDocs(app: INestApplication, document: OpenAPIObject): void {
   const http = app.getHttpAdapter().getInstance() as Express;
+  // Written once: an open route must not cost a serialisation of the whole document per request.
+  const json = JSON.stringify(document);
   http.get('/api/docs-json', (_req, res) => {
-    res.json(document);
+    res.type('application/json').send(json);
   });
   app.use('/api/docs', swaggerUi.serve, swaggerUi.setup(document, { customSiteTitle: 'Arbiter API' }));
 }

@@ -34,6 +34,8 @@ export const ACL_OBJECTS = {
   deactivate_agents: 'agents',
   mark_agents_gone: 'agents',
   register_agents: 'agents',
+  /** What-if (POST /api/v1/simulate), on the roles the change names (`*` when it names none). */
+  simulate: 'roles',
 } as const;
 
 export type AclAction = keyof typeof ACL_OBJECTS;

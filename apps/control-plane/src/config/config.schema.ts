@@ -23,10 +23,11 @@ import {
   pemFile,
   resourceNames,
 } from './config.values';
+import { LIMIT_SETTINGS, type LimitsConfig } from './config.limits';
 
 export { LOG_LEVELS, type LogLevel } from './config.values';
 
-export interface AppConfig {
+export interface AppConfig extends LimitsConfig {
   /** HTTP port; 0 picks a free one. */
   port: number;
   /** External PostgreSQL; when unset an embedded server runs with its data in dataDir. */
@@ -88,6 +89,10 @@ export interface AppConfig {
    * PostgreSQL ends a silent leader's session (and frees the lock) after the same time.
    */
   leaderLease: number;
+  /** Seconds between the server's pings on each socket (sent to clients in the handshake). */
+  pingInterval: number;
+  /** Seconds a ping may go unanswered before the socket is closed; a client closes after interval + timeout without one. */
+  pingTimeout: number;
 }
 
 interface Setting<K extends keyof AppConfig> {
@@ -303,6 +308,24 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     description: 'seconds a leader that cannot reach PostgreSQL keeps leading before it steps down (a standby takes over after it)',
     default: 10,
     schema: numberIn(2, 120, 'must be a number of seconds from 2 to 120'),
+  },
+  ...LIMIT_SETTINGS,
+  {
+    key: 'pingInterval',
+    env: 'ARBITER_PING_INTERVAL',
+    flag: '--ping-interval',
+    description:
+      "seconds between pings on agents' and frameworks' sockets: a client that hears none for interval + timeout moves to another replica",
+    default: 5,
+    schema: numberIn(0.5, 60, 'must be a number of seconds from 0.5 to 60'),
+  },
+  {
+    key: 'pingTimeout',
+    env: 'ARBITER_PING_TIMEOUT',
+    flag: '--ping-timeout',
+    description: 'seconds a ping may go unanswered before the control plane closes the socket',
+    default: 5,
+    schema: numberIn(0.5, 60, 'must be a number of seconds from 0.5 to 60'),
   },
 ] as ReadonlyArray<Setting<keyof AppConfig>>;
 

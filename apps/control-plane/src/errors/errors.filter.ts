@@ -65,6 +65,22 @@ export function toArbiterException(err: unknown, req?: Request): ArbiterExceptio
   return undefined;
 }
 
+/** The body length a request declares (Content-Length), or undefined when it declares none. */
+export function declaredLength(req: Request): number | undefined {
+  const header = req.headers['content-length'];
+  if (header === undefined || !/^\d+$/.test(header)) return undefined;
+  return Number(header);
+}
+
+/**
+ * A request answered before its body was read (refused by the guard, or as too large): its
+ * connection is closed after the answer, so the body is never read, not even to discard it.
+ */
+export function closeIfUnread(req: Request | undefined, res: Response): void {
+  if (!req || req.complete || res.headersSent) return;
+  if ((declaredLength(req) ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined) res.setHeader('Connection', 'close');
+}
+
 @Catch()
 export class ErrorsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
@@ -87,6 +103,7 @@ export class ErrorsFilter implements ExceptionFilter {
       };
     }
     if (res.headersSent) return;
+    closeIfUnread(req, res);
     // The auth guard's refusals (auth/auth.errors.ts) say how to authenticate.
     if (body.code === 'AUTH_TOKEN_MISSING' || body.code === 'AUTH_TOKEN_INVALID')
       res.setHeader('WWW-Authenticate', 'Bearer realm="arbiter"');

@@ -9,6 +9,7 @@ import {
   type FrameworkCalls,
   type FrameworkEvents,
   Acknowledge,
+  AgentHeartbeat,
   AGENTS_NAMESPACE,
   Decline,
   FRAMEWORKS_NAMESPACE,
@@ -68,7 +69,7 @@ export class Gateways implements OnApplicationBootstrap {
     agents.on('connection', (socket) => {
       const actor = (socket.data as AuthedSocketData).actor;
       on(socket, 'register', RegisterAgent, (msg) => this.agents.register(socket, msg, actor));
-      on(socket, 'heartbeat', Empty, () => this.liveness.heartbeat(socket));
+      on(socket, 'heartbeat', AgentHeartbeat, (msg) => this.liveness.heartbeat(socket, msg));
       on(socket, 'status', StatusUpdate, (msg) => {
         // A status update is a sign of life too.
         this.liveness.heartbeat(socket);

@@ -30,6 +30,8 @@ export interface AgentRuntime {
   readonly ip?: string;
   /** Draining (its tasks killed): DRAINED, or GONE with markGone, once the last one has ended. */
   readonly draining?: { readonly markGone: boolean };
+  /** The health it last reported (JSON), to record only changes. */
+  readonly health?: string;
 }
 
 /** What may read the agents without changing them. */
@@ -47,6 +49,15 @@ export class AgentRegistry extends Registry<AgentRuntime> {
    */
   seen(id: string, at: number): void {
     this.changeUnordered(id, (agent) => (agent.lastSeen = at));
+  }
+
+  /**
+   * The health the agent last reported (JSON; undefined: record the next report whatever it
+   * says). Like `seen`, recorded wherever it arrives: it only remembers what was last said, to
+   * skip repeating it.
+   */
+  healthReported(id: string, health: string | undefined): void {
+    this.changeUnordered(id, (agent) => (agent.health = health));
   }
 
   /** The agent's connection closed: it stays known (and its tasks) until it is silent too long. */

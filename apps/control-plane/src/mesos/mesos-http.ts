@@ -4,7 +4,7 @@
  */
 import { PROTOCOL_ERRORS } from '@arbiter/contracts';
 import type { Request, Response } from 'express';
-import { toArbiterException } from '../errors/errors.filter';
+import { closeIfUnread, toArbiterException } from '../errors/errors.filter';
 import { httpStatusOf } from '../errors/errors.mapping';
 import { asProtocolError } from '../kernel/protocol-error';
 
@@ -56,6 +56,7 @@ export function answerWith(res: Response, e: MesosHttpError): void {
     return;
   }
   for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);
+  closeIfUnread(res.req, res);
   res.status(e.status).json({ code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) });
 }
 

@@ -1,13 +1,14 @@
 import { Controller, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+import { ReadsOwnBody } from '../app/body-reader';
 import { Public } from '../auth/auth.actor';
 import { MesosScheduler } from './mesos-scheduler.service';
 
 /**
  * Mesos's v1 scheduler HTTP API. Not in the OpenAPI document: its calls and events are Mesos's
  * (docs/mesos-compat.md). Public to the REST guard: the service authenticates each call itself
- * (Basic, Bearer or anonymous, as Mesos frameworks do).
+ * (Basic, Bearer or anonymous, as Mesos frameworks do), and reads the body only then.
  */
 @ApiExcludeController()
 @Controller('api/v1/scheduler')
@@ -16,6 +17,7 @@ export class MesosSchedulerController {
 
   @Post()
   @Public()
+  @ReadsOwnBody()
   call(@Req() req: Request, @Res() res: Response): Promise<void> {
     return this.scheduler.handle(req, res);
   }

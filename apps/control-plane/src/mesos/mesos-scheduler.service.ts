@@ -10,6 +10,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { MesosCall, type MesosCall as MesosCallT, mesosTaskState, PROTOCOL_ERRORS, withoutNulls } from '@arbiter/contracts';
 import type { Request, Response } from 'express';
+import { BodyReadError, readBody } from '../app/body-reader';
 import { InverseOffers } from '../allocation/inverse-offers.handler';
 import { type Actor } from '../auth/auth.actor';
 import { AuthErrorCode } from '../auth/auth.errors';
@@ -88,6 +89,8 @@ export class MesosScheduler {
     try {
       await this.call(req, res);
     } catch (err) {
+      // A body that could not be read is answered as on every route (errors/errors.filter.ts).
+      if (err instanceof BodyReadError) throw err.reason;
       const e = httpErrorOf(err);
       if (!e) {
         this.logger.error({ err }, 'a Mesos scheduler call failed');
@@ -118,6 +121,12 @@ export class MesosScheduler {
         CommonErrorCode.UNSUPPORTED_MEDIA_TYPE,
         `send the call as ${ENCODINGS.map((e) => e.contentType).join(' or ')} (Content-Type was '${contentType || 'none'}')`,
       );
+    // Authenticated from the headers before a byte of the body is read; a caller without
+    // credentials (an anonymous framework) may send only the unauthenticated limit.
+    const actor = await this.authenticate(req.headers.authorization);
+    const authenticated = !actor.anonymous;
+    const limit = authenticated ? this.config.bodyLimit : this.config.unauthenticatedBodyLimit;
+    await readBody(req, res, limit, { authenticated, raw: true });
     const parsed = MesosCall.safeParse(withoutNulls(encoding.decodeCall(req.body)));
     if (!parsed.success) {
       const issues = parsed.error.issues.map((i) => ({ path: i.path.join('.') || '(call)', message: i.message }));
@@ -133,7 +142,6 @@ export class MesosScheduler {
       );
     }
     const call = parsed.data;
-    const actor = await this.authenticate(req.headers.authorization);
     if (call.type === 'SUBSCRIBE') {
       const answerIn = negotiate(req.headers.accept, ENCODINGS, encoding);
       if (!answerIn)

@@ -7,7 +7,7 @@
  */
 import type { Server as HttpServer } from 'node:http';
 import type { Socket } from 'node:net';
-import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { type Namespace, Server } from 'socket.io';
 import { PROTOCOL_ERRORS } from '@arbiter/contracts';
@@ -17,6 +17,7 @@ import { AuthService, type Revocation } from '../auth/auth.service';
 import type { PrincipalKind } from '../auth/principal.entity';
 import { ArbiterException } from '../errors/errors.exception';
 import { toArbiterException } from '../errors/errors.filter';
+import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { Leadership } from '../leadership/leadership.service';
 
 export interface AuthedSocketData {
@@ -57,6 +58,7 @@ export class Realtime implements BeforeApplicationShutdown {
     private readonly adapterHost: HttpAdapterHost,
     private readonly auth: AuthService,
     private readonly leadership: Leadership,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     auth.onRevoked((r) => this.closeRevoked(r));
   }
@@ -71,8 +73,10 @@ export class Realtime implements BeforeApplicationShutdown {
         maxHttpBufferSize: PRE_AUTH_MAX_BYTES,
         // A connection that joins no namespace within this time is closed.
         connectTimeout: 10_000,
-        pingInterval: 10_000,
-        pingTimeout: 20_000,
+        // A client hearing no ping for interval + timeout takes the control plane for gone (paused,
+        // cut off) and moves to another replica; a silent client is let go as soon.
+        pingInterval: this.config.pingInterval * 1000,
+        pingTimeout: this.config.pingTimeout * 1000,
         cors: { origin: true, credentials: true },
       });
       this.server.engine.on('connection', coalesceWrites);

@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { WhatIfController } from './what-if.controller';
 import { WhatIfService } from './what-if.service';
 import { MasterModule } from '../master/master.module';
+import { SimulationWorkers } from './what-if.workers';
 
-@Module({ imports: [MasterModule], controllers: [WhatIfController], providers: [WhatIfService] })
+@Module({ imports: [MasterModule], controllers: [WhatIfController], providers: [WhatIfService, SimulationWorkers] })
 export class WhatIfModule {}

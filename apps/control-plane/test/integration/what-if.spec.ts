@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Resources, runScenario } from '@arbiter/allocator';
 import { ClusterState } from '../../src/master/cluster-state';
+import { SimulationWorkers } from '../../src/what-if/what-if.workers';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';
 import { ProtocolAgent } from '../support/fake-agent';
 import { Recorder } from '../support/recorder';
@@ -108,6 +109,70 @@ it('refuses a change it cannot read or apply with 400 and the path of what is wr
   expect((unknown.body as { message: string }).message).toContain("no agent 'nowhere'");
   const tooMany = await t.request('POST', '/api/v1/simulate', { change: {}, cycles: 11 });
   expect(tooMany.status).toBe(400);
+});
+
+it('runs off the event loop: /health answers while a large simulation runs, and a second simulation meanwhile is refused 429', async () => {
+  const workers = t.cp.app.get(SimulationWorkers);
+  let finished = false;
+  const large = t
+    .request('POST', '/api/v1/simulate', {
+      change: { addAgents: [{ hostname: 'w', resources: 'cpus:8;mem:8192', count: 10_000 }] },
+      cycles: 10,
+    })
+    .finally(() => (finished = true));
+  await until(() => workers.busy === 1, 'the simulation under way');
+  const second = await t.request('POST', '/api/v1/simulate', { change: {} });
+  const health = await t.request('GET', '/health', undefined, { token: null });
+  // Both answered while the large simulation was still running.
+  expect(finished).toBe(false);
+  expect(health.status).toBe(200);
+  expect(second.status).toBe(429);
+  expect(second.body).toMatchObject({ code: 'SIMULATION_BUSY', details: { running: 1, limit: 1 } });
+  const answer = await large;
+  expect(answer.status).toBe(200);
+  expect(Object.keys((answer.body as WhatIf).agents)).toHaveLength(12 + 10_000);
+  // The place is free again.
+  expect((await t.request('POST', '/api/v1/simulate', { change: {} })).status).toBe(200);
+});
+
+it('refuses a change past its bounds with 400 SIMULATION_TOO_LARGE', async () => {
+  const agents = await t.request('POST', '/api/v1/simulate', {
+    change: { addAgents: [1, 2].map((i) => ({ hostname: `h${i}`, resources: 'cpus:1;mem:1024', count: 5_001 })) },
+  });
+  expect(agents.status).toBe(400);
+  expect(agents.body).toMatchObject({ code: 'SIMULATION_TOO_LARGE', details: { size: { addedAgents: 10_002 } } });
+  const frameworks = await t.request('POST', '/api/v1/simulate', {
+    change: { addFrameworks: Array.from({ length: 101 }, (_, i) => ({ id: `fw-${i}`, roles: ['a'] })) },
+  });
+  expect(frameworks.status).toBe(400);
+  expect(frameworks.body).toMatchObject({ code: 'SIMULATION_TOO_LARGE', details: { size: { addedFrameworks: 101 } } });
+});
+
+it('checks the simulate ACL on the roles a change names', async () => {
+  const limited = await t.principal('sim-limited', 'OPERATOR');
+  const other = await t.principal('sim-other', 'OPERATOR');
+  const acls = {
+    permissive: true,
+    simulate: [
+      { principals: { values: ['sim-limited'] }, roles: { values: ['a'] } },
+      { principals: { values: ['sim-limited'] }, roles: { type: 'NONE' } },
+    ],
+  };
+  expect((await t.request('PUT', '/api/v1/acls', acls)).status).toBe(200);
+  try {
+    const mine = await t.request('POST', '/api/v1/simulate', { change: { weights: { a: 2 } }, cycles: 1 }, { token: limited });
+    expect(mine.status).toBe(200);
+    const theirs = await t.request('POST', '/api/v1/simulate', { change: { weights: { b: 2 } }, cycles: 1 }, { token: limited });
+    expect(theirs.status).toBe(403);
+    expect(theirs.body).toMatchObject({ code: 'FORBIDDEN', details: { action: 'simulate', object: 'b' } });
+    // A change that names no role is the cluster as it is: role '*'.
+    const none = await t.request('POST', '/api/v1/simulate', { change: {}, cycles: 1 }, { token: limited });
+    expect(none.status).toBe(403);
+    const allowed = await t.request('POST', '/api/v1/simulate', { change: { weights: { b: 2 } }, cycles: 1 }, { token: other });
+    expect(allowed.status).toBe(200);
+  } finally {
+    await t.request('PUT', '/api/v1/acls', { permissive: true });
+  }
 });
 
 it('answers the CLI: arbiter simulate --from-cluster prints the shares and writes a scenario that replays', async () => {

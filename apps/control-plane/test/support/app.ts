@@ -54,7 +54,16 @@ export function testConfig(databaseUrl: string, overrides: Partial<AppConfig> = 
     taskRetentionDays: 7,
     logLevel: 'silent',
     leaderLease: 10,
+    pingInterval: 5,
+    pingTimeout: 5,
     frameworkResubscribeGrace: 60,
+    bodyLimit: 1_048_576,
+    unauthenticatedBodyLimit: 16_384,
+    maxConnections: 10_000,
+    maxConnectionsPerAddress: 2_000,
+    headersTimeout: 10,
+    requestTimeout: 30,
+    simulations: 1,
     ...overrides,
   };
 }

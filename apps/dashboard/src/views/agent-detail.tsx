@@ -11,7 +11,7 @@ import { useLiveInvalidate } from '@/lib/live';
 import { DETAIL_LIMIT } from '@/lib/pages';
 import { frameworkNames, keys, q } from '@/lib/queries';
 import { AgentActions, WhitelistSwitch } from './agent-actions';
-import { AgentStateBadges, AgentStatusBadge } from './agents';
+import { AgentHealthBadges, AgentStateBadges, AgentStatusBadge } from './agents';
 import { offerColumns, taskColumns } from './common-columns';
 import { ReservationsTable } from './reservations';
 
@@ -53,6 +53,17 @@ export function AgentDetailView({ id }: { id: string }) {
             <dt>Offers</dt>
             <dd>
               <AgentStateBadges agent={a} />
+            </dd>
+            <dt>Health</dt>
+            <dd>
+              <AgentHealthBadges agent={a} />
+              {a.health && !a.health.ok ? (
+                <ul>
+                  {a.health.problems.map((p) => (
+                    <li key={p.code}>{p.message}</li>
+                  ))}
+                </ul>
+              ) : null}
             </dd>
             <dt>Whitelisted</dt>
             <dd>

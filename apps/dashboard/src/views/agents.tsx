@@ -22,6 +22,28 @@ export function AgentStatusBadge({ agent }: { agent: Agent }) {
   return <Badge tone={tone}>{agent.status.toLowerCase()}</Badge>;
 }
 
+/** What the agent says keeps it from running new tasks, in words. */
+const PROBLEM_LABELS: Record<string, string> = {
+  DISK_RESERVE_IN_USE: 'disk reserve in use',
+  JOURNAL_UNWRITABLE: 'journal unwritable',
+  WORK_DIR_UNREADABLE: 'work directory unreadable',
+};
+
+/** The agent's own health: ok, not reported, or each problem (the agent page lists their messages). */
+export function AgentHealthBadges({ agent }: { agent: Agent }) {
+  if (!agent.health) return <>not reported</>;
+  if (agent.health.ok) return <Badge tone="ok">ok</Badge>;
+  return (
+    <span className="actions">
+      {agent.health.problems.map((p) => (
+        <Badge key={p.code} tone="bad">
+          {PROBLEM_LABELS[p.code] ?? p.code.toLowerCase()}
+        </Badge>
+      ))}
+    </span>
+  );
+}
+
 export function AgentStateBadges({ agent }: { agent: Agent }) {
   const badges = [];
   if (agent.drainState)
