@@ -25,6 +25,7 @@ import { WhitelistModule } from './whitelist/whitelist.module';
 import { AllocationModule } from './allocation/allocation.module';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
+import { PrincipalsModule } from './principals/principals.module';
 import { APP_CONFIG, type AppConfig } from './config/config.schema';
 import { Database } from './database/database.service';
 import { ClusterEventsModule } from './leadership/cluster-events';
@@ -38,7 +39,7 @@ import { MetricsInterceptor } from './health/metrics.interceptor';
 import { CoalesceInterceptor } from './app/coalesce';
 
 /** Modules the master and the operator API share. */
-const SHARED_MODULES = [LeadershipModule, ClusterEventsModule, AuthModule, AuditModule, AclsModule, AllocationModule];
+const SHARED_MODULES = [LeadershipModule, ClusterEventsModule, AuthModule, PrincipalsModule, AuditModule, AclsModule, AllocationModule];
 
 /** Feature modules of the operator API; each owns its controllers, services, entities and errors. */
 const FEATURE_MODULES = [

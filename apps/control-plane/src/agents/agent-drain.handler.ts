@@ -4,7 +4,7 @@
  * whose machine goes DOWN for maintenance.
  */
 import { Injectable, Logger } from '@nestjs/common';
-import { OperatorStream } from '../events/operator-stream';
+import { OperatorStream } from '../realtime/operator-stream';
 import { ClusterState } from '../master/cluster-state';
 import { AgentRegistry } from '../master/agent-registry';
 import { Kernel } from '../kernel/kernel';

@@ -5,7 +5,7 @@
 import type { AgentHeartbeat } from '@arbiter/contracts';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
-import { OperatorStream } from '../events/operator-stream';
+import { OperatorStream } from '../realtime/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { type AgentRuntime, type AgentSocket, ClusterState } from '../master/cluster-state';
 import { AgentRegistry } from '../master/agent-registry';

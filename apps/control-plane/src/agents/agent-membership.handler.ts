@@ -9,7 +9,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import { AuditService } from '../audit/audit.service';
 import type { Actor } from '../auth/auth.actor';
-import { OperatorStream } from '../events/operator-stream';
+import { OperatorStream } from '../realtime/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { type AgentSocket, ClusterState } from '../master/cluster-state';
 import { AgentRegistry } from '../master/agent-registry';

@@ -8,7 +8,7 @@ import { InverseOffers } from '../allocation/inverse-offers.handler';
 import { AuditService } from '../audit/audit.service';
 import { SYSTEM_ACTOR } from '../auth/auth.actor';
 import { Database } from '../database/database.service';
-import { OperatorStream } from '../events/operator-stream';
+import { OperatorStream } from '../realtime/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState } from '../master/cluster-state';
 import { AgentRegistry } from '../master/agent-registry';

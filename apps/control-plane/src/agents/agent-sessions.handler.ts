@@ -9,7 +9,7 @@ import type { RegisterAgentReply } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import type { Actor } from '../auth/auth.actor';
-import { OperatorStream } from '../events/operator-stream';
+import { OperatorStream } from '../realtime/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { type AgentRuntime, ClusterState, sessionOf, type AgentSocket } from '../master/cluster-state';
 import { AgentRegistry } from '../master/agent-registry';

@@ -8,7 +8,7 @@ import type { Offer as AllocatorOffer, CycleResult } from '@arbiter/allocator';
 import type { Offer, ResourceEntry } from '@arbiter/contracts';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
-import { OperatorStream } from '../events/operator-stream';
+import { OperatorStream } from '../realtime/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState } from '../master/cluster-state';
 import type { OutstandingOffer } from '../master/offer-book';

@@ -5,22 +5,15 @@
  */
 import { Injectable, Logger } from '@nestjs/common';
 import type { Actor } from '../auth/auth.actor';
+import type { Refusal, RefusalLog } from '../auth/refusal-log';
 import { Database } from '../database/database.service';
 import { AuditService } from './audit.service';
 
 const WINDOW_MS = 60_000;
 const BURST = 10;
 
-interface Refusal {
-  /** The call refused, e.g. 'PUT /api/v1/quota' or 'subscribe'. */
-  what: string;
-  reason: string;
-  targetType?: string;
-  targetId?: string | null;
-}
-
 @Injectable()
-export class AccessLog {
+export class AccessLog implements RefusalLog {
   private readonly logger = new Logger('AccessLog');
   private readonly windows = new Map<string, { start: number; count: number; dropped: number }>();
 

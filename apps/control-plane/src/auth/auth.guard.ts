@@ -1,12 +1,12 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { AccessLog } from '../audit/access-log';
 import { ArbiterException } from '../errors/errors.exception';
 import type { AuthenticatedRequest } from './auth.actor';
 import { AuthErrorCode } from './auth.errors';
 import { AuthService } from './auth.service';
 import { kindMay, PERMISSION, type Permission } from './permissions';
+import { RefusalLog } from './refusal-log';
 
 /** Every route needs a bearer token unless it is public, and the permission it declares (see permissions.ts). */
 @Injectable()
@@ -14,7 +14,7 @@ export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly auth: AuthService,
-    private readonly access: AccessLog,
+    private readonly access: RefusalLog,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {

@@ -8,7 +8,7 @@ import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import { InverseOffers } from '../allocation/inverse-offers.handler';
 import { AuditService } from '../audit/audit.service';
 import type { Actor } from '../auth/auth.actor';
-import { OperatorStream } from '../events/operator-stream';
+import { OperatorStream } from '../realtime/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState, type FrameworkConnection } from '../master/cluster-state';
 import { FrameworkRegistry } from '../master/framework-registry';

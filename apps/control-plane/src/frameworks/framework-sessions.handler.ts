@@ -12,7 +12,7 @@ import { AccessLog } from '../audit/access-log';
 import { AuditService } from '../audit/audit.service';
 import type { Actor } from '../auth/auth.actor';
 import { Database } from '../database/database.service';
-import { OperatorStream } from '../events/operator-stream';
+import { OperatorStream } from '../realtime/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState, type FrameworkConnection, type FrameworkProtocol, sessionOf } from '../master/cluster-state';
 import { FrameworkRegistry } from '../master/framework-registry';

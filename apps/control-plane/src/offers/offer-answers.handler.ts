@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Resources } from '@arbiter/allocator';
 import { type Accept, type AcceptReply, type Decline, PROTOCOL_ERRORS } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
-import { OperatorStream } from '../events/operator-stream';
+import { OperatorStream } from '../realtime/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState, taskKey, type FrameworkConnection } from '../master/cluster-state';
 import { Metrics } from '../health/metrics';

@@ -10,7 +10,7 @@ import { AclsService } from '../acls/acls.service';
 import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import { AccessLog } from '../audit/access-log';
 import { ArbiterException } from '../errors/errors.exception';
-import { OperatorStream } from '../events/operator-stream';
+import { OperatorStream } from '../realtime/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState, type FrameworkConnection } from '../master/cluster-state';
 import { Kernel } from '../kernel/kernel';

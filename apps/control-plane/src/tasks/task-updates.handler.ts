@@ -17,7 +17,7 @@ import {
   type TaskState as WireTaskState,
 } from '@arbiter/contracts';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { OperatorStream } from '../events/operator-stream';
+import { OperatorStream } from '../realtime/operator-stream';
 import { Metrics } from '../health/metrics';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { type AgentSocket, ClusterState, type FrameworkConnection, taskKey } from '../master/cluster-state';

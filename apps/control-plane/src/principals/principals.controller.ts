@@ -1,9 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../errors/errors.dto';
-import { type Actor, CurrentActor } from './auth.actor';
-import { AuthErrorCode } from './auth.errors';
-import { Requires } from './permissions';
+import { type Actor, CurrentActor } from '../auth/auth.actor';
+import { AuthErrorCode } from '../auth/auth.errors';
+import { Requires } from '../auth/permissions';
 import { CreatePrincipalDto, CreateTokenDto, IssuedTokenDto, PrincipalDto, TokenDto } from './principals.dto';
 import { PrincipalsService } from './principals.service';
 

@@ -7,12 +7,12 @@ import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { Database, lockDomain, LockDomain } from '../database/database.service';
 import { ArbiterException } from '../errors/errors.exception';
-import type { Actor } from './auth.actor';
-import { AuthErrorCode } from './auth.errors';
-import { AuthRepository } from './auth.repository';
-import { AuthService, generateToken, hashToken } from './auth.service';
-import type { ApiTokenEntity } from './api-token.entity';
-import type { PrincipalEntity } from './principal.entity';
+import type { Actor } from '../auth/auth.actor';
+import { AuthErrorCode } from '../auth/auth.errors';
+import { AuthRepository } from '../auth/auth.repository';
+import { AuthService, generateToken, hashToken } from '../auth/auth.service';
+import type { ApiTokenEntity } from '../auth/api-token.entity';
+import type { PrincipalEntity } from '../auth/principal.entity';
 import type { CreatePrincipalDto, IssuedTokenDto, PrincipalDto, TokenDto } from './principals.dto';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;

@@ -1,7 +1,7 @@
 /** Principals and their tokens: request and response shapes. */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEnum, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { PrincipalKind } from './principal.entity';
+import { PrincipalKind } from '../auth/principal.entity';
 
 const MAX_TOKEN_TTL_SECONDS = 10 * 365 * 24 * 3600;
 

@@ -3,7 +3,7 @@ import { PrincipalKind } from '../auth/principal.entity';
 import { Injectable } from '@nestjs/common';
 import type { Namespace } from 'socket.io';
 import { EVENTS_NAMESPACE, type OperatorEvents } from '@arbiter/contracts';
-import { Realtime } from '../realtime/realtime';
+import { Realtime } from './realtime';
 
 @Injectable()
 export class OperatorStream {

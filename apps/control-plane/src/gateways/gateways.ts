@@ -27,7 +27,7 @@ import { AgentMembership } from '../agents/agent-membership.handler';
 import { AgentSessions } from '../agents/agent-sessions.handler';
 import { PrincipalKind } from '../auth/principal.entity';
 import { InverseOffers } from '../allocation/inverse-offers.handler';
-import { OperatorStream } from '../events/operator-stream';
+import { OperatorStream } from '../realtime/operator-stream';
 import { FrameworkFailover } from '../frameworks/framework-failover.handler';
 import { FrameworkRemoval } from '../frameworks/framework-removal.handler';
 import { FrameworkSessions } from '../frameworks/framework-sessions.handler';
@@ -35,7 +35,7 @@ import { TaskKills } from '../tasks/task-kills.handler';
 import { OfferAnswers } from '../offers/offer-answers.handler';
 import { TaskUpdates } from '../tasks/task-updates.handler';
 import { on } from './gateway.util';
-import { type AuthedSocketData, Realtime } from './realtime';
+import { type AuthedSocketData, Realtime } from '../realtime/realtime';
 
 const Empty = z.object({}).strict();
 
