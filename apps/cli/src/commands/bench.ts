@@ -57,6 +57,7 @@ export function register(program: Command): void {
     .option('--runs <n>', 'dashboard: cold loads timed per page (default 5)')
     .option('--tasks <n>', 'failover: tasks kept running across the failover (default 1000)')
     .option('--replicas <n>', 'failover: control-plane replicas (default 2)')
+    .option('--fault-seconds <n>', 'failover: how long a pause, partition or database outage lasts (default 30)')
     .option('--fault <list>', `failover: the faults to inject, comma-separated: ${FAILOVER_FAULTS.join(', ')} (default all)`)
     .option('--clients <n>', 'api: concurrent clients (default 50)')
     .option('--history-days <n>', 'api: days of allocation history and ended tasks (default 7)')
@@ -80,6 +81,7 @@ export function register(program: Command): void {
           flood?: boolean;
           floodBodies?: string;
           floodSlow?: string;
+          faultSeconds?: string;
         },
       ) => {
         if (suite === 'api') {
@@ -110,6 +112,7 @@ export function register(program: Command): void {
               tasks: positive(flags.tasks, 'tasks') ?? 1000,
               replicas: positive(flags.replicas, 'replicas'),
               faults: faults as FailoverFault[] | undefined,
+              faultSeconds: positive(flags.faultSeconds, 'fault-seconds', true),
             });
           } catch (err) {
             console.error((err as Error).message);
