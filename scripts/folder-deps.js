@@ -73,7 +73,6 @@ const ALLOWED = new Set([
   'frameworks/frameworks.service.ts:allocation',
   // maintenance/
   'maintenance/maintenance-sync.handler.ts:allocation',
-  'maintenance/maintenance-sync.handler.ts:offers',
   // master/
   'master/cluster-state.ts:tasks',
   'master/live-view.ts:agents',
