@@ -4,6 +4,7 @@
  */
 import type { MigrationInterface } from 'typeorm';
 // migrations:imports
+import { TaskUser1795748731534 } from './1795748731534-TaskUser';
 import { FrameworkProtocol1795634849400 } from './1795634849400-FrameworkProtocol';
 import { MesosTaskStates1795552073198 } from './1795552073198-MesosTaskStates';
 import { LeadershipTerms1795530680629 } from './1795530680629-LeadershipTerms';
@@ -28,5 +29,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   LeadershipTerms1795530680629,
   MesosTaskStates1795552073198,
   FrameworkProtocol1795634849400,
+  TaskUser1795748731534,
   // migrations:list
 ];
