@@ -95,7 +95,8 @@ describe('agent', () => {
     cp.launch(launchOf(id, 'echo "$PWD" > where; exec sleep 100', fw));
     await until(() => cp.states(id).includes('RUNNING'));
     const sandbox = agent.tasks.sandboxOf(fw, id);
-    await until(() => fs.existsSync(path.join(sandbox, 'where')));
+    const where = path.join(sandbox, 'where');
+    await until(() => fs.existsSync(where) && fs.readFileSync(where, 'utf8').endsWith('\n'));
     expect(fs.readFileSync(path.join(sandbox, 'where'), 'utf8').trim()).toBe(sandbox);
     expect(sandbox).not.toMatch(/xxxx|yyyy/);
     const cgroup = Object.values(agent.tasks.cgroupOf(fw, id)?.dirs ?? {});

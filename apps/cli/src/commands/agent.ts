@@ -20,6 +20,7 @@ interface AgentFlags {
   token?: string;
   tokenFile?: string;
   taskUser?: string;
+  allowRootTasks?: boolean;
   ca?: string;
   hostname?: string;
   killTasksOnExit?: boolean;
@@ -60,7 +61,11 @@ export function register(program: Command): void {
     .option('--token-file <file>', "a file holding an agent principal's token (or ARBITER_AGENT_TOKEN)")
     .option('--token <token>', 'the token itself (visible to every user of the machine in the process list: prefer --token-file)')
     .option('--ca <file>', 'PEM certificate(s) to trust for an https:// master (ARBITER_CA_FILE)')
-    .option('--task-user <name>', 'OS user of tasks whose spec names none (ARBITER_TASK_USER; default nobody when run as root)')
+    .option(
+      '--task-user <name>',
+      "OS user of tasks for which neither they nor their framework name one (ARBITER_TASK_USER; default as root: each framework's own dynamic user; setting it makes those tasks share one user)",
+    )
+    .option('--allow-root-tasks', 'let tasks run as root (uid 0) when they name it (ARBITER_ALLOW_ROOT_TASKS=true; default: refused)')
     .option('--hostname <name>', "hostname to report (default: this machine's)")
     .option('--kill-tasks-on-exit', 'kill running tasks when the agent stops')
     .action(async (flags: AgentFlags) => {
@@ -135,7 +140,11 @@ export function register(program: Command): void {
         attributes,
         workDir,
         killTasksOnExit: flags.killTasksOnExit,
-        tasks: { taskUser: flags.taskUser ?? process.env.ARBITER_TASK_USER, ...(sandboxDir ? { sandboxDir } : {}) },
+        tasks: {
+          taskUser: flags.taskUser ?? process.env.ARBITER_TASK_USER,
+          allowRootTasks: flags.allowRootTasks ?? process.env.ARBITER_ALLOW_ROOT_TASKS === 'true',
+          ...(sandboxDir ? { sandboxDir } : {}),
+        },
         ...(ca ? { ca } : {}),
       });
       if (flags.token)
