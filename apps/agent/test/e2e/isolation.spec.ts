@@ -9,10 +9,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { LaunchTask } from '@arbiter/contracts';
-import pino from 'pino';
 import { Agent, type AgentOptions } from '../../src/agent';
 import { DYNAMIC_UID_BASE, DYNAMIC_UID_COUNT } from '../../src/containerizer/dynamic-users';
 import { FakeControlPlane, launchOf } from '../support/fake-control-plane';
+import { stopAgents, testAgent } from '../support/test-agents';
 import { until as untilWithin } from '@arbiter/test-support';
 
 const until = (check: () => boolean, what = 'the agent condition') => untilWithin(check, 15_000, what);
@@ -23,17 +23,7 @@ describe('tenant isolation on one agent', () => {
   let cp: FakeControlPlane;
   const agents: Agent[] = [];
   const agentOn = (extra: Partial<AgentOptions> = {}) => {
-    const agent = new Agent({
-      master: cp.url,
-      token: 'unused',
-      hostname: 'test-host',
-      resources: [{ name: 'cpus', value: 4 }],
-      attributes: {},
-      workDir: path.join(dir, 'work'),
-      logger: pino({ level: 'silent' }),
-      ...extra,
-      tasks: { diskCheckIntervalMs: 0, ...extra.tasks },
-    });
+    const agent = testAgent(cp, path.join(dir, 'work'), { resources: [{ name: 'cpus', value: 4 }], ...extra });
     agents.push(agent);
     agent.start();
     return agent;
@@ -53,10 +43,7 @@ describe('tenant isolation on one agent', () => {
     cp = await FakeControlPlane.start();
   });
   afterEach(async () => {
-    for (const a of agents.splice(0)) {
-      await a.tasks.killAll();
-      await a.stop();
-    }
+    await stopAgents(agents);
     await cp.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -115,9 +102,13 @@ describe('tenant isolation on one agent', () => {
     agents.splice(agents.indexOf(agent), 1);
     const again = agentOn();
     await until(() => cp.registrations.length === 2);
-    launch('a-again', 'id -u', 'fw-a');
+    launch('a-again', `grep -E '^(Uid|Gid|CapPrm|CapEff):' /proc/self/status`, 'fw-a');
     await until(() => ended('a-again'));
-    expect(fs.readFileSync(path.join(again.tasks.sandboxOf('fw-a', 'a-again'), 'stdout'), 'utf8')).toBe(`${uidA}\n`);
+    // Real, effective, saved and filesystem ids all the task's, and no capability left.
+    const status = fs.readFileSync(path.join(again.tasks.sandboxOf('fw-a', 'a-again'), 'stdout'), 'utf8');
+    expect(status.replace(/[ \t]+/g, ' ')).toBe(
+      `Uid: ${uidA} ${uidA} ${uidA} ${uidA}\nGid: ${uidA} ${uidA} ${uidA} ${uidA}\nCapPrm: 0000000000000000\nCapEff: 0000000000000000\n`,
+    );
     again.kill({ frameworkId: 'fw-a', taskId: 'a-keeper', gracePeriodSeconds: 0 });
     again.kill({ frameworkId: 'fw-c', taskId: 'c-keeper', gracePeriodSeconds: 0 });
   });
