@@ -70,7 +70,7 @@ export const Id = z
   .regex(/^(?!\.\.?$)[A-Za-z0-9._:@-]+$/, "only letters, digits and . _ : @ -, and not '.' or '..'");
 
 /** An operating-system user name (POSIX portable: what useradd accepts). */
-const OsUser = z
+export const OsUser = z
   .string()
   .min(1)
   .max(32)

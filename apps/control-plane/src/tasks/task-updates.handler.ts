@@ -268,7 +268,14 @@ export class TaskUpdates {
     const mem = Resources.of(task.resources).get('mem');
     const msg: LaunchTask = {
       frameworkId: task.frameworkId,
-      task: { taskId: task.taskId, name: task.name, command: spec.command, env: spec.env, resources: task.resources },
+      task: {
+        taskId: task.taskId,
+        name: task.name,
+        command: spec.command,
+        env: spec.env,
+        resources: task.resources,
+        ...(task.user ? { user: task.user } : {}),
+      },
       ...(mem > 0 ? { memLimitBytes: Math.round(mem * 1024 * 1024) } : {}),
     };
     this.outbox.launch(agentId, msg);

@@ -122,6 +122,8 @@ it('subscribes over a RecordIO stream, offers in Mesos shape, launches a shell t
   );
   expect(launched.status).toBe(202);
   await until(() => updates(c).some((s) => s.state === 'TASK_RUNNING'));
+  // FrameworkInfo.user is the user of a task whose CommandInfo names none.
+  expect(a.launches.map((l) => [l.task.taskId, l.task.user])).toEqual([['hello-1', 'nobody']]);
   const running = defined(updates(c).find((s) => s.state === 'TASK_RUNNING'));
   expect(running).toMatchObject({ task_id: { value: 'hello-1' }, agent_id: { value: a.agentId }, source: 'SOURCE_AGENT' });
   expect(Buffer.from(defined(running.uuid), 'base64')).toHaveLength(16);

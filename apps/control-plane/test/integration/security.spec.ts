@@ -365,7 +365,60 @@ describe('ACLs', () => {
     await expect(s.accept([offer.id], [{ type: 'LAUNCH', tasks: [task('root')] }])).rejects.toMatchObject({ code: 'FORBIDDEN' });
     expect(await s.accept([offer.id], [{ type: 'LAUNCH', tasks: [task('nobody')] }])).toEqual({ launched: ['t-nobody'] });
     await until(() => node.tasks.get('t-nobody') !== undefined);
+    // The user the ACL allowed is the one the agent is told to run the task as.
+    expect(node.launches.find((l) => l.task.taskId === 't-nobody')?.task.user).toBe('nobody');
     s.close();
+    node.close();
+  });
+
+  it("sends a task the framework's user when it names none, kept with the task for a later launch", async () => {
+    const node = new ProtocolAgent(t.cp.url, tokens.AGENT, {
+      hostname: 'user-node',
+      resources: [
+        { name: 'cpus', value: 2 },
+        { name: 'mem', value: 512 },
+      ],
+    });
+    await node.register();
+    const offersOf = async (s: Scheduler) => {
+      const offers: Array<{ id: string; hostname: string }> = [];
+      s.on('offers', (o) => offers.push(...o));
+      await s.start();
+      await until(() => offers.some((o) => o.hostname === 'user-node'));
+      return defined(offers.find((o) => o.hostname === 'user-node'));
+    };
+    const spec = (taskId: string, user?: string) => ({
+      taskId,
+      name: 't',
+      ...(user ? { user } : {}),
+      command: { shell: 'true' },
+      resources: [{ name: 'cpus', value: 0.1 }],
+    });
+    const daemon = new Scheduler({
+      master: t.cp.url,
+      token: tokens.FRAMEWORK,
+      framework: { name: 'as-daemon', roles: ['u'], user: 'daemon' },
+    });
+    const offer = await offersOf(daemon);
+    const launched = await daemon.accept([offer.id], [{ type: 'LAUNCH', tasks: [spec('inherits'), spec('names-its-own', 'nobody')] }]);
+    expect(launched).toEqual({ launched: ['inherits', 'names-its-own'] });
+    await until(() => node.launches.length >= 2);
+    expect(node.launches.map((l) => [l.task.taskId, l.task.user])).toEqual([
+      ['inherits', 'daemon'],
+      ['names-its-own', 'nobody'],
+    ]);
+    const stored = (await t.request('GET', `/api/v1/tasks?frameworkId=${defined(daemon.frameworkId)}`)).body as { items: unknown[] };
+    expect(stored.items).toHaveLength(2);
+    daemon.close();
+
+    // A framework user that is no OS user name is refused before anything is launched.
+    const odd = new Scheduler({ master: t.cp.url, token: tokens.FRAMEWORK, framework: { name: 'odd', roles: ['u2'], user: 'Not A User' } });
+    const oddOffer = await offersOf(odd);
+    await expect(odd.accept([oddOffer.id], [{ type: 'LAUNCH', tasks: [spec('odd-task')] }])).rejects.toMatchObject({
+      code: 'INVALID_MESSAGE',
+    });
+    expect(node.launches.map((l) => l.task.taskId)).not.toContain('odd-task');
+    odd.close();
     node.close();
   });
 });
