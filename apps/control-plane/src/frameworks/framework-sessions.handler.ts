@@ -97,11 +97,23 @@ export class FrameworkSessions {
       let fw: FrameworkEntity | null = null;
       if (msg.frameworkId) {
         fw = await this.frameworks.find(msg.frameworkId);
-        if (fw?.principal && fw.principal !== principal)
+        // An anonymous framework (no principal) is no one's to take over either.
+        if (fw && fw.principal !== principal)
           await refuse(
             PROTOCOL_ERRORS.FRAMEWORK_PRINCIPAL_MISMATCH,
-            `framework belongs to principal '${fw.principal}'`,
-            `framework ${fw.id} belongs to another principal; principal '${actor.name}' cannot subscribe as it`,
+            `framework belongs to ${fw.principal === null ? 'no principal (anonymous)' : `principal '${fw.principal}'`}`,
+            fw.principal === null
+              ? `framework ${fw.id} was subscribed anonymously; principal '${actor.name}' cannot subscribe as it`
+              : `framework ${fw.id} belongs to another principal; principal '${actor.name}' cannot subscribe as it`,
+          );
+        // Nothing proves who an anonymous caller is: while an anonymous framework's stream is open,
+        // only that stream (its Mesos-Stream-Id) acts for it; it fails over once the stream has ended.
+        const open = fw && principal === null ? this.state.frameworks.get(fw.id)?.socket : undefined;
+        if (fw && open && open.id !== socket.id)
+          await refuse(
+            PROTOCOL_ERRORS.FRAMEWORK_PRINCIPAL_MISMATCH,
+            'anonymous framework connected elsewhere',
+            `framework ${fw.id} is anonymous and its event stream is open: only that stream acts for it (subscribe again once it has ended)`,
           );
         if (!fw)
           throw new ProtocolError(

@@ -355,6 +355,44 @@ it('admits anonymous frameworks when the operator allows it, under the ACL entri
   expect(JSON.parse(defined(closed.subscribeBody))).toMatchObject({ code: 'FORBIDDEN' });
 });
 
+it('lets no one take over an anonymous framework: no principal subscribes as it, and only its own stream acts for it while open', async () => {
+  const cp = await start({ mesosAllowAnonymous: true });
+  const teamB = await cp.principal('team-b');
+  const owner = client(cp, null);
+  expect(await owner.subscribe(info({ failover_timeout: 600 }))).toBe(200);
+  await until(() => owner.frameworkId !== undefined);
+  const id = defined(owner.frameworkId);
+  const stateOf = async () => ((await cp.request('GET', `/api/v1/frameworks/${id}`)).body as Record<string, unknown>).state;
+
+  // An authenticated principal cannot subscribe as it, over either protocol.
+  const thief = client(cp, `Bearer ${teamB}`);
+  expect(await thief.subscribe(info({ id: { value: id } }))).toBe(403);
+  expect(codeOf(thief.subscribeBody)).toBe('FRAMEWORK_PRINCIPAL_MISMATCH');
+  const sdk = new Recorder(cp, { name: 'thief', roles: ['analytics'], frameworkId: id }, { token: teamB });
+  closers.push(() => sdk.s.close());
+  await expect(sdk.s.start()).rejects.toMatchObject({ code: 'FRAMEWORK_PRINCIPAL_MISMATCH' });
+  // Another anonymous caller knows its framework id but not its stream: it cannot subscribe as it either.
+  const stranger = client(cp, null);
+  expect(await stranger.subscribe(info({ id: { value: id } }))).toBe(403);
+  expect(codeOf(stranger.subscribeBody)).toBe('FRAMEWORK_PRINCIPAL_MISMATCH');
+  // Calls need the owner's Mesos-Stream-Id: an authenticated caller holding it is refused, a wrong one names no stream.
+  const teardown = JSON.stringify({ type: 'TEARDOWN', framework_id: { value: id } });
+  const withId = await new MesosClient(cp.cp.url, `Bearer ${teamB}`).raw(teardown, { 'mesos-stream-id': defined(owner.streamId) });
+  expect([withId.status, codeOf(withId.body)]).toEqual([403, 'FRAMEWORK_PRINCIPAL_MISMATCH']);
+  const guessed = await new MesosClient(cp.cp.url, null).raw(teardown, { 'mesos-stream-id': '00000000-0000-4000-8000-000000000000' });
+  expect([guessed.status, codeOf(guessed.body)]).toEqual([400, 'NOT_SUBSCRIBED']);
+  expect(owner.ended).toBe(false);
+  expect(await stateOf()).toBe('ACTIVE');
+  expect((await owner.call('REVIVE')).status).toBe(202);
+
+  // Once its stream has ended it fails over as Mesos frameworks do: an anonymous subscription with its id.
+  owner.close();
+  await until(async () => (await stateOf()) === 'DISCONNECTED');
+  const again = client(cp, null);
+  expect(await again.subscribe(info({ id: { value: id } }))).toBe(200);
+  await until(() => again.frameworkId === id);
+});
+
 it("shares one cluster fairly between a Mesos framework and an SDK framework: the DRF example's 3 and 2 tasks", async () => {
   const cp = await start();
   await agent(cp, 'drf-host', 'cpus:9;mem:18432');
