@@ -180,15 +180,22 @@ export class MesosScheduler {
     const stream = new MesosStream(res, encoding, actor, {
       address: (agentId) => ({ ip: this.state.agents.get(agentId)?.ip }),
     });
+    // A revoked or expired token, or a disabled principal, ends the stream as a disconnection.
+    const forget = this.realtime.watchToken(actor, 'Mesos event stream', () => {
+      stream.send('ERROR', { message: 'the credentials of this subscription were revoked or expired' });
+      stream.disconnect();
+    });
     // A connection that goes before the subscription is answered leaves nothing behind.
     const connection = { gone: false };
     res.on('close', () => {
       connection.gone = true;
+      forget();
       this.streams.delete(stream.id);
-      if (stream.data.frameworkId !== undefined && !stream.closed && this.realtime.sessionsOpen) {
-        stream.disconnect();
+      stream.disconnect();
+      // However it ended (the framework went, or the master ended it: revoked, too slow), its
+      // offers go back; unless the master is closing every session (it stops leading).
+      if (stream.data.frameworkId !== undefined && this.realtime.sessionsOpen)
         void this.failover.disconnected(stream).catch((err: unknown) => this.logger.error({ err }, 'Mesos framework disconnection'));
-      } else stream.disconnect();
     });
     const reply = await this.frameworks.subscribe(stream, msg, actor);
     const multiRole = msg.capabilities.includes('MULTI_ROLE');

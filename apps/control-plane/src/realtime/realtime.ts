@@ -3,7 +3,8 @@
  * one included, needs a token in the handshake (`auth: { token }`), checked like the REST API's
  * bearer tokens, and a principal of a kind the namespace admits. Until a connection has
  * authenticated, its messages may be no larger than a handshake (PRE_AUTH_MAX_BYTES); the large
- * limit applies only once it has. A revoked or expired token's sockets are closed at once.
+ * limit applies only once it has. A revoked or expired token's sockets are closed at once (and
+ * its Mesos event streams ended: `watchToken`).
  */
 import type { Server as HttpServer } from 'node:http';
 import type { Socket } from 'node:net';
@@ -48,8 +49,8 @@ export class Realtime implements BeforeApplicationShutdown {
   private readonly connections = new Set<EngineConnection>();
   /** Namespaces only the leader serves. */
   private readonly leaderOnly = new Set<Namespace>();
-  /** Open sockets by the token they authenticated with. */
-  private readonly byToken = new Map<string, Set<AnySocket>>();
+  /** Open sessions (sockets, Mesos event streams) by the token they authenticated with. */
+  private readonly byToken = new Map<string, Set<TokenSession>>();
   /** Closers of other protocols' sessions (Mesos's event streams): they go with the sockets. */
   private readonly otherSessions = new Set<() => void>();
 
@@ -168,44 +169,56 @@ export class Realtime implements BeforeApplicationShutdown {
     for (const conn of this.connections) conn.close();
   }
 
-  /** Remembers the socket under its token, and closes it when the token expires. */
+  /** Remembers the socket under its token: it is closed when the token is revoked or expires. */
   private track(socket: AnySocket, actor: Actor): void {
+    const forget = this.watchToken(actor, 'socket', () => socket.disconnect(true));
+    socket.on('disconnect', forget);
+  }
+
+  /**
+   * Ends a session (a socket, a Mesos event stream) when its token is revoked or expires, or its
+   * principal is disabled: `close` is called once then. Returns what forgets the session (call it
+   * when the session ends of itself). A session without a token (anonymous) is not watched.
+   */
+  watchToken(actor: Actor, what: string, close: () => void): () => void {
     const tokenId = actor.tokenId;
-    if (!tokenId) return;
+    if (!tokenId) return () => undefined;
     let set = this.byToken.get(tokenId);
     if (!set) this.byToken.set(tokenId, (set = new Set()));
-    set.add(socket);
     let timer: NodeJS.Timeout | undefined;
+    const session: TokenSession = {
+      actor,
+      close: (why) => {
+        forget();
+        this.logger.log({ tokenId, principal: actor.name }, `token ${why}: closing its ${what}`);
+        close();
+      },
+    };
+    const forget = () => {
+      if (timer) clearTimeout(timer);
+      set.delete(session);
+      if (!set.size && this.byToken.get(tokenId) === set) this.byToken.delete(tokenId);
+    };
+    set.add(session);
     const expiry = actor.tokenExpiresAt?.getTime();
     const arm = () => {
       if (expiry === undefined) return;
       const wait = expiry - Date.now();
       if (wait <= 0) {
-        this.logger.log({ tokenId, principal: actor.name }, 'token expired: closing its socket');
-        socket.disconnect(true);
+        session.close('expired');
         return;
       }
       timer = setTimeout(arm, Math.min(wait, MAX_TIMER_MS));
       timer.unref();
     };
     arm();
-    socket.on('disconnect', () => {
-      if (timer) clearTimeout(timer);
-      set.delete(socket);
-      if (!set.size) this.byToken.delete(tokenId);
-    });
+    return forget;
   }
 
   private closeRevoked(r: Revocation): void {
-    for (const [tokenId, sockets] of this.byToken) {
-      for (const socket of sockets) {
-        const actor = (socket.data as AuthedSocketData).actor;
-        if ('tokenId' in r ? tokenId === r.tokenId : actor.principalId === r.principalId) {
-          this.logger.log({ tokenId, principal: actor.name }, 'token revoked: closing its socket');
-          socket.disconnect(true);
-        }
-      }
-    }
+    for (const [tokenId, sessions] of this.byToken)
+      for (const session of [...sessions])
+        if ('tokenId' in r ? tokenId === r.tokenId : session.actor.principalId === r.principalId) session.close('revoked');
   }
 
   /**
@@ -220,6 +233,12 @@ export class Realtime implements BeforeApplicationShutdown {
     // The HTTP server itself is Nest's to close; close only socket.io's engine.
     this.server.engine.close();
   }
+}
+
+/** A session watched for its token's revocation or expiry. */
+interface TokenSession {
+  actor: Actor;
+  close(why: 'revoked' | 'expired'): void;
 }
 
 /** What closeSessions needs of an engine.io connection. */

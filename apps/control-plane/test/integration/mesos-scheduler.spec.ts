@@ -393,6 +393,38 @@ it('lets no one take over an anonymous framework: no principal subscribes as it,
   await until(() => again.frameworkId === id);
 });
 
+it('ends the event streams of a revoked token and of a disabled principal, and their frameworks hold no offers after', async () => {
+  const cp = await start();
+  await cp.principal('team-a');
+  const issued = (await cp.request('POST', '/api/v1/principals/team-a/tokens', {})).body as { id: string; token: string };
+  const revoked = client(cp, basic('team-a', issued.token));
+  const disabled = client(cp, `Bearer ${await cp.principal('team-c')}`);
+  const keeps = client(cp, `Bearer ${await cp.principal('team-b')}`);
+  const state = cp.cp.app.get(ClusterState);
+  const held = (c: MesosClient) => [...state.offers.values()].filter((o) => o.frameworkId === c.frameworkId).length;
+  const stateOf = async (c: MesosClient) =>
+    ((await cp.request('GET', `/api/v1/frameworks/${defined(c.frameworkId)}`)).body as Record<string, unknown>).state;
+  // Each subscribes, then an agent comes for it to hold as an offer.
+  for (const [i, c] of [revoked, disabled, keeps].entries()) {
+    expect(await c.subscribe(info({ role: `role-${i}`, failover_timeout: 600 }))).toBe(200);
+    await agent(cp, `node-${i}`, 'cpus:4;mem:4096');
+    await until(() => held(c) > 0);
+  }
+
+  expect((await cp.request('DELETE', `/api/v1/tokens/${issued.id}`)).status).toBe(200);
+  await until(() => revoked.ended);
+  expect(revoked.of<{ message: string }>('ERROR')).toEqual([{ message: stringContaining('revoked') }]);
+  // Ended as a disconnection: its offers went back (to the other role's framework now), and it gets none.
+  await until(async () => held(revoked) === 0 && (await stateOf(revoked)) === 'DISCONNECTED');
+
+  expect((await cp.request('POST', '/api/v1/principals/team-c/disable')).status).toBe(200);
+  await until(() => disabled.ended);
+  await until(async () => held(disabled) === 0 && (await stateOf(disabled)) === 'DISCONNECTED');
+  // Another principal's stream is untouched.
+  expect(keeps.ended).toBe(false);
+  expect(await stateOf(keeps)).toBe('ACTIVE');
+});
+
 it("shares one cluster fairly between a Mesos framework and an SDK framework: the DRF example's 3 and 2 tasks", async () => {
   const cp = await start();
   await agent(cp, 'drf-host', 'cpus:9;mem:18432');
