@@ -11,6 +11,7 @@ import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import { AccessLog } from '../audit/access-log';
 import { AuditService } from '../audit/audit.service';
 import type { Actor } from '../auth/auth.actor';
+import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { Database } from '../database/database.service';
 import { OperatorStream } from '../events/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
@@ -56,6 +57,7 @@ export class FrameworkSessions {
     private readonly access: AccessLog,
     private readonly audit: AuditService,
     private readonly db: Database,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
@@ -124,6 +126,15 @@ export class FrameworkSessions {
           throw new ProtocolError(
             PROTOCOL_ERRORS.FRAMEWORK_COMPLETED,
             `framework ${fw.id} has completed (torn down or failed over past its timeout); subscribe without an id`,
+          );
+      }
+      if (!fw) {
+        const count = await this.frameworks.countNotCompleted(principal);
+        if (count >= this.config.maxFrameworksPerPrincipal)
+          await refuse(
+            PROTOCOL_ERRORS.TOO_MANY_FRAMEWORKS,
+            `${count} frameworks already`,
+            `${principal === null ? 'anonymous callers have' : `principal '${principal}' has`} ${count} frameworks that have not completed, as many as one principal may (ARBITER_MAX_FRAMEWORKS_PER_PRINCIPAL); tear one down or subscribe as one of them`,
           );
       }
       const fields = {

@@ -15,6 +15,7 @@ import type { TaskEntity } from '../tasks/task.entity';
 import type { AppConfig } from '../config/config.schema';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { assertOrdered } from '../kernel/order';
+import type { OutboundQueue } from '../kernel/outbound';
 import { ProtocolError } from '../kernel/protocol-error';
 
 /** An agent's connection to /agents: what it may call, what it is sent (libs/contracts). */
@@ -40,6 +41,8 @@ export type FrameworkProtocol = 'arbiter' | 'mesos';
 export interface SessionData {
   agentId?: string;
   frameworkId?: string;
+  /** What is queued for the connection's reader (a framework's): long answers wait for it to drain. */
+  outbound?: OutboundQueue;
 }
 
 /** A socket's session data, typed. */

@@ -39,14 +39,18 @@ import { ReservationsModule } from '../reservations/reservations.module';
 import { TaskUpdates } from '../tasks/task-updates.handler';
 import { TasksRepository } from '../tasks/tasks.repository';
 import { CLOCK, type Clock, SystemClock } from '../kernel/clock';
+import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { ClusterState } from './cluster-state';
 import { ClusterMetrics } from '../health/cluster-metrics';
 import { EventualWrites } from '../kernel/eventual-writes';
 import { Kernel } from '../kernel/kernel';
+import { Outbound } from '../kernel/outbound';
 import { LiveView } from './live-view';
 import { LiveViewRepository } from './live-view.repository';
 import { Master } from './master';
 import { Outbox } from './outbox';
+
+const MIB = 1024 * 1024;
 
 const HANDLERS = [
   AgentSessions,
@@ -91,6 +95,12 @@ export class MasterModule {
       providers: [
         { provide: CLOCK, useValue: clock },
         Kernel,
+        {
+          provide: Outbound,
+          useFactory: (config: AppConfig, c: Clock) =>
+            new Outbound({ perConnection: config.connectionQueueMb * MIB, perPrincipal: config.principalQueueMb * MIB }, c),
+          inject: [APP_CONFIG, CLOCK],
+        },
         EventualWrites,
         ClusterMetrics,
         ClusterState,
@@ -107,6 +117,7 @@ export class MasterModule {
       ],
       exports: [
         CLOCK,
+        Outbound,
         AllocationSnapshot,
         ClusterState,
         LiveView,

@@ -22,6 +22,7 @@ import { FrameworkRemoval } from '../frameworks/framework-removal.handler';
 import { FRAMEWORK_HEARTBEAT_SECONDS, FrameworkSessions } from '../frameworks/framework-sessions.handler';
 import { TaskKills } from '../tasks/task-kills.handler';
 import { CLOCK, type Clock } from '../kernel/clock';
+import { Outbound } from '../kernel/outbound';
 import { ClusterState } from '../master/cluster-state';
 import { asProtocolError, ProtocolError } from '../kernel/protocol-error';
 import { Leadership } from '../leadership/leadership.service';
@@ -65,6 +66,7 @@ export class MesosScheduler {
     private readonly tasks: TaskUpdates,
     private readonly inverseOffers: InverseOffers,
     private readonly realtime: Realtime,
+    private readonly outbound: Outbound,
   ) {
     // When this replica stops leading or the process stops, the streams end with the sockets:
     // the frameworks subscribe again (to the leader), and no failover timeout starts meanwhile.
@@ -177,9 +179,13 @@ export class MesosScheduler {
   private async subscribe(call: MesosCallT, actor: Actor, encoding: MesosEncoding, req: Request, res: Response): Promise<void> {
     const msg = subscriptionOf(call, this.roles);
     const info = call.subscribe?.framework_info;
-    const stream = new MesosStream(res, encoding, actor, {
-      address: (agentId) => ({ ip: this.state.agents.get(agentId)?.ip }),
-    });
+    const stream = new MesosStream(
+      res,
+      encoding,
+      actor,
+      { address: (agentId) => ({ ip: this.state.agents.get(agentId)?.ip }) },
+      this.outbound,
+    );
     // A revoked or expired token, or a disabled principal, ends the stream as a disconnection.
     const forget = this.realtime.watchToken(actor, 'Mesos event stream', () => {
       stream.send('ERROR', { message: 'the credentials of this subscription were revoked or expired' });

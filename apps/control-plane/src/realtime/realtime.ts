@@ -19,9 +19,12 @@ import type { PrincipalKind } from '../auth/principal.entity';
 import { ArbiterException } from '../errors/errors.exception';
 import { toArbiterException } from '../errors/errors.filter';
 import { Leadership } from '../leadership/leadership.service';
+import { Outbound, type OutboundQueue, principalKey } from '../kernel/outbound';
 
 export interface AuthedSocketData {
   actor: Actor;
+  /** What is queued for the connection's reader (SessionData.outbound). */
+  outbound?: OutboundQueue;
 }
 
 /** Largest message before a connection has authenticated: a handshake with a token fits easily. */
@@ -51,6 +54,8 @@ export class Realtime implements BeforeApplicationShutdown {
   private readonly leaderOnly = new Set<Namespace>();
   /** Open sessions (sockets, Mesos event streams) by the token they authenticated with. */
   private readonly byToken = new Map<string, Set<TokenSession>>();
+  /** The queue of each engine.io connection (kernel/outbound.ts). */
+  private readonly queues = new WeakMap<object, OutboundQueue>();
   /** Closers of other protocols' sessions (Mesos's event streams): they go with the sockets. */
   private readonly otherSessions = new Set<() => void>();
 
@@ -58,6 +63,7 @@ export class Realtime implements BeforeApplicationShutdown {
     private readonly adapterHost: HttpAdapterHost,
     private readonly auth: AuthService,
     private readonly leadership: Leadership,
+    private readonly outbound: Outbound,
   ) {
     auth.onRevoked((r) => this.closeRevoked(r));
   }
@@ -81,6 +87,7 @@ export class Realtime implements BeforeApplicationShutdown {
         this.connections.add(conn);
         conn.once('close', () => this.connections.delete(conn));
       });
+      this.server.engine.on('connection', (conn: BoundedConnection) => this.bound(conn));
       // The root namespace serves nothing: refuse every connection to it.
       this.server.of('/').use((_socket, next) => {
         const e = new Error('connect to /agents, /frameworks or /events') as Error & { data?: unknown };
@@ -126,6 +133,9 @@ export class Realtime implements BeforeApplicationShutdown {
               `principal '${actor.name}' (kind ${actor.kind ?? 'system'}) may not connect to ${name}, which admits ${kinds.join(' and ')} principals`,
             );
           (socket.data as AuthedSocketData).actor = actor;
+          const queue = this.queues.get(socket.conn);
+          queue?.claim(principalKey(actor));
+          (socket.data as AuthedSocketData).outbound = queue;
           this.track(socket, actor);
           raiseMessageLimit(socket.conn);
           next();
@@ -167,6 +177,40 @@ export class Realtime implements BeforeApplicationShutdown {
     for (const ns of this.leaderOnly) ns.disconnectSockets(true);
     // Connections still authenticating (their handshake may wait on the lost database) go too.
     for (const conn of this.connections) conn.close();
+  }
+
+  /**
+   * Bounds what waits for a connection's reader (kernel/outbound.ts): the packets engine.io
+   * holds for it, and what its websocket has not written yet. A connection past a bound is
+   * cut off: its websocket destroyed, its packets dropped.
+   */
+  private bound(conn: BoundedConnection): void {
+    let packets = 0;
+    const size = (p: EnginePacket) => (typeof p.data === 'string' ? p.data.length : (p.data?.byteLength ?? 0));
+    const queue = this.outbound.register(`socket.io:${conn.id}`, {
+      queuedBytes: () => packets + (conn.transport.name === 'websocket' ? (conn.transport.socket?.bufferedAmount ?? 0) : 0),
+      cut: () => {
+        if (conn.transport.name === 'websocket') conn.transport.socket?.terminate?.();
+        conn.close(true);
+      },
+    });
+    this.queues.set(conn, queue);
+    const progressed = () => queue.progressed();
+    const watch = (t: BoundedConnection['transport']) => t.on?.('drain', progressed);
+    conn.on('packetCreate', (p: EnginePacket) => {
+      packets += size(p);
+      queue.check();
+    });
+    conn.on('flush', (buffer: EnginePacket[]) => {
+      for (const p of buffer) packets -= size(p);
+    });
+    conn.on('drain', progressed);
+    conn.on('upgrade', watch);
+    watch(conn.transport);
+    conn.once('close', () => {
+      packets = 0;
+      queue.release();
+    });
   }
 
   /** Remembers the socket under its token: it is closed when the token is revoked or expires. */
@@ -239,6 +283,24 @@ export class Realtime implements BeforeApplicationShutdown {
 interface TokenSession {
   actor: Actor;
   close(why: 'revoked' | 'expired'): void;
+}
+
+/** An engine.io packet (its data as socket.io encoded it). */
+interface EnginePacket {
+  data?: string | { byteLength: number };
+}
+
+/** What `bound` needs of an engine.io connection (not part of its typed API). */
+interface BoundedConnection {
+  id: string;
+  transport: {
+    name: string;
+    socket?: { bufferedAmount?: number; terminate?(): void };
+    on?(event: 'drain', listener: () => void): void;
+  };
+  on(event: 'packetCreate' | 'drain' | 'flush' | 'upgrade', listener: (arg: never) => void): void;
+  once(event: 'close', listener: () => void): void;
+  close(discard?: boolean): void;
 }
 
 /** What closeSessions needs of an engine.io connection. */
