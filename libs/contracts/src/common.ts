@@ -170,6 +170,8 @@ export const PROTOCOL_ERRORS = {
   RESOURCES_BELOW_RESERVATIONS: 'RESOURCES_BELOW_RESERVATIONS',
   MACHINE_DOWN: 'MACHINE_DOWN',
   UNSUPPORTED: 'UNSUPPORTED',
+  /** The principal has as many frameworks (not completed) as it may; one more is refused. */
+  TOO_MANY_FRAMEWORKS: 'TOO_MANY_FRAMEWORKS',
 } as const satisfies Record<string, ErrorCodeName>;
 
 /** Parses a message; the error names every bad field. */

@@ -88,6 +88,8 @@ export const ERROR_CODES = {
   MACHINE_DOWN: { status: null },
   /** An agent's new resources cannot hold the reservations made on it. */
   RESOURCES_BELOW_RESERVATIONS: { status: null },
+  /** A new framework of a principal that has as many as it may (ARBITER_MAX_FRAMEWORKS_PER_PRINCIPAL). */
+  TOO_MANY_FRAMEWORKS: { status: null },
   /** A call, operation or field Mesos defines that Arbiter cannot honour (the message names it and says why). */
   UNSUPPORTED: { status: null },
 } as const satisfies Record<string, { status: number | null }>;

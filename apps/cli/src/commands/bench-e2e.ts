@@ -51,6 +51,8 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
       ARBITER_DATA_DIR: dataDir,
       ARBITER_ALLOCATION_INTERVAL: String(flags.allocationInterval),
       ARBITER_AGENT_TIMEOUT: '60',
+      // Every framework of the bench is the admin's.
+      ARBITER_MAX_FRAMEWORKS_PER_PRINCIPAL: String(Math.max(100, flags.frameworks)),
     });
     const sockets: Array<ReturnType<typeof io>> = [];
     const schedulers: Array<import('@arbiter/scheduler-sdk').Scheduler> = [];

@@ -39,15 +39,20 @@ import { ReservationsModule } from '../reservations/reservations.module';
 import { TaskUpdates } from '../tasks/task-updates.handler';
 import { TasksRepository } from '../tasks/tasks.repository';
 import { AgentRegistry } from './agent-registry';
+import { APP_CONFIG, type AppConfig } from '../config/config.schema';
+import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState } from './cluster-state';
 import { FrameworkRegistry } from './framework-registry';
 import { ClusterMetrics } from './cluster-metrics';
 import { EventualWrites } from '../kernel/eventual-writes';
 import { Kernel } from '../kernel/kernel';
+import { Outbound } from '../kernel/outbound';
 import { LiveView } from './live-view';
 import { LiveViewRepository } from './live-view.repository';
 import { Master } from './master';
 import { Outbox } from './outbox';
+
+const MIB = 1024 * 1024;
 
 const HANDLERS = [
   AgentSessions,
@@ -86,6 +91,12 @@ const REPOSITORIES = [
   imports: [AuthModule, ReservationsModule],
   providers: [
     Kernel,
+    {
+      provide: Outbound,
+      useFactory: (config: AppConfig, clock: Clock) =>
+        new Outbound({ perConnection: config.connectionQueueMb * MIB, perPrincipal: config.principalQueueMb * MIB }, clock),
+      inject: [APP_CONFIG, CLOCK],
+    },
     EventualWrites,
     ClusterMetrics,
     AgentRegistry,
@@ -103,6 +114,7 @@ const REPOSITORIES = [
     ...REPOSITORIES,
   ],
   exports: [
+    Outbound,
     AllocationSnapshot,
     ClusterState,
     LiveView,
