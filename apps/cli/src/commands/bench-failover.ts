@@ -25,7 +25,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { leftSilent, MasterUrls, notLeader, type Reply, reconnectElsewhere, socketClientOptions } from '@arbiter/contracts';
+import { leftSilent, MasterUrls, type Reply, reconnectElsewhere, refusalOf, socketClientOptions } from '@arbiter/contracts';
 import { FaultProxy } from './bench-proxy';
 
 /** The faults the bench injects (see the header). */
@@ -180,7 +180,7 @@ export async function runFailoverBench(flags: FailoverFlags): Promise<void> {
         let first: (() => void) | undefined;
         agentsUp.push(new Promise<void>((resolve) => (first = resolve)));
         s.on('connect_error', (err: Error & { data?: unknown }) =>
-          reconnectElsewhere(s, AGENTS_NAMESPACE, list, notLeader(err), () => !closing),
+          reconnectElsewhere(s, AGENTS_NAMESPACE, list, refusalOf(err), () => !closing),
         );
         // A leader that steps down closes the sessions itself; socket.io does not come back by itself then (the agent does).
         s.on('disconnect', (reason) => {
