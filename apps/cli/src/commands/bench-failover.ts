@@ -288,9 +288,10 @@ export async function runFailoverBench(flags: FailoverFlags): Promise<void> {
         ),
       ).then(() => (endedAt = performance.now()));
       // The agents' partition leaves the leader leading: no new term to wait for.
-      let leaderAt = fault === 'agent-partition' ? NaN : 0;
-      let steppedDownAt = fault === 'kill' ? killedAt : fault === 'agent-partition' ? NaN : 0;
-      while (!leaderAt) {
+      const newTerm = fault !== 'agent-partition';
+      let leaderAt = 0;
+      let steppedDownAt = fault === 'kill' ? killedAt : 0;
+      while (newTerm && !leaderAt) {
         const seen = await Promise.all(
           replicas.map((r) => (r.child.exitCode === null && r.child.signalCode === null ? health(r.url) : Promise.resolve(undefined))),
         );
@@ -318,7 +319,7 @@ export async function runFailoverBench(flags: FailoverFlags): Promise<void> {
         tasks: launched,
         faultMs: round(endedAt - killedAt),
         oldLeaderStoppedMs: round(steppedDownAt - killedAt),
-        leaderMs: round(leaderAt - killedAt),
+        leaderMs: newTerm ? round(leaderAt - killedAt) : NaN,
         agentsReregisteredMs: round(allAgents),
         firstAgentMs: round(firstAgent),
         halfAgentsMs: round(halfAgents),
