@@ -146,6 +146,7 @@ export class FrameworkSessions {
           roles: row.roles,
           capabilities: row.capabilities,
           failoverTimeoutSeconds: row.failoverTimeoutSeconds,
+          user: row.user,
         });
       } else {
         allocator.addFramework(row.id, row.roles, {
@@ -160,6 +161,8 @@ export class FrameworkSessions {
           roles: row.roles,
           capabilities: row.capabilities,
           failoverTimeoutSeconds: row.failoverTimeoutSeconds,
+          // Before its framework.added event, whose readers are chosen by it (view_frameworks).
+          user: row.user,
         };
         this.state.frameworks.set(row.id, runtime);
         this.stream.emit('framework.added', { frameworkId: row.id, name: row.name, roles: row.roles });

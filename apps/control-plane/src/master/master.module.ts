@@ -3,6 +3,7 @@
  * the socket namespaces /agents, /frameworks and /events. The clock is the system's unless the
  * application is built with another (tests pass a ManualClock).
  */
+import { EventViews } from './event-views';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AgentAdmission } from '../agents/agent-admission';
 import { AgentDrain } from '../agents/agent-drain.handler';
@@ -97,6 +98,7 @@ export class MasterModule {
         Outbox,
         Realtime,
         OperatorStream,
+        EventViews,
         Gateways,
         Master,
         LiveView,
