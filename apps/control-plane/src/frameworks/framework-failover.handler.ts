@@ -54,6 +54,8 @@ export class FrameworkFailover {
       roles: fw.roles,
       capabilities: fw.capabilities,
       failoverTimeoutSeconds: fw.failoverTimeoutSeconds,
+      // Who may see its events on /events (view_frameworks) until it subscribes again.
+      user: fw.user,
     };
     this.state.frameworks.set(fw.id, runtime);
     if (fw.state === FrameworkState.ACTIVE) await this.frameworks.markDisconnected(fw.id, this.clock.date());

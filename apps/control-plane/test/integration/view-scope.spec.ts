@@ -228,3 +228,11 @@ it('changes the whitelist only for the hostnames the update_whitelist ACL allows
   expect(await t.request('PATCH', '/api/v1/whitelist', { remove: ['node-a'] }, { token: operator })).toMatchObject({ status: 200 });
   expect(await get('/api/v1/whitelist')).toEqual({ hostnames: ['node-b'] });
 });
+
+it('tells the viewer on /events that its framework was removed, and nothing of the other team’s removal', async () => {
+  for (const id of [ids.a, ids.b]) expect((await t.request('POST', `/api/v1/frameworks/${id}/teardown`)).status).toBe(200);
+  const removed = (list: typeof events.viewer) => list.filter((e) => e.event === 'framework.removed').map((e) => e.payload.frameworkId);
+  await until(() => removed(events.admin).length === 2, 'both removals on the admin’s stream');
+  await until(() => removed(events.viewer).includes(ids.a), 'the removal of its framework on the viewer’s stream');
+  expect(removed(events.viewer)).toEqual([ids.a]);
+});
