@@ -78,6 +78,8 @@ export const ERROR_CODES = {
   FRAMEWORK_PRINCIPAL_MISMATCH: { status: null },
   /** An agent id that another principal registered. */
   AGENT_PRINCIPAL_MISMATCH: { status: null },
+  /** An agent registering a hostname that another live (registered, connected) agent holds. */
+  AGENT_HOSTNAME_IN_USE: { status: null },
   /** A status update for a task that does not run on the reporting agent. */
   TASK_NOT_ON_AGENT: { status: null },
   /** A second subscription on a connection that is subscribed as another framework. */

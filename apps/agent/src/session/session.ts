@@ -172,8 +172,9 @@ export class Session implements UpdateChannel {
         heartbeatIntervalSeconds: number;
       }>;
       if (!reply.ok) {
-        // Down for maintenance: it asks again until an operator brings the machine up.
-        if (reply.error.code === 'MACHINE_DOWN') {
+        // Down for maintenance, or its hostname still held by a connection of another agent
+        // (a restart with a fresh work directory): it asks again until that is over.
+        if (reply.error.code === 'MACHINE_DOWN' || reply.error.code === 'AGENT_HOSTNAME_IN_USE') {
           this.log.warn({ retryInMs: MACHINE_DOWN_RETRY_MS }, reply.error.message);
           clearTimeout(this.pendingReconnect);
           this.pendingReconnect = setTimeout(() => {

@@ -166,7 +166,7 @@ export class FrameworkSessions {
         allocator.reviveOffers(row.id);
         if (row.suppressedRoles.length) allocator.suppressOffers(row.id, row.suppressedRoles);
         allocator.activateFramework(row.id);
-        this.registry.describe(row.id, row);
+        this.registry.describe(row.id, row, row.user);
       } else {
         allocator.addFramework(row.id, row.roles, {
           capabilities: row.capabilities,
@@ -180,6 +180,8 @@ export class FrameworkSessions {
           roles: row.roles,
           capabilities: row.capabilities,
           failoverTimeoutSeconds: row.failoverTimeoutSeconds,
+          // Before its framework.added event, whose readers are chosen by it (view_frameworks).
+          user: row.user,
         };
         this.registry.put(runtime);
         this.stream.emit('framework.added', { frameworkId: row.id, name: row.name, roles: row.roles });

@@ -4,6 +4,7 @@
  * exports import it.
  */
 import { Module } from '@nestjs/common';
+import { EventViews } from './event-views';
 import { AgentAdmission } from '../agents/agent-admission';
 import { AgentDrain } from '../agents/agent-drain.handler';
 import { AgentLiveness } from '../agents/agent-liveness.handler';
@@ -105,6 +106,7 @@ const REPOSITORIES = [
     Outbox,
     Realtime,
     OperatorStream,
+    EventViews,
     Gateways,
     Master,
     LiveView,

@@ -2,6 +2,8 @@
  * How offers are read and closed in SQL. An offer's row in `offers` is its record; while it is
  * outstanding its id is also in `outstanding_offers`, and closing it does both in one statement.
  */
+import type { ViewScope } from '../common/view-scopes';
+import { scopeCondition } from '../database/scope-condition';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
 import { MasterDatabase } from '../database/master-database';
@@ -149,8 +151,9 @@ export class OffersRepository {
 export class OfferListRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** `users` and `roles`: the framework users and roles whose offers the caller may see (view_frameworks, view_roles). */
   async list(
-    filter: { state?: OfferState; frameworkId?: string; agentId?: string },
+    filter: { state?: OfferState; frameworkId?: string; agentId?: string; users?: ViewScope; roles?: ViewScope },
     limit: number,
     offset: number,
   ): Promise<{ rows: OfferEntity[]; total: number; totalCapped: boolean }> {
@@ -160,6 +163,13 @@ export class OfferListRepository {
     if (filter.state && filter.state !== OfferState.OUTSTANDING) q.andWhere('o.state = :state', { state: filter.state });
     if (filter.frameworkId) q.andWhere('o.framework_id = :frameworkId', { frameworkId: filter.frameworkId });
     if (filter.agentId) q.andWhere('o.agent_id = :agentId', { agentId: filter.agentId });
+    const users = filter.users;
+    if (users && 'only' in users)
+      q.andWhere("o.framework_id IN (SELECT f.id FROM frameworks f WHERE COALESCE(f.user, '') = ANY(:users))", { users: users.only });
+    else if (users?.except.length)
+      q.andWhere("o.framework_id NOT IN (SELECT f.id FROM frameworks f WHERE COALESCE(f.user, '') = ANY(:users))", { users: users.except });
+    if (filter.roles && ('only' in filter.roles || filter.roles.except.length))
+      q.andWhere(...scopeCondition('o.role', filter.roles, 'roles'));
     const [rows, count] = await Promise.all([
       q.clone().orderBy('o.created_at', 'DESC').addOrderBy('o.id', 'ASC').take(limit).skip(offset).getMany(),
       cappedTotal(q, offset),

@@ -625,7 +625,8 @@ it("serves Mesos's read-only endpoints for tooling: state, frameworks, slaves, r
     tasks: [objectContaining({ id: 'svc-1', framework_id: c.frameworkId })],
   });
 
-  const snapshot = (await get('/metrics/snapshot', null)).body;
+  expect((await get('/metrics/snapshot', null)).status).toBe(401);
+  const snapshot = (await get('/metrics/snapshot')).body;
   expect(snapshot).toMatchObject({
     'master/elected': 1,
     'master/slaves_active': 1,

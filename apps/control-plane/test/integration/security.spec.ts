@@ -331,7 +331,7 @@ describe('ACLs', () => {
         { principals: { values: ['team-b'] }, users: { type: 'NONE' } },
       ],
       register_agents: [
-        { principals: { values: ['agent-b'] }, agents: { values: ['b-node'] } },
+        { principals: { values: ['agent-b'] }, agents: { values: ['b-*'] } },
         { principals: { values: ['agent-b'] }, agents: { type: 'NONE' } },
       ],
     });
@@ -341,6 +341,10 @@ describe('ACLs', () => {
     const wrongHost = new ProtocolAgent(t.cp.url, agentB, { hostname: 'a-node', resources: [{ name: 'cpus', value: 1 }] });
     await expect(wrongHost.register()).rejects.toThrow(/ACL register_agents/);
     wrongHost.close();
+    // `*` stays within one DNS label.
+    const longer = new ProtocolAgent(t.cp.url, agentB, { hostname: 'b-node.elsewhere', resources: [{ name: 'cpus', value: 1 }] });
+    await expect(longer.register()).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    longer.close();
     const node = new ProtocolAgent(t.cp.url, agentB, {
       hostname: 'b-node',
       resources: [
@@ -593,6 +597,33 @@ describe('identity on the protocols', () => {
     evil.close();
     expect((await t.request('GET', `/api/v1/agents/${agentId}`)).body).toMatchObject({ hostname: 'real-host', status: 'REACHABLE' });
     expect(real.socket.connected).toBe(true);
+    real.close();
+  });
+
+  it('refuses a hostname a live agent holds to any other agent, and lets the holder register again after a restart', async () => {
+    const poserToken = await t.principal('poser-agent', 'AGENT');
+    const hostnames = async () =>
+      ((await t.request('GET', '/api/v1/agents?hostname=held-host')).body as { items: Array<{ id: string }> }).items;
+    const real = new ProtocolAgent(t.cp.url, tokens.AGENT, { hostname: 'held-host', resources: [{ name: 'cpus', value: 2 }] });
+    const agentId = await real.register();
+    // Another principal's agent, and a new agent of the same principal, posing as held-host.
+    for (const token of [poserToken, tokens.AGENT]) {
+      const poser = new ProtocolAgent(t.cp.url, token, { hostname: 'held-host', resources: [{ name: 'cpus', value: 1e12 }] });
+      await expect(poser.register()).rejects.toMatchObject({ code: 'AGENT_HOSTNAME_IN_USE' });
+      poser.close();
+    }
+    expect(real.socket.connected).toBe(true);
+    expect((await hostnames()).map((a) => a.id)).toEqual([agentId]);
+    // The agent restarts: its new connection registers under its id while the old one is still open.
+    const restarted = new ProtocolAgent(t.cp.url, tokens.AGENT, {
+      agentId,
+      hostname: 'held-host',
+      resources: [{ name: 'cpus', value: 3 }],
+    });
+    expect(await restarted.register()).toBe(agentId);
+    await until(() => !real.socket.connected);
+    expect((await hostnames()).map((a) => a.id)).toEqual([agentId]);
+    restarted.close();
     real.close();
   });
 

@@ -51,7 +51,7 @@ export class ProtocolAgent {
     })) as Reply<{
       agentId: string;
     }>;
-    if (!reply.ok) throw new Error(reply.error.message);
+    if (!reply.ok) throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
     this.agentId = reply.agentId;
     this.heartbeat = setInterval(() => this.socket.emit('heartbeat', {}, () => undefined), 1000);
     return reply.agentId;
