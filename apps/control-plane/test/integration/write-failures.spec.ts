@@ -177,6 +177,8 @@ it('tears a framework down after its failover timeout when the database was away
   const completed = jest.spyOn(sessions, 'markCompleted').mockRejectedValueOnce(connectionLost());
   a.s.close();
   await until(() => t.cp.app.get(ClusterState).frameworks.get(frameworkId)?.socket === undefined);
+  // The failed write is queued for a retry once its rejection comes back (after the turn that made it).
+  await until(() => t.cp.app.get(EventualWrites).pending === 1, 'the disconnection queued for a retry');
   await t.cp.app.get(Kernel).settled();
   expect(t.cp.app.get(EventualWrites).pending).toBe(1);
 
