@@ -24,6 +24,8 @@ import {
   PERMISSIVE,
   roleValueProblems,
   scopeOf,
+  hostScopeOf,
+  type HostScope,
 } from '../config/acls.rules';
 import { AclsRepository } from './acls.repository';
 
@@ -116,5 +118,11 @@ export class AclsService implements OnModuleInit {
   scope(actor: Actor, action: AclAction): Scope {
     if (actor.kind === null || actor.kind === PrincipalKind.ADMIN) return { except: [] };
     return scopeOf(this.acls, action, actor.name);
+  }
+
+  /** For filtering lists by hostname in SQL (see hostScopeOf); everything for an admin. */
+  hostScope(actor: Actor, action: 'view_agents'): HostScope {
+    if (actor.kind === null || actor.kind === PrincipalKind.ADMIN) return { rules: [], rest: true };
+    return hostScopeOf(this.acls, action, actor.name);
   }
 }

@@ -18,10 +18,10 @@ export class AgentsController {
   @Get()
   @Coalesced()
   @Requires('read')
-  @ApiOperation({ summary: 'List agents (filter, sort, paginate)' })
+  @ApiOperation({ summary: 'List agents (filter, sort, paginate): only those whose hostname the view_agents ACL allows' })
   @ApiOkResponse({ type: AgentPageDto })
   @ApiErrors()
-  async list(@Query() q: AgentListQueryDto): Promise<AgentPageDto> {
+  async list(@Query() q: AgentListQueryDto, @CurrentActor() actor: Actor): Promise<AgentPageDto> {
     const sort = q.sort ?? 'hostname';
     return this.agents.list(
       {
@@ -33,16 +33,17 @@ export class AgentsController {
       { field: sort.replace(/^-/, '') as AgentSortField, descending: sort.startsWith('-') },
       q.limit,
       q.offset,
+      actor,
     );
   }
 
   @Get(':id')
   @Requires('read')
-  @ApiOperation({ summary: 'One agent' })
+  @ApiOperation({ summary: 'One agent (403 when the view_agents ACL refuses its hostname)' })
   @ApiOkResponse({ type: AgentViewDto })
   @ApiErrors(AgentsErrorCode.AGENT_NOT_FOUND)
-  get(@Param('id') id: string): Promise<AgentViewDto> {
-    return this.agents.get(id);
+  get(@Param('id') id: string, @CurrentActor() actor: Actor): Promise<AgentViewDto> {
+    return this.agents.get(id, actor);
   }
 
   @Post(':id/deactivate')

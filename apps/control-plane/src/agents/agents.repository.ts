@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type EntityManager, In, Not } from 'typeorm';
 import type { ResourceEntry } from '@arbiter/allocator';
+import type { HostScope } from '../config/acls.rules';
 import { MaintenanceMachineEntity } from '../maintenance/maintenance-machine.entity';
 import { outstandingOffers } from '../offers/offers.repository';
 import { ReservationEntity } from '../reservations/reservation.entity';
@@ -18,6 +19,8 @@ export interface AgentFilter {
   activated?: boolean;
   /** 'NONE' for agents not draining. */
   drainState?: DrainState | 'NONE';
+  /** The hostnames the caller may see (the view_agents ACL). */
+  hosts?: HostScope;
 }
 
 /** Rows that place resources on agents. */
@@ -62,6 +65,14 @@ export class AgentsRepository {
     if (filter.activated !== undefined) q.andWhere('a.activated = :activated', { activated: filter.activated });
     if (filter.drainState === 'NONE') q.andWhere('a.drain_state IS NULL');
     else if (filter.drainState) q.andWhere('a.drain_state = :drainState', { drainState: filter.drainState });
+    const hosts = filter.hosts;
+    // The first entry whose hostname pattern matches decides, as the ACLs' first-match rule does.
+    if (hosts && (hosts.rules.length || !hosts.rest))
+      q.andWhere(
+        `COALESCE((SELECT r.allow FROM unnest(CAST(:hostRegexes AS text[]), CAST(:hostAllows AS boolean[])) WITH ORDINALITY AS r(regex, allow, i)
+          WHERE a.hostname ~ r.regex ORDER BY r.i LIMIT 1), CAST(:hostRest AS boolean))`,
+        { hostRegexes: hosts.rules.map((r) => r.regex), hostAllows: hosts.rules.map((r) => r.allow), hostRest: hosts.rest },
+      );
     const direction = sort.descending ? 'DESC' : 'ASC';
     q.orderBy(SORT_COLUMNS[sort.field], direction).addOrderBy('a.id', direction);
     const [items, total] = await q.take(limit).skip(offset).getManyAndCount();

@@ -35,13 +35,23 @@ export class AgentsService {
     sort: { field: AgentSortField; descending: boolean },
     limit: number,
     offset: number,
+    actor: Actor,
   ): Promise<Page<AgentViewDto>> {
-    const page = await this.repo.list(this.db.manager, filter, sort, limit, offset);
+    const page = await this.repo.list(
+      this.db.manager,
+      { ...filter, hosts: this.acls.hostScope(actor, 'view_agents') },
+      sort,
+      limit,
+      offset,
+    );
     return { items: await this.view(page.items), total: page.total, limit, offset };
   }
 
-  async get(id: string): Promise<AgentViewDto> {
-    return (await this.view([await this.require(this.db.manager, id)]))[0];
+  /** One agent, only if the view_agents ACL lets the actor see its hostname (403 otherwise). */
+  async get(id: string, actor: Actor): Promise<AgentViewDto> {
+    const agent = await this.require(this.db.manager, id);
+    await this.acls.authorize(actor, 'view_agents', agent.hostname, `view agent ${id}`);
+    return (await this.view([agent]))[0];
   }
 
   /** Agents with their usage, whitelist and maintenance state. */

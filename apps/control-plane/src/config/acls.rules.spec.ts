@@ -1,4 +1,4 @@
-import { aclsToDocument, type Acls, isAuthorized, parseAcls, roleValueProblems, scopeOf } from './acls.rules';
+import { aclsToDocument, type Acls, hostScopeOf, isAuthorized, parseAcls, roleValueProblems, scopeOf } from './acls.rules';
 
 function acls(doc: unknown): Acls {
   const r = parseAcls(doc);
@@ -100,5 +100,30 @@ describe('ACLs (Mesos local authorizer semantics)', () => {
     expect(scopeOf(b, 'view_tasks', 'w')).toEqual({ except: [] });
     const c = acls({ view_tasks: [{ principals: { type: 'NONE' }, users: { values: ['root'] } }] });
     expect(scopeOf(c, 'view_tasks', 'w')).toEqual({ except: ['root'] });
+  });
+
+  it('scopes hostnames as ordered rules that decide as isAuthorized does, globs and overlaps included', () => {
+    const a = acls({
+      permissive: true,
+      view_agents: [
+        { principals: { values: ['v'] }, agents: { values: ['a-1.rack'] } },
+        { principals: { values: ['v'] }, agents: { type: 'NONE' } },
+      ],
+    });
+    expect(hostScopeOf(a, 'view_agents', 'v')).toEqual({ rules: [{ regex: '^a-1\\.rack$', allow: true }], rest: false });
+    expect(hostScopeOf(a, 'view_agents', 'w')).toEqual({ rules: [], rest: true });
+    const b = acls({
+      permissive: false,
+      view_agents: [
+        { principals: { type: 'NONE' }, agents: { values: ['a-secret'] } },
+        { principals: { values: ['v'] }, agents: { values: ['a-*'] } },
+      ],
+    });
+    const scope = hostScopeOf(b, 'view_agents', 'v');
+    const decides = (host: string) => scope.rules.find((r) => new RegExp(r.regex).test(host))?.allow ?? scope.rest;
+    for (const host of ['a-secret', 'a-1', 'a-1.x', 'b-1', 'a-'])
+      expect([host, decides(host)]).toEqual([host, isAuthorized(b, 'view_agents', 'v', host)]);
+    expect(decides('a-1')).toBe(true);
+    expect(decides('a-secret')).toBe(false);
   });
 });

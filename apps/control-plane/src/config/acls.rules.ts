@@ -137,10 +137,17 @@ function patternsOf(action: AclAction): Patterns {
   return object === 'roles' ? 'roles' : object === 'agents' ? 'hosts' : 'exact';
 }
 
-/** A hostname glob: `*` stands for any run of characters within one DNS label (never a `.`). */
-function hostGlobMatches(pattern: string, hostname: string): boolean {
+/**
+ * A hostname value as an anchored regular expression (also valid in PostgreSQL's `~`): `*` stands
+ * for any run of characters within one DNS label (never a `.`); every other character is literal.
+ */
+export function hostPatternRegex(pattern: string): string {
   const parts = pattern.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${parts.join('[^.]*')}$`).test(hostname);
+  return `^${parts.join('[^.]*')}$`;
+}
+
+function hostGlobMatches(pattern: string, hostname: string): boolean {
+  return new RegExp(hostPatternRegex(pattern)).test(hostname);
 }
 
 function valueMatches(pattern: string, value: string, patterns: Patterns): boolean {
@@ -185,4 +192,25 @@ export function scopeOf(acls: Acls, action: AclAction, principal: string): Scope
 function scopeFrom(decided: Map<string, boolean>, rest: boolean): { only: string[] } | { except: string[] } {
   const pick = (allowed: boolean) => [...decided].filter(([, a]) => a === allowed).map(([v]) => v);
   return rest ? { except: pick(false) } : { only: pick(true) };
+}
+
+/**
+ * What `principal` may do a hostname action on, for filtering lists in SQL: the entries' hostname
+ * values as regular expressions (hostPatternRegex) in the order the first-match rule reads them,
+ * each allowing or not, and `rest` for hostnames none of them matches. Exact even when globs overlap.
+ */
+export interface HostScope {
+  rules: Array<{ regex: string; allow: boolean }>;
+  rest: boolean;
+}
+
+export function hostScopeOf(acls: Acls, action: AclAction, principal: string): HostScope {
+  const rules: HostScope['rules'] = [];
+  for (const entry of acls.actions[action] ?? []) {
+    if (!matches(entry.principals, principal)) continue;
+    const allow = !denies(entry.principals) && !denies(entry.objects);
+    if ('type' in entry.objects) return { rules, rest: allow };
+    for (const v of entry.objects.values) rules.push({ regex: hostPatternRegex(v), allow });
+  }
+  return { rules, rest: acls.permissive };
 }

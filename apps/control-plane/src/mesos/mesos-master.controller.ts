@@ -49,8 +49,8 @@ export class MesosMasterController {
 
   @Get(['master/slaves', 'slaves'])
   @Requires('read')
-  slaves(): Promise<Record<string, unknown>> {
-    return this.master.slaves();
+  slaves(@CurrentActor() actor: Actor): Promise<Record<string, unknown>> {
+    return this.master.slaves(actor);
   }
 
   @Get(['master/roles', 'roles'])

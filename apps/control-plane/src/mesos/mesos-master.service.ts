@@ -138,8 +138,9 @@ export class MesosMaster {
     };
   }
 
-  async slaves(): Promise<{ slaves: Array<Record<string, unknown>>; recovered_slaves: [] }> {
-    const page = await this.agents.list({}, { field: 'hostname', descending: false }, MAX_ITEMS, 0);
+  /** The agents whose hostname the view_agents ACL lets the actor see. */
+  async slaves(actor: Actor): Promise<{ slaves: Array<Record<string, unknown>>; recovered_slaves: [] }> {
+    const page = await this.agents.list({}, { field: 'hostname', descending: false }, MAX_ITEMS, 0, actor);
     return { slaves: page.items.filter((a) => a.status !== AgentStatus.GONE).map((a) => this.slave(a)), recovered_slaves: [] };
   }
 
@@ -176,7 +177,7 @@ export class MesosMaster {
   }
 
   async state(actor: Actor): Promise<Record<string, unknown>> {
-    const [slaves, frameworks] = await Promise.all([this.slaves(), this.frameworkLists(actor)]);
+    const [slaves, frameworks] = await Promise.all([this.slaves(actor), this.frameworkLists(actor)]);
     const leader = this.leader;
     const url = new URL(this.leadership.url);
     return {

@@ -1,8 +1,8 @@
 /**
  * View scope on every read that names frameworks, roles or agents (issue #27 item 11): two
  * teams, each a framework (its own principal, user and role) with an offer on its own agent; a
- * viewer whose view ACLs name only team A's user, roles, agent and principals reads none of team
- * B's data from the whitelist, offers, allocation history (cycles, one cycle, shares, export),
+ * viewer whose view ACLs name only team A's user, roles, agent (a hostname glob) and principals reads
+ * none of team B's data from the agents (list, detail, Mesos's /master/slaves and /master/state), the whitelist, offers, allocation history (cycles, one cycle, shares, export),
  * audit log, weights, quota, /events, /metrics and /metrics/snapshot, while the admin reads both.
  * And the ACLs of their own: update_whitelist, get_endpoints, and /metrics refused without a token.
  */
@@ -57,7 +57,7 @@ beforeAll(async () => {
         permissive: true,
         view_frameworks: only('viewer-a', 'users', ['alice']),
         view_roles: only('viewer-a', 'roles', ['team-a', 'team-a/*']),
-        view_agents: only('viewer-a', 'agents', ['node-a']),
+        view_agents: only('viewer-a', 'agents', ['*-a']),
         view_audit: only('viewer-a', 'actor_principals', ['fw-a', 'viewer-a']),
         get_endpoints: [{ principals: { values: ['no-metrics'] }, paths: { type: 'NONE' } }],
         update_whitelist: only('ops-a', 'agents', ['node-a']),
@@ -119,6 +119,39 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const close of closers) close();
   await t.close();
+});
+
+interface AgentPage {
+  items: Array<{ id: string; hostname: string }>;
+  total: number;
+}
+
+it('lists the viewer only the agents whose hostname view_agents allows, with the total, and refuses the others’ detail', async () => {
+  const mine = (await get('/api/v1/agents', viewer)) as AgentPage;
+  expect(mine.items.map((a) => a.hostname)).toEqual(['node-a']);
+  expect(mine.total).toBe(1);
+  const all = (await get('/api/v1/agents')) as AgentPage;
+  expect(all.items.map((a) => a.hostname)).toEqual(['node-a', 'node-b']);
+  expect(all.total).toBe(2);
+  const idOf = (host: string) => all.items.find((a) => a.hostname === host)?.id ?? 'none';
+  expect(await get(`/api/v1/agents/${idOf('node-a')}`, viewer)).toMatchObject({ hostname: 'node-a' });
+  expect(await t.request('GET', `/api/v1/agents/${idOf('node-b')}`, undefined, { token: viewer })).toMatchObject({
+    status: 403,
+    body: { code: 'FORBIDDEN' },
+  });
+  expect(await get(`/api/v1/agents/${idOf('node-b')}`)).toMatchObject({ hostname: 'node-b' });
+});
+
+interface Slaves {
+  slaves: Array<{ hostname: string }>;
+}
+
+it('shows the viewer only its agents on Mesos’s /master/slaves and /master/state', async () => {
+  const hosts = async (path: string, token?: string) => ((await get(path, token)) as Slaves).slaves.map((s) => s.hostname);
+  expect(await hosts('/master/slaves', viewer)).toEqual(['node-a']);
+  expect(await hosts('/master/state', viewer)).toEqual(['node-a']);
+  expect(await hosts('/master/slaves')).toEqual(['node-a', 'node-b']);
+  expect(await hosts('/master/state')).toEqual(['node-a', 'node-b']);
 });
 
 it('shows the viewer only its agents in the whitelist', async () => {
