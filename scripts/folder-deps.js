@@ -74,8 +74,6 @@ const ALLOWED = new Set([
   // maintenance/
   'maintenance/maintenance-sync.handler.ts:allocation',
   // master/
-  'master/cluster-state.ts:tasks',
-  'master/live-view.ts:agents',
   'master/master.module.ts:agents',
   'master/master.module.ts:allocation',
   'master/master.module.ts:frameworks',

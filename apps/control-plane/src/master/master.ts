@@ -9,13 +9,13 @@
  */
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { AgentLiveness } from '../agents/agent-liveness.handler';
-import { AGENT_HEARTBEAT_SECONDS } from '../agents/agent-sessions.handler';
 import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import { AllocatorSync } from '../allocation/allocator-sync.handler';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { ClusterEvents } from '../leadership/cluster-events';
 import { FrameworkFailover } from '../frameworks/framework-failover.handler';
-import { FRAMEWORK_HEARTBEAT_SECONDS } from '../frameworks/framework-sessions.handler';
+import { AGENT_HEARTBEAT_SECONDS } from './agent-registry';
+import { FRAMEWORK_HEARTBEAT_SECONDS } from './framework-registry';
 import { Outbox } from './outbox';
 import { Retention } from '../history/retention.handler';
 import { Leadership } from '../leadership/leadership.service';
