@@ -90,7 +90,6 @@ const ALLOWED = new Set([
   'master/master.ts:offers',
   'master/master.ts:tasks',
   // offers/
-  'offers/offer.entity.ts:allocation',
   'offers/reservation-accepts.handler.ts:allocation',
   // reservations/
   'reservations/reservations.service.ts:allocation',

@@ -5,7 +5,7 @@
 import { csvLine } from '../common/csv';
 import { Injectable } from '@nestjs/common';
 import { Resources } from '@arbiter/allocator';
-import type { AllocationCycleEntity } from '../allocation/allocation-cycle.entity';
+import type { AllocationCycleEntity } from '../offers/allocation-cycle.entity';
 import type { CappedPage } from '../common/pagination.dto';
 import { ArbiterException } from '../errors/errors.exception';
 import type { CycleDetailDto, CycleDto, SharePointDto } from './history.dto';
