@@ -46,7 +46,6 @@ import { EventualWrites } from '../kernel/eventual-writes';
 import { Kernel } from '../kernel/kernel';
 import { LiveView } from './live-view';
 import { LiveViewRepository } from './live-view.repository';
-import { Master } from './master';
 import { Outbox } from './outbox';
 
 const HANDLERS = [
@@ -95,7 +94,6 @@ const REPOSITORIES = [
     Realtime,
     OperatorStream,
     Gateways,
-    Master,
     LiveView,
     LiveViewRepository,
     AllocationSnapshot,
@@ -103,6 +101,13 @@ const REPOSITORIES = [
     ...REPOSITORIES,
   ],
   exports: [
+    // What the master's life (../master-life.ts, in the composition root) starts and stops.
+    Kernel,
+    Outbox,
+    AllocatorSync,
+    AllocationLoop,
+    AgentLiveness,
+    OfferRescinds,
     AllocationSnapshot,
     ClusterState,
     LiveView,
