@@ -4,6 +4,7 @@
  */
 import type { MigrationInterface } from 'typeorm';
 // migrations:imports
+import { TaskUser1795748731534 } from './1795748731534-TaskUser';
 import { FrameworkProtocol1795634849400 } from './1795634849400-FrameworkProtocol';
 import { AgentHealth1795700000000 } from './1795700000000-AgentHealth';
 import { MesosTaskStates1795552073198 } from './1795552073198-MesosTaskStates';
@@ -30,5 +31,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   MesosTaskStates1795552073198,
   FrameworkProtocol1795634849400,
   AgentHealth1795700000000,
+  TaskUser1795748731534,
   // migrations:list
 ];

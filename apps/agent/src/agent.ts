@@ -88,6 +88,11 @@ export class Agent {
         'no cgroups this agent may create: tasks are isolated by process groups and OS users only; memory is enforced by polling, CPU and pids are not limited',
       );
     else this.log.info({ isolation: isolator.mode, controllers: isolator.controllers, taskUser: this.tasks.taskUser }, 'task isolation');
+    const { privateTmpProblem } = this.tasks.containerizer;
+    if (privateTmpProblem)
+      this.log.warn(
+        `tasks get no private /tmp and /dev/shm (${privateTmpProblem}): their TMPDIR is in their sandbox, but what they write to /tmp or /dev/shm is not counted against their disk`,
+      );
   }
 
   /** Recovers checkpointed tasks, then connects. */

@@ -12,7 +12,7 @@ export interface paths {
         };
         /** The cluster's ACLs (Mesos's JSON format) */
         get: operations["Acls_get"];
-        /** Replace the ACLs as a whole (validated; audited). Actions: register_frameworks, run_tasks, teardown_frameworks, reserve_resources, unreserve_resources, update_quotas, update_weights, view_frameworks, view_tasks, view_roles, update_maintenance_schedule, start_maintenance, stop_maintenance, drain_agents, deactivate_agents, mark_agents_gone, register_agents, simulate */
+        /** Replace the ACLs as a whole (validated; audited). Actions: register_frameworks, run_tasks, teardown_frameworks, reserve_resources, unreserve_resources, update_quotas, update_weights, view_frameworks, view_tasks, view_roles, view_agents, view_audit, get_endpoints, update_whitelist, update_maintenance_schedule, start_maintenance, stop_maintenance, drain_agents, deactivate_agents, mark_agents_gone, register_agents, simulate */
         put: operations["Acls_replace"];
         post?: never;
         delete?: never;
@@ -181,7 +181,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Operator audit log, newest first */
+        /** Operator audit log, newest first (the entries of the principals view_audit allows, of the roles view_roles allows) */
         get: operations["Audit_list"];
         put?: never;
         post?: never;
@@ -703,7 +703,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics (no token needed) */
+        /** Prometheus metrics (a token whose principal the get_endpoints ACL allows /metrics; per-role series of the roles view_roles allows) */
         get: operations["Health_metricsText"];
         put?: never;
         post?: never;

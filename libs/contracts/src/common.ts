@@ -70,7 +70,7 @@ export const Id = z
   .regex(/^(?!\.\.?$)[A-Za-z0-9._:@-]+$/, "only letters, digits and . _ : @ -, and not '.' or '..'");
 
 /** An operating-system user name (POSIX portable: what useradd accepts). */
-const OsUser = z
+export const OsUser = z
   .string()
   .min(1)
   .max(32)
@@ -162,6 +162,8 @@ export const PROTOCOL_ERRORS = {
   FORBIDDEN: 'FORBIDDEN',
   FRAMEWORK_PRINCIPAL_MISMATCH: 'FRAMEWORK_PRINCIPAL_MISMATCH',
   AGENT_PRINCIPAL_MISMATCH: 'AGENT_PRINCIPAL_MISMATCH',
+  /** Another agent, registered and connected, holds the hostname. */
+  AGENT_HOSTNAME_IN_USE: 'AGENT_HOSTNAME_IN_USE',
   TASK_NOT_ON_AGENT: 'TASK_NOT_ON_AGENT',
   ALREADY_SUBSCRIBED: 'ALREADY_SUBSCRIBED',
   NOT_LEADER: 'NOT_LEADER',
@@ -170,6 +172,8 @@ export const PROTOCOL_ERRORS = {
   RESOURCES_BELOW_RESERVATIONS: 'RESOURCES_BELOW_RESERVATIONS',
   MACHINE_DOWN: 'MACHINE_DOWN',
   UNSUPPORTED: 'UNSUPPORTED',
+  /** The principal has as many frameworks (not completed) as it may; one more is refused. */
+  TOO_MANY_FRAMEWORKS: 'TOO_MANY_FRAMEWORKS',
 } as const satisfies Record<string, ErrorCodeName>;
 
 /** Parses a message; the error names every bad field. */

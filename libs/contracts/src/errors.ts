@@ -78,6 +78,8 @@ export const ERROR_CODES = {
   FRAMEWORK_PRINCIPAL_MISMATCH: { status: null },
   /** An agent id that another principal registered. */
   AGENT_PRINCIPAL_MISMATCH: { status: null },
+  /** An agent registering a hostname that another live (registered, connected) agent holds. */
+  AGENT_HOSTNAME_IN_USE: { status: null },
   /** A status update for a task that does not run on the reporting agent. */
   TASK_NOT_ON_AGENT: { status: null },
   /** A second subscription on a connection that is subscribed as another framework. */
@@ -88,6 +90,8 @@ export const ERROR_CODES = {
   MACHINE_DOWN: { status: null },
   /** An agent's new resources cannot hold the reservations made on it. */
   RESOURCES_BELOW_RESERVATIONS: { status: null },
+  /** A new framework of a principal that has as many as it may (ARBITER_MAX_FRAMEWORKS_PER_PRINCIPAL). */
+  TOO_MANY_FRAMEWORKS: { status: null },
   /** A call, operation or field Mesos defines that Arbiter cannot honour (the message names it and says why). */
   UNSUPPORTED: { status: null },
 } as const satisfies Record<string, { status: number | null }>;

@@ -1,4 +1,4 @@
-import { leftSilent, MasterUrls, socketClientOptions } from './masters';
+import { leftSilent, MasterUrls, refusalOf, socketClientOptions } from './masters';
 
 describe('socket client options', () => {
   it('connect within 3 s by default, reconnect forever at most 2 s apart, over websocket only', () => {
@@ -41,5 +41,15 @@ describe('leftSilent', () => {
     const single = new MasterUrls('http://a:1');
     leftSilent(socket, '/agents', single, 'ping timeout');
     expect(socket.io.uri).toBe('http://a:1/agents');
+  });
+});
+
+describe('refusalOf', () => {
+  it('names the leader a standby named, null for any other refusal (retried by the client), undefined when nothing answered', () => {
+    expect(refusalOf({ data: { code: 'NOT_LEADER', leader: 'http://b:2' } })).toBe('http://b:2');
+    expect(refusalOf({ data: { code: 'NOT_LEADER', leader: null } })).toBeNull();
+    expect(refusalOf({ data: { code: 'DATABASE_UNAVAILABLE' } })).toBeNull();
+    expect(refusalOf({})).toBeUndefined();
+    expect(refusalOf({ data: 'websocket error' })).toBeUndefined();
   });
 });

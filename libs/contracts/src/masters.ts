@@ -127,6 +127,20 @@ export function notLeader(err: { data?: unknown }): string | null | undefined {
 }
 
 /**
+ * How to go on after a connection attempt failed that is not refused for good (a refused token
+ * is the caller's to handle first): the leader a standby named; null for any other refusal
+ * (no leader known yet, or DATABASE_UNAVAILABLE from a control plane cut off from its
+ * database), which socket.io does not retry by itself; undefined when the control plane did
+ * not answer (socket.io retries by itself).
+ */
+export function refusalOf(err: { data?: unknown }): string | null | undefined {
+  const leader = notLeader(err);
+  if (leader !== undefined) return leader;
+  const code = (err.data as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? null : undefined;
+}
+
+/**
  * Points a socket.io client socket at another control plane: its next connection attempt (and
  * every automatic reconnection) goes to `base` + `namespace`. socket.io's Manager opens each
  * connection from its `uri`, which its typings keep private.

@@ -23,8 +23,8 @@ import {
   type InverseOffer,
   leftSilent,
   MasterUrls,
-  notLeader,
   reconnectElsewhere,
+  refusalOf,
   type Offer,
   type Operation,
   type Reply,
@@ -156,15 +156,12 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
         }, RECONNECT_AFTER_SERVER_CLOSE_MS);
     });
     this.socket.on('connect_error', (err: Error & { data?: { code?: string }; description?: unknown }) => {
-      // A standby (it names the leader) or no answer: the leader, or the next URL.
-      const leader = notLeader(err);
-      if (leader !== undefined || !err.data?.code) {
-        reconnectElsewhere(this.socket, FRAMEWORKS_NAMESPACE, this.masters, leader, () => !this.closed);
-        if (leader !== undefined) return;
-      }
       // Refused tokens and untrusted certificates do not heal by retrying.
       const code = permanentConnectError(err);
-      if (code) {
+      // A standby (it names the leader), another refusal that retrying may heal, or no answer:
+      // the leader, or the next URL.
+      if (!code) reconnectElsewhere(this.socket, FRAMEWORKS_NAMESPACE, this.masters, refusalOf(err), () => !this.closed);
+      else {
         this.closed = true;
         this.socket.disconnect();
         const cause = (err.description as { message?: string } | undefined)?.message;

@@ -13,13 +13,23 @@ import { Isolator, type TaskCgroup } from './isolators/cgroups';
 import { DiskUsage } from './isolators/disk';
 import type { Container, Limitation, TaskIsolator } from './isolators/isolator';
 import { MemoryPolling } from './isolators/memory';
-import { launch } from './launcher';
+import { DYNAMIC_UID_BASE, dynamicUser, DynamicUsers, NoDynamicUserLeft } from './dynamic-users';
+import { launch, type NamespaceTools } from './launcher';
 import { Sandboxes } from './sandbox';
+import { detectNamespaceTools } from './tools';
 import { type OsUser, TaskUsers } from './users';
 
 export interface ContainerizerOptions {
-  /** The OS user tasks run as when their spec names none (default: `nobody` as root, else the agent's user). */
+  /**
+   * The OS user tasks run as when neither their spec nor their framework names one (default:
+   * as root, the framework's own dynamic user, see dynamic-users.ts; else the agent's user).
+   * Setting it makes those tasks share that user.
+   */
   taskUser?: string;
+  /** Whether tasks may run as root (uid 0), when they name it (default: no). */
+  allowRootTasks?: boolean;
+  /** Private /tmp through a mount namespace when the agent may make one (default: detected; false: TMPDIR only). */
+  privateMounts?: boolean;
   /** pids.max of each task's cgroup. */
   pidsLimit?: number;
   /** The isolation to use (default: detected). */
@@ -45,7 +55,13 @@ export class Containerizer {
   private readonly users = new TaskUsers();
   /** Who the agent runs as (tasks can switch users only when it is root). */
   private readonly self = process.getuid?.() ?? 0;
-  readonly taskUser: string;
+  /** The configured task user, or (as root, none configured) undefined: each framework's dynamic user. */
+  private readonly defaultUser?: string;
+  private readonly dynamic: DynamicUsers;
+  private readonly allowRoot: boolean;
+  /** The tools of private mounts, when tasks get them (else TMPDIR in the sandbox, and `privateTmpProblem` says why). */
+  readonly namespace?: NamespaceTools;
+  readonly privateTmpProblem?: string;
   readonly pidsLimit: number;
   readonly sandboxes: Sandboxes;
 
@@ -55,8 +71,14 @@ export class Containerizer {
     this.cgroups = options.isolator ?? Isolator.detect('/sys/fs/cgroup', path.join('arbiter', self));
     this.isolators = [this.cgroups, new MemoryPolling()];
     this.pidsLimit = options.pidsLimit ?? DEFAULT_PIDS_LIMIT;
-    this.taskUser = options.taskUser ?? (this.self === 0 ? 'nobody' : (process.env.USER ?? String(this.self)));
-    const user = this.self === 0 ? this.users.lookup(this.taskUser) : null;
+    this.defaultUser = options.taskUser ?? (this.self === 0 ? undefined : (process.env.USER ?? String(this.self)));
+    this.dynamic = new DynamicUsers(path.join(workDir, 'task-users.json'));
+    this.allowRoot = options.allowRootTasks ?? false;
+    const tools = options.privateMounts === false ? { problem: 'private mounts are turned off' } : detectNamespaceTools(this.self === 0);
+    if ('tools' in tools) this.namespace = tools.tools;
+    else this.privateTmpProblem = tools.problem;
+    // Where sandboxes go is judged for the default user: a dynamic one passes as "others".
+    const user = this.self !== 0 ? null : this.defaultUser ? this.users.lookup(this.defaultUser) : dynamicUser(DYNAMIC_UID_BASE);
     const sandboxDir = options.sandboxDir ?? workDir;
     if (sandboxDir !== workDir) {
       fs.mkdirSync(sandboxDir, { recursive: true });
@@ -65,24 +87,47 @@ export class Containerizer {
     this.sandboxes = new Sandboxes(sandboxDir, user, options.fallbackSandboxRoot ?? '/var/lib/arbiter');
   }
 
-  /** The OS user a task may run as, or why it may not. */
-  userOf(name: string): { user: OsUser } | { problem: string } {
-    const user = this.users.lookup(name);
-    if (!user) return { problem: `no OS user '${name}' on this machine` };
-    if (this.self !== 0 && user.uid !== this.self)
-      return { problem: `the agent does not run as root and so cannot run tasks as '${name}'` };
+  /** The OS user tasks run as when neither they nor their framework name one (`dynamic`: each framework's own). */
+  get taskUser(): string {
+    return this.defaultUser ?? 'dynamic';
+  }
+
+  /**
+   * The OS user a framework's task runs as (`name`: its spec's, else its framework's), or why it
+   * may not: none named, or `nobody` (which every tenant could name), is the framework's dynamic
+   * user; root only where allowed; an agent that is not root runs tasks as itself only.
+   */
+  userOf(frameworkId: string, name: string | undefined): { user: OsUser } | { problem: string; reason: string } {
+    const invalid = (problem: string) => ({ problem, reason: 'REASON_TASK_USER_INVALID' });
+    const wanted = name ?? this.defaultUser;
+    if (this.self === 0 && (wanted === undefined || wanted === 'nobody')) {
+      try {
+        return { user: this.dynamic.of(frameworkId) };
+      } catch (e) {
+        if (e instanceof NoDynamicUserLeft) return invalid(e.message);
+        // It could not be recorded (a full work directory, say).
+        return { problem: `could not prepare the task: ${(e as Error).message}`, reason: 'REASON_COMMAND_EXECUTOR_FAILED' };
+      }
+    }
+    if (wanted === undefined) return invalid('no task user');
+    const user = this.users.lookup(wanted);
+    if (!user) return invalid(`no OS user '${wanted}' on this machine`);
+    if (this.self !== 0 && user.uid !== this.self) return invalid(`the agent does not run as root and so cannot run tasks as '${wanted}'`);
+    if (user.uid === 0 && this.self === 0 && !this.allowRoot)
+      return invalid(`tasks may not run as '${wanted}' (uid 0) on this agent (see --allow-root-tasks)`);
     return { user };
   }
 
-  /** The sandbox, then every isolator's hold (its cgroup): throws when one cannot be made. */
+  /** The sandbox (with the task's private /tmp), then every isolator's hold (its cgroup): throws when one cannot be made. */
   prepare(c: Container, user: OsUser): void {
     this.sandboxes.prepare(c.sandbox, user);
+    this.sandboxes.prepareTmp(c.sandbox, user);
     for (const i of this.isolators) i.prepare?.(c);
   }
 
   /** Forks the task (see launcher.ts); its isolators hold it before it runs. */
   launch(c: Container, user: OsUser, frameworkId: string, spec: TaskSpec): { child: ChildProcess; isolationError?: Error } {
-    return launch({ frameworkId, spec, sandbox: c.sandbox, user, switchUser: this.self === 0 }, (pid) => {
+    return launch({ frameworkId, spec, sandbox: c.sandbox, user, switchUser: this.self === 0, namespace: this.namespace }, (pid) => {
       for (const i of this.isolators) i.isolate?.(c, pid);
     });
   }
@@ -105,6 +150,11 @@ export class Containerizer {
     } catch {
       // The group is gone already.
     }
+  }
+
+  /** The container's task has ended: what it left in its private /tmp and /dev/shm goes. */
+  ended(c: Container): void {
+    this.sandboxes.removeTmp(c.sandbox);
   }
 
   /** Once every process of the container is gone, what its isolators made goes too. */

@@ -1,8 +1,9 @@
 /**
  * The launcher: the only place that forks a task. The task's first process is a small shell
- * wrapper, spawned in a process group of its own as the task's user, that waits for the go on
- * fd 3 until its isolators hold it (its cgroup joined), runs the command, and records its exit
- * status in the sandbox so that a restarted agent can still tell how it ended.
+ * wrapper, spawned in a process group of its own, that waits for the go on fd 3 until its
+ * isolators hold it (its cgroup joined), gives the task a private /tmp and /dev/shm in its
+ * sandbox, becomes the task's user, runs the command, and records its exit status in the
+ * sandbox so that a restarted agent can still tell how it ended.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -11,6 +12,9 @@ import type { TaskSpec } from '@arbiter/contracts';
 import type { OsUser } from './users';
 
 export const EXIT_STATUS_FILE = '.exit_status';
+/** The task's private /tmp and /dev/shm, in its sandbox (so its disk counts them). */
+export const PRIVATE_TMP = 'tmp';
+export const PRIVATE_SHM = '.shm';
 /**
  * First the wrapper waits for the agent's go on fd 3, sent once the wrapper is in the task's
  * cgroup (so nothing the task starts runs outside it); no go (the agent died): it exits 125.
@@ -18,9 +22,29 @@ export const EXIT_STATUS_FILE = '.exit_status';
  * read it. The wrapper catches SIGTERM with a no-op (a caught signal is reset to its default in
  * the subshell), so a task that handles or ignores SIGTERM decides for itself until SIGKILL.
  */
-const GATE = `read -r go <&3; exec 3<&-; [ "$go" = go ] || exit 125; cmd=$ARBITER_TASK_SHELL; unset ARBITER_TASK_SHELL;`;
-const WRAPPER = `${GATE} trap ':' TERM; ( eval "$cmd" ); code=$?; echo $code > "$ARBITER_SANDBOX/${EXIT_STATUS_FILE}"; exit $code`;
-const WRAPPER_ARGV = `${GATE} trap ':' TERM; ( "$@" ); code=$?; echo $code > "$ARBITER_SANDBOX/${EXIT_STATUS_FILE}"; exit $code`;
+const GATE = `read -r go <&3; exec 3<&-; [ "$go" = go ] || exit 125;`;
+const BODY = `cmd=$ARBITER_TASK_SHELL; unset ARBITER_TASK_SHELL; trap ':' TERM; ( eval "$cmd" ); code=$?; echo $code > "$ARBITER_SANDBOX/${EXIT_STATUS_FILE}"; exit $code`;
+const BODY_ARGV = `trap ':' TERM; ( "$@" ); code=$?; echo $code > "$ARBITER_SANDBOX/${EXIT_STATUS_FILE}"; exit $code`;
+/**
+ * With a private /tmp: the wrapper starts as root in a mount namespace of its own (`unshare`),
+ * waits for the go, mounts the sandbox's tmp and .shm on /tmp and /dev/shm (seen by nobody
+ * else; named relative to its working directory, the sandbox, which they may cover), then becomes the task's user (`setpriv`) and runs the body. Its arguments: the paths
+ * of mount and setpriv (never looked up in the task's PATH), uid, gid, the groups option, the
+ * body, then the command's.
+ */
+const MOUNTS =
+  `"$m" --no-canonicalize --bind ./${PRIVATE_SHM} /dev/shm && "$m" --no-canonicalize --bind ./${PRIVATE_TMP} /tmp &&` +
+  // A sandbox under /tmp or /dev/shm (a developer's work directory) is mounted back where it was.
+  ` { case "$ARBITER_SANDBOX" in /tmp/*|/dev/shm/*) mkdir -p "$ARBITER_SANDBOX" && "$m" --no-canonicalize --bind . "$ARBITER_SANDBOX";; esac; }` +
+  ` || { echo 'arbiter: could not give the task a private /tmp' >&2; exit 125; };`;
+const NAMESPACED = `${GATE} m=$1 sp=$2 u=$3 g=$4 gs=$5 body=$6; shift 6; ${MOUNTS} exec "$sp" --reuid="$u" --regid="$g" "$gs" -- /bin/sh -c "$body" arbiter-task "$@"`;
+
+/** The tools a private /tmp needs (absolute paths, see tools.ts). */
+export interface NamespaceTools {
+  unshare: string;
+  mount: string;
+  setpriv: string;
+}
 /** A task's PATH: the system's directories, nothing of the agent's. */
 export const TASK_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
@@ -41,6 +65,8 @@ export interface LaunchRequest {
   user: OsUser;
   /** Whether to switch to the user (the agent runs as root). */
   switchUser: boolean;
+  /** How the task gets a /tmp of its own: a mount namespace with these tools (root), else TMPDIR in its sandbox. */
+  namespace?: NamespaceTools;
 }
 
 /** A launch that failed before the task could run (the message says at which step). */
@@ -62,6 +88,25 @@ function taskEnv({ frameworkId, spec, sandbox, user }: LaunchRequest): NodeJS.Pr
   };
 }
 
+/** What to spawn for the request (and as whom, when that is the spawn's to do). */
+function commandLine(req: LaunchRequest, env: NodeJS.ProcessEnv): { file: string; args: string[]; asUser: boolean } {
+  const command = req.spec.command;
+  const body = 'shell' in command ? BODY : BODY_ARGV;
+  const argv = 'shell' in command ? [] : [command.value, ...(command.arguments ?? [])];
+  if ('shell' in command) env.ARBITER_TASK_SHELL = command.shell;
+  const tools = req.namespace;
+  if (!tools) {
+    env.TMPDIR = path.join(req.sandbox, PRIVATE_TMP);
+    return { file: '/bin/sh', args: ['-c', `${GATE} ${body}`, 'arbiter-task', ...argv], asUser: true };
+  }
+  const { uid, gid, gids } = req.user;
+  const groups = gids.filter((g) => g !== gid);
+  const gs = groups.length ? `--groups=${[gid, ...groups].join(',')}` : '--clear-groups';
+  const args = ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', NAMESPACED, 'arbiter-task'];
+  args.push(tools.mount, tools.setpriv, String(uid), String(gid), gs, body);
+  return { file: tools.unshare, args: [...args, ...argv], asUser: false };
+}
+
 /**
  * Forks the task with `stdout` and `stderr` files in its sandbox, has `isolate` hold its first
  * process, then lets it run. Throws LaunchError when it could not start; `isolationError` says
@@ -78,21 +123,14 @@ export function launch(req: LaunchRequest, isolate: (pid: number) => void): { ch
     throw new LaunchError(`could not prepare the task: ${(e as Error).message}`);
   }
   const env = taskEnv(req);
-  const command = req.spec.command;
-  let args: string[];
-  if ('shell' in command) {
-    env.ARBITER_TASK_SHELL = command.shell;
-    args = ['-c', WRAPPER];
-  } else {
-    args = ['-c', WRAPPER_ARGV, 'arbiter-task', command.value, ...(command.arguments ?? [])];
-  }
+  const { file, args, asUser } = commandLine(req, env);
   try {
-    const child = spawn('/bin/sh', args, {
+    const child = spawn(file, args, {
       cwd: req.sandbox,
       env,
       stdio: ['ignore', out, err, 'pipe'],
       detached: true,
-      ...(req.switchUser ? { uid: req.user.uid, gid: req.user.gid } : {}),
+      ...(req.switchUser && asUser ? { uid: req.user.uid, gid: req.user.gid } : {}),
     });
     return { child, isolationError: release(child, isolate) };
   } catch (e) {
@@ -106,6 +144,8 @@ export function launch(req: LaunchRequest, isolate: (pid: number) => void): { ch
 /** Has the just-spawned wrapper held, then lets it run (fd 3, see GATE). */
 function release(child: ChildProcess, isolate: (pid: number) => void): Error | undefined {
   const gate = child.stdio[3] as NodeJS.WritableStream | null;
+  // A wrapper killed before it read the go resets the pipe: that is its end, told by its exit, never the agent's.
+  gate?.on('error', () => undefined);
   try {
     if (child.pid) isolate(child.pid);
     gate?.end('go\n');

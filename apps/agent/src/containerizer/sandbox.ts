@@ -7,7 +7,7 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { EXIT_STATUS_FILE } from './launcher';
+import { EXIT_STATUS_FILE, PRIVATE_SHM, PRIVATE_TMP } from './launcher';
 import { type OsUser, reachableBy } from './users';
 import { hiddenName, safe } from './names';
 
@@ -51,6 +51,31 @@ export class Sandboxes {
     fs.rmSync(path.join(sandbox, EXIT_STATUS_FILE), { force: true });
     fs.chownSync(sandbox, user.uid, user.gid);
     fs.chmodSync(sandbox, 0o700);
+  }
+
+  /**
+   * The task's own /tmp and /dev/shm in its sandbox (mounted there in its namespace, or its
+   * TMPDIR), made afresh, sticky and writable as the real ones are: only its sandbox leads there.
+   */
+  prepareTmp(sandbox: string, user: OsUser): void {
+    for (const name of [PRIVATE_TMP, PRIVATE_SHM]) {
+      const dir = path.join(sandbox, name);
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.mkdirSync(dir, { mode: 0o700 });
+      fs.chownSync(dir, user.uid, user.gid);
+      fs.chmodSync(dir, 0o1777);
+    }
+  }
+
+  /** What the task left in its /tmp and /dev/shm goes once it has ended (the rest of the sandbox stays for its logs). */
+  removeTmp(sandbox: string): void {
+    for (const name of [PRIVATE_TMP, PRIVATE_SHM]) {
+      try {
+        fs.rmSync(path.join(sandbox, name), { recursive: true, force: true });
+      } catch {
+        // Retried by the sandbox's own collection.
+      }
+    }
   }
 
   /** The exit status the task's wrapper recorded, if it got that far. */

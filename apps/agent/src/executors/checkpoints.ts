@@ -16,8 +16,10 @@ export interface Checkpoint {
   /** Process start time (see processStartTicks): guards against pid reuse. */
   startTicks?: number;
   state: TaskState;
-  /** The OS user it runs as. */
+  /** The OS user it runs as (`arbiter-<uid>` for a dynamic one), and its ids. */
   user?: string;
+  uid?: number;
+  gid?: number;
   cgroup?: TaskCgroup;
   /** Its sandbox (absent in records of agents before hashed sandbox names). */
   sandbox?: string;

@@ -1,9 +1,9 @@
 /**
  * The built-in command executor: each task a real process in a container of its own (see
- * ../containerizer), as its OS user (its spec's `user`, else the agent's task user: `nobody`
- * when the agent runs as root). It owns the tasks' states: it launches, kills and watches them,
- * reports every change, and checkpoints what a restarted agent needs to find them again
- * (checkpoints.ts). Disk use is measured every `diskCheckIntervalMs` and a task over its `disk`
+ * ../containerizer), as its OS user (its spec's `user`, which the control plane fills in with
+ * its framework's; else the agent's task user: as root, its framework's own dynamic user). It
+ * owns the tasks' states: it launches, kills and watches them, reports every change, and
+ * checkpoints what a restarted agent needs to find them again (checkpoints.ts). Disk use is measured every `diskCheckIntervalMs` and a task over its `disk`
  * is killed; memory is watched every 250 ms.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -113,7 +113,7 @@ export class TaskRunner {
       spec: msg.task,
       memLimitBytes: msg.memLimitBytes,
       state: 'STARTING',
-      user: msg.task.user ?? this.taskUser,
+      user: msg.task.user,
       container: this.containerOf(msg.frameworkId, msg.task, msg.memLimitBytes),
     };
     this.tasks.set(key(msg.frameworkId, msg.task.taskId), task);
@@ -130,9 +130,10 @@ export class TaskRunner {
   }
 
   private start(task: RunningTask): void {
-    const found = this.containerizer.userOf(task.user ?? this.taskUser);
-    if ('problem' in found) throw new LaunchFailure('REASON_TASK_USER_INVALID', found.problem);
+    const found = this.containerizer.userOf(task.frameworkId, task.spec.user);
+    if ('problem' in found) throw new LaunchFailure(found.reason, found.problem);
     const { user } = found;
+    [task.user, task.uid, task.gid] = [user.name, user.uid, user.gid];
     try {
       this.containerizer.prepare(task.container, user);
       this.checkpoint(task);
@@ -343,6 +344,7 @@ export class TaskRunner {
     if (terminal(task.state) || this.closed) return;
     task.state = state;
     task.child = undefined;
+    this.containerizer.ended(task.container);
     task.unreported = this.emit(task, state, reason, message) ? undefined : { reason, message };
     this.options.faults?.beforeTerminalCheckpoint?.(task.frameworkId, task.spec.taskId);
     this.tryCheckpoint(task);
@@ -368,6 +370,8 @@ export class TaskRunner {
         startTicks: task.startTicks,
         state: task.state,
         user: task.user,
+        uid: task.uid,
+        gid: task.gid,
         cgroup: task.container.cgroup,
         sandbox: task.container.sandbox,
         ...(task.unreported ? { unreported: task.unreported } : {}),

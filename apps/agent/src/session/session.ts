@@ -17,6 +17,7 @@ import {
   MasterUrls,
   notLeader,
   reconnectElsewhere,
+  refusalOf,
   type RegisterAgent,
   type Reply,
   type ResourceEntry,
@@ -148,9 +149,11 @@ export class Session implements UpdateChannel {
 
   private connectError(err: Error & { data?: { code?: string } }): void {
     const code = err.data?.code;
-    // A standby (it names the leader) or no answer: the leader, or the next URL.
     const leader = notLeader(err);
-    if (leader !== undefined || !code) reconnectElsewhere(this.socket, AGENTS_NAMESPACE, this.masters, leader, () => !this.stopped);
+    // A standby (it names the leader), another refusal that retrying may heal, or no answer:
+    // the leader, or the next URL. A refused token is not retried.
+    if (!(code?.startsWith('AUTH_') || code === 'FORBIDDEN'))
+      reconnectElsewhere(this.socket, AGENTS_NAMESPACE, this.masters, refusalOf(err), () => !this.stopped);
     if (leader !== undefined) {
       this.log.info({ leader, next: this.masters.current }, 'the control plane is a standby; going to the leader');
       return;
@@ -169,8 +172,9 @@ export class Session implements UpdateChannel {
         heartbeatIntervalSeconds: number;
       }>;
       if (!reply.ok) {
-        // Down for maintenance: it asks again until an operator brings the machine up.
-        if (reply.error.code === 'MACHINE_DOWN') {
+        // Down for maintenance, or its hostname still held by a connection of another agent
+        // (a restart with a fresh work directory): it asks again until that is over.
+        if (reply.error.code === 'MACHINE_DOWN' || reply.error.code === 'AGENT_HOSTNAME_IN_USE') {
           this.log.warn({ retryInMs: MACHINE_DOWN_RETRY_MS }, reply.error.message);
           clearTimeout(this.pendingReconnect);
           this.pendingReconnect = setTimeout(() => {

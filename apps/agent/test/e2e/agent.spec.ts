@@ -7,9 +7,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { StatusUpdate } from '@arbiter/contracts';
-import pino from 'pino';
 import { Agent, type AgentOptions } from '../../src/agent';
 import { FakeControlPlane, launchOf } from '../support/fake-control-plane';
+import { stopAgents, testAgent } from '../support/test-agents';
 import { until as untilWithin } from '@arbiter/test-support';
 
 const until = (check: () => boolean, what = 'the agent condition') => untilWithin(check, 15_000, what);
@@ -20,17 +20,7 @@ describe('agent', () => {
   let cp: FakeControlPlane;
   const agents: Agent[] = [];
   const agentOn = (workDir: string, extra: Partial<AgentOptions> = {}) => {
-    const agent = new Agent({
-      master: cp.url,
-      token: 'unused',
-      hostname: 'test-host',
-      resources: [{ name: 'cpus', value: 1 }],
-      attributes: {},
-      workDir,
-      logger: pino({ level: 'silent' }),
-      ...extra,
-      tasks: { diskCheckIntervalMs: 0, ...extra.tasks },
-    });
+    const agent = testAgent(cp, workDir, extra);
     agents.push(agent);
     return agent;
   };
@@ -48,10 +38,7 @@ describe('agent', () => {
     cp = await FakeControlPlane.start();
   });
   afterEach(async () => {
-    for (const a of agents.splice(0)) {
-      await a.tasks.killAll();
-      await a.stop();
-    }
+    await stopAgents(agents);
     await cp.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -122,7 +109,8 @@ describe('agent', () => {
     cp.launch(launchOf(id, 'echo "$PWD" > where; exec sleep 100', fw));
     await until(() => cp.states(id).includes('RUNNING'));
     const sandbox = agent.tasks.sandboxOf(fw, id);
-    await until(() => fs.existsSync(path.join(sandbox, 'where')));
+    const where = path.join(sandbox, 'where');
+    await until(() => fs.existsSync(where) && fs.readFileSync(where, 'utf8').endsWith('\n'));
     expect(fs.readFileSync(path.join(sandbox, 'where'), 'utf8').trim()).toBe(sandbox);
     expect(sandbox).not.toMatch(/xxxx|yyyy/);
     const cgroup = Object.values(agent.tasks.cgroupOf(fw, id)?.dirs ?? {});
@@ -144,10 +132,7 @@ describe('agent', () => {
       filler = path.join(work, 'filler');
     });
     afterEach(async () => {
-      for (const a of agents.splice(0)) {
-        await a.tasks.killAll();
-        await a.stop();
-      }
+      await stopAgents(agents);
       execFileSync('umount', [work]);
     });
     /** Fills the filesystem to the last byte. */

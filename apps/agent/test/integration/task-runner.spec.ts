@@ -7,6 +7,8 @@ import { defined, until } from '@arbiter/test-support';
 import { turnsDuring } from '../support/event-loop';
 
 /** The agent's record of a task (its state and its process), kept outside the sandbox. */
+/** Work directories outside /tmp as root: each task has a /tmp of its own, where the test's files would not be. */
+const TEST_ROOT = process.getuid?.() === 0 ? '/var/tmp' : os.tmpdir();
 const readTaskFile = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as { state: string; pid: number };
 
 describe('task runner (real processes)', () => {
@@ -33,7 +35,7 @@ describe('task runner (real processes)', () => {
     });
 
   beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-agent-test-'));
+    dir = fs.mkdtempSync(path.join(TEST_ROOT, 'arbiter-agent-test-'));
     events = [];
     runner = new TaskRunner(dir, (e) => events.push(e));
   });
@@ -105,8 +107,9 @@ describe('task runner (real processes)', () => {
 
   it('kills on request with SIGTERM, and with SIGKILL after the grace period when SIGTERM is ignored', async () => {
     launch('sleeper', { shell: 'sleep 100' });
-    launch('stubborn', { shell: 'trap "" TERM; while true; do sleep 0.1; done' });
-    await until(() => states('sleeper').includes('RUNNING') && states('stubborn').includes('RUNNING'));
+    launch('stubborn', { shell: 'trap "" TERM; touch "$ARBITER_SANDBOX/trapped"; while true; do sleep 0.1; done' });
+    // RUNNING is reported once the wrapper is forked; the command ignores SIGTERM once it has said so.
+    await until(() => states('sleeper').includes('RUNNING') && fs.existsSync(path.join(runner.sandboxOf('fw', 'stubborn'), 'trapped')));
     // Wall-clock on purpose: the grace period is real time between two signals to real processes.
     const t0 = Date.now();
     runner.kill('fw', 'sleeper', 5);
@@ -241,7 +244,7 @@ describe('task isolation (as root, with cgroups)', () => {
     fs.readFileSync(path.join(runner.sandboxOf(frameworkId, taskId), 'stdout'), 'utf8');
 
   beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-isolation-test-'));
+    dir = fs.mkdtempSync(path.join(TEST_ROOT, 'arbiter-isolation-test-'));
     events = [];
     runner = new TaskRunner(dir, (e) => events.push(e), { diskCheckIntervalMs: 0 });
   });
@@ -251,12 +254,12 @@ describe('task isolation (as root, with cgroups)', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('runs as root with cgroups v1 memory, cpu and pids here, and tasks as nobody by default', () => {
+  it("runs as root with cgroups v1 memory, cpu and pids here, and tasks as their framework's dynamic user by default", () => {
     expect(process.getuid?.()).toBe(0);
     expect([runner.isolator.mode, runner.isolator.controllers, runner.taskUser]).toEqual([
       'cgroups-v1',
       ['memory', 'cpu', 'pids'],
-      'nobody',
+      'dynamic',
     ]);
   });
 
@@ -298,7 +301,7 @@ describe('task isolation (as root, with cgroups)', () => {
       ].sort(),
     );
     expect(stdout('fw', 'env')).toContain(`HOME=${sandbox}\n`);
-    expect(stdout('fw', 'env')).toContain('USER=nobody\n');
+    expect(stdout('fw', 'env')).toMatch(/^USER=arbiter-\d+$/m);
     expect(stdout('fw', 'env')).not.toContain('agent-secret-value');
   });
 

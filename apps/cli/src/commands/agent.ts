@@ -20,6 +20,7 @@ interface AgentFlags {
   token?: string;
   tokenFile?: string;
   taskUser?: string;
+  allowRootTasks?: boolean;
   ca?: string;
   connectTimeout?: string;
   hostname?: string;
@@ -65,7 +66,11 @@ export function register(program: Command): void {
       '--connect-timeout <seconds>',
       'seconds a connection attempt to a control plane may take before the next one is tried (ARBITER_CONNECT_TIMEOUT; default 3)',
     )
-    .option('--task-user <name>', 'OS user of tasks whose spec names none (ARBITER_TASK_USER; default nobody when run as root)')
+    .option(
+      '--task-user <name>',
+      "OS user of tasks for which neither they nor their framework name one (ARBITER_TASK_USER; default as root: each framework's own dynamic user; setting it makes those tasks share one user)",
+    )
+    .option('--allow-root-tasks', 'let tasks run as root (uid 0) when they name it (ARBITER_ALLOW_ROOT_TASKS=true; default: refused)')
     .option('--hostname <name>', "hostname to report (default: this machine's)")
     .option('--kill-tasks-on-exit', 'kill running tasks when the agent stops')
     .action(async (flags: AgentFlags) => {
@@ -146,7 +151,11 @@ export function register(program: Command): void {
         attributes,
         workDir,
         killTasksOnExit: flags.killTasksOnExit,
-        tasks: { taskUser: flags.taskUser ?? process.env.ARBITER_TASK_USER, ...(sandboxDir ? { sandboxDir } : {}) },
+        tasks: {
+          taskUser: flags.taskUser ?? process.env.ARBITER_TASK_USER,
+          allowRootTasks: flags.allowRootTasks ?? process.env.ARBITER_ALLOW_ROOT_TASKS === 'true',
+          ...(sandboxDir ? { sandboxDir } : {}),
+        },
         ...(ca ? { ca } : {}),
         ...(connectTimeoutMs ? { connectTimeoutMs } : {}),
       });

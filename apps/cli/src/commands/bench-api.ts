@@ -166,7 +166,7 @@ async function phase(
   const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
   const latencies = new Map<string, number[]>(routes.map((r) => [r.name, []]));
   const errors = new Map<string, number>(routes.map((r) => [r.name, 0]));
-  const cycles0 = await metric(base, 'arbiter_allocation_cycles_total');
+  const cycles0 = await metric(base, TOKEN, 'arbiter_allocation_cycles_total');
   const cp0 = cpuSeconds(pid);
   const bench0 = process.cpuUsage();
   const started = performance.now();
@@ -186,7 +186,7 @@ async function phase(
   const cpCpu = (cpuSeconds(pid) - cp0) / elapsed;
   const u = process.cpuUsage(bench0);
   const benchCpu = (u.user + u.system) / 1e6 / elapsed;
-  const cycles = (await metric(base, 'arbiter_allocation_cycles_total')) - cycles0;
+  const cycles = (await metric(base, TOKEN, 'arbiter_allocation_cycles_total')) - cycles0;
   agent.destroy();
   return {
     results: routes.map((r) => {

@@ -203,7 +203,7 @@ export async function runDashboardBench(flags: DashboardBenchFlags): Promise<voi
             `${r.page.padEnd(46)}${String(r.htmlMs).padStart(6)}${String(r.shownMs).padStart(12)}${String(r.liveMs).padStart(10)}${String(r.maxLiveMs).padStart(8)}`,
           );
         // The control plane's side of those loads: mean time per API route, slowest first.
-        const metrics = await (await fetch(`${controlPlane.url}/metrics`)).text();
+        const metrics = await (await fetch(`${controlPlane.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
         const routes = new Map<string, { sum: number; count: number }>();
         for (const m of metrics.matchAll(
           /^arbiter_http_request_duration_seconds_(sum|count)\{method="GET",route="([^"]+)"\} ([\d.e+-]+)$/gm,

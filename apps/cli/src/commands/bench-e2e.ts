@@ -51,6 +51,8 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
       ARBITER_DATA_DIR: dataDir,
       ARBITER_ALLOCATION_INTERVAL: String(flags.allocationInterval),
       ARBITER_AGENT_TIMEOUT: '60',
+      // Every framework of the bench is the admin's.
+      ARBITER_MAX_FRAMEWORKS_PER_PRINCIPAL: String(Math.max(100, flags.frameworks)),
     });
     const sockets: Array<ReturnType<typeof io>> = [];
     const schedulers: Array<import('@arbiter/scheduler-sdk').Scheduler> = [];
@@ -229,7 +231,7 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
       const cpu0 = cpuSeconds(pid);
       const base = new URL(url);
       // A scrape resets the control plane's event loop lag readings: the next one covers the run.
-      const slices0 = sliceCounts(await scrape(base));
+      const slices0 = sliceCounts(await scrape(base, TOKEN));
       // This process plays every agent and framework: a late event loop here shows in every latency.
       const benchLoop = monitorEventLoopDelay({ resolution: 10 });
       benchLoop.enable();
@@ -241,7 +243,7 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
       await new Promise((r) => setTimeout(r, flags.seconds * 1000));
       const floodResult = await flooded;
       measuring = false;
-      const after = await scrape(base);
+      const after = await scrape(base, TOKEN);
       const hold = loopHold(slices0, sliceCounts(after));
       const lagMaxMs = Math.round(after('arbiter_nodejs_eventloop_lag_max_seconds') * 10_000) / 10;
       benchLoop.disable();

@@ -25,7 +25,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { leftSilent, MasterUrls, notLeader, type Reply, reconnectElsewhere, socketClientOptions } from '@arbiter/contracts';
+import { leftSilent, MasterUrls, type Reply, reconnectElsewhere, refusalOf, socketClientOptions } from '@arbiter/contracts';
 import { FaultProxy } from './bench-proxy';
 
 /** The faults the bench injects (see the header). */
@@ -180,7 +180,7 @@ export async function runFailoverBench(flags: FailoverFlags): Promise<void> {
         let first: (() => void) | undefined;
         agentsUp.push(new Promise<void>((resolve) => (first = resolve)));
         s.on('connect_error', (err: Error & { data?: unknown }) =>
-          reconnectElsewhere(s, AGENTS_NAMESPACE, list, notLeader(err), () => !closing),
+          reconnectElsewhere(s, AGENTS_NAMESPACE, list, refusalOf(err), () => !closing),
         );
         // A leader that steps down closes the sessions itself; socket.io does not come back by itself then (the agent does).
         s.on('disconnect', (reason) => {
@@ -288,9 +288,10 @@ export async function runFailoverBench(flags: FailoverFlags): Promise<void> {
         ),
       ).then(() => (endedAt = performance.now()));
       // The agents' partition leaves the leader leading: no new term to wait for.
-      let leaderAt = fault === 'agent-partition' ? NaN : 0;
-      let steppedDownAt = fault === 'kill' ? killedAt : fault === 'agent-partition' ? NaN : 0;
-      while (!leaderAt) {
+      const newTerm = fault !== 'agent-partition';
+      let leaderAt = 0;
+      let steppedDownAt = fault === 'kill' ? killedAt : 0;
+      while (newTerm && !leaderAt) {
         const seen = await Promise.all(
           replicas.map((r) => (r.child.exitCode === null && r.child.signalCode === null ? health(r.url) : Promise.resolve(undefined))),
         );
@@ -318,7 +319,7 @@ export async function runFailoverBench(flags: FailoverFlags): Promise<void> {
         tasks: launched,
         faultMs: round(endedAt - killedAt),
         oldLeaderStoppedMs: round(steppedDownAt - killedAt),
-        leaderMs: round(leaderAt - killedAt),
+        leaderMs: newTerm ? round(leaderAt - killedAt) : NaN,
         agentsReregisteredMs: round(allAgents),
         firstAgentMs: round(firstAgent),
         halfAgentsMs: round(halfAgents),

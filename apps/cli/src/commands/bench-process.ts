@@ -82,9 +82,9 @@ export function residentMb(pid: number): number {
   return Math.round(kb / 1024);
 }
 
-/** The control plane's /metrics, scraped once: each series (a name, with its labels if it has any) by its value. */
-export async function scrape(base: URL): Promise<(series: string) => number> {
-  const text = await (await fetch(new URL('/metrics', base))).text();
+/** The control plane's /metrics, scraped once with `token`: each series (a name, with its labels if it has any) by its value. */
+export async function scrape(base: URL, token: string): Promise<(series: string) => number> {
+  const text = await (await fetch(new URL('/metrics', base), { headers: { authorization: `Bearer ${token}` } })).text();
   const values = new Map<string, number>();
   for (const line of text.split('\n')) {
     if (!line || line.startsWith('#')) continue;
@@ -95,8 +95,8 @@ export async function scrape(base: URL): Promise<(series: string) => number> {
 }
 
 /** One series of the control plane's /metrics, 0 when absent. */
-export async function metric(base: URL, series: string): Promise<number> {
-  return (await scrape(base))(series);
+export async function metric(base: URL, token: string, series: string): Promise<number> {
+  return (await scrape(base, token))(series);
 }
 
 /** How allocation cycles held the control plane's event loop: slice counts so far (see `loopHold`). */

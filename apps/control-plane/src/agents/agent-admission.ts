@@ -1,6 +1,7 @@
 /**
- * Who may register an agent: the register_agents ACL, the principal an agent id belongs to, a
- * machine gone or down for maintenance. Refusals and new agents are audited.
+ * Who may register an agent: the register_agents ACL (its hostname), the principal an agent id
+ * belongs to, a hostname another live agent holds, a machine gone or down for maintenance.
+ * Refusals and new agents are audited.
  */
 import { randomUUID } from 'node:crypto';
 import { Resources } from '@arbiter/allocator';
@@ -43,10 +44,15 @@ export class AgentAdmission {
     private readonly maintenance: MaintenanceSync,
   ) {}
 
-  /** Checks one registration and gives the row to save, or throws the refusal (audited). */
+  /**
+   * Checks one registration and gives the row to save, or throws the refusal (audited). `held`:
+   * the hostnames of the live (registered, connected) agents and their ids; only the agent that
+   * holds a hostname may register it again (its restart or reconnection).
+   */
   async admit(
     { socket, msg, actor }: Registration,
     known: ReadonlyMap<string, AgentEntity>,
+    held: ReadonlyMap<string, string>,
     now: Date,
   ): Promise<{ row: AgentEntity; isNew: boolean }> {
     const ip = ipOf(socket);
@@ -74,6 +80,19 @@ export class AgentAdmission {
       throw new ProtocolError(
         PROTOCOL_ERRORS.AGENT_PRINCIPAL_MISMATCH,
         `agent ${row.id} was registered by another principal; principal '${actor.name}' cannot register under its id`,
+      );
+    }
+    const holder = held.get(msg.hostname);
+    if (holder !== undefined && holder !== msg.agentId) {
+      await this.access.denied(actor, {
+        what: 'register agent',
+        reason: `hostname '${msg.hostname}' is held by live agent ${holder}`,
+        targetType: 'agent',
+        targetId: holder,
+      });
+      throw new ProtocolError(
+        PROTOCOL_ERRORS.AGENT_HOSTNAME_IN_USE,
+        `hostname '${msg.hostname}' is held by another agent that is registered and connected; it may register once that agent disconnects`,
       );
     }
     if (row?.status === AgentStatus.GONE)

@@ -52,7 +52,8 @@ export class AgentSessions {
   /**
    * Registers an agent for the principal behind the socket: a new agent id becomes that
    * principal's; an agent id another principal registered is refused (AGENT_PRINCIPAL_MISMATCH),
-   * as is a hostname the register_agents ACL does not allow. Refusals are audited.
+   * as is a hostname the register_agents ACL does not allow or another live agent holds
+   * (AGENT_HOSTNAME_IN_USE). Refusals are audited.
    * Registrations that arrive together (every agent of a cluster after a failover) are handled
    * in one exclusive turn with one read and one write for all of them.
    */
@@ -64,10 +65,15 @@ export class AgentSessions {
     const now = this.clock.date();
     const ids = batch.flatMap((b) => (b.item.msg.agentId ? [b.item.msg.agentId] : []));
     const known = new Map((await this.agents.findMany(ids)).map((a) => [a.id, a]));
+    const held = new Map<string, string>();
+    for (const a of this.state.agents.values()) if (a.socket?.connected) held.set(a.hostname, a.id);
     const admitted: Array<{ entry: Pending<Registration, RegisterAgentReply>; row: AgentEntity; isNew: boolean }> = [];
     for (const entry of batch) {
       try {
-        admitted.push({ entry, ...(await this.admission.admit(entry.item, known, now)) });
+        const admission = await this.admission.admit(entry.item, known, held, now);
+        // The first of one batch to name a hostname holds it for the rest of the batch.
+        held.set(admission.row.hostname, admission.row.id);
+        admitted.push({ entry, ...admission });
       } catch (err) {
         // A refusal is this registration's alone.
         entry.reject(err);

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import type { ViewScope } from '../common/view-scopes';
+import { scopeCondition } from '../database/scope-condition';
 import { AuditEntryEntity } from './audit-entry.entity';
 
 export interface AuditFilter {
@@ -9,6 +11,10 @@ export interface AuditFilter {
   targetId?: string;
   since?: Date;
   until?: Date;
+  /** The principals whose entries the caller may see (the view_audit ACL). */
+  actors?: ViewScope;
+  /** The roles whose entries the caller may see (view_roles; plain values, `a/*` patterns kept). */
+  roles?: ViewScope;
 }
 
 @Injectable()
@@ -45,6 +51,12 @@ export class AuditRepository {
     if (filter.targetId) q.andWhere('a.target_id = :targetId', { targetId: filter.targetId });
     if (filter.since) q.andWhere('a.at >= :since', { since: filter.since });
     if (filter.until) q.andWhere('a.at < :until', { until: filter.until });
+    if (filter.actors && ('only' in filter.actors || filter.actors.except.length))
+      q.andWhere(...scopeCondition('a.actor', filter.actors, 'actors'));
+    if (filter.roles && ('only' in filter.roles || filter.roles.except.length)) {
+      const [condition, params] = scopeCondition('a.target_id', filter.roles, 'roles');
+      q.andWhere(`(a.target_type <> 'role' OR a.target_id IS NULL OR ${condition})`, params);
+    }
     const [items, total] = await q.orderBy('a.id', 'DESC').take(limit).skip(offset).getManyAndCount();
     return { items, total };
   }

@@ -40,6 +40,7 @@ export class AuditService {
     });
   }
 
+  /** Newest first; `actors` and `roles` limit it to what the caller may see. */
   async list(filter: AuditFilter, limit: number, offset: number): Promise<Page<AuditEntryEntity>> {
     const { items, total } = await this.repo.list(this.db.manager, filter, limit, offset);
     return { items, total, limit, offset };

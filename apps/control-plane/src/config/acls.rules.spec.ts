@@ -40,6 +40,23 @@ describe('ACLs (Mesos local authorizer semantics)', () => {
     expect(isAuthorized(a, 'run_tasks', 'p', 'svc/x')).toBe(false);
   });
 
+  it('matches agent values with * as hostname globs within one DNS label, other objects exactly', () => {
+    const a = acls({
+      permissive: false,
+      register_agents: [{ principals: { values: ['p'] }, agents: { values: ['node-*', '*.rack-1.example.com'] } }],
+      run_tasks: [{ principals: { values: ['p'] }, users: { values: ['svc-*'] } }],
+    });
+    expect(isAuthorized(a, 'register_agents', 'p', 'node-1')).toBe(true);
+    expect(isAuthorized(a, 'register_agents', 'p', 'node-')).toBe(true);
+    expect(isAuthorized(a, 'register_agents', 'p', 'a7.rack-1.example.com')).toBe(true);
+    expect(isAuthorized(a, 'register_agents', 'p', 'node-1.evil.com')).toBe(false);
+    expect(isAuthorized(a, 'register_agents', 'p', 'x.y.rack-1.example.com')).toBe(false);
+    expect(isAuthorized(a, 'register_agents', 'p', 'anode-1')).toBe(false);
+    expect(isAuthorized(a, 'register_agents', 'p', 'a7.rack-1xexample.com')).toBe(false);
+    expect(isAuthorized(a, 'register_agents', 'q', 'node-1')).toBe(false);
+    expect(isAuthorized(a, 'run_tasks', 'p', 'svc-a')).toBe(false);
+  });
+
   it('refuses unknown actions, unknown fields and missing sides with every problem named', () => {
     const r = parseAcls({ register_framework: [], run_tasks: [{ principals: { type: 'ANY' }, roles: { type: 'ANY' } }] });
     expect(r.ok).toBe(false);

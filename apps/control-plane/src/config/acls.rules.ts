@@ -9,8 +9,10 @@
  * first entry whose subjects and objects both match the request decides it: allowed unless
  * either side is NONE (NONE matches everything and denies). When no entry matches, `permissive`
  * decides (default true). A role value `a/*` matches every role below `a` (not `a` itself), as
- * in Mesos. Pure: no I/O. It is configuration (`--acls` reads it at start, as the ACL API does), so
- * it sits in config/, below auth/ and acls/, which both read it.
+ * in Mesos; an agent value with `*` is a hostname glob (`node-*`, `*.rack-1.example.com`), the
+ * `*` standing for any characters within one DNS label. Pure: no I/O. It is configuration
+ * (`--acls` reads it at start, as the ACL API does), so it sits in config/, below auth/ and
+ * acls/, which both read it.
  */
 import { Role, ROLE_RULE } from '@arbiter/contracts';
 import { z } from 'zod';
@@ -27,6 +29,10 @@ export const ACL_OBJECTS = {
   view_frameworks: 'users',
   view_tasks: 'users',
   view_roles: 'roles',
+  view_agents: 'agents',
+  view_audit: 'actor_principals',
+  get_endpoints: 'paths',
+  update_whitelist: 'agents',
   update_maintenance_schedule: 'machines',
   start_maintenance: 'machines',
   stop_maintenance: 'machines',
@@ -123,13 +129,28 @@ export function aclsToDocument(acls: Acls): Record<string, unknown> {
   return doc;
 }
 
-function valueMatches(pattern: string, value: string, rolePatterns: boolean): boolean {
-  if (pattern === value) return true;
-  return rolePatterns && pattern.endsWith('/*') && value.startsWith(pattern.slice(0, -1));
+/** How an action's object values are patterns: role subtrees (`a/*`), hostname globs (`node-*`), or exact values. */
+type Patterns = 'roles' | 'hosts' | 'exact';
+
+function patternsOf(action: AclAction): Patterns {
+  const object = ACL_OBJECTS[action];
+  return object === 'roles' ? 'roles' : object === 'agents' ? 'hosts' : 'exact';
 }
 
-function matches(entity: AclEntity, value: string, rolePatterns = false): boolean {
-  return 'type' in entity || entity.values.some((p) => valueMatches(p, value, rolePatterns));
+/** A hostname glob: `*` stands for any run of characters within one DNS label (never a `.`). */
+function hostGlobMatches(pattern: string, hostname: string): boolean {
+  const parts = pattern.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${parts.join('[^.]*')}$`).test(hostname);
+}
+
+function valueMatches(pattern: string, value: string, patterns: Patterns): boolean {
+  if (pattern === value) return true;
+  if (patterns === 'roles') return pattern.endsWith('/*') && value.startsWith(pattern.slice(0, -1));
+  return patterns === 'hosts' && pattern.includes('*') && hostGlobMatches(pattern, value);
+}
+
+function matches(entity: AclEntity, value: string, patterns: Patterns = 'exact'): boolean {
+  return 'type' in entity || entity.values.some((p) => valueMatches(p, value, patterns));
 }
 
 const denies = (entity: AclEntity) => 'type' in entity && entity.type === 'NONE';
@@ -137,7 +158,7 @@ const denies = (entity: AclEntity) => 'type' in entity && entity.type === 'NONE'
 /** Whether `principal` may do `action` on `object` (Mesos's first-match rule). */
 export function isAuthorized(acls: Acls, action: AclAction, principal: string, object: string): boolean {
   for (const entry of acls.actions[action] ?? []) {
-    if (matches(entry.principals, principal) && matches(entry.objects, object, ACL_OBJECTS[action] === 'roles'))
+    if (matches(entry.principals, principal) && matches(entry.objects, object, patternsOf(action)))
       return !denies(entry.principals) && !denies(entry.objects);
   }
   return acls.permissive;

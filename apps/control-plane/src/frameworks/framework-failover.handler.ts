@@ -56,6 +56,8 @@ export class FrameworkFailover {
       roles: fw.roles,
       capabilities: fw.capabilities,
       failoverTimeoutSeconds: fw.failoverTimeoutSeconds,
+      // Who may see its events on /events (view_frameworks) until it subscribes again.
+      user: fw.user,
     };
     this.registry.put(runtime);
     if (fw.state === FrameworkState.ACTIVE) await this.frameworks.markDisconnected(fw.id, this.clock.date());

@@ -73,12 +73,13 @@ export class FrameworkRemoval {
         now,
       ),
     );
+    // While the framework is still known: /events shows it to whoever may see the framework.
+    this.stream.emit('framework.removed', { frameworkId, reason });
     if (runtime) {
       for (const listener of this.removedListeners) listener(frameworkId);
       this.state.allocator.removeFramework(frameworkId);
       this.registry.remove(frameworkId);
     }
-    this.stream.emit('framework.removed', { frameworkId, reason });
     this.loop.requestCycle();
   }
 

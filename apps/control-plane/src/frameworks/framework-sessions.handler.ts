@@ -11,6 +11,7 @@ import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import { AccessLog } from '../audit/access-log';
 import { AuditService } from '../audit/audit.service';
 import type { Actor } from '../auth/auth.actor';
+import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { Database } from '../database/database.service';
 import { OperatorStream } from '../realtime/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
@@ -56,6 +57,7 @@ export class FrameworkSessions {
     private readonly access: AccessLog,
     private readonly audit: AuditService,
     private readonly db: Database,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
@@ -97,11 +99,23 @@ export class FrameworkSessions {
       let fw: FrameworkEntity | null = null;
       if (msg.frameworkId) {
         fw = await this.frameworks.find(msg.frameworkId);
-        if (fw?.principal && fw.principal !== principal)
+        // An anonymous framework (no principal) is no one's to take over either.
+        if (fw && fw.principal !== principal)
           await refuse(
             PROTOCOL_ERRORS.FRAMEWORK_PRINCIPAL_MISMATCH,
-            `framework belongs to principal '${fw.principal}'`,
-            `framework ${fw.id} belongs to another principal; principal '${actor.name}' cannot subscribe as it`,
+            `framework belongs to ${fw.principal === null ? 'no principal (anonymous)' : `principal '${fw.principal}'`}`,
+            fw.principal === null
+              ? `framework ${fw.id} was subscribed anonymously; principal '${actor.name}' cannot subscribe as it`
+              : `framework ${fw.id} belongs to another principal; principal '${actor.name}' cannot subscribe as it`,
+          );
+        // Nothing proves who an anonymous caller is: while an anonymous framework's stream is open,
+        // only that stream (its Mesos-Stream-Id) acts for it; it fails over once the stream has ended.
+        const open = fw && principal === null ? this.state.frameworks.get(fw.id)?.socket : undefined;
+        if (fw && open && open.id !== socket.id)
+          await refuse(
+            PROTOCOL_ERRORS.FRAMEWORK_PRINCIPAL_MISMATCH,
+            'anonymous framework connected elsewhere',
+            `framework ${fw.id} is anonymous and its event stream is open: only that stream acts for it (subscribe again once it has ended)`,
           );
         if (!fw)
           throw new ProtocolError(
@@ -112,6 +126,15 @@ export class FrameworkSessions {
           throw new ProtocolError(
             PROTOCOL_ERRORS.FRAMEWORK_COMPLETED,
             `framework ${fw.id} has completed (torn down or failed over past its timeout); subscribe without an id`,
+          );
+      }
+      if (!fw) {
+        const count = await this.frameworks.countNotCompleted(principal);
+        if (count >= this.config.maxFrameworksPerPrincipal)
+          await refuse(
+            PROTOCOL_ERRORS.TOO_MANY_FRAMEWORKS,
+            `${count} frameworks already`,
+            `${principal === null ? 'anonymous callers have' : `principal '${principal}' has`} ${count} frameworks that have not completed, as many as one principal may (ARBITER_MAX_FRAMEWORKS_PER_PRINCIPAL); tear one down or subscribe as one of them`,
           );
       }
       const fields = {
@@ -141,7 +164,7 @@ export class FrameworkSessions {
         allocator.reviveOffers(row.id);
         if (row.suppressedRoles.length) allocator.suppressOffers(row.id, row.suppressedRoles);
         allocator.activateFramework(row.id);
-        this.registry.describe(row.id, row);
+        this.registry.describe(row.id, row, row.user);
       } else {
         allocator.addFramework(row.id, row.roles, {
           capabilities: row.capabilities,
@@ -155,6 +178,8 @@ export class FrameworkSessions {
           roles: row.roles,
           capabilities: row.capabilities,
           failoverTimeoutSeconds: row.failoverTimeoutSeconds,
+          // Before its framework.added event, whose readers are chosen by it (view_frameworks).
+          user: row.user,
         };
         this.registry.put(runtime);
         this.stream.emit('framework.added', { frameworkId: row.id, name: row.name, roles: row.roles });

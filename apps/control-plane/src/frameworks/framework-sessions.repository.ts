@@ -1,6 +1,6 @@
 /** The master's SQL of frameworks: subscriptions, disconnections, completion, suppressed roles. */
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager, Not } from 'typeorm';
+import { DataSource, type EntityManager, IsNull, Not } from 'typeorm';
 import { MasterDatabase } from '../database/master-database';
 import { FrameworkEntity, FrameworkState } from './framework.entity';
 
@@ -20,6 +20,13 @@ export class FrameworkSessionsRepository {
   /** Frameworks that have not completed. */
   notCompleted(): Promise<FrameworkEntity[]> {
     return this.dataSource.manager.find(FrameworkEntity, { where: { state: Not(FrameworkState.COMPLETED) } });
+  }
+
+  /** How many frameworks of a principal (null: the anonymous ones) have not completed. */
+  countNotCompleted(principal: string | null): Promise<number> {
+    return this.dataSource.manager.count(FrameworkEntity, {
+      where: { state: Not(FrameworkState.COMPLETED), principal: principal ?? IsNull() },
+    });
   }
 
   save(row: FrameworkEntity): Promise<FrameworkEntity> {

@@ -1,7 +1,9 @@
-import { Controller, Get, Header, HttpCode, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Public } from '../auth/auth.actor';
+import { AclsService } from '../acls/acls.service';
+import { type Actor, CurrentActor, Public } from '../auth/auth.actor';
+import { Requires } from '../auth/permissions';
 import { Database } from '../database/database.service';
 import { Leadership } from '../leadership/leadership.service';
 import { Metrics } from './metrics';
@@ -21,19 +23,23 @@ class HealthDto {
   epoch!: number | null;
 }
 
+/** A series' `role` label (role names have no quotes or backslashes). */
+const ROLE_LABEL = /[{,]role="([^"]*)"/;
+
 @ApiTags('health')
-@Public()
 @Controller()
 export class HealthController {
   constructor(
     private readonly db: Database,
     private readonly metrics: Metrics,
     private readonly leadership: Leadership,
+    private readonly acls: AclsService,
   ) {
     metrics.watchLeadership(() => ({ leader: leadership.isLeader, epoch: leadership.epoch }));
   }
 
   @Get('health')
+  @Public()
   @ApiOperation({ summary: "Liveness, database reachability and this replica's role (no token needed)" })
   @ApiOkResponse({ type: HealthDto })
   @ApiServiceUnavailableResponse({ type: HealthDto, description: 'the database does not answer' })
@@ -57,10 +63,25 @@ export class HealthController {
 
   @Get('metrics')
   @HttpCode(200)
-  @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
-  @ApiOperation({ summary: 'Prometheus metrics (no token needed)' })
+  @Requires('read', 'get_endpoints')
+  @ApiOperation({
+    summary:
+      'Prometheus metrics (a token whose principal the get_endpoints ACL allows /metrics; per-role series of the roles view_roles allows)',
+  })
   @ApiOkResponse({ description: 'Prometheus text exposition format', schema: { type: 'string' } })
-  async metricsText(): Promise<string> {
-    return this.metrics.registry.metrics();
+  async metricsText(@CurrentActor() actor: Actor, @Res({ passthrough: true }) res: Response): Promise<string> {
+    await this.acls.authorize(actor, 'get_endpoints', '/metrics', 'read /metrics');
+    // Set once authorized: a refusal is JSON.
+    res.setHeader('Content-Type', 'text/plain; version=0.0.4; charset=utf-8');
+    const text = await this.metrics.registry.metrics();
+    const scope = this.acls.scope(actor, 'view_roles');
+    if ('except' in scope && !scope.except.length) return text;
+    return text
+      .split('\n')
+      .filter((line) => {
+        const role = line.startsWith('#') ? undefined : ROLE_LABEL.exec(line)?.[1];
+        return role === undefined || this.acls.allows(actor, 'view_roles', role);
+      })
+      .join('\n');
   }
 }

@@ -93,6 +93,16 @@ export class HistoryRepository {
     );
   }
 
+  /** The OS user of each of these frameworks ('' when it named none); unknown ids are left out. */
+  async frameworkUsers(ids: string[]): Promise<Map<string, string>> {
+    if (!ids.length) return new Map();
+    const rows: Array<{ id: string; user: string }> = await this.dataSource.manager.query(
+      `SELECT id, COALESCE("user", '') AS "user" FROM frameworks WHERE id = ANY($1)`,
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.id, r.user]));
+  }
+
   /** Frameworks' dominant shares in the latest recorded cycle, lowest first. */
   latestFrameworkShares(): Promise<Array<{ client: string; dominant_share: number }>> {
     return this.dataSource.manager.query(

@@ -13,6 +13,7 @@ import type { TaskState } from './task-state';
 import type { AppConfig } from '../config/config.schema';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { assertOrdered } from '../kernel/order';
+import type { OutboundQueue } from '../kernel/outbound';
 import { ProtocolError } from '../kernel/protocol-error';
 import { AgentRegistry, type AgentRegistryView, type AgentRuntime, type AgentSocket } from './agent-registry';
 import { type FrameworkConnection, FrameworkRegistry, type FrameworkRegistryView, type FrameworkRuntime } from './framework-registry';
@@ -27,6 +28,8 @@ export type FrameworkProtocol = 'arbiter' | 'mesos';
 export interface SessionData {
   agentId?: string;
   frameworkId?: string;
+  /** What is queued for the connection's reader (a framework's): long answers wait for it to drain. */
+  outbound?: OutboundQueue;
 }
 
 /** A socket's session data, typed. */

@@ -53,14 +53,15 @@ export class FrameworkRegistry extends Registry<FrameworkRuntime> {
     super('a framework');
   }
 
-  /** A framework subscribed again: what it now says of itself. */
-  describe(id: string, info: FrameworkInfo): void {
+  /** A framework subscribed again (or was restored): what it now says of itself, and the OS user its tasks run as. */
+  describe(id: string, info: FrameworkInfo, user: string | null): void {
     this.change(id, 'describing a framework again', (framework) =>
       Object.assign(framework, {
         name: info.name,
         roles: info.roles,
         capabilities: info.capabilities,
         failoverTimeoutSeconds: info.failoverTimeoutSeconds,
+        user,
       }),
     );
   }

@@ -4,6 +4,7 @@
  * exports import it.
  */
 import { Module } from '@nestjs/common';
+import { EventViews } from './event-views';
 import { AgentAdmission } from '../agents/agent-admission';
 import { AgentDrain } from '../agents/agent-drain.handler';
 import { AgentLiveness } from '../agents/agent-liveness.handler';
@@ -39,14 +40,19 @@ import { ReservationsModule } from '../reservations/reservations.module';
 import { TaskUpdates } from '../tasks/task-updates.handler';
 import { TasksRepository } from '../tasks/tasks.repository';
 import { AgentRegistry } from './agent-registry';
+import { APP_CONFIG, type AppConfig } from '../config/config.schema';
+import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState } from './cluster-state';
 import { FrameworkRegistry } from './framework-registry';
 import { ClusterMetrics } from './cluster-metrics';
 import { EventualWrites } from '../kernel/eventual-writes';
 import { Kernel } from '../kernel/kernel';
+import { Outbound } from '../kernel/outbound';
 import { LiveView } from './live-view';
 import { LiveViewRepository } from './live-view.repository';
 import { Outbox } from './outbox';
+
+const MIB = 1024 * 1024;
 
 const HANDLERS = [
   AgentSessions,
@@ -85,6 +91,12 @@ const REPOSITORIES = [
   imports: [AuthModule, ReservationsModule],
   providers: [
     Kernel,
+    {
+      provide: Outbound,
+      useFactory: (config: AppConfig, clock: Clock) =>
+        new Outbound({ perConnection: config.connectionQueueMb * MIB, perPrincipal: config.principalQueueMb * MIB }, clock),
+      inject: [APP_CONFIG, CLOCK],
+    },
     EventualWrites,
     ClusterMetrics,
     AgentRegistry,
@@ -93,6 +105,7 @@ const REPOSITORIES = [
     Outbox,
     Realtime,
     OperatorStream,
+    EventViews,
     Gateways,
     LiveView,
     LiveViewRepository,
@@ -108,6 +121,7 @@ const REPOSITORIES = [
     AllocationLoop,
     AgentLiveness,
     OfferRescinds,
+    Outbound,
     AllocationSnapshot,
     ClusterState,
     LiveView,

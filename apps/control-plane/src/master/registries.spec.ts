@@ -70,12 +70,13 @@ describe('framework registry', () => {
       const actor = { kind: 'framework', name: 'p' } as unknown as Actor;
       frameworks.connected('f1', socket, actor, 'alice');
       expect(frameworks.get('f1')).toMatchObject({ socket, actor, user: 'alice' });
-      frameworks.describe('f1', { name: 'renamed', roles: ['r2'], capabilities: ['PARTITION_AWARE'], failoverTimeoutSeconds: 3 });
+      frameworks.describe('f1', { name: 'renamed', roles: ['r2'], capabilities: ['PARTITION_AWARE'], failoverTimeoutSeconds: 3 }, 'bob');
       expect(frameworks.get('f1')).toMatchObject({
         name: 'renamed',
         roles: ['r2'],
         capabilities: ['PARTITION_AWARE'],
         failoverTimeoutSeconds: 3,
+        user: 'bob',
       });
       frameworks.disconnected('f1');
       expect(frameworks.get('f1')?.socket).toBeUndefined();
@@ -91,7 +92,7 @@ describe('framework registry', () => {
     expect(() => frameworks.put(framework('f1'))).toThrow(/outside the serial order/);
     runIn('turn', () => frameworks.put(framework('f1')));
     for (const change of [
-      () => frameworks.describe('f1', framework('f1')),
+      () => frameworks.describe('f1', framework('f1'), null),
       () => frameworks.connected('f1', { id: 's' } as FrameworkConnection, {} as Actor, null),
       () => frameworks.disconnected('f1'),
       () => frameworks.remove('f1'),

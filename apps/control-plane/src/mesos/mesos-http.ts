@@ -26,6 +26,7 @@ function statusOf(code: string): number {
   switch (code) {
     case PROTOCOL_ERRORS.FORBIDDEN:
     case PROTOCOL_ERRORS.FRAMEWORK_PRINCIPAL_MISMATCH:
+    case PROTOCOL_ERRORS.TOO_MANY_FRAMEWORKS:
       return 403;
     case PROTOCOL_ERRORS.DATABASE_UNAVAILABLE:
     case PROTOCOL_ERRORS.NOT_LEADER:

@@ -14,7 +14,8 @@ const page = (value: string | undefined, fallback: number, max: number) => {
  * Mesos's read-only master endpoints (Mesos's JSON, not in the OpenAPI document: see
  * docs/mesos-compat.md). Reading needs a token with the `read` permission (Bearer, or Basic as
  * Mesos tools send principal and secret); the caller's view ACLs filter frameworks and tasks.
- * /master/redirect and /metrics/snapshot are open, as /health and /metrics are.
+ * /master/redirect is open, as /health is; /metrics/snapshot is read as /metrics is (the
+ * get_endpoints ACL, and only the roles view_roles allows).
  */
 @ApiExcludeController()
 @Controller()
@@ -66,8 +67,8 @@ export class MesosMasterController {
   }
 
   @Get(['metrics/snapshot', 'master/metrics/snapshot'])
-  @Public()
-  snapshot(): Promise<Record<string, number>> {
-    return this.master.snapshot();
+  @Requires('read')
+  snapshot(@CurrentActor() actor: Actor): Promise<Record<string, number>> {
+    return this.master.snapshot(actor);
   }
 }

@@ -9,6 +9,7 @@ import { Injectable } from '@nestjs/common';
 import type { ResourceEntry } from '@arbiter/contracts';
 import { isTerminalTaskState, mesosTaskState } from '@arbiter/contracts';
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
+import { AclsService } from '../acls/acls.service';
 import { AgentsService } from '../agents/agents.service';
 import type { AgentViewDto } from '../agents/agents.dto';
 import { AgentStatus } from '../agents/agent.entity';
@@ -58,6 +59,7 @@ export class MesosMaster {
     private readonly cluster: ClusterService,
     private readonly metrics: Metrics,
     private readonly leadership: Leadership,
+    private readonly acls: AclsService,
   ) {}
 
   /** The leader's URL (this replica's when it leads); null while none is known. */
@@ -201,7 +203,9 @@ export class MesosMaster {
    * Mesos's metric names this control plane can fill, from its Prometheus metrics and the
    * cluster summary (docs/mesos-compat.md names each one's source).
    */
-  async snapshot(): Promise<Record<string, number>> {
+  async snapshot(actor: Actor): Promise<Record<string, number>> {
+    await this.acls.authorize(actor, 'get_endpoints', '/metrics/snapshot', 'read /metrics/snapshot');
+    const seeRole = (role: unknown) => this.acls.allows(actor, 'view_roles', String(role));
     const out: Record<string, number> = {};
     const [metrics, summary] = await Promise.all([this.metrics.registry.getMetricsAsJSON(), this.cluster.summary()]);
     const byName = new Map<string, MetricObjectWithValues<MetricValue<string>>>(metrics.map((m) => [m.name, m]));
@@ -240,8 +244,10 @@ export class MesosMaster {
     const count = histogram.find((v) => v.metricName?.endsWith('_count'))?.value ?? 0;
     out['allocator/mesos/allocation_run_ms/count'] = count;
     if (count > 0) out['allocator/mesos/allocation_run_ms/mean'] = (sum / count) * 1000;
-    for (const v of values('arbiter_role_dominant_share')) out[`allocator/mesos/roles/${String(v.labels.role)}/shares/dominant`] = v.value;
+    for (const v of values('arbiter_role_dominant_share'))
+      if (seeRole(v.labels.role)) out[`allocator/mesos/roles/${String(v.labels.role)}/shares/dominant`] = v.value;
     for (const v of values('arbiter_role_quota')) {
+      if (!seeRole(v.labels.role)) continue;
       const kind = String(v.labels.kind);
       const name = kind === 'consumed' ? 'offered_or_allocated' : kind;
       out[`allocator/mesos/quota/roles/${String(v.labels.role)}/resources/${String(v.labels.resource)}/${name}`] = v.value;

@@ -24,6 +24,7 @@ import { FrameworkSessions } from '../frameworks/framework-sessions.handler';
 import { FRAMEWORK_HEARTBEAT_SECONDS } from '../master/framework-registry';
 import { TaskKills } from '../tasks/task-kills.handler';
 import { CLOCK, type Clock } from '../kernel/clock';
+import { Outbound } from '../kernel/outbound';
 import { ClusterState } from '../master/cluster-state';
 import { asProtocolError, ProtocolError } from '../kernel/protocol-error';
 import { Leadership } from '../leadership/leadership.service';
@@ -67,6 +68,7 @@ export class MesosScheduler {
     private readonly tasks: TaskUpdates,
     private readonly inverseOffers: InverseOffers,
     private readonly realtime: Realtime,
+    private readonly outbound: Outbound,
   ) {
     // When this replica stops leading or the process stops, the streams end with the sockets:
     // the frameworks subscribe again (to the leader), and no failover timeout starts meanwhile.
@@ -186,18 +188,29 @@ export class MesosScheduler {
   private async subscribe(call: MesosCallT, actor: Actor, encoding: MesosEncoding, req: Request, res: Response): Promise<void> {
     const msg = subscriptionOf(call, this.roles);
     const info = call.subscribe?.framework_info;
-    const stream = new MesosStream(res, encoding, actor, {
-      address: (agentId) => ({ ip: this.state.agents.get(agentId)?.ip }),
+    const stream = new MesosStream(
+      res,
+      encoding,
+      actor,
+      { address: (agentId) => ({ ip: this.state.agents.get(agentId)?.ip }) },
+      this.outbound,
+    );
+    // A revoked or expired token, or a disabled principal, ends the stream as a disconnection.
+    const forget = this.realtime.watchToken(actor, 'Mesos event stream', () => {
+      stream.send('ERROR', { message: 'the credentials of this subscription were revoked or expired' });
+      stream.disconnect();
     });
     // A connection that goes before the subscription is answered leaves nothing behind.
     const connection = { gone: false };
     res.on('close', () => {
       connection.gone = true;
+      forget();
       this.streams.delete(stream.id);
-      if (stream.data.frameworkId !== undefined && !stream.closed && this.realtime.sessionsOpen) {
-        stream.disconnect();
+      stream.disconnect();
+      // However it ended (the framework went, or the master ended it: revoked, too slow), its
+      // offers go back; unless the master is closing every session (it stops leading).
+      if (stream.data.frameworkId !== undefined && this.realtime.sessionsOpen)
         void this.failover.disconnected(stream).catch((err: unknown) => this.logger.error({ err }, 'Mesos framework disconnection'));
-      } else stream.disconnect();
     });
     const reply = await this.frameworks.subscribe(stream, msg, actor);
     const multiRole = msg.capabilities.includes('MULTI_ROLE');

@@ -2,18 +2,18 @@
  * A Mesos framework's connection: the streaming answer to its SUBSCRIBE call, in RecordIO
  * framing (`<length>\n<record>`), one record per event. The handlers see it as any framework
  * connection (FrameworkConnection): what they emit is turned into Mesos's events here. Events
- * emitted while the subscription is being answered wait until SUBSCRIBED has gone out.
+ * emitted while the subscription is being answered wait until SUBSCRIBED has gone out. What
+ * waits for the framework to read it (those events, and the response's buffer) is bounded
+ * (kernel/outbound.ts): a framework that stops reading is cut off and what waited is dropped.
  */
 import { randomUUID } from 'node:crypto';
 import type { FrameworkEvents, MesosEventType } from '@arbiter/contracts';
 import type { Response } from 'express';
 import type { Actor } from '../auth/auth.actor';
+import { type Outbound, type OutboundQueue, principalKey } from '../kernel/outbound';
 import type { FrameworkConnection, SessionData } from '../master/cluster-state';
 import { type EventContext, mesosInverseOffer, mesosOffer, mesosStatus, recordIo } from './mesos-events';
 import type { MesosEncoding } from './mesos-encoding';
-
-/** A framework that reads this slowly (this many bytes waiting) is disconnected. */
-export const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
 
 export interface AgentAddresses {
   address(agentId: string): { ip?: string; port?: number };
@@ -22,9 +22,11 @@ export interface AgentAddresses {
 export class MesosStream implements FrameworkConnection {
   /** The Mesos-Stream-Id: every later call of the framework carries it. */
   readonly id = randomUUID();
-  readonly data: SessionData = {};
+  readonly data: SessionData;
   private pending: Buffer[] | undefined = [];
+  private pendingBytes = 0;
   private ended = false;
+  private readonly queue: OutboundQueue;
   /** Set once the subscription is answered. */
   context?: EventContext;
 
@@ -34,7 +36,17 @@ export class MesosStream implements FrameworkConnection {
     /** Who subscribed: later calls on this stream must come from the same principal. */
     readonly actor: Actor,
     private readonly agents: AgentAddresses,
-  ) {}
+    outbound: Outbound,
+  ) {
+    this.queue = outbound.register(`mesos:${this.id}`, {
+      queuedBytes: () => this.pendingBytes + this.res.writableLength,
+      cut: () => this.end(true),
+    });
+    this.queue.claim(principalKey(actor));
+    this.data = { outbound: this.queue };
+    res.on('drain', () => this.queue.progressed());
+    res.on('close', () => this.queue.release());
+  }
 
   get closed(): boolean {
     return this.ended;
@@ -50,8 +62,10 @@ export class MesosStream implements FrameworkConnection {
     this.res.flushHeaders();
     const waiting = this.pending ?? [];
     this.pending = undefined;
+    this.pendingBytes = 0;
     this.send('SUBSCRIBED', subscribed);
     for (const record of waiting) this.write(record);
+    this.queue.check();
   }
 
   emit<E extends keyof FrameworkEvents>(event: E, ...args: Parameters<FrameworkEvents[E]>): boolean {
@@ -91,27 +105,34 @@ export class MesosStream implements FrameworkConnection {
     const event: Record<string, unknown> = { type };
     if (body) event[type.toLowerCase()] = body;
     const record = recordIo(this.encoding.encodeEvent(event));
-    if (this.pending) this.pending.push(record);
-    else this.write(record);
-    return true;
+    if (this.pending) {
+      this.pending.push(record);
+      this.pendingBytes += record.length;
+    } else this.write(record);
+    return this.queue.check();
   }
 
   private write(record: Buffer): void {
-    if (this.ended) return;
-    if (this.res.writableLength > MAX_BUFFERED_BYTES) {
-      this.send('ERROR', { message: 'the framework reads its event stream too slowly; subscribe again' });
-      this.disconnect();
-      return;
-    }
-    this.res.write(record);
+    if (!this.ended) this.res.write(record);
   }
 
   /** Ends the stream (Mesos sends ERROR first when it has something to say). */
   disconnect(): boolean {
+    return this.end(false);
+  }
+
+  /**
+   * Ends the stream: what is queued goes out first unless `drop` (it is cut off) or it holds
+   * more than a drained queue would; then the connection is destroyed and its buffers freed.
+   */
+  private end(drop: boolean): boolean {
     if (this.ended) return false;
-    this.ended = true;
     this.pending = undefined;
-    if (this.res.headersSent) this.res.end();
+    this.pendingBytes = 0;
+    this.ended = true;
+    // Before the subscription is answered, its refusal is still to be written.
+    if (drop || (this.res.headersSent && this.queue.backedUp)) this.res.destroy();
+    else if (this.res.headersSent) this.res.end();
     return true;
   }
 }

@@ -4,7 +4,7 @@
  * resources each uses, and what is left. Changes nothing.
  */
 import { Resources } from '@arbiter/allocator';
-import { type Accept, type Decline, PROTOCOL_ERRORS, type TaskSpec } from '@arbiter/contracts';
+import { type Accept, type Decline, OsUser, PROTOCOL_ERRORS, type TaskSpec } from '@arbiter/contracts';
 import { Injectable } from '@nestjs/common';
 import { AclsService } from '../acls/acls.service';
 import { AccessLog } from '../audit/access-log';
@@ -92,7 +92,14 @@ export class AnswerPlans {
       if (ids.has(spec.taskId))
         throw new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${spec.taskId}' appears twice in this accept`);
       ids.add(spec.taskId);
-      const user = spec.user ?? fw.user ?? undefined;
+      // The task's user, else its framework's (Mesos's CommandInfo.user, else FrameworkInfo.user).
+      const user = spec.user ?? (fw.user || undefined);
+      if (user !== undefined && !OsUser.safeParse(user).success)
+        throw new ProtocolError(
+          PROTOCOL_ERRORS.INVALID_MESSAGE,
+          `the framework's user '${user}' is not an operating-system user name; task '${spec.taskId}' must name its own user`,
+          { taskId: spec.taskId },
+        );
       if (user !== undefined && fw.actor && !this.acls.allows(fw.actor, 'run_tasks', user)) {
         await this.access.denied(fw.actor, {
           what: 'launch',

@@ -184,6 +184,7 @@ export class OfferAnswers {
         role,
         resources: spec.resources,
         command: { command: spec.command, env: spec.env ?? {} },
+        user: spec.user ?? null,
         state: TaskState.STAGING,
         createdAt: now,
         updatedAt: now,

@@ -1,3 +1,4 @@
+import { type Actor, CurrentActor } from '../auth/auth.actor';
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../errors/errors.dto';
@@ -12,11 +13,11 @@ export class OffersController {
   constructor(private readonly offers: OffersService) {}
 
   @Get()
-  @Requires('read')
+  @Requires('read', 'view_frameworks')
   @ApiOperation({ summary: 'Offers, newest first (filter by state, framework, agent)' })
   @ApiOkResponse({ type: OfferPageDto })
   @ApiErrors()
-  list(@Query() q: OfferListQueryDto): Promise<OfferPageDto> {
-    return this.offers.list({ state: q.state, frameworkId: q.frameworkId, agentId: q.agentId }, q.limit, q.offset);
+  list(@Query() q: OfferListQueryDto, @CurrentActor() actor: Actor): Promise<OfferPageDto> {
+    return this.offers.list({ state: q.state, frameworkId: q.frameworkId, agentId: q.agentId }, q.limit, q.offset, actor);
   }
 }

@@ -2,6 +2,8 @@
  * How offers are read and closed in SQL. An offer's row in `offers` is its record; while it is
  * outstanding its id is also in `outstanding_offers`, and closing it does both in one statement.
  */
+import type { ViewScope } from '../common/view-scopes';
+import { scopeCondition } from '../database/scope-condition';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
 import { MasterDatabase } from '../database/master-database';
@@ -47,6 +49,8 @@ export interface LaunchedTaskRow {
   role: string;
   resources: unknown;
   command: unknown;
+  /** Its OS user (null: the framework's dynamic user on the agent). */
+  user?: string | null;
   /** When it was launched (the accept's time). */
   createdAt: Date;
   /** Which answer of the write launched it. */
@@ -104,8 +108,8 @@ export class OffersRepository {
     const rows: Array<{ answer: number; task_id: string }> = await this.dataSource.query(
       `WITH v AS (
          SELECT * FROM unnest($5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[],
-                              $13::timestamptz[], $14::int[])
-           WITH ORDINALITY AS v(id, task_id, framework_id, agent_id, name, role, resources, command, at, answer, ord)),
+                              $13::timestamptz[], $14::int[], $15::text[])
+           WITH ORDINALITY AS v(id, task_id, framework_id, agent_id, name, role, resources, command, at, answer, user_name, ord)),
        refused AS (
          SELECT DISTINCT ON (v.answer) v.answer, v.task_id FROM v
            JOIN tasks t ON t.framework_id = v.framework_id AND t.task_id = v.task_id ORDER BY v.answer, v.ord),
@@ -115,8 +119,9 @@ export class OffersRepository {
                         closed_at = c.at
                     FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::int[]) AS c(id, state, at, answer) WHERE o.id = c.id),
        launched AS (
-         INSERT INTO tasks (id, task_id, framework_id, agent_id, name, role, resources, command, state, created_at, updated_at)
-         SELECT v.id, v.task_id, v.framework_id, v.agent_id, v.name, v.role, v.resources::jsonb, v.command::jsonb, 'STAGING', v.at, v.at
+         INSERT INTO tasks (id, task_id, framework_id, agent_id, name, role, resources, command, "user", state, created_at, updated_at)
+         SELECT v.id, v.task_id, v.framework_id, v.agent_id, v.name, v.role, v.resources::jsonb, v.command::jsonb, v.user_name, 'STAGING',
+                v.at, v.at
            FROM v WHERE v.answer NOT IN (SELECT answer FROM refused))
        SELECT answer, task_id FROM refused`,
       [
@@ -134,6 +139,7 @@ export class OffersRepository {
         tasks.map((t) => JSON.stringify(t.command)),
         tasks.map((t) => t.createdAt),
         tasks.map((t) => t.answer),
+        tasks.map((t) => t.user ?? null),
       ],
     );
     return rows.map((r) => ({ answer: r.answer, taskId: r.task_id }));
@@ -145,8 +151,9 @@ export class OffersRepository {
 export class OfferListRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** `users` and `roles`: the framework users and roles whose offers the caller may see (view_frameworks, view_roles). */
   async list(
-    filter: { state?: OfferState; frameworkId?: string; agentId?: string },
+    filter: { state?: OfferState; frameworkId?: string; agentId?: string; users?: ViewScope; roles?: ViewScope },
     limit: number,
     offset: number,
   ): Promise<{ rows: OfferEntity[]; total: number; totalCapped: boolean }> {
@@ -156,6 +163,13 @@ export class OfferListRepository {
     if (filter.state && filter.state !== OfferState.OUTSTANDING) q.andWhere('o.state = :state', { state: filter.state });
     if (filter.frameworkId) q.andWhere('o.framework_id = :frameworkId', { frameworkId: filter.frameworkId });
     if (filter.agentId) q.andWhere('o.agent_id = :agentId', { agentId: filter.agentId });
+    const users = filter.users;
+    if (users && 'only' in users)
+      q.andWhere("o.framework_id IN (SELECT f.id FROM frameworks f WHERE COALESCE(f.user, '') = ANY(:users))", { users: users.only });
+    else if (users?.except.length)
+      q.andWhere("o.framework_id NOT IN (SELECT f.id FROM frameworks f WHERE COALESCE(f.user, '') = ANY(:users))", { users: users.except });
+    if (filter.roles && ('only' in filter.roles || filter.roles.except.length))
+      q.andWhere(...scopeCondition('o.role', filter.roles, 'roles'));
     const [rows, count] = await Promise.all([
       q.clone().orderBy('o.created_at', 'DESC').addOrderBy('o.id', 'ASC').take(limit).skip(offset).getMany(),
       cappedTotal(q, offset),

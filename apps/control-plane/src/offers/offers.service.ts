@@ -1,4 +1,6 @@
 /** Offers as operators read them: every offer made, outstanding or closed. */
+import { AclsService } from '../acls/acls.service';
+import type { Actor } from '../auth/auth.actor';
 import { Resources } from '@arbiter/allocator';
 import { Injectable } from '@nestjs/common';
 import type { CappedPage } from '../common/pagination.dto';
@@ -8,14 +10,20 @@ import { OfferListRepository } from './offers.repository';
 
 @Injectable()
 export class OffersService {
-  constructor(private readonly repo: OfferListRepository) {}
+  constructor(
+    private readonly repo: OfferListRepository,
+    private readonly acls: AclsService,
+  ) {}
 
+  /** Offers of the frameworks and roles the actor may see (the view_frameworks and view_roles ACLs). */
   async list(
     filter: { state?: OfferState; frameworkId?: string; agentId?: string },
     limit: number,
     offset: number,
+    actor: Actor,
   ): Promise<CappedPage<OfferDto>> {
-    const { rows, total, totalCapped } = await this.repo.list(filter, limit, offset);
+    const scoped = { ...filter, users: this.acls.scope(actor, 'view_frameworks'), roles: this.acls.scope(actor, 'view_roles') };
+    const { rows, total, totalCapped } = await this.repo.list(scoped, limit, offset);
     return {
       items: rows.map((o) => ({
         id: o.id,

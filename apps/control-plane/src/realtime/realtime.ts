@@ -3,7 +3,8 @@
  * one included, needs a token in the handshake (`auth: { token }`), checked like the REST API's
  * bearer tokens, and a principal of a kind the namespace admits. Until a connection has
  * authenticated, its messages may be no larger than a handshake (PRE_AUTH_MAX_BYTES); the large
- * limit applies only once it has. A revoked or expired token's sockets are closed at once.
+ * limit applies only once it has. A revoked or expired token's sockets are closed at once (and
+ * its Mesos event streams ended: `watchToken`).
  */
 import type { Server as HttpServer } from 'node:http';
 import type { Socket } from 'node:net';
@@ -19,9 +20,12 @@ import { ArbiterException } from '../errors/errors.exception';
 import { toArbiterException } from '../errors/errors.filter';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { Leadership } from '../leadership/leadership.service';
+import { Outbound, type OutboundQueue, principalKey } from '../kernel/outbound';
 
 export interface AuthedSocketData {
   actor: Actor;
+  /** What is queued for the connection's reader (SessionData.outbound). */
+  outbound?: OutboundQueue;
 }
 
 /** Largest message before a connection has authenticated: a handshake with a token fits easily. */
@@ -49,8 +53,10 @@ export class Realtime implements BeforeApplicationShutdown {
   private readonly connections = new Set<EngineConnection>();
   /** Namespaces only the leader serves. */
   private readonly leaderOnly = new Set<Namespace>();
-  /** Open sockets by the token they authenticated with. */
-  private readonly byToken = new Map<string, Set<AnySocket>>();
+  /** Open sessions (sockets, Mesos event streams) by the token they authenticated with. */
+  private readonly byToken = new Map<string, Set<TokenSession>>();
+  /** The queue of each engine.io connection (kernel/outbound.ts). */
+  private readonly queues = new WeakMap<object, OutboundQueue>();
   /** Closers of other protocols' sessions (Mesos's event streams): they go with the sockets. */
   private readonly otherSessions = new Set<() => void>();
 
@@ -59,6 +65,7 @@ export class Realtime implements BeforeApplicationShutdown {
     private readonly auth: AuthService,
     private readonly leadership: Leadership,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly outbound: Outbound,
   ) {
     auth.onRevoked((r) => this.closeRevoked(r));
   }
@@ -84,6 +91,7 @@ export class Realtime implements BeforeApplicationShutdown {
         this.connections.add(conn);
         conn.once('close', () => this.connections.delete(conn));
       });
+      this.server.engine.on('connection', (conn: BoundedConnection) => this.bound(conn));
       // The root namespace serves nothing: refuse every connection to it.
       this.server.of('/').use((_socket, next) => {
         const e = new Error('connect to /agents, /frameworks or /events') as Error & { data?: unknown };
@@ -129,6 +137,9 @@ export class Realtime implements BeforeApplicationShutdown {
               `principal '${actor.name}' (kind ${actor.kind ?? 'system'}) may not connect to ${name}, which admits ${kinds.join(' and ')} principals`,
             );
           (socket.data as AuthedSocketData).actor = actor;
+          const queue = this.queues.get(socket.conn);
+          queue?.claim(principalKey(actor));
+          (socket.data as AuthedSocketData).outbound = queue;
           this.track(socket, actor);
           raiseMessageLimit(socket.conn);
           next();
@@ -172,44 +183,90 @@ export class Realtime implements BeforeApplicationShutdown {
     for (const conn of this.connections) conn.close();
   }
 
-  /** Remembers the socket under its token, and closes it when the token expires. */
+  /**
+   * Bounds what waits for a connection's reader (kernel/outbound.ts): the packets engine.io
+   * holds for it, and what its websocket has not written yet. A connection past a bound is
+   * cut off: its websocket destroyed, its packets dropped.
+   */
+  private bound(conn: BoundedConnection): void {
+    let packets = 0;
+    const size = (p: EnginePacket) => (typeof p.data === 'string' ? p.data.length : (p.data?.byteLength ?? 0));
+    const queue = this.outbound.register(`socket.io:${conn.id}`, {
+      queuedBytes: () => packets + (conn.transport.name === 'websocket' ? (conn.transport.socket?.bufferedAmount ?? 0) : 0),
+      cut: () => {
+        if (conn.transport.name === 'websocket') conn.transport.socket?.terminate?.();
+        conn.close(true);
+      },
+    });
+    this.queues.set(conn, queue);
+    const progressed = () => queue.progressed();
+    const watch = (t: BoundedConnection['transport']) => t.on?.('drain', progressed);
+    conn.on('packetCreate', (p: EnginePacket) => {
+      packets += size(p);
+      queue.check();
+    });
+    conn.on('flush', (buffer: EnginePacket[]) => {
+      for (const p of buffer) packets -= size(p);
+    });
+    conn.on('drain', progressed);
+    conn.on('upgrade', watch);
+    watch(conn.transport);
+    conn.once('close', () => {
+      packets = 0;
+      queue.release();
+    });
+  }
+
+  /** Remembers the socket under its token: it is closed when the token is revoked or expires. */
   private track(socket: AnySocket, actor: Actor): void {
+    const forget = this.watchToken(actor, 'socket', () => socket.disconnect(true));
+    socket.on('disconnect', forget);
+  }
+
+  /**
+   * Ends a session (a socket, a Mesos event stream) when its token is revoked or expires, or its
+   * principal is disabled: `close` is called once then. Returns what forgets the session (call it
+   * when the session ends of itself). A session without a token (anonymous) is not watched.
+   */
+  watchToken(actor: Actor, what: string, close: () => void): () => void {
     const tokenId = actor.tokenId;
-    if (!tokenId) return;
+    if (!tokenId) return () => undefined;
     let set = this.byToken.get(tokenId);
     if (!set) this.byToken.set(tokenId, (set = new Set()));
-    set.add(socket);
     let timer: NodeJS.Timeout | undefined;
+    const session: TokenSession = {
+      actor,
+      close: (why) => {
+        forget();
+        this.logger.log({ tokenId, principal: actor.name }, `token ${why}: closing its ${what}`);
+        close();
+      },
+    };
+    const forget = () => {
+      if (timer) clearTimeout(timer);
+      set.delete(session);
+      if (!set.size && this.byToken.get(tokenId) === set) this.byToken.delete(tokenId);
+    };
+    set.add(session);
     const expiry = actor.tokenExpiresAt?.getTime();
     const arm = () => {
       if (expiry === undefined) return;
       const wait = expiry - Date.now();
       if (wait <= 0) {
-        this.logger.log({ tokenId, principal: actor.name }, 'token expired: closing its socket');
-        socket.disconnect(true);
+        session.close('expired');
         return;
       }
       timer = setTimeout(arm, Math.min(wait, MAX_TIMER_MS));
       timer.unref();
     };
     arm();
-    socket.on('disconnect', () => {
-      if (timer) clearTimeout(timer);
-      set.delete(socket);
-      if (!set.size) this.byToken.delete(tokenId);
-    });
+    return forget;
   }
 
   private closeRevoked(r: Revocation): void {
-    for (const [tokenId, sockets] of this.byToken) {
-      for (const socket of sockets) {
-        const actor = (socket.data as AuthedSocketData).actor;
-        if ('tokenId' in r ? tokenId === r.tokenId : actor.principalId === r.principalId) {
-          this.logger.log({ tokenId, principal: actor.name }, 'token revoked: closing its socket');
-          socket.disconnect(true);
-        }
-      }
-    }
+    for (const [tokenId, sessions] of this.byToken)
+      for (const session of [...sessions])
+        if ('tokenId' in r ? tokenId === r.tokenId : session.actor.principalId === r.principalId) session.close('revoked');
   }
 
   /**
@@ -224,6 +281,30 @@ export class Realtime implements BeforeApplicationShutdown {
     // The HTTP server itself is Nest's to close; close only socket.io's engine.
     this.server.engine.close();
   }
+}
+
+/** A session watched for its token's revocation or expiry. */
+interface TokenSession {
+  actor: Actor;
+  close(why: 'revoked' | 'expired'): void;
+}
+
+/** An engine.io packet (its data as socket.io encoded it). */
+interface EnginePacket {
+  data?: string | { byteLength: number };
+}
+
+/** What `bound` needs of an engine.io connection (not part of its typed API). */
+interface BoundedConnection {
+  id: string;
+  transport: {
+    name: string;
+    socket?: { bufferedAmount?: number; terminate?(): void };
+    on?(event: 'drain', listener: () => void): void;
+  };
+  on(event: 'packetCreate' | 'drain' | 'flush' | 'upgrade', listener: (arg: never) => void): void;
+  once(event: 'close', listener: () => void): void;
+  close(discard?: boolean): void;
 }
 
 /** What closeSessions needs of an engine.io connection. */

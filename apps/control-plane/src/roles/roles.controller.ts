@@ -25,12 +25,12 @@ export class RolesController {
   }
 
   @Get('weights')
-  @Requires('read')
+  @Requires('read', 'view_roles')
   @ApiOperation({ summary: 'Weights set explicitly (others weigh 1)' })
   @ApiOkResponse({ type: [WeightDto] })
   @ApiErrors()
-  weights(): Promise<WeightDto[]> {
-    return this.roles.weights();
+  weights(@CurrentActor() actor: Actor): Promise<WeightDto[]> {
+    return this.roles.weights(actor);
   }
 
   @Put('weights')
@@ -43,12 +43,12 @@ export class RolesController {
   }
 
   @Get('quota')
-  @Requires('read')
+  @Requires('read', 'view_roles')
   @ApiOperation({ summary: 'Quotas: guarantees and limits per top-level role' })
   @ApiOkResponse({ type: [QuotaDto] })
   @ApiErrors()
-  quotas(): Promise<QuotaDto[]> {
-    return this.roles.quotas();
+  quotas(@CurrentActor() actor: Actor): Promise<QuotaDto[]> {
+    return this.roles.quotas(actor);
   }
 
   @Put('quota')

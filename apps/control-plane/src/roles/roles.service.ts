@@ -62,8 +62,11 @@ export class RolesService {
     });
   }
 
-  async weights(): Promise<WeightDto[]> {
-    return (await this.repo.roles(this.db.manager)).map((r) => ({ role: r.path, weight: r.weight }));
+  /** Weights set explicitly; with an actor, of the roles the view_roles ACL lets it see. */
+  async weights(actor?: Actor): Promise<WeightDto[]> {
+    return (await this.repo.roles(this.db.manager))
+      .filter((r) => !actor || this.acls.allows(actor, 'view_roles', r.path))
+      .map((r) => ({ role: r.path, weight: r.weight }));
   }
 
   async updateWeights(input: WeightDto[], actor: Actor): Promise<WeightDto[]> {
@@ -103,15 +106,18 @@ export class RolesService {
       }
     });
     this.events.emit({ type: 'weights.updated', weights: Object.fromEntries(input.map((w) => [w.role, w.weight])) });
-    return this.weights();
+    return this.weights(actor);
   }
 
-  async quotas(): Promise<QuotaDto[]> {
-    return (await this.repo.quotas(this.db.manager)).map((q) => ({
-      role: q.role,
-      guarantees: q.guarantees,
-      limits: q.limits,
-    }));
+  /** Quotas; with an actor, of the roles the view_roles ACL lets it see. */
+  async quotas(actor?: Actor): Promise<QuotaDto[]> {
+    return (await this.repo.quotas(this.db.manager))
+      .filter((q) => !actor || this.acls.allows(actor, 'view_roles', q.role))
+      .map((q) => ({
+        role: q.role,
+        guarantees: q.guarantees,
+        limits: q.limits,
+      }));
   }
 
   async updateQuotas(input: QuotaInputDto[], force: boolean, actor: Actor): Promise<QuotaDto[]> {
@@ -196,7 +202,7 @@ export class RolesService {
       }
     });
     for (const q of parsed) this.events.emit({ type: 'quota.updated', role: q.role });
-    return this.quotas();
+    return this.quotas(actor);
   }
 
   async removeQuota(role: string, actor: Actor): Promise<void> {

@@ -20,12 +20,15 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { OperatorStream } from '../realtime/operator-stream';
 import { Metrics } from '../health/metrics';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { type AgentSocket, ClusterState, type FrameworkConnection, taskKey } from '../master/cluster-state';
+import { type AgentSocket, ClusterState, type FrameworkConnection, sessionOf, taskKey } from '../master/cluster-state';
 import { type Batch, Kernel, type Pending } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { Outbox } from '../master/outbox';
 import { type TaskEntity, TaskState } from './task.entity';
 import { TasksRepository } from './tasks.repository';
+
+/** Answers of a reconciliation sent between looks at the connection's queue (it waits while that is backed up). */
+export const RECONCILE_CHUNK = 100;
 
 /** Only the agent a task runs on may report its state. */
 const notOnAgent = (u: StatusUpdate) =>
@@ -268,7 +271,14 @@ export class TaskUpdates {
     const mem = Resources.of(task.resources).get('mem');
     const msg: LaunchTask = {
       frameworkId: task.frameworkId,
-      task: { taskId: task.taskId, name: task.name, command: spec.command, env: spec.env, resources: task.resources },
+      task: {
+        taskId: task.taskId,
+        name: task.name,
+        command: spec.command,
+        env: spec.env,
+        resources: task.resources,
+        ...(task.user ? { user: task.user } : {}),
+      },
       ...(mem > 0 ? { memLimitBytes: Math.round(mem * 1024 * 1024) } : {}),
     };
     this.outbox.launch(agentId, msg);
@@ -286,20 +296,24 @@ export class TaskUpdates {
     await this.acks.push({ frameworkId: fw.id, taskId: msg.taskId, updateUuid: msg.updateUuid });
   }
 
-  /** Answers with the latest state of the tasks named, or of every live task of the framework (implicit reconciliation). */
-  reconcile(socket: FrameworkConnection, msg: { tasks: Array<{ taskId: string }> }): Promise<void> {
-    return this.kernel.exclusive(async () => {
+  /**
+   * Answers with the latest state of the tasks named, or of every live task of the framework
+   * (implicit reconciliation). The tasks are read in a turn of the serial order; the answers go
+   * out after it, RECONCILE_CHUNK at a time, each chunk once the connection's queue is no longer
+   * backed up (a reader that takes nothing is cut off, kernel/outbound.ts), so that a large
+   * reconciliation queues little more than a chunk for a slow reader and never holds up the master.
+   */
+  async reconcile(socket: FrameworkConnection, msg: { tasks: Array<{ taskId: string }> }): Promise<void> {
+    const { fw, tasks } = await this.kernel.exclusive(async () => {
       const fw = this.state.frameworkOf(socket);
-      const tasks = msg.tasks.length
-        ? await this.tasks.findMany(
-            fw.id,
-            msg.tasks.map((t) => t.taskId),
-          )
-        : await this.tasks.live({ frameworkId: fw.id });
-      const known = new Set(tasks.map((t) => t.taskId));
-      const send = (status: StatusUpdate) => this.outbox.update(fw.id, status);
-      for (const t of tasks) {
-        send({
+      const ids = msg.tasks.map((t) => t.taskId);
+      return { fw, tasks: ids.length ? await this.tasks.findMany(fw.id, ids) : await this.tasks.live({ frameworkId: fw.id }) };
+    });
+    const known = new Set(tasks.map((t) => t.taskId));
+    const now = this.clock.date().toISOString();
+    const answers = function* (): Generator<StatusUpdate> {
+      for (const t of tasks)
+        yield {
           updateUuid: randomUUID(),
           frameworkId: fw.id,
           taskId: t.taskId,
@@ -308,24 +322,31 @@ export class TaskUpdates {
           reason: 'REASON_RECONCILIATION',
           timestamp: t.updatedAt.toISOString(),
           source: 'SOURCE_MASTER',
-        });
-      }
-      const now = this.clock.date().toISOString();
-      for (const t of msg.tasks.filter((t) => !known.has(t.taskId))) {
-        send({
-          updateUuid: randomUUID(),
-          frameworkId: fw.id,
-          taskId: t.taskId,
-          agentId: 'unknown',
-          // Mesos: UNKNOWN for a PARTITION_AWARE framework, LOST for the others.
-          state: fw.capabilities.includes('PARTITION_AWARE') ? 'UNKNOWN' : 'LOST',
-          reason: 'REASON_RECONCILIATION',
-          message: 'the task is unknown',
-          timestamp: now,
-          source: 'SOURCE_MASTER',
-        });
-      }
-    });
+        };
+      for (const t of msg.tasks)
+        if (!known.has(t.taskId))
+          yield {
+            updateUuid: randomUUID(),
+            frameworkId: fw.id,
+            taskId: t.taskId,
+            agentId: 'unknown',
+            // Mesos: UNKNOWN for a PARTITION_AWARE framework, LOST for the others.
+            state: fw.capabilities.includes('PARTITION_AWARE') ? 'UNKNOWN' : 'LOST',
+            reason: 'REASON_RECONCILIATION',
+            message: 'the task is unknown',
+            timestamp: now,
+            source: 'SOURCE_MASTER',
+          };
+    };
+    const queue = sessionOf(socket).outbound;
+    let sent = 0;
+    for (const status of answers()) {
+      if (sent % RECONCILE_CHUNK === 0 && queue?.backedUp && !(await queue.drained())) return;
+      // The framework went, or subscribed again elsewhere: the rest is no longer this connection's.
+      if (fw.socket !== socket || this.state.frameworks.get(fw.id) !== fw) return;
+      this.outbox.update(fw.id, status);
+      sent++;
+    }
   }
 
   /** A framework (re-)subscribed: its updates are held back until `resync` has sent the unacknowledged ones again. */

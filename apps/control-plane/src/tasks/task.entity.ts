@@ -57,6 +57,13 @@ export class TaskEntity {
   @Column('jsonb', { nullable: true })
   command!: Record<string, unknown> | null;
 
+  /**
+   * The OS user it runs as: its spec's, else its framework's (checked against the run_tasks
+   * ACL). Null: neither named one, and the agent runs it as the framework's own dynamic user.
+   */
+  @Column('text', { nullable: true })
+  user?: string | null;
+
   @Column({ type: 'enum', enum: TaskState, enumName: 'task_state' })
   state!: TaskState;
 

@@ -13,16 +13,16 @@ export class WhitelistController {
   constructor(private readonly whitelist: WhitelistService) {}
 
   @Get()
-  @Requires('read')
+  @Requires('read', 'view_agents')
   @ApiOperation({ summary: 'The agent whitelist' })
   @ApiOkResponse({ type: WhitelistDto })
   @ApiErrors()
-  get(): Promise<WhitelistDto> {
-    return this.whitelist.get();
+  get(@CurrentActor() actor: Actor): Promise<WhitelistDto> {
+    return this.whitelist.get(actor);
   }
 
   @Put()
-  @Requires('operate')
+  @Requires('operate', 'update_whitelist')
   @ApiOperation({ summary: 'Replace the whitelist (null: every agent; []: none)' })
   @ApiOkResponse({ type: WhitelistDto })
   @ApiErrors()
@@ -31,7 +31,7 @@ export class WhitelistController {
   }
 
   @Patch()
-  @Requires('operate')
+  @Requires('operate', 'update_whitelist')
   @ApiOperation({
     summary: 'Add hostnames to the whitelist or remove them (removing with no whitelist set starts one with every other present agent)',
   })

@@ -1,9 +1,12 @@
 /**
  * The agent whitelist (Mesos's --whitelist, settable at run time): `null` lets every agent be
  * offered, a list only those hostnames, an empty list none. Besides replacing it whole, hostnames
- * can be added and removed (the dashboard's per-agent toggle).
+ * can be added and removed (the dashboard's per-agent toggle). A change needs the update_whitelist
+ * ACL for every hostname it adds or removes (turning the whitelist on or off: every agent, see
+ * `changed`); a read shows the hostnames the view_agents ACL allows.
  */
 import { Injectable } from '@nestjs/common';
+import { AclsService } from '../acls/acls.service';
 import type { Actor } from '../auth/auth.actor';
 import { AuditService } from '../audit/audit.service';
 import { Database, type Tx } from '../database/database.service';
@@ -20,10 +23,12 @@ export class WhitelistService {
     private readonly repo: WhitelistRepository,
     private readonly audit: AuditService,
     private readonly events: ClusterEvents,
+    private readonly acls: AclsService,
   ) {}
 
-  async get(): Promise<WhitelistDto> {
-    return { hostnames: await this.repo.hostnames(this.db.manager) };
+  async get(actor: Actor): Promise<WhitelistDto> {
+    const hostnames = await this.repo.hostnames(this.db.manager);
+    return { hostnames: hostnames?.filter((h) => this.acls.allows(actor, 'view_agents', h)) ?? null };
   }
 
   replace(hostnames: string[] | null, actor: Actor): Promise<WhitelistDto> {
@@ -59,6 +64,7 @@ export class WhitelistService {
       const previous = await this.repo.hostnames(tx, { lock: true });
       const computed = await compute(previous, tx);
       const value = computed === null ? null : [...new Set(computed)].sort();
+      await this.acls.authorize(actor, 'update_whitelist', changed(previous, value), 'change the whitelist');
       await this.repo.save(tx, value, new Date());
       await this.audit.record(tx, actor, {
         action: 'whitelist.update',
@@ -70,6 +76,18 @@ export class WhitelistService {
       return value;
     });
     this.events.emit({ type: 'whitelist.updated', hostnames: next });
-    return { hostnames: next };
+    return { hostnames: next?.filter((h) => this.acls.allows(actor, 'view_agents', h)) ?? null };
   }
+}
+
+/**
+ * The hostnames a change adds or removes. Turning the whitelist on or off concerns every agent:
+ * `*` (which only an entry for agents of type ANY matches) and every hostname of the list.
+ */
+function changed(previous: string[] | null, next: string[] | null): string[] {
+  if (previous === null && next === null) return [];
+  if (previous === null || next === null) return ['*', ...(previous ?? next ?? [])];
+  const before = new Set(previous);
+  const after = new Set(next);
+  return [...next.filter((h) => !before.has(h)), ...previous.filter((h) => !after.has(h))];
 }

@@ -49,11 +49,12 @@ describe('authentication', () => {
     expect((list.body as Array<{ name: string }>).map((p) => p.name)).not.toContain('team:a');
   });
 
-  it('keeps /health, /metrics and the API docs open', async () => {
-    for (const path of ['/health', '/metrics', '/api/docs-json']) {
+  it('keeps /health and the API docs open, and serves /metrics to a token', async () => {
+    for (const path of ['/health', '/api/docs-json']) {
       expect((await t.request('GET', path, undefined, { token: null })).status).toBe(200);
     }
-    const metrics = await t.request('GET', '/metrics', undefined, { token: null });
+    expect((await t.request('GET', '/metrics', undefined, { token: null })).status).toBe(401);
+    const metrics = await t.request('GET', '/metrics');
     expect(metrics.body).toMatch(/arbiter_http_requests_total\{method="GET",route="\/api\/v1\/agents",status="200"\}/);
   });
 

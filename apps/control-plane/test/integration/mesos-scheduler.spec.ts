@@ -7,6 +7,7 @@
 import { parseResources, Resources } from '@arbiter/allocator';
 import fc from 'fast-check';
 import type { AppConfig } from '../../src/config/config.schema';
+import { Outbound } from '../../src/kernel/outbound';
 import { ClusterState } from '../../src/master/cluster-state';
 import { TaskUpdates } from '../../src/tasks/task-updates.handler';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';
@@ -122,6 +123,8 @@ it('subscribes over a RecordIO stream, offers in Mesos shape, launches a shell t
   );
   expect(launched.status).toBe(202);
   await until(() => updates(c).some((s) => s.state === 'TASK_RUNNING'));
+  // FrameworkInfo.user is the user of a task whose CommandInfo names none.
+  expect(a.launches.map((l) => [l.task.taskId, l.task.user])).toEqual([['hello-1', 'nobody']]);
   const running = defined(updates(c).find((s) => s.state === 'TASK_RUNNING'));
   expect(running).toMatchObject({ task_id: { value: 'hello-1' }, agent_id: { value: a.agentId }, source: 'SOURCE_AGENT' });
   expect(Buffer.from(defined(running.uuid), 'base64')).toHaveLength(16);
@@ -355,6 +358,148 @@ it('admits anonymous frameworks when the operator allows it, under the ACL entri
   expect(JSON.parse(defined(closed.subscribeBody))).toMatchObject({ code: 'FORBIDDEN' });
 });
 
+it('lets no one take over an anonymous framework: no principal subscribes as it, and only its own stream acts for it while open', async () => {
+  const cp = await start({ mesosAllowAnonymous: true });
+  const teamB = await cp.principal('team-b');
+  const owner = client(cp, null);
+  expect(await owner.subscribe(info({ failover_timeout: 600 }))).toBe(200);
+  await until(() => owner.frameworkId !== undefined);
+  const id = defined(owner.frameworkId);
+  const stateOf = async () => ((await cp.request('GET', `/api/v1/frameworks/${id}`)).body as Record<string, unknown>).state;
+
+  // An authenticated principal cannot subscribe as it, over either protocol.
+  const thief = client(cp, `Bearer ${teamB}`);
+  expect(await thief.subscribe(info({ id: { value: id } }))).toBe(403);
+  expect(codeOf(thief.subscribeBody)).toBe('FRAMEWORK_PRINCIPAL_MISMATCH');
+  const sdk = new Recorder(cp, { name: 'thief', roles: ['analytics'], frameworkId: id }, { token: teamB });
+  closers.push(() => sdk.s.close());
+  await expect(sdk.s.start()).rejects.toMatchObject({ code: 'FRAMEWORK_PRINCIPAL_MISMATCH' });
+  // Another anonymous caller knows its framework id but not its stream: it cannot subscribe as it either.
+  const stranger = client(cp, null);
+  expect(await stranger.subscribe(info({ id: { value: id } }))).toBe(403);
+  expect(codeOf(stranger.subscribeBody)).toBe('FRAMEWORK_PRINCIPAL_MISMATCH');
+  // Calls need the owner's Mesos-Stream-Id: an authenticated caller holding it is refused, a wrong one names no stream.
+  const teardown = JSON.stringify({ type: 'TEARDOWN', framework_id: { value: id } });
+  const withId = await new MesosClient(cp.cp.url, `Bearer ${teamB}`).raw(teardown, { 'mesos-stream-id': defined(owner.streamId) });
+  expect([withId.status, codeOf(withId.body)]).toEqual([403, 'FRAMEWORK_PRINCIPAL_MISMATCH']);
+  const guessed = await new MesosClient(cp.cp.url, null).raw(teardown, { 'mesos-stream-id': '00000000-0000-4000-8000-000000000000' });
+  expect([guessed.status, codeOf(guessed.body)]).toEqual([400, 'NOT_SUBSCRIBED']);
+  expect(owner.ended).toBe(false);
+  expect(await stateOf()).toBe('ACTIVE');
+  expect((await owner.call('REVIVE')).status).toBe(202);
+
+  // Once its stream has ended it fails over as Mesos frameworks do: an anonymous subscription with its id.
+  owner.close();
+  await until(async () => (await stateOf()) === 'DISCONNECTED');
+  const again = client(cp, null);
+  expect(await again.subscribe(info({ id: { value: id } }))).toBe(200);
+  await until(() => again.frameworkId === id);
+});
+
+it('ends the event streams of a revoked token and of a disabled principal, and their frameworks hold no offers after', async () => {
+  const cp = await start();
+  await cp.principal('team-a');
+  const issued = (await cp.request('POST', '/api/v1/principals/team-a/tokens', {})).body as { id: string; token: string };
+  const revoked = client(cp, basic('team-a', issued.token));
+  const disabled = client(cp, `Bearer ${await cp.principal('team-c')}`);
+  const keeps = client(cp, `Bearer ${await cp.principal('team-b')}`);
+  const state = cp.cp.app.get(ClusterState);
+  const held = (c: MesosClient) => [...state.offers.values()].filter((o) => o.frameworkId === c.frameworkId).length;
+  const stateOf = async (c: MesosClient) =>
+    ((await cp.request('GET', `/api/v1/frameworks/${defined(c.frameworkId)}`)).body as Record<string, unknown>).state;
+  // Each subscribes, then an agent comes for it to hold as an offer.
+  for (const [i, c] of [revoked, disabled, keeps].entries()) {
+    expect(await c.subscribe(info({ role: `role-${i}`, failover_timeout: 600 }))).toBe(200);
+    await agent(cp, `node-${i}`, 'cpus:4;mem:4096');
+    await until(() => held(c) > 0);
+  }
+
+  expect((await cp.request('DELETE', `/api/v1/tokens/${issued.id}`)).status).toBe(200);
+  await until(() => revoked.ended);
+  expect(revoked.of<{ message: string }>('ERROR')).toEqual([{ message: stringContaining('revoked') }]);
+  // Ended as a disconnection: its offers went back (to the other role's framework now), and it gets none.
+  await until(async () => held(revoked) === 0 && (await stateOf(revoked)) === 'DISCONNECTED');
+
+  expect((await cp.request('POST', '/api/v1/principals/team-c/disable')).status).toBe(200);
+  await until(() => disabled.ended);
+  await until(async () => held(disabled) === 0 && (await stateOf(disabled)) === 'DISCONNECTED');
+  // Another principal's stream is untouched.
+  expect(keeps.ended).toBe(false);
+  expect(await stateOf(keeps)).toBe('ACTIVE');
+});
+
+it('cuts off a framework that stops reading its stream once its queue passes the bound, and frees what waited for it', async () => {
+  const cp = await start({ connectionQueueMb: 0.5 });
+  const outbound = cp.cp.app.get(Outbound);
+  const hung = client(cp);
+  const reader = client(cp);
+  for (const c of [hung, reader]) expect(await c.subscribe(info({ failover_timeout: 600 }))).toBe(200);
+  await until(() => hung.frameworkId !== undefined && reader.frameworkId !== undefined);
+  const queued = (c: MesosClient) => outbound.queued(`mesos:${defined(c.streamId)}`);
+  expect(queued(hung)).toBe(0);
+  hung.stopReading();
+  // Each ACCEPT of 4,000 tasks on an offer that does not exist is answered with 4,000 updates
+  // (TASK_LOST) on the stream, about 1.3 MB: before long more than the socket's buffers take,
+  // and more than the bound.
+  const launches = Array.from({ length: 4_000 }, (_, i) => ({
+    name: 't',
+    task_id: { value: `t-${i}` },
+    agent_id: { value: 'a' },
+    command: { value: 'true' },
+    resources: [{ name: 'cpus', type: 'SCALAR', scalar: { value: 1 } }],
+  }));
+  const accept = {
+    accept: {
+      offer_ids: [{ value: '00000000-0000-4000-8000-000000000000' }],
+      operations: [{ type: 'LAUNCH', launch: { task_infos: launches } }],
+    },
+  };
+  let calls = 0;
+  while (queued(hung) !== undefined && calls++ < 40) expect((await hung.call('ACCEPT', accept)).status).toBe(202);
+  // Cut off: the stream is gone from the accounting (what waited was dropped with its connection)...
+  expect(queued(hung)).toBeUndefined();
+  expect(outbound.totalBytes()).toBeLessThan(64 * 1024);
+  const state = cp.cp.app.get(ClusterState);
+  // ... and its framework is disconnected, as if it had gone.
+  await until(() => state.frameworks.get(defined(hung.frameworkId))?.socket === undefined);
+  expect((await hung.call('REVIVE')).status).toBe(400);
+  // A framework that reads takes a large answer whole: 25,000 answers (about 7 MB, 14 times the
+  // bound) go out in chunks, each once most of the last has been read.
+  const tasks = Array.from({ length: 25_000 }, (_, i) => ({ task_id: { value: `t-${i}` } }));
+  expect((await reader.call('RECONCILE', { reconcile: { tasks } })).status).toBe(202);
+  await until(() => updates(reader).length === 25_000);
+  expect(reader.ended).toBe(false);
+  expect(queued(reader)).toBeLessThan(512 * 1024);
+}, 60_000);
+
+it('limits the frameworks of one principal, over either protocol: one more is refused TOO_MANY_FRAMEWORKS', async () => {
+  const cp = await start({ maxFrameworksPerPrincipal: 2 });
+  const teamA = await cp.principal('team-a');
+  const sdk = new Recorder(cp, { name: 'sdk', roles: ['analytics'] }, { token: teamA });
+  closers.push(() => sdk.s.close());
+  await sdk.s.start();
+  const mesos = client(cp, `Bearer ${teamA}`);
+  expect(await mesos.subscribe(info({ failover_timeout: 600 }))).toBe(200);
+  await until(() => mesos.frameworkId !== undefined);
+
+  const third = client(cp, `Bearer ${teamA}`);
+  expect(await third.subscribe(info())).toBe(403);
+  expect(codeOf(third.subscribeBody)).toBe('TOO_MANY_FRAMEWORKS');
+  const thirdSdk = new Recorder(cp, { name: 'sdk-3', roles: ['analytics'] }, { token: teamA });
+  closers.push(() => thirdSdk.s.close());
+  await expect(thirdSdk.s.start()).rejects.toMatchObject({ code: 'TOO_MANY_FRAMEWORKS' });
+  // Its frameworks may still subscribe again, and another principal is not limited by them.
+  mesos.close();
+  const again = client(cp, `Bearer ${teamA}`);
+  expect(await again.subscribe(info({ id: { value: mesos.frameworkId } }))).toBe(200);
+  expect(await client(cp, `Bearer ${await cp.principal('team-b')}`).subscribe(info())).toBe(200);
+  // Once one is torn down there is room for another.
+  await until(() => again.frameworkId !== undefined);
+  expect((await again.call('TEARDOWN')).status).toBe(202);
+  await until(() => again.ended);
+  expect(await client(cp, `Bearer ${teamA}`).subscribe(info())).toBe(200);
+});
+
 it("shares one cluster fairly between a Mesos framework and an SDK framework: the DRF example's 3 and 2 tasks", async () => {
   const cp = await start();
   await agent(cp, 'drf-host', 'cpus:9;mem:18432');
@@ -480,7 +625,8 @@ it("serves Mesos's read-only endpoints for tooling: state, frameworks, slaves, r
     tasks: [objectContaining({ id: 'svc-1', framework_id: c.frameworkId })],
   });
 
-  const snapshot = (await get('/metrics/snapshot', null)).body;
+  expect((await get('/metrics/snapshot', null)).status).toBe(401);
+  const snapshot = (await get('/metrics/snapshot')).body;
   expect(snapshot).toMatchObject({
     'master/elected': 1,
     'master/slaves_active': 1,

@@ -22,7 +22,7 @@ afterAll(async () => {
 
 /** The samples of a scrape, by name and labels as written: `name{a="1",b="2"}`. */
 async function scrape(): Promise<Map<string, number>> {
-  const res = await fetch(`${t.cp.url}/metrics`);
+  const res = await fetch(`${t.cp.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   expect(res.status).toBe(200);
   const samples = new Map<string, number>();
   for (const line of (await res.text()).split('\n')) {
@@ -107,7 +107,7 @@ it('exports the allocator and the cluster, from a task launched to its end', asy
 
 it('documents every metric it exports, and the Grafana dashboard uses only metrics it exports', async () => {
   const root = path.resolve(__dirname, '../../../..');
-  const text = await (await fetch(`${t.cp.url}/metrics`)).text();
+  const text = await (await fetch(`${t.cp.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
   const exported = new Set([...text.matchAll(/^# HELP (arbiter_\w+)/gm)].map((m) => m[1]));
   const own = [...exported].filter((name) => !/^arbiter_(process|nodejs)_/.test(name));
   const docs = fs.readFileSync(path.join(root, 'docs/metrics.md'), 'utf8');

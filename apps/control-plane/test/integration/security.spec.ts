@@ -331,7 +331,7 @@ describe('ACLs', () => {
         { principals: { values: ['team-b'] }, users: { type: 'NONE' } },
       ],
       register_agents: [
-        { principals: { values: ['agent-b'] }, agents: { values: ['b-node'] } },
+        { principals: { values: ['agent-b'] }, agents: { values: ['b-*'] } },
         { principals: { values: ['agent-b'] }, agents: { type: 'NONE' } },
       ],
     });
@@ -341,6 +341,10 @@ describe('ACLs', () => {
     const wrongHost = new ProtocolAgent(t.cp.url, agentB, { hostname: 'a-node', resources: [{ name: 'cpus', value: 1 }] });
     await expect(wrongHost.register()).rejects.toThrow(/ACL register_agents/);
     wrongHost.close();
+    // `*` stays within one DNS label.
+    const longer = new ProtocolAgent(t.cp.url, agentB, { hostname: 'b-node.elsewhere', resources: [{ name: 'cpus', value: 1 }] });
+    await expect(longer.register()).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    longer.close();
     const node = new ProtocolAgent(t.cp.url, agentB, {
       hostname: 'b-node',
       resources: [
@@ -365,7 +369,60 @@ describe('ACLs', () => {
     await expect(s.accept([offer.id], [{ type: 'LAUNCH', tasks: [task('root')] }])).rejects.toMatchObject({ code: 'FORBIDDEN' });
     expect(await s.accept([offer.id], [{ type: 'LAUNCH', tasks: [task('nobody')] }])).toEqual({ launched: ['t-nobody'] });
     await until(() => node.tasks.get('t-nobody') !== undefined);
+    // The user the ACL allowed is the one the agent is told to run the task as.
+    expect(node.launches.find((l) => l.task.taskId === 't-nobody')?.task.user).toBe('nobody');
     s.close();
+    node.close();
+  });
+
+  it("sends a task the framework's user when it names none, kept with the task for a later launch", async () => {
+    const node = new ProtocolAgent(t.cp.url, tokens.AGENT, {
+      hostname: 'user-node',
+      resources: [
+        { name: 'cpus', value: 2 },
+        { name: 'mem', value: 512 },
+      ],
+    });
+    await node.register();
+    const offersOf = async (s: Scheduler) => {
+      const offers: Array<{ id: string; hostname: string }> = [];
+      s.on('offers', (o) => offers.push(...o));
+      await s.start();
+      await until(() => offers.some((o) => o.hostname === 'user-node'));
+      return defined(offers.find((o) => o.hostname === 'user-node'));
+    };
+    const spec = (taskId: string, user?: string) => ({
+      taskId,
+      name: 't',
+      ...(user ? { user } : {}),
+      command: { shell: 'true' },
+      resources: [{ name: 'cpus', value: 0.1 }],
+    });
+    const daemon = new Scheduler({
+      master: t.cp.url,
+      token: tokens.FRAMEWORK,
+      framework: { name: 'as-daemon', roles: ['u'], user: 'daemon' },
+    });
+    const offer = await offersOf(daemon);
+    const launched = await daemon.accept([offer.id], [{ type: 'LAUNCH', tasks: [spec('inherits'), spec('names-its-own', 'nobody')] }]);
+    expect(launched).toEqual({ launched: ['inherits', 'names-its-own'] });
+    await until(() => node.launches.length >= 2);
+    expect(node.launches.map((l) => [l.task.taskId, l.task.user])).toEqual([
+      ['inherits', 'daemon'],
+      ['names-its-own', 'nobody'],
+    ]);
+    const stored = (await t.request('GET', `/api/v1/tasks?frameworkId=${defined(daemon.frameworkId)}`)).body as { items: unknown[] };
+    expect(stored.items).toHaveLength(2);
+    daemon.close();
+
+    // A framework user that is no OS user name is refused before anything is launched.
+    const odd = new Scheduler({ master: t.cp.url, token: tokens.FRAMEWORK, framework: { name: 'odd', roles: ['u2'], user: 'Not A User' } });
+    const oddOffer = await offersOf(odd);
+    await expect(odd.accept([oddOffer.id], [{ type: 'LAUNCH', tasks: [spec('odd-task')] }])).rejects.toMatchObject({
+      code: 'INVALID_MESSAGE',
+    });
+    expect(node.launches.map((l) => l.task.taskId)).not.toContain('odd-task');
+    odd.close();
     node.close();
   });
 });
@@ -540,6 +597,33 @@ describe('identity on the protocols', () => {
     evil.close();
     expect((await t.request('GET', `/api/v1/agents/${agentId}`)).body).toMatchObject({ hostname: 'real-host', status: 'REACHABLE' });
     expect(real.socket.connected).toBe(true);
+    real.close();
+  });
+
+  it('refuses a hostname a live agent holds to any other agent, and lets the holder register again after a restart', async () => {
+    const poserToken = await t.principal('poser-agent', 'AGENT');
+    const hostnames = async () =>
+      ((await t.request('GET', '/api/v1/agents?hostname=held-host')).body as { items: Array<{ id: string }> }).items;
+    const real = new ProtocolAgent(t.cp.url, tokens.AGENT, { hostname: 'held-host', resources: [{ name: 'cpus', value: 2 }] });
+    const agentId = await real.register();
+    // Another principal's agent, and a new agent of the same principal, posing as held-host.
+    for (const token of [poserToken, tokens.AGENT]) {
+      const poser = new ProtocolAgent(t.cp.url, token, { hostname: 'held-host', resources: [{ name: 'cpus', value: 1e12 }] });
+      await expect(poser.register()).rejects.toMatchObject({ code: 'AGENT_HOSTNAME_IN_USE' });
+      poser.close();
+    }
+    expect(real.socket.connected).toBe(true);
+    expect((await hostnames()).map((a) => a.id)).toEqual([agentId]);
+    // The agent restarts: its new connection registers under its id while the old one is still open.
+    const restarted = new ProtocolAgent(t.cp.url, tokens.AGENT, {
+      agentId,
+      hostname: 'held-host',
+      resources: [{ name: 'cpus', value: 3 }],
+    });
+    expect(await restarted.register()).toBe(agentId);
+    await until(() => !real.socket.connected);
+    expect((await hostnames()).map((a) => a.id)).toEqual([agentId]);
+    restarted.close();
     real.close();
   });
 

@@ -10,6 +10,8 @@ import type { KillTask, LaunchTask, RegisterAgent, Reply, StatusUpdate, TaskStat
 export class ProtocolAgent {
   readonly socket: Socket;
   agentId?: string;
+  /** Every launch it was sent, in order. */
+  readonly launches: LaunchTask[] = [];
   readonly tasks = new Map<string, { frameworkId: string; taskId: string; state: TaskState; resources: LaunchTask['task']['resources'] }>();
   private heartbeat?: NodeJS.Timeout;
   /** When false, launched tasks stay RUNNING until killed. */
@@ -23,6 +25,7 @@ export class ProtocolAgent {
     this.socket = io(`${url}/agents`, { auth: { token }, transports: ['websocket'], reconnection: false, forceNew: true });
     this.socket.on('launch', (m: LaunchTask, ack?: (r: { ok: true }) => void) => {
       ack?.({ ok: true });
+      this.launches.push(m);
       this.tasks.set(m.task.taskId, { frameworkId: m.frameworkId, taskId: m.task.taskId, state: 'STARTING', resources: m.task.resources });
       this.status(m.frameworkId, m.task.taskId, 'STARTING')
         .then(() => this.status(m.frameworkId, m.task.taskId, 'RUNNING'))
@@ -48,7 +51,7 @@ export class ProtocolAgent {
     })) as Reply<{
       agentId: string;
     }>;
-    if (!reply.ok) throw new Error(reply.error.message);
+    if (!reply.ok) throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
     this.agentId = reply.agentId;
     this.heartbeat = setInterval(() => this.socket.emit('heartbeat', {}, () => undefined), 1000);
     return reply.agentId;

@@ -45,6 +45,7 @@ export class MesosClient {
   /** The error body when SUBSCRIBE was refused. */
   subscribeBody?: string;
   private req?: http.ClientRequest;
+  private res?: http.IncomingMessage;
   private closed = false;
   ended = false;
 
@@ -91,6 +92,7 @@ export class MesosClient {
           return;
         }
         this.streamId = String(res.headers['mesos-stream-id']);
+        this.res = res;
         const reader = new RecordIoReader((record) => {
           const event = this.codec ? this.codec.decodeEvent(record) : (JSON.parse(record.toString()) as MesosEvent);
           if (event.type === 'SUBSCRIBED')
@@ -130,6 +132,11 @@ export class MesosClient {
 
   of<T = Record<string, unknown>>(type: string): T[] {
     return this.events.filter((e) => e.type === type).map((e) => e[type.toLowerCase()] as T);
+  }
+
+  /** Stops reading the event stream (a framework that hangs): what the master sends piles up. */
+  stopReading(): void {
+    this.res?.pause();
   }
 
   close(): void {

@@ -1,0 +1,58 @@
+/**
+ * A framework socket that stops reading while it reconciles 100,000 unknown ids: the answers
+ * wait for it in chunks, so what is queued for it stays near the low-water mark however long it
+ * hangs, and once it has taken nothing for DRAIN_TIMEOUT_MS it is cut off, what waited for it
+ * freed and its framework disconnected (on a manual clock).
+ */
+import type { Socket as NetSocket } from 'node:net';
+import { never } from '@arbiter/test-support';
+import { io } from 'socket.io-client';
+import { ManualClock } from '../../src/kernel/manual-clock';
+import { DRAIN_TIMEOUT_MS, Outbound } from '../../src/kernel/outbound';
+import { ClusterState } from '../../src/master/cluster-state';
+import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';
+import { defined, until } from '../support/until';
+
+let t: TestControlPlane | undefined;
+const closers: Array<() => void> = [];
+afterEach(async () => {
+  for (const c of closers.splice(0)) c();
+  await t?.close();
+  t = undefined;
+});
+
+it('holds back the answers of a reconciliation for a framework socket that stops reading, then cuts it off and frees them', async () => {
+  const clock = new ManualClock();
+  t = await startTestControlPlane({ clock });
+  const outbound = t.cp.app.get(Outbound);
+  const state = t.cp.app.get(ClusterState);
+  const socket = io(`${t.cp.url}/frameworks`, {
+    auth: { token: ADMIN_TOKEN },
+    transports: ['websocket'],
+    reconnection: false,
+    forceNew: true,
+  });
+  closers.push(() => socket.close());
+  await new Promise((resolve) => socket.once('connect', () => resolve(undefined)));
+  const reply = (await socket.timeout(10_000).emitWithAck('subscribe', { name: 'hung', roles: ['r'] })) as { frameworkId?: string };
+  const frameworkId = defined(reply.frameworkId);
+  const id = `socket.io:${defined(socket.io.engine.id)}`;
+  expect(outbound.queued(id)).toBe(0);
+
+  // It stops reading, and asks about 100,000 tasks (some 30 MB of answers).
+  (socket.io.engine.transport as unknown as { ws: { _socket: NetSocket } }).ws._socket.pause();
+  socket.emit('reconcile', { tasks: Array.from({ length: 100_000 }, (_, i) => ({ taskId: `task-${i}` })) });
+  await until(() => (outbound.queued(id) ?? 0) > outbound.lowWater);
+  // However long it hangs (short of the drain timeout), little more than a chunk of answers waits.
+  const bound = outbound.lowWater + 100 * 1024;
+  await never(
+    clock,
+    () => (outbound.queued(id) ?? 0) > bound || state.frameworks.get(frameworkId)?.socket === undefined,
+    DRAIN_TIMEOUT_MS - 1000,
+  );
+
+  await clock.advance(1000);
+  await until(() => outbound.queued(id) === undefined);
+  expect(outbound.totalBytes()).toBe(0);
+  await until(() => state.frameworks.get(frameworkId)?.socket === undefined);
+});
