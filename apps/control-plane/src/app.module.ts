@@ -33,6 +33,7 @@ import { LeadershipModule } from './leadership/leadership.module';
 import { OnLeaderInterceptor } from './leadership/on-leader';
 import { CLOCK, type Clock, SystemClock } from './kernel/clock';
 import { MasterModule } from './master/master.module';
+import { Master } from './master-life';
 import { HealthController } from './health/health.controller';
 import { Metrics } from './health/metrics';
 import { MetricsInterceptor } from './health/metrics.interceptor';
@@ -84,6 +85,7 @@ export class AppModule {
       imports: [CoreModule.forRoot(config, dataSource, clock), ...SHARED_MODULES, MasterModule, ...FEATURE_MODULES],
       controllers: [HealthController],
       providers: [
+        Master,
         // First: the body is read after the guard and before anything else (app/body-reader.ts).
         { provide: APP_INTERCEPTOR, useClass: BodyInterceptor },
         { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },

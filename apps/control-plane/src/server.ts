@@ -18,7 +18,7 @@ import type { DataSource } from './database/database.options';
 import { ErrorsFilter } from './errors/errors.filter';
 import { assertErrorCodesRegistered } from './errors/errors.mapping';
 import { validationException } from './errors/errors.validation';
-import { Master } from './master/master';
+import { Master } from './master-life';
 import { AppModule, createDataSource } from './app.module';
 import { declaredBodyLimit } from './app/body-reader';
 import { limitConnections } from './app/connection-limits';

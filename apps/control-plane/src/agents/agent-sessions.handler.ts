@@ -12,7 +12,7 @@ import type { Actor } from '../auth/auth.actor';
 import { OperatorStream } from '../realtime/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { type AgentRuntime, ClusterState, sessionOf, type AgentSocket } from '../master/cluster-state';
-import { AgentRegistry } from '../master/agent-registry';
+import { AGENT_HEARTBEAT_SECONDS, AgentRegistry } from '../master/agent-registry';
 import { type Batch, Kernel, type Pending } from '../kernel/kernel';
 import { MaintenanceSync } from '../maintenance/maintenance-sync.handler';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
@@ -25,8 +25,6 @@ import { AgentMembership } from './agent-membership.handler';
 import { AgentSessionsRepository } from './agent-sessions.repository';
 
 export type { AgentRegistration } from './agent-admission';
-
-export const AGENT_HEARTBEAT_SECONDS = 5;
 
 @Injectable()
 export class AgentSessions {

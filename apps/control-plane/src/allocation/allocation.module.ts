@@ -2,7 +2,7 @@
 import { Global, Module } from '@nestjs/common';
 import { AllocationUsageRepository } from './allocation-usage.repository';
 import { OwnsEntities } from '../database/database.entities';
-import { AllocationCycleEntity } from './allocation-cycle.entity';
+import { AllocationCycleEntity } from '../offers/allocation-cycle.entity';
 import { AllocationShareEntity } from './allocation-share.entity';
 
 @Global()

@@ -1,7 +1,7 @@
 /** Every query of the cluster summary: sums and counts over the cluster's tables. */
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { AllocationCycleEntity } from '../allocation/allocation-cycle.entity';
+import { AllocationCycleEntity } from '../offers/allocation-cycle.entity';
 import { AllocationUsageRepository } from '../allocation/allocation-usage.repository';
 import type { FrameworkState } from '../frameworks/framework.entity';
 import { MachineMode } from '../maintenance/maintenance-machine.entity';

@@ -16,7 +16,7 @@ import { Database } from '../database/database.service';
 import { OperatorStream } from '../realtime/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState, type FrameworkConnection, type FrameworkProtocol, sessionOf } from '../master/cluster-state';
-import { FrameworkRegistry } from '../master/framework-registry';
+import { FRAMEWORK_HEARTBEAT_SECONDS, FrameworkRegistry } from '../master/framework-registry';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
@@ -29,8 +29,6 @@ import { FrameworkSessionsRepository } from './framework-sessions.repository';
 function offerFiltersOf(msg: Subscription): Record<string, Array<Record<string, number>>> {
   return Object.fromEntries(Object.entries(msg.offerFilters ?? {}).map(([role, f]) => [role, f.minAllocatableResources]));
 }
-
-export const FRAMEWORK_HEARTBEAT_SECONDS = 15;
 
 export type Subscription = Subscribe & {
   capabilities: string[];

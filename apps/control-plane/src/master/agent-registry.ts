@@ -10,6 +10,9 @@ import type { Socket } from 'socket.io';
 import { Registry, type RegistryView } from './registry';
 
 /** An agent's connection to /agents: what it may call, what it is sent (libs/contracts). */
+/** How often an agent says it is alive. */
+export const AGENT_HEARTBEAT_SECONDS = 5;
+
 export type AgentSocket = Socket<AgentCalls, AgentEvents>;
 
 export interface AgentRuntime {

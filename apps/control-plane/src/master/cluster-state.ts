@@ -5,11 +5,11 @@
  * its noun), always in the kernel's order; everything else only reads it through the queries
  * at the end.
  */
-import { HierarchicalAllocator, Resources } from '@arbiter/allocator';
+import { HierarchicalAllocator, type ResourceEntry, Resources } from '@arbiter/allocator';
 import { PROTOCOL_ERRORS } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { OfferBook } from './offer-book';
-import type { TaskEntity } from '../tasks/task.entity';
+import type { TaskState } from './task-state';
 import type { AppConfig } from '../config/config.schema';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { assertOrdered } from '../kernel/order';
@@ -35,6 +35,24 @@ export interface SessionData {
 /** A socket's session data, typed. */
 export const sessionOf = (socket: AgentSocket | FrameworkConnection): SessionData => socket.data as SessionData;
 
+/**
+ * A live task as the master keeps it: the fields of a stored task (tasks/task.entity.ts, which
+ * satisfies this shape) without its relations.
+ */
+export interface LiveTask {
+  id: string;
+  taskId: string;
+  frameworkId: string;
+  agentId: string;
+  name: string;
+  role: string;
+  resources: ResourceEntry[];
+  command: Record<string, unknown> | null;
+  state: TaskState;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
 /** One key per task: a framework's task ids are its own. */
 export const taskKey = (frameworkId: string, taskId: string) => `${frameworkId}\u0000${taskId}`;
 
@@ -45,31 +63,31 @@ export const taskKey = (frameworkId: string, taskId: string) => `${frameworkId}\
  * /metrics scrape) parses no task's resources.
  */
 export class LiveTasks {
-  private readonly byKey = new Map<string, TaskEntity>();
-  private readonly byAgent = new Map<string, Map<string, TaskEntity>>();
+  private readonly byKey = new Map<string, LiveTask>();
+  private readonly byAgent = new Map<string, Map<string, LiveTask>>();
   /** Per role: its live tasks, and their scalar resources in integer thousandths (sums that never drift). */
   private readonly byRole = new Map<string, { tasks: number; milli: Map<string, number> }>();
 
-  get(frameworkId: string, taskId: string): TaskEntity | undefined {
+  get(frameworkId: string, taskId: string): LiveTask | undefined {
     return this.byKey.get(taskKey(frameworkId, taskId));
   }
 
   /** Adds a task as stored, without its command (the agent has it). */
-  add(task: TaskEntity): void {
+  add(task: LiveTask): void {
     assertOrdered('adding a live task');
     const k = taskKey(task.frameworkId, task.taskId);
     this.delete(task.frameworkId, task.taskId);
     // A copy of its fields (the entity is a plain record here: only TypeORM reads its class).
-    const row: TaskEntity = Object.assign({}, task, { command: null });
+    const row: LiveTask = Object.assign({}, task, { command: null });
     this.byKey.set(k, row);
     let onAgent = this.byAgent.get(task.agentId);
-    if (!onAgent) this.byAgent.set(task.agentId, (onAgent = new Map<string, TaskEntity>()));
+    if (!onAgent) this.byAgent.set(task.agentId, (onAgent = new Map<string, LiveTask>()));
     onAgent.set(k, row);
     this.countRole(row, 1);
   }
 
   /** Adds a task's scalars to its role's sums (`sign` 1), or takes them out (-1). */
-  private countRole(task: TaskEntity, sign: 1 | -1): void {
+  private countRole(task: LiveTask, sign: 1 | -1): void {
     let totals = this.byRole.get(task.role);
     if (!totals) this.byRole.set(task.role, (totals = { tasks: 0, milli: new Map() }));
     totals.tasks += sign;
@@ -94,7 +112,7 @@ export class LiveTasks {
     if (onAgent?.size === 0) this.byAgent.delete(task.agentId);
   }
 
-  onAgent(agentId: string): Iterable<TaskEntity> {
+  onAgent(agentId: string): Iterable<LiveTask> {
     return this.byAgent.get(agentId)?.values() ?? [];
   }
 
@@ -104,7 +122,7 @@ export class LiveTasks {
   }
 
   /** Every live task. */
-  all(): Iterable<TaskEntity> {
+  all(): Iterable<LiveTask> {
     return this.byKey.values();
   }
 

@@ -15,6 +15,9 @@ import { Registry, type RegistryView } from './registry';
  * the event stream of a Mesos scheduler API subscription (mesos/mesos-stream.ts). The handlers
  * need only this of it.
  */
+/** How often a framework hears from the master that it is alive. */
+export const FRAMEWORK_HEARTBEAT_SECONDS = 15;
+
 export interface FrameworkConnection {
   readonly id: string;
   /** What the connection carries once subscribed (SessionData). */

@@ -5,9 +5,9 @@
  * frameworks' states, the outstanding offers), a few seconds behind at most.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { AGENT_HEARTBEAT_SECONDS } from '../agents/agent-sessions.handler';
 import { Leadership } from '../leadership/leadership.service';
 import { CLOCK, type Clock } from '../kernel/clock';
+import { AGENT_HEARTBEAT_SECONDS } from './agent-registry';
 import { ClusterState } from './cluster-state';
 import { LiveViewRepository } from './live-view.repository';
 

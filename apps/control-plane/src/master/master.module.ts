@@ -50,7 +50,6 @@ import { Kernel } from '../kernel/kernel';
 import { Outbound } from '../kernel/outbound';
 import { LiveView } from './live-view';
 import { LiveViewRepository } from './live-view.repository';
-import { Master } from './master';
 import { Outbox } from './outbox';
 
 const MIB = 1024 * 1024;
@@ -108,7 +107,6 @@ const REPOSITORIES = [
     OperatorStream,
     EventViews,
     Gateways,
-    Master,
     LiveView,
     LiveViewRepository,
     AllocationSnapshot,
@@ -116,6 +114,13 @@ const REPOSITORIES = [
     ...REPOSITORIES,
   ],
   exports: [
+    // What the master's life (../master-life.ts, in the composition root) starts and stops.
+    Kernel,
+    Outbox,
+    AllocatorSync,
+    AllocationLoop,
+    AgentLiveness,
+    OfferRescinds,
     Outbound,
     AllocationSnapshot,
     ClusterState,

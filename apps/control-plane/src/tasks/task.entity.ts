@@ -1,29 +1,11 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import type { ResourceEntry } from '@arbiter/allocator';
-import { TERMINAL_TASK_STATES as TERMINAL, type TaskStateName } from '@arbiter/contracts';
+import { TERMINAL_TASK_STATES as TERMINAL } from '@arbiter/contracts';
+import { TaskState } from '../master/task-state';
 import { AgentEntity } from '../agents/agent.entity';
 import { FrameworkEntity } from '../frameworks/framework.entity';
 
-export enum TaskState {
-  STAGING = 'STAGING',
-  STARTING = 'STARTING',
-  RUNNING = 'RUNNING',
-  KILLING = 'KILLING',
-  FINISHED = 'FINISHED',
-  FAILED = 'FAILED',
-  KILLED = 'KILLED',
-  LOST = 'LOST',
-  ERROR = 'ERROR',
-  DROPPED = 'DROPPED',
-  UNREACHABLE = 'UNREACHABLE',
-  GONE = 'GONE',
-  GONE_BY_OPERATOR = 'GONE_BY_OPERATOR',
-  UNKNOWN = 'UNKNOWN',
-}
-
-/** The database enum is the contracts' list of states: this fails to compile when they differ. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
-export const TASK_STATES_MATCH: Same<`${TaskState}`, TaskStateName> = true;
+export { TaskState } from '../master/task-state';
 
 /** States after which a task holds no resources (the contracts' list, as the entity's enum). */
 export const TERMINAL_TASK_STATES: readonly TaskState[] = TERMINAL.map((s) => TaskState[s]);

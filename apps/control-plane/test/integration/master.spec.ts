@@ -10,7 +10,7 @@ import { Retention } from '../../src/history/retention.handler';
 import { ClusterState } from '../../src/master/cluster-state';
 import { Kernel } from '../../src/kernel/kernel';
 import { ManualClock } from '../../src/kernel/manual-clock';
-import { Master } from '../../src/master/master';
+import { Master } from '../../src/master-life';
 import { TasksRepository } from '../../src/tasks/tasks.repository';
 
 const task = (taskId: string, resources: Record<string, number>) => ({

@@ -5,26 +5,27 @@
  * timeouts, offer expiry, resends of unacknowledged updates, heartbeats, retention). When it
  * loses its term everything stops at once: timers, sessions (agents and frameworks reconnect
  * to the new leader) and the work in flight, whose writes the fence refuses. The work itself
- * belongs to the handlers of each noun.
+ * belongs to the handlers of each noun. Part of the composition root: it starts and stops the
+ * handlers of every noun, so no noun folder lists them.
  */
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { AgentLiveness } from '../agents/agent-liveness.handler';
-import { AGENT_HEARTBEAT_SECONDS } from '../agents/agent-sessions.handler';
-import { AllocationLoop } from '../allocation/allocation-loop.handler';
-import { AllocatorSync } from '../allocation/allocator-sync.handler';
-import { APP_CONFIG, type AppConfig } from '../config/config.schema';
-import { ClusterEvents } from '../leadership/cluster-events';
-import { FrameworkFailover } from '../frameworks/framework-failover.handler';
-import { FRAMEWORK_HEARTBEAT_SECONDS } from '../frameworks/framework-sessions.handler';
-import { Outbox } from './outbox';
-import { Retention } from '../history/retention.handler';
-import { Leadership } from '../leadership/leadership.service';
-import { OfferRescinds } from '../offers/offer-rescinds.handler';
-import { Realtime } from '../realtime/realtime';
-import { TaskUpdates } from '../tasks/task-updates.handler';
-import { CLOCK, type Clock, type TimerHandle } from '../kernel/clock';
-import { ClusterState } from './cluster-state';
-import { Kernel } from '../kernel/kernel';
+import { AgentLiveness } from './agents/agent-liveness.handler';
+import { AllocationLoop } from './allocation/allocation-loop.handler';
+import { AllocatorSync } from './allocation/allocator-sync.handler';
+import { APP_CONFIG, type AppConfig } from './config/config.schema';
+import { ClusterEvents } from './leadership/cluster-events';
+import { FrameworkFailover } from './frameworks/framework-failover.handler';
+import { AGENT_HEARTBEAT_SECONDS } from './master/agent-registry';
+import { FRAMEWORK_HEARTBEAT_SECONDS } from './master/framework-registry';
+import { Outbox } from './master/outbox';
+import { Retention } from './history/retention.handler';
+import { Leadership } from './leadership/leadership.service';
+import { OfferRescinds } from './offers/offer-rescinds.handler';
+import { Realtime } from './realtime/realtime';
+import { TaskUpdates } from './tasks/task-updates.handler';
+import { CLOCK, type Clock, type TimerHandle } from './kernel/clock';
+import { ClusterState } from './master/cluster-state';
+import { Kernel } from './kernel/kernel';
 
 /** Unacknowledged status updates are sent again this often. */
 const UPDATE_RETRY_MS = 5_000;
