@@ -1,8 +1,9 @@
 /**
  * The settings that bound what one client can make the control plane do: how much a request may
  * send before and after it authenticates, how many connections it may hold and for how long
- * their headers may take, and how many what-if simulations run at once (docs/security.md,
- * "Limits under hostile load").
+ * their headers may take, how many what-if simulations run at once, how many frameworks one
+ * principal may have and how much may wait for a reader (docs/security.md, "Limits under
+ * hostile load", "Slow readers and many frameworks").
  */
 import { integer, numberIn } from './config.values';
 
@@ -21,6 +22,12 @@ export interface LimitsConfig {
   requestTimeout: number;
   /** What-if simulations run at once (each in a worker thread); more are refused 429. */
   simulations: number;
+  /** Frameworks (not completed) one principal may have; the anonymous ones count as one principal. */
+  maxFrameworksPerPrincipal: number;
+  /** MiB queued for one connection that its peer has not read before it is cut off. */
+  connectionQueueMb: number;
+  /** MiB queued for all the connections of one principal before the one that adds more is cut off. */
+  principalQueueMb: number;
 }
 
 export const LIMIT_SETTINGS = [
@@ -79,5 +86,29 @@ export const LIMIT_SETTINGS = [
     description: 'what-if simulations (POST /api/v1/simulate) run at once, each in a worker thread; more are refused 429',
     default: 1,
     schema: integer(1, 64),
+  },
+  {
+    key: 'maxFrameworksPerPrincipal',
+    env: 'ARBITER_MAX_FRAMEWORKS_PER_PRINCIPAL',
+    flag: '--max-frameworks-per-principal',
+    description: 'frameworks one principal may have (not completed); one more is refused TOO_MANY_FRAMEWORKS',
+    default: 100,
+    schema: integer(1, 1_000_000),
+  },
+  {
+    key: 'connectionQueueMb',
+    env: 'ARBITER_CONNECTION_QUEUE_MB',
+    flag: '--connection-queue-mb',
+    description: 'MiB queued for one socket or Mesos event stream that its reader has not taken before it is cut off',
+    default: 16,
+    schema: numberIn(0.01, 4096),
+  },
+  {
+    key: 'principalQueueMb',
+    env: 'ARBITER_PRINCIPAL_QUEUE_MB',
+    flag: '--principal-queue-mb',
+    description: "MiB queued for all of one principal's connections before the one that adds more is cut off",
+    default: 64,
+    schema: numberIn(0.01, 65_536),
   },
 ] as const;

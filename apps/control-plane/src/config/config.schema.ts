@@ -77,12 +77,6 @@ export interface AppConfig extends LimitsConfig {
   mesosAllowAnonymous: boolean;
   /** The role a Mesos framework subscribed as `*` (no role) is in. */
   mesosDefaultRole: string;
-  /** Frameworks (not completed) one principal may have; the anonymous ones count as one principal. */
-  maxFrameworksPerPrincipal: number;
-  /** MiB queued for one connection that its peer has not read before it is cut off. */
-  connectionQueueMb: number;
-  /** MiB queued for all the connections of one principal before the one that adds more is cut off. */
-  principalQueueMb: number;
   /** Days of allocation history (cycles, traces, shares) kept. */
   historyRetentionDays: number;
   /** Days ended tasks (with their status updates) are kept. */
@@ -275,30 +269,6 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     description: "the role of a Mesos framework that subscribes without one (Mesos's '*')",
     default: 'default',
     schema: Role,
-  },
-  {
-    key: 'maxFrameworksPerPrincipal',
-    env: 'ARBITER_MAX_FRAMEWORKS_PER_PRINCIPAL',
-    flag: '--max-frameworks-per-principal',
-    description: 'frameworks one principal may have (not completed); one more is refused TOO_MANY_FRAMEWORKS',
-    default: 100,
-    schema: integer(1, 1_000_000),
-  },
-  {
-    key: 'connectionQueueMb',
-    env: 'ARBITER_CONNECTION_QUEUE_MB',
-    flag: '--connection-queue-mb',
-    description: 'MiB queued for one socket or Mesos event stream that its reader has not taken before it is cut off',
-    default: 16,
-    schema: numberIn(0.01, 4096),
-  },
-  {
-    key: 'principalQueueMb',
-    env: 'ARBITER_PRINCIPAL_QUEUE_MB',
-    flag: '--principal-queue-mb',
-    description: "MiB queued for all of one principal's connections before the one that adds more is cut off",
-    default: 64,
-    schema: numberIn(0.01, 65_536),
   },
   {
     key: 'historyRetentionDays',

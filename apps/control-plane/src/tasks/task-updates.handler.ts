@@ -26,6 +26,7 @@ import { ProtocolError } from '../kernel/protocol-error';
 import { Outbox } from '../master/outbox';
 import { type TaskEntity, TaskState } from './task.entity';
 import { TasksRepository } from './tasks.repository';
+import { countUpdates } from './task-update-metrics';
 
 /** Answers of a reconciliation sent between looks at the connection's queue (it waits while that is backed up). */
 export const RECONCILE_CHUNK = 100;
@@ -130,7 +131,7 @@ export class TaskUpdates {
   private async apply(items: Array<{ task: TaskEntity; update: StatusUpdate }>): Promise<void> {
     if (!items.length) return;
     const { fresh, moved } = await this.tasks.recordUpdates(items.map((i) => ({ taskRef: i.task.id, update: i.update })));
-    this.count(items, fresh, moved);
+    countUpdates(this.metrics, this.clock.date().getTime(), items, fresh, moved);
     const byId = new Map(items.map((i) => [i.task.id, i.task]));
     const { liveTasks, frameworks, agents } = this.state;
     for (const [id, state] of moved) {
@@ -167,19 +168,6 @@ export class TaskUpdates {
   /** Calls `listener` with every task that ends (in the turn its end is recorded). */
   onEnded(listener: (task: TaskEntity) => void): void {
     this.endedListeners.push(listener);
-  }
-
-  /** Metrics of recorded updates: by source, their lag, and the tasks they ended by state and reason. */
-  private count(items: Array<{ task: TaskEntity; update: StatusUpdate }>, fresh: Set<string>, moved: Map<string, TaskState>): void {
-    const now = this.clock.date().getTime();
-    for (const { task, update } of items) {
-      if (!fresh.has(update.updateUuid)) continue;
-      this.metrics.statusUpdates.inc({ source: update.source });
-      const at = Date.parse(update.timestamp);
-      if (update.source === 'SOURCE_AGENT' && Number.isFinite(at)) this.metrics.statusUpdateLag.observe(Math.max(0, now - at) / 1000);
-      const state = TaskState[update.state];
-      if (moved.get(task.id) === state && isTerminalTaskState(state)) this.metrics.taskEnds.inc({ state, reason: update.reason ?? 'none' });
-    }
   }
 
   /**
