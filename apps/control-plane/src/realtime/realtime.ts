@@ -16,6 +16,7 @@ import type { Actor } from '../auth/auth.actor';
 import { AuthErrorCode } from '../auth/auth.errors';
 import { AuthService, type Revocation } from '../auth/auth.service';
 import type { PrincipalKind } from '../auth/principal.entity';
+import { CommonErrorCode } from '../errors/errors.codes';
 import { ArbiterException } from '../errors/errors.exception';
 import { toArbiterException } from '../errors/errors.filter';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
@@ -146,8 +147,10 @@ export class Realtime implements BeforeApplicationShutdown {
         })
         .catch((err: unknown) => {
           const known = toArbiterException(err);
-          const e = new Error(known?.message ?? 'authentication failed') as Error & { data?: unknown };
-          e.data = { code: known?.code ?? 'AUTH_TOKEN_INVALID' };
+          // A failure that is not the token's (a query that timed out, say) must not read as a
+          // refused token: clients give up on those for good, and retry anything else.
+          const e = new Error(known?.message ?? 'authentication could not be completed; retry shortly') as Error & { data?: unknown };
+          e.data = { code: known?.code ?? CommonErrorCode.INTERNAL_ERROR };
           if (!known) this.logger.warn({ err }, 'socket authentication failed');
           next(e);
         });

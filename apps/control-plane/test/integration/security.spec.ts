@@ -9,6 +9,7 @@ import type { Reply } from '@arbiter/contracts';
 import { io, type Socket } from 'socket.io-client';
 import { WebSocket } from 'ws';
 import { ProtocolAgent } from '../support/fake-agent';
+import { AuthService } from '../../src/auth/auth.service';
 import { startTestControlPlane, type TestControlPlane } from '../support/app';
 import { defined, until } from '../support/until';
 
@@ -557,6 +558,23 @@ describe('operator task kill', () => {
 });
 
 describe('identity on the protocols', () => {
+  it('answers a handshake whose authentication failed for another reason than the token with a code clients retry, not AUTH_TOKEN_INVALID', async () => {
+    const authenticate = jest
+      .spyOn(t.cp.app.get(AuthService), 'authenticate')
+      .mockRejectedValueOnce(new TypeError('a failure the guard does not know'));
+    try {
+      const failed = await connect('/frameworks', tokens.FRAMEWORK);
+      failed.socket.close();
+      expect(failed.error).toEqual({ message: 'authentication could not be completed; retry shortly', code: 'INTERNAL_ERROR' });
+      // The same token, once the lookup works again, connects.
+      const again = await connect('/frameworks', tokens.FRAMEWORK);
+      again.socket.close();
+      expect(again.error).toBeUndefined();
+    } finally {
+      authenticate.mockRestore();
+    }
+  });
+
   it('refuses another principal’s framework id and a principal field that is not the token’s, leaving the victim untouched', async () => {
     const attacker = await t.principal('attacker-fw', 'FRAMEWORK');
     const victim = new Scheduler({
