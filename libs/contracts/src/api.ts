@@ -28,7 +28,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List agents (filter, sort, paginate) */
+        /** List agents (filter, sort, paginate): only those whose hostname the view_agents ACL allows */
         get: operations["Agents_list"];
         put?: never;
         post?: never;
@@ -45,7 +45,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One agent */
+        /** One agent (403 when the view_agents ACL refuses its hostname) */
         get: operations["Agents_get"];
         put?: never;
         post?: never;

@@ -106,10 +106,13 @@ describe('task runner (real processes)', () => {
   });
 
   it('kills on request with SIGTERM, and with SIGKILL after the grace period when SIGTERM is ignored', async () => {
-    launch('sleeper', { shell: 'sleep 100' });
+    launch('sleeper', { shell: 'touch "$ARBITER_SANDBOX/started"; sleep 100' });
     launch('stubborn', { shell: 'trap "" TERM; touch "$ARBITER_SANDBOX/trapped"; while true; do sleep 0.1; done' });
-    // RUNNING is reported once the wrapper is forked; the command ignores SIGTERM once it has said so.
-    await until(() => states('sleeper').includes('RUNNING') && fs.existsSync(path.join(runner.sandboxOf('fw', 'stubborn'), 'trapped')));
+    // RUNNING is reported once the wrapper is forked, before the command runs (a SIGTERM that
+    // reaches the wrapper before it started the command leaves it to the SIGKILL after the
+    // grace period); each command says when it runs, the stubborn one once it ignores SIGTERM.
+    const said = (id: string, file: string) => fs.existsSync(path.join(runner.sandboxOf('fw', id), file));
+    await until(() => said('sleeper', 'started') && said('stubborn', 'trapped'));
     // Wall-clock on purpose: the grace period is real time between two signals to real processes.
     const t0 = Date.now();
     runner.kill('fw', 'sleeper', 5);
@@ -347,12 +350,13 @@ describe('task isolation (as root, with cgroups)', () => {
     const cgroup = defined(runner.cgroupOf('fw', 'burn'));
     const cpuDir = defined(cgroup.dirs.cpu);
     expect(fs.readFileSync(path.join(cpuDir, 'cpu.cfs_quota_us'), 'utf8').trim()).toBe('10000');
-    // Throttled in most periods: it would use a whole core, and may use a tenth.
+    // Throttled in most periods: it would use a whole core, and may use a tenth (on a busy
+    // machine it is not even scheduled in some periods, which are then not throttled either).
     await until(() => runner.isolator.throttledPeriods(cgroup) >= 10);
     const stat = fs.readFileSync(path.join(cpuDir, 'cpu.stat'), 'utf8');
     const periods = Number(/nr_periods (\d+)/.exec(stat)?.[1]);
     const throttled = Number(/nr_throttled (\d+)/.exec(stat)?.[1]);
-    expect(throttled / periods).toBeGreaterThan(0.8);
+    expect(throttled / periods).toBeGreaterThan(0.5);
   });
 
   it('kills a task whose sandbox grows past its disk', async () => {
