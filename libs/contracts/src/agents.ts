@@ -10,9 +10,11 @@
  *   control plane -> agent (acknowledged with a Reply):
  *     'launch'        LaunchTask           -> {}  (then 'status' STARTING, RUNNING, ...)
  *     'kill'          KillTask             -> {}
+ *   and the executor messages of ./executors.ts.
  */
 import { z } from 'zod';
 import { Id, type Reply, Resources, type StatusUpdate, TaskSpec, TaskState } from './common';
+import { type FrameworkMessage, type LaunchGroup, RunningExecutorReport, type ShutdownExecutor } from './executors';
 
 export const AGENTS_NAMESPACE = '/agents';
 
@@ -73,6 +75,8 @@ export const RegisterAgent = z
     isolation: Isolation.optional(),
     /** Tasks the agent is running now (re-registration after a reconnect or restart). */
     tasks: z.array(RunningTaskReport).max(100_000).default([]),
+    /** Executors the agent is running now (re-registration); the control plane ends its record of any other. */
+    executors: z.array(RunningExecutorReport).max(100_000).default([]),
     /** What keeps it from running new tasks, if anything (as in heartbeats). */
     health: AgentHealth.optional(),
   })
@@ -119,6 +123,9 @@ export type KillTask = z.infer<typeof KillTask>;
 export interface AgentEvents {
   launch: (m: LaunchTask, ack?: (r: Reply) => void) => void;
   kill: (m: KillTask, ack?: (r: Reply) => void) => void;
+  launchGroup: (m: LaunchGroup, ack?: (r: Reply) => void) => void;
+  shutdownExecutor: (m: ShutdownExecutor, ack?: (r: Reply) => void) => void;
+  frameworkMessage: (m: FrameworkMessage, ack?: (r: Reply) => void) => void;
 }
 
 /** What an agent calls on /agents; the control plane acknowledges each call with a Reply. */

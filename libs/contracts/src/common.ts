@@ -81,23 +81,113 @@ const Command = z.union([
   z.object({ shell: z.string().min(1).max(65_536) }).strict(),
   z.object({ value: z.string().min(1).max(4096), arguments: z.array(z.string().max(65_536)).max(1000).optional() }).strict(),
 ]);
-type Command = z.infer<typeof Command>;
+export type Command = z.infer<typeof Command>;
+
+const Env = z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(65_536));
+
+/** A key with an optional value (Mesos's Label), kept with a task and shown to operators. */
+export const Label = z.object({ key: z.string().min(1).max(255), value: z.string().max(4096).optional() }).strict();
+export type Label = z.infer<typeof Label>;
+export const Labels = z.array(Label).max(100);
+
+/** Opaque bytes, base64-encoded, at most 1 MiB once decoded (Mesos's TaskInfo.data, framework messages). */
+export const Bytes = z.base64().max(1_398_104);
+
+/**
+ * How a task is found by service discovery (Mesos's DiscoveryInfo): stored with the task and
+ * returned wherever the task is shown; Arbiter itself does not act on it.
+ */
+export const Discovery = z
+  .object({
+    visibility: z.enum(['FRAMEWORK', 'CLUSTER', 'EXTERNAL']),
+    name: z.string().max(255).optional(),
+    environment: z.string().max(255).optional(),
+    location: z.string().max(255).optional(),
+    version: z.string().max(255).optional(),
+    ports: z
+      .array(
+        z
+          .object({
+            number: z.number().int().min(0).max(65_535),
+            name: z.string().max(255).optional(),
+            protocol: z.string().max(32).optional(),
+            visibility: z.enum(['FRAMEWORK', 'CLUSTER', 'EXTERNAL']).optional(),
+            labels: Labels.optional(),
+          })
+          .strict(),
+      )
+      .max(100)
+      .optional(),
+    labels: Labels.optional(),
+  })
+  .strict();
+export type Discovery = z.infer<typeof Discovery>;
+
+/**
+ * The framework's own program on an agent that runs its tasks (Mesos's ExecutorInfo): one
+ * process per (framework, executorId) on an agent, started with the first task that names it,
+ * reused by later ones, speaking the executor API (Mesos's v1 executor HTTP API). `DEFAULT` is
+ * the agent's built-in default executor (task groups), which takes no command. Its resources are
+ * its own, accounted beside its tasks'.
+ */
+export const ExecutorSpec = z
+  .object({
+    executorId: Id,
+    type: z.enum(['CUSTOM', 'DEFAULT']).default('CUSTOM'),
+    name: z.string().min(1).max(255).optional(),
+    /** Required for CUSTOM executors; DEFAULT executors take none. */
+    command: Command.optional(),
+    env: Env.optional(),
+    resources: Resources,
+    /** The operating-system user, as for tasks; absent: the framework's, else the agent's task user. */
+    user: OsUser.optional(),
+    /** Handed to the executor (Mesos's ExecutorInfo.data). */
+    data: Bytes.optional(),
+    labels: Labels.optional(),
+    /** How long the executor has to end after SHUTDOWN before it is killed (default 5 s). */
+    shutdownGracePeriodSeconds: z.number().nonnegative().max(3600).optional(),
+  })
+  .strict()
+  .refine((e) => e.type === 'DEFAULT' || e.command !== undefined, { message: 'a CUSTOM executor needs a command', path: ['command'] });
+export type ExecutorSpec = z.infer<typeof ExecutorSpec>;
 
 /** A task as a framework launches it and an agent runs it. */
 export const TaskSpec = z
   .object({
     taskId: Id,
     name: z.string().min(1).max(255),
-    command: Command,
-    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(65_536)).optional(),
+    /** What the task runs under the command executor; absent when an executor runs it. */
+    command: Command.optional(),
+    env: Env.optional(),
     resources: Resources,
     /**
      * The operating-system user the task runs as (Mesos's CommandInfo.user). Absent: the
      * framework's user, else the agent's task user. Subject to the run_tasks ACL.
      */
     user: OsUser.optional(),
+    /** The executor that runs the task; absent: the agent's command executor runs `command`. */
+    executor: ExecutorSpec.optional(),
+    /** Handed to the executor with the task (Mesos's TaskInfo.data). */
+    data: Bytes.optional(),
+    labels: Labels.optional(),
+    discovery: Discovery.optional(),
+    /** SIGTERM, then SIGKILL after this many seconds, unless a kill names its own (Mesos's KillPolicy). */
+    killPolicy: z
+      .object({ gracePeriodSeconds: z.number().nonnegative().max(3600) })
+      .strict()
+      .optional(),
+    /** Killed and TASK_FAILED (REASON_MAX_COMPLETION_TIME_REACHED) when still running this long after it started. */
+    maxCompletionTimeSeconds: z
+      .number()
+      .positive()
+      .max(10 * 365 * 24 * 3600)
+      .optional(),
   })
-  .strict();
+  .strict()
+  .refine((t) => t.command !== undefined || t.executor !== undefined, {
+    message: 'a task needs a command, or an executor to run it',
+    path: ['command'],
+  });
 export type TaskSpec = z.infer<typeof TaskSpec>;
 
 /**

@@ -4,6 +4,7 @@ export * from './errors';
 export * from './common';
 export * from './input';
 export * from './agents';
+export * from './executors';
 export * from './frameworks';
 export * from './events';
 export * from './decisions';

@@ -91,6 +91,7 @@ function taskEnv({ frameworkId, spec, sandbox, user }: LaunchRequest): NodeJS.Pr
 /** What to spawn for the request (and as whom, when that is the spawn's to do). */
 function commandLine(req: LaunchRequest, env: NodeJS.ProcessEnv): { file: string; args: string[]; asUser: boolean } {
   const command = req.spec.command;
+  if (!command) throw new Error(`task ${req.spec.taskId} has no command to run`);
   const body = 'shell' in command ? BODY : BODY_ARGV;
   const argv = 'shell' in command ? [] : [command.value, ...(command.arguments ?? [])];
   if ('shell' in command) env.ARBITER_TASK_SHELL = command.shell;
