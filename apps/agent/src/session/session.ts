@@ -64,6 +64,8 @@ export class Session implements UpdateChannel {
   private pendingReconnect?: NodeJS.Timeout;
   /** The control planes to reach (the leader among them). */
   private readonly masters: MasterUrls;
+  /** Resources changed while a registration was on its way (it carries the old ones): sent once registered. */
+  private pendingUpdate?: { resources: ResourceEntry[]; attributes?: Record<string, string | number> };
 
   constructor(
     options: SessionOptions,
@@ -123,11 +125,15 @@ export class Session implements UpdateChannel {
   }
 
   /**
-   * New resources (and attributes) for the control plane (Mesos's UPDATE_SLAVE), when registered
-   * (a later registration reports them anyway). Rejects with the control plane's refusal.
+   * New resources (and attributes) for the control plane (Mesos's UPDATE_SLAVE). Unregistered,
+   * they wait: a registration not yet sent carries them, one already on its way is followed by
+   * this update once it is answered. Rejects with the control plane's refusal.
    */
   async update(resources: ResourceEntry[], attributes?: Record<string, string | number>): Promise<void> {
-    if (!this.registered) return;
+    if (!this.registered) {
+      this.pendingUpdate = { resources, ...(attributes ? { attributes } : {}) };
+      return;
+    }
     const reply = (await this.socket.timeout(30_000).emitWithAck('update', { resources, ...(attributes ? { attributes } : {}) })) as Reply;
     if (!reply.ok) {
       this.log.error({ error: reply.error }, `the control plane refused the new resources: ${reply.error.message}`);
@@ -164,8 +170,17 @@ export class Session implements UpdateChannel {
     else this.log.debug({ err: err.message }, 'cannot reach the control plane yet');
   }
 
+  /** Sends the resources that changed while the registration was on its way (its refusal is logged by update). */
+  private sendPendingUpdate(): void {
+    const pending = this.pendingUpdate;
+    this.pendingUpdate = undefined;
+    if (pending) this.update(pending.resources, pending.attributes).catch(() => undefined);
+  }
+
   private async register(): Promise<void> {
     const msg: RegisterAgent = { ...(this.agentId ? { agentId: this.agentId } : {}), ...this.handlers.registration() };
+    // The registration carries the resources as they are now.
+    this.pendingUpdate = undefined;
     try {
       const reply = (await this.socket.timeout(30_000).emitWithAck('register', msg)) as Reply<{
         agentId: string;
@@ -203,6 +218,7 @@ export class Session implements UpdateChannel {
       );
       this.heartbeat.unref();
       this.handlers.registered();
+      this.sendPendingUpdate();
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, 'registration got no answer; retrying on the next connection');
       this.socket.disconnect().connect();
