@@ -36,6 +36,7 @@ import {
 } from '@arbiter/contracts';
 import { io, type Socket } from 'socket.io-client';
 
+export * from './executor';
 export type { InverseOffer, Offer, Operation, StatusUpdate, Subscribe, TaskSpec } from '@arbiter/contracts';
 
 export class SchedulerError extends Error {

@@ -1,0 +1,182 @@
+/**
+ * The executor client against a local HTTP endpoint that answers as an agent's executor API
+ * does (RecordIO events, 202 for calls): what it subscribes with, how it reads events split
+ * anywhere, what it keeps until acknowledged and sends again after losing the agent.
+ */
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { until } from '@arbiter/test-support';
+import { durationSeconds, Executor, type ExecutorTaskInfo } from './executor';
+
+interface Received {
+  auth?: string;
+  body: { type: string; executor_id: { value: string }; framework_id: { value: string } } & Record<string, unknown>;
+}
+
+let server: http.Server;
+let endpoint: string;
+const calls: Received[] = [];
+const streams: http.ServerResponse[] = [];
+
+const record = (event: object) => {
+  const text = JSON.stringify(event);
+  return `${Buffer.byteLength(text)}\n${text}`;
+};
+
+beforeEach(async () => {
+  calls.length = 0;
+  streams.length = 0;
+  server = http.createServer((req, res) => {
+    let text = '';
+    req.on('data', (c: Buffer) => (text += c.toString()));
+    req.on('end', () => {
+      const body = JSON.parse(text) as Received['body'];
+      calls.push({ auth: req.headers.authorization, body });
+      if (body.type !== 'SUBSCRIBE') {
+        res.writeHead(202).end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      streams.push(res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  endpoint = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterEach(async () => {
+  for (const s of streams) s.destroy();
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const env = (extra: Record<string, string> = {}) => ({
+  MESOS_AGENT_ENDPOINT: endpoint,
+  MESOS_FRAMEWORK_ID: 'fw-1',
+  MESOS_EXECUTOR_ID: 'exec-1',
+  MESOS_EXECUTOR_AUTHENTICATION_TOKEN: 'secret-token',
+  MESOS_SUBSCRIPTION_BACKOFF_MAX: '50ms',
+  ...extra,
+});
+
+const TASK: ExecutorTaskInfo = {
+  name: 't1',
+  task_id: { value: 't1' },
+  agent_id: { value: 'agent-1' },
+  data: Buffer.from('payload').toString('base64'),
+};
+const SUBSCRIBED = {
+  type: 'SUBSCRIBED',
+  subscribed: {
+    executor_info: { executor_id: { value: 'exec-1' } },
+    framework_info: { name: 'fw' },
+    agent_info: { hostname: 'h' },
+  },
+};
+
+it('subscribes as itself with its token, reads events split anywhere, and keeps updates until acknowledged', async () => {
+  const executor = new Executor({ env: env({ MESOS_CHECKPOINT: '1' }) });
+  const launched: ExecutorTaskInfo[] = [];
+  executor.on('launch', (t) => launched.push(t));
+  const subscribed = executor.start();
+  await until(() => streams.length === 1);
+  expect(calls[0]).toEqual({
+    auth: 'Bearer secret-token',
+    body: {
+      type: 'SUBSCRIBE',
+      executor_id: { value: 'exec-1' },
+      framework_id: { value: 'fw-1' },
+      subscribe: { unacknowledged_tasks: [], unacknowledged_updates: [] },
+    },
+  });
+  // Two events cut in three pieces, one of them inside the length.
+  const bytes = record(SUBSCRIBED) + record({ type: 'LAUNCH', launch: { task: TASK } });
+  const cut1 = 1;
+  const cut2 = bytes.indexOf('LAUNCH') - 3;
+  for (const part of [bytes.slice(0, cut1), bytes.slice(cut1, cut2), bytes.slice(cut2)]) streams[0].write(part);
+  expect((await subscribed).agent_info.hostname).toBe('h');
+  await until(() => launched.length === 1);
+  expect(launched[0]).toEqual(TASK);
+
+  await executor.update('t1', 'TASK_RUNNING', { message: 'up' });
+  const update = calls.at(-1)?.body as { type: string; update: { status: { uuid: string; state: string; task_id: { value: string } } } };
+  expect(update.type).toBe('UPDATE');
+  expect(update.update.status).toMatchObject({ state: 'TASK_RUNNING', task_id: { value: 't1' }, source: 'SOURCE_EXECUTOR', message: 'up' });
+  expect(Buffer.from(update.update.status.uuid, 'base64')).toHaveLength(16);
+
+  // The agent restarts before acknowledging: the executor subscribes again with the task and the update.
+  streams[0].destroy();
+  await until(() => streams.length === 2);
+  const again = calls.at(-1)?.body.subscribe as { unacknowledged_tasks: ExecutorTaskInfo[]; unacknowledged_updates: unknown[] };
+  expect(again.unacknowledged_tasks).toEqual([TASK]);
+  expect(again.unacknowledged_updates).toEqual([{ framework_id: { value: 'fw-1' }, status: update.update.status }]);
+
+  // Acknowledged: neither is sent again.
+  streams[1].write(
+    record(SUBSCRIBED) + record({ type: 'ACKNOWLEDGED', acknowledged: { task_id: { value: 't1' }, uuid: update.update.status.uuid } }),
+  );
+  const acked: string[] = [];
+  executor.on('acknowledged', (taskId) => acked.push(taskId));
+  await until(() => acked.length === 1);
+  streams[1].destroy();
+  await until(() => streams.length === 3);
+  expect(calls.at(-1)?.body.subscribe).toEqual({ unacknowledged_tasks: [], unacknowledged_updates: [] });
+  executor.close();
+});
+
+it('hands on kills with their grace period, messages and shutdown; sends messages as base64', async () => {
+  const executor = new Executor({ env: env() });
+  const kills: Array<[string, number | undefined]> = [];
+  const messages: string[] = [];
+  let shutdown = false;
+  executor.on('kill', (id, grace) => kills.push([id, grace]));
+  executor.on('message', (data) => messages.push(data.toString()));
+  executor.on('shutdown', () => (shutdown = true));
+  const subscribed = executor.start();
+  await until(() => streams.length === 1);
+  streams[0].write(record(SUBSCRIBED));
+  await subscribed;
+  streams[0].write(
+    record({ type: 'KILL', kill: { task_id: { value: 't1' }, kill_policy: { grace_period: { nanoseconds: 2_500_000_000 } } } }) +
+      record({ type: 'HEARTBEAT' }) +
+      record({ type: 'MESSAGE', message: { data: Buffer.from('hello executor').toString('base64') } }) +
+      record({ type: 'SHUTDOWN' }),
+  );
+  await until(() => shutdown);
+  expect(kills).toEqual([['t1', 2.5]]);
+  expect(messages).toEqual(['hello executor']);
+
+  await executor.message(Buffer.from('hello scheduler'));
+  expect(calls.at(-1)?.body).toMatchObject({ type: 'MESSAGE', message: { data: Buffer.from('hello scheduler').toString('base64') } });
+});
+
+it('shuts down when it loses the agent and the framework did not ask for checkpointing', async () => {
+  const executor = new Executor({ env: env() });
+  let shutdown = false;
+  executor.on('shutdown', () => (shutdown = true));
+  const subscribed = executor.start();
+  await until(() => streams.length === 1);
+  streams[0].write(record(SUBSCRIBED));
+  await subscribed;
+  streams[0].destroy();
+  await until(() => shutdown);
+  expect(streams).toHaveLength(1);
+});
+
+it('rejects the start when the agent refuses the subscription, with its answer', async () => {
+  server.removeAllListeners('request');
+  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => res.writeHead(401).end('wrong token'));
+  await expect(new Executor({ env: env() }).start()).rejects.toThrow('the agent refused the subscription (401): wrong token');
+});
+
+it('needs the variables the agent sets', () => {
+  expect(() => new Executor({ env: { MESOS_FRAMEWORK_ID: 'f' } })).toThrow('MESOS_AGENT_ENDPOINT is not set');
+});
+
+it('reads durations as Mesos writes them', () => {
+  expect(durationSeconds('5secs')).toBe(5);
+  expect(durationSeconds('15mins')).toBe(900);
+  expect(durationSeconds('100ms')).toBe(0.1);
+  expect(durationSeconds('2')).toBe(2);
+  expect(durationSeconds('soon')).toBeUndefined();
+  expect(durationSeconds(undefined)).toBeUndefined();
+});
