@@ -98,7 +98,10 @@ it('subscribes as itself with its token, reads events split anywhere, and keeps 
   expect(launched[0]).toEqual(TASK);
 
   await executor.update('t1', 'TASK_RUNNING', { message: 'up' });
-  const update = calls.at(-1)?.body as { type: string; update: { status: { uuid: string; state: string; task_id: { value: string } } } };
+  const update = calls.at(-1)?.body as unknown as {
+    type: string;
+    update: { status: { uuid: string; state: string; task_id: { value: string } } };
+  };
   expect(update.type).toBe('UPDATE');
   expect(update.update.status).toMatchObject({ state: 'TASK_RUNNING', task_id: { value: 't1' }, source: 'SOURCE_EXECUTOR', message: 'up' });
   expect(Buffer.from(update.update.status.uuid, 'base64')).toHaveLength(16);
