@@ -3,51 +3,21 @@
  * does (RecordIO events, 202 for calls): what it subscribes with, how it reads events split
  * anywhere, what it keeps until acknowledged and sends again after losing the agent.
  */
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { until } from '@arbiter/test-support';
+import type * as http from 'node:http';
+import { type ExecutorEndpoint, recordIO as record, startExecutorEndpoint, until } from '@arbiter/test-support';
 import { durationSeconds, Executor, type ExecutorTaskInfo } from './executor';
 
-interface Received {
-  auth?: string;
-  body: { type: string; executor_id: { value: string }; framework_id: { value: string } } & Record<string, unknown>;
-}
-
-let server: http.Server;
+let agent: ExecutorEndpoint;
 let endpoint: string;
-const calls: Received[] = [];
-const streams: http.ServerResponse[] = [];
-
-const record = (event: object) => {
-  const text = JSON.stringify(event);
-  return `${Buffer.byteLength(text)}\n${text}`;
-};
+let calls: ExecutorEndpoint['calls'];
+let streams: ExecutorEndpoint['streams'];
+let server: http.Server;
 
 beforeEach(async () => {
-  calls.length = 0;
-  streams.length = 0;
-  server = http.createServer((req, res) => {
-    let text = '';
-    req.on('data', (c: Buffer) => (text += c.toString()));
-    req.on('end', () => {
-      const body = JSON.parse(text) as Received['body'];
-      calls.push({ auth: req.headers.authorization, body });
-      if (body.type !== 'SUBSCRIBE') {
-        res.writeHead(202).end();
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      streams.push(res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  endpoint = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  agent = await startExecutorEndpoint();
+  ({ address: endpoint, calls, streams, server } = agent);
 });
-afterEach(async () => {
-  for (const s of streams) s.destroy();
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterEach(() => agent.close());
 
 const env = (extra: Record<string, string> = {}) => ({
   MESOS_AGENT_ENDPOINT: endpoint,

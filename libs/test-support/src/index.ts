@@ -1,3 +1,4 @@
 export { defined, setUntilTimeout, until } from './until';
 export { type AdvancingClock, never } from './never';
 export { principal } from './principal';
+export { type ExecutorCall, type ExecutorEndpoint, recordIO, startExecutorEndpoint } from './executor-endpoint';

@@ -1,0 +1,23 @@
+/** The default executor's process (apps/agent/bin/default-executor.js): see default-executor.ts. */
+import { durationSeconds, Executor } from '@arbiter/scheduler-sdk';
+import { DefaultExecutor } from './default-executor';
+
+export async function main(): Promise<void> {
+  const executor = new Executor();
+  // The tasks inherit the executor's environment, but not its credential: they cannot speak as it.
+  const env = { ...process.env };
+  delete env.MESOS_EXECUTOR_AUTHENTICATION_TOKEN;
+  // The tasks' grace period fits in the executor's own, as Mesos's default executor does.
+  const grace = durationSeconds(process.env.MESOS_EXECUTOR_SHUTDOWN_GRACE_PERIOD);
+  new DefaultExecutor(executor, {
+    sandbox: process.env.MESOS_SANDBOX ?? process.cwd(),
+    env,
+    ...(grace !== undefined && grace > 1 ? { gracePeriodSeconds: grace - 1 } : {}),
+    onIdle: () => {
+      executor.close();
+      process.exit(0);
+    },
+  });
+  executor.on('error', (err) => console.error(`default executor: ${err.message}`));
+  await executor.start();
+}
