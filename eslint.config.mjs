@@ -88,21 +88,22 @@ const BOUNDARY = {
   ],
   /**
    * (g) The agents and the frameworks the master knows have one owner each: the registries,
-   * changed only by the handlers of their noun. Everything else reads them through ClusterState's
+   * changed only by the handlers of their lifecycle (agent-lifecycle/, framework-lifecycle/). Everything else reads them through ClusterState's
    * read-only views (their types may be imported anywhere).
    */
   agentRegistry: [
     {
       group: ['**/master/agent-registry'],
       importNames: ['AgentRegistry'],
-      message: "the agents are changed by the agents' handlers only; read them through ClusterState.agents.",
+      message: "the agents are changed by the agents' lifecycle handlers only (agent-lifecycle/); read them through ClusterState.agents.",
     },
   ],
   frameworkRegistry: [
     {
       group: ['**/master/framework-registry'],
       importNames: ['FrameworkRegistry'],
-      message: "the frameworks are changed by the frameworks' handlers only; read them through ClusterState.frameworks.",
+      message:
+        "the frameworks are changed by the frameworks' lifecycle handlers only (framework-lifecycle/); read them through ClusterState.frameworks.",
     },
   ],
   /** (b) The wire contracts: zod, and their own modules. */
@@ -179,11 +180,11 @@ export default tseslint.config(
   { files: SQL_ALLOWED, rules: restrict(BOUNDARY.entryPoints, BOUNDARY.agentRegistry, BOUNDARY.frameworkRegistry) },
   // The owners of the registries, and the state and module that hold them.
   {
-    files: ['apps/control-plane/src/agents/*.handler.ts'],
+    files: ['apps/control-plane/src/agent-lifecycle/*.handler.ts'],
     rules: restrict(BOUNDARY.entryPoints, BOUNDARY.sql, BOUNDARY.frameworkRegistry),
   },
   {
-    files: ['apps/control-plane/src/frameworks/*.handler.ts'],
+    files: ['apps/control-plane/src/framework-lifecycle/*.handler.ts'],
     rules: restrict(BOUNDARY.entryPoints, BOUNDARY.sql, BOUNDARY.agentRegistry),
   },
   {

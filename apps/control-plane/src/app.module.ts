@@ -11,6 +11,10 @@ import { entitiesOf } from './database/database.entities';
 import { DataSource, type DataSourceOverrides, dataSourceFor } from './database/database.options';
 import { AclsModule } from './acls/acls.module';
 import { AgentsModule } from './agents/agents.module';
+import { AgentLifecycleModule } from './agent-lifecycle/agent-lifecycle.module';
+import { ClusterSyncModule } from './cluster-sync/cluster-sync.module';
+import { FrameworkLifecycleModule } from './framework-lifecycle/framework-lifecycle.module';
+import { GatewaysModule } from './gateways/gateways.module';
 import { ClusterModule } from './cluster/cluster.module';
 import { FrameworksModule } from './frameworks/frameworks.module';
 import { HistoryModule } from './history/history.module';
@@ -58,6 +62,9 @@ const FEATURE_MODULES = [
   MesosModule,
 ];
 
+/** Use cases that span nouns (no entities of their own): the agents' and frameworks' lives in the master, its sync with the database, the sockets' routing. */
+const USE_CASE_MODULES = [AgentLifecycleModule, FrameworkLifecycleModule, ClusterSyncModule, GatewaysModule];
+
 @Global()
 @Module({})
 class CoreModule {
@@ -82,7 +89,7 @@ export class AppModule {
   static forRoot(config: AppConfig, dataSource: DataSource, clock: Clock = new SystemClock()): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(config, dataSource, clock), ...SHARED_MODULES, MasterModule, ...FEATURE_MODULES],
+      imports: [CoreModule.forRoot(config, dataSource, clock), ...SHARED_MODULES, MasterModule, ...FEATURE_MODULES, ...USE_CASE_MODULES],
       controllers: [HealthController],
       providers: [
         Master,

@@ -9,12 +9,12 @@
  * handlers of every noun, so no noun folder lists them.
  */
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { AgentLiveness } from './agents/agent-liveness.handler';
+import { AgentLiveness } from './agent-lifecycle/agent-liveness.handler';
 import { AllocationLoop } from './allocation/allocation-loop.handler';
-import { AllocatorSync } from './allocation/allocator-sync.handler';
+import { AllocatorSync } from './cluster-sync/allocator-sync.handler';
 import { APP_CONFIG, type AppConfig } from './config/config.schema';
 import { ClusterEvents } from './leadership/cluster-events';
-import { FrameworkFailover } from './frameworks/framework-failover.handler';
+import { FrameworkFailover } from './framework-lifecycle/framework-failover.handler';
 import { AGENT_HEARTBEAT_SECONDS } from './master/agent-registry';
 import { FRAMEWORK_HEARTBEAT_SECONDS } from './master/framework-registry';
 import { Outbox } from './master/outbox';

@@ -4,9 +4,9 @@ import { AGENT_PROBLEM_CODES } from '@arbiter/contracts';
 import { Resources } from '@arbiter/allocator';
 import { PageQueryDto } from '../common/pagination.dto';
 import { ResourceEntryDto, SCALAR_MAP_SCHEMA, sumScalars } from '../common/resources.dto';
-import { MachineMode } from '../maintenance/maintenance-machine.entity';
 import { type AgentEntity, AgentStatus, DrainState } from './agent.entity';
-import { AGENT_SORT_FIELDS, type AgentOccupancy, type OnAgent } from './agents.repository';
+import type { AgentOccupancy, OnAgent } from '../master/agent-occupancy.repository';
+import { AGENT_SORT_FIELDS } from './agents.repository';
 
 const SORTS = AGENT_SORT_FIELDS.flatMap((f) => [f, `-${f}`]);
 
@@ -114,10 +114,10 @@ class AgentDto {
 
 class AgentMaintenanceDto {
   @ApiProperty({
-    enum: [MachineMode.DRAINING, MachineMode.DOWN],
+    enum: ['DRAINING', 'DOWN'],
     description: 'DRAINING: scheduled (frameworks get inverse offers); DOWN: in maintenance (no offers)',
   })
-  mode!: MachineMode;
+  mode!: 'DRAINING' | 'DOWN';
   @ApiProperty({ description: "start of the machine's unavailability" }) start!: string;
   @ApiProperty({ type: Number, nullable: true, description: 'seconds; null: until maintenance is stopped' }) durationSeconds!:
     number | null;
@@ -168,7 +168,7 @@ export function toAgentDto(a: AgentEntity): AgentDto {
   };
 }
 
-/** Agents with what sits on them (see AgentsRepository.occupancy). */
+/** Agents with what sits on them (see AgentOccupancyRepository). */
 export function toAgentViews(agents: AgentEntity[], o: AgentOccupancy): AgentViewDto[] {
   const group = (rows: OnAgent[]) => {
     const m = new Map<string, OnAgent[]>();
@@ -179,7 +179,7 @@ export function toAgentViews(agents: AgentEntity[], o: AgentOccupancy): AgentVie
   const sum = (rows?: OnAgent[]) => sumScalars((rows ?? []).map((r) => r.resources));
   const whitelist = o.whitelist === null ? null : new Set(o.whitelist);
   return agents.map((a) => {
-    const machine = o.machines.find((m) => m.hostname === a.hostname && m.mode !== MachineMode.UP);
+    const machine = o.machines.find((m) => m.hostname === a.hostname);
     return {
       ...toAgentDto(a),
       usage: {
@@ -190,9 +190,7 @@ export function toAgentViews(agents: AgentEntity[], o: AgentOccupancy): AgentVie
         activeTasks: tasks.get(a.id)?.length ?? 0,
       },
       whitelisted: whitelist === null || whitelist.has(a.hostname),
-      maintenance: machine?.window
-        ? { mode: machine.mode, start: machine.window.startAt.toISOString(), durationSeconds: machine.window.durationSeconds }
-        : null,
+      maintenance: machine ? { mode: machine.mode, start: machine.startAt.toISOString(), durationSeconds: machine.durationSeconds } : null,
     };
   });
 }

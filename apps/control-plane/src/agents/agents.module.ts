@@ -4,9 +4,11 @@ import { AgentsRepository } from './agents.repository';
 import { AgentsService } from './agents.service';
 import { OwnsEntities } from '../database/database.entities';
 import { AgentEntity } from './agent.entity';
+import { MasterModule } from '../master/master.module';
 
 @OwnsEntities(AgentEntity)
 @Module({
+  imports: [MasterModule],
   controllers: [AgentsController],
   providers: [AgentsRepository, AgentsService],
   exports: [AgentsRepository, AgentsService],

@@ -1,12 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { type EntityManager, In, Not } from 'typeorm';
-import type { ResourceEntry } from '@arbiter/allocator';
+import type { EntityManager } from 'typeorm';
 import type { HostScope } from '../config/acls.rules';
-import { MaintenanceMachineEntity } from '../maintenance/maintenance-machine.entity';
-import { outstandingOffers } from '../offers/offers.repository';
-import { ReservationEntity } from '../reservations/reservation.entity';
-import { TaskEntity, TERMINAL_TASK_STATES } from '../tasks/task.entity';
-import { WhitelistEntity } from '../whitelist/whitelist.entity';
 import { AgentEntity, type AgentStatus, type DrainState } from './agent.entity';
 
 export const AGENT_SORT_FIELDS = ['hostname', 'firstSeenAt', 'lastSeenAt', 'status'] as const;
@@ -21,21 +15,6 @@ export interface AgentFilter {
   drainState?: DrainState | 'NONE';
   /** The hostnames the caller may see (the view_agents ACL). */
   hosts?: HostScope;
-}
-
-/** Rows that place resources on agents. */
-export interface OnAgent {
-  agentId: string;
-  resources: ResourceEntry[];
-}
-
-export interface AgentOccupancy {
-  tasks: OnAgent[];
-  offers: OnAgent[];
-  reservations: OnAgent[];
-  /** null: no whitelist (every agent may be offered). */
-  whitelist: string[] | null;
-  machines: MaintenanceMachineEntity[];
 }
 
 const SORT_COLUMNS: Record<AgentSortField, string> = {
@@ -82,26 +61,6 @@ export class AgentsRepository {
   /** Every agent that still counts (not GONE): the cluster's capacity. */
   async listPresent(tx: EntityManager): Promise<AgentEntity[]> {
     return tx.createQueryBuilder(AgentEntity, 'a').where("a.status <> 'GONE'").getMany();
-  }
-
-  /**
-   * What sits on the given agents: live tasks, outstanding offers and reservations (their
-   * resources, by agent), the whitelist, and the maintenance schedule of their hostnames.
-   */
-  async occupancy(tx: EntityManager, agents: AgentEntity[]): Promise<AgentOccupancy> {
-    const ids = agents.map((a) => a.id);
-    const hostnames = [...new Set(agents.map((a) => a.hostname))];
-    const byAgent = { agentId: true, resources: true } as const;
-    const [tasks, offers, reservations, whitelist, machines] = ids.length
-      ? await Promise.all([
-          tx.find(TaskEntity, { select: byAgent, where: { agentId: In(ids), state: Not(In([...TERMINAL_TASK_STATES])) } }),
-          outstandingOffers(tx).select(['o.agentId', 'o.resources']).where('o.agent_id IN (:...ids)', { ids }).getMany(),
-          tx.find(ReservationEntity, { select: byAgent, where: { agentId: In(ids) } }),
-          tx.findOne(WhitelistEntity, { where: { id: 1 } }),
-          tx.find(MaintenanceMachineEntity, { where: { hostname: In(hostnames) }, relations: { window: true } }),
-        ])
-      : [[], [], [], null, []];
-    return { tasks, offers, reservations, whitelist: whitelist?.hostnames ?? null, machines };
   }
 
   async save(tx: EntityManager, agent: AgentEntity): Promise<AgentEntity> {

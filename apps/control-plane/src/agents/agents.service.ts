@@ -5,7 +5,8 @@
  */
 import type { AuditAction } from '@arbiter/contracts';
 import { Injectable } from '@nestjs/common';
-import { AllocationUsageRepository } from '../allocation/allocation-usage.repository';
+import { AgentOccupancyRepository } from '../master/agent-occupancy.repository';
+import { AllocationUsageRepository } from '../master/allocation-usage.repository';
 import type { AclAction } from '../config/acls.rules';
 import { AclsService } from '../acls/acls.service';
 import type { Actor } from '../auth/auth.actor';
@@ -25,6 +26,7 @@ export class AgentsService {
     private readonly db: Database,
     private readonly repo: AgentsRepository,
     private readonly usage: AllocationUsageRepository,
+    private readonly occupancy: AgentOccupancyRepository,
     private readonly audit: AuditService,
     private readonly events: ClusterEvents,
     private readonly acls: AclsService,
@@ -56,7 +58,7 @@ export class AgentsService {
 
   /** Agents with their usage, whitelist and maintenance state. */
   async view(agents: AgentEntity[]): Promise<AgentViewDto[]> {
-    return toAgentViews(agents, await this.repo.occupancy(this.db.manager, agents));
+    return toAgentViews(agents, await this.occupancy.occupancy(this.db.manager, agents));
   }
 
   /** No new offers from the agent; its running tasks are left alone. Idempotent. */

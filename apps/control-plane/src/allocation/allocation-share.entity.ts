@@ -1,5 +1,5 @@
 import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { AllocationCycleEntity } from '../offers/allocation-cycle.entity';
+import { AllocationCycleEntity } from './allocation-cycle.entity';
 
 export enum ShareClientKind {
   ROLE = 'ROLE',

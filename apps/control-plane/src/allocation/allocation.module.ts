@@ -1,14 +1,20 @@
-/** Allocation state shared by the operator API: what tasks and offers hold. */
-import { Global, Module } from '@nestjs/common';
-import { AllocationUsageRepository } from './allocation-usage.repository';
+/** Allocation: the allocation loop and its cycles' records, inverse offers, the allocator's configuration and its snapshot for what-if. */
+import { Module } from '@nestjs/common';
 import { OwnsEntities } from '../database/database.entities';
-import { AllocationCycleEntity } from '../offers/allocation-cycle.entity';
+import { MaintenanceModule } from '../maintenance/maintenance.module';
+import { MasterModule } from '../master/master.module';
+import { AllocationCycleEntity } from './allocation-cycle.entity';
+import { AllocationLoop } from './allocation-loop.handler';
 import { AllocationShareEntity } from './allocation-share.entity';
+import { AllocationSnapshot } from './allocation-snapshot';
+import { AllocationRepository } from './allocation.repository';
+import { AllocatorConfigRepository } from './allocator-config.repository';
+import { InverseOffers } from './inverse-offers.handler';
 
-@Global()
 @OwnsEntities(AllocationCycleEntity, AllocationShareEntity)
 @Module({
-  providers: [AllocationUsageRepository],
-  exports: [AllocationUsageRepository],
+  imports: [MasterModule, MaintenanceModule],
+  providers: [AllocationLoop, InverseOffers, AllocationSnapshot, AllocationRepository, AllocatorConfigRepository],
+  exports: [AllocationLoop, InverseOffers, AllocationSnapshot, AllocatorConfigRepository],
 })
 export class AllocationModule {}

@@ -1,11 +1,10 @@
 /** Every query of the cluster summary: sums and counts over the cluster's tables. */
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { AllocationCycleEntity } from '../offers/allocation-cycle.entity';
-import { AllocationUsageRepository } from '../allocation/allocation-usage.repository';
+import { AllocationCycleEntity } from '../allocation/allocation-cycle.entity';
+import { AllocationUsageRepository, OUTSTANDING_OFFERS_SQL } from '../master/allocation-usage.repository';
 import type { FrameworkState } from '../frameworks/framework.entity';
 import { MachineMode } from '../maintenance/maintenance-machine.entity';
-import { OUTSTANDING_OFFERS_SQL } from '../offers/offers.repository';
 import { TERMINAL_TASK_STATES_SQL } from '../tasks/task.entity';
 
 type Sums = Map<string, number>;

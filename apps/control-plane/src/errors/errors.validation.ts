@@ -1,5 +1,6 @@
-/** Turns class-validator's findings into one VALIDATION_FAILED error naming every bad field. */
+/** Turns class-validator's (or a wire schema's) findings into one VALIDATION_FAILED error naming every bad field. */
 import type { ValidationError } from '@nestjs/common';
+import type { ZodType } from 'zod';
 import { CommonErrorCode } from './errors.codes';
 import { ArbiterException } from './errors.exception';
 
@@ -33,4 +34,14 @@ export function validationException(errors: ValidationError[]): ArbiterException
     `invalid request: ${shown || 'the input does not match the expected shape'}`,
     { errors: fields },
   );
+}
+
+/** Checks one value against a wire contract's schema (a role path, say); the message names the field. */
+export function checkField<T>(schema: ZodType<T>, value: unknown, field: string): T {
+  const r = schema.safeParse(value);
+  if (!r.success)
+    throw new ArbiterException(CommonErrorCode.VALIDATION_FAILED, `invalid request: ${field} ${r.error.issues[0].message}`, {
+      errors: [{ field, problems: [r.error.issues[0].message] }],
+    });
+  return r.data;
 }

@@ -1,7 +1,5 @@
 import { Module } from '@nestjs/common';
-import { HistoryModule } from '../history/history.module';
-import { FrameworkExplainService } from './framework-explain.service';
-import { ExplainController, FrameworksController } from './frameworks.controller';
+import { FrameworksController } from './frameworks.controller';
 import { FrameworksRepository } from './frameworks.repository';
 import { FrameworksService } from './frameworks.service';
 import { OwnsEntities } from '../database/database.entities';
@@ -10,9 +8,9 @@ import { MasterModule } from '../master/master.module';
 
 @OwnsEntities(FrameworkEntity)
 @Module({
-  imports: [HistoryModule, MasterModule],
-  controllers: [FrameworksController, ExplainController],
-  providers: [FrameworksService, FrameworksRepository, FrameworkExplainService],
-  exports: [FrameworksService],
+  imports: [MasterModule],
+  controllers: [FrameworksController],
+  providers: [FrameworksService, FrameworksRepository],
+  exports: [FrameworksService, FrameworksRepository],
 })
 export class FrameworksModule {}

@@ -1,15 +1,14 @@
 /**
- * Reads of frameworks for operators, and the operator's framework teardown.
+ * Reads of frameworks for operators (their teardown is the frameworks' lifecycle's, framework-lifecycle/).
  * Usage and dominant share come from live tasks (offers outstanding are listed separately).
  */
 import { Injectable } from '@nestjs/common';
-import { AllocationUsageRepository } from '../allocation/allocation-usage.repository';
+import { AllocationUsageRepository } from '../master/allocation-usage.repository';
 import type { Actor } from '../auth/auth.actor';
 import { AclsService } from '../acls/acls.service';
 import type { Page } from '../common/pagination.dto';
 import { Database } from '../database/database.service';
 import { ArbiterException } from '../errors/errors.exception';
-import { FrameworkRemoval } from './framework-removal.handler';
 import { LiveView } from '../master/live-view';
 import { type FrameworkEntity, FrameworkState } from './framework.entity';
 import { FrameworksRepository } from './frameworks.repository';
@@ -22,7 +21,6 @@ export class FrameworksService {
     private readonly db: Database,
     private readonly repo: FrameworksRepository,
     private readonly live: LiveView,
-    private readonly removal: FrameworkRemoval,
     private readonly acls: AclsService,
     private readonly usage: AllocationUsageRepository,
   ) {}
@@ -84,15 +82,5 @@ export class FrameworksService {
         dominantShare: Math.max(0, ...Object.values(shares)),
       };
     });
-  }
-
-  /** Operator teardown: tasks killed, offers rescinded; recorded in the audit log. */
-  async teardown(id: string, actor: Actor): Promise<FrameworkDto> {
-    const before = await this.get(id);
-    await this.acls.authorize(actor, 'teardown_frameworks', before.principal ?? '', `tear down framework ${id}`);
-    if (before.state === FrameworkState.COMPLETED) return before;
-    // The teardown's audit entry commits with the framework's completion.
-    await this.removal.teardownById(id, actor);
-    return this.get(id);
   }
 }

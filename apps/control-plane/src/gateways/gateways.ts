@@ -22,15 +22,15 @@ import {
   Subscribe,
   UpdateAgent,
 } from '@arbiter/contracts';
-import { AgentLiveness } from '../agents/agent-liveness.handler';
-import { AgentMembership } from '../agents/agent-membership.handler';
-import { AgentSessions } from '../agents/agent-sessions.handler';
+import { AgentLiveness } from '../agent-lifecycle/agent-liveness.handler';
+import { AgentMembership } from '../agent-lifecycle/agent-membership.handler';
+import { AgentSessions } from '../agent-lifecycle/agent-sessions.handler';
 import { PrincipalKind } from '../auth/principal.entity';
 import { InverseOffers } from '../allocation/inverse-offers.handler';
 import { OperatorStream } from '../realtime/operator-stream';
-import { FrameworkFailover } from '../frameworks/framework-failover.handler';
-import { FrameworkRemoval } from '../frameworks/framework-removal.handler';
-import { FrameworkSessions } from '../frameworks/framework-sessions.handler';
+import { FrameworkFailover } from '../framework-lifecycle/framework-failover.handler';
+import { FrameworkRemoval } from '../framework-lifecycle/framework-removal.handler';
+import { FrameworkSessions } from '../framework-lifecycle/framework-sessions.handler';
 import { TaskKills } from '../tasks/task-kills.handler';
 import { OfferAnswers } from '../offers/offer-answers.handler';
 import { TaskUpdates } from '../tasks/task-updates.handler';

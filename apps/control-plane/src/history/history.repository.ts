@@ -1,7 +1,7 @@
 /** Every query of the allocation history: cycles, their offers and shares. */
 import { Injectable } from '@nestjs/common';
 import { DataSource, In, type SelectQueryBuilder } from 'typeorm';
-import { AllocationCycleEntity } from '../offers/allocation-cycle.entity';
+import { AllocationCycleEntity } from '../allocation/allocation-cycle.entity';
 import { AllocationShareEntity } from '../allocation/allocation-share.entity';
 import { cappedTotal } from '../database/database.paging';
 import { OfferEntity } from '../offers/offer.entity';

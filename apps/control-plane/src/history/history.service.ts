@@ -10,7 +10,7 @@ import type { Actor } from '../auth/auth.actor';
 import { PrincipalKind } from '../auth/principal.entity';
 import { Injectable } from '@nestjs/common';
 import { Resources } from '@arbiter/allocator';
-import type { AllocationCycleEntity } from '../offers/allocation-cycle.entity';
+import type { AllocationCycleEntity } from '../allocation/allocation-cycle.entity';
 import { ShareClientKind } from '../allocation/allocation-share.entity';
 import type { CappedPage } from '../common/pagination.dto';
 import { ArbiterException } from '../errors/errors.exception';

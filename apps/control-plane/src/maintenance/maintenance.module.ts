@@ -7,7 +7,12 @@ import { OwnsEntities } from '../database/database.entities';
 import { MaintenanceWindowEntity } from './maintenance-window.entity';
 import { MaintenanceMachineEntity } from './maintenance-machine.entity';
 import { InverseOfferResponseEntity } from './inverse-offer-response.entity';
+import { MaintenanceStateRepository } from './maintenance-state.repository';
 
 @OwnsEntities(MaintenanceWindowEntity, MaintenanceMachineEntity, InverseOfferResponseEntity)
-@Module({ controllers: [MaintenanceController], providers: [MaintenanceService, MaintenanceRepository] })
+@Module({
+  controllers: [MaintenanceController],
+  providers: [MaintenanceService, MaintenanceRepository, MaintenanceStateRepository],
+  exports: [MaintenanceStateRepository],
+})
 export class MaintenanceModule {}

@@ -1,4 +1,4 @@
-import type { TaskStateName } from '@arbiter/contracts';
+import { TERMINAL_TASK_STATES as TERMINAL, type TaskStateName } from '@arbiter/contracts';
 
 /** A task's state, as the database's enum `task_state` (tasks/task.entity.ts) and the live tasks keep it. */
 export enum TaskState {
@@ -21,3 +21,8 @@ export enum TaskState {
 /** The database enum is the contracts' list of states: this fails to compile when they differ. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
 export const TASK_STATES_MATCH: Same<`${TaskState}`, TaskStateName> = true;
+
+/** States after which a task holds no resources (the contracts' list, as the entity's enum). */
+export const TERMINAL_TASK_STATES: readonly TaskState[] = TERMINAL.map((s) => TaskState[s]);
+/** The same states as an SQL list: `state IN ${TERMINAL_TASK_STATES_SQL}`. */
+export const TERMINAL_TASK_STATES_SQL = `(${TERMINAL_TASK_STATES.map((s) => `'${s}'`).join(', ')})`;

@@ -27,7 +27,7 @@ import {
   type TaskSpec,
 } from '@arbiter/contracts';
 import type { z } from 'zod';
-import type { Subscription } from '../frameworks/framework-sessions.handler';
+import type { Subscription } from '../framework-lifecycle/framework-sessions.handler';
 import { ProtocolError } from '../kernel/protocol-error';
 
 /** Mesos's name for "no role": a framework without one, unreserved resources. */

@@ -6,6 +6,9 @@ import { ClusterModule } from '../cluster/cluster.module';
 import { FrameworksModule } from '../frameworks/frameworks.module';
 import { RolesModule } from '../roles/roles.module';
 import { TasksModule } from '../tasks/tasks.module';
+import { AllocationModule } from '../allocation/allocation.module';
+import { FrameworkLifecycleModule } from '../framework-lifecycle/framework-lifecycle.module';
+import { OffersModule } from '../offers/offers.module';
 import { MesosMasterController } from './mesos-master.controller';
 import { MesosMaster } from './mesos-master.service';
 import { MesosSchedulerController } from './mesos-scheduler.controller';
@@ -13,7 +16,18 @@ import { MesosScheduler } from './mesos-scheduler.service';
 import { MasterModule } from '../master/master.module';
 
 @Module({
-  imports: [AuthModule, MasterModule, AgentsModule, FrameworksModule, TasksModule, RolesModule, ClusterModule],
+  imports: [
+    AuthModule,
+    MasterModule,
+    AgentsModule,
+    FrameworksModule,
+    FrameworkLifecycleModule,
+    TasksModule,
+    OffersModule,
+    AllocationModule,
+    RolesModule,
+    ClusterModule,
+  ],
   controllers: [MesosSchedulerController, MesosMasterController],
   providers: [MesosScheduler, MesosMaster],
 })

@@ -2,7 +2,7 @@ import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, PrimaryGen
 import type { ResourceEntry } from '@arbiter/allocator';
 import { AgentEntity } from '../agents/agent.entity';
 import { FrameworkEntity } from '../frameworks/framework.entity';
-import { AllocationCycleEntity } from './allocation-cycle.entity';
+import { AllocationCycleEntity } from '../allocation/allocation-cycle.entity';
 
 export enum OfferState {
   OUTSTANDING = 'OUTSTANDING',

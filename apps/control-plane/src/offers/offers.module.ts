@@ -1,11 +1,24 @@
-/** Offers for operators: the list of offers made (the master's handlers answer and rescind them). */
+/** Offers: the list of offers made, for operators, and the master's handlers that answer and rescind them. */
 import { Module } from '@nestjs/common';
 import { OffersController } from './offers.controller';
-import { OfferListRepository } from './offers.repository';
+import { OfferListRepository, OffersRepository } from './offers.repository';
 import { OffersService } from './offers.service';
 import { OwnsEntities } from '../database/database.entities';
 import { OfferEntity, OutstandingOfferEntity } from './offer.entity';
+import { AllocationModule } from '../allocation/allocation.module';
+import { MasterModule } from '../master/master.module';
+import { ReservationsModule } from '../reservations/reservations.module';
+import { TasksModule } from '../tasks/tasks.module';
+import { AnswerPlans } from './answer-plans';
+import { OfferAnswers } from './offer-answers.handler';
+import { OfferRescinds } from './offer-rescinds.handler';
+import { ReservationAccepts } from './reservation-accepts.handler';
 
 @OwnsEntities(OfferEntity, OutstandingOfferEntity)
-@Module({ controllers: [OffersController], providers: [OffersService, OfferListRepository] })
+@Module({
+  imports: [MasterModule, TasksModule, AllocationModule, ReservationsModule],
+  controllers: [OffersController],
+  providers: [OffersService, OfferListRepository, OffersRepository, OfferRescinds, OfferAnswers, AnswerPlans, ReservationAccepts],
+  exports: [OffersRepository, OfferRescinds, OfferAnswers],
+})
 export class OffersModule {}

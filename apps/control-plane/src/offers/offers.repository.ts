@@ -10,9 +10,6 @@ import { MasterDatabase } from '../database/master-database';
 import { cappedTotal } from '../database/database.paging';
 import { OfferEntity, OfferState, OutstandingOfferEntity } from './offer.entity';
 
-/** The outstanding offers' rows, in SQL (a subquery with every column of `offers`). */
-export const OUTSTANDING_OFFERS_SQL = 'SELECT o.* FROM offers o JOIN outstanding_offers x ON x.offer_id = o.id';
-
 /** The outstanding offers, as a query to narrow further (alias `o`). */
 export function outstandingOffers(tx: EntityManager): SelectQueryBuilder<OfferEntity> {
   return tx.createQueryBuilder(OfferEntity, 'o').innerJoin(OutstandingOfferEntity, 'x', 'x.offer_id = o.id');

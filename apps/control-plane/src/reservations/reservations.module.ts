@@ -5,7 +5,13 @@ import { ReservationsRepository } from './reservations.repository';
 import { ReservationsService } from './reservations.service';
 import { OwnsEntities } from '../database/database.entities';
 import { ReservationEntity } from './reservation.entity';
+import { MasterModule } from '../master/master.module';
 
 @OwnsEntities(ReservationEntity)
-@Module({ controllers: [ReservationsController], providers: [ReservationsService, ReservationsRepository], exports: [ReservationsService] })
+@Module({
+  imports: [MasterModule],
+  controllers: [ReservationsController],
+  providers: [ReservationsService, ReservationsRepository],
+  exports: [ReservationsService],
+})
 export class ReservationsModule {}

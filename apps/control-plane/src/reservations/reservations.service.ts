@@ -10,10 +10,11 @@ import { AclsService } from '../acls/acls.service';
 import { PrincipalKind } from '../auth/principal.entity';
 import { Injectable } from '@nestjs/common';
 import { Resources } from '@arbiter/allocator';
+import { Role } from '@arbiter/contracts';
 import { type AgentEntity, AgentStatus } from '../agents/agent.entity';
 import { AgentsErrorCode } from '../agents/agents.errors';
 import { AuthErrorCode } from '../auth/auth.errors';
-import { AllocationUsageRepository } from '../allocation/allocation-usage.repository';
+import { AllocationUsageRepository } from '../master/allocation-usage.repository';
 import type { Actor } from '../auth/auth.actor';
 import { AuditService } from '../audit/audit.service';
 import type { Page } from '../common/pagination.dto';
@@ -21,8 +22,8 @@ import { parseResourcesWithRule } from '../common/resources.dto';
 import { Database, lockDomain, LockDomain, type Tx } from '../database/database.service';
 import { CommonErrorCode } from '../errors/errors.codes';
 import { ArbiterException } from '../errors/errors.exception';
+import { checkField } from '../errors/errors.validation';
 import { ClusterEvents } from '../leadership/cluster-events';
-import { checkRole } from '../roles/roles.rules';
 import type { ReservationEntity } from './reservation.entity';
 import { type CreateReservationDto, type ReservationDto, toReservationDto } from './reservations.dto';
 import { ReservationsErrorCode } from './reservations.errors';
@@ -80,7 +81,7 @@ export class ReservationsService {
   }
 
   async create(input: CreateReservationDto, actor: Actor): Promise<ReservationDto> {
-    const role = checkRole(input.role, 'role');
+    const role = checkField(Role, input.role, 'role');
     await this.acls.authorize(actor, 'reserve_resources', role, `reserve resources for role '${role}'`);
     const wanted = parseResourcesWithRule(input.resources, { unreservedOnly: true, nonEmpty: true });
     const labels = input.labels ?? {};

@@ -6,7 +6,8 @@ import { RolesService } from './roles.service';
 import { OwnsEntities } from '../database/database.entities';
 import { RoleEntity } from './role.entity';
 import { QuotaEntity } from './quota.entity';
+import { MasterModule } from '../master/master.module';
 
 @OwnsEntities(RoleEntity, QuotaEntity)
-@Module({ controllers: [RolesController], providers: [RolesService, RolesRepository], exports: [RolesService] })
+@Module({ imports: [MasterModule], controllers: [RolesController], providers: [RolesService, RolesRepository], exports: [RolesService] })
 export class RolesModule {}

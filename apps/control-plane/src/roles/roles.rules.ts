@@ -1,7 +1,6 @@
 /** The rules of role paths and quotas, as pure functions. */
 import { Role } from '@arbiter/contracts';
-import { CommonErrorCode } from '../errors/errors.codes';
-import { ArbiterException } from '../errors/errors.exception';
+import { checkField } from '../errors/errors.validation';
 import type { ScalarMap } from './quota.entity';
 
 /** Largest weight or quota amount accepted: beyond it is a typo, not a configuration. */
@@ -10,12 +9,7 @@ export const MAX_AMOUNT = 1e12;
 
 /** Checks a role path (the rules of the wire contracts); the message names the field. */
 export function checkRole(role: unknown, field: string): string {
-  const r = Role.safeParse(role);
-  if (!r.success)
-    throw new ArbiterException(CommonErrorCode.VALIDATION_FAILED, `invalid request: ${field} ${r.error.issues[0].message}`, {
-      errors: [{ field, problems: [r.error.issues[0].message] }],
-    });
-  return r.data;
+  return checkField(Role, role, field);
 }
 
 /** The role and every ancestor: `a/b/c` -> a, a/b, a/b/c. */

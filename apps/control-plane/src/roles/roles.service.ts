@@ -5,7 +5,7 @@
  */
 import { AclsService } from '../acls/acls.service';
 import { Injectable } from '@nestjs/common';
-import { AllocationUsageRepository } from '../allocation/allocation-usage.repository';
+import { AllocationUsageRepository } from '../master/allocation-usage.repository';
 import type { Actor } from '../auth/auth.actor';
 import { AuditService } from '../audit/audit.service';
 import { parseResourcesWithRule, scalarMap, sumScalars } from '../common/resources.dto';

@@ -1,16 +1,10 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import type { ResourceEntry } from '@arbiter/allocator';
-import { TERMINAL_TASK_STATES as TERMINAL } from '@arbiter/contracts';
 import { TaskState } from '../master/task-state';
 import { AgentEntity } from '../agents/agent.entity';
 import { FrameworkEntity } from '../frameworks/framework.entity';
 
-export { TaskState } from '../master/task-state';
-
-/** States after which a task holds no resources (the contracts' list, as the entity's enum). */
-export const TERMINAL_TASK_STATES: readonly TaskState[] = TERMINAL.map((s) => TaskState[s]);
-/** The same states as an SQL list: `state IN ${TERMINAL_TASK_STATES_SQL}`. */
-export const TERMINAL_TASK_STATES_SQL = `(${TERMINAL_TASK_STATES.map((s) => `'${s}'`).join(', ')})`;
+export { TaskState, TERMINAL_TASK_STATES, TERMINAL_TASK_STATES_SQL } from '../master/task-state';
 
 /** A task launched by a framework on an agent; `taskId` is the framework's own name for it. */
 @Entity('tasks')

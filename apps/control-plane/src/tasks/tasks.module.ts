@@ -1,13 +1,20 @@
-/** Tasks for operators: lists and state history (the master's handlers launch them and record their updates). */
+/** Tasks: lists and state history for operators, and the master's handlers that record their status updates and kill them. */
 import { Module } from '@nestjs/common';
 import { TasksController } from './tasks.controller';
-import { TaskListRepository } from './tasks.repository';
+import { TaskListRepository, TasksRepository } from './tasks.repository';
 import { TasksService } from './tasks.service';
 import { OwnsEntities } from '../database/database.entities';
 import { TaskEntity } from './task.entity';
 import { TaskStatusUpdateEntity } from './task-status-update.entity';
 import { MasterModule } from '../master/master.module';
+import { TaskKills } from './task-kills.handler';
+import { TaskUpdates } from './task-updates.handler';
 
 @OwnsEntities(TaskEntity, TaskStatusUpdateEntity)
-@Module({ imports: [MasterModule], controllers: [TasksController], providers: [TasksService, TaskListRepository], exports: [TasksService] })
+@Module({
+  imports: [MasterModule],
+  controllers: [TasksController],
+  providers: [TasksService, TaskListRepository, TasksRepository, TaskUpdates, TaskKills],
+  exports: [TasksService, TasksRepository, TaskUpdates, TaskKills],
+})
 export class TasksModule {}

@@ -2,8 +2,8 @@
 import { Module } from '@nestjs/common';
 import { WhatIfController } from './what-if.controller';
 import { WhatIfService } from './what-if.service';
-import { MasterModule } from '../master/master.module';
+import { AllocationModule } from '../allocation/allocation.module';
 import { SimulationWorkers } from './what-if.workers';
 
-@Module({ imports: [MasterModule], controllers: [WhatIfController], providers: [WhatIfService, SimulationWorkers] })
+@Module({ imports: [AllocationModule], controllers: [WhatIfController], providers: [WhatIfService, SimulationWorkers] })
 export class WhatIfModule {}

@@ -11,7 +11,7 @@ import { Agent } from '@arbiter/agent';
 import { Resources } from '@arbiter/allocator';
 import { PROTOCOL_ERRORS, type ResourceEntry } from '@arbiter/contracts';
 import pino from 'pino';
-import { AgentSessions } from '../../src/agents/agent-sessions.handler';
+import { AgentSessions } from '../../src/agent-lifecycle/agent-sessions.handler';
 import { startTestControlPlane, type TestControlPlane } from '../support/app';
 import { ok } from '../support/client';
 import { AgentProcess } from '../support/process';

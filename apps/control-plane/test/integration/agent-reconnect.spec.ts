@@ -11,7 +11,7 @@ import { Resources } from '@arbiter/allocator';
 import { PROTOCOL_ERRORS } from '@arbiter/contracts';
 import { type Offer, Scheduler } from '@arbiter/scheduler-sdk';
 import pino from 'pino';
-import { AgentSessions } from '../../src/agents/agent-sessions.handler';
+import { AgentSessions } from '../../src/agent-lifecycle/agent-sessions.handler';
 import { ProtocolError } from '../../src/kernel/protocol-error';
 import { Realtime } from '../../src/realtime/realtime';
 import { TaskUpdates } from '../../src/tasks/task-updates.handler';

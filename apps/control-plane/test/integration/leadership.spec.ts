@@ -5,7 +5,7 @@
  */
 import { Scheduler } from '@arbiter/scheduler-sdk';
 import { Client } from 'pg';
-import { AllocatorSync } from '../../src/allocation/allocator-sync.handler';
+import { AllocatorSync } from '../../src/cluster-sync/allocator-sync.handler';
 import { FENCED_ERROR_CODE } from '../../src/database/master-database';
 import { ClusterState } from '../../src/master/cluster-state';
 import { Leadership } from '../../src/leadership/leadership.service';

@@ -6,7 +6,7 @@
 import { Resources } from '@arbiter/allocator';
 import { PROTOCOL_ERRORS, type StatusUpdate } from '@arbiter/contracts';
 import { SchedulerError } from '@arbiter/scheduler-sdk';
-import { FrameworkSessionsRepository } from '../../src/frameworks/framework-sessions.repository';
+import { FrameworkSessionsRepository } from '../../src/framework-lifecycle/framework-sessions.repository';
 import { ClusterState } from '../../src/master/cluster-state';
 import { EventualWrites } from '../../src/kernel/eventual-writes';
 import { Kernel } from '../../src/kernel/kernel';

@@ -13,8 +13,8 @@ import { FrameworkRegistry } from '../master/framework-registry';
 import { EventualWrites } from '../kernel/eventual-writes';
 import { Kernel } from '../kernel/kernel';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
-import type { FrameworkEntity } from './framework.entity';
-import { FrameworkState } from './framework.entity';
+import type { FrameworkEntity } from '../frameworks/framework.entity';
+import { FrameworkState } from '../frameworks/framework.entity';
 import { FrameworkRemoval } from './framework-removal.handler';
 import { FrameworkSessionsRepository } from './framework-sessions.repository';
 

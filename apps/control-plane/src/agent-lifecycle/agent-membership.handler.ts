@@ -17,7 +17,7 @@ import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
 import type { ReservationEntity } from '../reservations/reservation.entity';
-import type { AgentEntity } from './agent.entity';
+import type { AgentEntity } from '../agents/agent.entity';
 import { AgentSessionsRepository } from './agent-sessions.repository';
 
 @Injectable()

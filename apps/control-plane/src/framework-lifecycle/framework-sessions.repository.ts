@@ -2,7 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, IsNull, Not } from 'typeorm';
 import { MasterDatabase } from '../database/master-database';
-import { FrameworkEntity, FrameworkState } from './framework.entity';
+import { FrameworkEntity, FrameworkState } from '../frameworks/framework.entity';
 
 @Injectable()
 export class FrameworkSessionsRepository {

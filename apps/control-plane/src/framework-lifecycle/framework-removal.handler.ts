@@ -18,7 +18,7 @@ import { OfferRescinds } from '../offers/offer-rescinds.handler';
 import { TaskUpdates } from '../tasks/task-updates.handler';
 import { type TaskEntity, TaskState } from '../tasks/task.entity';
 import { TasksRepository } from '../tasks/tasks.repository';
-import { FrameworkState } from './framework.entity';
+import { FrameworkState } from '../frameworks/framework.entity';
 import { FrameworkSessionsRepository } from './framework-sessions.repository';
 
 @Injectable()

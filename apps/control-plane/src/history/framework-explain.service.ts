@@ -7,12 +7,12 @@ import type { ReasonCode } from '@arbiter/allocator';
 import { AGENT_WIDE_REASONS, type DecisionReasonCode, explainDecision } from '@arbiter/contracts';
 import { Injectable } from '@nestjs/common';
 import { ArbiterException } from '../errors/errors.exception';
-import type { ExplainDto } from './frameworks.dto';
-import { HistoryRepository } from '../history/history.repository';
+import type { ExplainDto } from '../frameworks/frameworks.dto';
+import { HistoryRepository } from './history.repository';
 import { LiveView } from '../master/live-view';
-import { FrameworkState } from './framework.entity';
-import { FrameworksErrorCode } from './frameworks.errors';
-import { FrameworksRepository } from './frameworks.repository';
+import { FrameworkState } from '../frameworks/framework.entity';
+import { FrameworksErrorCode } from '../frameworks/frameworks.errors';
+import { FrameworksRepository } from '../frameworks/frameworks.repository';
 
 /** The contracts' reason codes are the allocator's: this fails to compile when the two lists differ. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;

@@ -17,7 +17,7 @@ import { OfferRescinds } from '../offers/offer-rescinds.handler';
 import { TaskUpdates } from '../tasks/task-updates.handler';
 import { TaskState } from '../tasks/task.entity';
 import { TasksRepository } from '../tasks/tasks.repository';
-import type { AgentStatus } from './agent.entity';
+import type { AgentStatus } from '../agents/agent.entity';
 import { AgentSessionsRepository } from './agent-sessions.repository';
 
 @Injectable()

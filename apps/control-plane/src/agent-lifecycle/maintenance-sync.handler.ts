@@ -5,13 +5,13 @@
  * agent connects from.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { AgentSessionsRepository } from '../agents/agent-sessions.repository';
+import { AgentSessionsRepository } from './agent-sessions.repository';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { type AgentRuntime, ClusterState } from '../master/cluster-state';
 import { InverseOffers } from '../allocation/inverse-offers.handler';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
-import { MachineMode, type MaintenanceMachineEntity } from './maintenance-machine.entity';
-import { MaintenanceStateRepository } from './maintenance-state.repository';
+import { MachineMode, type MaintenanceMachineEntity } from '../maintenance/maintenance-machine.entity';
+import { MaintenanceStateRepository } from '../maintenance/maintenance-state.repository';
 
 @Injectable()
 export class MaintenanceSync {

@@ -12,7 +12,7 @@ import { AgentRegistry } from '../master/agent-registry';
 import { Kernel } from '../kernel/kernel';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
 import { TaskState } from '../tasks/task.entity';
-import { AgentStatus } from './agent.entity';
+import { AgentStatus } from '../agents/agent.entity';
 import { AgentRemoval } from './agent-removal.handler';
 import { AgentSessionsRepository } from './agent-sessions.repository';
 

@@ -4,21 +4,21 @@
  * re-register, live tasks, maintenance), then changed by each operator change as it commits.
  */
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AgentDrain } from '../agents/agent-drain.handler';
-import { AgentMembership } from '../agents/agent-membership.handler';
-import { AgentSessionsRepository } from '../agents/agent-sessions.repository';
+import { AgentDrain } from '../agent-lifecycle/agent-drain.handler';
+import { AgentMembership } from '../agent-lifecycle/agent-membership.handler';
+import { AgentSessionsRepository } from '../agent-lifecycle/agent-sessions.repository';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { type ClusterEvent } from '../leadership/cluster-events';
-import { FrameworkFailover } from '../frameworks/framework-failover.handler';
-import { FrameworkSessionsRepository } from '../frameworks/framework-sessions.repository';
+import { FrameworkFailover } from '../framework-lifecycle/framework-failover.handler';
+import { FrameworkSessionsRepository } from '../framework-lifecycle/framework-sessions.repository';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState } from '../master/cluster-state';
-import { MaintenanceSync } from '../maintenance/maintenance-sync.handler';
+import { MaintenanceSync } from '../agent-lifecycle/maintenance-sync.handler';
 import { OffersRepository } from '../offers/offers.repository';
 import type { QuotaEntity } from '../roles/quota.entity';
 import { TasksRepository } from '../tasks/tasks.repository';
-import { AllocationLoop } from './allocation-loop.handler';
-import { AllocatorConfigRepository } from './allocator-config.repository';
+import { AllocationLoop } from '../allocation/allocation-loop.handler';
+import { AllocatorConfigRepository } from '../allocation/allocator-config.repository';
 
 /** Changes the next timed cycle takes up (see `apply`). */
 const REREAD_AT_NEXT_CYCLE = new Set<ClusterEvent['type']>(['weights.updated', 'quota.updated', 'quota.removed']);

@@ -1,12 +1,16 @@
 /**
- * What is in use: resources of live tasks (not in a terminal state) and of outstanding offers.
- * Reservations, roles and agents read usage through here; the allocation loop will write it.
+ * What is in use: resources of live tasks (not in a terminal state) and of outstanding offers,
+ * read from the tables the master's handlers keep (as LiveViewRepository reads them): a
+ * read-only view below the nouns, so that agents, frameworks, roles, reservations and the
+ * cluster's summary read usage without depending on the tasks and offers that hold it.
  */
 import { Injectable } from '@nestjs/common';
-import { type EntityManager, In, Not } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { ResourceEntry } from '@arbiter/allocator';
-import { OUTSTANDING_OFFERS_SQL, outstandingOffers } from '../offers/offers.repository';
-import { TaskEntity, TERMINAL_TASK_STATES, TERMINAL_TASK_STATES_SQL } from '../tasks/task.entity';
+import { TERMINAL_TASK_STATES_SQL } from './task-state';
+
+/** The outstanding offers' rows, in SQL (a subquery with every column of `offers`). */
+export const OUTSTANDING_OFFERS_SQL = 'SELECT o.* FROM offers o JOIN outstanding_offers x ON x.offer_id = o.id';
 
 export interface Usage {
   agentId: string;
@@ -17,23 +21,13 @@ export interface Usage {
 
 @Injectable()
 export class AllocationUsageRepository {
-  async list(tx: EntityManager, where: { agentId?: string } = {}): Promise<Usage[]> {
-    const select = { agentId: true, role: true, frameworkId: true, resources: true } as const;
-    const [tasks, offers] = await Promise.all([
-      tx.find(TaskEntity, { select, where: { ...where, state: Not(In([...TERMINAL_TASK_STATES])) } }),
-      (where.agentId ? outstandingOffers(tx).where('o.agent_id = :agentId', { agentId: where.agentId }) : outstandingOffers(tx))
-        .select(['o.agentId', 'o.role', 'o.frameworkId', 'o.resources'])
-        .getMany(),
-    ]);
-    return [...tasks, ...offers];
-  }
-
   /** Resources of live tasks only (outstanding offers can be rescinded, tasks cannot). */
   async liveTasks(tx: EntityManager, where: { agentId?: string } = {}): Promise<Usage[]> {
-    return tx.find(TaskEntity, {
-      select: { agentId: true, role: true, frameworkId: true, resources: true },
-      where: { ...where, state: Not(In([...TERMINAL_TASK_STATES])) },
-    });
+    return tx.query(
+      `SELECT agent_id AS "agentId", role, framework_id AS "frameworkId", resources FROM tasks
+        WHERE state NOT IN ${TERMINAL_TASK_STATES_SQL}${where.agentId === undefined ? '' : ' AND agent_id = $1'}`,
+      where.agentId === undefined ? [] : [where.agentId],
+    );
   }
 
   /**
@@ -94,6 +88,10 @@ export class AllocationUsageRepository {
   }
 
   async countLiveTasks(tx: EntityManager, agentId: string): Promise<number> {
-    return tx.count(TaskEntity, { where: { agentId, state: Not(In([...TERMINAL_TASK_STATES])) } });
+    const [row]: Array<{ n: string }> = await tx.query(
+      `SELECT count(*) AS n FROM tasks WHERE agent_id = $1 AND state NOT IN ${TERMINAL_TASK_STATES_SQL}`,
+      [agentId],
+    );
+    return Number(row.n);
   }
 }

@@ -21,7 +21,7 @@ import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
 import { TaskUpdates } from '../tasks/task-updates.handler';
-import { type FrameworkEntity, FrameworkState } from './framework.entity';
+import { type FrameworkEntity, FrameworkState } from '../frameworks/framework.entity';
 import { FrameworkFailover } from './framework-failover.handler';
 import { FrameworkSessionsRepository } from './framework-sessions.repository';
 

@@ -14,8 +14,8 @@ import type { Actor } from '../auth/auth.actor';
 import { Database } from '../database/database.service';
 import type { AgentSocket } from '../master/cluster-state';
 import { ProtocolError } from '../kernel/protocol-error';
-import { MaintenanceSync } from '../maintenance/maintenance-sync.handler';
-import { type AgentEntity, AgentStatus } from './agent.entity';
+import { MaintenanceSync } from './maintenance-sync.handler';
+import { type AgentEntity, AgentStatus } from '../agents/agent.entity';
 
 /** The IP an agent connects from, IPv4 addresses without their IPv6 mapping ('::ffff:10.0.0.1' is 10.0.0.1). */
 export function ipOf(socket: AgentSocket): string | undefined {

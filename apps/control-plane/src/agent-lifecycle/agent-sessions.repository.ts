@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import { MasterDatabase } from '../database/master-database';
 import { ReservationEntity } from '../reservations/reservation.entity';
-import { AgentEntity, AgentStatus, DrainState } from './agent.entity';
+import { AgentEntity, AgentStatus, DrainState } from '../agents/agent.entity';
 
 /** Agents written per statement. */
 const UPSERT_SLICE = 2_000;

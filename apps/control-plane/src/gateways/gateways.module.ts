@@ -1,0 +1,15 @@
+/** The routing of each socket message on /agents and /frameworks to its handler. */
+import { Module } from '@nestjs/common';
+import { AgentLifecycleModule } from '../agent-lifecycle/agent-lifecycle.module';
+import { AllocationModule } from '../allocation/allocation.module';
+import { FrameworkLifecycleModule } from '../framework-lifecycle/framework-lifecycle.module';
+import { MasterModule } from '../master/master.module';
+import { OffersModule } from '../offers/offers.module';
+import { TasksModule } from '../tasks/tasks.module';
+import { Gateways } from './gateways';
+
+@Module({
+  imports: [MasterModule, AgentLifecycleModule, FrameworkLifecycleModule, OffersModule, TasksModule, AllocationModule],
+  providers: [Gateways],
+})
+export class GatewaysModule {}
