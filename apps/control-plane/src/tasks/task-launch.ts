@@ -18,7 +18,7 @@ type SpecFields = Pick<
   'command' | 'labels' | 'discovery' | 'dataBytes' | 'killGracePeriodSeconds' | 'maxCompletionTimeSeconds'
 >;
 
-/** The row's fields of a spec (the data's bytes go with its command until the task ends; its size in `dataBytes`). */
+/** The row's fields of a spec (the data's bytes go with its command, their size in `dataBytes`). */
 export function storedSpec(spec: TaskSpec): SpecFields {
   const command: StoredCommand = { command: spec.command, env: spec.env ?? {}, ...(spec.data !== undefined ? { data: spec.data } : {}) };
   return {

@@ -72,7 +72,7 @@ export class TaskEntity {
   @Column('jsonb', { nullable: true })
   discovery?: Discovery | null;
 
-  /** The size in bytes of the data handed to its executor (the bytes are kept with its command until it ends); null: none. */
+  /** The size in bytes of the data handed to its executor (the bytes are kept in its command, never returned by the API); null: none. */
   @Column('integer', { nullable: true })
   dataBytes?: number | null;
 
