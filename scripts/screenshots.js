@@ -7,7 +7,7 @@ const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
-const jest = spawnSync(path.join(root, 'node_modules', '.bin', 'jest'), ['--selectProjects', 'dashboard'], {
+const jest = spawnSync(path.join(root, 'node_modules', '.bin', 'jest'), ['--selectProjects', 'dashboard:e2e'], {
   stdio: 'inherit',
   cwd: root,
   env: { ...process.env, ARBITER_SCREENSHOTS: '1' },

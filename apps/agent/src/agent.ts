@@ -208,7 +208,7 @@ export class Agent {
 
   /** A kill from the control plane. */
   kill(payload: KillTask, ack?: (r: Reply) => void): void {
-    const known = this.tasks.kill(payload.frameworkId, payload.taskId, payload.gracePeriodSeconds ?? 5);
+    const known = this.tasks.kill(payload.frameworkId, payload.taskId, payload.gracePeriodSeconds);
     this.log.info({ frameworkId: payload.frameworkId, taskId: payload.taskId, known }, 'kill requested');
     ack?.({ ok: true });
   }

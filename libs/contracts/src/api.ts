@@ -1050,6 +1050,24 @@ export interface components {
             /** @description true when counting stopped at offset + 10,000 matches: there are more than `total` */
             totalCapped: boolean;
         };
+        DiscoveryDto: {
+            environment?: string;
+            labels?: components["schemas"]["LabelDto"][];
+            location?: string;
+            name?: string;
+            ports?: components["schemas"]["DiscoveryPortDto"][];
+            version?: string;
+            /** @enum {string} */
+            visibility: "FRAMEWORK" | "CLUSTER" | "EXTERNAL";
+        };
+        DiscoveryPortDto: {
+            labels?: components["schemas"]["LabelDto"][];
+            name?: string;
+            number: number;
+            protocol?: string;
+            /** @enum {string} */
+            visibility?: "FRAMEWORK" | "CLUSTER" | "EXTERNAL";
+        };
         DrainAgentDto: {
             /**
              * @description mark the agent GONE once drained (it can never come back under this id)
@@ -1210,6 +1228,10 @@ export interface components {
         KillTaskDto: {
             /** @description seconds between SIGTERM and SIGKILL (default 5) */
             gracePeriodSeconds?: number;
+        };
+        LabelDto: {
+            key: string;
+            value?: string;
         };
         LastCycleDto: {
             durationMs: number;
@@ -1439,11 +1461,21 @@ export interface components {
         TaskDto: {
             agentId: string;
             createdAt: string;
+            /** @description size in bytes of the data handed to its executor (null: none) */
+            dataBytes: number | null;
+            /** @description how service discovery finds the task; stored and shown, not acted on */
+            discovery: components["schemas"]["DiscoveryDto"] | null;
             frameworkId: string;
             /** @description every state change, oldest first (single task only) */
             history?: components["schemas"]["TaskStatusDto"][];
             /** @description the task's row id (GET /api/v1/tasks/{id}) */
             id: string;
+            /** @description its kill policy: seconds between SIGTERM and SIGKILL when a kill names none (null: 5) */
+            killGracePeriodSeconds: number | null;
+            /** @description the framework's labels of the task (Mesos's TaskInfo.labels) */
+            labels: components["schemas"]["LabelDto"][];
+            /** @description killed and FAILED when still running this long after it started (null: no limit) */
+            maxCompletionTimeSeconds: number | null;
             name: string;
             resources: components["schemas"]["ResourceEntryDto"][];
             resourcesText: string;

@@ -5,6 +5,7 @@
  *
  *   framework -> control plane:
  *     'subscribe'   Subscribe      -> { frameworkId, heartbeatIntervalSeconds }
+ *     'updateFramework' UpdateFramework -> {}
  *     'accept'      Accept         -> { launched: taskIds }
  *     'decline'     Decline        -> {}
  *     'suppress'    RolesCall      -> {}
@@ -91,6 +92,22 @@ export interface SubscribeReply {
   heartbeatIntervalSeconds: number;
 }
 
+/**
+ * Changes the subscribed framework's info without subscribing again (Mesos's UPDATE_FRAMEWORK):
+ * the whole info as in Subscribe, naming the framework the connection is subscribed as. Roles,
+ * capabilities, failover timeout, suppressed roles, offer filters, name, hostname and task size
+ * take the values given; `user` and `principal` cannot change.
+ */
+export const UpdateFramework = Subscribe.extend({ frameworkId: Id });
+export type UpdateFramework = z.input<typeof UpdateFramework>;
+
+/**
+ * An offer id as an answer names it: any text. An id the control plane never issued, whatever
+ * its form, is UNKNOWN_OFFER (for a Mesos framework: its tasks TASK_DROPPED or TASK_LOST with
+ * REASON_INVALID_OFFERS, as Mesos answers).
+ */
+const OfferId = z.string().min(1).max(255);
+
 export const Operation = z.discriminatedUnion('type', [
   z.object({ type: z.literal('LAUNCH'), tasks: z.array(TaskSpec).min(1).max(10_000) }).strict(),
   z.object({ type: z.literal('RESERVE'), resources: Resources.min(1) }).strict(),
@@ -105,7 +122,7 @@ const RefuseSeconds = z
 
 export const Accept = z
   .object({
-    offerIds: z.array(z.uuid()).min(1).max(1000),
+    offerIds: z.array(OfferId).min(1).max(1000),
     operations: z.array(Operation).max(1000),
     /** Filter for the resources left unused (default 5 s, as Mesos). */
     refuseSeconds: RefuseSeconds.optional(),
@@ -116,7 +133,7 @@ export interface AcceptReply {
   launched: string[];
 }
 
-export const Decline = z.object({ offerIds: z.array(z.uuid()).min(1).max(1000), refuseSeconds: RefuseSeconds.optional() }).strict();
+export const Decline = z.object({ offerIds: z.array(OfferId).min(1).max(1000), refuseSeconds: RefuseSeconds.optional() }).strict();
 export type Decline = z.infer<typeof Decline>;
 
 export const RolesCall = z.object({ roles: z.array(Role).max(100).optional() }).strict();
@@ -179,6 +196,7 @@ export interface FrameworkEvents {
 /** What a framework calls on /frameworks; the control plane acknowledges each call with a Reply. */
 export interface FrameworkCalls {
   subscribe: (m: Subscribe, ack?: (r: Reply<SubscribeReply>) => void) => void;
+  updateFramework: (m: UpdateFramework, ack?: (r: Reply) => void) => void;
   accept: (m: Accept, ack?: (r: Reply<AcceptReply>) => void) => void;
   decline: (m: Decline, ack?: (r: Reply) => void) => void;
   suppress: (m: RolesCall, ack?: (r: Reply) => void) => void;

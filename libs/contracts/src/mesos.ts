@@ -102,16 +102,45 @@ export const MesosCommandInfo = z
 export type MesosCommandInfo = z.infer<typeof MesosCommandInfo>;
 
 /** Fields of TaskInfo Arbiter cannot honour: refused by name when given. */
-export const MESOS_TASK_UNSUPPORTED = [
-  'executor',
-  'container',
-  'health_check',
-  'check',
-  'data',
-  'discovery',
-  'max_completion_time',
-  'limits',
-] as const;
+export const MESOS_TASK_UNSUPPORTED = ['executor', 'container', 'health_check', 'check', 'limits'] as const;
+
+/** A duration (Mesos's DurationInfo). */
+const Duration = z.object({ nanoseconds: Int64 }).strict();
+
+const Visibility = z.enum(['FRAMEWORK', 'CLUSTER', 'EXTERNAL']);
+
+/** Mesos's DiscoveryInfo: how service discovery finds a task (stored and shown, not acted on). */
+export const MesosDiscoveryInfo = z
+  .object({
+    visibility: Visibility,
+    name: text(255).optional(),
+    environment: text(255).optional(),
+    location: text(255).optional(),
+    version: text(255).optional(),
+    ports: z
+      .object({
+        ports: z
+          .array(
+            z
+              .object({
+                number: z.number().int(),
+                name: text(255).optional(),
+                protocol: text(255).optional(),
+                visibility: Visibility.optional(),
+                labels: Labels.optional(),
+              })
+              .strict(),
+          )
+          .max(1000)
+          .optional(),
+      })
+      .strict()
+      .optional(),
+    labels: Labels.optional(),
+  })
+  .strict();
+export type MesosDiscoveryInfo = z.infer<typeof MesosDiscoveryInfo>;
+export type MesosLabels = z.infer<typeof Labels>;
 
 export const MesosTaskInfo = z
   .object({
@@ -120,11 +149,12 @@ export const MesosTaskInfo = z
     agent_id: IdValue,
     resources: z.array(MesosResource).max(1000).optional(),
     command: MesosCommandInfo.optional(),
-    kill_policy: z
-      .object({ grace_period: z.object({ nanoseconds: Int64 }).strict().optional() })
-      .strict()
-      .optional(),
+    kill_policy: z.object({ grace_period: Duration.optional() }).strict().optional(),
+    /** Bytes for the executor, base64. */
+    data: z.string().max(1_398_104).optional(),
     labels: Labels.optional(),
+    discovery: MesosDiscoveryInfo.optional(),
+    max_completion_time: Duration.optional(),
     ...Object.fromEntries(MESOS_TASK_UNSUPPORTED.map((f) => [f, z.unknown().optional()])),
   })
   .strict();
@@ -248,18 +278,20 @@ const InverseOfferIds = z.object({ inverse_offer_ids: z.array(IdValue).max(1000)
 
 const Roles = z.object({ roles: z.array(text(255)).max(100).optional() }).strict();
 
+/** SUBSCRIBE and UPDATE_FRAMEWORK: the framework's info, the roles it wants no offers for. */
+const FrameworkInfoCall = z
+  .object({
+    framework_info: MesosFrameworkInfo,
+    suppressed_roles: z.array(text(255)).max(100).optional(),
+    offer_constraints: z.unknown().optional(),
+  })
+  .strict();
+
 export const MesosCall = z
   .object({
     framework_id: IdValue.optional(),
     type: z.enum(MESOS_CALL_TYPES),
-    subscribe: z
-      .object({
-        framework_info: MesosFrameworkInfo,
-        suppressed_roles: z.array(text(255)).max(100).optional(),
-        offer_constraints: z.unknown().optional(),
-      })
-      .strict()
-      .optional(),
+    subscribe: FrameworkInfoCall.optional(),
     accept: z
       .object({
         offer_ids: z.array(IdValue).max(1000).optional(),
@@ -311,7 +343,7 @@ export const MesosCall = z
       .object({ requests: z.array(z.unknown()).max(1000).optional() })
       .strict()
       .optional(),
-    update_framework: z.unknown().optional(),
+    update_framework: FrameworkInfoCall.optional(),
   })
   .strict();
 export type MesosCall = z.infer<typeof MesosCall>;

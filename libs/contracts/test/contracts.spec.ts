@@ -36,7 +36,8 @@ describe('wire contracts', () => {
       ],
     });
     expect(ok.ok).toBe(true);
-    const bad = parseMessage(Accept, { offerIds: ['not-a-uuid'], operations: [{ type: 'DESTROY' }] });
+    // An offer id is any text (one never issued is UNKNOWN_OFFER), but not an empty one.
+    const bad = parseMessage(Accept, { offerIds: [''], operations: [{ type: 'DESTROY' }] });
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.error.message).toMatch(/offerIds\.0.*operations\.0/s);
   });

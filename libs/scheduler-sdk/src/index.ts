@@ -247,6 +247,19 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
     return this.accept(ids, [{ type: 'LAUNCH', tasks }], options);
   }
 
+  /**
+   * Changes the framework's info without subscribing again (Mesos's UPDATE_FRAMEWORK): roles,
+   * capabilities, failover timeout, suppressed roles, offer filters, name, hostname, task size.
+   * The whole info is given, as at subscription; its user and principal cannot change. Later
+   * re-subscriptions (after a reconnection) use it.
+   */
+  async updateFramework(framework: Subscribe): Promise<void> {
+    const frameworkId = this.frameworkId;
+    if (frameworkId === undefined) throw new SchedulerError('NOT_SUBSCRIBED', 'start() the scheduler before updating its framework');
+    await this.call('updateFramework', { ...framework, frameworkId });
+    this.subscribeInfo = { ...framework };
+  }
+
   decline(offerIds: string | string[], options: { refuseSeconds?: number } = {}): Promise<void> {
     return this.call('decline', {
       offerIds: Array.isArray(offerIds) ? offerIds : [offerIds],

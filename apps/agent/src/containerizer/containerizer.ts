@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TaskSpec } from '@arbiter/contracts';
 import { Isolator, type TaskCgroup } from './isolators/cgroups';
+import { CompletionDeadline } from './isolators/deadline';
 import { DiskUsage } from './isolators/disk';
 import type { Container, Limitation, TaskIsolator } from './isolators/isolator';
 import { MemoryPolling } from './isolators/memory';
@@ -69,7 +70,7 @@ export class Containerizer {
     // Task cgroups under arbiter/<this work directory>: agents on one machine keep to their own.
     const self = crypto.createHash('sha256').update(path.resolve(workDir)).digest('hex').slice(0, 12);
     this.cgroups = options.isolator ?? Isolator.detect('/sys/fs/cgroup', path.join('arbiter', self));
-    this.isolators = [this.cgroups, new MemoryPolling()];
+    this.isolators = [this.cgroups, new MemoryPolling(), new CompletionDeadline()];
     this.pidsLimit = options.pidsLimit ?? DEFAULT_PIDS_LIMIT;
     this.defaultUser = options.taskUser ?? (this.self === 0 ? undefined : (process.env.USER ?? String(this.self)));
     this.dynamic = new DynamicUsers(path.join(workDir, 'task-users.json'));

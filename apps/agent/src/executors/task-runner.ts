@@ -175,8 +175,8 @@ export class TaskRunner {
     };
   }
 
-  /** SIGTERM to the task's group, SIGKILL after the grace period. */
-  kill(frameworkId: string, taskId: string, gracePeriodSeconds = 5): boolean {
+  /** SIGTERM to the task's group, SIGKILL after the grace period (absent: its kill policy's, else 5 s). */
+  kill(frameworkId: string, taskId: string, gracePeriodSeconds?: number): boolean {
     const task = this.tasks.get(key(frameworkId, taskId));
     if (!task || terminal(task.state)) return false;
     task.ending ??= { state: 'KILLED', reason: 'REASON_TASK_KILLED', message: 'killed on request' };
@@ -185,7 +185,8 @@ export class TaskRunner {
       return true;
     }
     this.containerizer.signal(task.container, 'SIGTERM');
-    task.killTimer = setTimeout(() => this.containerizer.signal(task.container, 'SIGKILL'), gracePeriodSeconds * 1000);
+    const grace = gracePeriodSeconds ?? task.spec.killPolicy?.gracePeriodSeconds ?? 5;
+    task.killTimer = setTimeout(() => this.containerizer.signal(task.container, 'SIGKILL'), grace * 1000);
     task.killTimer.unref();
     if (!task.child) this.watchRecovered(task);
     return true;

@@ -44,6 +44,7 @@ export function limitsOf(spec: TaskSpec, memLimitBytes: number | undefined, pids
     cpus: value('cpus'),
     diskBytes: disk === undefined ? undefined : disk * 1024 * 1024,
     pids,
+    completionSeconds: spec.maxCompletionTimeSeconds,
   };
 }
 

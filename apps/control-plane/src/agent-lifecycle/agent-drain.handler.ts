@@ -45,16 +45,20 @@ export class AgentDrain {
   }
 
   /**
-   * Drains an agent (Mesos's DRAIN_AGENT): its tasks are killed with the drain's grace period
-   * (SIGTERM, then SIGKILL after it; those not started yet are KILLED at once); once the last one
-   * has ended the agent is DRAINED, or GONE with markGone (and refused from then on).
+   * Drains an agent (Mesos's DRAIN_AGENT): its tasks are killed with the drain's grace period, or
+   * their kill policy's when shorter (SIGTERM, then SIGKILL after it; those not started yet are
+   * KILLED at once); once the last one has ended the agent is DRAINED, or GONE with markGone (and
+   * refused from then on).
    */
   async drain(agent: AgentEntity): Promise<void> {
     const runtime = this.state.agents.get(agent.id);
     if (!runtime) return;
     const markGone = agent.drainConfig?.markGone ?? false;
     this.registry.drainStarted(agent.id, markGone);
-    const grace = agent.drainConfig?.maxGracePeriodSeconds ?? KILL_GRACE_SECONDS;
+    // The drain's grace period; a task's own kill policy when shorter (max_grace_period caps it, as in Mesos).
+    const max = agent.drainConfig?.maxGracePeriodSeconds;
+    const graceOf = (t: TaskEntity) =>
+      Math.min(t.killGracePeriodSeconds ?? Infinity, max ?? t.killGracePeriodSeconds ?? KILL_GRACE_SECONDS);
     const notStarted: TaskEntity[] = [];
     const killed: TaskEntity[] = [];
     for (const t of this.state.liveTasks.onAgent(agent.id)) {
@@ -62,8 +66,8 @@ export class AgentDrain {
       else if (t.state === TaskState.STAGING) notStarted.push(t);
     }
     await this.updates.killing(killed);
-    this.outbox.kill(agent.id, killed, grace);
-    this.logger.log({ agentId: agent.id, grace, markGone }, 'draining the agent: its tasks are killed');
+    for (const t of killed) this.outbox.kill(agent.id, [t], graceOf(t));
+    this.logger.log({ agentId: agent.id, maxGracePeriodSeconds: max ?? null, markGone }, 'draining the agent: its tasks are killed');
     if (notStarted.length) await this.updates.masterUpdate(notStarted, TaskState.KILLED, 'REASON_AGENT_DRAINING', 'the agent is draining');
     await this.drainProgress(agent.id);
   }

@@ -89,13 +89,7 @@ export class FrameworkSessions {
           `principal field '${msg.principal}'`,
           `the subscription names principal '${msg.principal}' but the token belongs to '${principal}'`,
         );
-      const role = msg.roles.find((r) => !this.acls.allows(actor, 'register_frameworks', r));
-      if (role !== undefined)
-        await refuse(
-          PROTOCOL_ERRORS.FORBIDDEN,
-          `ACL register_frameworks refuses role '${role}'`,
-          `principal '${actor.name}' may not register frameworks in role '${role}' (ACL register_frameworks)`,
-        );
+      await this.checkRoles(msg.roles, actor, refuse);
       let fw: FrameworkEntity | null = null;
       if (msg.frameworkId) {
         fw = await this.frameworks.find(msg.frameworkId);
@@ -207,6 +201,81 @@ export class FrameworkSessions {
       setImmediate(() => void this.updates.resync(row.id));
       this.loop.requestCycle();
       return { frameworkId: row.id, heartbeatIntervalSeconds: FRAMEWORK_HEARTBEAT_SECONDS };
+    });
+  }
+
+  /** A role the register_frameworks ACL does not allow the actor is refused (FORBIDDEN). */
+  private async checkRoles(roles: string[], actor: Actor, refuse: (code: string, reason: string, message: string) => Promise<never>) {
+    const role = roles.find((r) => !this.acls.allows(actor, 'register_frameworks', r));
+    if (role !== undefined)
+      await refuse(
+        PROTOCOL_ERRORS.FORBIDDEN,
+        `ACL register_frameworks refuses role '${role}'`,
+        `principal '${actor.name}' may not register frameworks in role '${role}' (ACL register_frameworks)`,
+      );
+  }
+
+  /**
+   * Changes the subscribed framework's info in place (Mesos's UPDATE_FRAMEWORK), for the
+   * framework the connection is subscribed as only: roles (each allowed by register_frameworks),
+   * capabilities, failover timeout, suppressed roles, offer filters, name, hostname, web UI.
+   * Its user and principal cannot change (INVALID_MESSAGE, FRAMEWORK_PRINCIPAL_MISMATCH). Offers
+   * made to roles it leaves are rescinded; tasks in them run on. All or nothing.
+   */
+  update(socket: FrameworkConnection, msg: Subscription & { frameworkId: string }, actor: Actor): Promise<void> {
+    return this.kernel.exclusive(async () => {
+      const runtime = this.state.frameworkOf(socket);
+      const refuse = async (code: string, reason: string, message: string): Promise<never> => {
+        await this.access.denied(actor, { what: 'update framework', reason, targetType: 'framework', targetId: msg.frameworkId });
+        throw new ProtocolError(code, message);
+      };
+      if (msg.frameworkId !== runtime.id)
+        await refuse(
+          PROTOCOL_ERRORS.FRAMEWORK_PRINCIPAL_MISMATCH,
+          `connection subscribed as framework ${runtime.id}`,
+          `this connection is subscribed as framework ${runtime.id}; it cannot update framework '${msg.frameworkId}'`,
+        );
+      const row = await this.frameworks.find(runtime.id);
+      if (!row) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_FRAMEWORK, `framework ${runtime.id} is gone`);
+      if (msg.principal !== undefined && !actor.anonymous && msg.principal !== row.principal)
+        await refuse(
+          PROTOCOL_ERRORS.FRAMEWORK_PRINCIPAL_MISMATCH,
+          `principal field '${msg.principal}'`,
+          `a framework's principal cannot change: it is ${row.principal === null ? 'none (anonymous)' : `'${row.principal}'`}`,
+        );
+      if ((msg.user ?? null) !== row.user)
+        throw new ProtocolError(
+          PROTOCOL_ERRORS.INVALID_MESSAGE,
+          `a framework's user cannot change: it is ${row.user === null ? 'none' : `'${row.user}'`}, the update names ${msg.user === undefined ? 'none' : `'${msg.user}'`}`,
+        );
+      const outside = msg.suppressedRoles.filter((r) => !msg.roles.includes(r));
+      if (outside.length)
+        throw new ProtocolError(
+          PROTOCOL_ERRORS.INVALID_MESSAGE,
+          `suppressed roles must be among the framework's roles: ${outside.map((r) => `'${r}'`).join(', ')} is not`,
+        );
+      await this.checkRoles(msg.roles, actor, refuse);
+      const before = new Set(row.suppressedRoles);
+      const saved = await this.frameworks.save(
+        Object.assign(row, {
+          name: msg.name,
+          roles: msg.roles,
+          capabilities: msg.capabilities,
+          failoverTimeoutSeconds: msg.failoverTimeoutSeconds,
+          hostname: msg.hostname ?? null,
+          suppressedRoles: msg.suppressedRoles,
+          ...(msg.webuiUrl !== undefined ? { webuiUrl: msg.webuiUrl } : {}),
+        }),
+      );
+      await this.offers.outsideRoles(saved.id, saved.roles, 'the framework left the role of the offer');
+      const { allocator } = this.state;
+      allocator.updateFramework(saved.id, saved.roles, saved.capabilities, offerFiltersOf(msg), msg.taskSize ?? null);
+      const suppressed = saved.suppressedRoles.filter((r) => !before.has(r));
+      const unsuppressed = saved.roles.filter((r) => before.has(r) && !saved.suppressedRoles.includes(r));
+      if (suppressed.length) allocator.suppressOffers(saved.id, suppressed);
+      if (unsuppressed.length) allocator.reviveOffers(saved.id, unsuppressed);
+      this.registry.describe(saved.id, saved, saved.user);
+      this.loop.requestCycle();
     });
   }
 

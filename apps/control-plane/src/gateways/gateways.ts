@@ -21,6 +21,7 @@ import {
   StatusUpdate,
   Subscribe,
   UpdateAgent,
+  UpdateFramework,
 } from '@arbiter/contracts';
 import { AgentLiveness } from '../agent-lifecycle/agent-liveness.handler';
 import { AgentMembership } from '../agent-lifecycle/agent-membership.handler';
@@ -87,6 +88,7 @@ export class Gateways implements OnApplicationBootstrap {
     frameworks.on('connection', (socket) => {
       const actor = (socket.data as AuthedSocketData).actor;
       on(socket, 'subscribe', Subscribe, (msg) => this.frameworks.subscribe(socket, msg, actor));
+      on(socket, 'updateFramework', UpdateFramework, (msg) => this.frameworks.update(socket, msg, actor));
       on(socket, 'accept', Accept, (msg) => this.answers.accept(socket, msg));
       on(socket, 'decline', Decline, (msg) => this.answers.decline(socket, msg));
       on(socket, 'suppress', RolesCall, (msg) => this.frameworks.suppress(socket, msg));

@@ -48,6 +48,8 @@ export interface LiveTask {
   role: string;
   resources: ResourceEntry[];
   command: Record<string, unknown> | null;
+  /** Its kill policy's grace period (null or absent: the default), used when a kill names none. */
+  killGracePeriodSeconds?: number | null;
   state: TaskState;
   createdAt: Date;
   updatedAt: Date;
@@ -72,13 +74,13 @@ export class LiveTasks {
     return this.byKey.get(taskKey(frameworkId, taskId));
   }
 
-  /** Adds a task as stored, without its command (the agent has it). */
+  /** Adds a task as stored, without its command (the agent has it), labels or discovery (read from the database). */
   add(task: LiveTask): void {
     assertOrdered('adding a live task');
     const k = taskKey(task.frameworkId, task.taskId);
     this.delete(task.frameworkId, task.taskId);
     // A copy of its fields (the entity is a plain record here: only TypeORM reads its class).
-    const row: LiveTask = Object.assign({}, task, { command: null });
+    const row: LiveTask = Object.assign({}, task, { command: null, labels: undefined, discovery: undefined });
     this.byKey.set(k, row);
     let onAgent = this.byAgent.get(task.agentId);
     if (!onAgent) this.byAgent.set(task.agentId, (onAgent = new Map<string, LiveTask>()));

@@ -18,6 +18,8 @@ export const KILL_GRACE_SECONDS = 5;
 export interface TaskRef {
   frameworkId: string;
   taskId: string;
+  /** Its kill policy's grace period, used when the kill names none. */
+  killGracePeriodSeconds?: number | null;
 }
 
 @Injectable()
@@ -33,13 +35,19 @@ export class Outbox {
   }
 
   /**
-   * Tells an agent to kill tasks (SIGTERM, then SIGKILL after `gracePeriodSeconds`). `agent` is
-   * the agent's id, or the socket it had when the master decided (an agent being removed).
+   * Tells an agent to kill tasks (SIGTERM, then SIGKILL after `gracePeriodSeconds`, else each
+   * task's kill policy, else KILL_GRACE_SECONDS). `agent` is the agent's id, or the socket it had
+   * when the master decided (an agent being removed).
    */
-  kill(agent: string | AgentSocket | undefined, tasks: Iterable<TaskRef>, gracePeriodSeconds = KILL_GRACE_SECONDS): void {
+  kill(agent: string | AgentSocket | undefined, tasks: Iterable<TaskRef>, gracePeriodSeconds?: number): void {
     const socket = typeof agent === 'string' ? this.agentSocket(agent) : agent;
     if (!socket) return;
-    for (const t of tasks) socket.emit('kill', { frameworkId: t.frameworkId, taskId: t.taskId, gracePeriodSeconds });
+    for (const t of tasks)
+      socket.emit('kill', {
+        frameworkId: t.frameworkId,
+        taskId: t.taskId,
+        gracePeriodSeconds: gracePeriodSeconds ?? t.killGracePeriodSeconds ?? KILL_GRACE_SECONDS,
+      });
   }
 
   /** Sends a framework offers. */

@@ -9,10 +9,14 @@ import {
   Accept,
   CAPABILITIES,
   Decline,
+  type Discovery,
   Kill,
+  type Label,
   type MesosCall,
   type MesosCommandInfo,
+  type MesosDiscoveryInfo,
   type MesosFrameworkInfo,
+  type MesosLabels,
   MESOS_TASK_UNSUPPORTED,
   type MesosOperation,
   type MesosResource,
@@ -113,11 +117,34 @@ export function toMesosResource(e: ResourceEntry, allocationRole?: string): Reco
 export function subscriptionOf(call: MesosCall, map: RoleMap): Subscription {
   const sub = call.subscribe;
   if (!sub) throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, "SUBSCRIBE: the call needs a 'subscribe' field with framework_info");
-  const info: MesosFrameworkInfo = sub.framework_info;
-  if (info.labels?.labels?.length) throw unsupported('framework_info.labels', 'Arbiter keeps no framework labels');
-  if (sub.offer_constraints !== undefined) throw unsupported('subscribe.offer_constraints', 'Arbiter has no offer constraints');
-  if (call.framework_id && info.id && call.framework_id.value !== info.id.value)
+  if (call.framework_id && sub.framework_info.id && call.framework_id.value !== sub.framework_info.id.value)
     throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, 'SUBSCRIBE: framework_id and framework_info.id differ');
+  return frameworkInfoOf(call, sub, map);
+}
+
+/** UPDATE_FRAMEWORK: the whole new FrameworkInfo, whose id must be the call's framework_id (as Mesos checks). */
+export function frameworkUpdateOf(call: MesosCall, map: RoleMap): Subscription & { frameworkId: string } {
+  const update = call.update_framework;
+  if (!update)
+    throw new ProtocolError(
+      PROTOCOL_ERRORS.INVALID_MESSAGE,
+      "UPDATE_FRAMEWORK: the call needs an 'update_framework' field with framework_info",
+    );
+  if (call.framework_id?.value !== update.framework_info.id?.value)
+    throw new ProtocolError(
+      PROTOCOL_ERRORS.INVALID_MESSAGE,
+      "UPDATE_FRAMEWORK: 'framework_id' differs from 'update_framework.framework_info.id'",
+    );
+  const msg = frameworkInfoOf(call, update, map);
+  return { ...msg, frameworkId: update.framework_info.id?.value ?? '' };
+}
+
+/** A FrameworkInfo (SUBSCRIBE, UPDATE_FRAMEWORK) as Arbiter's subscription. */
+function frameworkInfoOf(call: MesosCall, sub: NonNullable<MesosCall['subscribe']>, map: RoleMap): Subscription {
+  const info: MesosFrameworkInfo = sub.framework_info;
+  const name = call.type === 'SUBSCRIBE' ? 'subscribe' : 'update_framework';
+  if (info.labels?.labels?.length) throw unsupported('framework_info.labels', 'Arbiter keeps no framework labels');
+  if (sub.offer_constraints !== undefined) throw unsupported(`${name}.offer_constraints`, 'Arbiter has no offer constraints');
   const capabilities: string[] = [];
   for (const { type } of info.capabilities ?? []) {
     if ((CAPABILITIES as readonly string[]).includes(type)) capabilities.push(type);
@@ -126,9 +153,9 @@ export function subscriptionOf(call: MesosCall, map: RoleMap): Subscription {
   }
   const multiRole = capabilities.includes('MULTI_ROLE');
   if (!multiRole && info.roles?.length)
-    throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, "SUBSCRIBE: 'roles' needs the MULTI_ROLE capability; use 'role'");
+    throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `${call.type}: 'roles' needs the MULTI_ROLE capability; use 'role'`);
   if (multiRole && info.role !== undefined)
-    throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, "SUBSCRIBE: a MULTI_ROLE framework names its roles in 'roles', not 'role'");
+    throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `${call.type}: a MULTI_ROLE framework names its roles in 'roles', not 'role'`);
   const mesosRoles = multiRole ? (info.roles?.length ? info.roles : [MESOS_STAR]) : [info.role ?? MESOS_STAR];
   const offerFilters = info.offer_filters
     ? Object.fromEntries(
@@ -147,22 +174,29 @@ export function subscriptionOf(call: MesosCall, map: RoleMap): Subscription {
     {
       frameworkId: call.framework_id?.value ?? info.id?.value,
       name: info.name,
-      roles: rolesOf(mesosRoles, map, 'SUBSCRIBE'),
+      roles: rolesOf(mesosRoles, map, call.type),
       capabilities,
       failoverTimeoutSeconds: info.failover_timeout ?? 0,
       ...(info.principal !== undefined ? { principal: info.principal } : {}),
       ...(info.user ? { user: info.user } : {}),
       ...(info.hostname !== undefined ? { hostname: info.hostname } : {}),
-      suppressedRoles: rolesOf(sub.suppressed_roles, map, 'SUBSCRIBE') ?? [],
+      suppressedRoles: rolesOf(sub.suppressed_roles, map, call.type) ?? [],
       ...(offerFilters ? { offerFilters } : {}),
     },
-    'SUBSCRIBE',
+    call.type,
   );
   return {
     ...msg,
     protocol: 'mesos',
     ...(info.webui_url ? { webuiUrl: info.webui_url } : {}),
   };
+}
+
+/** How a FrameworkInfo's roles read in events: MULTI_ROLE, and whether it has Mesos's `*` (the default role). */
+export function roleContext(info: MesosFrameworkInfo): { multiRole: boolean; star: boolean } {
+  const multiRole = (info.capabilities ?? []).some((c) => c.type === 'MULTI_ROLE');
+  const star = multiRole ? !info.roles?.length || info.roles.includes(MESOS_STAR) : (info.role ?? MESOS_STAR) === MESOS_STAR;
+  return { multiRole, star };
 }
 
 function commandOf(c: MesosCommandInfo | undefined, where: string): Pick<TaskSpec, 'command' | 'env' | 'user'> {
@@ -185,17 +219,47 @@ function commandOf(c: MesosCommandInfo | undefined, where: string): Pick<TaskSpe
   return { command, ...(Object.keys(env).length ? { env } : {}), ...(c.user ? { user: c.user } : {}) };
 }
 
+/** Mesos's Labels as Arbiter's (absent when empty). */
+export function labelsOf(l: MesosLabels | undefined): Label[] | undefined {
+  return l?.labels?.length ? l.labels.map(({ key, value }) => (value === undefined ? { key } : { key, value })) : undefined;
+}
+
+/** Arbiter's labels as Mesos's Labels. */
+export const toMesosLabels = (labels: Label[]) => ({ labels });
+
+/** Mesos's DiscoveryInfo as Arbiter's (its `ports.ports` and `labels.labels` flattened). */
+function discoveryOf(d: MesosDiscoveryInfo): Discovery {
+  const { ports, labels, ...rest } = d;
+  const list = ports?.ports?.map(({ labels: portLabels, ...port }) => ({ ...port, ...optional('labels', labelsOf(portLabels)) }));
+  return { ...rest, ...optional('ports', list), ...optional('labels', labelsOf(labels)) };
+}
+
+/** Arbiter's Discovery in Mesos's shape (as `/master/state` shows a task's DiscoveryInfo). */
+export function toMesosDiscovery(d: Discovery): Record<string, unknown> {
+  const { ports, labels, ...rest } = d;
+  return {
+    ...rest,
+    ...(ports
+      ? { ports: { ports: ports.map(({ labels: l, ...port }) => ({ ...port, ...(l ? { labels: toMesosLabels(l) } : {}) })) } }
+      : {}),
+    ...(labels ? { labels: toMesosLabels(labels) } : {}),
+  };
+}
+
+const optional = <K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> =>
+  value === undefined ? {} : ({ [key]: value } as Record<K, V>);
+const seconds = (d: { nanoseconds: number } | undefined) => (d === undefined ? undefined : d.nanoseconds / 1e9);
+
 /** A TaskInfo as Arbiter's TaskSpec, and the agent it names. */
 export function taskOf(t: MesosTaskInfo, where: string): { spec: TaskSpec; agentId: string } {
   const present = MESOS_TASK_UNSUPPORTED.filter((f) => (t as Record<string, unknown>)[f] !== undefined);
   if (present.length)
     throw unsupported(
       `${where}: TaskInfo.${present.join(', TaskInfo.')}`,
-      'Arbiter runs each task as a process from its CommandInfo, with no executors, containers, checks or task data',
+      'Arbiter runs each task as a process from its CommandInfo, with no executors, containers, checks or resource limits',
     );
-  if (t.labels?.labels?.length) throw unsupported(`${where}: TaskInfo.labels`, 'Arbiter keeps no task labels');
-  if (t.kill_policy !== undefined)
-    throw unsupported(`${where}: TaskInfo.kill_policy`, "give the grace period in the KILL call's kill_policy");
+  const grace = seconds(t.kill_policy?.grace_period);
+  const deadline = seconds(t.max_completion_time);
   return {
     agentId: t.agent_id.value,
     spec: {
@@ -203,6 +267,12 @@ export function taskOf(t: MesosTaskInfo, where: string): { spec: TaskSpec; agent
       name: t.name,
       resources: fromMesosResources(t.resources, `${where} resources`),
       ...commandOf(t.command, where),
+      ...optional('data', t.data),
+      ...optional('labels', labelsOf(t.labels)),
+      ...optional('discovery', t.discovery && discoveryOf(t.discovery)),
+      ...optional('killPolicy', grace === undefined ? undefined : { gracePeriodSeconds: grace }),
+      // Zero is no limit, as Mesos's command executor reads it.
+      ...optional('maxCompletionTimeSeconds', deadline === 0 ? undefined : deadline),
     },
   };
 }

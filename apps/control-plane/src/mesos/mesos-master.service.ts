@@ -21,6 +21,7 @@ import { FrameworksService } from '../frameworks/frameworks.service';
 import { Metrics } from '../health/metrics';
 import { Leadership } from '../leadership/leadership.service';
 import { RolesService } from '../roles/roles.service';
+import { toMesosDiscovery } from './mesos-codec';
 import type { TaskDto } from '../tasks/tasks.dto';
 import { TasksService } from '../tasks/tasks.service';
 import { MESOS_STAR } from './mesos-codec';
@@ -79,6 +80,9 @@ export class MesosMaster {
       resources: resourceMap(t.resources),
       role: t.role,
       statuses: [{ state: mesosTaskState(t.state), timestamp: seconds(t.updatedAt) }],
+      // As Mesos writes them: labels as a list of { key, value }, discovery as its DiscoveryInfo.
+      ...(t.labels.length ? { labels: t.labels } : {}),
+      ...(t.discovery ? { discovery: toMesosDiscovery(t.discovery) } : {}),
     };
   }
 

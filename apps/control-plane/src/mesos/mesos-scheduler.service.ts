@@ -31,13 +31,25 @@ import { Leadership } from '../leadership/leadership.service';
 import { OfferAnswers } from '../offers/offer-answers.handler';
 import { Realtime } from '../realtime/realtime';
 import { TaskUpdates } from '../tasks/task-updates.handler';
-import { acceptOf, declineOf, killOf, MESOS_STAR, mesosBytesToUuid, type RoleMap, rolesCallOf, subscriptionOf } from './mesos-codec';
+import {
+  acceptOf,
+  declineOf,
+  frameworkUpdateOf,
+  killOf,
+  mesosBytesToUuid,
+  roleContext,
+  type RoleMap,
+  rolesCallOf,
+  subscriptionOf,
+} from './mesos-codec';
 import { answerWith, httpErrorOf, masterInfo, MesosHttpError } from './mesos-http';
 import { JSON_ENCODING, type MesosEncoding, mediaType, negotiate } from './mesos-encoding';
 import { PROTOBUF_ENCODING } from './mesos-protobuf';
 import { MesosStream } from './mesos-stream';
 
 export const MESOS_SCHEDULER_PATH = '/api/v1/scheduler';
+/** Where the API is served: its path, and the alias Mesos's master answers too. */
+export const MESOS_SCHEDULER_PATHS = [MESOS_SCHEDULER_PATH, `/master${MESOS_SCHEDULER_PATH}`];
 const ENCODINGS: MesosEncoding[] = [JSON_ENCODING, PROTOBUF_ENCODING];
 
 /** Offer problems: Mesos drops the tasks (TASK_DROPPED, or TASK_LOST without PARTITION_AWARE) with REASON_INVALID_OFFERS. */
@@ -106,7 +118,8 @@ export class MesosScheduler {
     if (!this.leadership.isLeader) {
       const leader = this.leadership.leaderUrl;
       if (leader && leader !== this.leadership.url) {
-        res.setHeader('Location', new URL(MESOS_SCHEDULER_PATH, leader).toString());
+        const path = MESOS_SCHEDULER_PATHS.find((p) => p === req.path) ?? MESOS_SCHEDULER_PATH;
+        res.setHeader('Location', new URL(path, leader).toString());
         res.status(307).end();
         return;
       }
@@ -160,7 +173,8 @@ export class MesosScheduler {
     }
     const stream = this.streamOf(req, call, actor);
     await this.dispatch(call, stream, actor);
-    res.status(202).end();
+    // UPDATE_FRAMEWORK is answered 200 once applied, as Mesos does; the other calls 202.
+    res.status(call.type === 'UPDATE_FRAMEWORK' ? 200 : 202).end();
   }
 
   /** Basic (principal and one of its tokens as the secret), Bearer (a token), or none when anonymous frameworks are allowed. */
@@ -187,7 +201,7 @@ export class MesosScheduler {
 
   private async subscribe(call: MesosCallT, actor: Actor, encoding: MesosEncoding, req: Request, res: Response): Promise<void> {
     const msg = subscriptionOf(call, this.roles);
-    const info = call.subscribe?.framework_info;
+    const info = call.subscribe?.framework_info ?? { user: '', name: '' };
     const stream = new MesosStream(
       res,
       encoding,
@@ -213,15 +227,13 @@ export class MesosScheduler {
         void this.failover.disconnected(stream).catch((err: unknown) => this.logger.error({ err }, 'Mesos framework disconnection'));
     });
     const reply = await this.frameworks.subscribe(stream, msg, actor);
-    const multiRole = msg.capabilities.includes('MULTI_ROLE');
-    const star = multiRole ? !info?.roles?.length || info.roles.includes(MESOS_STAR) : (info?.role ?? MESOS_STAR) === MESOS_STAR;
     if (connection.gone) {
       await this.failover.disconnected(stream);
       return;
     }
     this.streams.set(stream.id, stream);
     stream.open(
-      { frameworkId: reply.frameworkId, multiRole, star, ...this.roles },
+      { frameworkId: reply.frameworkId, ...roleContext(info), ...this.roles },
       {
         framework_id: { value: reply.frameworkId },
         heartbeat_interval_seconds: reply.heartbeatIntervalSeconds || FRAMEWORK_HEARTBEAT_SECONDS,
@@ -301,6 +313,12 @@ export class MesosScheduler {
       case 'RECONCILE':
         await this.tasks.reconcile(stream, { tasks: (call.reconcile?.tasks ?? []).map((t) => ({ taskId: t.task_id.value })) });
         return;
+      case 'UPDATE_FRAMEWORK': {
+        await this.frameworks.update(stream, frameworkUpdateOf(call, this.roles), actor);
+        const info = call.update_framework?.framework_info;
+        if (stream.context && info) Object.assign(stream.context, roleContext(info));
+        return;
+      }
       case 'REQUEST':
         // Mesos's allocator ignores requests too: frameworks state their needs by what they accept.
         return;

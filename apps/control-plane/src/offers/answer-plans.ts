@@ -14,6 +14,8 @@ import { ProtocolError } from '../kernel/protocol-error';
 import type { OutstandingOffer } from '../master/offer-book';
 import { OffersRepository } from './offers.repository';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** Default refuse_seconds of an accept's unused resources and of a decline (as Mesos). */
 export const DEFAULT_REFUSE_SECONDS = 5;
 
@@ -47,6 +49,8 @@ export class AnswerPlans {
     for (const id of new Set(offerIds)) {
       const o = this.state.offers.get(id);
       if (!o) {
+        // Offer ids are UUIDs: another id was never issued (and is not looked up).
+        if (!UUID.test(id)) throw new ProtocolError(PROTOCOL_ERRORS.UNKNOWN_OFFER, `no offer with id ${id}`, { offerId: id });
         // After the writes in flight, so that an offer just answered shows how.
         await this.kernel.settled();
         const row = await this.offers.find(id);

@@ -16,6 +16,7 @@ import { ProtocolError } from '../kernel/protocol-error';
 import { Outbox } from '../master/outbox';
 import { TaskUpdates } from '../tasks/task-updates.handler';
 import { type TaskEntity, TaskState } from '../tasks/task.entity';
+import { storedSpec } from '../tasks/task-launch';
 import { OfferState } from './offer.entity';
 import { OffersRepository, type RefusedAnswer } from './offers.repository';
 import { AnswerPlans, type PlannedAccept } from './answer-plans';
@@ -183,8 +184,8 @@ export class OfferAnswers {
         name: spec.name,
         role,
         resources: spec.resources,
-        command: { command: spec.command, env: spec.env ?? {} },
         user: spec.user ?? null,
+        ...storedSpec(spec),
         state: TaskState.STAGING,
         createdAt: now,
         updatedAt: now,

@@ -38,6 +38,12 @@ export class OfferRescinds {
     return this.rescind(this.state.offers.takeOfFramework(frameworkId), reason);
   }
 
+  /** Rescinds a framework's offers made to roles it no longer has. */
+  outsideRoles(frameworkId: string, roles: string[], reason: string): Promise<void> {
+    const ids = [...this.state.offers.values()].filter((o) => o.frameworkId === frameworkId && !roles.includes(o.role)).map((o) => o.id);
+    return this.rescind(this.state.offers.take(ids), reason);
+  }
+
   /** Rescinds the offers older than the offer timeout (when one is set). */
   async expire(): Promise<void> {
     if (!this.config.offerTimeout) return;

@@ -48,6 +48,11 @@ export interface LaunchedTaskRow {
   command: unknown;
   /** Its OS user (null: the framework's dynamic user on the agent). */
   user?: string | null;
+  labels?: unknown;
+  discovery?: unknown;
+  dataBytes?: number | null;
+  killGracePeriodSeconds?: number | null;
+  maxCompletionTimeSeconds?: number | null;
   /** When it was launched (the accept's time). */
   createdAt: Date;
   /** Which answer of the write launched it. */
@@ -105,8 +110,9 @@ export class OffersRepository {
     const rows: Array<{ answer: number; task_id: string }> = await this.dataSource.query(
       `WITH v AS (
          SELECT * FROM unnest($5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[],
-                              $13::timestamptz[], $14::int[], $15::text[])
-           WITH ORDINALITY AS v(id, task_id, framework_id, agent_id, name, role, resources, command, at, answer, user_name, ord)),
+                              $13::timestamptz[], $14::int[], $15::text[], $16::text[], $17::text[], $18::int[], $19::float8[], $20::float8[])
+           WITH ORDINALITY AS v(id, task_id, framework_id, agent_id, name, role, resources, command, at, answer, user_name,
+                                labels, discovery, data_bytes, kill_grace, max_completion, ord)),
        refused AS (
          SELECT DISTINCT ON (v.answer) v.answer, v.task_id FROM v
            JOIN tasks t ON t.framework_id = v.framework_id AND t.task_id = v.task_id ORDER BY v.answer, v.ord),
@@ -116,9 +122,10 @@ export class OffersRepository {
                         closed_at = c.at
                     FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::int[]) AS c(id, state, at, answer) WHERE o.id = c.id),
        launched AS (
-         INSERT INTO tasks (id, task_id, framework_id, agent_id, name, role, resources, command, "user", state, created_at, updated_at)
+         INSERT INTO tasks (id, task_id, framework_id, agent_id, name, role, resources, command, "user", state, created_at, updated_at,
+                            labels, discovery, data_bytes, kill_grace_period_seconds, max_completion_time_seconds)
          SELECT v.id, v.task_id, v.framework_id, v.agent_id, v.name, v.role, v.resources::jsonb, v.command::jsonb, v.user_name, 'STAGING',
-                v.at, v.at
+                v.at, v.at, v.labels::jsonb, v.discovery::jsonb, v.data_bytes, v.kill_grace, v.max_completion
            FROM v WHERE v.answer NOT IN (SELECT answer FROM refused))
        SELECT answer, task_id FROM refused`,
       [
@@ -137,6 +144,11 @@ export class OffersRepository {
         tasks.map((t) => t.createdAt),
         tasks.map((t) => t.answer),
         tasks.map((t) => t.user ?? null),
+        tasks.map((t) => (t.labels ? JSON.stringify(t.labels) : null)),
+        tasks.map((t) => (t.discovery ? JSON.stringify(t.discovery) : null)),
+        tasks.map((t) => t.dataBytes ?? null),
+        tasks.map((t) => t.killGracePeriodSeconds ?? null),
+        tasks.map((t) => t.maxCompletionTimeSeconds ?? null),
       ],
     );
     return rows.map((r) => ({ answer: r.answer, taskId: r.task_id }));

@@ -9,11 +9,9 @@ import { Resources } from '@arbiter/allocator';
 import {
   type Acknowledge,
   isTerminalTaskState,
-  type LaunchTask,
   PROTOCOL_ERRORS,
   type RegisterAgent,
   type StatusUpdate,
-  type TaskSpec,
   type TaskState as WireTaskState,
 } from '@arbiter/contracts';
 import { Inject, Injectable, Logger } from '@nestjs/common';
@@ -27,6 +25,7 @@ import { Outbox } from '../master/outbox';
 import { type TaskEntity, TaskState } from './task.entity';
 import { TasksRepository } from './tasks.repository';
 import { countUpdates } from './task-update-metrics';
+import { launchOf } from './task-launch';
 
 /** Answers of a reconciliation sent between looks at the connection's queue (it waits while that is backed up). */
 export const RECONCILE_CHUNK = 100;
@@ -255,21 +254,7 @@ export class TaskUpdates {
 
   /** Sends a stored task to its agent, if the agent is connected. */
   sendLaunch(agentId: string, task: TaskEntity): void {
-    const spec = task.command as { command: TaskSpec['command']; env?: Record<string, string> };
-    const mem = Resources.of(task.resources).get('mem');
-    const msg: LaunchTask = {
-      frameworkId: task.frameworkId,
-      task: {
-        taskId: task.taskId,
-        name: task.name,
-        command: spec.command,
-        env: spec.env,
-        resources: task.resources,
-        ...(task.user ? { user: task.user } : {}),
-      },
-      ...(mem > 0 ? { memLimitBytes: Math.round(mem * 1024 * 1024) } : {}),
-    };
-    this.outbox.launch(agentId, msg);
+    this.outbox.launch(agentId, launchOf(task));
   }
 
   /**

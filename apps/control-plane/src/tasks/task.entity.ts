@@ -1,5 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import type { ResourceEntry } from '@arbiter/allocator';
+import type { Discovery, Label } from '@arbiter/contracts';
 import { TaskState } from '../master/task-state';
 import { AgentEntity } from '../agents/agent.entity';
 import { FrameworkEntity } from '../frameworks/framework.entity';
@@ -57,6 +58,26 @@ export class TaskEntity {
    */
   @Column('text', { nullable: true })
   user?: string | null;
+
+  /** The framework's labels of the task (Mesos's TaskInfo.labels); null: none. */
+  @Column('jsonb', { nullable: true })
+  labels?: Label[] | null;
+
+  /** How service discovery finds it (Mesos's DiscoveryInfo), stored and shown, not acted on; null: none. */
+  @Column('jsonb', { nullable: true })
+  discovery?: Discovery | null;
+
+  /** The size in bytes of the data handed to its executor (the bytes are kept in its command, never returned by the API); null: none. */
+  @Column('integer', { nullable: true })
+  dataBytes?: number | null;
+
+  /** Seconds between SIGTERM and SIGKILL when a kill names none (its kill policy); null: the default. */
+  @Column('double precision', { nullable: true })
+  killGracePeriodSeconds?: number | null;
+
+  /** Killed and FAILED when still running this long after it started (enforced by its agent); null: no limit. */
+  @Column('double precision', { nullable: true })
+  maxCompletionTimeSeconds?: number | null;
 
   @Column({ type: 'enum', enum: TaskState, enumName: 'task_state' })
   state!: TaskState;

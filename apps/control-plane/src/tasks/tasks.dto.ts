@@ -24,6 +24,32 @@ class TaskStatusDto {
   @ApiProperty({ type: String, nullable: true, description: 'when the framework acknowledged it' }) acknowledgedAt!: string | null;
 }
 
+class LabelDto {
+  @ApiProperty() key!: string;
+  @ApiPropertyOptional() value?: string;
+}
+
+const VISIBILITY = ['FRAMEWORK', 'CLUSTER', 'EXTERNAL'];
+
+class DiscoveryPortDto {
+  @ApiProperty() number!: number;
+  @ApiPropertyOptional() name?: string;
+  @ApiPropertyOptional() protocol?: string;
+  @ApiPropertyOptional({ enum: VISIBILITY }) visibility?: 'FRAMEWORK' | 'CLUSTER' | 'EXTERNAL';
+  @ApiPropertyOptional({ type: [LabelDto] }) labels?: LabelDto[];
+}
+
+/** Mesos's DiscoveryInfo, as the framework gave it. */
+class DiscoveryDto {
+  @ApiProperty({ enum: VISIBILITY }) visibility!: 'FRAMEWORK' | 'CLUSTER' | 'EXTERNAL';
+  @ApiPropertyOptional() name?: string;
+  @ApiPropertyOptional() environment?: string;
+  @ApiPropertyOptional() location?: string;
+  @ApiPropertyOptional() version?: string;
+  @ApiPropertyOptional({ type: [DiscoveryPortDto] }) ports?: DiscoveryPortDto[];
+  @ApiPropertyOptional({ type: [LabelDto] }) labels?: LabelDto[];
+}
+
 export class TaskDto {
   @ApiProperty({ description: "the task's row id (GET /api/v1/tasks/{id})" }) id!: string;
   @ApiProperty({ description: "the framework's own id for the task" }) taskId!: string;
@@ -34,6 +60,23 @@ export class TaskDto {
   @ApiProperty({ type: [ResourceEntryDto] }) resources!: ResourceEntryDto[];
   @ApiProperty() resourcesText!: string;
   @ApiProperty({ enum: TaskState, enumName: 'TaskState' }) state!: TaskState;
+  @ApiProperty({ type: [LabelDto], description: "the framework's labels of the task (Mesos's TaskInfo.labels)" }) labels!: LabelDto[];
+  @ApiProperty({ type: DiscoveryDto, nullable: true, description: 'how service discovery finds the task; stored and shown, not acted on' })
+  discovery!: DiscoveryDto | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'size in bytes of the data handed to its executor (null: none)' })
+  dataBytes!: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'its kill policy: seconds between SIGTERM and SIGKILL when a kill names none (null: 5)',
+  })
+  killGracePeriodSeconds!: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'killed and FAILED when still running this long after it started (null: no limit)',
+  })
+  maxCompletionTimeSeconds!: number | null;
   @ApiProperty() createdAt!: string;
   @ApiProperty() updatedAt!: string;
   @ApiPropertyOptional({ type: [TaskStatusDto], description: 'every state change, oldest first (single task only)' })

@@ -210,8 +210,17 @@ export class TaskListRepository {
     if (filter.state) q.andWhere('t.state = :state', { state: filter.state });
     if (filter.frameworkId) q.andWhere('t.framework_id = :frameworkId', { frameworkId: filter.frameworkId });
     if (filter.agentId) q.andWhere('t.agent_id = :agentId', { agentId: filter.agentId });
+    // Every column but the command, which may hold the data handed to an executor (up to 1 MiB).
+    const columns = this.dataSource.getMetadata(TaskEntity).columns.filter((c) => c.propertyName !== 'command');
     const [rows, count] = await Promise.all([
-      q.clone().orderBy('t.created_at', 'DESC').addOrderBy('t.id', 'ASC').take(limit).skip(offset).getMany(),
+      q
+        .clone()
+        .select(columns.map((c) => `t.${c.propertyName}`))
+        .orderBy('t.created_at', 'DESC')
+        .addOrderBy('t.id', 'ASC')
+        .take(limit)
+        .skip(offset)
+        .getMany(),
       cappedTotal(q, offset),
     ]);
     return { rows, ...count };

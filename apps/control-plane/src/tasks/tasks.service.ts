@@ -93,6 +93,11 @@ function toTaskDto(t: TaskEntity): TaskDto {
     resources: t.resources,
     resourcesText: Resources.of(t.resources).toString(),
     state: t.state,
+    labels: t.labels ?? [],
+    discovery: t.discovery ?? null,
+    dataBytes: t.dataBytes ?? null,
+    killGracePeriodSeconds: t.killGracePeriodSeconds ?? null,
+    maxCompletionTimeSeconds: t.maxCompletionTimeSeconds ?? null,
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),
   };

@@ -376,6 +376,7 @@ const AGENT_MESSAGES: { [K in keyof AgentCalls]: Parameters<AgentCalls[K]>[0] } 
 const LIVE_OFFER = '6f1c5e2a-0000-4000-8000-00000000f022';
 const FRAMEWORK_MESSAGES: { [K in keyof FrameworkCalls]: Parameters<FrameworkCalls[K]>[0] } = {
   subscribe: { name: 'fuzz', roles: ['eng', 'eng/ml'], capabilities: ['GPU_RESOURCES'], suppressedRoles: ['eng/ml'] },
+  updateFramework: { frameworkId: 'fuzz-framework', name: 'fuzz', roles: ['eng'], capabilities: [], suppressedRoles: [] },
   accept: {
     offerIds: [LIVE_OFFER],
     operations: [

@@ -208,6 +208,7 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     await expect(a.s.launch(offer, [task('big', { cpus: 5 })])).rejects.toMatchObject({ code: 'INSUFFICIENT_OFFERED_RESOURCES' });
     await expect(a.s.launch(offer, [task('x', { cpus: 1 }), task('x', { cpus: 1 })])).rejects.toMatchObject({ code: 'DUPLICATE_TASK' });
     await expect(a.s.accept(['3f1c1f9e-0000-4000-8000-000000000000'], [])).rejects.toMatchObject({ code: 'UNKNOWN_OFFER' });
+    await expect(a.s.accept(['not-a-uuid'], [])).rejects.toMatchObject({ code: 'UNKNOWN_OFFER' });
     await a.s.launch(offer, [task('t1', { cpus: 1, mem: 64 })], { refuseSeconds: 0 });
     await expect(a.s.launch(offer, [task('t2', { cpus: 1 })])).rejects.toMatchObject({ code: 'OFFER_STALE' });
     const again = await a.nextOffer();
@@ -217,8 +218,8 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     const bOffer = await b.nextOffer();
     await expect(a.s.launch(bOffer, [task('steal', { cpus: 1 })])).rejects.toMatchObject({ code: 'OFFER_NOT_YOURS' });
     // A bad message is refused with the fields named; nothing changes.
-    await expect(a.s.accept(['not-a-uuid'], [])).rejects.toThrow(SchedulerError);
-    const invalid: unknown = await a.s.accept(['not-a-uuid'], []).catch((err: unknown) => err);
+    await expect(a.s.accept([''], [])).rejects.toThrow(SchedulerError);
+    const invalid: unknown = await a.s.accept([''], []).catch((err: unknown) => err);
     expect(invalid).toMatchObject({ code: 'INVALID_MESSAGE' });
     expect(String(invalid)).toContain('offerIds.0');
   });

@@ -12,6 +12,8 @@ export class ProtocolAgent {
   agentId?: string;
   /** Every launch it was sent, in order. */
   readonly launches: LaunchTask[] = [];
+  /** Every kill it was sent, in order. */
+  readonly kills: KillTask[] = [];
   readonly tasks = new Map<string, { frameworkId: string; taskId: string; state: TaskState; resources: LaunchTask['task']['resources'] }>();
   private heartbeat?: NodeJS.Timeout;
   /** When false, launched tasks stay RUNNING until killed. */
@@ -34,6 +36,7 @@ export class ProtocolAgent {
     });
     this.socket.on('kill', (m: KillTask, ack?: (r: { ok: true }) => void) => {
       ack?.({ ok: true });
+      this.kills.push(m);
       if (this.tasks.has(m.taskId)) this.status(m.frameworkId, m.taskId, 'KILLED', 'REASON_TASK_KILLED').catch(() => undefined);
     });
   }

@@ -53,6 +53,8 @@ export class MesosClient {
     readonly url: string,
     private readonly authorization: string | null,
     private readonly codec?: MesosCodec,
+    /** Where the scheduler API is served (Mesos's master answers at /master/api/v1/scheduler too). */
+    private readonly path = '/api/v1/scheduler',
   ) {}
 
   private get contentType(): string {
@@ -80,7 +82,7 @@ export class MesosClient {
       subscribe: { framework_info: frameworkInfo, ...extra },
     });
     return new Promise((resolve, reject) => {
-      const req = http.request(`${this.url}/api/v1/scheduler`, { method: 'POST', headers: this.headers() }, (res) => {
+      const req = http.request(`${this.url}${this.path}`, { method: 'POST', headers: this.headers() }, (res) => {
         this.subscribeStatus = res.statusCode;
         if (res.statusCode !== 200) {
           let text = '';
@@ -120,7 +122,7 @@ export class MesosClient {
   /** POSTs bytes as they are. */
   raw(body: Buffer | string, headers: Record<string, string> = {}): Promise<CallAnswer> {
     return new Promise((resolve, reject) => {
-      const req = http.request(`${this.url}/api/v1/scheduler`, { method: 'POST', headers: this.headers(headers) }, (res) => {
+      const req = http.request(`${this.url}${this.path}`, { method: 'POST', headers: this.headers(headers) }, (res) => {
         let text = '';
         res.on('data', (c: Buffer) => (text += c.toString()));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));

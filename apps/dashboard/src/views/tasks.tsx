@@ -15,6 +15,7 @@ import { TASK_FILTERS, tasksQuery } from '@/lib/pages';
 import { frameworkNames, keys, q } from '@/lib/queries';
 import { useUrlState } from '@/lib/use-url-state';
 import { FrameworkSelect, TASK_STATES, TaskStateBadge, taskColumns } from './common-columns';
+import { DiscoveryRows, TaskFieldRows } from './task-fields';
 
 export function TasksView() {
   const navigate = useNavigate();
@@ -175,8 +176,14 @@ export function TaskDetailView({ id }: { id: string }) {
           <dd>
             <When at={t.updatedAt} />
           </dd>
+          <TaskFieldRows task={t} />
         </dl>
       </Panel>
+      {t.discovery ? (
+        <Panel title="Service discovery">
+          <DiscoveryRows discovery={t.discovery} />
+        </Panel>
+      ) : null}
       <Panel title="State history">
         <DataTable
           label="State history"

@@ -306,6 +306,10 @@ describe('dashboard in a real browser', () => {
                   { name: 'cpus', value: 1 },
                   { name: 'mem', value: 128 },
                 ],
+                labels: [{ key: 'tier', value: 'web' }, { key: 'canary' }],
+                discovery: { visibility: 'CLUSTER', name: 'sleeper-svc', ports: [{ number: 8080, name: 'http', protocol: 'tcp' }] },
+                killPolicy: { gracePeriodSeconds: 10 },
+                maxCompletionTimeSeconds: 86_400,
               },
             ],
             { refuseSeconds: 300 },
@@ -467,6 +471,9 @@ describe('dashboard in a real browser', () => {
       // Two frames: what the page's last render changed is painted.
       await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
       expect(await page.locator('[role=alert].message.bad').count()).toBe(0);
+      // The task's labels and service discovery, as its framework gave them.
+      if (name === 'task') await page.getByText('tier=web').and(page.locator('.badge')).waitFor();
+      if (name === 'task') await page.getByRole('heading', { name: 'Service discovery' }).waitFor();
       expect(await screenshot(page, name)).toBeGreaterThan(10_000);
     }
     const dark = await c.browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'dark' });

@@ -11,6 +11,8 @@ export interface ContainerLimits {
   cpus?: number;
   diskBytes?: number;
   pids: number;
+  /** Seconds the task may run (its max completion time). */
+  completionSeconds?: number;
 }
 
 /** One task's container as its isolators see it (the executors checkpoint what must survive a restart). */

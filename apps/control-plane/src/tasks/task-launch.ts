@@ -1,0 +1,57 @@
+/**
+ * A task's spec as its row keeps it, and the launch an agent is sent from the row (at the accept,
+ * and again for a STAGING task its agent re-registered without). Pure.
+ */
+import { Resources } from '@arbiter/allocator';
+import type { LaunchTask, TaskSpec } from '@arbiter/contracts';
+import type { TaskEntity } from './task.entity';
+
+/** What the agent runs, in the row's `command`: the command, its environment, the data for its executor. */
+interface StoredCommand {
+  command: TaskSpec['command'];
+  env?: Record<string, string>;
+  data?: string;
+}
+
+type SpecFields = Pick<
+  TaskEntity,
+  'command' | 'labels' | 'discovery' | 'dataBytes' | 'killGracePeriodSeconds' | 'maxCompletionTimeSeconds'
+>;
+
+/** The row's fields of a spec (the data's bytes go with its command, their size in `dataBytes`). */
+export function storedSpec(spec: TaskSpec): SpecFields {
+  const command: StoredCommand = { command: spec.command, env: spec.env ?? {}, ...(spec.data !== undefined ? { data: spec.data } : {}) };
+  return {
+    command: { ...command },
+    labels: spec.labels?.length ? spec.labels : null,
+    discovery: spec.discovery ?? null,
+    dataBytes: spec.data === undefined ? null : Buffer.from(spec.data, 'base64').length,
+    killGracePeriodSeconds: spec.killPolicy?.gracePeriodSeconds ?? null,
+    maxCompletionTimeSeconds: spec.maxCompletionTimeSeconds ?? null,
+  };
+}
+
+/** The launch of a stored task. */
+export function launchOf(task: TaskEntity): LaunchTask {
+  const spec = task.command as unknown as StoredCommand;
+  const mem = Resources.of(task.resources).get('mem');
+  const grace = task.killGracePeriodSeconds ?? undefined;
+  const deadline = task.maxCompletionTimeSeconds ?? undefined;
+  return {
+    frameworkId: task.frameworkId,
+    task: {
+      taskId: task.taskId,
+      name: task.name,
+      command: spec.command,
+      env: spec.env,
+      resources: task.resources,
+      ...(task.user ? { user: task.user } : {}),
+      ...(spec.data !== undefined ? { data: spec.data } : {}),
+      ...(task.labels ? { labels: task.labels } : {}),
+      ...(task.discovery ? { discovery: task.discovery } : {}),
+      ...(grace !== undefined ? { killPolicy: { gracePeriodSeconds: grace } } : {}),
+      ...(deadline !== undefined ? { maxCompletionTimeSeconds: deadline } : {}),
+    },
+    ...(mem > 0 ? { memLimitBytes: Math.round(mem * 1024 * 1024) } : {}),
+  };
+}
