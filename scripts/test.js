@@ -122,9 +122,10 @@ async function runChecks() {
 /**
  * Jest runs side by side: unit and integration tests on at least two workers (Jest's default on
  * two cores is one, which leaves a core idle while a test waits on PostgreSQL or a socket), and
- * end-to-end tests on their own workers, as many as there are cores and one more: they mostly
- * wait (process starts, leases, timeouts, grace periods), so their waits overlap the other tiers'
- * work. The dashboard's browser tests are a run of their own, since their global setup makes the
+ * end-to-end tests on their own workers, as many as there are cores: they mostly wait (leases,
+ * timeouts, grace periods), so their waits overlap the other tiers' work. (Not more: each file
+ * starts a control plane and agents at once, a few seconds of CPU time each, and on a loaded
+ * machine three files starting together left control planes unstarted after 60 s.) The dashboard's browser tests are a run of their own, since their global setup makes the
  * dashboard's production build when it is missing (as in a fresh clone): the other end-to-end
  * tests do not wait for it. Each run writes its report; reports/jest.json holds them merged.
  * Given --maxWorkers (or --runInBand), one run does it all as told.
@@ -140,7 +141,7 @@ async function runJest() {
     : [
         ...(selected.includes('e2e')
           ? [
-              { tiers: ['e2e'], options: [`--maxWorkers=${cores + 1}`, '--ignoreProjects', BROWSER_TESTS] },
+              { tiers: ['e2e'], options: [`--maxWorkers=${cores}`, '--ignoreProjects', BROWSER_TESTS] },
               { tiers: ['e2e'], options: ['--maxWorkers=1', '--selectProjects', BROWSER_TESTS] },
             ]
           : []),
