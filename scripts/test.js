@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// `npm test`: type-check the workspace and lint it (ESLint and Prettier) side by side, then run
-// every Jest project (see runJest) with a JSON report in reports/jest.json (read by .ci/run). Extra arguments go
-// to Jest, e.g. `npm test -- libs/allocator` or `npm test -- -t "quota"`. SKIP_TYPECHECK=1 and
-// SKIP_LINT=1 skip those steps while iterating.
+// `npm test`: the type check and lint (ESLint, Prettier, folder-deps) and every Jest project, all
+// at once (see runChecks and runJest), with a JSON report in reports/jest.json (read by .ci/run).
+// A failed check or test fails the run. Extra arguments go to Jest, e.g. `npm test -- libs/allocator`
+// or `npm test -- -t "quota"`. SKIP_TYPECHECK=1 and SKIP_LINT=1 skip those steps while iterating.
 //
 // `--tier unit|integration|e2e` (`npm run test:unit`, ...) runs only that tier's Jest projects
 // (see jest.preset.js), without the type check and lint.
-const { spawn, spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const os = require('node:os');
 const path = require('node:path');
 const fs = require('node:fs');
@@ -23,12 +23,37 @@ if (tiers.length) {
   process.env.SKIP_LINT ??= '1';
 }
 
-// The checks run side by side, as many at once as there are cores (each is one process on one
-// core); each one's output is printed when it ends, and the first failure stops the run.
+// The checks: with both the type check and lint, one process does the type check and ESLint on
+// the same TypeScript programs (scripts/typecheck-lint.js); either alone runs tsc or ESLint.
 const checks = [];
+const tscChecks = () => {
+  // The workspace, then the dashboard (its own settings: JSX, the DOM, bundler resolution);
+  // incremental, so that a second run checks only what changed.
+  const cache = path.join(root, 'node_modules', '.cache', 'arbiter');
+  return [
+    ['tsconfig.json', 'workspace.tsbuildinfo'],
+    ['apps/dashboard/tsconfig.json', 'dashboard.tsbuildinfo'],
+  ].map(([project, info]) => ({
+    name: `tsc -p ${project} --noEmit`,
+    tool: 'tsc',
+    args: ['-p', path.join(root, project), '--noEmit', '--incremental', '--tsBuildInfoFile', path.join(cache, info)],
+    failure: 'Type check failed.',
+  }));
+};
+if (!process.env.SKIP_TYPECHECK && !process.env.SKIP_LINT) {
+  checks.push({
+    name: 'type check and eslint',
+    command: process.execPath,
+    args: [path.join('scripts', 'typecheck-lint.js')],
+    failure: 'Type check or lint failed (above); `npm run typecheck` and `npm run lint` run them alone.',
+  });
+} else if (!process.env.SKIP_TYPECHECK) {
+  checks.push(...tscChecks());
+} else if (!process.env.SKIP_LINT) {
+  checks.push({ name: 'eslint .', tool: 'eslint', args: ['.'], failure: 'Lint failed (eslint); `npm run lint` shows the findings.' });
+}
 if (!process.env.SKIP_LINT) {
   checks.push(
-    { name: 'eslint .', tool: 'eslint', args: ['.'], failure: 'Lint failed (eslint); `npm run lint` shows the findings.' },
     {
       name: 'prettier --check .',
       tool: 'prettier',
@@ -46,93 +71,94 @@ if (!process.env.SKIP_LINT) {
     },
   );
 }
-if (!process.env.SKIP_TYPECHECK) {
-  // The workspace, then the dashboard (its own settings: JSX, the DOM, bundler resolution);
-  // incremental, so that a second run checks only what changed.
-  const cache = path.join(root, 'node_modules', '.cache', 'arbiter');
-  for (const [project, info] of [
-    ['tsconfig.json', 'workspace.tsbuildinfo'],
-    ['apps/dashboard/tsconfig.json', 'dashboard.tsbuildinfo'],
-  ]) {
-    checks.push({
-      name: `tsc -p ${project} --noEmit`,
-      tool: 'tsc',
-      args: ['-p', path.join(root, project), '--noEmit', '--incremental', '--tsBuildInfoFile', path.join(cache, info)],
-      failure: 'Type check failed.',
-    });
-  }
-}
 
-const running = new Set();
+/** The Jest project of the dashboard's browser tests (see runJest). */
+const BROWSER_TESTS = 'dashboard:e2e';
 
-function runCheck(check) {
+/**
+ * Starts a command, its output piped (`collect`: kept and printed as one block when it ends) or
+ * inherited; resolves with its exit code. `nice` lowers its priority (and its children's).
+ */
+function run(name, command, commandArgs, { collect = false, nice = 0, env = process.env } = {}) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(check.command ?? bin(check.tool), check.args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    running.add(child);
+    const child = spawn(command, commandArgs, { cwd: root, env, stdio: collect ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    if (nice) {
+      try {
+        os.setPriority(child.pid, nice);
+      } catch {
+        // Only the scheduling changes: the command runs all the same.
+      }
+    }
     let output = '';
-    child.stdout.on('data', (c) => (output += c));
-    child.stderr.on('data', (c) => (output += c));
-    child.on('close', (code) => {
-      running.delete(child);
-      console.log(`> ${check.name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    child.stdout?.on('data', (c) => (output += c));
+    child.stderr?.on('data', (c) => (output += c));
+    child.on('close', (code, signal) => {
+      console.log(`> ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
       if (output) process.stdout.write(output);
-      resolve({ check, code });
+      resolve(code ?? (signal ? 1 : 0));
     });
   });
 }
 
+/**
+ * The checks run beside the tests, at a lower priority: they only need CPU time, where tests wait
+ * on timers, sockets and processes and assert on what happens meanwhile. A failed check fails the
+ * run once the tests end (its output is printed when it ends).
+ */
 async function runChecks() {
-  const queue = [...checks];
-  const failed = [];
-  const worker = async () => {
-    for (let check = queue.shift(); check && !failed.length; check = queue.shift()) {
-      const { code } = await runCheck(check);
-      if (code !== 0) {
-        failed.push({ check, code });
-        // The checks still running are not waited for.
-        for (const child of running) child.kill();
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(cores, queue.length) }, worker));
-  if (failed.length) {
-    console.error(failed[0].check.failure);
-    process.exit(failed[0].code ?? 1);
-  }
+  const codes = await Promise.all(
+    checks.map(async (check) => {
+      // Their output is piped, to be printed in one block: colours only when this run has a terminal.
+      const env = process.stdout.isTTY ? { FORCE_COLOR: '1', ...process.env } : process.env;
+      const code = await run(check.name, check.command ?? bin(check.tool), check.args, { collect: true, nice: 10, env });
+      if (code !== 0) console.error(check.failure);
+      return code;
+    }),
+  );
+  return codes.find((code) => code !== 0) ?? 0;
 }
 
 /**
- * Jest's default on N cores is N - 1 workers: one on two cores, which leaves a core idle while a
- * test waits on PostgreSQL, a socket or a child process. Unit and integration tests run on at
- * least two workers; end-to-end tests, which start several processes each, after them on half
- * as many (one on two cores). Each run writes its report; reports/jest.json holds them merged.
+ * Jest runs side by side: unit and integration tests on at least two workers (Jest's default on
+ * two cores is one, which leaves a core idle while a test waits on PostgreSQL or a socket), and
+ * end-to-end tests on their own workers, as many as there are cores: they mostly wait (leases,
+ * timeouts, grace periods), so their waits overlap the other tiers' work. (Not more: each file
+ * starts a control plane and agents at once, a few seconds of CPU time each, and on a loaded
+ * machine three files starting together left control planes unstarted after 60 s.) The dashboard's browser tests are a run of their own, since their global setup makes the
+ * dashboard's production build when it is missing (as in a fresh clone): the other end-to-end
+ * tests do not wait for it. Each run writes its report; reports/jest.json holds them merged.
  * Given --maxWorkers (or --runInBand), one run does it all as told.
  */
-function runJest() {
+async function runJest() {
   const reports = path.join(root, 'reports');
   fs.mkdirSync(reports, { recursive: true });
   const selected = (process.env.ARBITER_TEST_TIER ?? 'unit,integration,e2e').split(',').filter(Boolean);
   const told = args.some((a) => /^(--maxWorkers|-w|--runInBand|-i$)/.test(a));
+  const others = selected.filter((t) => t !== 'e2e');
   const runs = told
-    ? [{ tiers: selected, workers: [] }]
+    ? [{ tiers: selected, options: [] }]
     : [
-        { tiers: selected.filter((t) => t !== 'e2e'), workers: [`--maxWorkers=${Math.max(2, cores - 1)}`] },
-        { tiers: selected.filter((t) => t === 'e2e'), workers: [`--maxWorkers=${Math.max(1, Math.floor((cores - 1) / 2))}`] },
-      ].filter((run) => run.tiers.length);
-  let status = 0;
-  const parts = runs.map((run, n) => {
-    const file = path.join(reports, runs.length > 1 ? `jest-${n + 1}.json` : 'jest.json');
-    const jestArgs = ['--json', '--outputFile', file, ...run.workers, ...(runs.length > 1 ? ['--passWithNoTests'] : []), ...args];
-    if (process.env.CI) jestArgs.push('--ci');
-    if (runs.length > 1) console.log(`> jest: ${run.tiers.join(', ')} (${run.workers.join(' ')})`);
-    const env = { ...process.env, ARBITER_TEST_TIER: run.tiers.join(',') };
-    const jest = spawnSync(bin('jest'), jestArgs, { stdio: 'inherit', cwd: root, env });
-    if (jest.status !== 0) status = jest.status ?? 1;
-    return file;
-  });
-  if (parts.length > 1) mergeReports(parts, path.join(reports, 'jest.json'));
-  process.exit(status);
+        ...(selected.includes('e2e')
+          ? [
+              { tiers: ['e2e'], options: [`--maxWorkers=${cores}`, '--ignoreProjects', BROWSER_TESTS] },
+              { tiers: ['e2e'], options: ['--maxWorkers=1', '--selectProjects', BROWSER_TESTS] },
+            ]
+          : []),
+        ...(others.length ? [{ tiers: others, options: [`--maxWorkers=${Math.max(2, cores - 1)}`] }] : []),
+      ];
+  const files = runs.map((_, n) => path.join(reports, runs.length > 1 ? `jest-${n + 1}.json` : 'jest.json'));
+  const codes = await Promise.all(
+    runs.map((r, n) => {
+      const jestArgs = ['--json', '--outputFile', files[n], ...r.options, ...(runs.length > 1 ? ['--passWithNoTests'] : []), ...args];
+      if (process.env.CI) jestArgs.push('--ci');
+      const name = `jest: ${r.tiers.join(', ')}${r.options.length ? ` (${r.options.join(' ')})` : ''}`;
+      if (runs.length > 1) console.log(`> ${name}`);
+      return run(name, bin('jest'), jestArgs, { env: { ...process.env, ARBITER_TEST_TIER: r.tiers.join(',') } });
+    }),
+  );
+  if (files.length > 1) mergeReports(files, path.join(reports, 'jest.json'));
+  return codes.find((code) => code !== 0) ?? 0;
 }
 
 /** One report of several Jest runs: the counts summed, the files' results one after the other. */
@@ -149,4 +175,7 @@ function mergeReports(files, into) {
   for (const f of files) fs.rmSync(f, { force: true });
 }
 
-void runChecks().then(runJest);
+void Promise.all([runChecks(), runJest()]).then(([checked, tested]) => {
+  if (checked !== 0) console.error('Tests ran, but a check failed (above).');
+  process.exit(tested || checked);
+});
