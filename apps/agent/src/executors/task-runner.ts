@@ -210,9 +210,10 @@ export class TaskRunner {
    * After an agent restart: tasks whose processes still run are watched again; those that ended
    * while the agent was away are reported from their recorded exit status. `ended`: the ends
    * already journaled (by `frameworkId/taskId`): a task whose end was reported but not yet
-   * checkpointed when the agent stopped takes it, and is not reported again.
+   * checkpointed when the agent stopped takes it, and is not reported again. `keep`: other
+   * live cgroups (the executors'), left alone when stale ones are removed.
    */
-  recover(ended: ReadonlyMap<string, TaskState> = new Map()): void {
+  recover(ended: ReadonlyMap<string, TaskState> = new Map(), keep: TaskCgroup[] = []): void {
     for (const { file, cp } of this.checkpoints.readAll()) {
       const { pid, cgroup, sandbox, ...rest } = cp;
       const at = sandbox ?? this.containerizer.sandboxes.legacyPathOf(cp.frameworkId, cp.spec.taskId);
@@ -237,7 +238,7 @@ export class TaskRunner {
       else this.endedWhileAway(task);
     }
     const live = [...this.tasks.values()].flatMap((t) => (t.container.cgroup && !terminal(t.state) ? [t.container.cgroup] : []));
-    this.containerizer.recover(live);
+    this.containerizer.recover([...live, ...keep]);
   }
 
   /**

@@ -10,6 +10,8 @@ export interface TaskEvent {
   state: TaskState;
   reason?: string;
   message?: string;
+  /** The update's id when its sender chose it (an executor's TaskStatus.uuid); else a new one. */
+  updateUuid?: string;
 }
 
 export interface RunningTask extends Omit<Checkpoint, 'pid' | 'cgroup' | 'sandbox'> {
