@@ -18,6 +18,7 @@ const until = (check: () => boolean, what = 'the executor condition') => untilWi
 const FIXTURE = path.join(__dirname, 'fixtures', 'http-executor.js');
 const PROTO_DIR = path.resolve(__dirname, '../../src/executors/api');
 const PROTOBUFJS = require.resolve('protobufjs', { paths: [PROTO_DIR] });
+const MESOS_FRAMEWORK = path.dirname(require.resolve('mesos-framework/package.json'));
 const TEST_ROOT = process.getuid?.() === 0 ? '/var/tmp' : os.tmpdir();
 interface Subscribed {
   executor_info: { executor_id: unknown };
@@ -227,4 +228,16 @@ describe('executors (real processes)', () => {
     await until(() => cp.states('k1').includes('KILLED'));
     expect(cp.states('k2')).toEqual(['RUNNING']);
   }, 40_000);
+
+  it("runs a task under the mesos-framework package's Executor (a third-party client) to TASK_FINISHED", async () => {
+    const agent = await agentOn();
+    const spec = executorSpec('third-party', 'json', {
+      command: { value: process.execPath, arguments: [path.join(__dirname, 'fixtures', 'mesos-framework-executor.js')] },
+      env: { TEST_MESOS_FRAMEWORK: MESOS_FRAMEWORK },
+    });
+    cp.launch(taskOn(spec, 'mf1'));
+    await until(() => cp.states('mf1').includes('FINISHED'), 'TASK_FINISHED from the third-party executor');
+    expect(cp.states('mf1')).toEqual(['RUNNING', 'FINISHED']);
+    expect(agent.executors.find('fw', 'third-party')?.state).toBe('RUNNING');
+  });
 });
