@@ -20,6 +20,7 @@ import {
 } from '@arbiter/contracts';
 import pino, { type Logger } from 'pino';
 import { ExecutorApi, type ExecutorApiOptions } from './executors/api/executor-api';
+import { durationMs } from './executors/executor-protocol';
 import { type ExecutorOptions, Executors } from './executors/executors';
 import { TaskRunner, type TaskRunnerOptions } from './executors/task-runner';
 import { UpdateJournal } from './session/journal';
@@ -124,7 +125,7 @@ export class Agent {
         }),
         onError: (message, err) => this.log.error({ err: err.message }, message),
       },
-      { registrationTimeoutMs: registrationTimeoutFromEnv(), ...options.executors },
+      { registrationTimeoutMs: durationMs(process.env.ARBITER_EXECUTOR_REGISTRATION_TIMEOUT), ...options.executors },
     );
     this.executorApi = new ExecutorApi(this.executors);
     this.updates.onAcknowledged = (u) => this.executors.acknowledged(u.updateUuid);
@@ -308,18 +309,6 @@ export class Agent {
     await this.executorApi.close().catch(() => undefined);
     this.session.stop();
   }
-}
-
-/**
- * ARBITER_EXECUTOR_REGISTRATION_TIMEOUT: seconds, or a number with ms, s, m or Mesos's
- * secs/mins (default 60 s, Mesos's executor_registration_timeout).
- */
-export function registrationTimeoutFromEnv(value = process.env.ARBITER_EXECUTOR_REGISTRATION_TIMEOUT): number | undefined {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|secs?|m|mins?)?\s*$/.exec(value ?? '');
-  if (!m) return undefined;
-  const [, amount, unit = 's'] = m;
-  const n = Number(amount);
-  return Math.round(unit === 'ms' ? n : unit.startsWith('m') ? n * 60_000 : n * 1000);
 }
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;

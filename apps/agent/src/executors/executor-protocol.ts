@@ -17,6 +17,18 @@ export function mesosDuration(ms: number): string {
   return `${ms}ms`;
 }
 
+/**
+ * A duration as an operator writes it (ARBITER_EXECUTOR_REGISTRATION_TIMEOUT, the agent's
+ * flags): seconds, or a number with ms, s, m, or Mesos's secs/mins; undefined when it is none.
+ */
+export function durationMs(text: string | undefined): number | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|secs?|m|mins?)?\s*$/.exec(text ?? '');
+  if (!m) return undefined;
+  const [, amount, unit = 's'] = m;
+  const n = Number(amount);
+  return Math.round(unit === 'ms' ? n : unit.startsWith('m') ? n * 60_000 : n * 1000);
+}
+
 const id = (value: string) => ({ value });
 
 export class ExecutorProtocol {

@@ -1,13 +1,8 @@
 /**
- * Executors (Mesos's slave Framework/Executor): one process per (framework, executor id),
- * started through the containerizer on the first task that names it, reused by later ones. It
- * gets Mesos's environment and a credential of its own, must subscribe to the executor API
- * within the registration timeout, and is handed its tasks (LAUNCH), kills (KILL), framework
- * messages (MESSAGE) and SHUTDOWN over its event stream. Its status updates go through the
- * agent's journal (ACKNOWLEDGED once the control plane has them); when it exits, its unfinished
- * tasks end TASK_FAILED (REASON_EXECUTOR_TERMINATED, or why the agent ended it) and the control
- * plane is told. Everything a restarted agent needs is checkpointed (executor-checkpoints.ts);
- * the protocol side is executor-protocol.ts.
+ * Executors (Mesos's slave Framework/Executor): one process per (framework, executor id), started
+ * through the containerizer on the first task naming it, reused by later ones, killed unless it
+ * subscribes in time. Its updates go through the agent's journal; when it exits its unfinished
+ * tasks end TASK_FAILED and the control plane is told. The protocol side: executor-protocol.ts.
  */
 import {
   type FrameworkMessage,
@@ -31,7 +26,7 @@ import {
   newRun,
 } from './executor-run';
 import { ExecutorProtocol } from './executor-protocol';
-import { endOf, LaunchFailure } from './task';
+import { allWithin, endOf, LaunchFailure } from './task';
 
 export type { ExecutorHooks, ExecutorOptions } from './executor-run';
 
@@ -214,12 +209,13 @@ export class Executors {
     return true;
   }
 
-  /** Kills the executor's container; its exit ends its tasks (with `ending`, when given). */
+  /** Kills the executor's container (its child, when not spawned yet); its exit ends its tasks (with `ending`, when given). */
   kill(run: ExecutorRun, ending?: ExecutorRun['ending']): void {
     if (run.state === 'TERMINATED') return;
     if (ending) run.ending ??= ending;
     run.state = 'TERMINATING';
     this.containerizer.signal(run.container, 'SIGKILL');
+    if (!run.container.pid) run.child?.kill('SIGKILL');
     if (!run.container.pid && !run.child) this.terminated(run, null, null);
   }
 
@@ -248,7 +244,18 @@ export class Executors {
       if (taskId === undefined) continue;
       run.awaitingAck.delete(updateUuid);
       run.acknowledged.add(updateUuid);
+      // The last few are remembered (an executor sends again only what it had not heard of).
+      if (run.acknowledged.size > 1024) {
+        const [oldest] = run.acknowledged;
+        run.acknowledged.delete(oldest);
+      }
       this.protocol.acknowledged(run, taskId, updateUuid);
+      // An ended task whose updates are all acknowledged is forgotten (its executor may run for long).
+      const task = run.tasks.get(taskId);
+      if (task && terminal(task.state) && ![...run.awaitingAck.values()].includes(taskId)) {
+        run.tasks.delete(taskId);
+        this.tryCheckpoint(run);
+      }
       return;
     }
   }
@@ -300,7 +307,6 @@ export class Executors {
     clearInterval(this.monitor);
     for (const run of this.runs.values()) {
       for (const t of Object.values(run.timers)) clearTimeout(t);
-      clearInterval(run.timers.recovered);
       run.stream?.close();
     }
   }
@@ -310,12 +316,8 @@ export class Executors {
     const runs = [...this.runs.values()].filter((r) => r.state !== 'TERMINATED');
     const ended = runs.map((r) => new Promise<void>((resolve) => (r.onTerminated = resolve)));
     for (const r of runs) this.kill(r);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(ended), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-    clearTimeout(timer);
+    await allWithin(ended, timeoutMs);
   }
-
-  // ---------------------------------------------------------------- internals
 
   /** A recovered executor (not the agent's child): polled until its process is gone. */
   private watch(run: ExecutorRun): void {
@@ -350,7 +352,6 @@ export class Executors {
     if (run.state === 'TERMINATED' || this.closed) return;
     run.state = 'TERMINATED';
     for (const t of Object.values(run.timers)) clearTimeout(t);
-    clearInterval(run.timers.recovered);
     run.stream?.close();
     run.stream = undefined;
     this.containerizer.signal(run.container, 'SIGKILL');
@@ -387,7 +388,7 @@ export class Executors {
     }
   }
 
-  /** Its record, unless it is gone; one that cannot be written is logged (the executor goes on). */
+  /** Its record, unless it is gone; one that cannot be written is logged. */
   tryCheckpoint(run: ExecutorRun, rethrow = false): void {
     try {
       if (run.state !== 'TERMINATED') this.checkpoints.write(checkpointOf(run));

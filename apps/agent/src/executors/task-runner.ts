@@ -15,7 +15,7 @@ import type { Container, Limitation } from '../containerizer/isolators/isolator'
 import { LaunchError, processStartTicks } from '../containerizer/launcher';
 import { hiddenName } from '../containerizer/names';
 import { TaskCheckpoints } from './checkpoints';
-import { endOf, LaunchFailure, limitsOf, type RunningTask, type TaskEvent } from './task';
+import { allWithin, endOf, LaunchFailure, limitsOf, type RunningTask, type TaskEvent } from './task';
 
 export type { TaskEvent } from './task';
 
@@ -201,9 +201,7 @@ export class TaskRunner {
     const running = [...this.tasks.values()].filter((t) => !terminal(t.state));
     const ended = running.map((t) => new Promise<void>((resolve) => (t.onEnded ??= []).push(resolve)));
     for (const t of running) this.kill(t.frameworkId, t.spec.taskId, gracePeriodSeconds);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(ended), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-    clearTimeout(timer);
+    await allWithin(ended, timeoutMs);
   }
 
   /**

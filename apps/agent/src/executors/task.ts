@@ -59,3 +59,10 @@ export function endOf(code: number | null, signal: NodeJS.Signals | null): { sta
       : `exited with status ${code}`;
   return { state: 'FAILED', message: `the command ${how}` };
 }
+
+/** Resolves once every promise has, or after `timeoutMs`, whichever comes first. */
+export async function allWithin(promises: Array<Promise<void>>, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.all(promises), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+  clearTimeout(timer);
+}

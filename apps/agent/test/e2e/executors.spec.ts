@@ -229,6 +229,26 @@ describe('executors (real processes)', () => {
     expect(cp.states('k2')).toEqual(['RUNNING']);
   }, 40_000);
 
+  it('after an agent restart, an executor that ended meanwhile fails its tasks, and one that does not subscribe again within the recovery timeout is killed', async () => {
+    const first = await agentOn({ executors: { registrationTimeoutMs: 60_000 } });
+    cp.launch(taskOn(executorSpec('gone'), 'g1'));
+    cp.launch(taskOn(executorSpec('mute', 'json', { command: { shell: 'sleep 60' } }), 'm1'));
+    await until(() => cp.states('g1').includes('RUNNING') && first.executors.find('fw', 'mute')?.container.pid !== undefined);
+    const gone = first.executors.find('fw', 'gone')?.container.pid ?? 0;
+    await first.stop();
+    agents.splice(agents.indexOf(first), 1);
+    process.kill(gone, 'SIGKILL');
+    await until(
+      () => !fs.existsSync(`/proc/${gone}`) || fs.readFileSync(`/proc/${gone}/stat`, 'utf8').includes(') Z'),
+      'the executor gone',
+    );
+    await agentOn({ executors: { recoveryTimeoutMs: 300 } });
+    await until(() => cp.states('g1').includes('FAILED') && cp.states('m1').includes('FAILED'));
+    expect(cp.last('g1')?.reason).toBe('REASON_EXECUTOR_TERMINATED');
+    expect(cp.last('m1')?.reason).toBe('REASON_EXECUTOR_REREGISTRATION_TIMEOUT');
+    await until(() => cp.executorExits.length === 2, 'both exits reported');
+  }, 40_000);
+
   it("runs a task under the mesos-framework package's Executor (a third-party client) to TASK_FINISHED", async () => {
     const agent = await agentOn();
     const spec = executorSpec('third-party', 'json', {
