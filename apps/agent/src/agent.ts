@@ -8,16 +8,23 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   type AgentHealth,
+  FrameworkMessage,
   type KillTask,
   LaunchTask,
   parseMessage,
+  PROTOCOL_ERRORS,
   type RegisterAgent,
   type Reply,
   type ResourceEntry,
+  ShutdownExecutor,
 } from '@arbiter/contracts';
 import pino, { type Logger } from 'pino';
+import { ExecutorApi, type ExecutorApiOptions } from './executors/api/executor-api';
+import { durationMs } from './executors/executor-protocol';
+import { type ExecutorOptions, Executors } from './executors/executors';
 import { TaskRunner, type TaskRunnerOptions } from './executors/task-runner';
 import { UpdateJournal } from './session/journal';
+import { Outbox } from './session/outbox';
 import { Session } from './session/session';
 import { StatusUpdates } from './session/status-updates';
 
@@ -42,6 +49,8 @@ export interface AgentOptions {
    * with nowhere to record them.
    */
   workDirReserveBytes?: number;
+  /** Executors and their API: where it listens, the registration timeout (see ExecutorOptions, ExecutorApiOptions). */
+  executors?: ExecutorOptions & ExecutorApiOptions;
   logger?: Logger;
 }
 
@@ -55,6 +64,11 @@ export class Agent {
   private readonly session: Session;
   private readonly updates: StatusUpdates;
   readonly tasks: TaskRunner;
+  readonly executors: Executors;
+  readonly executorApi: ExecutorApi;
+  private readonly outbox: Outbox;
+  /** Resolves once the executor API listens (start() connects after it). */
+  listening?: Promise<void>;
 
   constructor(private readonly options: AgentOptions) {
     this.log = options.logger ?? pino({ name: 'arbiter-agent' });
@@ -71,17 +85,50 @@ export class Agent {
       },
       {
         registration: () => this.registration(),
-        registered: () => this.updates.flush(),
+        registered: () => {
+          this.updates.flush();
+          this.outbox.flush();
+        },
         heartbeat: () => ({ health: this.health() }),
         launch: (payload, ack) => this.launch(payload, ack),
         kill: (payload, ack) => this.kill(payload, ack),
+        launchGroup: (_payload, ack) =>
+          ack?.({
+            ok: false,
+            error: { code: PROTOCOL_ERRORS.UNSUPPORTED, message: 'this agent does not run task groups (the default executor) yet' },
+          }),
+        shutdownExecutor: (payload, ack) => this.shutdownExecutor(payload, ack),
+        frameworkMessage: (payload, ack) => this.frameworkMessage(payload, ack),
       },
     );
+    this.outbox = new Outbox(this.session, this.log);
     this.updates = new StatusUpdates(new UpdateJournal(path.join(options.workDir, 'updates')), this.session, this.log);
     this.tasks = new TaskRunner(options.workDir, (e) => this.updates.record(e), {
       onError: (message, err) => this.log.error({ err: err.message }, message),
       ...options.tasks,
     });
+    this.executors = new Executors(
+      options.workDir,
+      this.tasks.containerizer,
+      {
+        report: (e) => this.updates.record(e),
+        exited: (m) => {
+          this.log.info({ frameworkId: m.frameworkId, executorId: m.executorId, reason: m.reason }, `executor ended: ${m.message}`);
+          this.outbox.send('executorExited', m);
+        },
+        message: (m) => this.outbox.send('executorMessage', m, false),
+        agent: () => ({
+          agentId: this.session.id,
+          hostname: options.hostname,
+          resources: options.resources,
+          endpoint: this.executorApi.endpoint,
+        }),
+        onError: (message, err) => this.log.error({ err: err.message }, message),
+      },
+      { registrationTimeoutMs: durationMs(process.env.ARBITER_EXECUTOR_REGISTRATION_TIMEOUT), ...options.executors },
+    );
+    this.executorApi = new ExecutorApi(this.executors);
+    this.updates.onAcknowledged = (u) => this.executors.acknowledged(u.updateUuid);
     const { isolator } = this.tasks;
     if (isolator.mode === 'posix')
       this.log.warn(
@@ -95,15 +142,21 @@ export class Agent {
       );
   }
 
-  /** Recovers checkpointed tasks, then connects. */
+  /** Recovers checkpointed tasks and executors, opens the executor API, then connects. */
   start(): void {
     this.recover();
-    this.session.connect();
+    this.listening = this.executorApi.listen(this.options.executors).then(
+      (at) => this.log.info(at, 'executor API listening'),
+      (err: unknown) =>
+        this.log.error({ err: (err as Error).message }, 'the executor API cannot listen: tasks that name an executor will fail'),
+    );
+    void this.listening.then(() => this.session.connect());
   }
 
-  /** Finds the tasks of an earlier run again, taking the ends it journaled but did not checkpoint. */
+  /** Finds the tasks and executors of an earlier run again, taking the ends it journaled but did not checkpoint. */
   recover(): void {
-    this.tasks.recover(this.updates.lastStates());
+    this.executors.recover(this.updates.unacknowledgedUpdates());
+    this.tasks.recover(this.updates.lastStates(), this.executors.liveCgroups());
   }
 
   /**
@@ -168,6 +221,7 @@ export class Agent {
         diskQuota: this.tasks.diskChecked,
       },
       tasks: this.reportedTasks(),
+      executors: this.executors.running(),
       health: this.health(),
     };
   }
@@ -179,9 +233,10 @@ export class Agent {
    * control plane waits for their update instead of taking them for lost or launching them again.
    */
   private reportedTasks(): NonNullable<RegisterAgent['tasks']> {
-    const tasks: NonNullable<RegisterAgent['tasks']> = this.tasks.live(this.updates.unacknowledged());
+    const unacknowledged = this.updates.unacknowledged();
+    const tasks: NonNullable<RegisterAgent['tasks']> = [...this.tasks.live(unacknowledged), ...this.executors.live(unacknowledged)];
     for (const t of this.updates.dropped())
-      if (!this.tasks.has(t.frameworkId, t.taskId) && !tasks.some((r) => r.frameworkId === t.frameworkId && r.taskId === t.taskId))
+      if (!this.has(t.frameworkId, t.taskId) && !tasks.some((r) => r.frameworkId === t.frameworkId && r.taskId === t.taskId))
         tasks.push({ ...t, state: 'DROPPED', resources: [] });
     return tasks;
   }
@@ -190,7 +245,7 @@ export class Agent {
   launch(payload: unknown, ack?: (r: Reply) => void): void {
     const msg = parseMessage(LaunchTask, payload);
     if (!msg.ok) return ack?.({ ok: false, error: msg.error });
-    if (this.tasks.has(msg.value.frameworkId, msg.value.task.taskId))
+    if (this.has(msg.value.frameworkId, msg.value.task.taskId))
       return ack?.({ ok: false, error: { code: 'DUPLICATE_TASK', message: `task ${msg.value.task.taskId} is already running here` } });
     const { frameworkId, task } = msg.value;
     const health = this.health();
@@ -201,24 +256,57 @@ export class Agent {
       this.updates.record({ frameworkId, taskId: task.taskId, state: 'DROPPED', reason: 'REASON_CONTAINER_LAUNCH_FAILED', message });
       return ack?.({ ok: true });
     }
-    this.log.info({ frameworkId, taskId: task.taskId }, 'launching task');
-    this.tasks.launch(msg.value);
+    this.log.info({ frameworkId, taskId: task.taskId, executorId: task.executor?.executorId }, 'launching task');
+    if (task.executor) this.executors.launch(msg.value);
+    else this.tasks.launch(msg.value);
     ack?.({ ok: true });
   }
 
-  /** A kill from the control plane. */
+  private has(frameworkId: string, taskId: string): boolean {
+    return this.tasks.has(frameworkId, taskId) || this.executors.has(frameworkId, taskId);
+  }
+
+  /** A kill from the control plane: the command executor's task is signalled; an executor's is the executor's to kill (KILL). */
   kill(payload: KillTask, ack?: (r: Reply) => void): void {
-    const known = this.tasks.kill(payload.frameworkId, payload.taskId, payload.gracePeriodSeconds);
+    const known =
+      this.executors.killTask(payload.frameworkId, payload.taskId, payload.gracePeriodSeconds) ||
+      this.tasks.kill(payload.frameworkId, payload.taskId, payload.gracePeriodSeconds);
     this.log.info({ frameworkId: payload.frameworkId, taskId: payload.taskId, known }, 'kill requested');
     ack?.({ ok: true });
+  }
+
+  /** The scheduler's SHUTDOWN of an executor (or its framework's teardown). */
+  shutdownExecutor(payload: unknown, ack?: (r: Reply) => void): void {
+    const msg = parseMessage(ShutdownExecutor, payload);
+    if (!msg.ok) return ack?.({ ok: false, error: msg.error });
+    const known = this.executors.shutdown(msg.value.frameworkId, msg.value.executorId);
+    this.log.info({ ...msg.value, known }, 'executor shutdown requested');
+    ack?.({ ok: true });
+  }
+
+  /** A scheduler's message for one of its executors (MESSAGE event); unreliable, as in Mesos. */
+  frameworkMessage(payload: unknown, ack?: (r: Reply) => void): void {
+    const msg = parseMessage(FrameworkMessage, payload);
+    if (!msg.ok) return ack?.({ ok: false, error: msg.error });
+    if (this.executors.frameworkMessage(msg.value)) return ack?.({ ok: true });
+    ack?.({
+      ok: false,
+      error: {
+        code: PROTOCOL_ERRORS.UNKNOWN_TASK,
+        message: `executor ${msg.value.executorId} of framework ${msg.value.frameworkId} is not subscribed on this agent`,
+      },
+    });
   }
 
   async stop(): Promise<void> {
     this.session.stopping();
     this.updates.stop();
+    this.outbox.stop();
     // Killed tasks end (and their ends are recorded) before the agent lets go of them.
-    if (this.options.killTasksOnExit) await this.tasks.killAll();
+    if (this.options.killTasksOnExit) await Promise.all([this.tasks.killAll(), this.executors.killAll()]);
     this.tasks.close();
+    this.executors.close();
+    await this.executorApi.close().catch(() => undefined);
     this.session.stop();
   }
 }

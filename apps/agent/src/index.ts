@@ -2,6 +2,7 @@ export * from './agent';
 export * from './detect';
 export * from './session/journal';
 export * from './executors/task-runner';
+export { durationMs } from './executors/executor-protocol';
 export * from './containerizer/isolators/cgroups';
 export { diskUsage } from './containerizer/isolators/disk';
 export { residentByGroup } from './containerizer/isolators/memory';

@@ -133,6 +133,11 @@ export class Containerizer {
     });
   }
 
+  /** The container's limits changed (an executor took or ended a task): its isolators follow. */
+  update(c: Container): void {
+    for (const i of this.isolators) i.update?.(c, c.limits);
+  }
+
   /** A limit the running container went over (memory: the kernel's kill, or polling), if any. */
   limitation(c: Container): Limitation | undefined {
     for (const i of this.isolators) {

@@ -16,6 +16,11 @@ export function sandboxOf(root: string, frameworkId: string, taskId: string): st
   return path.join(root, 'frameworks', hiddenName(frameworkId), 'tasks', hiddenName(frameworkId, taskId));
 }
 
+/** An executor's sandbox under `root`: its tasks work there too (MESOS_SANDBOX). */
+export function executorSandboxOf(root: string, frameworkId: string, executorId: string): string {
+  return path.join(root, 'frameworks', hiddenName(frameworkId), 'executors', hiddenName(frameworkId, 'executor', executorId));
+}
+
 export class Sandboxes {
   /** Where sandboxes live: the work directory, or a place the task user can reach. */
   readonly root: string;
@@ -36,6 +41,10 @@ export class Sandboxes {
 
   pathOf(frameworkId: string, taskId: string): string {
     return sandboxOf(this.root, frameworkId, taskId);
+  }
+
+  executorPathOf(frameworkId: string, executorId: string): string {
+    return executorSandboxOf(this.root, frameworkId, executorId);
   }
 
   /** Where an agent before hashed names put a task's sandbox (a task it checkpointed then is found there). */

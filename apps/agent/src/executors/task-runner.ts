@@ -15,7 +15,7 @@ import type { Container, Limitation } from '../containerizer/isolators/isolator'
 import { LaunchError, processStartTicks } from '../containerizer/launcher';
 import { hiddenName } from '../containerizer/names';
 import { TaskCheckpoints } from './checkpoints';
-import { endOf, LaunchFailure, limitsOf, type RunningTask, type TaskEvent } from './task';
+import { allWithin, endOf, LaunchFailure, limitsOf, type RunningTask, type TaskEvent } from './task';
 
 export type { TaskEvent } from './task';
 
@@ -202,18 +202,17 @@ export class TaskRunner {
     const running = [...this.tasks.values()].filter((t) => !terminal(t.state));
     const ended = running.map((t) => new Promise<void>((resolve) => (t.onEnded ??= []).push(resolve)));
     for (const t of running) this.kill(t.frameworkId, t.spec.taskId, gracePeriodSeconds);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(ended), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-    clearTimeout(timer);
+    await allWithin(ended, timeoutMs);
   }
 
   /**
    * After an agent restart: tasks whose processes still run are watched again; those that ended
    * while the agent was away are reported from their recorded exit status. `ended`: the ends
    * already journaled (by `frameworkId/taskId`): a task whose end was reported but not yet
-   * checkpointed when the agent stopped takes it, and is not reported again.
+   * checkpointed when the agent stopped takes it, and is not reported again. `keep`: other
+   * live cgroups (the executors'), left alone when stale ones are removed.
    */
-  recover(ended: ReadonlyMap<string, TaskState> = new Map()): void {
+  recover(ended: ReadonlyMap<string, TaskState> = new Map(), keep: TaskCgroup[] = []): void {
     for (const { file, cp } of this.checkpoints.readAll()) {
       const { pid, cgroup, sandbox, ...rest } = cp;
       const at = sandbox ?? this.containerizer.sandboxes.legacyPathOf(cp.frameworkId, cp.spec.taskId);
@@ -238,7 +237,7 @@ export class TaskRunner {
       else this.endedWhileAway(task);
     }
     const live = [...this.tasks.values()].flatMap((t) => (t.container.cgroup && !terminal(t.state) ? [t.container.cgroup] : []));
-    this.containerizer.recover(live);
+    this.containerizer.recover([...live, ...keep]);
   }
 
   /**

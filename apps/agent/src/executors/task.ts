@@ -10,6 +10,8 @@ export interface TaskEvent {
   state: TaskState;
   reason?: string;
   message?: string;
+  /** The update's id when its sender chose it (an executor's TaskStatus.uuid); else a new one. */
+  updateUuid?: string;
 }
 
 export interface RunningTask extends Omit<Checkpoint, 'pid' | 'cgroup' | 'sandbox'> {
@@ -57,4 +59,11 @@ export function endOf(code: number | null, signal: NodeJS.Signals | null): { sta
       ? `was killed by signal ${code - 128}`
       : `exited with status ${code}`;
   return { state: 'FAILED', message: `the command ${how}` };
+}
+
+/** Resolves once every promise has, or after `timeoutMs`, whichever comes first. */
+export async function allWithin(promises: Array<Promise<void>>, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.all(promises), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+  clearTimeout(timer);
 }

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import * as tls from 'node:tls';
 import {
   type AgentCalls,
+  type AgentExecutorCalls,
   type AgentHeartbeat,
   type AgentEvents,
   AGENTS_NAMESPACE,
@@ -51,10 +52,13 @@ export interface SessionHandlers {
   heartbeat(): AgentHeartbeat;
   launch(payload: unknown, ack?: (r: Reply) => void): void;
   kill(payload: KillTask, ack?: (r: Reply) => void): void;
+  launchGroup(payload: unknown, ack?: (r: Reply) => void): void;
+  shutdownExecutor(payload: unknown, ack?: (r: Reply) => void): void;
+  frameworkMessage(payload: unknown, ack?: (r: Reply) => void): void;
 }
 
 export class Session implements UpdateChannel {
-  private readonly socket: Socket<AgentEvents, AgentCalls>;
+  private readonly socket: Socket<AgentEvents, AgentCalls & AgentExecutorCalls>;
   private readonly log: Logger;
   private agentId?: string;
   private registered = false;
@@ -105,6 +109,9 @@ export class Session implements UpdateChannel {
     this.socket.on('connect_error', (err: Error & { data?: { code?: string } }) => this.connectError(err));
     this.socket.on('launch', (payload: unknown, ack?: (r: Reply) => void) => handlers.launch(payload, ack));
     this.socket.on('kill', (payload: KillTask, ack?: (r: Reply) => void) => handlers.kill(payload, ack));
+    this.socket.on('launchGroup', (payload: unknown, ack?: (r: Reply) => void) => handlers.launchGroup(payload, ack));
+    this.socket.on('shutdownExecutor', (payload: unknown, ack?: (r: Reply) => void) => handlers.shutdownExecutor(payload, ack));
+    this.socket.on('frameworkMessage', (payload: unknown, ack?: (r: Reply) => void) => handlers.frameworkMessage(payload, ack));
   }
 
   connect(): void {
@@ -122,6 +129,11 @@ export class Session implements UpdateChannel {
 
   async send(update: StatusUpdate): Promise<Reply> {
     return (await this.socket.timeout(10_000).emitWithAck('status', update)) as Reply;
+  }
+
+  /** Another call (see outbox.ts); rejects when no answer came within 10 s. */
+  async call(event: keyof AgentExecutorCalls, payload: unknown): Promise<Reply> {
+    return (await this.socket.timeout(10_000).emitWithAck(event, payload)) as Reply;
   }
 
   /**

@@ -41,6 +41,8 @@ export class StatusUpdates {
   private readonly unjournaled: StatusUpdate[] = [];
   /** Why the journal's last write failed, until one succeeds. */
   private failure?: Error;
+  /** Told of every update the control plane acknowledged (an executor's, say, is acknowledged to it). */
+  onAcknowledged?: (update: StatusUpdate) => void;
 
   constructor(
     private readonly journal: UpdateJournal,
@@ -56,6 +58,11 @@ export class StatusUpdates {
   get journalFailure(): Error | undefined {
     if (this.failure) this.failure = this.journal.probe();
     return this.failure;
+  }
+
+  /** The updates not acknowledged yet, oldest first. */
+  unacknowledgedUpdates(): StatusUpdate[] {
+    return this.pending().map((p) => p.update);
   }
 
   /** `frameworkId/taskId` of the tasks with an update not acknowledged yet. */
@@ -81,7 +88,7 @@ export class StatusUpdates {
   /** A task changed state: journal it, then send it. False: the journal could not take it (it is sent all the same). */
   record(e: TaskEvent): boolean {
     const update: StatusUpdate = {
-      updateUuid: randomUUID(),
+      updateUuid: e.updateUuid ?? randomUUID(),
       frameworkId: e.frameworkId,
       taskId: e.taskId,
       agentId: this.channel.id ?? 'unregistered',
@@ -162,6 +169,7 @@ export class StatusUpdates {
     this.retryMs = RETRY_MIN_MS;
     if (next.file) this.journal.remove(next.file);
     else if (this.unjournaled.includes(next.update)) this.unjournaled.splice(this.unjournaled.indexOf(next.update), 1);
+    this.onAcknowledged?.(next.update);
     this.flush();
   }
 }

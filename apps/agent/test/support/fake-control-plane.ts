@@ -1,12 +1,25 @@
 /** A control plane's /agents namespace, enough for one agent: it registers it, takes its updates, and sends it launches. */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AGENTS_NAMESPACE, type LaunchTask, type RegisterAgent, type Reply, type StatusUpdate } from '@arbiter/contracts';
+import {
+  AGENTS_NAMESPACE,
+  type ExecutorExited,
+  type FrameworkMessage,
+  type LaunchTask,
+  type RegisterAgent,
+  type Reply,
+  type StatusUpdate,
+} from '@arbiter/contracts';
 import { Server, type Socket } from 'socket.io';
 
 export class FakeControlPlane {
   readonly registrations: RegisterAgent[] = [];
   readonly statuses: StatusUpdate[] = [];
+  /** What the agent said of its executors: their exits and their messages to their schedulers. */
+  readonly executorExits: ExecutorExited[] = [];
+  readonly executorMessages: FrameworkMessage[] = [];
+  /** Whether executorExited and executorMessage are answered (a control plane that does not know them leaves them unanswered). */
+  answerExecutorCalls = true;
   private agent?: Socket;
 
   private constructor(
@@ -21,6 +34,16 @@ export class FakeControlPlane {
       });
       socket.on('status', (update: StatusUpdate, ack: (r: Reply) => void) => {
         this.statuses.push(update);
+        ack({ ok: true });
+      });
+      socket.on('executorExited', (m: ExecutorExited, ack: (r: Reply) => void) => {
+        if (!this.answerExecutorCalls) return;
+        this.executorExits.push(m);
+        ack({ ok: true });
+      });
+      socket.on('executorMessage', (m: FrameworkMessage, ack: (r: Reply) => void) => {
+        if (!this.answerExecutorCalls) return;
+        this.executorMessages.push(m);
         ack({ ok: true });
       });
     });
@@ -39,6 +62,12 @@ export class FakeControlPlane {
 
   launch(msg: LaunchTask): void {
     this.agent?.emit('launch', msg);
+  }
+
+  /** Sends the agent a call and resolves with its reply. */
+  async call(event: 'kill' | 'shutdownExecutor' | 'frameworkMessage' | 'launchGroup', payload: unknown): Promise<Reply> {
+    if (!this.agent) throw new Error('no agent registered');
+    return (await this.agent.timeout(10_000).emitWithAck(event, payload)) as Reply;
   }
 
   states(taskId: string): string[] {

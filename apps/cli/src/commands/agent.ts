@@ -25,6 +25,9 @@ interface AgentFlags {
   connectTimeout?: string;
   hostname?: string;
   killTasksOnExit?: boolean;
+  executorRegistrationTimeout?: string;
+  executorApiAddress?: string;
+  executorApiPort?: string;
 }
 
 /** "rack:r1;zone:a;level:3" -> { rack: 'r1', zone: 'a', level: 3 } */
@@ -73,6 +76,15 @@ export function register(program: Command): void {
     .option('--allow-root-tasks', 'let tasks run as root (uid 0) when they name it (ARBITER_ALLOW_ROOT_TASKS=true; default: refused)')
     .option('--hostname <name>', "hostname to report (default: this machine's)")
     .option('--kill-tasks-on-exit', 'kill running tasks when the agent stops')
+    .option(
+      '--executor-registration-timeout <duration>',
+      'how long an executor has to subscribe, e.g. 60s, 2mins (ARBITER_EXECUTOR_REGISTRATION_TIMEOUT; default 60s)',
+    )
+    .option('--executor-api-address <ip>', "where the executor API listens: an address this machine's executors reach (default 127.0.0.1)")
+    .option(
+      '--executor-api-port <port>',
+      "the executor API's port (default: the last run's, so executors that outlive a restart find it; else any)",
+    )
     .action(async (flags: AgentFlags) => {
       const { parseResources } = await import('@arbiter/allocator');
       const agentLib = await import('@arbiter/agent');
@@ -143,6 +155,16 @@ export function register(program: Command): void {
         fail((err as Error).message);
         return;
       }
+      const registrationTimeoutMs = agentLib.durationMs(flags.executorRegistrationTimeout);
+      if (flags.executorRegistrationTimeout !== undefined && registrationTimeoutMs === undefined) {
+        fail(`--executor-registration-timeout: '${flags.executorRegistrationTimeout}' is not a duration such as 60s or 2mins`);
+        return;
+      }
+      const executorApiPort = flags.executorApiPort === undefined ? undefined : Number(flags.executorApiPort);
+      if (executorApiPort !== undefined && !(Number.isInteger(executorApiPort) && executorApiPort >= 0 && executorApiPort < 65_536)) {
+        fail(`--executor-api-port: '${flags.executorApiPort}' is not a port`);
+        return;
+      }
       const agent = new agentLib.Agent({
         master: master.toString(),
         token,
@@ -158,6 +180,11 @@ export function register(program: Command): void {
         },
         ...(ca ? { ca } : {}),
         ...(connectTimeoutMs ? { connectTimeoutMs } : {}),
+        executors: {
+          ...(registrationTimeoutMs !== undefined ? { registrationTimeoutMs } : {}),
+          ...(flags.executorApiAddress ? { host: flags.executorApiAddress } : {}),
+          ...(executorApiPort !== undefined ? { port: executorApiPort } : {}),
+        },
       });
       if (flags.token)
         agent.log.warn(

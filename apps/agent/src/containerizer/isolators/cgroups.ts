@@ -12,7 +12,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Container, Limitation, TaskIsolator } from './isolator';
+import type { Container, ContainerLimits, Limitation, TaskIsolator } from './isolator';
 import { kernelMemoryLimitation } from './memory';
 
 export type IsolationMode = 'cgroups-v1' | 'cgroups-v2' | 'posix';
@@ -115,6 +115,11 @@ export class Isolator implements TaskIsolator {
 
   prepare(c: Container): void {
     c.cgroup = this.create(c.name, { memBytes: c.limits.memBytes, cpus: c.limits.cpus, pids: c.limits.pids });
+  }
+
+  /** New limits for a container's cgroup (rewritten in place). */
+  update(c: Container, limits: ContainerLimits): void {
+    if (c.cgroup) this.create(c.name, { memBytes: limits.memBytes, cpus: limits.cpus, pids: limits.pids });
   }
 
   isolate(c: Container, pid: number): void {

@@ -1,0 +1,166 @@
+/**
+ * The executor side of Mesos's v1 executor API: what an executor is told in its environment,
+ * the events it is sent (SUBSCRIBED, LAUNCH, KILL, ACKNOWLEDGED, MESSAGE, SHUTDOWN, HEARTBEAT),
+ * and its calls once authenticated (SUBSCRIBE, UPDATE, MESSAGE). The HTTP side (framing,
+ * credentials, status codes) is api/executor-api.ts.
+ */
+import { TaskState } from '@arbiter/contracts';
+import { mesosAgentInfo, mesosExecutorInfo, mesosFrameworkInfo, mesosTaskInfo } from './api/mesos-info';
+import { uuidBytes, uuidOf, type WireCall, WireError, type WireStatus } from './api/wire';
+import type { EventStream, ExecutorHooks, ExecutorRun, ExecutorTask } from './executor-run';
+import type { Executors } from './executors';
+
+/** Mesos's way of writing a duration in the environment (e.g. `60secs`, `15mins`, `500ms`). */
+export function mesosDuration(ms: number): string {
+  if (ms % 60_000 === 0) return `${ms / 60_000}mins`;
+  if (ms % 1000 === 0) return `${ms / 1000}secs`;
+  return `${ms}ms`;
+}
+
+/**
+ * A duration as an operator writes it (ARBITER_EXECUTOR_REGISTRATION_TIMEOUT, the agent's
+ * flags): seconds, or a number with ms, s, m, or Mesos's secs/mins; undefined when it is none.
+ */
+export function durationMs(text: string | undefined): number | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|secs?|m|mins?)?\s*$/.exec(text ?? '');
+  if (!m) return undefined;
+  const [, amount, unit = 's'] = m;
+  const n = Number(amount);
+  return Math.round(unit === 'ms' ? n : unit.startsWith('m') ? n * 60_000 : n * 1000);
+}
+
+const id = (value: string) => ({ value });
+
+export class ExecutorProtocol {
+  constructor(
+    private readonly executors: Executors,
+    private readonly hooks: ExecutorHooks,
+    private readonly heartbeatMs: number,
+  ) {}
+
+  /** Mesos's executor environment (the launcher adds MESOS_SANDBOX). */
+  environment(run: ExecutorRun): Record<string, string> {
+    const { endpoint, agentId } = this.hooks.agent();
+    const opts = this.executors.options;
+    return {
+      MESOS_FRAMEWORK_ID: run.frameworkId,
+      MESOS_EXECUTOR_ID: run.spec.executorId,
+      MESOS_DIRECTORY: run.container.sandbox,
+      MESOS_AGENT_ENDPOINT: endpoint ? `${endpoint.host}:${endpoint.port}` : '',
+      MESOS_CHECKPOINT: '1',
+      MESOS_RECOVERY_TIMEOUT: mesosDuration(opts.recoveryTimeoutMs ?? 15 * 60_000),
+      MESOS_SUBSCRIPTION_BACKOFF_MAX: mesosDuration(opts.subscriptionBackoffMaxMs ?? 2_000),
+      MESOS_EXECUTOR_SHUTDOWN_GRACE_PERIOD: mesosDuration((run.spec.shutdownGracePeriodSeconds ?? 5) * 1000),
+      MESOS_EXECUTOR_AUTHENTICATION_TOKEN: run.token,
+      ...(agentId ? { MESOS_AGENT_ID: agentId, MESOS_SLAVE_ID: agentId } : {}),
+    };
+  }
+
+  // ------------------------------------------------------------------ events
+
+  deliver(run: ExecutorRun, task: ExecutorTask): void {
+    task.delivered = true;
+    run.stream?.send({ type: 'LAUNCH', launch: { task: mesosTaskInfo(run.frameworkId, this.agentId(), task.spec) } });
+  }
+
+  kill(run: ExecutorRun, taskId: string, gracePeriodSeconds?: number): void {
+    const grace = gracePeriodSeconds ?? run.tasks.get(taskId)?.spec.killPolicy?.gracePeriodSeconds;
+    const policy = grace !== undefined ? { kill_policy: { grace_period: { nanoseconds: Math.round(grace * 1e9) } } } : {};
+    run.stream?.send({ type: 'KILL', kill: { task_id: id(taskId), ...policy } });
+  }
+
+  shutdown(run: ExecutorRun): void {
+    run.stream?.send({ type: 'SHUTDOWN' });
+  }
+
+  frameworkMessage(run: ExecutorRun, data: string): void {
+    run.stream?.send({ type: 'MESSAGE', message: { data } });
+  }
+
+  acknowledged(run: ExecutorRun, taskId: string, updateUuid: string): void {
+    run.stream?.send({ type: 'ACKNOWLEDGED', acknowledged: { task_id: id(taskId), uuid: uuidBytes(updateUuid) } });
+  }
+
+  // ------------------------------------------------------------------ calls
+
+  /**
+   * SUBSCRIBE: the stream opens with SUBSCRIBED, then the tasks queued for the executor; updates
+   * it lists as unacknowledged are acknowledged at once when they were, awaited when journaled,
+   * and taken as new otherwise (the control plane de-duplicates by uuid).
+   */
+  subscribe(run: ExecutorRun, call: WireCall, stream: EventStream): void {
+    if (run.state === 'TERMINATING' || run.state === 'TERMINATED') throw new WireError(403, 'Executor is terminating');
+    const updates = call.subscribe?.unacknowledged_updates ?? [];
+    for (const u of updates) this.checkStatus(run, call, u.status);
+    this.executors.subscribed(run, stream);
+    const agent = this.hooks.agent();
+    stream.send({
+      type: 'SUBSCRIBED',
+      subscribed: {
+        executor_info: mesosExecutorInfo(run.frameworkId, run.spec),
+        framework_info: mesosFrameworkInfo(run.frameworkId, run.user ?? 'nobody', true),
+        agent_info: mesosAgentInfo(agent.agentId, agent.hostname, agent.endpoint?.port ?? 0, agent.resources),
+        container_id: id(run.containerId),
+      },
+    });
+    for (const t of run.tasks.values()) if (!t.delivered && t.state === 'STAGING') this.deliver(run, t);
+    for (const u of updates) this.take(run, u.status);
+    this.executors.tryCheckpoint(run);
+    const beat = setInterval(() => (stream.closed ? clearInterval(beat) : stream.send({ type: 'HEARTBEAT' })), this.heartbeatMs);
+    beat.unref();
+    run.timers.heartbeat = beat;
+  }
+
+  /** UPDATE: one of its tasks' status, journaled (ACKNOWLEDGED follows the control plane's acknowledgement). */
+  update(run: ExecutorRun, call: WireCall): void {
+    if (!call.update) throw new WireError(400, "Failed to validate Executor::Call: Expecting 'update' to be present");
+    this.checkStatus(run, call, call.update.status);
+    this.take(run, call.update.status);
+  }
+
+  /** MESSAGE: to its scheduler. */
+  message(run: ExecutorRun, call: WireCall): void {
+    if (!call.message) throw new WireError(400, "Failed to validate Executor::Call: Expecting 'message' to be present");
+    this.hooks.message({ frameworkId: run.frameworkId, executorId: run.spec.executorId, data: call.message.data });
+  }
+
+  /** Mesos's checks of an executor's TaskStatus, and ours: only its own tasks. */
+  private checkStatus(run: ExecutorRun, call: WireCall, status: WireStatus): void {
+    const bad = (message: string) => new WireError(400, `Failed to validate Executor::Call: ${message}`);
+    if (status.uuid === undefined) throw bad("Expecting 'uuid' to be present");
+    if (!uuidOf(status.uuid)) throw bad("'uuid' is not a UUID (16 bytes)");
+    if (status.executor_id && status.executor_id.value !== call.executor_id.value)
+      throw bad(`ExecutorID in Call: ${call.executor_id.value} does not match ExecutorID in TaskStatus: ${status.executor_id.value}`);
+    if (status.source !== 'SOURCE_EXECUTOR')
+      throw bad(
+        `Received Call from executor ${call.executor_id.value} of framework ${call.framework_id.value} with invalid source, expecting 'SOURCE_EXECUTOR'`,
+      );
+    if (status.state === 'TASK_STAGING')
+      throw bad(
+        `Received TASK_STAGING from executor ${call.executor_id.value} of framework ${call.framework_id.value} which is not allowed`,
+      );
+    if (!status.state.startsWith('TASK_') || !TaskState.safeParse(status.state.slice(5)).success)
+      throw bad(`'${status.state}' is not a task state an executor may report`);
+    if (!run.tasks.has(status.task_id.value))
+      throw new WireError(
+        403,
+        `task '${status.task_id.value}' is not a task of executor '${run.spec.executorId}' of framework '${run.frameworkId}'`,
+      );
+  }
+
+  private take(run: ExecutorRun, status: WireStatus): void {
+    const uuid = uuidOf(status.uuid ?? '') ?? '';
+    const taskId = status.task_id.value;
+    if (run.awaitingAck.has(uuid)) return;
+    if (run.acknowledged.has(uuid)) {
+      this.acknowledged(run, taskId, uuid);
+      return;
+    }
+    const state = TaskState.parse(status.state.slice(5));
+    this.executors.recordUpdate(run, taskId, state, uuid, status.reason, status.message);
+  }
+
+  private agentId(): string {
+    return this.hooks.agent().agentId ?? 'unregistered';
+  }
+}

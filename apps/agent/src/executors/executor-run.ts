@@ -1,0 +1,181 @@
+/**
+ * One executor process as the agent keeps it (Mesos's slave `Executor`): its container, its
+ * credential, its tasks, its event stream while subscribed, and its checkpointed record.
+ */
+import type { ChildProcess } from 'node:child_process';
+import * as crypto from 'node:crypto';
+import type { ExecutorExited, ExecutorSpec, FrameworkMessage, ResourceEntry, TaskSpec, TaskState } from '@arbiter/contracts';
+import type { Container } from '../containerizer/isolators/isolator';
+import type { Containerizer } from '../containerizer/containerizer';
+import type { TaskCgroup } from '../containerizer/isolators/cgroups';
+import { hiddenName } from '../containerizer/names';
+import { limitsOf, type TaskEvent } from './task';
+
+/**
+ * REGISTERING: started (or recovered), not subscribed yet; RUNNING: subscribed (its stream may
+ * be down between subscriptions); TERMINATING: being killed; TERMINATED: its process is gone.
+ */
+export type ExecutorState = 'REGISTERING' | 'RUNNING' | 'TERMINATING' | 'TERMINATED';
+
+export interface ExecutorTask {
+  spec: TaskSpec;
+  state: TaskState;
+  memLimitBytes?: number;
+  /** Handed to the executor (a LAUNCH event sent); false while queued for its subscription. */
+  delivered: boolean;
+}
+
+/** Where the events of a subscribed executor go. */
+export interface EventStream {
+  send(event: Record<string, unknown>): void;
+  close(): void;
+  readonly closed: boolean;
+}
+
+/** The record a restarted agent recovers an executor from. */
+export interface ExecutorCheckpoint {
+  frameworkId: string;
+  spec: ExecutorSpec;
+  token: string;
+  containerId: string;
+  pid?: number;
+  startTicks?: number;
+  user?: string;
+  uid?: number;
+  gid?: number;
+  cgroup?: TaskCgroup;
+  sandbox: string;
+  tasks: Array<{ spec: TaskSpec; state: TaskState; memLimitBytes?: number; delivered: boolean }>;
+  startedAt: string;
+}
+
+export interface ExecutorRun {
+  frameworkId: string;
+  spec: ExecutorSpec;
+  /** The executor's own credential (MESOS_EXECUTOR_AUTHENTICATION_TOKEN); it speaks for this executor only. */
+  token: string;
+  containerId: string;
+  state: ExecutorState;
+  container: Container;
+  child?: ChildProcess;
+  startTicks?: number;
+  user?: string;
+  uid?: number;
+  gid?: number;
+  tasks: Map<string, ExecutorTask>;
+  stream?: EventStream;
+  /** Updates journaled and not yet acknowledged: their uuid -> task id. */
+  awaitingAck: Map<string, string>;
+  /** Updates acknowledged while it runs (answered at once when it sends them again). */
+  acknowledged: Set<string>;
+  /** How it is being ended, when the agent ends it: its unfinished tasks take this. */
+  ending?: { state: TaskState; reason: string; message: string };
+  timers: { registration?: NodeJS.Timeout; shutdown?: NodeJS.Timeout; heartbeat?: NodeJS.Timeout; recovered?: NodeJS.Timeout };
+  startedAt: string;
+  /** Called once its process is gone and its tasks' ends are recorded (see Executors.killAll). */
+  onTerminated?: () => void;
+}
+
+export interface ExecutorOptions {
+  /** How long a started executor has to subscribe (default 60 s; ARBITER_EXECUTOR_REGISTRATION_TIMEOUT). */
+  registrationTimeoutMs?: number;
+  /** How long a recovered executor has to subscribe again after an agent restart (default 15 min, Mesos's). */
+  recoveryTimeoutMs?: number;
+  /** The longest wait between an executor's subscription attempts (MESOS_SUBSCRIPTION_BACKOFF_MAX, default 2 s). */
+  subscriptionBackoffMaxMs?: number;
+  /** HEARTBEAT events on each stream (default every 30 s). */
+  heartbeatIntervalMs?: number;
+}
+
+export interface ExecutorHooks {
+  /** A task's change, journaled and sent (false: not durable). */
+  report(e: TaskEvent): boolean;
+  exited(m: ExecutorExited): void;
+  message(m: FrameworkMessage): void;
+  /** The agent as executors see it (SUBSCRIBED's agent_info, MESOS_AGENT_ENDPOINT). */
+  agent(): { agentId?: string; hostname: string; resources: ResourceEntry[]; endpoint?: { host: string; port: number } };
+  onError(message: string, err: Error): void;
+}
+
+export const executorKey = (frameworkId: string, executorId: string) => `${frameworkId}\u0000${executorId}`;
+
+/** A credential: 32 random bytes, hex. */
+export const newToken = () => crypto.randomBytes(32).toString('hex');
+
+/** Whether `given` is the run's credential, compared in constant time. */
+export function tokenMatches(run: ExecutorRun, given: string): boolean {
+  const a = crypto.createHash('sha256').update(run.token).digest();
+  const b = crypto.createHash('sha256').update(given).digest();
+  return crypto.timingSafeEqual(a, b);
+}
+
+/** Resources summed by name (scalars only; ranges and sets are listed as given). */
+function sumResources(lists: ResourceEntry[][]): ResourceEntry[] {
+  const scalars = new Map<string, number>();
+  const rest: ResourceEntry[] = [];
+  for (const r of lists.flat())
+    if (r.value !== undefined) scalars.set(r.name, (scalars.get(r.name) ?? 0) + r.value);
+    else rest.push(r);
+  return [...[...scalars].map(([name, value]) => ({ name, value })), ...rest];
+}
+
+/** The container's limits: the executor's resources and those of its unfinished tasks together (as Mesos sizes an executor's container). */
+export function executorLimits(run: Pick<ExecutorRun, 'spec' | 'tasks'>, pidsLimit: number, terminal: (s: TaskState) => boolean) {
+  const tasks = [...run.tasks.values()].filter((t) => !terminal(t.state));
+  const resources = sumResources([run.spec.resources, ...tasks.map((t) => t.spec.resources)]);
+  const memLimits = tasks.map((t) => t.memLimitBytes);
+  const specMem = run.spec.resources.find((r) => r.name === 'mem')?.value ?? 0;
+  // A task launched with an explicit byte limit counts that; otherwise its `mem`.
+  const memBytes = memLimits.every((m) => m !== undefined) ? specMem * 1024 * 1024 + memLimits.reduce((a, m) => a + m, 0) : undefined;
+  const pseudo = { taskId: run.spec.executorId, name: 'executor', resources, command: { shell: 'true' } } as TaskSpec;
+  return limitsOf(pseudo, memBytes && memBytes > 0 ? memBytes : undefined, pidsLimit);
+}
+
+export function checkpointOf(run: ExecutorRun): ExecutorCheckpoint {
+  return {
+    frameworkId: run.frameworkId,
+    spec: run.spec,
+    token: run.token,
+    containerId: run.containerId,
+    pid: run.container.pid,
+    startTicks: run.startTicks,
+    user: run.user,
+    uid: run.uid,
+    gid: run.gid,
+    cgroup: run.container.cgroup,
+    sandbox: run.container.sandbox,
+    tasks: [...run.tasks.values()].map((t) => ({ spec: t.spec, state: t.state, memLimitBytes: t.memLimitBytes, delivered: t.delivered })),
+    startedAt: run.startedAt,
+  };
+}
+
+/** A new executor, not started yet: its container in its own sandbox, a fresh credential. */
+export function newRun(containerizer: Containerizer, frameworkId: string, spec: ExecutorSpec): ExecutorRun {
+  const containerId = crypto.randomUUID();
+  return {
+    frameworkId,
+    spec,
+    token: newToken(),
+    containerId,
+    state: 'REGISTERING',
+    container: {
+      name: hiddenName(frameworkId, 'executor', spec.executorId, containerId),
+      sandbox: containerizer.sandboxes.executorPathOf(frameworkId, spec.executorId),
+      limits: { pids: containerizer.pidsLimit },
+    },
+    tasks: new Map(),
+    awaitingAck: new Map(),
+    acknowledged: new Set(),
+    timers: {},
+    startedAt: new Date().toISOString(),
+  };
+}
+
+/** The executors' tasks for (re-)registration: unfinished, or ended with their end not acknowledged yet. */
+export function liveTasks(runs: Iterable<ExecutorRun>, unacknowledged: ReadonlySet<string>, terminal: (s: TaskState) => boolean) {
+  return [...runs].flatMap((run) =>
+    [...run.tasks.values()]
+      .filter((t) => !terminal(t.state) || unacknowledged.has(`${run.frameworkId}/${t.spec.taskId}`))
+      .map((t) => ({ frameworkId: run.frameworkId, taskId: t.spec.taskId, state: t.state, resources: t.spec.resources })),
+  );
+}

@@ -1,0 +1,400 @@
+/**
+ * Executors (Mesos's slave Framework/Executor): one process per (framework, executor id), started
+ * through the containerizer on the first task naming it, reused by later ones, killed unless it
+ * subscribes in time. Its updates go through the agent's journal; when it exits its unfinished
+ * tasks end TASK_FAILED and the control plane is told. The protocol side: executor-protocol.ts.
+ */
+import {
+  type FrameworkMessage,
+  isTerminalTaskState,
+  type LaunchTask,
+  type RunningExecutorReport,
+  type TaskState,
+} from '@arbiter/contracts';
+import type { Containerizer } from '../containerizer/containerizer';
+import { processStartTicks } from '../containerizer/launcher';
+import { ExecutorCheckpoints } from './executor-checkpoints';
+import {
+  checkpointOf,
+  type ExecutorHooks,
+  type ExecutorOptions,
+  type EventStream,
+  executorKey,
+  executorLimits,
+  type ExecutorRun,
+  liveTasks,
+  newRun,
+} from './executor-run';
+import { ExecutorProtocol } from './executor-protocol';
+import { allWithin, endOf, LaunchFailure } from './task';
+
+export type { ExecutorHooks, ExecutorOptions } from './executor-run';
+
+const terminal = isTerminalTaskState;
+const MEMORY_POLL_MS = 250;
+
+export class Executors {
+  readonly runs = new Map<string, ExecutorRun>();
+  /** Their records, and the executor API's last port (executors that outlive a restart reach it there again). */
+  readonly checkpoints: ExecutorCheckpoints;
+  readonly protocol: ExecutorProtocol;
+  private readonly monitor: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    workDir: string,
+    private readonly containerizer: Containerizer,
+    private readonly hooks: ExecutorHooks,
+    readonly options: ExecutorOptions = {},
+  ) {
+    this.checkpoints = new ExecutorCheckpoints(workDir);
+    this.protocol = new ExecutorProtocol(this, hooks, options.heartbeatIntervalMs ?? 30_000);
+    this.monitor = setInterval(() => this.enforceMemory(), MEMORY_POLL_MS);
+    this.monitor.unref();
+  }
+
+  find(frameworkId: string, executorId: string): ExecutorRun | undefined {
+    return this.runs.get(executorKey(frameworkId, executorId));
+  }
+
+  /** The executor that runs the task, if one does (ended tasks included, until the executor goes). */
+  runOf(frameworkId: string, taskId: string): ExecutorRun | undefined {
+    for (const run of this.runs.values()) if (run.frameworkId === frameworkId && run.tasks.has(taskId)) return run;
+    return undefined;
+  }
+
+  has(frameworkId: string, taskId: string): boolean {
+    const t = this.runOf(frameworkId, taskId)?.tasks.get(taskId);
+    return !!t && !terminal(t.state);
+  }
+
+  /** Tasks for (re-)registration, as TaskRunner.live. */
+  live(unacknowledged: ReadonlySet<string>) {
+    return liveTasks(this.runs.values(), unacknowledged, terminal);
+  }
+
+  /** Executors for (re-)registration: those whose process runs. */
+  running(): RunningExecutorReport[] {
+    return [...this.runs.values()]
+      .filter((r) => r.state !== 'TERMINATED')
+      .map((r) => ({ frameworkId: r.frameworkId, executorId: r.spec.executorId, resources: r.spec.resources }));
+  }
+
+  /** A task for an executor: started on first use, handed over once it has subscribed. */
+  launch(msg: LaunchTask): void {
+    const spec = msg.task.executor;
+    if (!spec) throw new Error('the task names no executor');
+    let run = this.find(msg.frameworkId, spec.executorId);
+    if (run?.state === 'TERMINATING') {
+      const [reason, message] = ['REASON_EXECUTOR_TERMINATED', 'its executor is shutting down'];
+      this.hooks.report({ frameworkId: msg.frameworkId, taskId: msg.task.taskId, state: 'FAILED', reason, message });
+      return;
+    }
+    const task = { spec: msg.task, state: 'STAGING' as TaskState, memLimitBytes: msg.memLimitBytes, delivered: false };
+    if (run) {
+      run.tasks.set(msg.task.taskId, task);
+      this.resize(run);
+      if (run.state === 'RUNNING' && run.stream) this.protocol.deliver(run, task);
+      this.tryCheckpoint(run);
+      return;
+    }
+    run = newRun(this.containerizer, msg.frameworkId, spec);
+    run.tasks.set(msg.task.taskId, task);
+    this.runs.set(executorKey(msg.frameworkId, spec.executorId), run);
+    try {
+      this.start(run);
+    } catch (e) {
+      const failed = e instanceof LaunchFailure ? e : new LaunchFailure('REASON_CONTAINER_LAUNCH_FAILED', (e as Error).message);
+      run.ending = { state: 'FAILED', reason: failed.reason, message: `could not launch the executor: ${failed.message}` };
+      this.terminated(run, null, null);
+    }
+  }
+
+  private start(run: ExecutorRun): void {
+    const found = this.containerizer.userOf(run.frameworkId, run.spec.user);
+    if ('problem' in found) throw new LaunchFailure(found.reason, found.problem);
+    const { user } = found;
+    [run.user, run.uid, run.gid] = [user.name, user.uid, user.gid];
+    run.container.limits = executorLimits(run, this.containerizer.pidsLimit, terminal);
+    this.containerizer.prepare(run.container, user);
+    this.tryCheckpoint(run, true);
+    const spec = {
+      taskId: run.spec.executorId,
+      name: run.spec.name ?? run.spec.executorId,
+      command: run.spec.command,
+      env: { ...run.spec.env, ...this.protocol.environment(run) },
+      resources: run.spec.resources,
+    };
+    const launched = this.containerizer.launch(run.container, user, run.frameworkId, spec);
+    const child = launched.child;
+    run.child = child;
+    if (launched.isolationError)
+      run.ending = {
+        state: 'FAILED',
+        reason: 'REASON_CONTAINER_LAUNCH_FAILED',
+        message: `could not isolate the executor: ${launched.isolationError.message}`,
+      };
+    child.once('error', (e) => {
+      run.ending ??= { state: 'FAILED', reason: 'REASON_CONTAINER_LAUNCH_FAILED', message: `could not start the executor: ${e.message}` };
+      this.terminated(run, null, null);
+    });
+    child.once('spawn', () => {
+      if (this.closed) return;
+      run.container.pid = child.pid;
+      run.startTicks = child.pid ? processStartTicks(child.pid) : undefined;
+      this.tryCheckpoint(run);
+    });
+    child.once('exit', (code, signal) => this.terminated(run, code, signal));
+    this.awaitSubscription(
+      run,
+      this.options.registrationTimeoutMs ?? 60_000,
+      'REASON_EXECUTOR_REGISTRATION_TIMEOUT',
+      'did not subscribe within',
+    );
+  }
+
+  /** Killed unless it subscribes within `ms` (after a launch: registration; after a restart: recovery). */
+  private awaitSubscription(run: ExecutorRun, ms: number, reason: string, what: string): void {
+    clearTimeout(run.timers.registration);
+    run.timers.registration = setTimeout(() => {
+      if (run.state !== 'REGISTERING') return;
+      this.kill(run, { state: 'FAILED', reason, message: `the executor ${what} ${ms / 1000} s` });
+    }, ms);
+    run.timers.registration.unref();
+  }
+
+  /** Subscribed: its timers stop waiting. */
+  subscribed(run: ExecutorRun, stream: EventStream): void {
+    clearTimeout(run.timers.registration);
+    run.stream?.close();
+    run.stream = stream;
+    run.state = 'RUNNING';
+  }
+
+  /** The control plane's kill: a queued task ends at once; a delivered one is the executor's to kill (KILL). */
+  killTask(frameworkId: string, taskId: string, gracePeriodSeconds?: number): boolean {
+    const run = this.runOf(frameworkId, taskId);
+    const task = run?.tasks.get(taskId);
+    if (!run || !task || terminal(task.state)) return false;
+    if (!task.delivered) {
+      this.endTask(run, taskId, 'KILLED', 'REASON_TASK_KILLED_DURING_LAUNCH', 'killed before it was handed to its executor');
+      return true;
+    }
+    this.protocol.kill(run, taskId, gracePeriodSeconds);
+    return true;
+  }
+
+  /** SHUTDOWN, then the kill after the executor's grace period (at once while it has not subscribed). */
+  shutdown(frameworkId: string, executorId: string): boolean {
+    const run = this.find(frameworkId, executorId);
+    if (!run || run.state === 'TERMINATED') return false;
+    if (run.state === 'TERMINATING') return true;
+    if (run.state === 'REGISTERING' || !run.stream) {
+      this.kill(run);
+      return true;
+    }
+    run.state = 'TERMINATING';
+    this.protocol.shutdown(run);
+    const grace = (run.spec.shutdownGracePeriodSeconds ?? 5) * 1000;
+    run.timers.shutdown = setTimeout(() => this.kill(run), grace);
+    run.timers.shutdown.unref();
+    return true;
+  }
+
+  /** A framework message for the executor (false: no such executor subscribed). */
+  frameworkMessage(m: FrameworkMessage): boolean {
+    const run = this.find(m.frameworkId, m.executorId);
+    if (!run?.stream || run.state !== 'RUNNING') return false;
+    this.protocol.frameworkMessage(run, m.data);
+    return true;
+  }
+
+  /** Kills the executor's container (its child, when not spawned yet); its exit ends its tasks (with `ending`, when given). */
+  kill(run: ExecutorRun, ending?: ExecutorRun['ending']): void {
+    if (run.state === 'TERMINATED') return;
+    if (ending) run.ending ??= ending;
+    run.state = 'TERMINATING';
+    this.containerizer.signal(run.container, 'SIGKILL');
+    if (!run.container.pid) run.child?.kill('SIGKILL');
+    if (!run.container.pid && !run.child) this.terminated(run, null, null);
+  }
+
+  /** A status update from the executor, journaled; the task's state follows it. */
+  recordUpdate(run: ExecutorRun, taskId: string, state: TaskState, updateUuid: string, reason?: string, message?: string): void {
+    const task = run.tasks.get(taskId);
+    if (!task) return;
+    task.state = state;
+    run.awaitingAck.set(updateUuid, taskId);
+    this.hooks.report({
+      frameworkId: run.frameworkId,
+      taskId,
+      state,
+      updateUuid,
+      ...(reason ? { reason } : {}),
+      ...(message ? { message } : {}),
+    });
+    if (terminal(state)) this.resize(run);
+    this.tryCheckpoint(run);
+  }
+
+  /** The control plane acknowledged an update: ACKNOWLEDGED to the executor that sent it. */
+  acknowledged(updateUuid: string): void {
+    for (const run of this.runs.values()) {
+      const taskId = run.awaitingAck.get(updateUuid);
+      if (taskId === undefined) continue;
+      run.awaitingAck.delete(updateUuid);
+      run.acknowledged.add(updateUuid);
+      // The last few are remembered (an executor sends again only what it had not heard of).
+      if (run.acknowledged.size > 1024) {
+        const [oldest] = run.acknowledged;
+        run.acknowledged.delete(oldest);
+      }
+      this.protocol.acknowledged(run, taskId, updateUuid);
+      // An ended task whose updates are all acknowledged is forgotten (its executor may run for long).
+      const task = run.tasks.get(taskId);
+      if (task && terminal(task.state) && ![...run.awaitingAck.values()].includes(taskId)) {
+        run.tasks.delete(taskId);
+        this.tryCheckpoint(run);
+      }
+      return;
+    }
+  }
+
+  /**
+   * After an agent restart: executors whose process still runs wait for their subscription
+   * again (within the recovery timeout); those gone are ended as if they had just exited.
+   * `pending`: the journal's unacknowledged updates (their uuids await acknowledgement again).
+   */
+  recover(pending: Array<{ frameworkId: string; taskId: string; updateUuid: string }>): void {
+    for (const cp of this.checkpoints.readAll()) {
+      const run = newRun(this.containerizer, cp.frameworkId, cp.spec);
+      Object.assign(run, {
+        token: cp.token,
+        containerId: cp.containerId,
+        startTicks: cp.startTicks,
+        user: cp.user,
+        uid: cp.uid,
+        gid: cp.gid,
+        startedAt: cp.startedAt,
+      });
+      run.container = { ...run.container, sandbox: cp.sandbox, pid: cp.pid, cgroup: cp.cgroup };
+      for (const t of cp.tasks) run.tasks.set(t.spec.taskId, { ...t });
+      run.container.limits = executorLimits(run, this.containerizer.pidsLimit, terminal);
+      for (const p of pending)
+        if (p.frameworkId === run.frameworkId && run.tasks.has(p.taskId)) run.awaitingAck.set(p.updateUuid, p.taskId);
+      this.runs.set(executorKey(run.frameworkId, run.spec.executorId), run);
+      if (cp.pid && cp.startTicks !== undefined && processStartTicks(cp.pid) === cp.startTicks) {
+        this.watch(run);
+        const ms = this.options.recoveryTimeoutMs ?? 15 * 60_000;
+        this.awaitSubscription(
+          run,
+          ms,
+          'REASON_EXECUTOR_REREGISTRATION_TIMEOUT',
+          'did not subscribe again after the agent restarted within',
+        );
+      } else this.terminated(run, this.containerizer.sandboxes.exitStatus(cp.sandbox) ?? null, null);
+    }
+  }
+
+  /** The cgroups of live executors (kept when stale ones are removed). */
+  liveCgroups() {
+    return [...this.runs.values()].flatMap((r) => (r.container.cgroup ? [r.container.cgroup] : []));
+  }
+
+  /** Stops watching: executors stay for a restarted agent to recover. */
+  close(): void {
+    this.closed = true;
+    clearInterval(this.monitor);
+    for (const run of this.runs.values()) {
+      for (const t of Object.values(run.timers)) clearTimeout(t);
+      run.stream?.close();
+    }
+  }
+
+  /** Kills every executor and waits (up to `timeoutMs`) for their ends to be recorded. */
+  async killAll(timeoutMs = 5_000): Promise<void> {
+    const runs = [...this.runs.values()].filter((r) => r.state !== 'TERMINATED');
+    const ended = runs.map((r) => new Promise<void>((resolve) => (r.onTerminated = resolve)));
+    for (const r of runs) this.kill(r);
+    await allWithin(ended, timeoutMs);
+  }
+
+  /** A recovered executor (not the agent's child): polled until its process is gone. */
+  private watch(run: ExecutorRun): void {
+    run.timers.recovered = setInterval(() => {
+      if (run.container.pid && processStartTicks(run.container.pid) === run.startTicks) return;
+      clearInterval(run.timers.recovered);
+      this.terminated(run, this.containerizer.sandboxes.exitStatus(run.container.sandbox) ?? null, null);
+    }, 200);
+    run.timers.recovered.unref();
+  }
+
+  private enforceMemory(): void {
+    for (const run of this.runs.values()) {
+      if (run.state === 'TERMINATED' || run.ending || !run.container.pid) continue;
+      const found = this.containerizer.limitation(run.container);
+      if (found) this.kill(run, { state: 'FAILED', ...found });
+    }
+  }
+
+  /** Its container's limits follow its unfinished tasks. */
+  private resize(run: ExecutorRun): void {
+    run.container.limits = executorLimits(run, this.containerizer.pidsLimit, terminal);
+    try {
+      this.containerizer.update(run.container);
+    } catch (e) {
+      this.hooks.onError(`could not resize the container of executor ${run.spec.executorId}`, e as Error);
+    }
+  }
+
+  /** The executor's process is gone: its unfinished tasks end, the control plane is told, its record goes. */
+  private terminated(run: ExecutorRun, code: number | null, signal: NodeJS.Signals | null): void {
+    if (run.state === 'TERMINATED' || this.closed) return;
+    run.state = 'TERMINATED';
+    for (const t of Object.values(run.timers)) clearTimeout(t);
+    run.stream?.close();
+    run.stream = undefined;
+    this.containerizer.signal(run.container, 'SIGKILL');
+    this.containerizer.destroy(run.container);
+    const how = code === null && signal === null ? 'ended' : endOf(code, signal).message.replace('the command', 'the executor');
+    const end = run.ending ?? { state: 'FAILED' as TaskState, reason: 'REASON_EXECUTOR_TERMINATED', message: how };
+    for (const t of run.tasks.values()) if (!terminal(t.state)) this.endTask(run, t.spec.taskId, end.state, end.reason, end.message, false);
+    this.hooks.exited({
+      frameworkId: run.frameworkId,
+      executorId: run.spec.executorId,
+      ...(code !== null ? { exitCode: code } : {}),
+      ...(signal ? { signal } : {}),
+      reason: end.reason,
+      message: end.message,
+    });
+    try {
+      this.checkpoints.remove(run.frameworkId, run.spec.executorId);
+    } catch (e) {
+      this.hooks.onError(`could not remove the record of executor ${run.spec.executorId}`, e as Error);
+    }
+    this.runs.delete(executorKey(run.frameworkId, run.spec.executorId));
+    run.onTerminated?.();
+  }
+
+  /** An agent-sourced end of one of the executor's tasks. */
+  private endTask(run: ExecutorRun, taskId: string, state: TaskState, reason: string, message: string, save = true): void {
+    const task = run.tasks.get(taskId);
+    if (!task || terminal(task.state)) return;
+    task.state = state;
+    this.hooks.report({ frameworkId: run.frameworkId, taskId, state, reason, message });
+    if (save) {
+      this.resize(run);
+      this.tryCheckpoint(run);
+    }
+  }
+
+  /** Its record, unless it is gone; one that cannot be written is logged. */
+  tryCheckpoint(run: ExecutorRun, rethrow = false): void {
+    try {
+      if (run.state !== 'TERMINATED') this.checkpoints.write(checkpointOf(run));
+    } catch (e) {
+      if (rethrow) throw e;
+      this.hooks.onError(`could not checkpoint executor ${run.spec.executorId}`, e as Error);
+    }
+  }
+}
