@@ -4,6 +4,7 @@
  */
 import type { MigrationInterface } from 'typeorm';
 // migrations:imports
+import { Executors1795761915757 } from './1795761915757-Executors';
 import { TaskUser1795748731534 } from './1795748731534-TaskUser';
 import { FrameworkProtocol1795634849400 } from './1795634849400-FrameworkProtocol';
 import { AgentHealth1795700000000 } from './1795700000000-AgentHealth';
@@ -32,5 +33,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   FrameworkProtocol1795634849400,
   AgentHealth1795700000000,
   TaskUser1795748731534,
+  Executors1795761915757,
   // migrations:list
 ];

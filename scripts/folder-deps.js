@@ -27,7 +27,7 @@ const KERNEL = 'kernel';
  * every import of a noun by kernel/ or by infrastructure, and every import that goes up this
  * order of the noun folders (lowest first): auth, audit, principals, acls, leadership, health,
  * realtime (the socket.io server, the operators' event stream), master (the cluster state, its
- * registries, the offer book and the outbox), agents, frameworks, whitelist, roles, reservations,
+ * registries, the offer book and the outbox), executors, agents, frameworks, whitelist, roles, reservations,
  * maintenance, tasks, offers, allocation, history, gateways (each socket message to its
  * handler), cluster, what-if, mesos. With them left out the folders form no circle. Most are the master's wiring
  * (master.module.ts provides every handler) and the handlers that call
@@ -77,6 +77,7 @@ const ALLOWED = new Set([
   // master/
   'master/master.module.ts:agents',
   'master/master.module.ts:allocation',
+  'master/master.module.ts:executors',
   'master/master.module.ts:frameworks',
   'master/master.module.ts:gateways',
   'master/master.module.ts:history',

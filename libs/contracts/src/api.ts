@@ -208,6 +208,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/executors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Executors, newest first (filter by agent, framework, state); a principal sees those of the frameworks whose tasks it may view */
+        get: operations["Executors_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/frameworks": {
         parameters: {
             query?: never;
@@ -1089,6 +1106,43 @@ export interface components {
             /** @example 400 */
             statusCode: number;
         };
+        ExecutorDto: {
+            agentId: string;
+            endedAt: string | null;
+            /** @description why it ended (Mesos's reason) */
+            endReason: string | null;
+            /** @description the framework's own id for the executor (Mesos's ExecutorInfo.executor_id) */
+            executorId: string;
+            exitCode: number | null;
+            frameworkId: string;
+            /** @description the executor's row id */
+            id: string;
+            message: string | null;
+            name: string | null;
+            /** @description its own resources, beside its tasks */
+            resources: components["schemas"]["ResourceEntryDto"][];
+            resourcesText: string;
+            /** @description the role whose offered resources its own resources came from */
+            role: string;
+            signal: string | null;
+            startedAt: string;
+            state: components["schemas"]["ExecutorState"];
+            /** @description the framework's ids of the tasks it ran, oldest first */
+            tasks: string[];
+            /** @enum {string} */
+            type: "CUSTOM" | "DEFAULT";
+        };
+        ExecutorPageDto: {
+            items: components["schemas"]["ExecutorDto"][];
+            limit: number;
+            offset: number;
+            /** @description matches, counted up to offset + 10,000 */
+            total: number;
+            /** @description true when counting stopped at offset + 10,000 matches: there are more than `total` */
+            totalCapped: boolean;
+        };
+        /** @enum {string} */
+        ExecutorState: "RUNNING" | "ENDED";
         ExplainDto: {
             cyclesExamined: number;
             /** @description the trace entries about this framework (most recent first, at most 50) */
@@ -2354,6 +2408,58 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ClusterSummaryDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Executors_list: {
+        parameters: {
+            query?: {
+                agentId?: string;
+                frameworkId?: string;
+                limit?: number;
+                offset?: number;
+                state?: components["schemas"]["ExecutorState"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExecutorPageDto"];
                 };
             };
             /** @description VALIDATION_FAILED */

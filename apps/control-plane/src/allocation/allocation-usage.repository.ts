@@ -1,5 +1,6 @@
 /**
- * What is in use: resources of live tasks (not in a terminal state) and of outstanding offers.
+ * What is in use: resources of live tasks (not in a terminal state), of running executors (their
+ * own, beside their tasks') and of outstanding offers.
  * Reservations, roles and agents read usage through here; the allocation loop will write it.
  */
 import { Injectable } from '@nestjs/common';
@@ -7,6 +8,11 @@ import { type EntityManager, In, Not } from 'typeorm';
 import type { ResourceEntry } from '@arbiter/allocator';
 import { OUTSTANDING_OFFERS_SQL, outstandingOffers } from '../offers/offers.repository';
 import { TaskEntity, TERMINAL_TASK_STATES, TERMINAL_TASK_STATES_SQL } from '../tasks/task.entity';
+import { ExecutorEntity, ExecutorState } from '../executors/executor.entity';
+
+/** Running executors' own resources, as rows of `key` and `resources` (`key` the column named). */
+const runningExecutors = (key: string, where = '') =>
+  `SELECT ${key} AS key, resources FROM executors WHERE state = '${ExecutorState.RUNNING}'${where}`;
 
 export interface Usage {
   agentId: string;
@@ -19,21 +25,24 @@ export interface Usage {
 export class AllocationUsageRepository {
   async list(tx: EntityManager, where: { agentId?: string } = {}): Promise<Usage[]> {
     const select = { agentId: true, role: true, frameworkId: true, resources: true } as const;
-    const [tasks, offers] = await Promise.all([
+    const [tasks, executors, offers] = await Promise.all([
       tx.find(TaskEntity, { select, where: { ...where, state: Not(In([...TERMINAL_TASK_STATES])) } }),
+      tx.find(ExecutorEntity, { select, where: { ...where, state: ExecutorState.RUNNING } }),
       (where.agentId ? outstandingOffers(tx).where('o.agent_id = :agentId', { agentId: where.agentId }) : outstandingOffers(tx))
         .select(['o.agentId', 'o.role', 'o.frameworkId', 'o.resources'])
         .getMany(),
     ]);
-    return [...tasks, ...offers];
+    return [...tasks, ...executors, ...offers];
   }
 
-  /** Resources of live tasks only (outstanding offers can be rescinded, tasks cannot). */
+  /** Resources of live tasks and their executors only (outstanding offers can be rescinded, tasks cannot). */
   async liveTasks(tx: EntityManager, where: { agentId?: string } = {}): Promise<Usage[]> {
-    return tx.find(TaskEntity, {
-      select: { agentId: true, role: true, frameworkId: true, resources: true },
-      where: { ...where, state: Not(In([...TERMINAL_TASK_STATES])) },
-    });
+    const select = { agentId: true, role: true, frameworkId: true, resources: true } as const;
+    const [tasks, executors] = await Promise.all([
+      tx.find(TaskEntity, { select, where: { ...where, state: Not(In([...TERMINAL_TASK_STATES])) } }),
+      tx.find(ExecutorEntity, { select, where: { ...where, state: ExecutorState.RUNNING } }),
+    ]);
+    return [...tasks, ...executors];
   }
 
   /**
@@ -74,6 +83,7 @@ export class AllocationUsageRepository {
     return this.scalarSumsBy(
       tx,
       `SELECT role AS key, resources FROM tasks WHERE state NOT IN ${TERMINAL_TASK_STATES_SQL}
+       UNION ALL ${runningExecutors('role')}
        UNION ALL SELECT role AS key, resources FROM (${OUTSTANDING_OFFERS_SQL}) o`,
     );
   }
@@ -82,7 +92,7 @@ export class AllocationUsageRepository {
   async liveByFramework(tx: EntityManager, frameworkIds: string[]): Promise<Map<string, { tasks: number; used: Record<string, number> }>> {
     const live = `SELECT framework_id AS key, resources FROM tasks WHERE framework_id = ANY($1) AND state NOT IN ${TERMINAL_TASK_STATES_SQL}`;
     const [sums, counts] = await Promise.all([
-      this.scalarSumsBy(tx, live, [frameworkIds]),
+      this.scalarSumsBy(tx, `${live} UNION ALL ${runningExecutors('framework_id', ' AND framework_id = ANY($1)')}`, [frameworkIds]),
       tx.query<Array<{ key: string; n: string }>>(`SELECT key, count(*) AS n FROM (${live}) src GROUP BY 1`, [frameworkIds]),
     ]);
     return new Map(counts.map((c) => [c.key, { tasks: Number(c.n), used: sums.get(c.key) ?? {} }]));

@@ -51,6 +51,9 @@ import { Outbound } from '../kernel/outbound';
 import { LiveView } from './live-view';
 import { LiveViewRepository } from './live-view.repository';
 import { Outbox } from './outbox';
+import { ExecutorRegistry } from './executor-registry';
+import { Executors } from '../executors/executors.handler';
+import { ExecutorsRepository } from '../executors/executors.repository';
 
 const MIB = 1024 * 1024;
 
@@ -75,6 +78,7 @@ const HANDLERS = [
   AllocatorSync,
   MaintenanceSync,
   Retention,
+  Executors,
 ];
 const REPOSITORIES = [
   AgentSessionsRepository,
@@ -85,6 +89,7 @@ const REPOSITORIES = [
   AllocatorConfigRepository,
   MaintenanceStateRepository,
   RetentionRepository,
+  ExecutorsRepository,
 ];
 
 @Module({
@@ -101,6 +106,7 @@ const REPOSITORIES = [
     ClusterMetrics,
     AgentRegistry,
     FrameworkRegistry,
+    ExecutorRegistry,
     ClusterState,
     Outbox,
     Realtime,
@@ -135,6 +141,7 @@ const REPOSITORIES = [
     TaskUpdates,
     InverseOffers,
     Retention,
+    Executors,
   ],
 })
 export class MasterModule {}

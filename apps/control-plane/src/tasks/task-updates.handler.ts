@@ -255,7 +255,7 @@ export class TaskUpdates {
 
   /** Sends a stored task to its agent, if the agent is connected. */
   sendLaunch(agentId: string, task: TaskEntity): void {
-    const spec = task.command as { command: TaskSpec['command']; env?: Record<string, string> };
+    const spec = task.command as { command: TaskSpec['command']; env?: Record<string, string>; executor?: TaskSpec['executor'] };
     const mem = Resources.of(task.resources).get('mem');
     const msg: LaunchTask = {
       frameworkId: task.frameworkId,
@@ -266,6 +266,7 @@ export class TaskUpdates {
         env: spec.env,
         resources: task.resources,
         ...(task.user ? { user: task.user } : {}),
+        ...(spec.executor ? { executor: spec.executor } : {}),
       },
       ...(mem > 0 ? { memLimitBytes: Math.round(mem * 1024 * 1024) } : {}),
     };
