@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { AclsService } from '../acls/acls.service';
 import type { Actor } from '../auth/auth.actor';
 import type { CappedPage } from '../common/pagination.dto';
-import type { ExecutorEntity, ExecutorState } from './executor.entity';
+import { type ExecutorEntity, ExecutorState } from './executor.entity';
 import type { ExecutorDto } from './executors.dto';
 import { ExecutorListRepository } from './executors.repository';
 
@@ -25,6 +25,12 @@ export class ExecutorsService {
     const { rows, total, totalCapped } = await this.repo.list({ ...filter, users: this.acls.scope(actor, 'view_tasks') }, limit, offset);
     const tasks = await this.repo.tasksOf(rows);
     return { items: rows.map((r) => toExecutorDto(r, tasks.get(r.id) ?? [])), total, totalCapped, limit, offset };
+  }
+
+  /** The running executors the actor may see, as stored (Mesos's /master/state lists them with their ExecutorInfo). */
+  async running(actor: Actor, limit: number): Promise<ExecutorEntity[]> {
+    const users = this.acls.scope(actor, 'view_tasks');
+    return (await this.repo.list({ state: ExecutorState.RUNNING, users }, limit, 0)).rows;
   }
 }
 

@@ -6,6 +6,7 @@ import { ClusterModule } from '../cluster/cluster.module';
 import { FrameworksModule } from '../frameworks/frameworks.module';
 import { RolesModule } from '../roles/roles.module';
 import { TasksModule } from '../tasks/tasks.module';
+import { ExecutorsModule } from '../executors/executors.module';
 import { MesosMasterController } from './mesos-master.controller';
 import { MesosMaster } from './mesos-master.service';
 import { MesosSchedulerController } from './mesos-scheduler.controller';
@@ -13,7 +14,7 @@ import { MesosScheduler } from './mesos-scheduler.service';
 import { MasterModule } from '../master/master.module';
 
 @Module({
-  imports: [AuthModule, MasterModule, AgentsModule, FrameworksModule, TasksModule, RolesModule, ClusterModule],
+  imports: [AuthModule, MasterModule, AgentsModule, FrameworksModule, TasksModule, ExecutorsModule, RolesModule, ClusterModule],
   controllers: [MesosSchedulerController, MesosMasterController],
   providers: [MesosScheduler, MesosMaster],
 })
