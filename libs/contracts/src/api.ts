@@ -895,6 +895,8 @@ export interface components {
             drainConfig: components["schemas"]["DrainConfigDto"] | null;
             drainStartedAt: string | null;
             drainState: components["schemas"]["DrainState"] | null;
+            /** @description its running executors (one agent only; those of the frameworks whose tasks the caller may view) */
+            executors?: components["schemas"]["ExecutorDto"][];
             firstSeenAt: string;
             /** @description what keeps it from running new tasks, as it last reported (null: it never said) */
             health: components["schemas"]["AgentHealthDto"] | null;
@@ -1177,6 +1179,8 @@ export interface components {
              * @example 0.667
              */
             dominantShare: number;
+            /** @description its running executors (one framework only; seen as its tasks are, with the view_tasks ACL) */
+            executors?: components["schemas"]["ExecutorDto"][];
             failoverTimeoutSeconds: number;
             id: string;
             name: string;
@@ -1194,7 +1198,7 @@ export interface components {
             state: components["schemas"]["FrameworkState"];
             suppressedRoles: string[];
             /**
-             * @description scalar resources held by the framework's live tasks
+             * @description scalar resources held by the framework's live tasks and its executors
              * @example {
              *       "cpus": 3,
              *       "mem": 12288

@@ -5,6 +5,7 @@ import { Resources } from '@arbiter/allocator';
 import { PageQueryDto } from '../common/pagination.dto';
 import { ResourceEntryDto, SCALAR_MAP_SCHEMA, sumScalars } from '../common/resources.dto';
 import { MachineMode } from '../maintenance/maintenance-machine.entity';
+import { ExecutorDto } from '../executors/executors.dto';
 import { type AgentEntity, AgentStatus, DrainState } from './agent.entity';
 import { AGENT_SORT_FIELDS, type AgentOccupancy, type OnAgent } from './agents.repository';
 
@@ -137,6 +138,11 @@ export class AgentViewDto extends AgentDto {
   @ApiProperty({ description: 'false when a whitelist is set and does not name the hostname' }) whitelisted!: boolean;
   @ApiProperty({ type: AgentMaintenanceDto, nullable: true, description: 'the maintenance window of its machine, if any' })
   maintenance!: AgentMaintenanceDto | null;
+  @ApiPropertyOptional({
+    type: [ExecutorDto],
+    description: 'its running executors (one agent only; those of the frameworks whose tasks the caller may view)',
+  })
+  executors?: ExecutorDto[];
 }
 
 export class AgentPageDto {

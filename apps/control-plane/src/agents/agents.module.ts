@@ -4,9 +4,11 @@ import { AgentsRepository } from './agents.repository';
 import { AgentsService } from './agents.service';
 import { OwnsEntities } from '../database/database.entities';
 import { AgentEntity } from './agent.entity';
+import { ExecutorsModule } from '../executors/executors.module';
 
 @OwnsEntities(AgentEntity)
 @Module({
+  imports: [ExecutorsModule],
   controllers: [AgentsController],
   providers: [AgentsRepository, AgentsService],
   exports: [AgentsRepository, AgentsService],

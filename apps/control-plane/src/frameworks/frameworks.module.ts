@@ -7,10 +7,11 @@ import { FrameworksService } from './frameworks.service';
 import { OwnsEntities } from '../database/database.entities';
 import { FrameworkEntity } from './framework.entity';
 import { MasterModule } from '../master/master.module';
+import { ExecutorsModule } from '../executors/executors.module';
 
 @OwnsEntities(FrameworkEntity)
 @Module({
-  imports: [HistoryModule, MasterModule],
+  imports: [HistoryModule, MasterModule, ExecutorsModule],
   controllers: [FrameworksController, ExplainController],
   providers: [FrameworksService, FrameworksRepository, FrameworkExplainService],
   exports: [FrameworksService],

@@ -12,7 +12,9 @@ import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../su
 import { ok } from '../support/client';
 import { ProtocolAgent } from '../support/fake-agent';
 import { Recorder } from '../support/recorder';
+import { freshDatabase } from '../support/postgres';
 import { defined, until } from '../support/until';
+import { Kernel } from '../../src/kernel/kernel';
 
 const EXECUTOR: ExecutorSpec = {
   executorId: 'exec-1',
@@ -65,10 +67,20 @@ describe('executors', () => {
     await r.s.start();
     return Object.assign(r, { messages, failures });
   };
-  /** The next offer from `hostname`, once one holds `cpus` (earlier ones are dropped). */
+  /**
+   * The next offer from `hostname` holding `cpus`: offers of it holding something else are
+   * declined at once, so that what they hold comes back together with what is freed.
+   */
   const offerWith = async (r: Recorder, hostname: string, cpus: number) => {
-    await until(() => r.offers.some((o) => o.hostname === hostname && Math.abs(cpusOf(o) - cpus) < 1e-9));
-    const o = defined(r.offers.find((x) => x.hostname === hostname && Math.abs(cpusOf(x) - cpus) < 1e-9));
+    const matches = (o: Offer) => o.hostname === hostname && Math.abs(cpusOf(o) - cpus) < 1e-9;
+    await until(() => {
+      for (const o of r.offers.filter((x) => x.hostname === hostname && !matches(x))) {
+        r.offers.splice(r.offers.indexOf(o), 1);
+        void r.s.decline(o.id, { refuseSeconds: 0 }).catch(() => undefined);
+      }
+      return r.offers.some(matches);
+    });
+    const o = defined(r.offers.find(matches));
     r.offers.length = 0;
     return o;
   };
@@ -101,6 +113,12 @@ describe('executors', () => {
       resourcesText: 'cpus:0.5;mem:128',
       tasks: ['t1', 't2'],
     });
+    // The agent's and the framework's detail show it too.
+    const agentId = defined(node.agentId);
+    const detail = await ok(t.client.GET('/api/v1/agents/{id}', { params: { path: { id: agentId } } }));
+    expect(detail.executors).toEqual([listed]);
+    const fwDetail = await ok(t.client.GET('/api/v1/frameworks/{id}', { params: { path: { id: defined(a.s.frameworkId) } } }));
+    expect(fwDetail.executors).toEqual([listed]);
 
     // The executor exits: its tasks end through their updates, its own resources with its exit.
     await node.status(defined(a.s.frameworkId), 't1', 'FAILED', 'REASON_EXECUTOR_TERMINATED');
@@ -247,5 +265,50 @@ describe('executors', () => {
     const badQuery = await t.request('GET', '/api/v1/executors?state=SLEEPING');
     expect(badQuery.status).toBe(400);
     expect((badQuery.body as { code: string }).code).toBe('VALIDATION_FAILED');
+  });
+});
+
+describe('executors across a control plane restart', () => {
+  it('are rebuilt from the database: still running when their agent reports them, their resources still taken', async () => {
+    const db = await freshDatabase();
+    const resources = Resources.fromScalars({ cpus: 4, mem: 4096 }).toJSON();
+    const first = await startTestControlPlane({ databaseUrl: db.url });
+    const node = new ProtocolAgent(first.cp.url, ADMIN_TOKEN, { hostname: 'exec-restart', resources });
+    const agentId = await node.register();
+    const framework = { name: 'restart', roles: ['r'], failoverTimeoutSeconds: 3600 };
+    const a = new Recorder(first, framework);
+    const { frameworkId } = await a.s.start();
+    await until(() => a.offers.some((o) => cpusOf(o) === 4));
+    await a.s.launch(defined(a.offers.find((o) => cpusOf(o) === 4)), [task('rs', 1)]);
+    await until(() => node.tasks.get('rs')?.state === 'RUNNING');
+    await first.cp.app.get(Kernel).settled();
+    a.s.close();
+    node.close();
+    await first.stop();
+
+    const second = await startTestControlPlane({ databaseUrl: db.url });
+    try {
+      const back = new ProtocolAgent(
+        second.cp.url,
+        ADMIN_TOKEN,
+        { agentId, hostname: 'exec-restart', resources },
+        { executors: [...node.executors.values()] },
+      );
+      back.tasks.set('rs', { ...defined(node.tasks.get('rs')) });
+      await back.register();
+      const again = new Recorder(second, { ...framework, frameworkId });
+      await again.s.start();
+      // 4 - 1 (the task) - 0.5 (its executor), as before the restart.
+      await until(() => again.offers.some((o) => o.hostname === 'exec-restart'));
+      expect(again.offers.filter((o) => o.hostname === 'exec-restart').map(cpusOf)).toEqual([2.5]);
+      const listed = await ok(second.client.GET('/api/v1/executors', { params: { query: { agentId } } }));
+      expect(listed.items).toMatchObject([{ executorId: 'exec-1', state: 'RUNNING' }]);
+      expect(back.shutdowns).toEqual([]);
+      again.s.close();
+      back.close();
+    } finally {
+      await second.stop();
+      await db.drop();
+    }
   });
 });
