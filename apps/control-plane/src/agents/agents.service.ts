@@ -61,7 +61,7 @@ export class AgentsService {
       this.view([agent]),
       this.executors.list({ agentId: id, state: ExecutorState.RUNNING }, MAX_DETAIL_EXECUTORS, 0, actor),
     ]);
-    return { ...view[0], executors: executors.items };
+    return Object.assign(view[0], { executors: executors.items });
   }
 
   /** Agents with their usage, whitelist and maintenance state. */

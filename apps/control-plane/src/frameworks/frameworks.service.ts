@@ -51,7 +51,7 @@ export class FrameworksService {
       // Its running executors, seen as its tasks are (view_tasks).
       this.executors.list({ frameworkId: id, state: ExecutorState.RUNNING }, 500, 0, actor),
     ]);
-    return { ...described[0], executors: executors.items };
+    return Object.assign(described[0], { executors: executors.items });
   }
 
   private async describe(rows: FrameworkEntity[]): Promise<FrameworkDto[]> {
