@@ -869,7 +869,7 @@ export interface components {
                 [key: string]: number;
             };
             /**
-             * @description held by live tasks
+             * @description held by live tasks and their executors
              * @example {
              *       "cpus": 4,
              *       "mem": 8192

@@ -126,7 +126,7 @@ class AgentMaintenanceDto {
 
 class AgentUsageDto {
   @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'scalar totals of the agent' }) total!: Record<string, number>;
-  @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'held by live tasks' }) used!: Record<string, number>;
+  @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'held by live tasks and their executors' }) used!: Record<string, number>;
   @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'offered and not yet answered' }) offered!: Record<string, number>;
   @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'reserved for roles (used or not)' }) reserved!: Record<string, number>;
   @ApiProperty({ description: 'tasks not in a terminal state' }) activeTasks!: number;
@@ -181,7 +181,7 @@ export function toAgentViews(agents: AgentEntity[], o: AgentOccupancy): AgentVie
     for (const r of rows) m.set(r.agentId, [...(m.get(r.agentId) ?? []), r]);
     return m;
   };
-  const [tasks, offers, reservations] = [group(o.tasks), group(o.offers), group(o.reservations)];
+  const [tasks, executors, offers, reservations] = [group(o.tasks), group(o.executors), group(o.offers), group(o.reservations)];
   const sum = (rows?: OnAgent[]) => sumScalars((rows ?? []).map((r) => r.resources));
   const whitelist = o.whitelist === null ? null : new Set(o.whitelist);
   return agents.map((a) => {
@@ -190,7 +190,7 @@ export function toAgentViews(agents: AgentEntity[], o: AgentOccupancy): AgentVie
       ...toAgentDto(a),
       usage: {
         total: sumScalars([a.resources]),
-        used: sum(tasks.get(a.id)),
+        used: sum([...(tasks.get(a.id) ?? []), ...(executors.get(a.id) ?? [])]),
         offered: sum(offers.get(a.id)),
         reserved: sum(reservations.get(a.id)),
         activeTasks: tasks.get(a.id)?.length ?? 0,

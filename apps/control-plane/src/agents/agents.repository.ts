@@ -6,6 +6,7 @@ import { MaintenanceMachineEntity } from '../maintenance/maintenance-machine.ent
 import { outstandingOffers } from '../offers/offers.repository';
 import { ReservationEntity } from '../reservations/reservation.entity';
 import { TaskEntity, TERMINAL_TASK_STATES } from '../tasks/task.entity';
+import { ExecutorEntity, ExecutorState } from '../executors/executor.entity';
 import { WhitelistEntity } from '../whitelist/whitelist.entity';
 import { AgentEntity, type AgentStatus, type DrainState } from './agent.entity';
 
@@ -31,6 +32,8 @@ export interface OnAgent {
 
 export interface AgentOccupancy {
   tasks: OnAgent[];
+  /** Running executors' own resources. */
+  executors: OnAgent[];
   offers: OnAgent[];
   reservations: OnAgent[];
   /** null: no whitelist (every agent may be offered). */
@@ -92,16 +95,17 @@ export class AgentsRepository {
     const ids = agents.map((a) => a.id);
     const hostnames = [...new Set(agents.map((a) => a.hostname))];
     const byAgent = { agentId: true, resources: true } as const;
-    const [tasks, offers, reservations, whitelist, machines] = ids.length
+    const [tasks, executors, offers, reservations, whitelist, machines] = ids.length
       ? await Promise.all([
           tx.find(TaskEntity, { select: byAgent, where: { agentId: In(ids), state: Not(In([...TERMINAL_TASK_STATES])) } }),
+          tx.find(ExecutorEntity, { select: byAgent, where: { agentId: In(ids), state: ExecutorState.RUNNING } }),
           outstandingOffers(tx).select(['o.agentId', 'o.resources']).where('o.agent_id IN (:...ids)', { ids }).getMany(),
           tx.find(ReservationEntity, { select: byAgent, where: { agentId: In(ids) } }),
           tx.findOne(WhitelistEntity, { where: { id: 1 } }),
           tx.find(MaintenanceMachineEntity, { where: { hostname: In(hostnames) }, relations: { window: true } }),
         ])
-      : [[], [], [], null, []];
-    return { tasks, offers, reservations, whitelist: whitelist?.hostnames ?? null, machines };
+      : [[], [], [], [], null, []];
+    return { tasks, executors, offers, reservations, whitelist: whitelist?.hostnames ?? null, machines };
   }
 
   async save(tx: EntityManager, agent: AgentEntity): Promise<AgentEntity> {

@@ -248,7 +248,7 @@ export function FrameworkDetailView({ id }: { id: string }) {
             <dd>
               <ShareBar share={f.dominantShare} />
             </dd>
-            <dt>Held by tasks</dt>
+            <dt>Held by tasks and executors</dt>
             <dd>{scalars(f.used)}</dd>
             <dt>Per resource</dt>
             <dd>
