@@ -5,6 +5,7 @@
 import type { MigrationInterface } from 'typeorm';
 // migrations:imports
 import { TaskFields1795761899869 } from './1795761899869-TaskFields';
+import { Executors1795761915757 } from './1795761915757-Executors';
 import { TaskUser1795748731534 } from './1795748731534-TaskUser';
 import { FrameworkProtocol1795634849400 } from './1795634849400-FrameworkProtocol';
 import { AgentHealth1795700000000 } from './1795700000000-AgentHealth';
@@ -34,5 +35,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   AgentHealth1795700000000,
   TaskUser1795748731534,
   TaskFields1795761899869,
+  Executors1795761915757,
   // migrations:list
 ];

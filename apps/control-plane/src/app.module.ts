@@ -20,6 +20,7 @@ import { FrameworksModule } from './frameworks/frameworks.module';
 import { HistoryModule } from './history/history.module';
 import { OffersModule } from './offers/offers.module';
 import { TasksModule } from './tasks/tasks.module';
+import { ExecutorsModule } from './executors/executors.module';
 import { MaintenanceModule } from './maintenance/maintenance.module';
 import { ReservationsModule } from './reservations/reservations.module';
 import { RolesModule } from './roles/roles.module';
@@ -57,6 +58,7 @@ const FEATURE_MODULES = [
   FrameworksModule,
   OffersModule,
   TasksModule,
+  ExecutorsModule,
   HistoryModule,
   WhatIfModule,
   MesosModule,

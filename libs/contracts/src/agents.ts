@@ -14,7 +14,13 @@
  */
 import { z } from 'zod';
 import { Id, type Reply, Resources, type StatusUpdate, TaskSpec, TaskState } from './common';
-import { type FrameworkMessage, type LaunchGroup, RunningExecutorReport, type ShutdownExecutor } from './executors';
+import {
+  type AgentExecutorCalls,
+  type FrameworkMessage,
+  type LaunchGroup,
+  RunningExecutorReport,
+  type ShutdownExecutor,
+} from './executors';
 
 export const AGENTS_NAMESPACE = '/agents';
 
@@ -129,7 +135,7 @@ export interface AgentEvents {
 }
 
 /** What an agent calls on /agents; the control plane acknowledges each call with a Reply. */
-export interface AgentCalls {
+export interface AgentCalls extends AgentExecutorCalls {
   register: (m: RegisterAgent, ack?: (r: Reply<RegisterAgentReply>) => void) => void;
   heartbeat: (m: AgentHeartbeat, ack?: (r: Reply) => void) => void;
   status: (m: StatusUpdate, ack?: (r: Reply) => void) => void;

@@ -208,6 +208,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/executors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Executors, newest first (filter by agent, framework, state); a principal sees those of the frameworks whose tasks it may view */
+        get: operations["Executors_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/frameworks": {
         parameters: {
             query?: never;
@@ -852,7 +869,7 @@ export interface components {
                 [key: string]: number;
             };
             /**
-             * @description held by live tasks
+             * @description held by live tasks and their executors
              * @example {
              *       "cpus": 4,
              *       "mem": 8192
@@ -878,6 +895,8 @@ export interface components {
             drainConfig: components["schemas"]["DrainConfigDto"] | null;
             drainStartedAt: string | null;
             drainState: components["schemas"]["DrainState"] | null;
+            /** @description its running executors (one agent only; those of the frameworks whose tasks the caller may view) */
+            executors?: components["schemas"]["ExecutorDto"][];
             firstSeenAt: string;
             /** @description what keeps it from running new tasks, as it last reported (null: it never said) */
             health: components["schemas"]["AgentHealthDto"] | null;
@@ -1107,6 +1126,43 @@ export interface components {
             /** @example 400 */
             statusCode: number;
         };
+        ExecutorDto: {
+            agentId: string;
+            endedAt: string | null;
+            /** @description why it ended (Mesos's reason) */
+            endReason: string | null;
+            /** @description the framework's own id for the executor (Mesos's ExecutorInfo.executor_id) */
+            executorId: string;
+            exitCode: number | null;
+            frameworkId: string;
+            /** @description the executor's row id */
+            id: string;
+            message: string | null;
+            name: string | null;
+            /** @description its own resources, beside its tasks */
+            resources: components["schemas"]["ResourceEntryDto"][];
+            resourcesText: string;
+            /** @description the role whose offered resources its own resources came from */
+            role: string;
+            signal: string | null;
+            startedAt: string;
+            state: components["schemas"]["ExecutorState"];
+            /** @description the framework's ids of the tasks it ran, oldest first */
+            tasks: string[];
+            /** @enum {string} */
+            type: "CUSTOM" | "DEFAULT";
+        };
+        ExecutorPageDto: {
+            items: components["schemas"]["ExecutorDto"][];
+            limit: number;
+            offset: number;
+            /** @description matches, counted up to offset + 10,000 */
+            total: number;
+            /** @description true when counting stopped at offset + 10,000 matches: there are more than `total` */
+            totalCapped: boolean;
+        };
+        /** @enum {string} */
+        ExecutorState: "RUNNING" | "ENDED";
         ExplainDto: {
             cyclesExamined: number;
             /** @description the trace entries about this framework (most recent first, at most 50) */
@@ -1141,6 +1197,8 @@ export interface components {
              * @example 0.667
              */
             dominantShare: number;
+            /** @description its running executors (one framework only; seen as its tasks are, with the view_tasks ACL) */
+            executors?: components["schemas"]["ExecutorDto"][];
             failoverTimeoutSeconds: number;
             id: string;
             name: string;
@@ -1158,7 +1216,7 @@ export interface components {
             state: components["schemas"]["FrameworkState"];
             suppressedRoles: string[];
             /**
-             * @description scalar resources held by the framework's live tasks
+             * @description scalar resources held by the framework's live tasks and its executors
              * @example {
              *       "cpus": 3,
              *       "mem": 12288
@@ -2386,6 +2444,58 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ClusterSummaryDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Executors_list: {
+        parameters: {
+            query?: {
+                agentId?: string;
+                frameworkId?: string;
+                limit?: number;
+                offset?: number;
+                state?: components["schemas"]["ExecutorState"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExecutorPageDto"];
                 };
             };
             /** @description VALIDATION_FAILED */

@@ -264,6 +264,8 @@ export const PROTOCOL_ERRORS = {
   UNSUPPORTED: 'UNSUPPORTED',
   /** The principal has as many frameworks (not completed) as it may; one more is refused. */
   TOO_MANY_FRAMEWORKS: 'TOO_MANY_FRAMEWORKS',
+  UNKNOWN_EXECUTOR: 'UNKNOWN_EXECUTOR',
+  EXECUTOR_MISMATCH: 'EXECUTOR_MISMATCH',
 } as const satisfies Record<string, ErrorCodeName>;
 
 /** Parses a message; the error names every bad field. */

@@ -92,6 +92,10 @@ export const ERROR_CODES = {
   RESOURCES_BELOW_RESERVATIONS: { status: null },
   /** A new framework of a principal that has as many as it may (ARBITER_MAX_FRAMEWORKS_PER_PRINCIPAL). */
   TOO_MANY_FRAMEWORKS: { status: null },
+  /** A scheduler call or an agent message naming an executor that does not run (for that framework, on that agent). */
+  UNKNOWN_EXECUTOR: { status: null },
+  /** A task naming an executor id already running with another ExecutorInfo (Mesos refuses it TASK_ERROR). */
+  EXECUTOR_MISMATCH: { status: null },
   /** A call, operation or field Mesos defines that Arbiter cannot honour (the message names it and says why). */
   UNSUPPORTED: { status: null },
 } as const satisfies Record<string, { status: number | null }>;

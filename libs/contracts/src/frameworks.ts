@@ -15,6 +15,8 @@
  *     'reconcile'   Reconcile      -> {}  (answers come as 'update' events)
  *     'inverseOffer' InverseOfferAnswer -> {}
  *     'teardown'    {}             -> {}
+ *     'shutdownExecutor' ExecutorCall -> {}  (./executors.ts)
+ *     'message'     SchedulerMessage -> {}  (to one of its executors)
  *   control plane -> framework (events):
  *     'offers'        { offers: Offer[] }
  *     'rescind'       { offerId, reason }
@@ -23,9 +25,12 @@
  *     'rescindInverseOffer' { inverseOfferId, reason }
  *     'agentLost'     { agentId, reason }         (an agent was taken out: Mesos's slaveLost)
  *     'heartbeat'     { at }
+ *     'message'       SchedulerMessage             (from one of its executors)
+ *     'failure'       ExecutorFailure              (one of its executors ended)
  */
 import { z } from 'zod';
 import { Id, type Reply, Resources, type ResourceEntry, Role, type StatusUpdate, TaskSpec } from './common';
+import { type ExecutorCall, type ExecutorFailure, LaunchGroupOperation, type SchedulerMessage } from './executors';
 
 export const FRAMEWORKS_NAMESPACE = '/frameworks';
 
@@ -112,6 +117,7 @@ export const Operation = z.discriminatedUnion('type', [
   z.object({ type: z.literal('LAUNCH'), tasks: z.array(TaskSpec).min(1).max(10_000) }).strict(),
   z.object({ type: z.literal('RESERVE'), resources: Resources.min(1) }).strict(),
   z.object({ type: z.literal('UNRESERVE'), resources: Resources.min(1) }).strict(),
+  LaunchGroupOperation,
 ]);
 export type Operation = z.infer<typeof Operation>;
 
@@ -191,6 +197,10 @@ export interface FrameworkEvents {
   /** An agent was taken out (unreachable, gone, down for maintenance); its tasks' updates follow (Mesos's slaveLost, the v1 FAILURE event). */
   agentLost: (m: { agentId: string; reason: string }) => void;
   heartbeat: (m: { at: string }) => void;
+  /** A message from one of its executors (Mesos's MESSAGE event). */
+  message: (m: SchedulerMessage) => void;
+  /** One of its executors ended (Mesos's FAILURE event with an executor_id). */
+  failure: (m: ExecutorFailure) => void;
 }
 
 /** What a framework calls on /frameworks; the control plane acknowledges each call with a Reply. */
@@ -206,4 +216,8 @@ export interface FrameworkCalls {
   reconcile: (m: Reconcile, ack?: (r: Reply) => void) => void;
   inverseOffer: (m: InverseOfferAnswer, ack?: (r: Reply) => void) => void;
   teardown: (m: Record<string, never>, ack?: (r: Reply) => void) => void;
+  /** Ends one of its executors (Mesos's SHUTDOWN). */
+  shutdownExecutor: (m: ExecutorCall, ack?: (r: Reply) => void) => void;
+  /** Sends one of its executors a message (Mesos's MESSAGE). */
+  message: (m: SchedulerMessage, ack?: (r: Reply) => void) => void;
 }

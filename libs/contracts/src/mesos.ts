@@ -101,8 +101,27 @@ export const MesosCommandInfo = z
   .strict();
 export type MesosCommandInfo = z.infer<typeof MesosCommandInfo>;
 
+/** Mesos's ExecutorInfo: the framework's executor that runs its tasks (container and discovery refused by name). */
+export const MesosExecutorInfo = z
+  .object({
+    type: z.enum(['UNKNOWN', 'DEFAULT', 'CUSTOM']).optional(),
+    executor_id: IdValue,
+    framework_id: IdValue.optional(),
+    command: MesosCommandInfo.optional(),
+    container: z.unknown().optional(),
+    resources: z.array(MesosResource).max(1000).optional(),
+    name: text(255).optional(),
+    source: text(255).optional(),
+    data: z.string().max(1_398_104).optional(),
+    discovery: z.unknown().optional(),
+    shutdown_grace_period: z.object({ nanoseconds: Int64 }).strict().optional(),
+    labels: Labels.optional(),
+  })
+  .strict();
+export type MesosExecutorInfo = z.infer<typeof MesosExecutorInfo>;
+
 /** Fields of TaskInfo Arbiter cannot honour: refused by name when given. */
-export const MESOS_TASK_UNSUPPORTED = ['executor', 'container', 'health_check', 'check', 'limits'] as const;
+export const MESOS_TASK_UNSUPPORTED = ['container', 'health_check', 'check', 'limits'] as const;
 
 /** A duration (Mesos's DurationInfo). */
 const Duration = z.object({ nanoseconds: Int64 }).strict();
@@ -149,6 +168,7 @@ export const MesosTaskInfo = z
     agent_id: IdValue,
     resources: z.array(MesosResource).max(1000).optional(),
     command: MesosCommandInfo.optional(),
+    executor: MesosExecutorInfo.optional(),
     kill_policy: z.object({ grace_period: Duration.optional() }).strict().optional(),
     /** Bytes for the executor, base64. */
     data: z.string().max(1_398_104).optional(),
@@ -184,7 +204,7 @@ export const MesosOperation = z
       .optional(),
     launch_group: z
       .object({
-        executor: z.unknown().optional(),
+        executor: MesosExecutorInfo.optional(),
         task_group: z
           .object({ tasks: z.array(MesosTaskInfo).max(MANY).optional() })
           .strict()

@@ -19,6 +19,8 @@ import {
   type FrameworkCalls,
   type FrameworkEvents,
   type AcceptReply,
+  type ExecutorFailure,
+  type ExecutorSpec,
   FRAMEWORKS_NAMESPACE,
   type InverseOffer,
   leftSilent,
@@ -28,6 +30,7 @@ import {
   type Offer,
   type Operation,
   type Reply,
+  type SchedulerMessage,
   socketClientOptions,
   type StatusUpdate,
   type Subscribe,
@@ -37,7 +40,17 @@ import {
 import { io, type Socket } from 'socket.io-client';
 
 export * from './executor';
-export type { InverseOffer, Offer, Operation, StatusUpdate, Subscribe, TaskSpec } from '@arbiter/contracts';
+export type {
+  ExecutorFailure,
+  ExecutorSpec,
+  InverseOffer,
+  Offer,
+  Operation,
+  SchedulerMessage,
+  StatusUpdate,
+  Subscribe,
+  TaskSpec,
+} from '@arbiter/contracts';
 
 export class SchedulerError extends Error {
   constructor(
@@ -90,6 +103,10 @@ export interface SchedulerEvents {
   /** An agent was taken out (unreachable, gone, down for maintenance): its tasks' updates follow. */
   agentLost: [agentId: string, reason: string];
   heartbeat: [at: string];
+  /** A message from one of its executors (data: base64). */
+  message: [message: SchedulerMessage];
+  /** One of its executors ended (its resources are free again; its tasks' updates come as 'update'). */
+  failure: [failure: ExecutorFailure];
   disconnected: [reason: string];
   /** The framework has completed (FRAMEWORK_COMPLETED): subscribe a new one to go on. */
   completed: [error: SchedulerError];
@@ -138,6 +155,8 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
       this.emit('rescindInverseOffer', m.inverseOfferId, m.reason),
     );
     this.socket.on('agentLost', (m: { agentId: string; reason: string }) => this.emit('agentLost', m.agentId, m.reason));
+    this.socket.on('message', (m: SchedulerMessage) => this.emit('message', m));
+    this.socket.on('failure', (m: ExecutorFailure) => this.emit('failure', m));
     this.socket.on('update', (m: { status: StatusUpdate }) => {
       this.emit('update', m.status);
       // Automatic acknowledgements ask for no answer (nobody would read it): one message each
@@ -286,6 +305,28 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
   /** Asks for the latest state of the given tasks, or of every live task (implicit). Answers arrive as 'update'. */
   reconcile(taskIds: string[] = []): Promise<void> {
     return this.call('reconcile', { tasks: taskIds.map((taskId) => ({ taskId })) }).then(() => undefined);
+  }
+
+  /** Launches a task group under one (DEFAULT) executor on one offer, or several from the same agent (Mesos's LAUNCH_GROUP). */
+  launchGroup(
+    offers: Offer | Offer[],
+    executor: ExecutorSpec,
+    tasks: TaskSpec[],
+    options: { refuseSeconds?: number } = {},
+  ): Promise<AcceptReply> {
+    const ids = (Array.isArray(offers) ? offers : [offers]).map((o) => o.id);
+    return this.accept(ids, [{ type: 'LAUNCH_GROUP', executor, tasks }], options);
+  }
+
+  /** Shuts one of its executors down on an agent (Mesos's SHUTDOWN); its tasks end with it. */
+  shutdownExecutor(agentId: string, executorId: string): Promise<void> {
+    return this.call('shutdownExecutor', { agentId, executorId }).then(() => undefined);
+  }
+
+  /** Sends one of its executors a message (Mesos's MESSAGE): `data` as bytes, or base64 already; at most 1 MiB. */
+  message(agentId: string, executorId: string, data: Uint8Array | string): Promise<void> {
+    const encoded = typeof data === 'string' ? data : Buffer.from(data).toString('base64');
+    return this.call('message', { agentId, executorId, data: encoded }).then(() => undefined);
   }
 
   answerInverseOffer(inverseOfferId: string, accept: boolean): Promise<void> {

@@ -7,6 +7,7 @@
 import { Module } from '@nestjs/common';
 import { AllocationModule } from '../allocation/allocation.module';
 import { MaintenanceModule } from '../maintenance/maintenance.module';
+import { ExecutorsModule } from '../executors/executors.module';
 import { MasterModule } from '../master/master.module';
 import { OffersModule } from '../offers/offers.module';
 import { TasksModule } from '../tasks/tasks.module';
@@ -20,7 +21,7 @@ import { AgentSessionsRepository } from './agent-sessions.repository';
 import { MaintenanceSync } from './maintenance-sync.handler';
 
 @Module({
-  imports: [MasterModule, TasksModule, OffersModule, AllocationModule, MaintenanceModule],
+  imports: [MasterModule, ExecutorsModule, TasksModule, OffersModule, AllocationModule, MaintenanceModule],
   providers: [
     AgentSessions,
     AgentAdmission,

@@ -109,6 +109,10 @@ export class AgentMembership {
     for (const t of this.state.liveTasks.onAgent(agent.id))
       if (this.state.frameworks.has(t.frameworkId))
         used.push({ frameworkId: t.frameworkId, role: t.role, resources: Resources.of(t.resources) });
+    // Executors hold their own resources beside their tasks' until they end.
+    for (const e of this.state.executors.onAgent(agent.id))
+      if (this.state.frameworks.has(e.frameworkId))
+        used.push({ frameworkId: e.frameworkId, role: e.role, resources: Resources.of(e.resources) });
     this.state.allocator.addAgent(agent.id, total, {
       hostname: agent.hostname,
       used,

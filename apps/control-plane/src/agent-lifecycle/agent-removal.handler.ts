@@ -19,6 +19,7 @@ import { TaskState } from '../tasks/task.entity';
 import { TasksRepository } from '../tasks/tasks.repository';
 import type { AgentStatus } from '../agents/agent.entity';
 import { AgentSessionsRepository } from './agent-sessions.repository';
+import { Executors } from '../executors/executors.handler';
 
 @Injectable()
 export class AgentRemoval {
@@ -37,6 +38,7 @@ export class AgentRemoval {
     private readonly audit: AuditService,
     private readonly db: Database,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly executors: Executors,
   ) {}
 
   /** Takes an agent out: offers rescinded, live tasks in `taskState`, out of the allocator. */
@@ -55,6 +57,7 @@ export class AgentRemoval {
       (t) => t.state !== TaskState.UNREACHABLE || partitionAwareState !== TaskState.UNREACHABLE,
     );
     await this.updates.masterUpdateByFramework(live, taskState, partitionAwareState, 'REASON_AGENT_REMOVED', `agent removed: ${reason}`);
+    this.executors.agentRemoved(agentId, reason);
     if (status) await this.agents.setStatus(agentId, status);
     if (runtime?.inAllocator) this.state.allocator.removeAgent(agentId);
     this.registry.remove(agentId);

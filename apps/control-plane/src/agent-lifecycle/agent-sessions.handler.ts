@@ -23,6 +23,7 @@ import { AgentAdmission, type AgentRegistration, ipOf, type Registration } from 
 import { AgentDrain } from './agent-drain.handler';
 import { AgentMembership } from './agent-membership.handler';
 import { AgentSessionsRepository } from './agent-sessions.repository';
+import { Executors } from '../executors/executors.handler';
 
 export type { AgentRegistration } from './agent-admission';
 
@@ -45,6 +46,7 @@ export class AgentSessions {
     private readonly loop: AllocationLoop,
     private readonly stream: OperatorStream,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly executors: Executors,
   ) {
     this.registrations = kernel.batch('exclusive', (batch) => this.registerBatch(batch));
   }
@@ -108,6 +110,8 @@ export class AgentSessions {
       sessionOf(socket).agentId = agent.id;
 
       await this.updates.reconcileAgent(agent.id, msg.tasks, live.get(agent.id) ?? []);
+      // Before the agent joins the allocator, which counts the executors that still run.
+      this.executors.reconcileAgent(agent.id, msg.executors ?? []);
       this.membership.addWith(agent, true, reservations.get(agent.id) ?? []);
       await this.maintenance.applyToAgent(agent.id);
       if (this.maintenance.isDown(this.state.agents.get(agent.id) ?? agent))

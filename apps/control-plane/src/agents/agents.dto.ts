@@ -4,6 +4,7 @@ import { AGENT_PROBLEM_CODES } from '@arbiter/contracts';
 import { Resources } from '@arbiter/allocator';
 import { PageQueryDto } from '../common/pagination.dto';
 import { ResourceEntryDto, SCALAR_MAP_SCHEMA, sumScalars } from '../common/resources.dto';
+import { ExecutorDto } from '../executors/executors.dto';
 import { type AgentEntity, AgentStatus, DrainState } from './agent.entity';
 import type { AgentOccupancy, OnAgent } from '../master/agent-occupancy.repository';
 import { AGENT_SORT_FIELDS } from './agents.repository';
@@ -125,7 +126,7 @@ class AgentMaintenanceDto {
 
 class AgentUsageDto {
   @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'scalar totals of the agent' }) total!: Record<string, number>;
-  @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'held by live tasks' }) used!: Record<string, number>;
+  @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'held by live tasks and their executors' }) used!: Record<string, number>;
   @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'offered and not yet answered' }) offered!: Record<string, number>;
   @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'reserved for roles (used or not)' }) reserved!: Record<string, number>;
   @ApiProperty({ description: 'tasks not in a terminal state' }) activeTasks!: number;
@@ -137,6 +138,11 @@ export class AgentViewDto extends AgentDto {
   @ApiProperty({ description: 'false when a whitelist is set and does not name the hostname' }) whitelisted!: boolean;
   @ApiProperty({ type: AgentMaintenanceDto, nullable: true, description: 'the maintenance window of its machine, if any' })
   maintenance!: AgentMaintenanceDto | null;
+  @ApiPropertyOptional({
+    type: [ExecutorDto],
+    description: 'its running executors (one agent only; those of the frameworks whose tasks the caller may view)',
+  })
+  executors?: ExecutorDto[];
 }
 
 export class AgentPageDto {
@@ -175,7 +181,7 @@ export function toAgentViews(agents: AgentEntity[], o: AgentOccupancy): AgentVie
     for (const r of rows) m.set(r.agentId, [...(m.get(r.agentId) ?? []), r]);
     return m;
   };
-  const [tasks, offers, reservations] = [group(o.tasks), group(o.offers), group(o.reservations)];
+  const [tasks, executors, offers, reservations] = [group(o.tasks), group(o.executors), group(o.offers), group(o.reservations)];
   const sum = (rows?: OnAgent[]) => sumScalars((rows ?? []).map((r) => r.resources));
   const whitelist = o.whitelist === null ? null : new Set(o.whitelist);
   return agents.map((a) => {
@@ -184,7 +190,7 @@ export function toAgentViews(agents: AgentEntity[], o: AgentOccupancy): AgentVie
       ...toAgentDto(a),
       usage: {
         total: sumScalars([a.resources]),
-        used: sum(tasks.get(a.id)),
+        used: sum([...(tasks.get(a.id) ?? []), ...(executors.get(a.id) ?? [])]),
         offered: sum(offers.get(a.id)),
         reserved: sum(reservations.get(a.id)),
         activeTasks: tasks.get(a.id)?.length ?? 0,

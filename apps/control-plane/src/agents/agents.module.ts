@@ -4,11 +4,12 @@ import { AgentsRepository } from './agents.repository';
 import { AgentsService } from './agents.service';
 import { OwnsEntities } from '../database/database.entities';
 import { AgentEntity } from './agent.entity';
+import { ExecutorsModule } from '../executors/executors.module';
 import { MasterModule } from '../master/master.module';
 
 @OwnsEntities(AgentEntity)
 @Module({
-  imports: [MasterModule],
+  imports: [MasterModule, ExecutorsModule],
   controllers: [AgentsController],
   providers: [AgentsRepository, AgentsService],
   exports: [AgentsRepository, AgentsService],

@@ -18,7 +18,12 @@ import { ClusterEvents } from '../leadership/cluster-events';
 import { type AgentEntity, AgentStatus, type DrainConfig, DrainState } from './agent.entity';
 import { type AgentViewDto, toAgentDto, toAgentViews } from './agents.dto';
 import { AgentsErrorCode } from './agents.errors';
+import { ExecutorState } from '../executors/executor.entity';
+import { ExecutorsService } from '../executors/executors.service';
 import { type AgentFilter, type AgentSortField, AgentsRepository } from './agents.repository';
+
+/** Executors listed on one agent's detail (the rest through GET /api/v1/executors). */
+const MAX_DETAIL_EXECUTORS = 500;
 
 @Injectable()
 export class AgentsService {
@@ -30,6 +35,7 @@ export class AgentsService {
     private readonly audit: AuditService,
     private readonly events: ClusterEvents,
     private readonly acls: AclsService,
+    private readonly executors: ExecutorsService,
   ) {}
 
   async list(
@@ -53,7 +59,11 @@ export class AgentsService {
   async get(id: string, actor: Actor): Promise<AgentViewDto> {
     const agent = await this.require(this.db.manager, id);
     await this.acls.authorize(actor, 'view_agents', agent.hostname, `view agent ${id}`);
-    return (await this.view([agent]))[0];
+    const [view, executors] = await Promise.all([
+      this.view([agent]),
+      this.executors.list({ agentId: id, state: ExecutorState.RUNNING }, MAX_DETAIL_EXECUTORS, 0, actor),
+    ]);
+    return Object.assign(view[0], { executors: executors.items });
   }
 
   /** Agents with their usage, whitelist and maintenance state. */

@@ -19,6 +19,7 @@ import type { QuotaEntity } from '../roles/quota.entity';
 import { TasksRepository } from '../tasks/tasks.repository';
 import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import { AllocatorConfigRepository } from '../allocation/allocator-config.repository';
+import { Executors } from '../executors/executors.handler';
 
 /** Changes the next timed cycle takes up (see `apply`). */
 const REREAD_AT_NEXT_CYCLE = new Set<ClusterEvent['type']>(['weights.updated', 'quota.updated', 'quota.removed']);
@@ -43,6 +44,7 @@ export class AllocatorSync {
     private readonly loop: AllocationLoop,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly executors: Executors,
   ) {}
 
   /**
@@ -57,6 +59,7 @@ export class AllocatorSync {
     const frameworks = await this.frameworks.notCompleted();
     for (const fw of frameworks) await this.frameworkFailover.restore(fw);
     for (const t of await this.tasks.live()) this.state.liveTasks.add(t);
+    await this.executors.restore();
     const agents = await this.agents.reachable();
     for (const agent of agents) await this.agentMembership.restore(agent);
     await this.maintenance.apply();

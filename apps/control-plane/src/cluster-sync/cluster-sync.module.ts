@@ -7,13 +7,14 @@ import { Module } from '@nestjs/common';
 import { AgentLifecycleModule } from '../agent-lifecycle/agent-lifecycle.module';
 import { AllocationModule } from '../allocation/allocation.module';
 import { FrameworkLifecycleModule } from '../framework-lifecycle/framework-lifecycle.module';
+import { ExecutorsModule } from '../executors/executors.module';
 import { MasterModule } from '../master/master.module';
 import { OffersModule } from '../offers/offers.module';
 import { TasksModule } from '../tasks/tasks.module';
 import { AllocatorSync } from './allocator-sync.handler';
 
 @Module({
-  imports: [MasterModule, AgentLifecycleModule, FrameworkLifecycleModule, OffersModule, TasksModule, AllocationModule],
+  imports: [MasterModule, ExecutorsModule, AgentLifecycleModule, FrameworkLifecycleModule, OffersModule, TasksModule, AllocationModule],
   providers: [AllocatorSync],
   exports: [AllocatorSync],
 })

@@ -19,7 +19,12 @@ export class ClusterRepository {
   async resourceSums(tx: EntityManager): Promise<{ total: Sums; used: Sums; offered: Sums; reserved: Sums }> {
     const [total, used, offered, reserved] = await Promise.all([
       this.usage.reachableCapacity(tx),
-      this.usage.scalarSums(tx, `SELECT resources FROM tasks WHERE ${LIVE} AND ${ON_REACHABLE}`),
+      // Live tasks and the running executors' own resources.
+      this.usage.scalarSums(
+        tx,
+        `SELECT resources FROM tasks WHERE ${LIVE} AND ${ON_REACHABLE}
+         UNION ALL SELECT resources FROM executors WHERE state = 'RUNNING' AND ${ON_REACHABLE}`,
+      ),
       this.usage.scalarSums(tx, `SELECT resources FROM (${OUTSTANDING_OFFERS_SQL}) o WHERE ${ON_REACHABLE}`),
       this.usage.scalarSums(tx, `SELECT resources FROM reservations WHERE ${ON_REACHABLE}`),
     ]);

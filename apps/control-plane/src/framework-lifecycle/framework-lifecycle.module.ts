@@ -7,6 +7,7 @@
 import { Module } from '@nestjs/common';
 import { AllocationModule } from '../allocation/allocation.module';
 import { FrameworksModule } from '../frameworks/frameworks.module';
+import { ExecutorsModule } from '../executors/executors.module';
 import { MasterModule } from '../master/master.module';
 import { OffersModule } from '../offers/offers.module';
 import { TasksModule } from '../tasks/tasks.module';
@@ -18,7 +19,7 @@ import { FrameworkTeardownController } from './framework-teardown.controller';
 import { FrameworkTeardown } from './framework-teardown.service';
 
 @Module({
-  imports: [MasterModule, FrameworksModule, TasksModule, OffersModule, AllocationModule],
+  imports: [MasterModule, ExecutorsModule, FrameworksModule, TasksModule, OffersModule, AllocationModule],
   controllers: [FrameworkTeardownController],
   providers: [FrameworkSessions, FrameworkFailover, FrameworkRemoval, FrameworkSessionsRepository, FrameworkTeardown],
   exports: [FrameworkSessions, FrameworkFailover, FrameworkRemoval, FrameworkSessionsRepository],

@@ -20,6 +20,7 @@ import { type TaskEntity, TaskState } from '../tasks/task.entity';
 import { TasksRepository } from '../tasks/tasks.repository';
 import { FrameworkState } from '../frameworks/framework.entity';
 import { FrameworkSessionsRepository } from './framework-sessions.repository';
+import { Executors } from '../executors/executors.handler';
 
 @Injectable()
 export class FrameworkRemoval {
@@ -39,6 +40,7 @@ export class FrameworkRemoval {
     private readonly stream: OperatorStream,
     private readonly audit: AuditService,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly executors: Executors,
   ) {}
 
   /** Calls `listener` with every framework removed (in the turn it is removed). */
@@ -58,6 +60,8 @@ export class FrameworkRemoval {
       else notRunning.push(t);
     }
     await this.updates.masterUpdate(notRunning, TaskState.KILLED, 'REASON_FRAMEWORK_REMOVED', reason);
+    // Each executor is told to shut down (its tasks end with it) and its record ends.
+    this.executors.frameworkRemoved(frameworkId, reason);
     const now = this.clock.date();
     await this.frameworks.markCompleted(frameworkId, now, (tx) =>
       this.audit.record(

@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { PageQueryDto } from '../common/pagination.dto';
 import { FrameworkState } from './framework.entity';
+import { ExecutorDto } from '../executors/executors.dto';
 
 export class FrameworkListQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: FrameworkState, enumName: 'FrameworkState' })
@@ -43,7 +44,7 @@ export class FrameworkDto {
   @ApiProperty({
     type: 'object',
     additionalProperties: { type: 'number' },
-    description: "scalar resources held by the framework's live tasks",
+    description: "scalar resources held by the framework's live tasks and its executors",
     example: { cpus: 3, mem: 12288 },
   })
   used!: Record<string, number>;
@@ -51,6 +52,11 @@ export class FrameworkDto {
   shares!: Record<string, number>;
   @ApiProperty({ description: "dominant share of the framework's live tasks: the largest of `shares`", example: 0.667 })
   dominantShare!: number;
+  @ApiPropertyOptional({
+    type: [ExecutorDto],
+    description: 'its running executors (one framework only; seen as its tasks are, with the view_tasks ACL)',
+  })
+  executors?: ExecutorDto[];
 }
 
 export class FrameworkPageDto {

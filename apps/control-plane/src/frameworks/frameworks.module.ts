@@ -5,10 +5,11 @@ import { FrameworksService } from './frameworks.service';
 import { OwnsEntities } from '../database/database.entities';
 import { FrameworkEntity } from './framework.entity';
 import { MasterModule } from '../master/master.module';
+import { ExecutorsModule } from '../executors/executors.module';
 
 @OwnsEntities(FrameworkEntity)
 @Module({
-  imports: [MasterModule],
+  imports: [MasterModule, ExecutorsModule],
   controllers: [FrameworksController],
   providers: [FrameworksService, FrameworksRepository],
   exports: [FrameworksService, FrameworksRepository],

@@ -14,6 +14,8 @@ import { type FrameworkEntity, FrameworkState } from './framework.entity';
 import { FrameworksRepository } from './frameworks.repository';
 import type { FrameworkDto } from './frameworks.dto';
 import { FrameworksErrorCode } from './frameworks.errors';
+import { ExecutorState } from '../executors/executor.entity';
+import { ExecutorsService } from '../executors/executors.service';
 
 @Injectable()
 export class FrameworksService {
@@ -23,6 +25,7 @@ export class FrameworksService {
     private readonly live: LiveView,
     private readonly acls: AclsService,
     private readonly usage: AllocationUsageRepository,
+    private readonly executors: ExecutorsService,
   ) {}
 
   async list(filter: { state?: FrameworkState; role?: string }, limit: number, offset: number, actor: Actor): Promise<Page<FrameworkDto>> {
@@ -39,8 +42,14 @@ export class FrameworksService {
         `no framework with id '${id}'; GET /api/v1/frameworks lists them`,
         { frameworkId: id },
       );
-    if (actor) await this.acls.authorize(actor, 'view_frameworks', row.user ?? '', `view framework ${id}`);
-    return (await this.describe([row]))[0];
+    if (!actor) return (await this.describe([row]))[0];
+    await this.acls.authorize(actor, 'view_frameworks', row.user ?? '', `view framework ${id}`);
+    const [described, executors] = await Promise.all([
+      this.describe([row]),
+      // Its running executors, seen as its tasks are (view_tasks).
+      this.executors.list({ frameworkId: id, state: ExecutorState.RUNNING }, 500, 0, actor),
+    ]);
+    return Object.assign(described[0], { executors: executors.items });
   }
 
   private async describe(rows: FrameworkEntity[]): Promise<FrameworkDto[]> {

@@ -12,12 +12,16 @@ import {
   AgentHeartbeat,
   AGENTS_NAMESPACE,
   Decline,
+  ExecutorCall,
+  ExecutorExited,
+  FrameworkMessage,
   FRAMEWORKS_NAMESPACE,
   InverseOfferAnswer,
   Kill,
   Reconcile,
   RegisterAgent,
   RolesCall,
+  SchedulerMessage,
   StatusUpdate,
   Subscribe,
   UpdateAgent,
@@ -35,6 +39,7 @@ import { FrameworkSessions } from '../framework-lifecycle/framework-sessions.han
 import { TaskKills } from '../tasks/task-kills.handler';
 import { OfferAnswers } from '../offers/offer-answers.handler';
 import { TaskUpdates } from '../tasks/task-updates.handler';
+import { Executors } from '../executors/executors.handler';
 import { on } from './gateway.util';
 import { type AuthedSocketData, Realtime } from '../realtime/realtime';
 
@@ -57,6 +62,7 @@ export class Gateways implements OnApplicationBootstrap {
     private readonly answers: OfferAnswers,
     private readonly tasks: TaskUpdates,
     private readonly inverseOffers: InverseOffers,
+    private readonly executors: Executors,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -77,6 +83,8 @@ export class Gateways implements OnApplicationBootstrap {
         return this.tasks.agentStatus(socket, msg);
       });
       on(socket, 'update', UpdateAgent, (msg) => this.membership.update(socket, msg, actor));
+      on(socket, 'executorExited', ExecutorExited, (msg) => this.executors.exited(socket, msg));
+      on(socket, 'executorMessage', FrameworkMessage, (msg) => this.executors.fromExecutor(socket, msg));
       socket.on('disconnect', () => {
         if (this.realtime.sessionsOpen) void this.liveness.disconnected(socket).catch(failed('agent disconnection'));
       });
@@ -98,6 +106,8 @@ export class Gateways implements OnApplicationBootstrap {
       on(socket, 'reconcile', Reconcile, (msg) => this.tasks.reconcile(socket, msg));
       on(socket, 'inverseOffer', InverseOfferAnswer, (msg) => this.inverseOffers.answer(socket, msg));
       on(socket, 'teardown', Empty, () => this.removal.teardown(socket, actor));
+      on(socket, 'shutdownExecutor', ExecutorCall, (msg) => this.executors.shutdown(socket, msg));
+      on(socket, 'message', SchedulerMessage, (msg) => this.executors.toExecutor(socket, msg));
       socket.on('disconnect', () => {
         if (this.realtime.sessionsOpen) void this.failover.disconnected(socket).catch(failed('framework disconnection'));
       });

@@ -77,6 +77,27 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly executorMessages = new Counter({
+    name: 'arbiter_executor_messages_total',
+    help: 'framework messages relayed between schedulers and their executors, by direction (to_executor, to_scheduler)',
+    labelNames: ['direction'] as const,
+    registers: [this.registry],
+  });
+
+  readonly executorMessageBytes = new Counter({
+    name: 'arbiter_executor_message_bytes_total',
+    help: 'bytes of framework messages relayed, by direction (to_executor, to_scheduler)',
+    labelNames: ['direction'] as const,
+    registers: [this.registry],
+  });
+
+  readonly executorEnds = new Counter({
+    name: 'arbiter_executor_ends_total',
+    help: 'executors that ended, by reason (REASON_EXECUTOR_REGISTRATION_TIMEOUT counts registration timeouts)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'arbiter_' });
   }

@@ -1,5 +1,5 @@
 /**
- * What sits on agents, for the operators' agent list: live tasks, outstanding offers and
+ * What sits on agents, for the operators' agent list: live tasks, running executors, outstanding offers and
  * reservations (their resources, by agent), the whitelist, and the maintenance schedule of
  * their hostnames. A read-only view below the nouns (as AllocationUsageRepository is), so that
  * the agents' list reads the tables of the nouns that name an agent without depending on them.
@@ -27,6 +27,8 @@ export interface MachineInMaintenance {
 
 export interface AgentOccupancy {
   tasks: OnAgent[];
+  /** Running executors' own resources. */
+  executors: OnAgent[];
   offers: OnAgent[];
   reservations: OnAgent[];
   /** null: no whitelist (every agent may be offered). */
@@ -38,13 +40,14 @@ export interface AgentOccupancy {
 export class AgentOccupancyRepository {
   /** What sits on the agents of these ids, and the schedule of these hostnames. */
   async occupancy(tx: EntityManager, agents: ReadonlyArray<{ id: string; hostname: string }>): Promise<AgentOccupancy> {
-    if (!agents.length) return { tasks: [], offers: [], reservations: [], whitelist: null, machines: [] };
+    if (!agents.length) return { tasks: [], executors: [], offers: [], reservations: [], whitelist: null, machines: [] };
     const ids = agents.map((a) => a.id);
     const hostnames = [...new Set(agents.map((a) => a.hostname))];
     const onAgents = (from: string): Promise<OnAgent[]> =>
       tx.query(`SELECT agent_id AS "agentId", resources FROM (${from}) src WHERE agent_id = ANY($1)`, [ids]);
-    const [tasks, offers, reservations, whitelist, machines] = await Promise.all([
+    const [tasks, executors, offers, reservations, whitelist, machines] = await Promise.all([
       onAgents(`SELECT agent_id, resources FROM tasks WHERE state NOT IN ${TERMINAL_TASK_STATES_SQL}`),
+      onAgents(`SELECT agent_id, resources FROM executors WHERE state = 'RUNNING'`),
       onAgents(OUTSTANDING_OFFERS_SQL),
       onAgents('SELECT agent_id, resources FROM reservations'),
       tx.query<Array<{ hostnames: string[] | null }>>('SELECT hostnames FROM whitelist WHERE id = 1'),
@@ -55,6 +58,6 @@ export class AgentOccupancyRepository {
         [hostnames],
       ),
     ]);
-    return { tasks, offers, reservations, whitelist: whitelist[0]?.hostnames ?? null, machines };
+    return { tasks, executors, offers, reservations, whitelist: whitelist[0]?.hostnames ?? null, machines };
   }
 }

@@ -1,5 +1,6 @@
 /**
- * What is in use: resources of live tasks (not in a terminal state) and of outstanding offers,
+ * What is in use: resources of live tasks (not in a terminal state), of running executors (their
+ * own, beside their tasks') and of outstanding offers,
  * read from the tables the master's handlers keep (as LiveViewRepository reads them): a
  * read-only view below the nouns, so that agents, frameworks, roles, reservations and the
  * cluster's summary read usage without depending on the tasks and offers that hold it.
@@ -12,6 +13,9 @@ import { TERMINAL_TASK_STATES_SQL } from './task-state';
 /** The outstanding offers' rows, in SQL (a subquery with every column of `offers`). */
 export const OUTSTANDING_OFFERS_SQL = 'SELECT o.* FROM offers o JOIN outstanding_offers x ON x.offer_id = o.id';
 
+/** Running executors' own resources, as rows of `key` and `resources` (`key` the column named). */
+const runningExecutors = (key: string, where = '') => `SELECT ${key} AS key, resources FROM executors WHERE state = 'RUNNING'${where}`;
+
 export interface Usage {
   agentId: string;
   role: string;
@@ -21,11 +25,15 @@ export interface Usage {
 
 @Injectable()
 export class AllocationUsageRepository {
-  /** Resources of live tasks only (outstanding offers can be rescinded, tasks cannot). */
+  /** Resources of live tasks and their executors only (outstanding offers can be rescinded, tasks cannot). */
   async liveTasks(tx: EntityManager, where: { agentId?: string } = {}): Promise<Usage[]> {
+    const onAgent = where.agentId === undefined ? '' : ' AND agent_id = $1';
     return tx.query(
       `SELECT agent_id AS "agentId", role, framework_id AS "frameworkId", resources FROM tasks
-        WHERE state NOT IN ${TERMINAL_TASK_STATES_SQL}${where.agentId === undefined ? '' : ' AND agent_id = $1'}`,
+        WHERE state NOT IN ${TERMINAL_TASK_STATES_SQL}${onAgent}
+       UNION ALL
+       SELECT agent_id AS "agentId", role, framework_id AS "frameworkId", resources FROM executors
+        WHERE state = 'RUNNING'${onAgent}`,
       where.agentId === undefined ? [] : [where.agentId],
     );
   }
@@ -68,6 +76,7 @@ export class AllocationUsageRepository {
     return this.scalarSumsBy(
       tx,
       `SELECT role AS key, resources FROM tasks WHERE state NOT IN ${TERMINAL_TASK_STATES_SQL}
+       UNION ALL ${runningExecutors('role')}
        UNION ALL SELECT role AS key, resources FROM (${OUTSTANDING_OFFERS_SQL}) o`,
     );
   }
@@ -76,7 +85,7 @@ export class AllocationUsageRepository {
   async liveByFramework(tx: EntityManager, frameworkIds: string[]): Promise<Map<string, { tasks: number; used: Record<string, number> }>> {
     const live = `SELECT framework_id AS key, resources FROM tasks WHERE framework_id = ANY($1) AND state NOT IN ${TERMINAL_TASK_STATES_SQL}`;
     const [sums, counts] = await Promise.all([
-      this.scalarSumsBy(tx, live, [frameworkIds]),
+      this.scalarSumsBy(tx, `${live} UNION ALL ${runningExecutors('framework_id', ' AND framework_id = ANY($1)')}`, [frameworkIds]),
       tx.query<Array<{ key: string; n: string }>>(`SELECT key, count(*) AS n FROM (${live}) src GROUP BY 1`, [frameworkIds]),
     ]);
     return new Map(counts.map((c) => [c.key, { tasks: Number(c.n), used: sums.get(c.key) ?? {} }]));

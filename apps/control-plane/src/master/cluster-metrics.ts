@@ -47,6 +47,14 @@ export class ClusterMetrics {
       },
     });
     new Gauge({
+      name: 'arbiter_executors_running',
+      help: 'executors running on agents (their resources accounted to their frameworks)',
+      registers,
+      collect() {
+        this.set(state.executors.size);
+      },
+    });
+    new Gauge({
       name: 'arbiter_offers_outstanding',
       help: 'offers made and not yet answered, rescinded or expired',
       registers,

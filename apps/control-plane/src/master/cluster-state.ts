@@ -16,6 +16,7 @@ import { assertOrdered } from '../kernel/order';
 import type { OutboundQueue } from '../kernel/outbound';
 import { ProtocolError } from '../kernel/protocol-error';
 import { AgentRegistry, type AgentRegistryView, type AgentRuntime, type AgentSocket } from './agent-registry';
+import { ExecutorRegistry, type ExecutorRegistryView } from './executor-registry';
 import { type FrameworkConnection, FrameworkRegistry, type FrameworkRegistryView, type FrameworkRuntime } from './framework-registry';
 
 export type { AgentRuntime, AgentSocket } from './agent-registry';
@@ -149,6 +150,8 @@ export class ClusterState {
   readonly agents: AgentRegistryView;
   /** The frameworks known (FrameworkRegistry, changed by the frameworks' handlers). */
   readonly frameworks: FrameworkRegistryView;
+  /** The executors running (ExecutorRegistry, changed by the executors' handler). */
+  readonly executors: ExecutorRegistryView;
   readonly offers = new OfferBook();
   readonly inverseOffers = new Map<string, OutstandingInverseOffer>();
   readonly liveTasks = new LiveTasks();
@@ -167,10 +170,12 @@ export class ClusterState {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly agentRegistry: AgentRegistry,
     private readonly frameworkRegistry: FrameworkRegistry,
+    private readonly executorRegistry: ExecutorRegistry,
   ) {
     this.started = clock.now();
     this.agents = agentRegistry;
     this.frameworks = frameworkRegistry;
+    this.executors = executorRegistry;
   }
 
   /** The allocator, rebuilt from the database at start. */
@@ -203,6 +208,7 @@ export class ClusterState {
     });
     this.agentRegistry.clear();
     this.frameworkRegistry.clear();
+    this.executorRegistry.clear();
     for (const m of [this.offers, this.inverseOffers]) m.clear();
     this.liveTasks.clear();
     this.launching.clear();

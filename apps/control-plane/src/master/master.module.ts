@@ -24,6 +24,7 @@ import { LiveViewRepository } from './live-view.repository';
 import { Outbox } from './outbox';
 import { AllocationUsageRepository } from './allocation-usage.repository';
 import { AgentOccupancyRepository } from './agent-occupancy.repository';
+import { ExecutorRegistry } from './executor-registry';
 
 const MIB = 1024 * 1024;
 
@@ -41,6 +42,7 @@ const MIB = 1024 * 1024;
     ClusterMetrics,
     AgentRegistry,
     FrameworkRegistry,
+    ExecutorRegistry,
     ClusterState,
     Outbox,
     Realtime,
@@ -58,6 +60,7 @@ const MIB = 1024 * 1024;
     EventualWrites,
     AgentRegistry,
     FrameworkRegistry,
+    ExecutorRegistry,
     ClusterState,
     Outbox,
     Realtime,

@@ -1,12 +1,22 @@
 /**
- * Every message the master sends to agents and frameworks, in one place. Agents are reached on
+ * Every message the master sends to agents and frameworks, in one place (executors' included). Agents are reached on
  * their /agents socket; frameworks on their connection, whichever protocol it speaks (a
  * socket.io socket on /frameworks, or a Mesos scheduler API stream that turns each event into
  * Mesos's: mesos/mesos-stream.ts). A message to a party that is not connected is dropped: what
  * matters is recorded and reaches it again when it comes back (resends, reconciliation, offers
  * of the next cycle).
  */
-import type { FrameworkEvents, InverseOffer, LaunchTask, Offer, StatusUpdate } from '@arbiter/contracts';
+import type {
+  ExecutorFailure,
+  FrameworkEvents,
+  FrameworkMessage,
+  InverseOffer,
+  LaunchGroup,
+  LaunchTask,
+  Offer,
+  SchedulerMessage,
+  StatusUpdate,
+} from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { type AgentSocket, ClusterState } from './cluster-state';
@@ -32,6 +42,31 @@ export class Outbox {
   /** Launches a task on its agent. */
   launch(agentId: string, msg: LaunchTask): void {
     this.agentSocket(agentId)?.emit('launch', msg);
+  }
+
+  /** Launches a task group under one executor on its agent. */
+  launchGroup(agentId: string, msg: LaunchGroup): void {
+    this.agentSocket(agentId)?.emit('launchGroup', msg);
+  }
+
+  /** Tells an agent to shut an executor down (the scheduler's SHUTDOWN, its framework's end). */
+  shutdownExecutor(agentId: string, frameworkId: string, executorId: string): void {
+    this.agentSocket(agentId)?.emit('shutdownExecutor', { frameworkId, executorId });
+  }
+
+  /** Hands a scheduler's message to one of its executors, through the executor's agent. */
+  frameworkMessage(agentId: string, msg: FrameworkMessage): void {
+    this.agentSocket(agentId)?.emit('frameworkMessage', msg);
+  }
+
+  /** Hands an executor's message to its framework. */
+  executorMessage(frameworkId: string, msg: SchedulerMessage): void {
+    this.toFramework(frameworkId, 'message', msg);
+  }
+
+  /** Tells a framework one of its executors ended. */
+  executorFailure(frameworkId: string, failure: ExecutorFailure): void {
+    this.toFramework(frameworkId, 'failure', failure);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { AgentRegistry, type AgentSocket } from './agent-registry';
 import { type FrameworkConnection, FrameworkRegistry } from './framework-registry';
 import { runIn } from '../kernel/order';
+import { ExecutorRegistry, type ExecutorRuntime, executorKey } from './executor-registry';
 import type { Actor } from '../auth/auth.actor';
 
 const inTurn = (body: () => void) => () => runIn('turn', body);
@@ -99,5 +100,49 @@ describe('framework registry', () => {
     ])
       expect(change).toThrow(/outside the serial order/);
     expect(frameworks.has('f1')).toBe(true);
+  });
+});
+
+describe('executor registry', () => {
+  const executor = (agentId: string, frameworkId: string, executorId: string): ExecutorRuntime => ({
+    id: executorKey(agentId, frameworkId, executorId),
+    rowId: `${agentId}-${frameworkId}-${executorId}`,
+    agentId,
+    frameworkId,
+    executorId,
+    spec: { executorId, type: 'CUSTOM', command: { shell: './e' }, resources: [] },
+    role: 'r',
+    resources: [],
+    startedAt: new Date(0),
+  });
+
+  it(
+    'finds executors by agent, framework and id, and lists them per agent and per framework until they end',
+    inTurn(() => {
+      const executors = new ExecutorRegistry();
+      executors.launched(executor('a1', 'f1', 'e'));
+      executors.launched(executor('a1', 'f2', 'e'));
+      executors.launched(executor('a2', 'f1', 'e'));
+      // The same executor id of another framework, or on another agent, is another executor.
+      expect(executors.find('a1', 'f1', 'e')?.rowId).toBe('a1-f1-e');
+      expect(executors.find('a1', 'f3', 'e')).toBeUndefined();
+      expect([...executors.onAgent('a1')].map((e) => e.frameworkId)).toEqual(['f1', 'f2']);
+      expect([...executors.ofFramework('f1')].map((e) => e.agentId)).toEqual(['a1', 'a2']);
+      executors.ended(executorKey('a1', 'f1', 'e'));
+      executors.ended(executorKey('a9', 'f1', 'e'));
+      expect([...executors.onAgent('a1')].map((e) => e.frameworkId)).toEqual(['f2']);
+      expect([...executors.ofFramework('f1')].map((e) => e.agentId)).toEqual(['a2']);
+      expect(executors.size).toBe(2);
+      executors.clear();
+      expect([...executors.onAgent('a1')]).toEqual([]);
+    }),
+  );
+
+  it('changes only in the serial order', () => {
+    const executors = new ExecutorRegistry();
+    expect(() => executors.launched(executor('a1', 'f1', 'e'))).toThrow(/outside the serial order/);
+    runIn('turn', () => executors.launched(executor('a1', 'f1', 'e')));
+    expect(() => executors.ended(executorKey('a1', 'f1', 'e'))).toThrow(/outside the serial order/);
+    expect(executors.size).toBe(1);
   });
 });

@@ -33,6 +33,7 @@ import {
 import type { z } from 'zod';
 import type { Subscription } from '../framework-lifecycle/framework-sessions.handler';
 import { ProtocolError } from '../kernel/protocol-error';
+import { executorOf, type TaskCodecParts } from './mesos-executor-codec';
 
 /** Mesos's name for "no role": a framework without one, unreserved resources. */
 export const MESOS_STAR = '*';
@@ -46,6 +47,9 @@ export interface RoleMap {
   defaultRole: string;
 }
 
+const invalid = (message: string): never => {
+  throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, message);
+};
 const unsupported = (what: string, why: string) => new ProtocolError(PROTOCOL_ERRORS.UNSUPPORTED, `${what} is not supported: ${why}`);
 
 /** Parses an internal message with its contracts schema, as the socket protocol does; INVALID_MESSAGE names the Mesos call. */
@@ -200,7 +204,7 @@ export function roleContext(info: MesosFrameworkInfo): { multiRole: boolean; sta
 }
 
 function commandOf(c: MesosCommandInfo | undefined, where: string): Pick<TaskSpec, 'command' | 'env' | 'user'> {
-  if (!c) throw unsupported(`${where}: a task without a command`, 'Arbiter runs tasks from their CommandInfo (no executors)');
+  if (!c) throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `${where}: a task needs a command, or an executor to run it`);
   if (c.uris?.length) throw unsupported(`${where}: command.uris`, 'Arbiter agents do not fetch URIs; put the fetch in the command');
   const env: Record<string, string> = {};
   for (const v of c.environment?.variables ?? []) {
@@ -249,6 +253,7 @@ export function toMesosDiscovery(d: Discovery): Record<string, unknown> {
 const optional = <K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> =>
   value === undefined ? {} : ({ [key]: value } as Record<K, V>);
 const seconds = (d: { nanoseconds: number } | undefined) => (d === undefined ? undefined : d.nanoseconds / 1e9);
+const TASK_CODEC: TaskCodecParts = { command: (c, where) => commandOf(c, where), resources: fromMesosResources };
 
 /** A TaskInfo as Arbiter's TaskSpec, and the agent it names. */
 export function taskOf(t: MesosTaskInfo, where: string): { spec: TaskSpec; agentId: string } {
@@ -266,7 +271,12 @@ export function taskOf(t: MesosTaskInfo, where: string): { spec: TaskSpec; agent
       taskId: t.task_id.value,
       name: t.name,
       resources: fromMesosResources(t.resources, `${where} resources`),
-      ...commandOf(t.command, where),
+      // Mesos's rule: a command, or an executor that runs the task, not both.
+      ...(t.executor && t.command !== undefined
+        ? invalid(`${where}: a task gives a command or an executor, not both`)
+        : t.executor
+          ? { executor: executorOf(t.executor, where, TASK_CODEC) }
+          : commandOf(t.command, where)),
       ...optional('data', t.data),
       ...optional('labels', labelsOf(t.labels)),
       ...optional('discovery', t.discovery && discoveryOf(t.discovery)),
@@ -289,11 +299,16 @@ function operationOf(op: MesosOperation, i: number): { op: Operation; launched: 
     case 'LAUNCH':
     case 'LAUNCH_GROUP': {
       const infos = op.type === 'LAUNCH' ? op.launch?.task_infos : op.launch_group?.task_group?.tasks;
-      if (op.type === 'LAUNCH_GROUP' && op.launch_group?.executor === undefined)
+      const executor = op.launch_group?.executor;
+      if (op.type === 'LAUNCH_GROUP' && executor === undefined)
         throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `${where}: launch_group needs an executor`);
       const tasks = (infos ?? []).map((t, j) => taskOf(t, `${where} task ${j}`));
+      const specs = tasks.map((t) => t.spec);
       return {
-        op: { type: 'LAUNCH', tasks: tasks.map((t) => t.spec) },
+        op:
+          op.type === 'LAUNCH_GROUP' && executor
+            ? { type: 'LAUNCH_GROUP', executor: executorOf(executor, where, TASK_CODEC), tasks: specs }
+            : { type: 'LAUNCH', tasks: specs },
         launched: tasks.map((t) => ({ taskId: t.spec.taskId, agentId: t.agentId })),
       };
     }

@@ -15,7 +15,11 @@ export interface EventContext extends RoleMap {
 
 const toMesosRole = (role: string, ctx: EventContext) => (ctx.star && role === ctx.defaultRole ? MESOS_STAR : role);
 
-export function mesosOffer(o: Offer, ctx: EventContext, agent: { ip?: string; port?: number }): Record<string, unknown> {
+export function mesosOffer(
+  o: Offer,
+  ctx: EventContext,
+  agent: { ip?: string; port?: number; executorIds?: string[] },
+): Record<string, unknown> {
   const allocationRole = ctx.multiRole ? toMesosRole(o.role, ctx) : undefined;
   return {
     id: { value: o.id },
@@ -31,7 +35,8 @@ export function mesosOffer(o: Offer, ctx: EventContext, agent: { ip?: string; po
     attributes: Object.entries(o.attributes).map(([name, v]) =>
       typeof v === 'number' ? { name, type: 'SCALAR', scalar: { value: v } } : { name, type: 'TEXT', text: { value: v } },
     ),
-    executor_ids: [],
+    // The framework's executors running on the agent.
+    executor_ids: (agent.executorIds ?? []).map((value) => ({ value })),
     ...(allocationRole !== undefined ? { allocation_info: { role: allocationRole } } : {}),
   };
 }

@@ -18,6 +18,9 @@ import { ClusterService } from '../cluster/cluster.service';
 import type { FrameworkDto } from '../frameworks/frameworks.dto';
 import { FrameworkState } from '../frameworks/framework.entity';
 import { FrameworksService } from '../frameworks/frameworks.service';
+import type { ExecutorEntity } from '../executors/executor.entity';
+import { ExecutorsService } from '../executors/executors.service';
+import { mesosStateExecutor } from './mesos-executor-codec';
 import { Metrics } from '../health/metrics';
 import { Leadership } from '../leadership/leadership.service';
 import { RolesService } from '../roles/roles.service';
@@ -61,6 +64,7 @@ export class MesosMaster {
     private readonly metrics: Metrics,
     private readonly leadership: Leadership,
     private readonly acls: AclsService,
+    private readonly executors: ExecutorsService,
   ) {}
 
   /** The leader's URL (this replica's when it leads); null while none is known. */
@@ -86,7 +90,7 @@ export class MesosMaster {
     };
   }
 
-  private framework(f: FrameworkDto, tasks: TaskDto[]): Record<string, unknown> {
+  private framework(f: FrameworkDto, tasks: TaskDto[], executors: ExecutorEntity[]): Record<string, unknown> {
     const mine = tasks.filter((t) => t.frameworkId === f.id);
     const live = mine.filter((t) => !isTerminalTaskState(t.state));
     return {
@@ -114,7 +118,7 @@ export class MesosMaster {
         .map((t) => this.task(t)),
       unreachable_tasks: [],
       offers: [],
-      executors: [],
+      executors: executors.filter((e) => e.frameworkId === f.id).map((e) => mesosStateExecutor(e, resourceMap(e.resources))),
       // Arbiter's own: which protocol the framework speaks.
       arbiter_protocol: f.protocol,
     };
@@ -149,13 +153,14 @@ export class MesosMaster {
   }
 
   async frameworkLists(actor: Actor): Promise<{ frameworks: unknown[]; completed_frameworks: unknown[]; unregistered_frameworks: [] }> {
-    const [page, tasks] = await Promise.all([
+    const [page, tasks, executors] = await Promise.all([
       this.frameworks.list({}, MAX_ITEMS, 0, actor),
       this.tasks.list({}, MAX_ITEMS, 0, actor).then((p) => p.items),
+      this.executors.running(actor, MAX_ITEMS),
     ]);
     return {
-      frameworks: page.items.filter((f) => f.state !== FrameworkState.COMPLETED).map((f) => this.framework(f, tasks)),
-      completed_frameworks: page.items.filter((f) => f.state === FrameworkState.COMPLETED).map((f) => this.framework(f, tasks)),
+      frameworks: page.items.filter((f) => f.state !== FrameworkState.COMPLETED).map((f) => this.framework(f, tasks, executors)),
+      completed_frameworks: page.items.filter((f) => f.state === FrameworkState.COMPLETED).map((f) => this.framework(f, tasks, [])),
       unregistered_frameworks: [],
     };
   }

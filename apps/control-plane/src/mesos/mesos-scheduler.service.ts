@@ -46,6 +46,8 @@ import { answerWith, httpErrorOf, masterInfo, MesosHttpError } from './mesos-htt
 import { JSON_ENCODING, type MesosEncoding, mediaType, negotiate } from './mesos-encoding';
 import { PROTOBUF_ENCODING } from './mesos-protobuf';
 import { MesosStream } from './mesos-stream';
+import { messageOf, shutdownOf } from './mesos-executor-codec';
+import { Executors } from '../executors/executors.handler';
 
 export const MESOS_SCHEDULER_PATH = '/api/v1/scheduler';
 /** Where the API is served: its path, and the alias Mesos's master answers too. */
@@ -81,6 +83,7 @@ export class MesosScheduler {
     private readonly inverseOffers: InverseOffers,
     private readonly realtime: Realtime,
     private readonly outbound: Outbound,
+    private readonly executors: Executors,
   ) {
     // When this replica stops leading or the process stops, the streams end with the sockets:
     // the frameworks subscribe again (to the leader), and no failover timeout starts meanwhile.
@@ -206,7 +209,11 @@ export class MesosScheduler {
       res,
       encoding,
       actor,
-      { address: (agentId) => ({ ip: this.state.agents.get(agentId)?.ip }) },
+      {
+        address: (agentId) => ({ ip: this.state.agents.get(agentId)?.ip }),
+        executorIds: (agentId, frameworkId) =>
+          [...this.state.executors.onAgent(agentId)].filter((e) => e.frameworkId === frameworkId).map((e) => e.executorId),
+      },
       this.outbound,
     );
     // A revoked or expired token, or a disabled principal, ends the stream as a disconnection.
@@ -323,13 +330,23 @@ export class MesosScheduler {
         // Mesos's allocator ignores requests too: frameworks state their needs by what they accept.
         return;
       case 'SHUTDOWN':
+        await this.droppedIfUnknown(this.executors.shutdown(stream, shutdownOf(call)), call.type);
+        return;
       case 'MESSAGE':
-        throw new ProtocolError(
-          PROTOCOL_ERRORS.UNSUPPORTED,
-          `${call.type} is not supported: Arbiter runs tasks without executors (kill the tasks instead)`,
-        );
+        await this.droppedIfUnknown(this.executors.toExecutor(stream, messageOf(call)), call.type);
+        return;
       default:
         throw new ProtocolError(PROTOCOL_ERRORS.UNSUPPORTED, `${call.type} is not supported by Arbiter (see docs/mesos-compat.md)`);
+    }
+  }
+
+  /** SHUTDOWN and MESSAGE of an executor the framework does not run there are dropped (202), as a Mesos master drops them. */
+  private async droppedIfUnknown(work: Promise<void>, type: string): Promise<void> {
+    try {
+      await work;
+    } catch (err) {
+      if (asProtocolError(err)?.code !== PROTOCOL_ERRORS.UNKNOWN_EXECUTOR) throw err;
+      this.logger.debug({ err, type }, 'dropped a call for an executor the framework does not run there');
     }
   }
 

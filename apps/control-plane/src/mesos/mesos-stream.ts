@@ -14,9 +14,12 @@ import { type Outbound, type OutboundQueue, principalKey } from '../kernel/outbo
 import type { FrameworkConnection, SessionData } from '../master/cluster-state';
 import { type EventContext, mesosInverseOffer, mesosOffer, mesosStatus, recordIo } from './mesos-events';
 import type { MesosEncoding } from './mesos-encoding';
+import { mesosExecutorFailure, mesosMessage } from './mesos-executor-codec';
 
 export interface AgentAddresses {
   address(agentId: string): { ip?: string; port?: number };
+  /** Ids of a framework's executors running on an agent. */
+  executorIds(agentId: string, frameworkId: string): string[];
 }
 
 export class MesosStream implements FrameworkConnection {
@@ -75,7 +78,11 @@ export class MesosStream implements FrameworkConnection {
       case 'offers': {
         const { offers } = m as Parameters<FrameworkEvents['offers']>[0];
         if (!ctx) return false;
-        return this.send('OFFERS', { offers: offers.map((o) => mesosOffer(o, ctx, this.agents.address(o.agentId))) });
+        return this.send('OFFERS', {
+          offers: offers.map((o) =>
+            mesosOffer(o, ctx, { ...this.agents.address(o.agentId), executorIds: this.agents.executorIds(o.agentId, o.frameworkId) }),
+          ),
+        });
       }
       case 'rescind':
         return this.send('RESCIND', { offer_id: { value: (m as Parameters<FrameworkEvents['rescind']>[0]).offerId } });
@@ -94,6 +101,11 @@ export class MesosStream implements FrameworkConnection {
         return this.send('FAILURE', { agent_id: { value: (m as Parameters<FrameworkEvents['agentLost']>[0]).agentId } });
       case 'heartbeat':
         return this.send('HEARTBEAT');
+      case 'message':
+        return this.send('MESSAGE', mesosMessage(m as Parameters<FrameworkEvents['message']>[0]));
+      case 'failure':
+        // Mesos's FAILURE with an executor: the executor ended (status: its wait status).
+        return this.send('FAILURE', mesosExecutorFailure(m as Parameters<FrameworkEvents['failure']>[0]));
       default:
         return false;
     }

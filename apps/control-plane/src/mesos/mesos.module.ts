@@ -9,6 +9,7 @@ import { TasksModule } from '../tasks/tasks.module';
 import { AllocationModule } from '../allocation/allocation.module';
 import { FrameworkLifecycleModule } from '../framework-lifecycle/framework-lifecycle.module';
 import { OffersModule } from '../offers/offers.module';
+import { ExecutorsModule } from '../executors/executors.module';
 import { MesosMasterController } from './mesos-master.controller';
 import { MesosMaster } from './mesos-master.service';
 import { MesosSchedulerController } from './mesos-scheduler.controller';
@@ -27,6 +28,7 @@ import { MasterModule } from '../master/master.module';
     AllocationModule,
     RolesModule,
     ClusterModule,
+    ExecutorsModule,
   ],
   controllers: [MesosSchedulerController, MesosMasterController],
   providers: [MesosScheduler, MesosMaster],

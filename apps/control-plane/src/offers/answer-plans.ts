@@ -4,10 +4,12 @@
  * resources each uses, and what is left. Changes nothing.
  */
 import { Resources } from '@arbiter/allocator';
-import { type Accept, type Decline, OsUser, PROTOCOL_ERRORS, type TaskSpec } from '@arbiter/contracts';
+import { type Accept, type Decline, type ExecutorSpec, OsUser, PROTOCOL_ERRORS, type TaskSpec } from '@arbiter/contracts';
 import { Injectable } from '@nestjs/common';
 import { AclsService } from '../acls/acls.service';
 import { AccessLog } from '../audit/access-log';
+import { Executors, type NewExecutor, sameExecutor } from '../executors/executors.handler';
+import type { ExecutorRuntime } from '../master/executor-registry';
 import { ClusterState, type FrameworkRuntime } from '../master/cluster-state';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
@@ -31,6 +33,43 @@ export interface PlannedAccept {
   refuseSeconds: number;
   /** A decline: its offers return to the allocator whole. */
   declined?: boolean;
+  /** Executors its tasks start (their resources taken from the offers with their first task's). */
+  executors: ExecutorRuntime[];
+  /** Task groups (LAUNCH_GROUP): their tasks go to the agent together, under their executor. */
+  groups: Array<{ executor: ExecutorSpec; taskIds: string[] }>;
+}
+
+/** The tasks of an accept's operations, each with the executor it runs under and its group (LAUNCH_GROUP), if any. */
+function launchesOf(msg: Accept): Array<{ spec: TaskSpec; group?: number }> {
+  const out: Array<{ spec: TaskSpec; group?: number }> = [];
+  for (const [i, op] of msg.operations.entries()) {
+    if (op.type === 'LAUNCH') {
+      for (const spec of op.tasks) {
+        if (spec.executor?.type === 'DEFAULT')
+          throw new ProtocolError(
+            PROTOCOL_ERRORS.INVALID_MESSAGE,
+            `task '${spec.taskId}': the DEFAULT executor runs task groups; launch it with LAUNCH_GROUP`,
+            { taskId: spec.taskId },
+          );
+        out.push({ spec });
+      }
+    } else if (op.type === 'LAUNCH_GROUP') {
+      if (op.executor.type !== 'DEFAULT')
+        throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `operation ${i}: a task group runs under the DEFAULT executor`);
+      for (const spec of op.tasks) {
+        if (spec.executor && !sameExecutor(spec.executor, op.executor))
+          throw new ProtocolError(
+            PROTOCOL_ERRORS.INVALID_MESSAGE,
+            `task '${spec.taskId}' of a task group names another executor than its group's`,
+            {
+              taskId: spec.taskId,
+            },
+          );
+        out.push({ spec: { ...spec, executor: op.executor }, group: i });
+      }
+    }
+  }
+  return out;
 }
 
 @Injectable()
@@ -41,6 +80,7 @@ export class AnswerPlans {
     private readonly offers: OffersRepository,
     private readonly acls: AclsService,
     private readonly access: AccessLog,
+    private readonly executors: Executors,
   ) {}
 
   /** Looks up offers for an accept: all outstanding, the caller's, on one agent. */
@@ -78,12 +118,30 @@ export class AnswerPlans {
    */
   async accept(fw: FrameworkRuntime, msg: Accept): Promise<PlannedAccept> {
     const offers = await this.takeOffers(fw, msg.offerIds);
+    // Executors are started as the tasks are checked (a later task, or accept, finds them running);
+    // an accept refused on the way forgets the ones it started.
+    const started: ExecutorRuntime[] = [];
+    try {
+      return await this.acceptOn(fw, msg, offers, started);
+    } catch (err) {
+      this.executors.forget(started);
+      throw err;
+    }
+  }
+
+  private async acceptOn(
+    fw: FrameworkRuntime,
+    msg: Accept,
+    offers: OutstandingOffer[],
+    started: ExecutorRuntime[],
+  ): Promise<PlannedAccept> {
     const agentId = offers[0].agentId;
     // What is left of the offered resources, per role.
     const pool = new Map<string, Resources>();
     for (const o of offers) pool.set(o.role, (pool.get(o.role) ?? Resources.empty()).plus(o.resources));
-    const reservationOps = msg.operations.filter((op) => op.type !== 'LAUNCH');
-    const launches = msg.operations.flatMap((op) => (op.type === 'LAUNCH' ? op.tasks : []));
+    const reservationOps = msg.operations.filter((op) => op.type !== 'LAUNCH' && op.type !== 'LAUNCH_GROUP');
+    const launches = launchesOf(msg);
+    const groups = new Map<number, { executor: ExecutorSpec; taskIds: string[] }>();
     if (reservationOps.length && launches.length) {
       throw new ProtocolError(
         PROTOCOL_ERRORS.INVALID_MESSAGE,
@@ -92,7 +150,7 @@ export class AnswerPlans {
     }
     const tasks: PlannedAccept['tasks'] = [];
     const ids = new Set<string>();
-    for (const spec of launches) {
+    for (const { spec, group } of launches) {
       if (ids.has(spec.taskId))
         throw new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${spec.taskId}' appears twice in this accept`);
       ids.add(spec.taskId);
@@ -117,7 +175,12 @@ export class AnswerPlans {
           { taskId: spec.taskId, user },
         );
       }
-      const wanted = Resources.of(spec.resources);
+      // The first task of an executor not running yet takes the executor's resources too.
+      const startsExecutor = spec.executor && !this.executors.running(agentId, fw.id, spec.executor, spec.taskId);
+      const wanted =
+        startsExecutor && spec.executor
+          ? Resources.of(spec.resources).plus(Resources.of(spec.executor.resources))
+          : Resources.of(spec.resources);
       let role: string | undefined;
       for (const [r, left] of pool) {
         if (!left.contains(wanted)) continue;
@@ -132,9 +195,27 @@ export class AnswerPlans {
           { taskId: spec.taskId },
         );
       }
+      if (startsExecutor && spec.executor) {
+        const executor: NewExecutor = { agentId, frameworkId: fw.id, spec: spec.executor, role };
+        started.push(...this.executors.start([executor]));
+      }
+      if (group !== undefined && spec.executor) {
+        const g = groups.get(group) ?? { executor: spec.executor, taskIds: [] };
+        g.taskIds.push(spec.taskId);
+        groups.set(group, g);
+      }
       tasks.push({ spec: user !== undefined && spec.user === undefined ? { ...spec, user } : spec, role });
     }
-    return { fw, offers, agentId, pool, tasks, refuseSeconds: msg.refuseSeconds ?? DEFAULT_REFUSE_SECONDS };
+    return {
+      fw,
+      offers,
+      agentId,
+      pool,
+      tasks,
+      refuseSeconds: msg.refuseSeconds ?? DEFAULT_REFUSE_SECONDS,
+      executors: started,
+      groups: [...groups.values()],
+    };
   }
 
   /** Declined offers: the caller's that are still outstanding (declining one that is gone is harmless, as in Mesos). */
@@ -151,6 +232,8 @@ export class AnswerPlans {
       tasks: [],
       refuseSeconds: msg.refuseSeconds ?? DEFAULT_REFUSE_SECONDS,
       declined: true,
+      executors: [],
+      groups: [],
     };
   }
 }

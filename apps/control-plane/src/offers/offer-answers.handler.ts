@@ -21,6 +21,7 @@ import { OfferState } from './offer.entity';
 import { OffersRepository, type RefusedAnswer } from './offers.repository';
 import { AnswerPlans, type PlannedAccept } from './answer-plans';
 import { ReservationAccepts } from './reservation-accepts.handler';
+import { Executors } from '../executors/executors.handler';
 
 /** An accept or a decline, as it arrived. */
 type OfferAnswer = { socket: FrameworkConnection } & ({ accept: Accept; decline?: undefined } | { decline: Decline; accept?: undefined });
@@ -51,6 +52,7 @@ export class OfferAnswers {
     private readonly writes: EventualWrites,
     private readonly metrics: Metrics,
     private readonly outbox: Outbox,
+    private readonly executors: Executors,
   ) {
     this.answers = kernel.batch('serial', (batch) => this.flushAnswers(batch));
     this.launchWrites = this.answerWrites('launches');
@@ -77,7 +79,7 @@ export class OfferAnswers {
     let group: AnswerEntry[] = [];
     for (const entry of batch) {
       const { socket, accept } = entry.item;
-      if (!accept || accept.operations.every((op) => op.type === 'LAUNCH')) {
+      if (!accept || accept.operations.every((op) => op.type === 'LAUNCH' || op.type === 'LAUNCH_GROUP')) {
         group.push(entry);
         continue;
       }
@@ -119,6 +121,7 @@ export class OfferAnswers {
       const stale = p.offers.find((o) => taken.has(o.id));
       const staleState = stale && taken.get(stale.id);
       if (stale && staleState) {
+        this.executors.forget(p.executors);
         p.entry.reject(
           new ProtocolError(PROTOCOL_ERRORS.OFFER_STALE, `offer ${stale.id} is no longer valid (${staleState.toLowerCase()})`, {
             offerId: stale.id,
@@ -129,6 +132,7 @@ export class OfferAnswers {
       }
       const duplicate = p.tasks.find((t) => used.has(taskKey(p.fw.id, t.spec.taskId)));
       if (duplicate) {
+        this.executors.forget(p.executors);
         p.entry.reject(
           new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${duplicate.spec.taskId}' is already used by this framework`, {
             taskId: duplicate.spec.taskId,
@@ -159,6 +163,8 @@ export class OfferAnswers {
       for (const [role, left] of p.pool) if (!left.isEmpty()) allocator.recoverResources(p.fw.id, p.agentId, role, left, p.refuseSeconds);
     }
     for (const p of declined) offers.take(p.offers.map((o) => o.id));
+    // Recorded in the launches lane ahead of the tasks that run under them.
+    for (const p of accepted) this.executors.record(p.executors);
     this.commitAnswers(accepted, this.launchWrites);
     this.commitAnswers(declined, this.declineWrites);
     if (accepted.length && declined.length) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -245,7 +251,14 @@ export class OfferAnswers {
     const state = p.declined ? OfferState.DECLINED : OfferState.ACCEPTED;
     for (const o of p.offers) this.stream.emit('offer.closed', { offerId: o.id, state });
     for (const t of tasks) this.state.liveTasks.add(t);
-    for (const t of tasks) this.updates.sendLaunch(p.agentId, t);
+    const grouped = new Set(p.groups.flatMap((g) => g.taskIds));
+    for (const t of tasks) if (!grouped.has(t.taskId)) this.updates.sendLaunch(p.agentId, t);
+    for (const g of p.groups)
+      this.outbox.launchGroup(p.agentId, {
+        frameworkId: p.fw.id,
+        executor: g.executor,
+        tasks: p.tasks.filter((t) => g.taskIds.includes(t.spec.taskId)).map((t) => t.spec),
+      });
     p.entry.resolve(p.declined ? undefined : { launched: tasks.map((t) => t.taskId) });
   }
 
@@ -255,6 +268,7 @@ export class OfferAnswers {
    */
   private unwritten(p: PlannedAccept, closed: Map<string, OfferState>, reason: string, refuseSeconds?: number): void {
     if (!p.declined) this.metrics.offers.inc({ outcome: 'rescinded' }, p.offers.length);
+    this.executors.end(p.executors, { reason: 'REASON_TASK_INVALID', exitStatus: { message: reason } });
     if (this.state.frameworks.has(p.fw.id) && this.state.agents.get(p.agentId)?.inAllocator) {
       for (const t of p.tasks)
         this.state.allocator.recoverResources(p.fw.id, p.agentId, t.role, Resources.of(t.spec.resources), refuseSeconds);

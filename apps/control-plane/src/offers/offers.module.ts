@@ -6,6 +6,7 @@ import { OffersService } from './offers.service';
 import { OwnsEntities } from '../database/database.entities';
 import { OfferEntity, OutstandingOfferEntity } from './offer.entity';
 import { AllocationModule } from '../allocation/allocation.module';
+import { ExecutorsModule } from '../executors/executors.module';
 import { MasterModule } from '../master/master.module';
 import { ReservationsModule } from '../reservations/reservations.module';
 import { TasksModule } from '../tasks/tasks.module';
@@ -16,7 +17,7 @@ import { ReservationAccepts } from './reservation-accepts.handler';
 
 @OwnsEntities(OfferEntity, OutstandingOfferEntity)
 @Module({
-  imports: [MasterModule, TasksModule, AllocationModule, ReservationsModule],
+  imports: [MasterModule, ExecutorsModule, TasksModule, AllocationModule, ReservationsModule],
   controllers: [OffersController],
   providers: [OffersService, OfferListRepository, OffersRepository, OfferRescinds, OfferAnswers, AnswerPlans, ReservationAccepts],
   exports: [OffersRepository, OfferRescinds, OfferAnswers],

@@ -46,7 +46,9 @@ export class ReservationAccepts {
     const { offers, agentId, pool } = await this.plans.accept(fw, msg);
     const role = offers[0].role;
     const offered = pool.get(role) ?? Resources.empty();
-    const ops = msg.operations.flatMap((op) => (op.type === 'LAUNCH' ? [] : [{ type: op.type, resources: Resources.of(op.resources) }]));
+    const ops = msg.operations.flatMap((op) =>
+      op.type === 'LAUNCH' || op.type === 'LAUNCH_GROUP' ? [] : [{ type: op.type, resources: Resources.of(op.resources) }],
+    );
     // RESERVE is checked here against the role; UNRESERVE by the reservations service against
     // each reservation's principal, since which reservations it shrinks is known only there.
     if (fw.actor && ops.some((op) => op.type === 'RESERVE') && !this.acls.allows(fw.actor, 'reserve_resources', role)) {

@@ -6,11 +6,12 @@ import { Resources } from '@arbiter/allocator';
 import type { LaunchTask, TaskSpec } from '@arbiter/contracts';
 import type { TaskEntity } from './task.entity';
 
-/** What the agent runs, in the row's `command`: the command, its environment, the data for its executor. */
+/** What the agent runs, in the row's `command`: the command, its environment, the data for its executor, the executor that runs it. */
 interface StoredCommand {
   command: TaskSpec['command'];
   env?: Record<string, string>;
   data?: string;
+  executor?: TaskSpec['executor'];
 }
 
 type SpecFields = Pick<
@@ -20,7 +21,12 @@ type SpecFields = Pick<
 
 /** The row's fields of a spec (the data's bytes go with its command, their size in `dataBytes`). */
 export function storedSpec(spec: TaskSpec): SpecFields {
-  const command: StoredCommand = { command: spec.command, env: spec.env ?? {}, ...(spec.data !== undefined ? { data: spec.data } : {}) };
+  const command: StoredCommand = {
+    command: spec.command,
+    env: spec.env ?? {},
+    ...(spec.data !== undefined ? { data: spec.data } : {}),
+    ...(spec.executor ? { executor: spec.executor } : {}),
+  };
   return {
     command: { ...command },
     labels: spec.labels?.length ? spec.labels : null,
@@ -47,6 +53,7 @@ export function launchOf(task: TaskEntity): LaunchTask {
       resources: task.resources,
       ...(task.user ? { user: task.user } : {}),
       ...(spec.data !== undefined ? { data: spec.data } : {}),
+      ...(spec.executor ? { executor: spec.executor } : {}),
       ...(task.labels ? { labels: task.labels } : {}),
       ...(task.discovery ? { discovery: task.discovery } : {}),
       ...(grace !== undefined ? { killPolicy: { gracePeriodSeconds: grace } } : {}),

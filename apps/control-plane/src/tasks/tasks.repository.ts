@@ -6,6 +6,7 @@ import type { ResourceEntry, StatusUpdate } from '@arbiter/contracts';
 import { DataSource, In, Not, Raw } from 'typeorm';
 import { MasterDatabase } from '../database/master-database';
 import { cappedTotal } from '../database/database.paging';
+import { frameworkUserCondition } from '../database/scope-condition';
 import { TaskStatusUpdateEntity } from './task-status-update.entity';
 import { TaskEntity, type TaskState, TERMINAL_TASK_STATES } from './task.entity';
 
@@ -202,11 +203,8 @@ export class TaskListRepository {
     offset: number,
   ): Promise<{ rows: TaskEntity[]; total: number; totalCapped: boolean }> {
     const q = this.dataSource.manager.createQueryBuilder(TaskEntity, 't');
-    const users = filter.users;
-    if (users && 'only' in users)
-      q.andWhere("t.framework_id IN (SELECT f.id FROM frameworks f WHERE COALESCE(f.user, '') = ANY(:users))", { users: users.only });
-    else if (users?.except.length)
-      q.andWhere("t.framework_id NOT IN (SELECT f.id FROM frameworks f WHERE COALESCE(f.user, '') = ANY(:users))", { users: users.except });
+    const users = frameworkUserCondition('t.framework_id', filter.users);
+    if (users) q.andWhere(...users);
     if (filter.state) q.andWhere('t.state = :state', { state: filter.state });
     if (filter.frameworkId) q.andWhere('t.framework_id = :frameworkId', { frameworkId: filter.frameworkId });
     if (filter.agentId) q.andWhere('t.agent_id = :agentId', { agentId: filter.agentId });

@@ -371,6 +371,8 @@ const AGENT_MESSAGES: { [K in keyof AgentCalls]: Parameters<AgentCalls[K]>[0] } 
     ],
     attributes: { rack: 'r2' },
   },
+  executorExited: { frameworkId: 'fuzz-framework', executorId: 'fuzz-executor', exitCode: 1, reason: 'REASON_EXECUTOR_TERMINATED' },
+  executorMessage: { frameworkId: 'fuzz-framework', executorId: 'fuzz-executor', data: 'aGVsbG8=' },
 };
 /** Stands for the offer the framework holds now, so that accepts and declines reach past UNKNOWN_OFFER. */
 const LIVE_OFFER = '6f1c5e2a-0000-4000-8000-00000000f022';
@@ -393,6 +395,8 @@ const FRAMEWORK_MESSAGES: { [K in keyof FrameworkCalls]: Parameters<FrameworkCal
   reconcile: { tasks: [{ taskId: 'fuzz-task' }] },
   inverseOffer: { inverseOfferId: SOME_UUID, accept: true },
   teardown: {},
+  shutdownExecutor: { agentId: 'fuzz-agent', executorId: 'fuzz-executor' },
+  message: { agentId: 'fuzz-agent', executorId: 'fuzz-executor', data: 'aGVsbG8=' },
 };
 
 type Path = Array<string | number>;

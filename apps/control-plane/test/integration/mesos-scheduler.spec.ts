@@ -227,7 +227,7 @@ it('drops the tasks of an accept whose offers cannot be used, as Mesos does, and
       'UNSUPPORTED',
       'CREATE',
     ],
-    [{ type: 'SHUTDOWN', shutdown: { executor_id: { value: 'e' }, agent_id: { value: 'a' } } }, 400, 'UNSUPPORTED', 'executors'],
+    [{ type: 'SHUTDOWN' }, 400, 'INVALID_MESSAGE', "'shutdown' field"],
     [
       {
         type: 'ACCEPT',

@@ -5,7 +5,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import { io, type Socket } from 'socket.io-client';
-import type { KillTask, LaunchTask, RegisterAgent, Reply, StatusUpdate, TaskState } from '@arbiter/contracts';
+import type {
+  ExecutorExited,
+  FrameworkMessage,
+  KillTask,
+  LaunchGroup,
+  LaunchTask,
+  RegisterAgent,
+  Reply,
+  RunningExecutorReport,
+  ShutdownExecutor,
+  StatusUpdate,
+  TaskState,
+} from '@arbiter/contracts';
 
 export class ProtocolAgent {
   readonly socket: Socket;
@@ -15,6 +27,12 @@ export class ProtocolAgent {
   /** Every kill it was sent, in order. */
   readonly kills: KillTask[] = [];
   readonly tasks = new Map<string, { frameworkId: string; taskId: string; state: TaskState; resources: LaunchTask['task']['resources'] }>();
+  /** Task groups it was sent, executors it was told to shut down, messages for its executors. */
+  readonly launchGroups: LaunchGroup[] = [];
+  readonly shutdowns: ShutdownExecutor[] = [];
+  readonly frameworkMessages: FrameworkMessage[] = [];
+  /** The executors it runs (started by the first task naming them), reported when it registers. */
+  readonly executors = new Map<string, RunningExecutorReport>();
   private heartbeat?: NodeJS.Timeout;
   /** When false, launched tasks stay RUNNING until killed. */
   finishImmediately = false;
@@ -22,23 +40,56 @@ export class ProtocolAgent {
   constructor(
     url: string,
     token: string,
-    private readonly info: Omit<RegisterAgent, 'tasks'>,
+    private readonly info: Omit<RegisterAgent, 'tasks' | 'executors'>,
+    extra: { executors?: RunningExecutorReport[] } = {},
   ) {
+    for (const e of extra.executors ?? []) this.executors.set(`${e.frameworkId}/${e.executorId}`, e);
     this.socket = io(`${url}/agents`, { auth: { token }, transports: ['websocket'], reconnection: false, forceNew: true });
     this.socket.on('launch', (m: LaunchTask, ack?: (r: { ok: true }) => void) => {
       ack?.({ ok: true });
       this.launches.push(m);
-      this.tasks.set(m.task.taskId, { frameworkId: m.frameworkId, taskId: m.task.taskId, state: 'STARTING', resources: m.task.resources });
-      this.status(m.frameworkId, m.task.taskId, 'STARTING')
-        .then(() => this.status(m.frameworkId, m.task.taskId, 'RUNNING'))
-        .then(() => (this.finishImmediately ? this.status(m.frameworkId, m.task.taskId, 'FINISHED') : undefined))
-        .catch(() => undefined);
+      this.run(m.frameworkId, m.task);
+    });
+    this.socket.on('launchGroup', (m: LaunchGroup, ack?: (r: { ok: true }) => void) => {
+      ack?.({ ok: true });
+      this.launchGroups.push(m);
+      for (const t of m.tasks) this.run(m.frameworkId, { ...t, executor: m.executor });
+    });
+    this.socket.on('shutdownExecutor', (m: ShutdownExecutor, ack?: (r: { ok: true }) => void) => {
+      ack?.({ ok: true });
+      this.shutdowns.push(m);
+    });
+    this.socket.on('frameworkMessage', (m: FrameworkMessage, ack?: (r: { ok: true }) => void) => {
+      ack?.({ ok: true });
+      this.frameworkMessages.push(m);
     });
     this.socket.on('kill', (m: KillTask, ack?: (r: { ok: true }) => void) => {
       ack?.({ ok: true });
       this.kills.push(m);
       if (this.tasks.has(m.taskId)) this.status(m.frameworkId, m.taskId, 'KILLED', 'REASON_TASK_KILLED').catch(() => undefined);
     });
+  }
+
+  private run(frameworkId: string, task: LaunchTask['task']): void {
+    const e = task.executor;
+    if (e && !this.executors.has(`${frameworkId}/${e.executorId}`))
+      this.executors.set(`${frameworkId}/${e.executorId}`, { frameworkId, executorId: e.executorId, resources: e.resources });
+    this.tasks.set(task.taskId, { frameworkId, taskId: task.taskId, state: 'STARTING', resources: task.resources });
+    this.status(frameworkId, task.taskId, 'STARTING')
+      .then(() => this.status(frameworkId, task.taskId, 'RUNNING'))
+      .then(() => (this.finishImmediately ? this.status(frameworkId, task.taskId, 'FINISHED') : undefined))
+      .catch(() => undefined);
+  }
+
+  /** Reports one of its executors ended (it stops reporting it). */
+  executorExited(m: ExecutorExited): Promise<Reply> {
+    this.executors.delete(`${m.frameworkId}/${m.executorId}`);
+    return this.socket.emitWithAck('executorExited', m) as Promise<Reply>;
+  }
+
+  /** Hands an executor's message to the control plane. */
+  executorMessage(m: FrameworkMessage): Promise<Reply> {
+    return this.socket.emitWithAck('executorMessage', m) as Promise<Reply>;
   }
 
   async register(): Promise<string> {
@@ -51,6 +102,7 @@ export class ProtocolAgent {
       ...this.info,
       agentId: this.agentId ?? this.info.agentId,
       tasks,
+      executors: [...this.executors.values()],
     })) as Reply<{
       agentId: string;
     }>;

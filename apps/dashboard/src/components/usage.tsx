@@ -41,7 +41,7 @@ export function UsageLegend() {
     <div className="legend" aria-hidden="true">
       <span>
         <i style={{ background: 'var(--used)' }} />
-        used by tasks
+        used by tasks and executors
       </span>
       <span>
         <i style={{ background: 'var(--offered)' }} />

@@ -18,6 +18,7 @@ export const keys = {
   agents: ['agents'] as const,
   frameworks: ['frameworks'] as const,
   tasks: ['tasks'] as const,
+  executors: ['executors'] as const,
   offers: ['offers'] as const,
   roles: ['roles'] as const,
   reservations: ['reservations'] as const,
@@ -84,6 +85,11 @@ export function makeQueries(c: Client<paths>) {
       queryOptions({
         queryKey: [...keys.tasks, 'one', id],
         queryFn: () => call(c.GET('/api/v1/tasks/{id}', { params: { path: { id } } })),
+      }),
+    executors: (query: Query<'/api/v1/executors'>) =>
+      queryOptions({
+        queryKey: [...keys.executors, 'list', query],
+        queryFn: () => call(c.GET('/api/v1/executors', { params: { query } })),
       }),
     offers: (query: Query<'/api/v1/offers'>) =>
       queryOptions({ queryKey: [...keys.offers, query], queryFn: () => call(c.GET('/api/v1/offers', { params: { query } })) }),

@@ -14,6 +14,7 @@ import { AgentActions, WhitelistSwitch } from './agent-actions';
 import { AgentHealthBadges, AgentStateBadges, AgentStatusBadge } from './agents';
 import { offerColumns, taskColumns } from './common-columns';
 import { ReservationsTable } from './reservations';
+import { ExecutorsPanel } from './executors';
 
 export function AgentDetailView({ id }: { id: string }) {
   const navigate = useNavigate();
@@ -24,7 +25,7 @@ export function AgentDetailView({ id }: { id: string }) {
   const names = useQuery(frameworkNames());
   useLiveInvalidate(
     ['agent.updated', 'agent.removed', 'task.updated', 'offer.created', 'offer.closed'],
-    [keys.agents, keys.tasks, keys.offers],
+    [keys.agents, keys.tasks, keys.offers, keys.executors],
     1000,
   );
 
@@ -169,6 +170,7 @@ export function AgentDetailView({ id }: { id: string }) {
           <Loading />
         )}
       </Panel>
+      <ExecutorsPanel agentId={id} names={names.data} />
       <Panel title="Reservations">
         <ReservationsTable agentId={id} />
       </Panel>

@@ -15,6 +15,7 @@ import { DETAIL_LIMIT, LIST_LIMIT } from '@/lib/pages';
 import { keys, q } from '@/lib/queries';
 import { offerColumns, taskColumns } from './common-columns';
 import { KillButton } from './tasks';
+import { ExecutorsPanel } from './executors';
 
 type Framework = Schemas['FrameworkDto'];
 const STATES = ['ACTIVE', 'DISCONNECTED', 'COMPLETED'] as const;
@@ -153,8 +154,8 @@ export function FrameworkDetailView({ id }: { id: string }) {
   const queryClient = useQueryClient();
   const toast = useToast();
   useLiveInvalidate(
-    ['framework.removed', 'task.updated', 'offer.created', 'offer.closed'],
-    [keys.frameworks, keys.tasks, keys.offers],
+    ['framework.removed', 'task.updated', 'offer.created', 'offer.closed', 'agent.updated'],
+    [keys.frameworks, keys.tasks, keys.offers, keys.executors],
     1000,
   );
   if (fw.error) return <ErrorPanel error={fw.error} onRetry={() => void fw.refetch()} />;
@@ -247,7 +248,7 @@ export function FrameworkDetailView({ id }: { id: string }) {
             <dd>
               <ShareBar share={f.dominantShare} />
             </dd>
-            <dt>Held by tasks</dt>
+            <dt>Held by tasks and executors</dt>
             <dd>{scalars(f.used)}</dd>
             <dt>Per resource</dt>
             <dd>
@@ -300,6 +301,7 @@ export function FrameworkDetailView({ id }: { id: string }) {
           <Loading />
         )}
       </Panel>
+      <ExecutorsPanel frameworkId={id} />
       <ActionDialog
         open={tearing}
         onClose={() => setTearing(false)}
