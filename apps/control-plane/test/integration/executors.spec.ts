@@ -199,6 +199,8 @@ describe('executors', () => {
     await back.register();
     await until(() => a.failures.length === 1);
     expect(a.failures[0]).toMatchObject({ agentId, executorId: 'exec-1' });
+    // The framework hears of the end as the master decides it; the executor's row is written after.
+    await until(async () => (await executorsOf({ agentId }))[0]?.state === 'ENDED', 'the executor recorded ended');
     expect(await executorsOf({ agentId })).toMatchObject([{ state: 'ENDED', endReason: 'REASON_EXECUTOR_TERMINATED' }]);
     await until(() => back.shutdowns.length === 1);
     expect(back.shutdowns[0]).toEqual({ frameworkId: a.s.frameworkId, executorId: 'stray' });
@@ -215,6 +217,7 @@ describe('executors', () => {
     await a.s.teardown();
     await until(() => node.shutdowns.length === 1);
     expect(node.shutdowns[0]).toEqual({ frameworkId, executorId: 'exec-1' });
+    await until(async () => (await executorsOf({ frameworkId }))[0]?.state === 'ENDED', 'the executor recorded ended');
     expect(await executorsOf({ frameworkId })).toMatchObject([{ state: 'ENDED', endReason: 'REASON_FRAMEWORK_REMOVED' }]);
   });
 
