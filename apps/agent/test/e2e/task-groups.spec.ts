@@ -42,7 +42,10 @@ describe('task groups under the default executor (real processes)', () => {
 
   it('runs a group of three in one shared sandbox to TASK_FINISHED; the executor then exits and is reported', async () => {
     const agent = await agentOn();
-    const tasks = ['g1', 'g2', 'g3'].map((id) => task(id, 'echo "$MESOS_TASK_ID" > "$MESOS_SANDBOX/out"'));
+    // Each task writes its id and whether it holds the executor's credential (it must not: it cannot speak as the executor).
+    const tasks = ['g1', 'g2', 'g3'].map((id) =>
+      task(id, 'echo "$MESOS_TASK_ID:${MESOS_EXECUTOR_AUTHENTICATION_TOKEN:-none}" > "$MESOS_SANDBOX/out"'),
+    );
     expect(await cp.call('launchGroup', group('ex', tasks))).toEqual({ ok: true });
     const run = agent.executors.find('fw', 'ex');
     expect(run?.spec.type).toBe('DEFAULT');
@@ -51,7 +54,7 @@ describe('task groups under the default executor (real processes)', () => {
     for (const id of ['g1', 'g2', 'g3']) {
       expect(cp.states(id)).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
       expect(cp.last(id)?.source).toBe('SOURCE_EXECUTOR');
-      expect(fs.readFileSync(path.join(sandbox, 'tasks', id, 'out'), 'utf8').trim()).toBe(id);
+      expect(fs.readFileSync(path.join(sandbox, 'tasks', id, 'out'), 'utf8').trim()).toBe(`${id}:none`);
     }
     await until(() => cp.executorExits.length === 1, 'the executor exit reported');
     expect(cp.executorExits[0]).toMatchObject({ frameworkId: 'fw', executorId: 'ex', exitCode: 0 });
