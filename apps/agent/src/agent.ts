@@ -10,6 +10,7 @@ import {
   type AgentHealth,
   FrameworkMessage,
   type KillTask,
+  LaunchGroup,
   LaunchTask,
   parseMessage,
   PROTOCOL_ERRORS,
@@ -92,11 +93,7 @@ export class Agent {
         heartbeat: () => ({ health: this.health() }),
         launch: (payload, ack) => this.launch(payload, ack),
         kill: (payload, ack) => this.kill(payload, ack),
-        launchGroup: (_payload, ack) =>
-          ack?.({
-            ok: false,
-            error: { code: PROTOCOL_ERRORS.UNSUPPORTED, message: 'this agent does not run task groups (the default executor) yet' },
-          }),
+        launchGroup: (payload, ack) => this.launchGroup(payload, ack),
         shutdownExecutor: (payload, ack) => this.shutdownExecutor(payload, ack),
         frameworkMessage: (payload, ack) => this.frameworkMessage(payload, ack),
       },
@@ -245,21 +242,51 @@ export class Agent {
   launch(payload: unknown, ack?: (r: Reply) => void): void {
     const msg = parseMessage(LaunchTask, payload);
     if (!msg.ok) return ack?.({ ok: false, error: msg.error });
-    if (this.has(msg.value.frameworkId, msg.value.task.taskId))
-      return ack?.({ ok: false, error: { code: 'DUPLICATE_TASK', message: `task ${msg.value.task.taskId} is already running here` } });
     const { frameworkId, task } = msg.value;
-    const health = this.health();
-    if (!health.ok) {
-      // Refused, and said so with the task's update (the control plane sends launches unacknowledged).
-      const message = `the agent cannot take tasks now: ${health.problems.map((p) => p.message).join('; ')}`;
-      this.log.error({ frameworkId, taskId: task.taskId }, message);
-      this.updates.record({ frameworkId, taskId: task.taskId, state: 'DROPPED', reason: 'REASON_CONTAINER_LAUNCH_FAILED', message });
-      return ack?.({ ok: true });
-    }
+    if (!this.admit(frameworkId, [task], ack)) return;
     this.log.info({ frameworkId, taskId: task.taskId, executorId: task.executor?.executorId }, 'launching task');
     if (task.executor) this.executors.launch(msg.value);
     else this.tasks.launch(msg.value);
     ack?.({ ok: true });
+  }
+
+  /** A task group from the control plane (LAUNCH_GROUP): its tasks run under one DEFAULT executor. */
+  launchGroup(payload: unknown, ack?: (r: Reply) => void): void {
+    const msg = parseMessage(LaunchGroup, payload);
+    if (!msg.ok) return ack?.({ ok: false, error: msg.error });
+    const { frameworkId, executor, tasks } = msg.value;
+    const invalid = (message: string) => ack?.({ ok: false, error: { code: PROTOCOL_ERRORS.INVALID_MESSAGE, message } });
+    if (executor.type !== 'DEFAULT') return invalid('a task group runs under an executor of type DEFAULT');
+    const running = this.executors.find(frameworkId, executor.executorId);
+    if (running && running.spec.type !== 'DEFAULT')
+      return invalid(`executor ${executor.executorId} runs here already, and is not of type DEFAULT`);
+    if (new Set(tasks.map((t) => t.taskId)).size !== tasks.length) return invalid('the tasks of a group need distinct task ids');
+    if (!this.admit(frameworkId, tasks, ack)) return;
+    const taskIds = tasks.map((t) => t.taskId);
+    this.log.info({ frameworkId, executorId: executor.executorId, taskIds }, 'launching task group');
+    this.executors.launchGroup(msg.value);
+    ack?.({ ok: true });
+  }
+
+  /**
+   * Whether tasks may start here: refused (DUPLICATE_TASK) when one runs already; dropped, and
+   * said so with each task's update (launches are not acknowledged), while the agent is unhealthy.
+   */
+  private admit(frameworkId: string, tasks: Array<{ taskId: string }>, ack?: (r: Reply) => void): boolean {
+    const dup = tasks.find((t) => this.has(frameworkId, t.taskId));
+    if (dup) {
+      ack?.({ ok: false, error: { code: 'DUPLICATE_TASK', message: `task ${dup.taskId} is already running here` } });
+      return false;
+    }
+    const health = this.health();
+    if (health.ok) return true;
+    const message = `the agent cannot take tasks now: ${health.problems.map((p) => p.message).join('; ')}`;
+    for (const { taskId } of tasks) {
+      this.log.error({ frameworkId, taskId }, message);
+      this.updates.record({ frameworkId, taskId, state: 'DROPPED', reason: 'REASON_CONTAINER_LAUNCH_FAILED', message });
+    }
+    ack?.({ ok: true });
+    return false;
   }
 
   private has(frameworkId: string, taskId: string): boolean {

@@ -214,7 +214,12 @@ export const StatusUpdate = z
     message: z.string().max(10_000).optional(),
     /** ISO 8601 time the state was observed. */
     timestamp: PlausibleTime,
-    source: z.enum(['SOURCE_AGENT', 'SOURCE_MASTER']),
+    /** Who observed it: the agent, the master, or the task's executor (through its agent). */
+    source: z.enum(['SOURCE_AGENT', 'SOURCE_MASTER', 'SOURCE_EXECUTOR']),
+    /** From an executor (Mesos's TaskStatus data, healthy, labels): passed on to the framework, not stored. */
+    data: Bytes.optional(),
+    healthy: z.boolean().optional(),
+    labels: Labels.optional(),
   })
   .strict();
 export type StatusUpdate = z.infer<typeof StatusUpdate>;

@@ -67,13 +67,18 @@ it('subscribes as itself with its token, reads events split anywhere, and keeps 
   await until(() => launched.length === 1);
   expect(launched[0]).toEqual(TASK);
 
-  await executor.update('t1', 'TASK_RUNNING', { message: 'up' });
+  await executor.update('t1', 'TASK_RUNNING', { message: 'up', data: Buffer.from('d'), healthy: true, labels: [{ key: 'k', value: 'v' }] });
   const update = calls.at(-1)?.body as unknown as {
     type: string;
     update: { status: { uuid: string; state: string; task_id: { value: string } } };
   };
   expect(update.type).toBe('UPDATE');
   expect(update.update.status).toMatchObject({ state: 'TASK_RUNNING', task_id: { value: 't1' }, source: 'SOURCE_EXECUTOR', message: 'up' });
+  expect(update.update.status).toMatchObject({
+    data: Buffer.from('d').toString('base64'),
+    healthy: true,
+    labels: { labels: [{ key: 'k', value: 'v' }] },
+  });
   expect(Buffer.from(update.update.status.uuid, 'base64')).toHaveLength(16);
 
   // The agent restarts before acknowledging: the executor subscribes again with the task and the update.

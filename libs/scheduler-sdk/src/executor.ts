@@ -24,6 +24,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import * as http from 'node:http';
 import * as https from 'node:https';
+import type { Label } from '@arbiter/contracts';
 
 /** A Mesos id object ({ value }). */
 export interface MesosId {
@@ -160,7 +161,7 @@ export class Executor extends EventEmitter<ExecutorEvents> {
   async update(
     taskId: string,
     state: ExecutorTaskState,
-    extra: { message?: string; reason?: string; data?: Buffer; healthy?: boolean } = {},
+    extra: { message?: string; reason?: string; data?: Buffer; healthy?: boolean; labels?: Label[] } = {},
   ): Promise<void> {
     const uuid = Buffer.from(randomUUID().replaceAll('-', ''), 'hex').toString('base64');
     const status: Record<string, unknown> = {
@@ -174,6 +175,7 @@ export class Executor extends EventEmitter<ExecutorEvents> {
       ...(extra.reason !== undefined ? { reason: extra.reason } : {}),
       ...(extra.data !== undefined ? { data: extra.data.toString('base64') } : {}),
       ...(extra.healthy !== undefined ? { healthy: extra.healthy } : {}),
+      ...(extra.labels?.length ? { labels: { labels: extra.labels } } : {}),
     };
     this.updates.set(uuid, { status });
     if (!this.connected) return;

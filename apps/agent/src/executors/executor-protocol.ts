@@ -1,6 +1,6 @@
 /**
  * The executor side of Mesos's v1 executor API: what an executor is told in its environment,
- * the events it is sent (SUBSCRIBED, LAUNCH, KILL, ACKNOWLEDGED, MESSAGE, SHUTDOWN, HEARTBEAT),
+ * the events it is sent (SUBSCRIBED, LAUNCH, LAUNCH_GROUP, KILL, ACKNOWLEDGED, MESSAGE, SHUTDOWN, HEARTBEAT),
  * and its calls once authenticated (SUBSCRIBE, UPDATE, MESSAGE). The HTTP side (framing,
  * credentials, status codes) is api/executor-api.ts.
  */
@@ -30,6 +30,8 @@ export function durationMs(text: string | undefined): number | undefined {
 }
 
 const id = (value: string) => ({ value });
+const withoutUndefined = <T extends object>(o: T): Partial<T> =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
 export class ExecutorProtocol {
   constructor(
@@ -58,9 +60,17 @@ export class ExecutorProtocol {
 
   // ------------------------------------------------------------------ events
 
-  deliver(run: ExecutorRun, task: ExecutorTask): void {
-    task.delivered = true;
-    run.stream?.send({ type: 'LAUNCH', launch: { task: mesosTaskInfo(run.frameworkId, this.agentId(), task.spec) } });
+  /** Tasks to the executor: LAUNCH for each on its own, one LAUNCH_GROUP (Mesos's TaskGroupInfo) for each group. */
+  deliver(run: ExecutorRun, tasks: ExecutorTask[]): void {
+    const info = (t: ExecutorTask) => mesosTaskInfo(run.frameworkId, this.agentId(), t.spec);
+    const groups = new Map<string, ExecutorTask[]>();
+    for (const task of tasks) {
+      task.delivered = true;
+      if (task.group) groups.set(task.group, [...(groups.get(task.group) ?? []), task]);
+      else run.stream?.send({ type: 'LAUNCH', launch: { task: info(task) } });
+    }
+    for (const group of groups.values())
+      run.stream?.send({ type: 'LAUNCH_GROUP', launch_group: { task_group: { tasks: group.map(info) } } });
   }
 
   kill(run: ExecutorRun, taskId: string, gracePeriodSeconds?: number): void {
@@ -103,7 +113,10 @@ export class ExecutorProtocol {
         container_id: id(run.containerId),
       },
     });
-    for (const t of run.tasks.values()) if (!t.delivered && t.state === 'STAGING') this.deliver(run, t);
+    this.deliver(
+      run,
+      [...run.tasks.values()].filter((t) => !t.delivered && t.state === 'STAGING'),
+    );
     for (const u of updates) this.take(run, u.status);
     this.executors.tryCheckpoint(run);
     const beat = setInterval(() => (stream.closed ? clearInterval(beat) : stream.send({ type: 'HEARTBEAT' })), this.heartbeatMs);
@@ -156,8 +169,12 @@ export class ExecutorProtocol {
       this.acknowledged(run, taskId, uuid);
       return;
     }
-    const state = TaskState.parse(status.state.slice(5));
-    this.executors.recordUpdate(run, taskId, state, uuid, status.reason, status.message);
+    const { reason, message, data, healthy, labels } = status;
+    this.executors.recordUpdate(run, taskId, uuid, {
+      state: TaskState.parse(status.state.slice(5)),
+      ...withoutUndefined({ reason, message, data, healthy }),
+      ...(labels?.labels?.length ? { labels: labels.labels } : {}),
+    });
   }
 
   private agentId(): string {

@@ -4,7 +4,17 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import * as crypto from 'node:crypto';
-import type { ExecutorExited, ExecutorSpec, FrameworkMessage, ResourceEntry, TaskSpec, TaskState } from '@arbiter/contracts';
+import * as path from 'node:path';
+import type {
+  Command,
+  ExecutorExited,
+  ExecutorSpec,
+  FrameworkMessage,
+  ResourceEntry,
+  StatusUpdate,
+  TaskSpec,
+  TaskState,
+} from '@arbiter/contracts';
 import type { Container } from '../containerizer/isolators/isolator';
 import type { Containerizer } from '../containerizer/containerizer';
 import type { TaskCgroup } from '../containerizer/isolators/cgroups';
@@ -21,9 +31,14 @@ export interface ExecutorTask {
   spec: TaskSpec;
   state: TaskState;
   memLimitBytes?: number;
-  /** Handed to the executor (a LAUNCH event sent); false while queued for its subscription. */
+  /** Handed to the executor (a LAUNCH or LAUNCH_GROUP event sent); false while queued for its subscription. */
   delivered: boolean;
+  /** The task group it was launched in (LAUNCH_GROUP): handed over together with the group's others. */
+  group?: string;
 }
+
+/** A task's status as its executor reported it (UPDATE). */
+export type ExecutorStatus = Pick<StatusUpdate, 'state' | 'reason' | 'message' | 'data' | 'healthy' | 'labels'>;
 
 /** Where the events of a subscribed executor go. */
 export interface EventStream {
@@ -45,7 +60,7 @@ export interface ExecutorCheckpoint {
   gid?: number;
   cgroup?: TaskCgroup;
   sandbox: string;
-  tasks: Array<{ spec: TaskSpec; state: TaskState; memLimitBytes?: number; delivered: boolean }>;
+  tasks: Array<{ spec: TaskSpec; state: TaskState; memLimitBytes?: number; delivered: boolean; group?: string }>;
   startedAt: string;
 }
 
@@ -144,9 +159,23 @@ export function checkpointOf(run: ExecutorRun): ExecutorCheckpoint {
     gid: run.gid,
     cgroup: run.container.cgroup,
     sandbox: run.container.sandbox,
-    tasks: [...run.tasks.values()].map((t) => ({ spec: t.spec, state: t.state, memLimitBytes: t.memLimitBytes, delivered: t.delivered })),
+    tasks: [...run.tasks.values()].map((t) => ({
+      spec: t.spec,
+      state: t.state,
+      memLimitBytes: t.memLimitBytes,
+      delivered: t.delivered,
+      ...(t.group ? { group: t.group } : {}),
+    })),
     startedAt: run.startedAt,
   };
+}
+
+/** The default executor's program (task groups), from the agent's own package. */
+export const DEFAULT_EXECUTOR = path.resolve(__dirname, '..', '..', 'bin', 'default-executor.js');
+
+/** What runs the executor: its command, or for a DEFAULT executor the agent's default executor under this Node.js. */
+export function executorCommand(spec: ExecutorSpec): Command {
+  return spec.command ?? { value: process.execPath, arguments: [DEFAULT_EXECUTOR] };
 }
 
 /** A new executor, not started yet: its container in its own sandbox, a fresh credential. */
@@ -169,6 +198,23 @@ export function newRun(containerizer: Containerizer, frameworkId: string, spec: 
     timers: {},
     startedAt: new Date().toISOString(),
   };
+}
+
+/** An executor from its record after an agent restart; `pending`: the journal's unacknowledged updates (awaited again). */
+export function recoveredRun(
+  containerizer: Containerizer,
+  cp: ExecutorCheckpoint,
+  pending: Array<{ frameworkId: string; taskId: string; updateUuid: string }>,
+  terminal: (s: TaskState) => boolean,
+): ExecutorRun {
+  const run = newRun(containerizer, cp.frameworkId, cp.spec);
+  const { token, containerId, startTicks, user, uid, gid, startedAt } = cp;
+  Object.assign(run, { token, containerId, startTicks, user, uid, gid, startedAt });
+  run.container = { ...run.container, sandbox: cp.sandbox, pid: cp.pid, cgroup: cp.cgroup };
+  for (const t of cp.tasks) run.tasks.set(t.spec.taskId, { ...t });
+  run.container.limits = executorLimits(run, containerizer.pidsLimit, terminal);
+  for (const p of pending) if (p.frameworkId === run.frameworkId && run.tasks.has(p.taskId)) run.awaitingAck.set(p.updateUuid, p.taskId);
+  return run;
 }
 
 /** The executors' tasks for (re-)registration: unfinished, or ended with their end not acknowledged yet. */

@@ -4,9 +4,12 @@
  * subscribes in time. Its updates go through the agent's journal; when it exits its unfinished
  * tasks end TASK_FAILED and the control plane is told. The protocol side: executor-protocol.ts.
  */
+import * as crypto from 'node:crypto';
 import {
+  type ExecutorSpec,
   type FrameworkMessage,
   isTerminalTaskState,
+  type LaunchGroup,
   type LaunchTask,
   type RunningExecutorReport,
   type TaskState,
@@ -19,11 +22,15 @@ import {
   type ExecutorHooks,
   type ExecutorOptions,
   type EventStream,
+  executorCommand,
   executorKey,
   executorLimits,
   type ExecutorRun,
+  type ExecutorStatus,
+  type ExecutorTask,
   liveTasks,
   newRun,
+  recoveredRun,
 } from './executor-run';
 import { ExecutorProtocol } from './executor-protocol';
 import { allWithin, endOf, LaunchFailure } from './task';
@@ -84,23 +91,36 @@ export class Executors {
   launch(msg: LaunchTask): void {
     const spec = msg.task.executor;
     if (!spec) throw new Error('the task names no executor');
-    let run = this.find(msg.frameworkId, spec.executorId);
+    this.enqueue(msg.frameworkId, spec, [{ spec: msg.task, state: 'STAGING', memLimitBytes: msg.memLimitBytes, delivered: false }]);
+  }
+
+  /** A task group (LAUNCH_GROUP) for a DEFAULT executor: its tasks are handed over together. */
+  launchGroup(msg: LaunchGroup): void {
+    const group = crypto.randomUUID();
+    this.enqueue(
+      msg.frameworkId,
+      msg.executor,
+      msg.tasks.map((spec) => ({ spec, state: 'STAGING', delivered: false, group })),
+    );
+  }
+
+  private enqueue(frameworkId: string, spec: ExecutorSpec, tasks: ExecutorTask[]): void {
+    let run = this.find(frameworkId, spec.executorId);
     if (run?.state === 'TERMINATING') {
       const [reason, message] = ['REASON_EXECUTOR_TERMINATED', 'its executor is shutting down'];
-      this.hooks.report({ frameworkId: msg.frameworkId, taskId: msg.task.taskId, state: 'FAILED', reason, message });
+      for (const t of tasks) this.hooks.report({ frameworkId, taskId: t.spec.taskId, state: 'FAILED', reason, message });
       return;
     }
-    const task = { spec: msg.task, state: 'STAGING' as TaskState, memLimitBytes: msg.memLimitBytes, delivered: false };
-    if (run) {
-      run.tasks.set(msg.task.taskId, task);
+    const fresh = !run;
+    run ??= newRun(this.containerizer, frameworkId, spec);
+    for (const t of tasks) run.tasks.set(t.spec.taskId, t);
+    if (!fresh) {
       this.resize(run);
-      if (run.state === 'RUNNING' && run.stream) this.protocol.deliver(run, task);
+      if (run.state === 'RUNNING' && run.stream) this.protocol.deliver(run, tasks);
       this.tryCheckpoint(run);
       return;
     }
-    run = newRun(this.containerizer, msg.frameworkId, spec);
-    run.tasks.set(msg.task.taskId, task);
-    this.runs.set(executorKey(msg.frameworkId, spec.executorId), run);
+    this.runs.set(executorKey(frameworkId, spec.executorId), run);
     try {
       this.start(run);
     } catch (e) {
@@ -121,7 +141,7 @@ export class Executors {
     const spec = {
       taskId: run.spec.executorId,
       name: run.spec.name ?? run.spec.executorId,
-      command: run.spec.command,
+      command: executorCommand(run.spec),
       env: { ...run.spec.env, ...this.protocol.environment(run) },
       resources: run.spec.resources,
     };
@@ -145,12 +165,8 @@ export class Executors {
       this.tryCheckpoint(run);
     });
     child.once('exit', (code, signal) => this.terminated(run, code, signal));
-    this.awaitSubscription(
-      run,
-      this.options.registrationTimeoutMs ?? 60_000,
-      'REASON_EXECUTOR_REGISTRATION_TIMEOUT',
-      'did not subscribe within',
-    );
+    const ms = this.options.registrationTimeoutMs ?? 60_000;
+    this.awaitSubscription(run, ms, 'REASON_EXECUTOR_REGISTRATION_TIMEOUT', 'did not subscribe within');
   }
 
   /** Killed unless it subscribes within `ms` (after a launch: registration; after a restart: recovery). */
@@ -220,19 +236,13 @@ export class Executors {
   }
 
   /** A status update from the executor, journaled; the task's state follows it. */
-  recordUpdate(run: ExecutorRun, taskId: string, state: TaskState, updateUuid: string, reason?: string, message?: string): void {
+  recordUpdate(run: ExecutorRun, taskId: string, updateUuid: string, status: ExecutorStatus): void {
     const task = run.tasks.get(taskId);
     if (!task) return;
+    const { state, reason, message, ...fromExecutor } = status;
     task.state = state;
     run.awaitingAck.set(updateUuid, taskId);
-    this.hooks.report({
-      frameworkId: run.frameworkId,
-      taskId,
-      state,
-      updateUuid,
-      ...(reason ? { reason } : {}),
-      ...(message ? { message } : {}),
-    });
+    this.hooks.report({ frameworkId: run.frameworkId, taskId, state, updateUuid, reason, message, fromExecutor });
     if (terminal(state)) this.resize(run);
     this.tryCheckpoint(run);
   }
@@ -267,21 +277,7 @@ export class Executors {
    */
   recover(pending: Array<{ frameworkId: string; taskId: string; updateUuid: string }>): void {
     for (const cp of this.checkpoints.readAll()) {
-      const run = newRun(this.containerizer, cp.frameworkId, cp.spec);
-      Object.assign(run, {
-        token: cp.token,
-        containerId: cp.containerId,
-        startTicks: cp.startTicks,
-        user: cp.user,
-        uid: cp.uid,
-        gid: cp.gid,
-        startedAt: cp.startedAt,
-      });
-      run.container = { ...run.container, sandbox: cp.sandbox, pid: cp.pid, cgroup: cp.cgroup };
-      for (const t of cp.tasks) run.tasks.set(t.spec.taskId, { ...t });
-      run.container.limits = executorLimits(run, this.containerizer.pidsLimit, terminal);
-      for (const p of pending)
-        if (p.frameworkId === run.frameworkId && run.tasks.has(p.taskId)) run.awaitingAck.set(p.updateUuid, p.taskId);
+      const run = recoveredRun(this.containerizer, cp, pending, terminal);
       this.runs.set(executorKey(run.frameworkId, run.spec.executorId), run);
       if (cp.pid && cp.startTicks !== undefined && processStartTicks(cp.pid) === cp.startTicks) {
         this.watch(run);

@@ -1,6 +1,6 @@
 /** A task as the executors keep it: its checkpointed record, its container, and how it is ending. */
 import type { ChildProcess } from 'node:child_process';
-import type { TaskSpec, TaskState } from '@arbiter/contracts';
+import type { StatusUpdate, TaskSpec, TaskState } from '@arbiter/contracts';
 import type { Container, ContainerLimits } from '../containerizer/isolators/isolator';
 import type { Checkpoint } from './checkpoints';
 
@@ -12,6 +12,8 @@ export interface TaskEvent {
   message?: string;
   /** The update's id when its sender chose it (an executor's TaskStatus.uuid); else a new one. */
   updateUuid?: string;
+  /** An executor's update (SOURCE_EXECUTOR) and what it carried beside its state. */
+  fromExecutor?: Pick<StatusUpdate, 'data' | 'healthy' | 'labels'>;
 }
 
 export interface RunningTask extends Omit<Checkpoint, 'pid' | 'cgroup' | 'sandbox'> {

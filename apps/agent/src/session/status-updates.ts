@@ -96,7 +96,8 @@ export class StatusUpdates {
       ...(e.reason ? { reason: e.reason } : {}),
       ...(e.message ? { message: e.message } : {}),
       timestamp: new Date().toISOString(),
-      source: 'SOURCE_AGENT',
+      source: e.fromExecutor ? 'SOURCE_EXECUTOR' : 'SOURCE_AGENT',
+      ...e.fromExecutor,
     };
     let durable = true;
     try {

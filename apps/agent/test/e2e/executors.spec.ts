@@ -5,21 +5,20 @@
  * when it speaks for another executor.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ExecutorSpec, LaunchTask } from '@arbiter/contracts';
 import { until as untilWithin } from '@arbiter/test-support';
 import type { Agent, AgentOptions } from '../../src/agent';
-import { FakeControlPlane } from '../support/fake-control-plane';
-import { stopAgents, testAgent } from '../support/test-agents';
+import type { FakeControlPlane } from '../support/fake-control-plane';
+import { executorBed } from '../support/executor-bed';
 import { post } from '../support/executor-calls';
 
 const until = (check: () => boolean, what = 'the executor condition') => untilWithin(check, 20_000, what);
 const FIXTURE = path.join(__dirname, 'fixtures', 'http-executor.js');
 const PROTO_DIR = path.resolve(__dirname, '../../src/executors/api');
+const MESOS_PROTO_DIR = path.dirname(require.resolve('@arbiter/contracts/proto/mesos-v1.proto'));
 const PROTOBUFJS = require.resolve('protobufjs', { paths: [PROTO_DIR] });
 const MESOS_FRAMEWORK = path.dirname(require.resolve('mesos-framework/package.json'));
-const TEST_ROOT = process.getuid?.() === 0 ? '/var/tmp' : os.tmpdir();
 interface Subscribed {
   executor_info: { executor_id: unknown };
   framework_info: { id: unknown };
@@ -32,7 +31,7 @@ const executorSpec = (executorId: string, mode: 'json' | 'protobuf' = 'json', ex
   executorId,
   type: 'CUSTOM',
   command: { value: process.execPath, arguments: [FIXTURE, mode] },
-  env: { TEST_PROTOBUFJS: PROTOBUFJS, TEST_PROTO_DIR: PROTO_DIR },
+  env: { TEST_PROTOBUFJS: PROTOBUFJS, TEST_PROTO_DIR: PROTO_DIR, TEST_MESOS_PROTO_DIR: MESOS_PROTO_DIR },
   resources: [
     { name: 'cpus', value: 0.1 },
     { name: 'mem', value: 128 },
@@ -46,17 +45,10 @@ const taskOn = (executor: ExecutorSpec, taskId: string, data?: string, framework
 });
 
 describe('executors (real processes)', () => {
-  let dir: string;
+  const bed = executorBed('arbiter-executors-');
   let cp: FakeControlPlane;
-  const agents: Agent[] = [];
-  const agentOn = async (extra: Partial<AgentOptions> = {}) => {
-    const agent = testAgent(cp, path.join(dir, 'work'), extra);
-    agents.push(agent);
-    agent.start();
-    await agent.listening;
-    await until(() => cp.registered, 'the agent registers');
-    return agent;
-  };
+  beforeEach(() => (cp = bed.cp));
+  const agentOn = (extra: Partial<AgentOptions> = {}) => bed.agentOn(extra);
   const events = (agent: Agent, frameworkId: string, executorId: string) => {
     const run = agent.executors.find(frameworkId, executorId);
     const file = run ? path.join(run.container.sandbox, 'events.log') : '';
@@ -69,18 +61,6 @@ describe('executors (real processes)', () => {
       : [];
   };
   const count = (agent: Agent, fw: string, ex: string, event: string) => events(agent, fw, ex).filter((e) => e.event === event).length;
-
-  beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(TEST_ROOT, 'arbiter-executors-'));
-    fs.chmodSync(dir, 0o711);
-    cp = await FakeControlPlane.start();
-  });
-  afterEach(async () => {
-    for (const a of agents) await a.executors.killAll();
-    await stopAgents(agents);
-    await cp.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
 
   it('runs three tasks in one executor process (JSON): launches, updates, acknowledgements, a kill, and the Mesos environment', async () => {
     const agent = await agentOn();
@@ -143,6 +123,17 @@ describe('executors (real processes)', () => {
     await until(() => cp.executorMessages.length === 1, 'the echo');
     expect(cp.executorMessages[0]).toEqual({ frameworkId: 'fw', executorId: 'pb', data: b64('echo:hello') });
     expect(await cp.call('frameworkMessage', { frameworkId: 'fw', executorId: 'nope', data: b64('x') })).toMatchObject({ ok: false });
+    // An update's data, health and labels reach the control plane, marked as the executor's.
+    cp.launch(taskOn(e1, 'p3', 'rich'));
+    await until(() => cp.states('p3').includes('RUNNING'));
+    expect(cp.last('p3')).toMatchObject({
+      source: 'SOURCE_EXECUTOR',
+      data: b64('state'),
+      healthy: true,
+      labels: [{ key: 'phase', value: 'warm' }],
+    });
+    expect(cp.last('p1')).toMatchObject({ source: 'SOURCE_EXECUTOR' });
+    expect(cp.last('p1')).not.toHaveProperty('data');
   });
 
   it('SHUTDOWN: the executor ends its tasks and exits; one that does not is killed after its grace period', async () => {
@@ -214,7 +205,7 @@ describe('executors (real processes)', () => {
     await until(() => count(first, 'fw', 'e1', 'ACKNOWLEDGED') === 2, 'acknowledgements');
     const pid = first.executors.find('fw', 'e1')?.container.pid;
     await first.stop();
-    agents.splice(agents.indexOf(first), 1);
+    bed.forget(first);
     const registrations = cp.registrations.length;
     const second = await agentOn({ executors: { subscriptionBackoffMaxMs: 200 } });
     await until(() => cp.registrations.length > registrations, 'registered again');
@@ -236,7 +227,7 @@ describe('executors (real processes)', () => {
     await until(() => cp.states('g1').includes('RUNNING') && first.executors.find('fw', 'mute')?.container.pid !== undefined);
     const gone = first.executors.find('fw', 'gone')?.container.pid ?? 0;
     await first.stop();
-    agents.splice(agents.indexOf(first), 1);
+    bed.forget(first);
     process.kill(gone, 'SIGKILL');
     await until(
       () => !fs.existsSync(`/proc/${gone}`) || fs.readFileSync(`/proc/${gone}/stat`, 'utf8').includes(') Z'),

@@ -107,6 +107,9 @@ export function mesosStatus(s: StatusUpdate): Record<string, unknown> {
     agent_id: { value: s.agentId },
     timestamp: TIME(s.timestamp),
     ...(reconciliation ? {} : { uuid: uuidToMesosBytes(s.updateUuid) }),
+    ...(s.data ? { data: s.data } : {}),
+    ...(s.healthy !== undefined ? { healthy: s.healthy } : {}),
+    ...(s.labels ? { labels: { labels: s.labels } } : {}),
   };
 }
 

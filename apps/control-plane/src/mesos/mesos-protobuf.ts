@@ -1,6 +1,6 @@
 /**
  * The application/x-protobuf encoding of Mesos's scheduler API: calls decoded and events encoded
- * with protobufjs from the schema in mesos-v1.proto and mesos-v1-scheduler.proto (Mesos's
+ * with protobufjs from the schema in libs/contracts/proto/mesos-v1.proto and mesos-v1-scheduler.proto (Mesos's
  * messages and field numbers). A decoded call becomes the same plain object as its JSON form
  * (snake_case fields, enums by name, bytes as base64, int64 as numbers), so one schema checks
  * both encodings.
@@ -13,13 +13,17 @@ import type { MesosEncoding } from './mesos-encoding';
 
 export const PROTOBUF_TYPE = 'application/x-protobuf';
 
+/** Mesos's messages that both of Arbiter's Mesos APIs use (libs/contracts/proto). */
+const MESOS_V1_PROTO = require.resolve('@arbiter/contracts/proto/mesos-v1.proto');
+
 let types: { call: protobuf.Type; event: protobuf.Type } | undefined;
 
-/** The Call and Event types, loaded once from the .proto files beside this one. */
+/** The Call and Event types, loaded once from mesos-v1-scheduler.proto beside this file and Mesos's shared messages. */
 export function mesosTypes(): { call: protobuf.Type; event: protobuf.Type } {
   if (!types) {
     const root = new protobuf.Root();
-    root.resolvePath = (_origin, target) => path.join(__dirname, path.basename(target));
+    root.resolvePath = (_origin, target) =>
+      path.basename(target) === 'mesos-v1.proto' ? MESOS_V1_PROTO : path.join(__dirname, path.basename(target));
     root.loadSync(['mesos-v1-scheduler.proto'], { keepCase: true });
     root.resolveAll();
     types = { call: root.lookupType('mesos.v1.scheduler.Call'), event: root.lookupType('mesos.v1.scheduler.Event') };

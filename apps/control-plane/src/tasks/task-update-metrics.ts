@@ -19,7 +19,7 @@ export function countUpdates(
     if (!fresh.has(update.updateUuid)) continue;
     metrics.statusUpdates.inc({ source: update.source });
     const at = Date.parse(update.timestamp);
-    if (update.source === 'SOURCE_AGENT' && Number.isFinite(at)) metrics.statusUpdateLag.observe(Math.max(0, now - at) / 1000);
+    if (update.source !== 'SOURCE_MASTER' && Number.isFinite(at)) metrics.statusUpdateLag.observe(Math.max(0, now - at) / 1000);
     const state = TaskState[update.state];
     if (moved.get(task.id) === state && isTerminalTaskState(state)) metrics.taskEnds.inc({ state, reason: update.reason ?? 'none' });
   }

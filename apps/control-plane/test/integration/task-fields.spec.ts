@@ -92,6 +92,8 @@ const FIELDS = {
   },
   kill_policy: { grace_period: { nanoseconds: 2_500_000_000 } },
 };
+/** What an executor's status carries beside its state (passed on, not stored). */
+const FROM_EXECUTOR = { source: 'SOURCE_EXECUTOR' as const, data: DATA, healthy: false, labels: [{ key: 'phase', value: 'warm' }] };
 /** The same fields in Arbiter's terms. */
 const LABELS = [{ key: 'team', value: 'ml' }, { key: 'canary' }];
 const DISCOVERY = {
@@ -169,8 +171,16 @@ it.each([['JSON', false] as const, ['protobuf', true] as const])(
     const state = (await cp.request('GET', '/master/state')).body as { frameworks: Array<{ tasks: Array<Record<string, unknown>> }> };
     expect(state.frameworks[0].tasks.find((x) => x.id === 'with-fields')).toMatchObject(mesosTask);
 
-    // A KILL without a grace period uses the task's kill policy; one with it, its own; else 5 s.
     await until(() => updates(c).filter((s) => s.state === 'TASK_RUNNING').length === 3);
+    // An executor's status reaches the framework with its data, health and labels, as Mesos's TaskStatus.
+    await a.status(a.launches[2].frameworkId, 'plain', 'RUNNING', undefined, FROM_EXECUTOR);
+    await until(() => updates(c).filter((s) => s.task_id.value === 'plain').length === 3);
+    const plain = updates(c).filter((s) => s.task_id.value === 'plain') as unknown as Array<Record<string, unknown>>;
+    expect(plain.map((s) => s.source)).toEqual(['SOURCE_AGENT', 'SOURCE_AGENT', 'SOURCE_EXECUTOR']);
+    expect(plain[1]).not.toHaveProperty('data');
+    expect(plain[2]).toMatchObject({ data: DATA, healthy: false, labels: { labels: [{ key: 'phase', value: 'warm' }] } });
+
+    // A KILL without a grace period uses the task's kill policy; one with it, its own; else 5 s.
     for (const [id, policy] of [
       ['with-fields', undefined],
       ['overridden', 250_000_000],
@@ -241,6 +251,10 @@ it('passes the SDK TaskSpec fields alike, and refuses malformed ones with INVALI
   await expect(sdk.s.launch(offer, [task])).resolves.toEqual({ launched: ['sdk-1'] });
   await until(() => a.launches.length === 1);
   expect(a.launches[0].task).toMatchObject({ labels: task.labels, discovery: task.discovery, data: DATA, maxCompletionTimeSeconds: 30 });
+  await until(() => sdk.states('sdk-1').includes('RUNNING'));
+  await a.status(a.launches[0].frameworkId, 'sdk-1', 'RUNNING', undefined, FROM_EXECUTOR);
+  await until(() => sdk.states('sdk-1').length === 3);
+  expect(sdk.updates.at(-1)).toMatchObject(FROM_EXECUTOR);
   const listed = (await cp.request('GET', '/api/v1/tasks')).body as { items: Array<Record<string, unknown>> };
   expect(listed.items).toEqual([expect.objectContaining({ taskId: 'sdk-1', labels: task.labels, discovery: task.discovery })]);
   await sdk.s.kill('sdk-1');

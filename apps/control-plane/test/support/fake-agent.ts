@@ -112,7 +112,13 @@ export class ProtocolAgent {
     return reply.agentId;
   }
 
-  async status(frameworkId: string, taskId: string, state: TaskState, reason?: string): Promise<StatusUpdate> {
+  async status(
+    frameworkId: string,
+    taskId: string,
+    state: TaskState,
+    reason?: string,
+    extra: Partial<Pick<StatusUpdate, 'source' | 'data' | 'healthy' | 'labels'>> = {},
+  ): Promise<StatusUpdate> {
     const task = this.tasks.get(taskId);
     if (task) task.state = state;
     const update: StatusUpdate = {
@@ -124,6 +130,7 @@ export class ProtocolAgent {
       ...(reason ? { reason } : {}),
       timestamp: new Date().toISOString(),
       source: 'SOURCE_AGENT',
+      ...extra,
     };
     const reply = (await this.socket.emitWithAck('status', update)) as Reply;
     if (!reply.ok) throw new Error(reply.error.message);

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { withoutNulls } from '@arbiter/contracts';
 import { mesosExecutorInfo, mesosTaskInfo } from './mesos-info';
-import { decodeCall, encodeEvent, JSON_TYPE, PROTOBUF_TYPE, RecordReader, uuidBytes, uuidOf, WireError } from './wire';
+import { decodeCall, decodeEvent, encodeEvent, JSON_TYPE, PROTOBUF_TYPE, RecordReader, uuidBytes, uuidOf, WireError } from './wire';
 
 interface V5Message {
   encode(): { toBuffer(): Buffer };
@@ -48,6 +48,26 @@ describe('executor API wire', () => {
     const call = decodeCall(PROTOBUF_TYPE, bytes);
     expect(call).toMatchObject({ ...ids, type: 'UPDATE', update: { status } });
     expect(uuidOf(call.update?.status.uuid ?? '')).toBe(uuid);
+  });
+
+  it("decodes an UPDATE's data, health and labels (Mesos's TaskStatus fields)", () => {
+    const extra = { data: Buffer.from('state').toString('base64'), healthy: true, labels: { labels: [{ key: 'phase', value: 'warm' }] } };
+    const status = { task_id: { value: 't1' }, state: 'TASK_RUNNING', source: 'SOURCE_EXECUTOR', uuid: uuidBytes(uuid), ...extra };
+    const bytes = new MesosCall({ ...ids, type: 'UPDATE', update: { status } }).encode().toBuffer();
+    expect(decodeCall(PROTOBUF_TYPE, bytes).update?.status).toMatchObject(extra);
+  });
+
+  it('encodes LAUNCH_GROUP with the TaskGroupInfo, in protobuf as in JSON', () => {
+    const second = { ...task, taskId: 't2', name: 'two', executor: undefined };
+    const event = {
+      type: 'LAUNCH_GROUP',
+      launch_group: { task_group: { tasks: [mesosTaskInfo('fw', 'agent-1', task), mesosTaskInfo('fw', 'agent-1', second)] } },
+    };
+    const [pb] = new RecordReader().push(encodeEvent(PROTOBUF_TYPE, event));
+    const [json] = new RecordReader().push(encodeEvent(JSON_TYPE, event));
+    const decoded = decodeEvent(PROTOBUF_TYPE, pb) as { launch_group: { task_group: { tasks: Array<Record<string, unknown>> } } };
+    expect(decoded).toMatchObject(decodeEvent(JSON_TYPE, json));
+    expect(decoded.launch_group.task_group.tasks.map((t) => t.task_id)).toEqual([{ value: 't1' }, { value: 't2' }]);
   });
 
   it('encodes events Mesos reads the same: LAUNCH with the TaskInfo, KILL, ACKNOWLEDGED, MESSAGE', () => {

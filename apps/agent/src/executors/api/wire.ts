@@ -6,20 +6,24 @@
  */
 import * as path from 'node:path';
 import * as protobuf from 'protobufjs';
-import { withoutNulls } from '@arbiter/contracts';
+import { Labels, withoutNulls } from '@arbiter/contracts';
 import { z } from 'zod';
 
 export const JSON_TYPE = 'application/json';
 export const PROTOBUF_TYPE = 'application/x-protobuf';
 export type MediaType = typeof JSON_TYPE | typeof PROTOBUF_TYPE;
 
+/** Mesos's messages that both of Arbiter's Mesos APIs use (libs/contracts/proto). */
+const MESOS_V1_PROTO = require.resolve('@arbiter/contracts/proto/mesos-v1.proto');
+
 let types: { call: protobuf.Type; event: protobuf.Type } | undefined;
 
-/** The Call and Event types, loaded once from the .proto files beside this one. */
+/** The Call and Event types, loaded once from mesos-v1-executor.proto beside this file and Mesos's shared messages. */
 function executorTypes(): { call: protobuf.Type; event: protobuf.Type } {
   if (!types) {
     const root = new protobuf.Root();
-    root.resolvePath = (_origin, target) => path.join(__dirname, path.basename(target));
+    root.resolvePath = (_origin, target) =>
+      path.basename(target) === 'mesos-v1.proto' ? MESOS_V1_PROTO : path.join(__dirname, path.basename(target));
     root.loadSync(['mesos-v1-executor.proto'], { keepCase: true });
     root.resolveAll();
     types = { call: root.lookupType('mesos.v1.executor.Call'), event: root.lookupType('mesos.v1.executor.Event') };
@@ -44,6 +48,7 @@ export const WireStatus = z.looseObject({
   timestamp: z.number().optional(),
   uuid: z.base64().optional(),
   healthy: z.boolean().optional(),
+  labels: z.looseObject({ labels: Labels.optional() }).optional(),
 });
 export type WireStatus = z.infer<typeof WireStatus>;
 
