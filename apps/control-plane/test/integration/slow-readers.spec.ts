@@ -10,8 +10,11 @@ import { io } from 'socket.io-client';
 import { ManualClock } from '../../src/kernel/manual-clock';
 import { DRAIN_TIMEOUT_MS, Outbound } from '../../src/kernel/outbound';
 import { ClusterState } from '../../src/master/cluster-state';
-import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';
+import { ADMIN_TOKEN, STARTUP_TIMEOUT_MS, startTestControlPlane, type TestControlPlane } from '../support/app';
 import { defined, until } from '../support/until';
+
+// A control plane to start and stop, and a large message to read: bounds about the machine.
+jest.setTimeout(STARTUP_TIMEOUT_MS);
 
 let t: TestControlPlane | undefined;
 const closers: Array<() => void> = [];
@@ -42,7 +45,9 @@ it('holds back the answers of a reconciliation for a framework socket that stops
   // It stops reading, and asks about 100,000 tasks (some 30 MB of answers).
   (socket.io.engine.transport as unknown as { ws: { _socket: NetSocket } }).ws._socket.pause();
   socket.emit('reconcile', { tasks: Array.from({ length: 100_000 }, (_, i) => ({ taskId: `task-${i}` })) });
-  await until(() => (outbound.queued(id) ?? 0) > outbound.lowWater);
+  // Reading and checking 100,000 ids is seconds of CPU, which a loaded machine stretches far
+  // (this waits on the machine; the product's timers below run on the manual clock).
+  await until(() => (outbound.queued(id) ?? 0) > outbound.lowWater, 60_000, 'the answers queued past the low-water mark');
   // However long it hangs (short of the drain timeout), little more than a chunk of answers waits.
   const bound = outbound.lowWater + 100 * 1024;
   await never(
