@@ -26,7 +26,10 @@ afterEach(async () => {
 
 it('holds back the answers of a reconciliation for a framework socket that stops reading, then cuts it off and frees them', async () => {
   const clock = new ManualClock();
-  t = await startTestControlPlane({ clock });
+  // socket.io's heartbeat runs in real time, and a reader that stopped reading cannot answer
+  // it: one long enough that only the drain timeout, on the manual clock, can end the connection
+  // (however long the machine takes over the 100,000 ids).
+  t = await startTestControlPlane({ clock, config: { pingInterval: 600, pingTimeout: 600 } });
   const outbound = t.cp.app.get(Outbound);
   const state = t.cp.app.get(ClusterState);
   const socket = io(`${t.cp.url}/frameworks`, {
