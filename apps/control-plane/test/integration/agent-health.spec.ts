@@ -23,8 +23,10 @@ describe('agent health', () => {
 
   beforeAll(async () => {
     db = await freshDatabase();
-    leader = await startTestControlPlane({ databaseUrl: db.url });
-    standby = await startTestControlPlane({ databaseUrl: db.url });
+    // Two replicas start in this process, and the second's start holds the event loop for seconds
+    // on a loaded machine: a lease that such a stall cannot expire (these tests are not about it).
+    leader = await startTestControlPlane({ databaseUrl: db.url, config: { leaderLease: 30 } });
+    standby = await startTestControlPlane({ databaseUrl: db.url, config: { leaderLease: 30 } });
   }, STARTUP_TIMEOUT_MS);
 
   afterAll(async () => {

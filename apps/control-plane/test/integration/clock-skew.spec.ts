@@ -29,8 +29,11 @@ describe('clock skew between replicas', () => {
 
   beforeAll(async () => {
     db = await freshDatabase();
-    leader = await startTestControlPlane({ databaseUrl: db.url, config: { allocationInterval: 0.1 }, clock: new HourBehindClock() });
-    standby = await startTestControlPlane({ databaseUrl: db.url, config: { allocationInterval: 0.1 } });
+    // Two replicas start in this process, and the second's start holds the event loop for seconds
+    // on a loaded machine: a lease that such a stall cannot expire (these tests are not about it).
+    const config = { allocationInterval: 0.1, leaderLease: 30 };
+    leader = await startTestControlPlane({ databaseUrl: db.url, config, clock: new HourBehindClock() });
+    standby = await startTestControlPlane({ databaseUrl: db.url, config });
   }, STARTUP_TIMEOUT_MS);
 
   afterAll(async () => {
