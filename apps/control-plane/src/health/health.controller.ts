@@ -9,7 +9,7 @@ import { Leadership } from '../leadership/leadership.service';
 import { Metrics } from './metrics';
 
 /** `/health` answers within a second whatever the database does: a ping slower than this is a 503. */
-const HEALTH_PING_TIMEOUT_MS = 500;
+export const HEALTH_PING_TIMEOUT_MS = 500;
 
 class HealthDto {
   @ApiProperty({ enum: ['ok', 'degraded'] }) status!: 'ok' | 'degraded';

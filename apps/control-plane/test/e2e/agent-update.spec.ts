@@ -12,7 +12,7 @@ import { Resources } from '@arbiter/allocator';
 import { PROTOCOL_ERRORS, type ResourceEntry } from '@arbiter/contracts';
 import pino from 'pino';
 import { AgentSessions } from '../../src/agent-lifecycle/agent-sessions.handler';
-import { startTestControlPlane, type TestControlPlane } from '../support/app';
+import { closeStarted, STARTUP_TIMEOUT_MS, startTestControlPlane, type TestControlPlane } from '../support/app';
 import { ok } from '../support/client';
 import { AgentProcess } from '../support/process';
 import { Recorder } from '../support/recorder';
@@ -23,14 +23,14 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-agent-update-test-'))
 fs.chmodSync(dir, 0o711);
 const closers: Array<() => unknown> = [];
 
-beforeAll(async () => (t = await startTestControlPlane({ config: { allocationInterval: 0.1 } })));
+beforeAll(async () => (t = await startTestControlPlane({ config: { allocationInterval: 0.1 } })), STARTUP_TIMEOUT_MS);
 afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
 });
 afterAll(async () => {
-  await t.close();
+  await closeStarted(t);
   fs.rmSync(dir, { recursive: true, force: true });
-});
+}, STARTUP_TIMEOUT_MS);
 
 const startAgent = async (hostname: string, resources: Record<string, number>) => {
   const agent = new Agent({
@@ -120,24 +120,30 @@ it('refuses a total that cannot hold the agent reservations, and changes nothing
   expect(audit.items).toHaveLength(0);
 });
 
-it('re-reads --resources-file on SIGHUP: the control plane has the new total without the agent registering again', async () => {
-  const file = path.join(dir, 'resources.txt');
-  fs.writeFileSync(file, 'cpus:1;mem:512\n');
-  const proc = new AgentProcess('sighup-host', path.join(dir, 'sighup'), file, '--resources-file');
-  closers.push(() => proc.stop());
-  proc.start(t.cp.url, await t.cp.issueServiceToken('sighup-principal'));
-  const id = async () => {
-    const page = await ok(t.client.GET('/api/v1/agents', { params: { query: { hostname: 'sighup-host' } } }));
-    return page.items.find((a) => a.hostname === 'sighup-host')?.id;
-  };
-  await until(async () => (await id()) !== undefined, 20_000, 'the agent registered');
-  const agentId = (await id()) ?? '';
-  fs.writeFileSync(file, 'cpus:3;mem:2048;ports:[31000-31009]\n');
-  proc.child?.kill('SIGHUP');
-  await until(async () => (await totalOf(agentId)).get('cpus') === 3, 20_000, 'the new total');
-  const total = await totalOf(agentId);
-  expect(total.get('mem')).toBe(2048);
-  expect(total.toString()).toContain('ports:[31000-31009]');
-  expect(proc.log.match(/"msg":"registered"/g)).toHaveLength(1);
-  expect(proc.child?.exitCode).toBeNull();
-});
+it(
+  're-reads --resources-file on SIGHUP: the control plane has the new total without the agent registering again',
+  async () => {
+    const file = path.join(dir, 'resources.txt');
+    fs.writeFileSync(file, 'cpus:1;mem:512\n');
+    const proc = new AgentProcess('sighup-host', path.join(dir, 'sighup'), file, '--resources-file');
+    closers.push(() => proc.stop());
+    proc.start(t.cp.url, await t.cp.issueServiceToken('sighup-principal'));
+    const id = async () => {
+      const page = await ok(t.client.GET('/api/v1/agents', { params: { query: { hostname: 'sighup-host' } } }));
+      return page.items.find((a) => a.hostname === 'sighup-host')?.id;
+    };
+    // The process compiles the CLI's sources as it starts: seconds of CPU a loaded machine
+    // stretches far. A bound about the machine, as for a control plane's process (60 s).
+    await until(async () => (await id()) !== undefined, 60_000, 'the agent registered');
+    const agentId = (await id()) ?? '';
+    fs.writeFileSync(file, 'cpus:3;mem:2048;ports:[31000-31009]\n');
+    proc.child?.kill('SIGHUP');
+    await until(async () => (await totalOf(agentId)).get('cpus') === 3, 'the new total');
+    const total = await totalOf(agentId);
+    expect(total.get('mem')).toBe(2048);
+    expect(total.toString()).toContain('ports:[31000-31009]');
+    expect(proc.log.match(/"msg":"registered"/g)).toHaveLength(1);
+    expect(proc.child?.exitCode).toBeNull();
+  },
+  STARTUP_TIMEOUT_MS,
+);

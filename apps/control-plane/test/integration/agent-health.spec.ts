@@ -4,7 +4,7 @@
  * and shows on the agent, on the leader and on a standby.
  */
 import type { AgentHealth, Reply } from '@arbiter/contracts';
-import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';
+import { ADMIN_TOKEN, STARTUP_TIMEOUT_MS, startTestControlPlane, stopStarted, type TestControlPlane } from '../support/app';
 import { ok } from '../support/client';
 import { ProtocolAgent } from '../support/fake-agent';
 import { freshDatabase } from '../support/postgres';
@@ -16,23 +16,24 @@ const RESERVE_IN_USE: AgentHealth = {
 };
 
 describe('agent health', () => {
-  let db: { url: string; drop: () => Promise<void> };
+  let db: { url: string; drop: () => Promise<void> } | undefined;
   let leader: TestControlPlane;
   let standby: TestControlPlane;
   const agents: ProtocolAgent[] = [];
 
   beforeAll(async () => {
     db = await freshDatabase();
-    leader = await startTestControlPlane({ databaseUrl: db.url });
-    standby = await startTestControlPlane({ databaseUrl: db.url });
-  });
+    // Two replicas start in this process, and the second's start holds the event loop for seconds
+    // on a loaded machine: a lease that such a stall cannot expire (these tests are not about it).
+    leader = await startTestControlPlane({ databaseUrl: db.url, config: { leaderLease: 30 } });
+    standby = await startTestControlPlane({ databaseUrl: db.url, config: { leaderLease: 30 } });
+  }, STARTUP_TIMEOUT_MS);
 
   afterAll(async () => {
     for (const a of agents) a.close();
-    await standby.stop();
-    await leader.stop();
-    await db.drop();
-  });
+    await stopStarted(standby, leader);
+    await db?.drop();
+  }, STARTUP_TIMEOUT_MS);
 
   const agentView = async (t: TestControlPlane, id: string) => ok(t.client.GET('/api/v1/agents/{id}', { params: { path: { id } } }));
   const heartbeat = (a: ProtocolAgent, msg: unknown) => a.socket.timeout(5_000).emitWithAck('heartbeat', msg) as Promise<Reply>;

@@ -5,7 +5,7 @@
  */
 import { Scheduler } from '@arbiter/scheduler-sdk';
 import { SystemClock } from '../../src/kernel/clock';
-import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';
+import { ADMIN_TOKEN, STARTUP_TIMEOUT_MS, startTestControlPlane, stopStarted, type TestControlPlane } from '../support/app';
 import { ok } from '../support/client';
 import { ProtocolAgent } from '../support/fake-agent';
 import { freshDatabase } from '../support/postgres';
@@ -21,7 +21,7 @@ class HourBehindClock extends SystemClock {
 }
 
 describe('clock skew between replicas', () => {
-  let db: { url: string; drop: () => Promise<void> };
+  let db: { url: string; drop: () => Promise<void> } | undefined;
   let leader: TestControlPlane;
   let standby: TestControlPlane;
   let agent: ProtocolAgent | undefined;
@@ -29,17 +29,19 @@ describe('clock skew between replicas', () => {
 
   beforeAll(async () => {
     db = await freshDatabase();
-    leader = await startTestControlPlane({ databaseUrl: db.url, config: { allocationInterval: 0.1 }, clock: new HourBehindClock() });
-    standby = await startTestControlPlane({ databaseUrl: db.url, config: { allocationInterval: 0.1 } });
-  });
+    // Two replicas start in this process, and the second's start holds the event loop for seconds
+    // on a loaded machine: a lease that such a stall cannot expire (these tests are not about it).
+    const config = { allocationInterval: 0.1, leaderLease: 30 };
+    leader = await startTestControlPlane({ databaseUrl: db.url, config, clock: new HourBehindClock() });
+    standby = await startTestControlPlane({ databaseUrl: db.url, config });
+  }, STARTUP_TIMEOUT_MS);
 
   afterAll(async () => {
     framework?.close();
     agent?.close();
-    await standby.stop();
-    await leader.stop();
-    await db.drop();
-  });
+    await stopStarted(standby, leader);
+    await db?.drop();
+  }, STARTUP_TIMEOUT_MS);
 
   it("a leader an hour behind raises no OFFERS_HELD on a standby, and its offers' and cycles' times are the database's", async () => {
     expect((await standby.request('GET', '/health')).body).toMatchObject({ role: 'standby' });

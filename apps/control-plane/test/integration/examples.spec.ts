@@ -1,12 +1,13 @@
 import { Resources } from '@arbiter/allocator';
 import { runBatch, runDrfDemo } from '@arbiter/examples';
-import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';
+import { ADMIN_TOKEN, closeStarted, STARTUP_TIMEOUT_MS, startTestControlPlane, type TestControlPlane } from '../support/app';
 import { ok } from '../support/client';
 import { ProtocolAgent } from '../support/fake-agent';
+import { defined } from '../support/until';
 
 describe('examples against the control plane', () => {
   let t: TestControlPlane;
-  let agent: ProtocolAgent;
+  let agent: ProtocolAgent | undefined;
   beforeEach(async () => {
     t = await startTestControlPlane({ config: { allocationInterval: 0.1 } });
     agent = new ProtocolAgent(t.cp.url, ADMIN_TOKEN, {
@@ -14,11 +15,12 @@ describe('examples against the control plane', () => {
       resources: Resources.fromScalars({ cpus: 9, mem: 18432 }).toJSON(),
     });
     await agent.register();
-  });
+  }, STARTUP_TIMEOUT_MS);
   afterEach(async () => {
-    agent.close();
-    await t.close();
-  });
+    agent?.close();
+    agent = undefined;
+    await closeStarted(t);
+  }, STARTUP_TIMEOUT_MS);
 
   it('drf-demo, run by a framework principal, settles at A 3 tasks, B 2, both at a dominant share of 2/3, as the control plane sees it', async () => {
     const token = await t.principal('drf-demo', 'FRAMEWORK');
@@ -37,7 +39,7 @@ describe('examples against the control plane', () => {
   });
 
   it('batch runs every command and reports each outcome', async () => {
-    agent.finishImmediately = true;
+    defined(agent).finishImmediately = true;
     const outcomes = await runBatch({
       master: t.cp.url,
       token: await t.principal('batch'),

@@ -9,7 +9,7 @@ import { AllocatorSync } from '../../src/cluster-sync/allocator-sync.handler';
 import { FENCED_ERROR_CODE } from '../../src/database/master-database';
 import { ClusterState } from '../../src/master/cluster-state';
 import { Leadership } from '../../src/leadership/leadership.service';
-import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';
+import { ADMIN_TOKEN, STARTUP_TIMEOUT_MS, startTestControlPlane, type TestControlPlane } from '../support/app';
 import { freshDatabase } from '../support/postgres';
 import { until } from '../support/until';
 
@@ -27,8 +27,12 @@ describe('leadership', () => {
   let first: TestControlPlane;
   let second: TestControlPlane;
   const started: TestControlPlane[] = [];
+  // These tests are not about the lease running out (leadership-faults.spec.ts is): a lease long
+  // enough that a replica starting in the same process (its start holds the event loop for a
+  // second or more on a loaded machine) cannot depose the leader by delaying its polls. A leader
+  // that stops resigns at once, so a standby still takes over within a poll.
   const start = async () => {
-    const t = await startTestControlPlane({ databaseUrl: db.url, config: { allocationInterval: 0.1, leaderLease: 4 } });
+    const t = await startTestControlPlane({ databaseUrl: db.url, config: { allocationInterval: 0.1, leaderLease: 30 } });
     started.push(t);
     return t;
   };
@@ -37,12 +41,12 @@ describe('leadership', () => {
     db = await freshDatabase();
     first = await start();
     second = await start();
-  });
+  }, STARTUP_TIMEOUT_MS);
 
   afterEach(async () => {
     for (const t of started.splice(0).reverse()) await t.stop().catch(() => undefined);
     await db.drop();
-  });
+  }, STARTUP_TIMEOUT_MS);
 
   it('elects one leader; the other replica is a standby that names it', async () => {
     const [a, b] = [await health(first), await health(second)];
@@ -85,30 +89,34 @@ describe('leadership', () => {
     scheduler.close();
   });
 
-  it('a standby takes over when the leader stops, and the old term is fenced', async () => {
-    await first.stop();
-    started.splice(started.indexOf(first), 1);
-    await until(async () => (await health(second)).role === 'leader', 10_000, 'the standby to lead');
-    expect(await health(second)).toMatchObject({ role: 'leader', epoch: 2 });
-    // A write made under the first term, as a deposed leader's late write would be.
-    const late = new Client({ connectionString: db.url, options: '-c arbiter.epoch=1' });
-    await late.connect();
-    try {
-      await expect(late.query(`UPDATE agents SET last_seen_at = now()`)).rejects.toMatchObject({ code: FENCED_ERROR_CODE });
-    } finally {
-      await late.end();
-    }
-    const current = new Client({ connectionString: db.url, options: '-c arbiter.epoch=2' });
-    await current.connect();
-    try {
-      await expect(current.query(`UPDATE agents SET last_seen_at = now()`)).resolves.toBeDefined();
-    } finally {
-      await current.end();
-    }
-    // A replica started now is a standby of the new leader.
-    const third = await start();
-    expect(await health(third)).toMatchObject({ role: 'standby', epoch: 2, leader: (await health(second)).leader });
-  });
+  it(
+    'a standby takes over when the leader stops, and the old term is fenced',
+    async () => {
+      await first.stop();
+      started.splice(started.indexOf(first), 1);
+      await until(async () => (await health(second)).role === 'leader', 10_000, 'the standby to lead');
+      expect(await health(second)).toMatchObject({ role: 'leader', epoch: 2 });
+      // A write made under the first term, as a deposed leader's late write would be.
+      const late = new Client({ connectionString: db.url, options: '-c arbiter.epoch=1' });
+      await late.connect();
+      try {
+        await expect(late.query(`UPDATE agents SET last_seen_at = now()`)).rejects.toMatchObject({ code: FENCED_ERROR_CODE });
+      } finally {
+        await late.end();
+      }
+      const current = new Client({ connectionString: db.url, options: '-c arbiter.epoch=2' });
+      await current.connect();
+      try {
+        await expect(current.query(`UPDATE agents SET last_seen_at = now()`)).resolves.toBeDefined();
+      } finally {
+        await current.end();
+      }
+      // A replica started now is a standby of the new leader.
+      const third = await start();
+      expect(await health(third)).toMatchObject({ role: 'standby', epoch: 2, leader: (await health(second)).leader });
+    },
+    STARTUP_TIMEOUT_MS,
+  );
 
   it('refuses agent and framework sessions on a standby with the leader named', async () => {
     const refused = new Scheduler({ master: second.cp.url, token: ADMIN_TOKEN, framework: { name: 'x', roles: ['web'] } });

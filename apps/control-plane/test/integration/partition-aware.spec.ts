@@ -7,7 +7,7 @@ import { Resources } from '@arbiter/allocator';
 import { ClusterState } from '../../src/master/cluster-state';
 import { Kernel } from '../../src/kernel/kernel';
 import { ManualClock } from '../../src/kernel/manual-clock';
-import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';
+import { ADMIN_TOKEN, closeStarted, STARTUP_TIMEOUT_MS, startTestControlPlane, type TestControlPlane } from '../support/app';
 import { ProtocolAgent } from '../support/fake-agent';
 import { Recorder } from '../support/recorder';
 import { defined, until } from '../support/until';
@@ -15,11 +15,14 @@ import { defined, until } from '../support/until';
 let t: TestControlPlane;
 const clock = new ManualClock();
 const closers: Array<() => void> = [];
-beforeAll(async () => (t = await startTestControlPlane({ clock, config: { allocationInterval: 0.1, agentTimeout: 5 } })));
+beforeAll(
+  async () => (t = await startTestControlPlane({ clock, config: { allocationInterval: 0.1, agentTimeout: 5 } })),
+  STARTUP_TIMEOUT_MS,
+);
 afterAll(async () => {
   for (const c of closers) c();
-  await t.close();
-});
+  await closeStarted(t);
+}, STARTUP_TIMEOUT_MS);
 
 const advance = async (ms: number) => {
   const state = t.cp.app.get(ClusterState);

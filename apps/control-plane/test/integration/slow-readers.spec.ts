@@ -10,8 +10,11 @@ import { io } from 'socket.io-client';
 import { ManualClock } from '../../src/kernel/manual-clock';
 import { DRAIN_TIMEOUT_MS, Outbound } from '../../src/kernel/outbound';
 import { ClusterState } from '../../src/master/cluster-state';
-import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';
+import { ADMIN_TOKEN, STARTUP_TIMEOUT_MS, startTestControlPlane, type TestControlPlane } from '../support/app';
 import { defined, until } from '../support/until';
+
+// A control plane to start and stop, and a large message to read: bounds about the machine.
+jest.setTimeout(STARTUP_TIMEOUT_MS);
 
 let t: TestControlPlane | undefined;
 const closers: Array<() => void> = [];
@@ -23,7 +26,10 @@ afterEach(async () => {
 
 it('holds back the answers of a reconciliation for a framework socket that stops reading, then cuts it off and frees them', async () => {
   const clock = new ManualClock();
-  t = await startTestControlPlane({ clock });
+  // socket.io's heartbeat runs in real time, and a reader that stopped reading cannot answer
+  // it: one long enough that only the drain timeout, on the manual clock, can end the connection
+  // (however long the machine takes over the 100,000 ids).
+  t = await startTestControlPlane({ clock, config: { pingInterval: 600, pingTimeout: 600 } });
   const outbound = t.cp.app.get(Outbound);
   const state = t.cp.app.get(ClusterState);
   const socket = io(`${t.cp.url}/frameworks`, {
@@ -42,7 +48,9 @@ it('holds back the answers of a reconciliation for a framework socket that stops
   // It stops reading, and asks about 100,000 tasks (some 30 MB of answers).
   (socket.io.engine.transport as unknown as { ws: { _socket: NetSocket } }).ws._socket.pause();
   socket.emit('reconcile', { tasks: Array.from({ length: 100_000 }, (_, i) => ({ taskId: `task-${i}` })) });
-  await until(() => (outbound.queued(id) ?? 0) > outbound.lowWater);
+  // Reading and checking 100,000 ids is seconds of CPU, which a loaded machine stretches far
+  // (this waits on the machine; the product's timers below run on the manual clock).
+  await until(() => (outbound.queued(id) ?? 0) > outbound.lowWater, 100_000, 'the answers queued past the low-water mark');
   // However long it hangs (short of the drain timeout), little more than a chunk of answers waits.
   const bound = outbound.lowWater + 100 * 1024;
   await never(

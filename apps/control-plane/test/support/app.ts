@@ -12,6 +12,28 @@ import { freshDatabase } from './postgres';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
+/**
+ * Jest's limit for a hook that starts or stops control planes in the test's own process.
+ * Starting one is a few seconds of CPU (the Nest application, the OpenAPI document, the
+ * master's first term), which a loaded 2-core machine stretches past the tier's 30 s when two
+ * start at once. A bound about the machine, not about the product: nothing waits on it.
+ */
+export const STARTUP_TIMEOUT_MS = 120_000;
+
+/**
+ * Closes (drops their databases) what a file's hooks started, in the order given, skipping what
+ * never started: when a beforeAll failed, its error is the one Jest shows, not a crash of the
+ * afterAll on undefined.
+ */
+export async function closeStarted(...planes: Array<TestControlPlane | undefined>): Promise<void> {
+  for (const plane of planes) await plane?.close();
+}
+
+/** As `closeStarted`, but stops the services only (the test drops the database they share). */
+export async function stopStarted(...planes: Array<TestControlPlane | undefined>): Promise<void> {
+  for (const plane of planes) await plane?.stop();
+}
+
 export interface TestControlPlane {
   cp: ControlPlane;
   databaseUrl: string;
