@@ -5,13 +5,12 @@
  * when it speaks for another executor.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ExecutorSpec, LaunchTask } from '@arbiter/contracts';
 import { until as untilWithin } from '@arbiter/test-support';
 import type { Agent, AgentOptions } from '../../src/agent';
-import { FakeControlPlane } from '../support/fake-control-plane';
-import { stopAgents, testAgent } from '../support/test-agents';
+import type { FakeControlPlane } from '../support/fake-control-plane';
+import { executorAgents } from '../support/test-agents';
 import { post } from '../support/executor-calls';
 
 const until = (check: () => boolean, what = 'the executor condition') => untilWithin(check, 20_000, what);
@@ -19,7 +18,6 @@ const FIXTURE = path.join(__dirname, 'fixtures', 'http-executor.js');
 const PROTO_DIR = path.resolve(__dirname, '../../src/executors/api');
 const PROTOBUFJS = require.resolve('protobufjs', { paths: [PROTO_DIR] });
 const MESOS_FRAMEWORK = path.dirname(require.resolve('mesos-framework/package.json'));
-const TEST_ROOT = process.getuid?.() === 0 ? '/var/tmp' : os.tmpdir();
 interface Subscribed {
   executor_info: { executor_id: unknown };
   framework_info: { id: unknown };
@@ -46,17 +44,13 @@ const taskOn = (executor: ExecutorSpec, taskId: string, data?: string, framework
 });
 
 describe('executors (real processes)', () => {
-  let dir: string;
+  const bed = executorAgents('arbiter-executors-');
+  const agents = bed.agents;
   let cp: FakeControlPlane;
-  const agents: Agent[] = [];
-  const agentOn = async (extra: Partial<AgentOptions> = {}) => {
-    const agent = testAgent(cp, path.join(dir, 'work'), extra);
-    agents.push(agent);
-    agent.start();
-    await agent.listening;
-    await until(() => cp.registered, 'the agent registers');
-    return agent;
-  };
+  beforeEach(() => {
+    ({ cp } = bed);
+  });
+  const agentOn = (extra: Partial<AgentOptions> = {}) => bed.start(extra);
   const events = (agent: Agent, frameworkId: string, executorId: string) => {
     const run = agent.executors.find(frameworkId, executorId);
     const file = run ? path.join(run.container.sandbox, 'events.log') : '';
@@ -69,18 +63,6 @@ describe('executors (real processes)', () => {
       : [];
   };
   const count = (agent: Agent, fw: string, ex: string, event: string) => events(agent, fw, ex).filter((e) => e.event === event).length;
-
-  beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(TEST_ROOT, 'arbiter-executors-'));
-    fs.chmodSync(dir, 0o711);
-    cp = await FakeControlPlane.start();
-  });
-  afterEach(async () => {
-    for (const a of agents) await a.executors.killAll();
-    await stopAgents(agents);
-    await cp.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
 
   it('runs three tasks in one executor process (JSON): launches, updates, acknowledgements, a kill, and the Mesos environment', async () => {
     const agent = await agentOn();
