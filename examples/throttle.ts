@@ -88,8 +88,14 @@ export async function runThrottle(options: {
         continue;
       }
       withExecutor.add(offer.agentId);
-      log(`launch ${tasks.map((t) => t.taskId).join(', ')} on ${offer.hostname} under executor ${executor.executorId}`);
-      s.launch(offer, tasks).catch((err: unknown) => log(`launch refused: ${err instanceof Error ? err.message : String(err)}`));
+      const ids = tasks.map((t) => t.taskId);
+      log(`launch ${ids.join(', ')} on ${offer.hostname} under executor ${executor.executorId}`);
+      s.launch(offer, tasks).catch((err: unknown) => {
+        // Refused (a control plane without executors, say): those tasks end here, not in a wait forever.
+        log(`launch refused: ${err instanceof Error ? err.message : String(err)}`);
+        for (const id of ids) ended.set(id, 'REFUSED');
+        if (ended.size === count) finish();
+      });
     }
     if (!pending.length) s.suppress().catch(() => undefined);
   });

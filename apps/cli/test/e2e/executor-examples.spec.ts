@@ -56,7 +56,7 @@ describe('the executor examples, typed as a user types them', () => {
     }
     // The executor ran at most two at a time, as the scheduler asked (ExecutorInfo.data).
     expect(lines.filter((l) => / RUNNING \(pid \d+: running, [12] of 2 at a time\)$/.test(l))).toHaveLength(6);
-  });
+  }, 120_000);
 
   it('npx arbiter example mesos-throttle: the same over the Mesos v1 scheduler and executor APIs', async () => {
     expect(readme).toContain('`npx arbiter example mesos-throttle --master URL`');
@@ -72,5 +72,5 @@ describe('the executor examples, typed as a user types them', () => {
     for (let i = 0; i < 6; i++) expect(states(`throttle-${i}`).slice(-2)).toEqual(['TASK_RUNNING', 'TASK_FINISHED']);
     const pids = new Set(events.filter((e) => e.event === 'update').map((e) => /pid (\d+)/.exec(e.message ?? '')?.[1]));
     expect(pids.size).toBe(1);
-  });
+  }, 120_000);
 });
