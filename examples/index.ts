@@ -1,2 +1,3 @@
 export * from './drf-demo';
 export * from './batch';
+export * from './throttle';

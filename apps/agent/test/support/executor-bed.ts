@@ -16,6 +16,8 @@ const TEST_ROOT = process.getuid?.() === 0 ? '/var/tmp' : os.tmpdir();
 export interface ExecutorBed {
   /** This test's control plane (set before each test). */
   readonly cp: FakeControlPlane;
+  /** This test's scratch directory (task users can reach it). */
+  readonly dir: string;
   /** An agent on this test's work directory, started and registered. */
   agentOn(extra?: Partial<AgentOptions>): Promise<Agent>;
   /** An agent the test stopped itself: left alone after the test. */
@@ -41,6 +43,9 @@ export function executorBed(prefix: string, defaults: Partial<AgentOptions> = {}
     get cp() {
       if (!cp) throw new Error('no control plane outside a test');
       return cp;
+    },
+    get dir() {
+      return dir;
     },
     async agentOn(extra = {}) {
       const control = this.cp;

@@ -1,7 +1,7 @@
 /** Agents for tests against a FakeControlPlane: quiet, no disk checks unless asked, and stopped together. */
 import pino from 'pino';
 import { Agent, type AgentOptions } from '../../src/agent';
-import type { FakeControlPlane } from './fake-control-plane';
+import { FakeControlPlane } from './fake-control-plane';
 
 export function testAgent(cp: FakeControlPlane, workDir: string, extra: Partial<AgentOptions> = {}): Agent {
   return new Agent({

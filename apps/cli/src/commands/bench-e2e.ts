@@ -5,7 +5,10 @@
  * and RUNNING, then FINISHED after --task-ms) and M frameworks on the scheduler SDK that launch
  * short tasks on every offer. Prints task launches per second sustained (tasks reaching
  * RUNNING, every state persisted), offer-to-RUNNING latency p50/p99 and the control plane's
- * resident memory, then one JSON line. With `--flood`, hostile clients join in the second half
+ * resident memory, then one JSON line. With `--executor`, every task names its framework's
+ * executor (one per framework and agent, its own resources taken with its first task there and
+ * kept: the agents never report it exited), so launches go through the control plane's executor
+ * path (the executor registry and its accounting) onto long-lived executors. With `--flood`, hostile clients join in the second half
  * of the measurement (bench-flood.ts).
  */
 import { randomUUID } from 'node:crypto';
@@ -30,9 +33,14 @@ interface E2eFlags {
   rate: number;
   /** The control plane's allocation interval, in seconds. */
   allocationInterval: number;
+  /** Tasks name a long-lived executor (one per framework and agent) instead of a command. */
+  executor?: boolean;
   /** Hostile clients in the second half of the measurement. */
   flood?: FloodFlags;
 }
+
+/** The executor's own resources in `--executor` mode, taken once per framework and agent. */
+const EXECUTOR_NEEDS = { cpus: 0.5, mem: 64 };
 
 const TOKEN = `bench-${randomUUID()}`;
 /** How long a simulated agent waits for its registration to be answered. */
@@ -159,6 +167,14 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
         const s = new Scheduler({ master: url, token: TOKEN, framework: { name: `bench-${f}`, roles: [`bench-${f % 5}`] } });
         schedulers.push(s);
         let n = 0;
+        /** Agents this framework's executor was launched on (--executor). */
+        const withExecutor = new Set<string>();
+        const executor = {
+          executorId: `bench-${f}`,
+          type: 'CUSTOM' as const,
+          command: { shell: 'true' },
+          resources: Object.entries(EXECUTOR_NEEDS).map(([name, value]) => ({ name, value })),
+        };
         s.on('error', (err) => failure('scheduler', err));
         s.on('offers', (offers) => {
           const received = performance.now();
@@ -167,22 +183,25 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
           const tooSmall: string[] = [];
           const unused: string[] = [];
           for (const offer of offers) {
-            const cpus = offer.resources.find((r) => r.name === 'cpus')?.value ?? 0;
-            const mem = offer.resources.find((r) => r.name === 'mem')?.value ?? 0;
-            const fits = Math.min(Math.floor(cpus / need.cpus), Math.floor(mem / need.mem));
+            // The executor's own resources come out of the first offer of each agent.
+            const first = flags.executor === true && !withExecutor.has(offer.agentId);
+            const cpus = (offer.resources.find((r) => r.name === 'cpus')?.value ?? 0) - (first ? EXECUTOR_NEEDS.cpus : 0);
+            const mem = (offer.resources.find((r) => r.name === 'mem')?.value ?? 0) - (first ? EXECUTOR_NEEDS.mem : 0);
+            const fits = Math.max(0, Math.min(Math.floor(cpus / need.cpus), Math.floor(mem / need.mem)));
             const count = flags.rate ? Math.min(fits, backlog[f]) : fits;
             if (count === 0) {
               (fits === 0 ? tooSmall : unused).push(offer.id);
               continue;
             }
             backlog[f] -= count;
+            if (flags.executor) withExecutor.add(offer.agentId);
             const tasks = Array.from({ length: count }, () => {
               const taskId = `t${f}-${n++}`;
               launchedAt.set(taskId, received);
               return {
                 taskId,
                 name: 'bench',
-                command: { shell: 'true' },
+                ...(flags.executor ? { executor } : { command: { shell: 'true' } }),
                 resources: [
                   { name: 'cpus', value: need.cpus },
                   { name: 'mem', value: need.mem },
@@ -191,6 +210,7 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
             });
             s.launch(offer, tasks, { refuseSeconds: 0 }).catch((err: unknown) => {
               for (const t of tasks) launchedAt.delete(t.taskId);
+              if (first) withExecutor.delete(offer.agentId);
               failure('accept', err);
             });
           }
@@ -259,6 +279,7 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
         >;
       const result = {
         bench: 'e2e',
+        mode: flags.executor ? 'executor' : 'command',
         agents: flags.agents,
         frameworks: flags.frameworks,
         seconds: Math.round(elapsed * 10) / 10,
@@ -285,7 +306,7 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
           .join(' ')}; database: ${databaseUrl ? 'DATABASE_URL (scratch database)' : 'embedded'}`,
       );
       console.log(
-        `task launches per second (RUNNING, persisted): ${result.launchesPerSecond}${flags.rate ? ` of ${flags.rate} submitted per second; ${result.backlogAtEnd} tasks waiting for offers at the end` : ' (every offer used)'}`,
+        `task launches per second (RUNNING, persisted${flags.executor ? ', onto long-lived executors' : ''}): ${result.launchesPerSecond}${flags.rate ? ` of ${flags.rate} submitted per second; ${result.backlogAtEnd} tasks waiting for offers at the end` : ' (every offer used)'}`,
       );
       console.log(`offer to RUNNING latency: p50 ${result.offerToRunningP50Ms} ms, p99 ${result.offerToRunningP99Ms} ms`);
       for (const [p, by] of [

@@ -51,6 +51,7 @@ export function register(program: Command): void {
     .option('--task-ms <n>', 'e2e: how long each simulated task runs (default 200)')
     .option('--rate <n>', 'e2e: tasks submitted per second across the frameworks (default: every offer is used)')
     .option('--allocation-interval <seconds>', "e2e: the control plane's allocation interval (default 0.25)")
+    .option('--executor', 'e2e: launch tasks onto long-lived executors (one per framework and agent, started with its first task)')
     .option('--flood', 'e2e: flood unauthenticated 1 MB bodies and slow sockets in the second half of the measurement')
     .option('--flood-bodies <n>', 'e2e --flood: clients sending unauthenticated 1 MB bodies (default 64)')
     .option('--flood-slow <n>', 'e2e --flood: slow sockets (default 1000)')
@@ -79,6 +80,7 @@ export function register(program: Command): void {
           replicas?: string;
           fault?: string;
           flood?: boolean;
+          executor?: boolean;
           floodBodies?: string;
           floodSlow?: string;
           faultSeconds?: string;
@@ -139,6 +141,7 @@ export function register(program: Command): void {
               taskMs: positive(flags.taskMs, 'task-ms') ?? 200,
               rate: positive(flags.rate, 'rate') ?? 0,
               allocationInterval: positive(flags.allocationInterval, 'allocation-interval', true) ?? 0.25,
+              executor: flags.executor === true,
               flood:
                 flags.flood || flags.floodBodies || flags.floodSlow
                   ? { bodies: positive(flags.floodBodies, 'flood-bodies') ?? 64, slow: positive(flags.floodSlow, 'flood-slow') ?? 1000 }

@@ -5,14 +5,19 @@
  *
  * `arbiter example batch --master URL [--token T] COMMAND...`: runs shell commands as tasks
  * on a running cluster and prints their outcomes; exit 0 when all finished.
+ *
+ * `arbiter example throttle --master URL [--token T]`: tasks run by a custom executor (the SDK's
+ * Executor), several in one process; `arbiter example mesos-throttle --master URL [--token T]`:
+ * the same over Mesos's v1 scheduler and executor HTTP APIs (examples/mesos/throttle-*.js).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 
 export function register(program: Command): void {
-  const example = program.command('example').description('example frameworks: drf-demo, batch');
+  const example = program.command('example').description('example frameworks: drf-demo, batch, throttle, mesos-throttle');
 
   example
     .command('drf-demo')
@@ -85,14 +90,8 @@ export function register(program: Command): void {
     .argument('<commands...>', 'shell commands, one task each')
     .action(async (commands: string[], flags: { master: string; token?: string; role: string }) => {
       const { runBatch } = await import('@arbiter/examples');
-      const token = flags.token ?? process.env.ARBITER_FRAMEWORK_TOKEN;
-      if (!token) {
-        console.error(
-          '--token is required (or set ARBITER_FRAMEWORK_TOKEN): a framework token, e.g. from `npx arbiter token create --principal batch` after `npx arbiter principal create batch --kind framework`',
-        );
-        process.exitCode = 2;
-        return;
-      }
+      const token = frameworkToken(flags.token, 'batch');
+      if (!token) return;
       const outcomes = await runBatch({ master: flags.master, token, commands, role: flags.role });
       console.log(
         JSON.stringify({
@@ -102,4 +101,78 @@ export function register(program: Command): void {
       );
       if (outcomes.some((o) => o.state !== 'FINISHED')) process.exitCode = 1;
     });
+
+  throttleOptions(
+    example
+      .command('throttle')
+      .description('tasks run by a custom executor on the SDK, several in one process; ends with a JSON line of the result'),
+  )
+    .option('--role <role>', 'role to run under', 'throttle')
+    .action(async (flags: { master: string; token?: string; role: string; tasks: string; throttle: string }) => {
+      const { runThrottle } = await import('@arbiter/examples');
+      const token = frameworkToken(flags.token, 'throttle');
+      if (!token) return;
+      // throttle-executor.sh goes here; the agent's task user must reach it.
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-throttle-'));
+      fs.chmodSync(dir, 0o755);
+      try {
+        const result = await runThrottle({
+          master: flags.master,
+          token,
+          dir,
+          role: flags.role,
+          tasks: Number(flags.tasks),
+          throttle: Number(flags.throttle),
+        });
+        console.log(JSON.stringify(result));
+        if (result.finished !== result.tasks) process.exitCode = 1;
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+  throttleOptions(
+    example
+      .command('mesos-throttle')
+      .description("the throttle example over Mesos's v1 scheduler and executor HTTP APIs (examples/mesos/throttle-framework.js)"),
+  )
+    .option('--user <user>', 'the user executors and tasks run as (default: the user running this)')
+    .action(async (flags: { master: string; token?: string; tasks: string; throttle: string; user?: string }) => {
+      const token = frameworkToken(flags.token, 'throttle');
+      if (!token) return;
+      const script = path.resolve(__dirname, '../../../../examples/mesos/throttle-framework.js');
+      const args = [
+        script,
+        '--master',
+        flags.master,
+        '--tasks',
+        flags.tasks,
+        '--throttle',
+        flags.throttle,
+        ...(flags.user ? ['--user', flags.user] : []),
+      ];
+      // The token through the environment, never on a command line others can read.
+      const child = spawn(process.execPath, args, { stdio: 'inherit', env: { ...process.env, ARBITER_FRAMEWORK_TOKEN: token } });
+      process.exitCode = await new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
+    });
+}
+
+/** The throttle examples' common options. */
+function throttleOptions(command: Command): Command {
+  return command
+    .requiredOption('--master <url>', 'control plane URL')
+    .option('--token <token>', "a framework principal's token (or ARBITER_FRAMEWORK_TOKEN)")
+    .option('--tasks <n>', 'how many tasks', '6')
+    .option('--throttle <n>', 'at most this many tasks at a time in an executor', '2');
+}
+
+/** The framework token from --token or ARBITER_FRAMEWORK_TOKEN; undefined (exit code 2) with how to get one. */
+function frameworkToken(flag: string | undefined, principal: string): string | undefined {
+  const token = flag ?? process.env.ARBITER_FRAMEWORK_TOKEN;
+  if (token) return token;
+  console.error(
+    `--token is required (or set ARBITER_FRAMEWORK_TOKEN): a framework token, e.g. from \`npx arbiter token create --principal ${principal}\` after \`npx arbiter principal create ${principal} --kind framework\``,
+  );
+  process.exitCode = 2;
+  return undefined;
 }

@@ -3,38 +3,22 @@
  * repository's root in a child process, its output checked. Each command is first looked up
  * in the README, so a command the README stops showing (or shows differently) fails here too.
  */
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { defined, until } from '@arbiter/test-support';
+import { defined } from '@arbiter/test-support';
 import { ADMIN_TOKEN } from '../../../control-plane/test/support/app';
 import { freshDatabase, testPostgres } from '../../../control-plane/test/support/postgres';
 import { AgentProcess, type ControlPlaneProcess, spawnControlPlane } from '../../../control-plane/test/support/process';
+import { lastLine, root, type Run, runArbiter, untilAgents } from './npx-arbiter';
 
-const root = path.resolve(__dirname, '../../../..');
 const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** `npx arbiter ARGS` as typed at the repository's root; `shown` is how the README writes it. */
 function npxArbiter(shown: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
   expect(readme).toContain(shown);
-  return new Promise((resolve) => {
-    execFile(
-      'npx',
-      ['arbiter', ...args],
-      { cwd: root, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 120_000 },
-      (err, stdout, stderr) => resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
-    );
-  });
+  return runArbiter(args, env);
 }
-
-const lastLine = (text: string) => text.trim().split('\n').at(-1) ?? '';
 
 describe('the README, typed as a user types it', () => {
   it('npx arbiter example drf-demo: prints each offer and ends with the result line', async () => {
@@ -117,15 +101,7 @@ describe('the README, typed as a user types it', () => {
       expect(listed.stderr).toBe('');
       expect(listed.stdout).toMatch(/^team-a +FRAMEWORK +1 live token\(s\)$/m);
 
-      await until(
-        async () =>
-          (
-            await fetch(`${cp.url}/api/v1/agents`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then(
-              (r) => r.json() as Promise<{ total: number }>,
-            )
-          ).total === 1,
-        'the agent registered',
-      );
+      await untilAgents(cp.url, ADMIN_TOKEN, 1);
       const batch = await npxArbiter("`npx arbiter example batch --master URL --token T 'cmd 1' 'cmd 2'`", [
         'example',
         'batch',
