@@ -57,7 +57,8 @@ const scalar = (name, value) => ({ name, type: 'SCALAR', scalar: { value } });
 const json = (value) => Buffer.from(JSON.stringify(value)).toString('base64');
 
 // <dir>/throttle-executor.sh, readable by the user the agent runs executors as.
-const dir = opts.dir || fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-throttle-'));
+// Not under /tmp, which the agent makes private to each executor and task.
+const dir = opts.dir || fs.mkdtempSync(path.join(fs.existsSync('/var/tmp') ? '/var/tmp' : os.tmpdir(), 'arbiter-throttle-'));
 fs.chmodSync(dir, 0o755);
 const script = path.join(dir, 'throttle-executor.sh');
 fs.writeFileSync(

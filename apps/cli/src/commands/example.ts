@@ -112,8 +112,9 @@ export function register(program: Command): void {
       const { runThrottle } = await import('@arbiter/examples');
       const token = frameworkToken(flags.token, 'throttle');
       if (!token) return;
-      // throttle-executor.sh goes here; the agent's task user must reach it.
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-throttle-'));
+      // throttle-executor.sh goes here; the agent's task user must reach it, and not under /tmp,
+      // which the agent makes private to each executor and task.
+      const dir = fs.mkdtempSync(path.join(fs.existsSync('/var/tmp') ? '/var/tmp' : os.tmpdir(), 'arbiter-throttle-'));
       fs.chmodSync(dir, 0o755);
       try {
         const result = await runThrottle({
