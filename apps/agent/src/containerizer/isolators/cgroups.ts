@@ -152,11 +152,17 @@ export class Isolator implements TaskIsolator {
     const mem = dirs.memory;
     if (mem && limits.memBytes) {
       if (this.mode === 'cgroups-v1') {
-        write(path.join(mem, 'memory.limit_in_bytes'), String(limits.memBytes));
+        const limit = path.join(mem, 'memory.limit_in_bytes');
+        const memsw = path.join(mem, 'memory.memsw.limit_in_bytes');
+        const withSwap = fs.existsSync(memsw);
+        // The kernel keeps memory+swap at or above memory: raising (an executor's container
+        // grown for a task) moves memsw first, lowering moves the memory limit first.
+        const raising = withSwap && limits.memBytes > Number(read(limit));
+        if (raising) write(memsw, String(limits.memBytes));
+        write(limit, String(limits.memBytes));
         // No swapping around the limit.
         if (fs.existsSync(path.join(mem, 'memory.swappiness'))) write(path.join(mem, 'memory.swappiness'), '0');
-        if (fs.existsSync(path.join(mem, 'memory.memsw.limit_in_bytes')))
-          write(path.join(mem, 'memory.memsw.limit_in_bytes'), String(limits.memBytes));
+        if (withSwap && !raising) write(memsw, String(limits.memBytes));
       } else {
         write(path.join(mem, 'memory.max'), String(limits.memBytes));
         if (fs.existsSync(path.join(mem, 'memory.swap.max'))) write(path.join(mem, 'memory.swap.max'), '0');
