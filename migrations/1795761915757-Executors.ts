@@ -19,9 +19,14 @@ export class Executors1795761915757 implements MigrationInterface {
     await queryRunner.query(
       `ALTER TABLE "executors" ADD CONSTRAINT "FK_774cb6d487e25002b3409d0a22d" FOREIGN KEY ("framework_id") REFERENCES "frameworks"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
     );
+    // Fenced as every table the master writes: a deposed leader's write is refused (LeadershipTerms).
+    await queryRunner.query(
+      `CREATE TRIGGER "fence_executors" BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON "executors" FOR EACH STATEMENT EXECUTE FUNCTION arbiter_fence()`,
+    );
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP TRIGGER IF EXISTS "fence_executors" ON "executors"`);
     await queryRunner.query(`ALTER TABLE "executors" DROP CONSTRAINT "FK_774cb6d487e25002b3409d0a22d"`);
     await queryRunner.query(`ALTER TABLE "executors" DROP CONSTRAINT "FK_a96a2c1945e3a2d6e1642e3d2f6"`);
     await queryRunner.query(`DROP INDEX "public"."IDX_a96a2c1945e3a2d6e1642e3d2f"`);
