@@ -40,6 +40,8 @@ import {
 import { io, type Socket } from 'socket.io-client';
 
 export * from './executor';
+export * from './scheduler-api';
+import { LAUNCH_UNKNOWN, permanentConnectError, SchedulerError, type SchedulerEvents, type SchedulerOptions } from './scheduler-api';
 export type {
   ExecutorFailure,
   ExecutorSpec,
@@ -52,72 +54,6 @@ export type {
   TaskSpec,
 } from '@arbiter/contracts';
 
-export class SchedulerError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly details?: Record<string, unknown>,
-  ) {
-    super(message);
-    this.name = 'SchedulerError';
-  }
-}
-
-export interface SchedulerOptions {
-  /**
-   * Base URL of the control plane, e.g. http://127.0.0.1:8080, or a comma-separated list of
-   * its replicas' URLs: the scheduler finds the leader, and finds it again after a failover.
-   */
-  master: string;
-  token: string;
-  framework: Subscribe;
-  /** Acknowledge each task update after the 'update' handlers ran (default true). */
-  autoAcknowledge?: boolean;
-  /** Milliseconds a call waits for its answer (default 30 s). */
-  callTimeoutMs?: number;
-  /** PEM certificate(s) to trust for an https:// master (a private CA), besides the system's. */
-  ca?: string;
-  /** Milliseconds a connection attempt may take before the next control plane is tried (default 3 s). */
-  connectTimeoutMs?: number;
-}
-
-/** A connection failure that retrying will not heal: a refused token or kind, an untrusted certificate. */
-export function permanentConnectError(err: Error & { data?: { code?: string }; description?: unknown }): string | undefined {
-  const code = err.data?.code;
-  if (code && (code.startsWith('AUTH_') || code === 'FORBIDDEN')) return code;
-  // The transport's cause: an Error, or ws's ErrorEvent carrying one.
-  const cause = err.description as { message?: string; code?: string; error?: { code?: string } } | undefined;
-  const text = `${err.message} ${cause?.message ?? ''} ${cause?.code ?? cause?.error?.code ?? ''}`;
-  if (/certificate|self[- ]signed|CERT_|ERR_TLS/i.test(text)) return 'TLS_CERTIFICATE_UNTRUSTED';
-  return undefined;
-}
-
-export interface SchedulerEvents {
-  subscribed: [reply: SubscribeReply];
-  offers: [offers: Offer[]];
-  rescind: [offerId: string, reason: string];
-  inverseOffers: [inverseOffers: InverseOffer[]];
-  /** An inverse offer no longer holds (its maintenance changed or ended, its agent went). */
-  rescindInverseOffer: [inverseOfferId: string, reason: string];
-  update: [status: StatusUpdate];
-  /** An agent was taken out (unreachable, gone, down for maintenance): its tasks' updates follow. */
-  agentLost: [agentId: string, reason: string];
-  heartbeat: [at: string];
-  /** A message from one of its executors (data: base64). */
-  message: [message: SchedulerMessage];
-  /** One of its executors ended (its resources are free again; its tasks' updates come as 'update'). */
-  failure: [failure: ExecutorFailure];
-  disconnected: [reason: string];
-  /** The framework has completed (FRAMEWORK_COMPLETED): subscribe a new one to go on. */
-  completed: [error: SchedulerError];
-  error: [error: Error];
-}
-
-/**
- * A launch that was sent but not answered: the tasks may run (the control plane stored them
- * before its answer was lost) or not. Not a failure: the SDK reconciles them.
- */
-export const LAUNCH_UNKNOWN = 'LAUNCH_UNKNOWN';
 /** Codes of a call whose answer never came: no answer in time, or the connection went first. */
 const UNANSWERED = new Set(['TIMEOUT', 'CONNECTION_LOST']);
 
