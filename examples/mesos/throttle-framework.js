@@ -60,10 +60,12 @@ const json = (value) => Buffer.from(JSON.stringify(value)).toString('base64');
 // Not under /tmp, which the agent makes private to each executor and task.
 const dir = opts.dir || fs.mkdtempSync(path.join(fs.existsSync('/var/tmp') ? '/var/tmp' : os.tmpdir(), 'arbiter-throttle-'));
 fs.chmodSync(dir, 0o755);
+// The executor's program goes beside it: a checkout under /tmp is out of the executor's sight.
+for (const file of ['throttle-executor.js', 'recordio.js']) fs.copyFileSync(path.join(__dirname, file), path.join(dir, file));
 const script = path.join(dir, 'throttle-executor.sh');
 fs.writeFileSync(
   script,
-  `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(__dirname, 'throttle-executor.js'))} "$@"\n`,
+  `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(dir, 'throttle-executor.js'))} "$@"\n`,
   { mode: 0o755 },
 );
 
