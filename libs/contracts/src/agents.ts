@@ -46,6 +46,36 @@ const Isolation = z
 type Isolation = z.input<typeof Isolation>;
 
 /**
+ * What the agent can contain tasks with, reported at registration and shown to operators: its
+ * containerizers (`mesos`: plain processes and OCI images through one containerizer), its
+ * isolators (Mesos's names: `cgroups/mem`, `filesystem/linux`, `namespaces/pid`, `network/ports`,
+ * `gpu/nvidia`, ...), the OCI runtime and image tools with their versions, and its GPUs. No
+ * runtime: image tasks are refused for this agent, with `problem` saying why.
+ */
+export const AgentCapabilities = z
+  .object({
+    containerizers: z.array(z.string().min(1).max(64)).max(16).default([]),
+    isolators: z.array(z.string().min(1).max(64)).max(64).default([]),
+    /** The OCI runtime that runs images (runc), when there is one. */
+    runtime: z
+      .object({ name: z.string().min(1).max(64), version: z.string().max(200) })
+      .strict()
+      .optional(),
+    /** External tools found at start and their versions (skopeo, umoci, ...). */
+    tools: z.record(z.string().min(1).max(64), z.string().max(200)).default({}),
+    gpus: z
+      .array(
+        z.object({ index: z.number().int().min(0).max(1024), model: z.string().max(200), uuid: z.string().max(200).optional() }).strict(),
+      )
+      .max(1024)
+      .default([]),
+    /** Why images cannot run here (no runtime, no image tools), when they cannot. */
+    imagesProblem: z.string().max(1000).optional(),
+  })
+  .strict();
+export type AgentCapabilities = z.input<typeof AgentCapabilities>;
+
+/**
  * What keeps an agent from running new tasks, each with a stable code: its work directory is
  * below the free space it keeps for its journal and checkpoints (DISK_RESERVE_IN_USE: launches
  * are refused, DROPPED), its journal cannot be written (JOURNAL_UNWRITABLE), its work directory
@@ -79,6 +109,8 @@ export const RegisterAgent = z
     version: z.string().max(100).optional(),
     /** How the agent isolates tasks (shown to operators; Mesos's agent --isolation). */
     isolation: Isolation.optional(),
+    /** Its containerizers, isolators, runtime, tools and GPUs (absent from older agents: plain processes only). */
+    capabilities: AgentCapabilities.optional(),
     /** Tasks the agent is running now (re-registration after a reconnect or restart). */
     tasks: z.array(RunningTaskReport).max(100_000).default([]),
     /** Executors the agent is running now (re-registration); the control plane ends its record of any other. */

@@ -124,6 +124,76 @@ export const Discovery = z
 export type Discovery = z.infer<typeof Discovery>;
 
 /**
+ * A file or directory mounted into a task's container (Mesos's Volume): a host path (only where
+ * the agent's configuration allows it), a path in the sandbox (SANDBOX_PATH: SELF, or PARENT for
+ * a task group's shared sandbox), or, later, a persistent volume.
+ */
+export const Volume = z
+  .object({
+    /** Where it appears: absolute inside an image's root filesystem, or relative to the sandbox. */
+    containerPath: z.string().min(1).max(4096),
+    mode: z.enum(['RW', 'RO']).default('RW'),
+    source: z.discriminatedUnion('type', [
+      z.object({ type: z.literal('HOST_PATH'), path: z.string().min(1).max(4096).startsWith('/') }).strict(),
+      z
+        .object({
+          type: z.literal('SANDBOX_PATH'),
+          sandboxType: z.enum(['SELF', 'PARENT']).default('SELF'),
+          path: z.string().min(1).max(4096),
+        })
+        .strict(),
+    ]),
+  })
+  .strict();
+export type Volume = z.infer<typeof Volume>;
+
+/**
+ * A container image by Docker reference (`[registry/]repository[:tag][@sha256:digest]`, Docker
+ * Hub when no registry is named); a digest pins it. `forcePull`: fetch the manifest again even
+ * when the agent's store has the tag.
+ */
+export const ContainerImage = z
+  .object({
+    name: z
+      .string()
+      .min(1)
+      .max(1024)
+      .regex(/^[a-z0-9][a-z0-9._\-/:@]*$/i, 'a Docker image reference such as busybox, registry:5000/team/app:1.2 or app@sha256:...'),
+    forcePull: z.boolean().optional(),
+  })
+  .strict();
+export type ContainerImage = z.infer<typeof ContainerImage>;
+
+/**
+ * How a task or executor is contained (Mesos's ContainerInfo). MESOS and DOCKER both run through
+ * the agent's one containerizer (no Docker daemon); `image` absent: a plain isolated process
+ * (Spark's `ContainerInfo{type: MESOS}`). Port mappings (DOCKER) map offered host ports onto the
+ * container's; host networking otherwise.
+ */
+export const ContainerSpec = z
+  .object({
+    type: z.enum(['MESOS', 'DOCKER']),
+    image: ContainerImage.optional(),
+    volumes: z.array(Volume).max(100).optional(),
+    portMappings: z
+      .array(
+        z
+          .object({
+            hostPort: z.number().int().min(1).max(65_535),
+            containerPort: z.number().int().min(1).max(65_535),
+            protocol: z.enum(['tcp', 'udp']).default('tcp'),
+          })
+          .strict(),
+      )
+      .max(100)
+      .optional(),
+    hostname: z.string().min(1).max(253).optional(),
+  })
+  .strict()
+  .refine((c) => c.type === 'MESOS' || c.image !== undefined, { message: 'a DOCKER container needs an image', path: ['image'] });
+export type ContainerSpec = z.infer<typeof ContainerSpec>;
+
+/**
  * The framework's own program on an agent that runs its tasks (Mesos's ExecutorInfo): one
  * process per (framework, executorId) on an agent, started with the first task that names it,
  * reused by later ones, speaking the executor API (Mesos's v1 executor HTTP API). `DEFAULT` is
@@ -144,6 +214,8 @@ export const ExecutorSpec = z
     /** Handed to the executor (Mesos's ExecutorInfo.data). */
     data: Bytes.optional(),
     labels: Labels.optional(),
+    /** The executor's container (its tasks share it); absent: a plain process. */
+    container: ContainerSpec.optional(),
     /** How long the executor has to end after SHUTDOWN before it is killed (default 5 s). */
     shutdownGracePeriodSeconds: z.number().nonnegative().max(3600).optional(),
   })
@@ -167,6 +239,8 @@ export const TaskSpec = z
     user: OsUser.optional(),
     /** The executor that runs the task; absent: the agent's command executor runs `command`. */
     executor: ExecutorSpec.optional(),
+    /** The task's container, under the command executor; absent: a plain process. */
+    container: ContainerSpec.optional(),
     /** Handed to the executor with the task (Mesos's TaskInfo.data). */
     data: Bytes.optional(),
     labels: Labels.optional(),
