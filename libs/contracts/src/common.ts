@@ -294,6 +294,16 @@ export const StatusUpdate = z
     data: Bytes.optional(),
     healthy: z.boolean().optional(),
     labels: Labels.optional(),
+    /** From the agent, for a task in a container: the image it runs (as normalized, and its manifest digest). */
+    container: z
+      .object({
+        image: z
+          .object({ reference: z.string().min(1).max(1024), digest: z.string().regex(/^sha256:[0-9a-f]{64}$/) })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type StatusUpdate = z.infer<typeof StatusUpdate>;
