@@ -240,10 +240,14 @@ export class Executors {
   /**
    * After an agent's (re-)registration, in its turn: executors the master thinks run there but
    * the agent does not report have ended; executors it runs that the master does not know
-   * (their framework gone) are shut down.
+   * (their framework gone) are shut down. Those of tasks sent to it again (`starting`) are kept.
    */
-  reconcileAgent(agentId: string, reported: readonly RunningExecutorReport[]): void {
-    const reportedKeys = new Set(reported.map((r) => executorKey(agentId, r.frameworkId, r.executorId)));
+  reconcileAgent(
+    agentId: string,
+    reported: readonly RunningExecutorReport[],
+    starting: ReadonlyArray<{ frameworkId: string; executorId: string }> = [],
+  ): void {
+    const reportedKeys = new Set([...reported, ...starting].map((r) => executorKey(agentId, r.frameworkId, r.executorId)));
     const missing = [...this.state.executors.onAgent(agentId)].filter((e) => !reportedKeys.has(e.id));
     this.end(missing, { reason: 'REASON_EXECUTOR_TERMINATED', exitStatus: { message: 'its agent re-registered without it' } }, false);
     for (const e of missing) this.outbox.executorFailure(e.frameworkId, { agentId, executorId: e.executorId });

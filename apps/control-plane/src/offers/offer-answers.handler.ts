@@ -182,23 +182,27 @@ export class OfferAnswers {
   private commitAnswers(answered: Array<PlannedAccept & { entry: AnswerEntry }>, writes: Batch<AnswerWrite, RefusedAnswer[]>): void {
     if (!answered.length) return;
     const now = this.clock.date();
-    const written = answered.map((p) => ({
-      offers: new Map(p.offers.map((o) => [o.id, p.declined ? OfferState.DECLINED : OfferState.ACCEPTED] as const)),
-      tasks: p.tasks.map(({ spec, role }): TaskEntity => ({
-        id: randomUUID(),
-        taskId: spec.taskId,
-        frameworkId: p.fw.id,
-        agentId: p.agentId,
-        name: spec.name,
-        role,
-        resources: spec.resources,
-        user: spec.user ?? null,
-        ...storedSpec(spec),
-        state: TaskState.STAGING,
-        createdAt: now,
-        updatedAt: now,
-      })),
-    }));
+    const written = answered.map((p) => {
+      // A group's tasks are stored with its name (its first task's id): sent again, they go together.
+      const groupOf = new Map(p.groups.flatMap((g) => g.taskIds.map((id) => [id, g.taskIds[0]] as const)));
+      return {
+        offers: new Map(p.offers.map((o) => [o.id, p.declined ? OfferState.DECLINED : OfferState.ACCEPTED] as const)),
+        tasks: p.tasks.map(({ spec, role }): TaskEntity => ({
+          id: randomUUID(),
+          taskId: spec.taskId,
+          frameworkId: p.fw.id,
+          agentId: p.agentId,
+          name: spec.name,
+          role,
+          resources: spec.resources,
+          user: spec.user ?? null,
+          ...storedSpec(spec, groupOf.get(spec.taskId)),
+          state: TaskState.STAGING,
+          createdAt: now,
+          updatedAt: now,
+        })),
+      };
+    });
     const { launching } = this.state;
     const held = written.flatMap((w) => w.tasks.map((t) => taskKey(t.frameworkId, t.taskId)));
     for (const k of held) launching.add(k);
