@@ -30,6 +30,18 @@ const task = (taskId: string, cpus: number, executor: ExecutorSpec = EXECUTOR): 
   executor,
 });
 const cpusOf = (o: Offer) => Resources.of(o.resources).get('cpus');
+/** The DEFAULT executor of a task group, and a task of the group. */
+const defaultExecutor = (executorId: string): ExecutorSpec => ({
+  executorId,
+  type: 'DEFAULT',
+  resources: Resources.fromScalars({ cpus: 0.1, mem: 32 }).toJSON(),
+});
+const member = (taskId: string): TaskSpec => ({
+  taskId,
+  name: taskId,
+  command: { shell: 'sleep 100' },
+  resources: task(taskId, 1).resources,
+});
 const DATA = Buffer.from('hello executor').toString('base64');
 
 describe('executors', () => {
@@ -224,17 +236,7 @@ describe('executors', () => {
   it('runs a task group under its executor, sent to the agent as one launchGroup', async () => {
     const node = await agent('exec-group');
     const a = await framework({ name: 'group', roles: ['r'] });
-    const executor: ExecutorSpec = {
-      executorId: 'default-1',
-      type: 'DEFAULT',
-      resources: Resources.fromScalars({ cpus: 0.1, mem: 32 }).toJSON(),
-    };
-    const member = (taskId: string): TaskSpec => ({
-      taskId,
-      name: taskId,
-      command: { shell: 'sleep 100' },
-      resources: task(taskId, 1).resources,
-    });
+    const executor = defaultExecutor('default-1');
     const reply = await a.s.launchGroup(await offerWith(a, 'exec-group', 4), executor, [member('g1'), member('g2')], { refuseSeconds: 0 });
     expect(reply.launched).toEqual(['g1', 'g2']);
     await until(() => node.launchGroups.length === 1);
@@ -252,17 +254,7 @@ describe('executors', () => {
     const node = await agent('exec-regroup');
     node.runsLaunches = false;
     const a = await framework({ name: 'regroup', roles: ['r'] });
-    const executor: ExecutorSpec = {
-      executorId: 'default-2',
-      type: 'DEFAULT',
-      resources: Resources.fromScalars({ cpus: 0.1, mem: 32 }).toJSON(),
-    };
-    const member = (taskId: string): TaskSpec => ({
-      taskId,
-      name: taskId,
-      command: { shell: 'sleep 100' },
-      resources: task(taskId, 1).resources,
-    });
+    const executor = defaultExecutor('default-2');
     await a.s.launchGroup(await offerWith(a, 'exec-regroup', 4), executor, [member('rg1'), member('rg2')], { refuseSeconds: 0 });
     await a.s.launch(await offerWith(a, 'exec-regroup', 1.9), [task('single', 1)], { refuseSeconds: 0 });
     await until(() => node.launchGroups.length === 1 && node.launches.length === 1);
