@@ -18,7 +18,7 @@ export const PRIVATE_SHM = '.shm';
 /** Where the agent's installation is staged in the sandbox on its way back under the private /tmp (empty once moved). */
 const INSTALL_STAGE = '.install';
 /** The agent's installation (the repository it runs from: its programs, libraries and node_modules). */
-export const AGENT_INSTALLATION = path.resolve(__dirname, '..', '..', '..', '..');
+const AGENT_INSTALLATION = path.resolve(__dirname, '..', '..', '..', '..');
 
 /** The installation when a private /tmp or /dev/shm would hide it, else undefined. */
 export function hiddenByPrivateTmp(installation: string): string | undefined {
