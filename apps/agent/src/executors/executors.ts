@@ -373,7 +373,7 @@ export class Executors {
   }
 
   /** An agent-sourced end of one of the executor's tasks. */
-  private endTask(run: ExecutorRun, taskId: string, state: TaskState, reason: string, message: string, save = true): void {
+  endTask(run: ExecutorRun, taskId: string, state: TaskState, reason: string, message: string, save = true): void {
     const task = run.tasks.get(taskId);
     if (!task || terminal(task.state)) return;
     task.state = state;

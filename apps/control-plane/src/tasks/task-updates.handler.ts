@@ -389,6 +389,7 @@ export class TaskUpdates {
         ...(r.message ? { message: r.message } : {}),
         timestamp: r.at.toISOString(),
         source: r.source as StatusUpdate['source'],
+        ...r.executorFields,
       });
     }
     return sent;
