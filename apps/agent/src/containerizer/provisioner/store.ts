@@ -1,0 +1,64 @@
+/**
+ * The image store's checkpoint: which references the agent has, the manifest digest each
+ * resolved to, its layout tag, size and last use. Written whole to a temporary file and renamed,
+ * so a crash leaves the previous index or the new one; a restarted agent reads it back in
+ * `recover()` and knows its images without pulling them again.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { ImageConfig } from './image';
+
+export interface StoredImage {
+  /** The manifest's digest (`sha256:...`). */
+  digest: string;
+  /** Its tag in the shared OCI layout. */
+  tag: string;
+  /** Bytes of its blobs and unpacked root filesystem (shared layers counted for each image). */
+  size: number;
+  /** Bytes its unpacked root filesystem takes on disk. */
+  rootfsBytes: number;
+  /** Milliseconds since the epoch. */
+  lastUsed: number;
+  config: ImageConfig;
+}
+
+interface IndexFile {
+  version: 1;
+  images: Record<string, StoredImage>;
+}
+
+export class ImageIndex {
+  readonly images = new Map<string, StoredImage>();
+
+  constructor(private readonly file: string) {}
+
+  /** What the checkpoint holds; an unreadable one is set aside (images are pulled again) rather than stopping the agent. */
+  load(): void {
+    this.images.clear();
+    let text: string;
+    try {
+      text = fs.readFileSync(this.file, 'utf8');
+    } catch {
+      return;
+    }
+    try {
+      const data = JSON.parse(text) as IndexFile;
+      for (const [ref, image] of Object.entries(data.images ?? {})) if (typeof image?.digest === 'string') this.images.set(ref, image);
+    } catch {
+      fs.renameSync(this.file, `${this.file}.corrupt`);
+    }
+  }
+
+  save(): void {
+    const data: IndexFile = { version: 1, images: Object.fromEntries(this.images) };
+    const tmp = `${this.file}.tmp`;
+    fs.mkdirSync(path.dirname(this.file), { recursive: true });
+    fs.writeFileSync(tmp, JSON.stringify(data));
+    fs.renameSync(tmp, this.file);
+  }
+
+  /** References whose image has this digest. */
+  referencesTo(digest: string): string[] {
+    return [...this.images].filter(([, i]) => i.digest === digest).map(([r]) => r);
+  }
+}
