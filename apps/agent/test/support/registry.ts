@@ -61,7 +61,17 @@ export function buildTestImage(marker = 'arbitertest', extraBytes = 0): Promise<
       fs.writeFileSync(path.join(rootfs, 'etc', 'passwd'), 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n');
       if (extraBytes > 0) fs.writeFileSync(path.join(rootfs, 'data', 'blob'), randomBytes(extraBytes));
       await exec('umoci', ['repack', '--image', `${dir}:image`, bundle]);
-      await exec('umoci', ['config', '--image', `${dir}:image`, '--config.env', 'PATH=/bin', '--config.cmd', '/bin/sh', '--config.workingdir', '/']);
+      await exec('umoci', [
+        'config',
+        '--image',
+        `${dir}:image`,
+        '--config.env',
+        'PATH=/bin',
+        '--config.cmd',
+        '/bin/sh',
+        '--config.workingdir',
+        '/',
+      ]);
       fs.rmSync(bundle, { recursive: true, force: true });
       return dir;
     })();
@@ -119,16 +129,16 @@ export async function startRegistry(options: { auth?: { username: string; passwo
   }
   const config = `version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: ${storage}\n  delete:\n    enabled: true\nhttp:\n  addr: ${host}\n${auth}`;
   fs.writeFileSync(path.join(dir, 'config.yml'), config);
-  const child: ChildProcess = spawn('/usr/bin/docker-registry', ['serve', path.join(dir, 'config.yml')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn('/usr/bin/docker-registry', ['serve', path.join(dir, 'config.yml')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let up = false;
-  try {
-    await until(async () => (up = await answers(host)) || child.exitCode !== null, 15_000, 'the registry to answer');
-  } catch {
-    up = false;
-  }
+  const up = await until(async () => (await answers(host)) || child.exitCode !== null, 15_000, 'the registry to answer').then(
+    () => child.exitCode === null,
+    () => false,
+  );
   if (!up) {
     child.kill('SIGKILL');
     await exited;
@@ -151,18 +161,36 @@ export async function startRegistry(options: { auth?: { username: string; passwo
 }
 
 /** Pushes the test image (built for `marker`) as `<registry>/<name>:<tag>`; resolves to its manifest digest. */
-export async function pushTestImage(registry: TestRegistry, name: string, tag: string, options: { marker?: string; extraBytes?: number } = {}): Promise<string> {
+export async function pushTestImage(
+  registry: TestRegistry,
+  name: string,
+  tag: string,
+  options: { marker?: string; extraBytes?: number } = {},
+): Promise<string> {
   const layout = await buildTestImage(options.marker, options.extraBytes);
   const digestFile = path.join(scratchDir(), `push-${process.hrtime.bigint()}.digest`);
   const creds = registry.auth ? ['--dest-creds', `${registry.auth.username}:${registry.auth.password}`] : [];
-  await exec('skopeo', ['copy', '--quiet', '--dest-tls-verify=false', ...creds, '--digestfile', digestFile, `oci:${layout}:image`, `docker://${registry.host}/${name}:${tag}`]);
+  await exec('skopeo', [
+    'copy',
+    '--quiet',
+    '--dest-tls-verify=false',
+    ...creds,
+    '--digestfile',
+    digestFile,
+    `oci:${layout}:image`,
+    `docker://${registry.host}/${name}:${tag}`,
+  ]);
   const digest = fs.readFileSync(digestFile, 'utf8').trim();
   fs.rmSync(digestFile);
   return digest;
 }
 
 /** Saves the test image as an archive (`docker save`'s format, or an OCI archive) at `file`; resolves to the OCI manifest's digest. */
-export async function saveTestImage(file: string, format: 'docker-archive' | 'oci-archive', options: { marker?: string; name?: string } = {}): Promise<string> {
+export async function saveTestImage(
+  file: string,
+  format: 'docker-archive' | 'oci-archive',
+  options: { marker?: string; name?: string } = {},
+): Promise<string> {
   const layout = await buildTestImage(options.marker);
   // skopeo splits `transport:path:reference` at colons: write to a plain name, then move it.
   const tmp = path.join(scratchDir(), `archive-${process.hrtime.bigint()}.tar`);

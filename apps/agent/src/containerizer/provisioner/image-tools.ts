@@ -69,10 +69,15 @@ export function lastLine(stderr: string): string {
 
 export function run(file: string, args: string[], options: { cwd: string; timeoutMs: number }): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(file, args, { cwd: options.cwd, timeout: options.timeoutMs, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
-      if (err) reject(new ToolError(file.split('/').pop() ?? file, stderr || err.message, err.killed === true));
-      else resolve(stdout);
-    });
+    execFile(
+      file,
+      args,
+      { cwd: options.cwd, timeout: options.timeoutMs, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' },
+      (err, stdout, stderr) => {
+        if (err) reject(new ToolError(file.split('/').pop() ?? file, stderr || err.message, err.killed === true));
+        else resolve(stdout);
+      },
+    );
   });
 }
 
@@ -95,7 +100,8 @@ export function imageErrorOf(reference: string, where: string, err: unknown): Im
     return say(`unknown image: ${where} has no such repository, tag or digest`);
   if (/server gave HTTP response to HTTPS client/i.test(text))
     return say(`registry ${where} speaks plain HTTP: list it among the agent's insecure registries to allow that`);
-  if (/x509|certificate/i.test(text)) return say(`registry ${where} presented a certificate the agent does not trust: add its CA to the registry certificate directory`);
+  if (/x509|certificate/i.test(text))
+    return say(`registry ${where} presented a certificate the agent does not trust: add its CA to the registry certificate directory`);
   if (/connection refused|no such host|i\/o timeout|dial tcp|network is unreachable|connection reset|EOF|TLS handshake/i.test(text))
     return say(`registry unreachable: ${where} did not answer`);
   return say('the image could not be provisioned');

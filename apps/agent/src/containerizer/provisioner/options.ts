@@ -64,7 +64,8 @@ export function imageOptionsFromEnv(env: NodeJS.ProcessEnv): ProvisionerOptions 
 /** `{"host": {"username", "password"}}` from a credentials file's text, checked. */
 export function parseCredentials(text: string): Record<string, RegistryCredentials> {
   const data: unknown = JSON.parse(text);
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error('must be a JSON object of registry -> {username, password}');
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new Error('must be a JSON object of registry -> {username, password}');
   const out: Record<string, RegistryCredentials> = {};
   for (const [host, c] of Object.entries(data as Record<string, unknown>)) {
     const { username, password } = (c ?? {}) as Record<string, unknown>;

@@ -54,7 +54,16 @@ export class ImageProvisioner implements Provisioner {
   private readonly users = new Map<string, number>();
   private turn: Promise<unknown> = Promise.resolve();
   private recovered?: Promise<void>;
-  private readonly counters: ImageMetrics = { pulls: 0, pullFailures: 0, pullMsTotal: 0, lastPullMs: 0, cacheHits: 0, collected: 0, images: 0, storeBytes: 0 };
+  private readonly counters: ImageMetrics = {
+    pulls: 0,
+    pullFailures: 0,
+    pullMsTotal: 0,
+    lastPullMs: 0,
+    cacheHits: 0,
+    collected: 0,
+    images: 0,
+    storeBytes: 0,
+  };
 
   constructor(
     workDir: string,
@@ -176,10 +185,14 @@ export class ImageProvisioner implements Provisioner {
     try {
       for (const source of sources) {
         try {
-          await run(this.tools.skopeo, ['copy', '--quiet', ...source.args, '--digestfile', digestFile, source.image, `oci:${LAYOUT}:${tag}`], {
-            cwd: this.dir,
-            timeoutMs,
-          });
+          await run(
+            this.tools.skopeo,
+            ['copy', '--quiet', ...source.args, '--digestfile', digestFile, source.image, `oci:${LAYOUT}:${tag}`],
+            {
+              cwd: this.dir,
+              timeoutMs,
+            },
+          );
           from = source;
           break;
         } catch (err) {
@@ -247,7 +260,7 @@ export class ImageProvisioner implements Provisioner {
     const text = blob(digest);
     const manifest = JSON.parse(text) as { config: { digest: string; size: number }; layers?: Array<{ size: number }> };
     const c = (JSON.parse(blob(manifest.config.digest)) as { config?: Record<string, unknown> }).config ?? {};
-    const strings = (v: unknown) => (Array.isArray(v) && v.every((s) => typeof s === 'string') ? (v as string[]) : undefined);
+    const strings = (v: unknown) => (Array.isArray(v) && v.every((s): s is string => typeof s === 'string') ? v : undefined);
     const config: ImageConfig = {
       env: strings(c.Env) ?? [],
       ...(strings(c.Entrypoint) ? { entrypoint: strings(c.Entrypoint) } : {}),

@@ -20,7 +20,8 @@ export interface ImageReference {
 }
 
 const COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
-const DOMAIN = /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::[0-9]+)?$|^\[[0-9a-fA-F:]+\](?::[0-9]+)?$/;
+const DOMAIN =
+  /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::[0-9]+)?$|^\[[0-9a-fA-F:]+\](?::[0-9]+)?$/;
 const TAG = /^[\w][\w.-]{0,127}$/;
 const DIGEST = /^sha256:[a-f0-9]{64}$/;
 
@@ -29,7 +30,10 @@ export class ReferenceError extends Error {}
 
 /** Parses a reference; without a registry the default one (docker.io unless given). */
 export function parseReference(text: string, defaultRegistry = DOCKER_HUB): ImageReference {
-  const bad = (why: string) => new ReferenceError(`'${text}' is not a Docker image reference (${why}): use e.g. busybox, registry:5000/team/app:1.2 or app@sha256:<64 hex>`);
+  const bad = (why: string) =>
+    new ReferenceError(
+      `'${text}' is not a Docker image reference (${why}): use e.g. busybox, registry:5000/team/app:1.2 or app@sha256:<64 hex>`,
+    );
   if (text.length === 0 || text.length > 1024) throw bad('empty or too long');
   let rest = text;
   let digest: string | undefined;
@@ -51,7 +55,8 @@ export function parseReference(text: string, defaultRegistry = DOCKER_HUB): Imag
   let explicit = false;
   if (parts.length > 1 && (parts[0].includes('.') || parts[0].includes(':') || parts[0] === 'localhost')) {
     if (!DOMAIN.test(parts[0])) throw bad(`registry '${parts[0]}'`);
-    registry = normalizeRegistry(parts.shift() as string);
+    registry = normalizeRegistry(parts[0]);
+    parts.shift();
     explicit = true;
   }
   // Docker Hub's official images live under library/, on Docker Hub and on its mirrors.
@@ -59,7 +64,12 @@ export function parseReference(text: string, defaultRegistry = DOCKER_HUB): Imag
   for (const p of parts) if (!COMPONENT.test(p)) throw bad(`'${p}': repository names are lowercase letters, digits and separators`);
   const repository = parts.join('/');
   if (repository.length > 255) throw bad('repository name over 255 characters');
-  return { registry, repository, ...(tag !== undefined || digest === undefined ? { tag: tag ?? 'latest' } : {}), ...(digest ? { digest } : {}) };
+  return {
+    registry,
+    repository,
+    ...(tag !== undefined || digest === undefined ? { tag: tag ?? 'latest' } : {}),
+    ...(digest ? { digest } : {}),
+  };
 }
 
 /** `index.docker.io` and `registry-1.docker.io` are Docker Hub; a scheme given by mistake is dropped. */

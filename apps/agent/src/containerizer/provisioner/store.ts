@@ -42,7 +42,7 @@ export class ImageIndex {
       return;
     }
     try {
-      const data = JSON.parse(text) as IndexFile;
+      const data = JSON.parse(text) as { images?: Record<string, StoredImage | null> };
       for (const [ref, image] of Object.entries(data.images ?? {})) if (typeof image?.digest === 'string') this.images.set(ref, image);
     } catch {
       fs.renameSync(this.file, `${this.file}.corrupt`);
