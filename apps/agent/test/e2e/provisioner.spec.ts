@@ -86,11 +86,30 @@ describe('image provisioner (skopeo, umoci, a local registry)', () => {
     expect(leftovers().tmp).toEqual([]);
   });
 
-  it('pulls once for twenty tasks asking at once', async () => {
+  it("shows the registry's digest for a Docker-format manifest, stored as OCI", async () => {
+    const docker = await pushTestImage(registry, 'test/docker-format', '1', { marker: 'v2s2', format: 'v2s2' });
     const p = provisioner();
+    const image = await p.provision(`${registry.host}/test/docker-format:1`);
+    expect(image.digest).toBe(docker);
+    expect(p.images()[0].manifest).not.toBe(docker);
+    expect(image.rootfs).toBe(path.join(dir, 'work', 'images', 'rootfs', p.images()[0].manifest.slice('sha256:'.length)));
+    expect(fs.readFileSync(path.join(image.rootfs, 'etc', 'os-release'), 'utf8')).toContain('ID=v2s2');
+    expect((await p.provision(`${registry.host}/test/docker-format@${docker}`)).rootfs).toBe(image.rootfs);
+  });
+
+  it('pulls once for twenty tasks asking at once', async () => {
+    // skopeo behind a script that notes each run.
+    const calls = path.join(dir, 'skopeo-calls');
+    const skopeo = path.join(dir, 'skopeo');
+    fs.writeFileSync(skopeo, `#!/bin/sh\necho "$1" >> ${calls}\nexec ${tools.skopeo} "$@"\n`, { mode: 0o755 });
+    const p = new ImageProvisioner(path.join(dir, 'work'), { ...tools, skopeo }, { insecureRegistries: [registry.host] });
     const images = await Promise.all(Array.from({ length: 20 }, () => p.provision(`${registry.host}/test/busybox:1`)));
     expect(new Set(images.map((i) => i.rootfs)).size).toBe(1);
+    expect(new Set(images.map((i) => i.digest))).toEqual(new Set([digest]));
+    expect(fs.readFileSync(calls, 'utf8').trim().split('\n')).toEqual(['inspect', 'copy']);
     expect(p.metrics()).toMatchObject({ pulls: 1, pullFailures: 0 });
+    await Promise.all(Array.from({ length: 20 }, () => p.provision(`${registry.host}/test/busybox:1`)));
+    expect(p.metrics()).toMatchObject({ pulls: 1, cacheHits: 20 });
   });
 
   it('refuses a plain-HTTP registry that is not on the allow-list, saying how to allow it', async () => {
@@ -147,10 +166,12 @@ describe('image provisioner (skopeo, umoci, a local registry)', () => {
     stops.push(() => tampered.stop());
     const d = await pushTestImage(tampered, 'test/t', '1', { marker: 'tampered' });
     const manifestFile = registryBlob(tampered, d);
-    const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as { layers: Array<{ digest: string }> };
-    fs.writeFileSync(manifestFile, `${fs.readFileSync(manifestFile, 'utf8')} `);
+    const original = fs.readFileSync(manifestFile, 'utf8');
+    const manifest = JSON.parse(original) as { layers: Array<{ digest: string }> };
+    fs.writeFileSync(manifestFile, `${original} `);
     const q = provisioner({ insecureRegistries: [tampered.host] }, path.join(dir, 'q'));
     expect((await failure(q.provision(`${tampered.host}/test/t@${d}`))).message).toMatch(/digest mismatch/);
+    fs.writeFileSync(manifestFile, original);
     fs.appendFileSync(registryBlob(tampered, manifest.layers[0].digest), 'junk');
     expect((await failure(q.provision(`${tampered.host}/test/t:1`))).message).toMatch(/digest mismatch/);
     expect(leftovers(path.join(dir, 'q'))).toEqual({ tmp: [], rootfs: [] });

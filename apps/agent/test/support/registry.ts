@@ -165,7 +165,7 @@ export async function pushTestImage(
   registry: TestRegistry,
   name: string,
   tag: string,
-  options: { marker?: string; extraBytes?: number } = {},
+  options: { marker?: string; extraBytes?: number; /** Docker's manifest format (v2s2) instead of OCI's. */ format?: 'v2s2' | 'oci' } = {},
 ): Promise<string> {
   const layout = await buildTestImage(options.marker, options.extraBytes);
   const digestFile = path.join(scratchDir(), `push-${process.hrtime.bigint()}.digest`);
@@ -174,6 +174,7 @@ export async function pushTestImage(
     'copy',
     '--quiet',
     '--dest-tls-verify=false',
+    ...(options.format === 'v2s2' ? ['--format', 'v2s2'] : []),
     ...creds,
     '--digestfile',
     digestFile,

@@ -50,7 +50,7 @@ export class ImageProvisioner implements Provisioner {
   private readonly inflight = new Map<string, Promise<StoredImage>>();
   /** Provisions under way or handed out, per reference: such an image is never collected. */
   private readonly pins = new Map<string, number>();
-  /** Containers per manifest digest: such a root filesystem is never removed. */
+  /** Containers per layout manifest digest: such a root filesystem is never removed. */
   private readonly users = new Map<string, number>();
   private turn: Promise<unknown> = Promise.resolve();
   private recovered?: Promise<void>;
@@ -87,7 +87,7 @@ export class ImageProvisioner implements Provisioner {
         await run(this.tools.umoci, ['init', '--layout', LAYOUT], { cwd: this.dir, timeoutMs: 30_000 });
       }
       this.index.load();
-      for (const [ref, image] of this.index.images) if (!fs.existsSync(this.rootfsOf(image.digest))) this.index.images.delete(ref);
+      for (const [ref, image] of this.index.images) if (!fs.existsSync(this.rootfsOf(image.manifest))) this.index.images.delete(ref);
       this.index.save();
       await this.measure();
     })();
@@ -116,7 +116,7 @@ export class ImageProvisioner implements Provisioner {
     try {
       const cached = this.index.images.get(key);
       let image: StoredImage;
-      if (cached && !options.forcePull && fs.existsSync(this.rootfsOf(cached.digest))) {
+      if (cached && !options.forcePull && fs.existsSync(this.rootfsOf(cached.manifest))) {
         this.counters.cacheHits++;
         image = cached;
       } else image = await this.once(key, ref);
@@ -155,17 +155,17 @@ export class ImageProvisioner implements Provisioner {
   }
 
   private handOut(key: string, image: StoredImage): ProvisionedImage {
-    this.count(this.users, image.digest, 1);
+    this.count(this.users, image.manifest, 1);
     let released = false;
     return {
       reference: key,
       digest: image.digest,
-      rootfs: this.rootfsOf(image.digest),
+      rootfs: this.rootfsOf(image.manifest),
       config: image.config,
       release: () => {
         if (released) return;
         released = true;
-        this.count(this.users, image.digest, -1);
+        this.count(this.users, image.manifest, -1);
         this.count(this.pins, key, -1);
         const stored = this.index.images.get(key);
         if (stored) stored.lastUsed = Date.now();
@@ -181,18 +181,23 @@ export class ImageProvisioner implements Provisioner {
     const timeoutMs = this.options.pullTimeoutMs ?? DEFAULT_PULL_TIMEOUT;
     const { sources, link } = await this.sourcesOf(key, ref, tag);
     let from: Source | undefined;
+    let named: string | undefined;
     let failure: ImageError | undefined;
     try {
       for (const source of sources) {
         try {
-          await run(
-            this.tools.skopeo,
-            ['copy', '--quiet', ...source.args, '--digestfile', digestFile, source.image, `oci:${LAYOUT}:${tag}`],
-            {
+          let image = source.image;
+          named = ref.digest;
+          if (source.resolve && !ref.digest) {
+            const raw = await run(this.tools.skopeo, ['inspect', '--raw', ...source.resolve.args, source.image], {
               cwd: this.dir,
               timeoutMs,
-            },
-          );
+            });
+            named = `sha256:${createHash('sha256').update(raw).digest('hex')}`;
+            image = `${source.resolve.repository}@${named}`;
+          }
+          const copy = ['copy', '--quiet', ...source.args, '--digestfile', digestFile, image, `oci:${LAYOUT}:${tag}`];
+          await run(this.tools.skopeo, copy, { cwd: this.dir, timeoutMs });
           from = source;
           break;
         } catch (err) {
@@ -206,17 +211,20 @@ export class ImageProvisioner implements Provisioner {
       await this.sweep();
       throw failure ?? new ImageError(`image ${key}: no source to pull it from`);
     }
-    const digest = fs.readFileSync(digestFile, 'utf8').trim();
+    const manifest = fs.readFileSync(digestFile, 'utf8').trim();
     fs.rmSync(digestFile, { force: true });
-    if (ref.digest && from.checkDigest && digest !== ref.digest) {
+    if (ref.digest && from.checkDigest && manifest !== ref.digest) {
       await this.untag(tag);
-      throw new ImageError(`image ${key}: digest mismatch: ${from.where} holds manifest ${digest}, not the ${ref.digest} the task pinned`);
+      throw new ImageError(
+        `image ${key}: digest mismatch: ${from.where} holds manifest ${manifest}, not the ${ref.digest} the task pinned`,
+      );
     }
-    const rootfs = this.rootfsOf(digest);
+    const rootfs = this.rootfsOf(manifest);
     if (!fs.existsSync(rootfs)) await this.unpack(key, tag, rootfs);
-    const { config, blobBytes } = this.readImage(digest);
+    const { config, blobBytes } = this.readImage(manifest);
     const rootfsBytes = await diskUsage(rootfs);
-    const image: StoredImage = { digest, tag, size: blobBytes + rootfsBytes, rootfsBytes, lastUsed: Date.now(), config };
+    const digest = from.resolve ? (named ?? manifest) : manifest;
+    const image: StoredImage = { digest, manifest, tag, size: blobBytes + rootfsBytes, rootfsBytes, lastUsed: Date.now(), config };
     this.index.images.set(key, image);
     this.index.save();
     await this.measure();
@@ -303,7 +311,7 @@ export class ImageProvisioner implements Provisioner {
   /** Blobs no tag reaches (a failed or replaced pull) and root filesystems no image names and no container uses. */
   private async sweep(): Promise<void> {
     await run(this.tools.umoci, ['gc', '--layout', LAYOUT], { cwd: this.dir, timeoutMs: 60_000 }).catch(() => undefined);
-    const named = new Set([...this.index.images.values()].map((i) => i.digest));
+    const named = new Set([...this.index.images.values()].map((i) => i.manifest));
     for (const hex of fs.readdirSync(path.join(this.dir, 'rootfs'))) {
       const digest = `sha256:${hex}`;
       if (!named.has(digest) && !this.users.get(digest)) fs.rmSync(this.rootfsOf(digest), { recursive: true, force: true });
@@ -316,7 +324,7 @@ export class ImageProvisioner implements Provisioner {
     let total = 0;
     for (const name of fs.existsSync(blobs) ? fs.readdirSync(blobs) : []) total += fs.statSync(path.join(blobs, name)).size;
     const seen = new Map<string, number>();
-    for (const image of this.index.images.values()) seen.set(image.digest, image.rootfsBytes);
+    for (const image of this.index.images.values()) seen.set(image.manifest, image.rootfsBytes);
     for (const hex of fs.readdirSync(path.join(this.dir, 'rootfs')))
       if (!seen.has(`sha256:${hex}`)) seen.set(`sha256:${hex}`, await diskUsage(path.join(this.dir, 'rootfs', hex)));
     for (const bytes of seen.values()) total += bytes;

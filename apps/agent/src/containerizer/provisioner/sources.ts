@@ -19,6 +19,12 @@ export interface Source {
   args: string[];
   /** An archive: the pulled manifest's digest must equal a pinned one (a registry is asked for it by digest). */
   checkDigest: boolean;
+  /**
+   * A registry: a tag is first resolved to the registry's manifest digest (skopeo inspect, with
+   * these flags), and that digest is copied, so what is stored and shown is what the registry
+   * names, even where the copy converts a Docker manifest to OCI.
+   */
+  resolve?: { repository: string; args: string[] };
 }
 
 /** The credentials file skopeo reads (`auth.json`): only the registries the operator configured. */
@@ -33,16 +39,19 @@ export function registrySources(ref: ImageReference, options: ProvisionerOptions
   const insecure = new Set((options.insecureRegistries ?? []).map(normalizeRegistry));
   const mirrors = ref.registry === defaultRegistryOf(options) ? (options.mirrors ?? []).map(normalizeRegistry) : [];
   const path = `${ref.repository}${ref.digest ? `@${ref.digest}` : `:${ref.tag ?? 'latest'}`}`;
+  // skopeo copy takes --src-authfile, skopeo inspect --authfile: the same flags, prefixed or not.
+  const flags = (registry: string, prefix: string) => [
+    `--${prefix}authfile`,
+    authFile,
+    ...(insecure.has(registry) ? [`--${prefix}tls-verify=false`] : []),
+    ...(options.certDir ? [`--${prefix}cert-dir`, options.certDir] : []),
+  ];
   return [...mirrors.filter((m) => m !== ref.registry), ref.registry].map((registry) => ({
     where: `registry ${registry}`,
     image: `docker://${registry}/${path}`,
-    args: [
-      '--src-authfile',
-      authFile,
-      ...(insecure.has(registry) ? ['--src-tls-verify=false'] : []),
-      ...(options.certDir ? ['--src-cert-dir', options.certDir] : []),
-    ],
+    args: flags(registry, 'src-'),
     checkDigest: false,
+    resolve: { repository: `docker://${registry}/${ref.repository}`, args: flags(registry, '') },
   }));
 }
 

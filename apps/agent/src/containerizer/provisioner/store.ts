@@ -9,8 +9,10 @@ import * as path from 'node:path';
 import type { ImageConfig } from './image';
 
 export interface StoredImage {
-  /** The manifest's digest (`sha256:...`). */
+  /** The manifest's digest as its registry names it (`sha256:...`), shown with the task. */
   digest: string;
+  /** The digest of the OCI manifest in the agent's layout (skopeo converts Docker manifests): names the root filesystem. */
+  manifest: string;
   /** Its tag in the shared OCI layout. */
   tag: string;
   /** Bytes of its blobs and unpacked root filesystem (shared layers counted for each image). */
@@ -43,7 +45,8 @@ export class ImageIndex {
     }
     try {
       const data = JSON.parse(text) as { images?: Record<string, StoredImage | null> };
-      for (const [ref, image] of Object.entries(data.images ?? {})) if (typeof image?.digest === 'string') this.images.set(ref, image);
+      for (const [ref, image] of Object.entries(data.images ?? {}))
+        if (typeof image?.digest === 'string' && typeof image.manifest === 'string') this.images.set(ref, image);
     } catch {
       fs.renameSync(this.file, `${this.file}.corrupt`);
     }
@@ -55,10 +58,5 @@ export class ImageIndex {
     fs.mkdirSync(path.dirname(this.file), { recursive: true });
     fs.writeFileSync(tmp, JSON.stringify(data));
     fs.renameSync(tmp, this.file);
-  }
-
-  /** References whose image has this digest. */
-  referencesTo(digest: string): string[] {
-    return [...this.images].filter(([, i]) => i.digest === digest).map(([r]) => r);
   }
 }
