@@ -75,7 +75,11 @@ export class ImageProvisioner implements Provisioner {
     this.index = new ImageIndex(path.join(this.dir, 'index.json'));
   }
 
-  /** Reads the checkpointed index back (a restarted agent keeps its images) and clears what a crash left half-made. */
+  /**
+   * Reads the checkpointed index back (a restarted agent keeps its images) and clears what a
+   * crash left half-made. Which images recovered containers use is not checkpointed here: the
+   * runtime provisions each recovered container's image again (a store hit) to hold it.
+   */
   recover(): Promise<void> {
     this.recovered ??= (async () => {
       fs.mkdirSync(path.join(this.dir, 'rootfs'), { recursive: true, mode: 0o700 });
@@ -104,7 +108,9 @@ export class ImageProvisioner implements Provisioner {
   }
 
   async provision(reference: string, options: { forcePull?: boolean } = {}): Promise<ProvisionedImage> {
-    await this.recover();
+    await this.recover().catch((err: unknown) => {
+      throw asImageError(reference, err);
+    });
     let ref: ImageReference;
     try {
       ref = parseReference(reference, defaultRegistryOf(this.options));
@@ -121,7 +127,10 @@ export class ImageProvisioner implements Provisioner {
         image = cached;
       } else image = await this.once(key, ref);
       image.lastUsed = Date.now();
-      return this.handOut(key, image);
+      const handed = this.handOut(key, image);
+      // A new image may have taken the store over its limit: make room from the unused ones.
+      void this.collect().catch((err: unknown) => this.log?.warn({ err: (err as Error).message }, 'image collection failed'));
+      return handed;
     } catch (err) {
       this.count(this.pins, key, -1);
       throw err;
@@ -144,7 +153,7 @@ export class ImageProvisioner implements Provisioner {
         (err: unknown) => {
           this.counters.pullFailures++;
           this.log?.warn({ image: key, err: (err as Error).message }, 'image pull failed');
-          throw err;
+          throw asImageError(key, err);
         },
       );
       this.inflight.set(key, pull);
@@ -347,4 +356,13 @@ export class ImageProvisioner implements Provisioner {
     this.turn = next.catch(() => undefined);
     return next;
   }
+}
+
+/** Failures of our own (a full disk writing the index, an unreadable blob) worded like the tools'. */
+function asImageError(reference: string, err: unknown): ImageError {
+  if (err instanceof ImageError) return err;
+  const e = err as NodeJS.ErrnoException;
+  if (e.code === 'ENOSPC')
+    return new ImageError(`image ${reference}: disk full on the agent while storing or unpacking the image (${e.message})`);
+  return new ImageError(`image ${reference}: the image could not be provisioned (${e.message})`);
 }
