@@ -153,6 +153,34 @@ describe('image provisioner (skopeo, umoci, a local registry)', () => {
     expect(leftovers(path.join(dir, 'bad'))).toEqual({ tmp: [], rootfs: [] });
   });
 
+  it('pulls with bearer tokens: the registry sends skopeo to its token server with the basic credentials', async () => {
+    const auth = { username: 'puller', password: 'tok3n' };
+    const secured = await startRegistry({ auth, bearer: true });
+    stops.push(() => secured.stop());
+    const pushed = await pushTestImage(secured, 'team/app', 'v1');
+    const ref = `${secured.host}/team/app:v1`;
+    const before = secured.tokens?.issued ?? 0;
+    const good = provisioner({ insecureRegistries: [secured.host], credentials: { [secured.host]: auth } });
+    expect((await good.provision(ref)).digest).toBe(pushed);
+    expect(secured.tokens?.issued).toBeGreaterThan(before);
+    const bad = provisioner(
+      { insecureRegistries: [secured.host], credentials: { [secured.host]: { ...auth, password: 'no' } } },
+      path.join(dir, 'bad'),
+    );
+    expect((await failure(bad.provision(ref))).message).toMatch(/authentication refused/);
+  });
+
+  it('pulls over TLS from a registry with a private CA given the CA directory, and names the untrusted certificate without it', async () => {
+    const tls = await startRegistry({ tls: true });
+    stops.push(() => tls.stop());
+    const pushed = await pushTestImage(tls, 'team/app', 'v1');
+    const ref = `${tls.host}/team/app:v1`;
+    const trusted = provisioner({ insecureRegistries: [], certDir: tls.caDir });
+    expect((await trusted.provision(ref)).digest).toBe(pushed);
+    const untrusted = provisioner({ insecureRegistries: [] }, path.join(dir, 'untrusted'));
+    expect((await failure(untrusted.provision(ref))).message).toMatch(/presented a certificate the agent does not trust: add its CA/);
+  });
+
   it('pins a digest, refuses one the registry does not have, and detects content that does not match its digest', async () => {
     const p = provisioner();
     const pinned = await p.provision(`${registry.host}/test/busybox@${digest}`);

@@ -2,27 +2,42 @@
  * Container images for tests, with no downloads: a test image built from the machine's static
  * busybox with umoci (sh, ps, cat, id, sleep, nc and an /etc/os-release with a marker), a Docker
  * registry from the operating system's packages (Debian's `docker-registry`) on a free port with
- * its storage in a temporary folder, optionally behind htpasswd basic auth, and skopeo to push
+ * its storage in a temporary folder, optionally behind htpasswd basic auth or bearer tokens and
+ * TLS from a private CA (registry-auth.ts), and skopeo to push
  * images into it or save them as archives. Built layouts are cached per marker for the run.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as https from 'node:https';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { until } from '@arbiter/test-support';
+import { privateCa, startTokenServer, type TokenServer } from './registry-auth';
 
 export const BUSYBOX = '/usr/bin/busybox';
 export const APPLETS = ['sh', 'ps', 'cat', 'id', 'sleep', 'nc', 'ls', 'echo', 'env', 'true', 'false'];
 
 export interface TestRegistry {
-  /** `127.0.0.1:<port>`: plain HTTP. */
+  /** `127.0.0.1:<port>`: plain HTTP unless started with `tls`. */
   host: string;
   /** Where it keeps its blobs and manifests (`docker/registry/v2/...`). */
   storage: string;
   auth?: { username: string; password: string };
+  /** TLS: the directory holding the private CA's certificate (`ca.crt`), as skopeo's --cert-dir reads it. */
+  caDir?: string;
+  /** Bearer tokens: the token server the registry sends clients to. */
+  tokens?: TokenServer;
   stop(): Promise<void>;
+}
+
+export interface RegistryOptions {
+  /** Credentials it accepts: basic (htpasswd), or for bearer tokens from its token server when `bearer`. */
+  auth?: { username: string; password: string };
+  bearer?: boolean;
+  /** HTTPS with a certificate from a private CA. */
+  tls?: boolean;
 }
 
 function exec(file: string, args: string[], cwd?: string): Promise<string> {
@@ -106,9 +121,9 @@ async function htpasswd(username: string, password: string): Promise<string> {
   return (await exec(python, ['-W', 'ignore', '-c', script, username, password])).trim();
 }
 
-const answers = (host: string) =>
+const answers = (host: string, tls: boolean) =>
   new Promise<boolean>((resolve) => {
-    const req = http.get(`http://${host}/v2/`, (res) => {
+    const req = (tls ? https : http).get(`${tls ? 'https' : 'http'}://${host}/v2/`, { rejectUnauthorized: false }, (res) => {
       res.resume();
       resolve(res.statusCode === 200 || res.statusCode === 401);
     });
@@ -116,18 +131,24 @@ const answers = (host: string) =>
     req.setTimeout(1000, () => req.destroy());
   });
 
-/** Starts `docker-registry serve` on a free port (plain HTTP), with basic auth when given credentials. */
-export async function startRegistry(options: { auth?: { username: string; password: string } } = {}): Promise<TestRegistry> {
+/** Starts `docker-registry serve` on a free port: plain HTTP or TLS (a private CA), anonymous, basic auth or bearer tokens. */
+export async function startRegistry(options: RegistryOptions = {}): Promise<TestRegistry> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-registry-'));
   const port = await freePort();
   const host = `127.0.0.1:${port}`;
   const storage = path.join(dir, 'storage');
   let auth = '';
-  if (options.auth) {
+  let tokens: TokenServer | undefined;
+  if (options.auth && options.bearer) {
+    tokens = await startTokenServer(dir, options.auth.username, options.auth.password);
+    auth = `auth:\n  token:\n    realm: ${tokens.realm}\n    service: ${tokens.service}\n    issuer: ${tokens.issuer}\n    rootcertbundle: ${tokens.certFile}\n`;
+  } else if (options.auth) {
     fs.writeFileSync(path.join(dir, 'htpasswd'), `${await htpasswd(options.auth.username, options.auth.password)}\n`);
     auth = `auth:\n  htpasswd:\n    realm: arbiter-test\n    path: ${path.join(dir, 'htpasswd')}\n`;
   }
-  const config = `version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: ${storage}\n  delete:\n    enabled: true\nhttp:\n  addr: ${host}\n${auth}`;
+  const ca = options.tls ? await privateCa(dir) : undefined;
+  const tls = ca ? `  tls:\n    certificate: ${ca.cert}\n    key: ${ca.key}\n` : '';
+  const config = `version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: ${storage}\n  delete:\n    enabled: true\nhttp:\n  addr: ${host}\n${tls}${auth}`;
   fs.writeFileSync(path.join(dir, 'config.yml'), config);
   const child: ChildProcess = spawn('/usr/bin/docker-registry', ['serve', path.join(dir, 'config.yml')], {
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -135,13 +156,14 @@ export async function startRegistry(options: { auth?: { username: string; passwo
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const up = await until(async () => (await answers(host)) || child.exitCode !== null, 15_000, 'the registry to answer').then(
+  const up = await until(async () => (await answers(host, !!ca)) || child.exitCode !== null, 15_000, 'the registry to answer').then(
     () => child.exitCode === null,
     () => false,
   );
   if (!up) {
     child.kill('SIGKILL');
     await exited;
+    await tokens?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
     throw new Error(`docker-registry did not start: ${stderr}`);
   }
@@ -150,11 +172,14 @@ export async function startRegistry(options: { auth?: { username: string; passwo
     host,
     storage,
     ...(options.auth ? { auth: options.auth } : {}),
+    ...(ca ? { caDir: ca.caDir } : {}),
+    ...(tokens ? { tokens } : {}),
     stop: async () => {
       if (stopped) return;
       stopped = true;
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
+      await tokens?.stop();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
