@@ -129,7 +129,7 @@ export class ImageProvisioner implements Provisioner {
       image.lastUsed = Date.now();
       const handed = this.handOut(key, image);
       // A new image may have taken the store over its limit: make room from the unused ones.
-      void this.collect().catch((err: unknown) => this.log?.warn({ err: (err as Error).message }, 'image collection failed'));
+      if (image !== cached) this.collectLater();
       return handed;
     } catch (err) {
       this.count(this.pins, key, -1);
@@ -177,10 +177,21 @@ export class ImageProvisioner implements Provisioner {
         this.count(this.users, image.manifest, -1);
         this.count(this.pins, key, -1);
         const stored = this.index.images.get(key);
-        if (stored) stored.lastUsed = Date.now();
-        void this.collect().catch((err: unknown) => this.log?.warn({ err: (err as Error).message }, 'image collection failed'));
+        if (stored) {
+          stored.lastUsed = Date.now();
+          this.index.save();
+        }
+        if (this.counters.storeBytes > this.limit) this.collectLater();
       },
     };
+  }
+
+  private get limit(): number {
+    return this.options.storeLimitBytes ?? DEFAULT_STORE_LIMIT;
+  }
+
+  private collectLater(): void {
+    void this.collect().catch((err: unknown) => this.log?.warn({ err: (err as Error).message }, 'image collection failed'));
   }
 
   /** Copies the image into the layout (trying each source in order), checks its digest, unpacks it. */
@@ -295,7 +306,7 @@ export class ImageProvisioner implements Provisioner {
    */
   collect(): Promise<void> {
     return this.exclusive(async () => {
-      const limit = this.options.storeLimitBytes ?? DEFAULT_STORE_LIMIT;
+      const { limit } = this;
       if ((await this.measure()) <= limit) return;
       const unused = [...this.index.images].filter(([ref]) => !this.pins.get(ref)).sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
       for (const [ref, image] of unused) {
@@ -330,8 +341,16 @@ export class ImageProvisioner implements Provisioner {
   /** The store's bytes: every blob once, and each unpacked root filesystem once. */
   private async measure(): Promise<number> {
     const blobs = path.join(this.dir, LAYOUT, 'blobs', 'sha256');
-    let total = 0;
-    for (const name of fs.existsSync(blobs) ? fs.readdirSync(blobs) : []) total += fs.statSync(path.join(blobs, name)).size;
+    const names = await fs.promises.readdir(blobs).catch(() => []);
+    const sizes = await Promise.all(
+      names.map((n) =>
+        fs.promises.stat(path.join(blobs, n)).then(
+          (s) => s.size,
+          () => 0,
+        ),
+      ),
+    );
+    let total = sizes.reduce((a, b) => a + b, 0);
     const seen = new Map<string, number>();
     for (const image of this.index.images.values()) seen.set(image.manifest, image.rootfsBytes);
     for (const hex of fs.readdirSync(path.join(this.dir, 'rootfs')))
