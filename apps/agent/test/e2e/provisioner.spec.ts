@@ -217,6 +217,10 @@ describe('image provisioner (skopeo, umoci, a local registry)', () => {
     const forced = await p.provision(`${registry.host}/test/moving:1`, { forcePull: true });
     expect(forced.digest).toBe(b);
     expect(fs.readFileSync(path.join(forced.rootfs, 'etc', 'os-release'), 'utf8')).toContain('ID=second');
+    // The earlier image is still known by its digest (containers running it are recovered so), with no pull.
+    const earlier = await p.provision(`${registry.host}/test/moving@${a}`);
+    expect(fs.readFileSync(path.join(earlier.rootfs, 'etc', 'os-release'), 'utf8')).toContain('ID=first');
+    expect(p.metrics()).toMatchObject({ pulls: 2, cacheHits: 2 });
   });
 
   it("tries the default registry's mirrors in order before it", async () => {

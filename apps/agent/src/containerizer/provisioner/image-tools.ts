@@ -106,3 +106,12 @@ export function imageErrorOf(reference: string, where: string, err: unknown): Im
     return say(`registry unreachable: ${where} did not answer`);
   return say('the image could not be provisioned');
 }
+
+/** Failures of our own (a full disk writing the index, an unreadable blob) worded like the tools'. */
+export function asImageError(reference: string, err: unknown): ImageError {
+  if (err instanceof ImageError) return err;
+  const e = err as NodeJS.ErrnoException;
+  if (e.code === 'ENOSPC')
+    return new ImageError(`image ${reference}: disk full on the agent while storing or unpacking the image (${e.message})`);
+  return new ImageError(`image ${reference}: the image could not be provisioned (${e.message})`);
+}

@@ -15,12 +15,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { diskUsage } from '../isolators/disk';
-import { type ImageConfig, ImageError, type ProvisionedImage, type Provisioner } from './image';
-import { imageErrorOf, type ImageTools, run } from './image-tools';
+import { ImageError, type ProvisionedImage, type Provisioner } from './image';
+import { asImageError, imageErrorOf, type ImageTools, run } from './image-tools';
 import { DEFAULT_STORE_LIMIT, defaultRegistryOf, type ProvisionerOptions } from './options';
 import { formatReference, type ImageReference, parseReference } from './reference';
 import { archiveFor, archiveTransport, authFileContent, registrySources, type Source } from './sources';
-import { ImageIndex, type StoredImage } from './store';
+import { ImageIndex, readImage, type StoredImage } from './store';
 
 const LAYOUT = 'layout';
 const DEFAULT_PULL_TIMEOUT = 10 * 60_000;
@@ -90,6 +90,9 @@ export class ImageProvisioner implements Provisioner {
         fs.rmSync(path.join(this.dir, LAYOUT), { recursive: true, force: true });
         await run(this.tools.umoci, ['init', '--layout', LAYOUT], { cwd: this.dir, timeoutMs: 30_000 });
       }
+      // skopeo writes each blob to a temporary file in the layout first: a crash leaves them.
+      for (const name of fs.readdirSync(path.join(this.dir, LAYOUT)))
+        if (name.startsWith('oci-put-blob')) fs.rmSync(path.join(this.dir, LAYOUT, name), { force: true });
       this.index.load();
       for (const [ref, image] of this.index.images) if (!fs.existsSync(this.rootfsOf(image.manifest))) this.index.images.delete(ref);
       this.index.save();
@@ -241,10 +244,17 @@ export class ImageProvisioner implements Provisioner {
     }
     const rootfs = this.rootfsOf(manifest);
     if (!fs.existsSync(rootfs)) await this.unpack(key, tag, rootfs);
-    const { config, blobBytes } = this.readImage(manifest);
+    const { config, blobBytes } = readImage(path.join(this.dir, LAYOUT), manifest);
     const rootfsBytes = await diskUsage(rootfs);
     const digest = from.resolve ? (named ?? manifest) : manifest;
     const image: StoredImage = { digest, manifest, tag, size: blobBytes + rootfsBytes, rootfsBytes, lastUsed: Date.now(), config };
+    // A tag that moved (forcePull): its earlier image stays known by digest, which is how the
+    // containers still running it (the runtime recovers them by reference and digest) find it.
+    const previous = this.index.images.get(key);
+    if (previous && previous.manifest !== manifest) {
+      const alias = formatReference({ registry: ref.registry, repository: ref.repository, digest: previous.digest });
+      if (!this.index.images.has(alias)) this.index.images.set(alias, previous);
+    }
     this.index.images.set(key, image);
     this.index.save();
     await this.measure();
@@ -282,24 +292,6 @@ export class ImageProvisioner implements Provisioner {
     }
   }
 
-  /** The image configuration and the bytes of its manifest, config and layers, read from the layout's blobs. */
-  private readImage(digest: string): { config: ImageConfig; blobBytes: number } {
-    const blob = (d: string) => fs.readFileSync(path.join(this.dir, LAYOUT, 'blobs', ...d.split(':')), 'utf8');
-    const text = blob(digest);
-    const manifest = JSON.parse(text) as { config: { digest: string; size: number }; layers?: Array<{ size: number }> };
-    const c = (JSON.parse(blob(manifest.config.digest)) as { config?: Record<string, unknown> }).config ?? {};
-    const strings = (v: unknown) => (Array.isArray(v) && v.every((s): s is string => typeof s === 'string') ? v : undefined);
-    const config: ImageConfig = {
-      env: strings(c.Env) ?? [],
-      ...(strings(c.Entrypoint) ? { entrypoint: strings(c.Entrypoint) } : {}),
-      ...(strings(c.Cmd) ? { cmd: strings(c.Cmd) } : {}),
-      ...(typeof c.WorkingDir === 'string' && c.WorkingDir ? { workingDir: c.WorkingDir } : {}),
-      ...(typeof c.User === 'string' && c.User ? { user: c.User } : {}),
-    };
-    const layers = (manifest.layers ?? []).reduce((n, l) => n + l.size, 0);
-    return { config, blobBytes: Buffer.byteLength(text) + manifest.config.size + layers };
-  }
-
   /**
    * Collects unused images, least recently used first, while the store is over its limit; then
    * the root filesystems no image names and no container uses, and the blobs no tag reaches.
@@ -308,7 +300,9 @@ export class ImageProvisioner implements Provisioner {
     return this.exclusive(async () => {
       const { limit } = this;
       if ((await this.measure()) <= limit) return;
-      const unused = [...this.index.images].filter(([ref]) => !this.pins.get(ref)).sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
+      const unused = [...this.index.images]
+        .filter(([ref, image]) => !this.pins.get(ref) && !this.users.get(image.manifest))
+        .sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
       for (const [ref, image] of unused) {
         if (this.counters.storeBytes <= limit) break;
         this.index.images.delete(ref);
@@ -375,13 +369,4 @@ export class ImageProvisioner implements Provisioner {
     this.turn = next.catch(() => undefined);
     return next;
   }
-}
-
-/** Failures of our own (a full disk writing the index, an unreadable blob) worded like the tools'. */
-function asImageError(reference: string, err: unknown): ImageError {
-  if (err instanceof ImageError) return err;
-  const e = err as NodeJS.ErrnoException;
-  if (e.code === 'ENOSPC')
-    return new ImageError(`image ${reference}: disk full on the agent while storing or unpacking the image (${e.message})`);
-  return new ImageError(`image ${reference}: the image could not be provisioned (${e.message})`);
 }

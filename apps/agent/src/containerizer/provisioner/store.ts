@@ -2,7 +2,8 @@
  * The image store's checkpoint: which references the agent has, the manifest digest each
  * resolved to, its layout tag, size and last use. Written whole to a temporary file and renamed,
  * so a crash leaves the previous index or the new one; a restarted agent reads it back in
- * `recover()` and knows its images without pulling them again.
+ * `recover()` and knows its images without pulling them again. An image's configuration is read
+ * from its blobs in the layout.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -59,4 +60,22 @@ export class ImageIndex {
     fs.writeFileSync(tmp, JSON.stringify(data));
     fs.renameSync(tmp, this.file);
   }
+}
+
+/** The image configuration and the bytes of its manifest, config and layers, read from the layout's blobs. */
+export function readImage(layout: string, digest: string): { config: ImageConfig; blobBytes: number } {
+  const blob = (d: string) => fs.readFileSync(path.join(layout, 'blobs', ...d.split(':')), 'utf8');
+  const text = blob(digest);
+  const manifest = JSON.parse(text) as { config: { digest: string; size: number }; layers?: Array<{ size: number }> };
+  const c = (JSON.parse(blob(manifest.config.digest)) as { config?: Record<string, unknown> }).config ?? {};
+  const strings = (v: unknown) => (Array.isArray(v) && v.every((s): s is string => typeof s === 'string') ? v : undefined);
+  const config: ImageConfig = {
+    env: strings(c.Env) ?? [],
+    ...(strings(c.Entrypoint) ? { entrypoint: strings(c.Entrypoint) } : {}),
+    ...(strings(c.Cmd) ? { cmd: strings(c.Cmd) } : {}),
+    ...(typeof c.WorkingDir === 'string' && c.WorkingDir ? { workingDir: c.WorkingDir } : {}),
+    ...(typeof c.User === 'string' && c.User ? { user: c.User } : {}),
+  };
+  const layers = (manifest.layers ?? []).reduce((n, l) => n + l.size, 0);
+  return { config, blobBytes: Buffer.byteLength(text) + manifest.config.size + layers };
 }
