@@ -186,6 +186,10 @@ describe('image provisioner (skopeo, umoci, a local registry)', () => {
     const pinned = await p.provision(`${registry.host}/test/busybox@${digest}`);
     expect(pinned.digest).toBe(digest);
     expect(pinned.reference).toBe(`${registry.host}/test/busybox@${digest}`);
+    // The same image by tag, then by digest with a tag: from the store.
+    expect((await p.provision(`${registry.host}/test/busybox:1`)).rootfs).toBe(pinned.rootfs);
+    expect((await p.provision(`${registry.host}/test/busybox:1@${digest}`)).rootfs).toBe(pinned.rootfs);
+    expect(p.metrics()).toMatchObject({ pulls: 2, cacheHits: 1 });
     const other = `sha256:${'0'.repeat(64)}`;
     expect((await failure(p.provision(`${registry.host}/test/busybox@${other}`))).message).toMatch(/unknown image/);
 

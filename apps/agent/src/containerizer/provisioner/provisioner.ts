@@ -123,7 +123,7 @@ export class ImageProvisioner implements Provisioner {
     const key = formatReference(ref);
     this.count(this.pins, key, 1);
     try {
-      const cached = this.index.images.get(key);
+      const cached = this.index.images.get(key) ?? this.byDigest(key, ref);
       let image: StoredImage;
       if (cached && !options.forcePull && fs.existsSync(this.rootfsOf(cached.manifest))) {
         this.counters.cacheHits++;
@@ -138,6 +138,20 @@ export class ImageProvisioner implements Provisioner {
       this.count(this.pins, key, -1);
       throw err;
     }
+  }
+
+  /** A pinned reference to an image stored under another reference of its repository (its tag): stored under this one too. */
+  private byDigest(key: string, ref: ImageReference): StoredImage | undefined {
+    if (!ref.digest) return undefined;
+    const repository = `${ref.registry}/${ref.repository}`;
+    for (const [other, image] of this.index.images)
+      if (image.digest === ref.digest && (other.startsWith(`${repository}:`) || other.startsWith(`${repository}@`))) {
+        const same = { ...image };
+        this.index.images.set(key, same);
+        this.index.save();
+        return same;
+      }
+    return undefined;
   }
 
   /** One pull per reference at a time: later askers wait for the one under way. */
