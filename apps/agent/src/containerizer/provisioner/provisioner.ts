@@ -319,6 +319,8 @@ export class ImageProvisioner implements Provisioner {
         .sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
       for (const [ref, image] of unused) {
         if (this.counters.storeBytes <= limit) break;
+        // Asked for again while earlier ones were being removed.
+        if (this.pins.get(ref) || this.users.get(image.manifest) || this.index.images.get(ref) !== image) continue;
         this.index.images.delete(ref);
         this.index.save();
         await this.untag(image.tag);
