@@ -114,11 +114,30 @@ function freePort(): Promise<number> {
   });
 }
 
-/** A bcrypt htpasswd line (the registry reads only bcrypt), made with Python's crypt (no apache2-utils needed). */
+/**
+ * A bcrypt htpasswd line (the registry reads only bcrypt) without apache2-utils: Python's crypt
+ * (up to Python 3.12) or its bcrypt module, else apache2-utils' htpasswd where installed.
+ */
 async function htpasswd(username: string, password: string): Promise<string> {
-  const script = 'import crypt,sys; print(sys.argv[1] + ":" + crypt.crypt(sys.argv[2], crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=16)))';
   const python = fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
-  return (await exec(python, ['-W', 'ignore', '-c', script, username, password])).trim();
+  const scripts = [
+    'import crypt,sys; print(sys.argv[1] + ":" + crypt.crypt(sys.argv[2], crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=16)))',
+    'import bcrypt,sys; print(sys.argv[1] + ":" + bcrypt.hashpw(sys.argv[2].encode(), bcrypt.gensalt(4)).decode())',
+  ];
+  const tries = [
+    ...scripts.map((script) => () => exec(python, ['-W', 'ignore', '-c', script, username, password])),
+    () => exec('htpasswd', ['-nbB', username, password]),
+  ];
+  const failures: string[] = [];
+  for (const attempt of tries) {
+    try {
+      const line = (await attempt()).trim();
+      if (/^[^:]+:\$2[aby]\$/.test(line)) return line;
+    } catch (err) {
+      failures.push((err as Error).message.split('\n')[0]);
+    }
+  }
+  throw new Error(`no way to make a bcrypt htpasswd line here (python3 crypt or bcrypt, or apache2-utils): ${failures.join('; ')}`);
 }
 
 const answers = (host: string, tls: boolean) =>
