@@ -317,6 +317,19 @@ describe('image provisioner (skopeo, umoci, a local registry)', () => {
   });
 
   // A small tmpfs as the agent's work directory (the CI runs the agent's e2e tests as root, as agents run).
+  it('sets an unreadable index aside and pulls again rather than failing', async () => {
+    const first = provisioner();
+    await first.provision(`${registry.host}/test/busybox:1`);
+    const index = path.join(dir, 'work', 'images', 'index.json');
+    fs.writeFileSync(index, '{"images": {"trunc');
+    const again = provisioner();
+    await again.recover();
+    expect(again.images()).toEqual([]);
+    expect(fs.existsSync(`${index}.corrupt`)).toBe(true);
+    expect((await again.provision(`${registry.host}/test/busybox:1`)).digest).toBe(digest);
+    expect(again.metrics()).toMatchObject({ pulls: 1, images: 1 });
+  });
+
   it('fails with "disk full" when the store has no room to unpack, and leaves nothing behind', async () => {
     expect(process.getuid?.()).toBe(0);
     const work = path.join(dir, 'small');
