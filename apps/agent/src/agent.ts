@@ -20,6 +20,7 @@ import {
   ShutdownExecutor,
 } from '@arbiter/contracts';
 import pino, { type Logger } from 'pino';
+import type { ProvisionerOptions } from './containerizer/provisioner/options';
 import { ExecutorApi, type ExecutorApiOptions } from './executors/api/executor-api';
 import { durationMs } from './executors/executor-protocol';
 import { type ExecutorOptions, Executors } from './executors/executors';
@@ -52,6 +53,8 @@ export interface AgentOptions {
   workDirReserveBytes?: number;
   /** Executors and their API: where it listens, the registration timeout (see ExecutorOptions, ExecutorApiOptions). */
   executors?: ExecutorOptions & ExecutorApiOptions;
+  /** Where container images come from: default registry, mirrors, plain-HTTP allow-list, credentials, CA directory, offline archives, store limit. */
+  images?: ProvisionerOptions;
   logger?: Logger;
 }
 

@@ -9,3 +9,16 @@ export { residentByGroup } from './containerizer/isolators/memory';
 export { processStartTicks, TASK_PATH } from './containerizer/launcher';
 export * from './containerizer/users';
 export { sandboxOf } from './containerizer/sandbox';
+export {
+  createProvisioner,
+  detectImageTools,
+  ImageError,
+  type ImageMetrics,
+  imageOptionsFromEnv,
+  ImageProvisioner,
+  parseBytes,
+  parseCredentials,
+  type ProvisionedImage,
+  type Provisioner,
+  type ProvisionerOptions,
+} from './containerizer/provisioner';

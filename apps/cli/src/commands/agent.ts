@@ -28,6 +28,13 @@ interface AgentFlags {
   executorRegistrationTimeout?: string;
   executorApiAddress?: string;
   executorApiPort?: string;
+  defaultRegistry?: string;
+  registryMirrors?: string;
+  insecureRegistries?: string;
+  registryCredentialsFile?: string;
+  registryCertDir?: string;
+  imageArchiveDir?: string;
+  imageStoreLimit?: string;
 }
 
 /** "rack:r1;zone:a;level:3" -> { rack: 'r1', zone: 'a', level: 3 } */
@@ -41,6 +48,29 @@ export function parseAttributes(text: string): Record<string, string | number> {
     out[name] = /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
   }
   return out;
+}
+
+/** The image options from the flags, each falling back to its ARBITER_* variable. */
+function imageOptions(flags: AgentFlags, lib: Pick<typeof import('@arbiter/agent'), 'imageOptionsFromEnv' | 'parseCredentials'>) {
+  const env = {
+    ...process.env,
+    ...(flags.defaultRegistry ? { ARBITER_DEFAULT_REGISTRY: flags.defaultRegistry } : {}),
+    ...(flags.registryMirrors ? { ARBITER_REGISTRY_MIRRORS: flags.registryMirrors } : {}),
+    ...(flags.insecureRegistries ? { ARBITER_INSECURE_REGISTRIES: flags.insecureRegistries } : {}),
+    ...(flags.registryCertDir ? { ARBITER_REGISTRY_CERT_DIR: path.resolve(flags.registryCertDir) } : {}),
+    ...(flags.imageArchiveDir ? { ARBITER_IMAGE_ARCHIVE_DIR: path.resolve(flags.imageArchiveDir) } : {}),
+    ...(flags.imageStoreLimit ? { ARBITER_IMAGE_STORE_LIMIT: flags.imageStoreLimit } : {}),
+  };
+  const options = lib.imageOptionsFromEnv(env);
+  const file = flags.registryCredentialsFile ?? (process.env.ARBITER_REGISTRY_CREDENTIALS_FILE || undefined);
+  if (file) {
+    try {
+      options.credentials = lib.parseCredentials(fs.readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new Error(`--registry-credentials-file: ${(err as Error).message}`, { cause: err });
+    }
+  }
+  return options;
 }
 
 export function register(program: Command): void {
@@ -84,6 +114,31 @@ export function register(program: Command): void {
     .option(
       '--executor-api-port <port>',
       "the executor API's port (default: the last run's, so executors that outlive a restart find it; else any)",
+    )
+    .option('--default-registry <host>', 'registry of images that name none (ARBITER_DEFAULT_REGISTRY; default docker.io)')
+    .option(
+      '--registry-mirrors <hosts>',
+      'mirrors of the default registry, tried in order before it, comma-separated (ARBITER_REGISTRY_MIRRORS)',
+    )
+    .option(
+      '--insecure-registries <hosts>',
+      'registries reached over plain HTTP, comma-separated; only these (ARBITER_INSECURE_REGISTRIES)',
+    )
+    .option(
+      '--registry-credentials-file <file>',
+      'JSON {"host[:port]": {"username": "...", "password": "..."}}: basic credentials per registry (ARBITER_REGISTRY_CREDENTIALS_FILE)',
+    )
+    .option(
+      '--registry-cert-dir <dir>',
+      'a directory of CA certificates (*.crt) for registries with a private CA (ARBITER_REGISTRY_CERT_DIR)',
+    )
+    .option(
+      '--image-archive-dir <dir>',
+      "offline: image archives as <dir>/<repository>:<tag>.tar, no registry contacted, as Mesos's --docker_registry=/path (ARBITER_IMAGE_ARCHIVE_DIR)",
+    )
+    .option(
+      '--image-store-limit <size>',
+      'unused images are collected past this store size, e.g. 20G (ARBITER_IMAGE_STORE_LIMIT; default 10G)',
     )
     .action(async (flags: AgentFlags) => {
       const { parseResources } = await import('@arbiter/allocator');
@@ -165,6 +220,13 @@ export function register(program: Command): void {
         fail(`--executor-api-port: '${flags.executorApiPort}' is not a port`);
         return;
       }
+      let images;
+      try {
+        images = imageOptions(flags, agentLib);
+      } catch (err) {
+        fail((err as Error).message);
+        return;
+      }
       const agent = new agentLib.Agent({
         master: master.toString(),
         token,
@@ -173,6 +235,7 @@ export function register(program: Command): void {
         attributes,
         workDir,
         killTasksOnExit: flags.killTasksOnExit,
+        images,
         tasks: {
           taskUser: flags.taskUser ?? process.env.ARBITER_TASK_USER,
           allowRootTasks: flags.allowRootTasks ?? process.env.ARBITER_ALLOW_ROOT_TASKS === 'true',
