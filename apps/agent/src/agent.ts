@@ -103,6 +103,8 @@ export class Agent {
     this.tasks = new TaskRunner(options.workDir, (e) => this.updates.record(e), {
       onError: (message, err) => this.log.error({ err: err.message }, message),
       ...options.tasks,
+      // A port only reported (network/ports not enforced) is logged, besides its task's update.
+      ports: { onReport: (c, message) => this.log.warn({ container: c.name }, message), ...options.tasks?.ports },
     });
     this.executors = new Executors(
       options.workDir,
