@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { TaskSpec } from '@arbiter/contracts';
+import type { AgentCapabilities, TaskSpec } from '@arbiter/contracts';
 import { Isolator, type TaskCgroup } from './isolators/cgroups';
 import { CompletionDeadline } from './isolators/deadline';
 import { DiskUsage } from './isolators/disk';
@@ -110,6 +110,15 @@ export class Containerizer {
   get isolatorNames(): string[] {
     const cgroups = this.cgroups.mode === 'posix' ? ['posix/cpu', 'posix/mem'] : this.cgroups.controllers.map((c) => `cgroups/${c}`);
     return [...cgroups, 'disk/du', ...(this.ports ? ['network/ports'] : []), ...(this.gpus ? ['gpu/nvidia'] : [])];
+  }
+
+  /** What the agent reports of its isolation (its capabilities' isolators, gpus and gpusProblem). */
+  get capabilities(): Required<Pick<AgentCapabilities, 'isolators' | 'gpus'>> & Pick<AgentCapabilities, 'gpusProblem'> {
+    return {
+      isolators: this.isolatorNames,
+      gpus: this.gpus?.reported ?? [],
+      ...(this.gpus?.problem ? { gpusProblem: this.gpus.problem } : {}),
+    };
   }
 
   /** The OS user tasks run as when neither they nor their framework name one (`dynamic`: each framework's own). */

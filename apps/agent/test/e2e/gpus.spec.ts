@@ -89,7 +89,11 @@ describe('gpu/nvidia isolator (real tasks, fake GPUs)', () => {
       [1, UUIDS[1], 'NVIDIA H200'],
     ]);
     const agent = await agentOn();
-    expect(agent.tasks.containerizer.gpus?.problem).toBe(root ? undefined : expect.any(String));
+    const { capabilities } = agent.tasks.containerizer;
+    expect(capabilities.isolators).toEqual(expect.arrayContaining(['network/ports', 'gpu/nvidia']));
+    expect(capabilities.gpus).toEqual(UUIDS.map((uuid, index) => ({ index, uuid, model: 'NVIDIA H200' })));
+    // Without a devices controller, GPUs are confined by the environment alone, and the agent says so.
+    expect(capabilities.gpusProblem === undefined).toBe(root);
     probe('a', 1);
     expect(await probed(agent, 'a')).toEqual(holding(0));
     probe('b', 1);
