@@ -106,16 +106,14 @@ export class Containerizer {
     this.sandboxes = new Sandboxes(sandboxDir, user, options.fallbackSandboxRoot ?? '/var/lib/arbiter');
   }
 
-  /** The isolators in use, by Mesos's names where it has them (reported with the agent's capabilities). */
-  get isolatorNames(): string[] {
-    const cgroups = this.cgroups.mode === 'posix' ? ['posix/cpu', 'posix/mem'] : this.cgroups.controllers.map((c) => `cgroups/${c}`);
-    return [...cgroups, 'disk/du', ...(this.ports ? ['network/ports'] : []), ...(this.gpus ? ['gpu/nvidia'] : [])];
-  }
-
-  /** What the agent reports of its isolation (its capabilities' isolators, gpus and gpusProblem). */
-  get capabilities(): Required<Pick<AgentCapabilities, 'isolators' | 'gpus'>> & Pick<AgentCapabilities, 'gpusProblem'> {
+  /**
+   * What the agent reports of its ports and GPU isolation, for its capabilities: the isolators
+   * (`network/ports`, `gpu/nvidia`) beside the others, its GPUs, and why they are confined by
+   * the environment alone, when they are.
+   */
+  portsAndGpus(): Required<Pick<AgentCapabilities, 'isolators' | 'gpus'>> & Pick<AgentCapabilities, 'gpusProblem'> {
     return {
-      isolators: this.isolatorNames,
+      isolators: [...(this.ports ? ['network/ports'] : []), ...(this.gpus ? ['gpu/nvidia'] : [])],
       gpus: this.gpus?.reported ?? [],
       ...(this.gpus?.problem ? { gpusProblem: this.gpus.problem } : {}),
     };

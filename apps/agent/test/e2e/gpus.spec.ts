@@ -89,8 +89,8 @@ describe('gpu/nvidia isolator (real tasks, fake GPUs)', () => {
       [1, UUIDS[1], 'NVIDIA H200'],
     ]);
     const agent = await agentOn();
-    const { capabilities } = agent.tasks.containerizer;
-    expect(capabilities.isolators).toEqual(expect.arrayContaining(['network/ports', 'gpu/nvidia']));
+    const capabilities = agent.tasks.containerizer.portsAndGpus();
+    expect(capabilities.isolators).toEqual(['network/ports', 'gpu/nvidia']);
     expect(capabilities.gpus).toEqual(UUIDS.map((uuid, index) => ({ index, uuid, model: 'NVIDIA H200' })));
     // Without a devices controller, GPUs are confined by the environment alone, and the agent says so.
     expect(capabilities.gpusProblem === undefined).toBe(root);

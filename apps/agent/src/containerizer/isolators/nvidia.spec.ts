@@ -108,8 +108,8 @@ describe('NVIDIA GPU detection', () => {
       { path: path.join(dev, 'nvidiactl'), type: 'c', major: 195, minor: 255 },
     ]);
     expect(mounts.mounts.slice(0, 2)).toEqual([
-      { source: smi, destination: '/usr/local/nvidia/bin/nvidia-smi' },
-      { source: path.join(dir, 'nvidia-debugdump'), destination: '/usr/local/nvidia/bin/nvidia-debugdump' },
+      { source: smi, destination: '/usr/local/nvidia/bin/nvidia-smi', readOnly: true },
+      { source: path.join(dir, 'nvidia-debugdump'), destination: '/usr/local/nvidia/bin/nvidia-debugdump', readOnly: true },
     ]);
     expect([mounts.binDir, mounts.libDir]).toEqual(['/usr/local/nvidia/bin', '/usr/local/nvidia/lib64']);
   });

@@ -164,6 +164,7 @@ export interface DeviceNode {
 export interface BindMount {
   source: string;
   destination: string;
+  readOnly: boolean;
 }
 
 /** Where the driver's files go in a container (Mesos's NvidiaVolume). */
@@ -208,7 +209,7 @@ export function nvidiaContainerMounts(
   const smiDir = options.nvidiaSmi ? path.dirname(options.nvidiaSmi) : undefined;
   for (const name of DRIVER_BINARIES) {
     const source = smiDir && fs.existsSync(path.join(smiDir, name)) ? path.join(smiDir, name) : systemTool(name);
-    if (source) mounts.push({ source, destination: path.join(NVIDIA_VOLUME, 'bin', name) });
+    if (source) mounts.push({ source, destination: path.join(NVIDIA_VOLUME, 'bin', name), readOnly: true });
   }
   let libraries = new Map<string, string>();
   const ldconfig = options.ldconfig ?? systemTool('ldconfig');
@@ -219,6 +220,6 @@ export function nvidiaContainerMounts(
       // No library cache: no libraries to bind.
     }
   }
-  for (const [name, source] of libraries) mounts.push({ source, destination: path.join(NVIDIA_VOLUME, 'lib64', name) });
+  for (const [name, source] of libraries) mounts.push({ source, destination: path.join(NVIDIA_VOLUME, 'lib64', name), readOnly: true });
   return { devices, mounts, binDir: path.join(NVIDIA_VOLUME, 'bin'), libDir: path.join(NVIDIA_VOLUME, 'lib64') };
 }
