@@ -211,9 +211,15 @@ export function register(program: Command): void {
         if (parsed && 'problem' in parsed) throw new Error(`${flag}: ${parsed.problem}`);
         return parsed;
       };
+      if (flags.checkAgentPortRangeOnly && flags.containerPortsIsolatedRange !== undefined) {
+        fail('give only one of --check-agent-port-range-only and --container-ports-isolated-range');
+        return;
+      }
       let ports: import('@arbiter/agent').PortsOptions;
       try {
-        const own = resources.toJSON().flatMap((r) => (r.name === 'ports' ? (r.ranges ?? []) : []));
+        // The agent's own ports; Mesos's default range when it offers none.
+        const entries = resources.toJSON().filter((r) => r.name === 'ports');
+        const own = entries.length ? entries.flatMap((r) => r.ranges ?? []) : [[31000, 32000] as [number, number]];
         const isolated = ranges('--container-ports-isolated-range', flags.containerPortsIsolatedRange);
         const exempt = ranges('--container-ports-exempt', flags.containerPortsExempt);
         ports = {
