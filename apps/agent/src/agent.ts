@@ -134,6 +134,11 @@ export class Agent {
         'no cgroups this agent may create: tasks are isolated by process groups and OS users only; memory is enforced by polling, CPU and pids are not limited',
       );
     else this.log.info({ isolation: isolator.mode, controllers: isolator.controllers, taskUser: this.tasks.taskUser }, 'task isolation');
+    const { gpus, ports } = this.tasks.containerizer;
+    if (gpus) this.log.info({ gpus: gpus.reported }, 'GPUs handed out to tasks (gpu/nvidia)');
+    if (gpus?.problem) this.log.warn(gpus.problem);
+    if (ports && !ports.enforce)
+      this.log.info('network/ports: tasks listening on ports they were not given are only reported (--no-enforce-container-ports)');
     const { privateTmpProblem } = this.tasks.containerizer;
     if (privateTmpProblem)
       this.log.warn(
