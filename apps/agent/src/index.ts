@@ -22,3 +22,13 @@ export {
   type Provisioner,
   type ProvisionerOptions,
 } from './containerizer/provisioner';
+export {
+  detectGpus,
+  detectNvidiaGpus,
+  nvidiaContainerMounts,
+  type Gpu,
+  type GpuDetectOptions,
+  type NvidiaGpu,
+} from './containerizer/isolators/nvidia';
+export { gpuEnvironment } from './containerizer/isolators/gpus';
+export { ALL_PORTS, parsePortRanges, type PortRange, type PortsOptions } from './containerizer/isolators/ports';

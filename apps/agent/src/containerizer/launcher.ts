@@ -85,15 +85,18 @@ export interface LaunchRequest {
   namespace?: NamespaceTools;
   /** The agent's installation, kept visible read-only under a private /tmp (default: AGENT_INSTALLATION). */
   installation?: string;
+  /** What its isolators add to its environment, over the spec's (its GPUs, say). */
+  env?: Record<string, string>;
 }
 
 /** A launch that failed before the task could run (the message says at which step). */
 export class LaunchError extends Error {}
 
 /** Exactly the spec's environment and these (documented in docs/security.md). */
-function taskEnv({ frameworkId, spec, sandbox, user }: LaunchRequest): NodeJS.ProcessEnv {
+function taskEnv({ frameworkId, spec, sandbox, user, env }: LaunchRequest): NodeJS.ProcessEnv {
   return {
     ...(spec.env ?? {}),
+    ...(env ?? {}),
     PATH: spec.env?.PATH ?? TASK_PATH,
     HOME: sandbox,
     LANG: spec.env?.LANG ?? 'C.UTF-8',

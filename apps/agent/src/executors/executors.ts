@@ -329,7 +329,7 @@ export class Executors {
     for (const run of this.runs.values()) {
       if (run.state === 'TERMINATED' || run.ending || !run.container.pid) continue;
       const found = this.containerizer.limitation(run.container);
-      if (found) this.kill(run, { state: 'FAILED', ...found });
+      if (found && !found.reportOnly) this.kill(run, { state: 'FAILED', ...found });
     }
   }
 
