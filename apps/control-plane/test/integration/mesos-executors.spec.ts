@@ -95,6 +95,8 @@ it.each([
       },
     });
     expect(a.launches[0].task.command).toBeUndefined();
+    // Its FrameworkInfo has no checkpoint: Mesos's default, false, goes with the launch (its executor does not outlive an agent restart).
+    expect(a.launches[0].checkpoint).toBe(false);
     // 4 - 1 - 0.5; then the executor runs, and a second task takes only its own.
     const second = await offerOf(c, 2.5);
     // Offers name the framework's executors running on their agent.
@@ -174,7 +176,7 @@ it('runs a LAUNCH_GROUP under the default executor, sent to the agent as one gro
   const cp = await start();
   const a = await agent(cp, 'mx-group');
   const c = client(cp);
-  expect(await c.subscribe({ user: 'nobody', name: 'mesos-group', role: 'analytics' })).toBe(200);
+  expect(await c.subscribe({ user: 'nobody', name: 'mesos-group', role: 'analytics', checkpoint: true })).toBe(200);
   const offer = await offerOf(c, 4);
   const member = (taskId: string) => ({
     name: taskId,
@@ -192,7 +194,11 @@ it('runs a LAUNCH_GROUP under the default executor, sent to the agent as one gro
   };
   expect((await accept(c, offer, [group])).status).toBe(202);
   await until(() => a.launchGroups.length === 1);
-  expect(a.launchGroups[0]).toMatchObject({ frameworkId: c.frameworkId, executor: { executorId: 'dx', type: 'DEFAULT' } });
+  expect(a.launchGroups[0]).toMatchObject({
+    frameworkId: c.frameworkId,
+    executor: { executorId: 'dx', type: 'DEFAULT' },
+    checkpoint: true,
+  });
   expect(a.launchGroups[0].tasks.map((x) => x.taskId)).toEqual(['mg1', 'mg2']);
   expect(a.launches).toEqual([]);
   await offerOf(c, 1.9);
