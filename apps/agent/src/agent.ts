@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
+  type AgentCapabilities,
   type AgentHealth,
   FrameworkMessage,
   type KillTask,
@@ -68,6 +69,8 @@ export class Agent {
   readonly executors: Executors;
   readonly executorApi: ExecutorApi;
   private readonly outbox: Outbox;
+  /** What the agent can contain tasks with, found at start (sent with every registration). */
+  readonly capabilities: AgentCapabilities;
   /** Resolves once the executor API listens (start() connects after it). */
   listening?: Promise<void>;
 
@@ -137,6 +140,10 @@ export class Agent {
       this.log.warn(
         `tasks get no private /tmp and /dev/shm (${privateTmpProblem}): their TMPDIR is in their sandbox, but what they write to /tmp or /dev/shm is not counted against their disk`,
       );
+    this.capabilities = this.tasks.containerizer.capabilities(this.tasks.diskChecked);
+    const { imagesProblem } = this.capabilities;
+    if (imagesProblem) this.log.warn(`container images are off: ${imagesProblem}`);
+    else this.log.info({ runtime: this.capabilities.runtime, isolators: this.capabilities.isolators }, 'container images on');
   }
 
   /** Recovers checkpointed tasks and executors, opens the executor API, then connects. */
@@ -217,6 +224,7 @@ export class Agent {
         taskUser: this.tasks.taskUser,
         diskQuota: this.tasks.diskChecked,
       },
+      capabilities: this.capabilities,
       tasks: this.reportedTasks(),
       executors: this.executors.running(),
       health: this.health(),

@@ -9,3 +9,6 @@ export { residentByGroup } from './containerizer/isolators/memory';
 export { processStartTicks, TASK_PATH } from './containerizer/launcher';
 export * from './containerizer/users';
 export { sandboxOf } from './containerizer/sandbox';
+export { OPTIONAL_ISOLATORS } from './containerizer/containerizer';
+export type { ImageConfig, ProvisionedImage, Provisioner } from './containerizer/provisioner/image';
+export { ImageError } from './containerizer/provisioner/image';

@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { TaskSpec } from '@arbiter/contracts';
+import type { AgentCapabilities, TaskSpec } from '@arbiter/contracts';
 import { Isolator, type TaskCgroup } from './isolators/cgroups';
 import { CompletionDeadline } from './isolators/deadline';
 import { DiskUsage } from './isolators/disk';
@@ -16,8 +16,12 @@ import type { Container, Limitation, TaskIsolator } from './isolators/isolator';
 import { MemoryPolling } from './isolators/memory';
 import { DYNAMIC_UID_BASE, dynamicUser, DynamicUsers, NoDynamicUserLeft } from './dynamic-users';
 import { launch, type NamespaceTools } from './launcher';
+import { ImageError, type ProvisionedImage, type Provisioner } from './provisioner/image';
+import { type BindMount, CONTAINER_SANDBOX } from './runtime/oci-spec';
+import { detectRuntime, Runc } from './runtime/runc';
+import { resolveVolumes } from './runtime/volumes';
 import { Sandboxes } from './sandbox';
-import { detectNamespaceTools } from './tools';
+import { detectNamespaceTools, detectPidNamespace } from './tools';
 import { type OsUser, TaskUsers } from './users';
 
 export interface ContainerizerOptions {
@@ -42,7 +46,24 @@ export interface ContainerizerOptions {
   sandboxDir?: string;
   /** Where sandboxes go when the task user cannot reach the sandbox directory (default /var/lib/arbiter). */
   fallbackSandboxRoot?: string;
+  /**
+   * The isolators of plain tasks, by Mesos's names (Mesos's `--isolation`): `filesystem/linux`
+   * (a private /tmp and /dev/shm, volumes), `namespaces/pid` (a task sees only its own
+   * processes). Default: `filesystem/linux` where this machine allows it; `namespaces/pid` is
+   * named explicitly, as in Mesos (a task in one no longer sees the machine's processes).
+   */
+  isolation?: string[];
+  /** Host paths under which HOST_PATH volumes may be mounted (default: none). */
+  allowedHostPaths?: string[];
+  /** Provisions images (none: image tasks fail with REASON_CONTAINER_LAUNCH_FAILED). */
+  provisioner?: Provisioner;
+  /** Whether image tasks may run (default: when runc is installed and the agent is root). */
+  images?: boolean;
 }
+
+/** The plain-task isolators `--isolation` may name. */
+export const OPTIONAL_ISOLATORS = ['filesystem/linux', 'namespaces/pid'] as const;
+const DEFAULT_ISOLATION: readonly string[] = ['filesystem/linux'];
 
 const DEFAULT_PIDS_LIMIT = 1024;
 
@@ -65,6 +86,17 @@ export class Containerizer {
   readonly privateTmpProblem?: string;
   readonly pidsLimit: number;
   readonly sandboxes: Sandboxes;
+  /** Whether plain tasks get a PID namespace of their own (namespaces/pid). */
+  readonly pidNamespace: boolean;
+  /** The OCI runtime of image tasks, when images can run here (else `imagesProblem` says why). */
+  readonly runtime?: Runc;
+  readonly imagesProblem?: string;
+  private readonly provisioner?: Provisioner;
+  private readonly allowedHostPaths: string[];
+  /** The images of the containers running them (released when they end). */
+  private readonly images = new Map<string, ProvisionedImage>();
+  /** Plain tasks' volumes, between prepare and launch. */
+  private readonly binds = new Map<string, BindMount[]>();
 
   constructor(workDir: string, options: ContainerizerOptions = {}) {
     // Task cgroups under arbiter/<this work directory>: agents on one machine keep to their own.
@@ -75,9 +107,19 @@ export class Containerizer {
     this.defaultUser = options.taskUser ?? (this.self === 0 ? undefined : (process.env.USER ?? String(this.self)));
     this.dynamic = new DynamicUsers(path.join(workDir, 'task-users.json'));
     this.allowRoot = options.allowRootTasks ?? false;
-    const tools = options.privateMounts === false ? { problem: 'private mounts are turned off' } : detectNamespaceTools(this.self === 0);
+    const wanted = (name: (typeof OPTIONAL_ISOLATORS)[number]) => (options.isolation ?? DEFAULT_ISOLATION).includes(name);
+    const tools =
+      options.privateMounts === false || !wanted('filesystem/linux')
+        ? { problem: 'private mounts are turned off' }
+        : detectNamespaceTools(this.self === 0);
     if ('tools' in tools) this.namespace = tools.tools;
     else this.privateTmpProblem = tools.problem;
+    this.pidNamespace = !!this.namespace && wanted('namespaces/pid') && detectPidNamespace(this.namespace);
+    this.allowedHostPaths = options.allowedHostPaths ?? [];
+    this.provisioner = options.provisioner;
+    const runtime = options.images === false ? { problem: 'images are turned off' } : detectRuntime(this.self === 0);
+    if ('info' in runtime) this.runtime = new Runc(runtime.info, workDir);
+    else this.imagesProblem = runtime.problem;
     // Where sandboxes go is judged for the default user: a dynamic one passes as "others".
     const user = this.self !== 0 ? null : this.defaultUser ? this.users.lookup(this.defaultUser) : dynamicUser(DYNAMIC_UID_BASE);
     const sandboxDir = options.sandboxDir ?? workDir;
@@ -119,18 +161,65 @@ export class Containerizer {
     return { user };
   }
 
-  /** The sandbox (with the task's private /tmp), then every isolator's hold (its cgroup): throws when one cannot be made. */
-  prepare(c: Container, user: OsUser): void {
+  /**
+   * Provisions an image task's image (kept until the container ends) and says which it is;
+   * undefined for a plain task. Rejects with an ImageError worded for the task's status.
+   */
+  async provision(c: Container, spec: TaskSpec): Promise<{ reference: string; digest: string } | undefined> {
+    const image = spec.container?.image;
+    if (!image) return undefined;
+    if (!this.runtime) throw new ImageError(`this agent cannot run container images: ${this.imagesProblem}`);
+    if (!this.provisioner) throw new ImageError('this agent cannot run container images: it has no image provisioner');
+    const provisioned = await this.provisioner.provision(image.name, { forcePull: image.forcePull });
+    this.images.set(c.name, provisioned);
+    return this.imageOf(c);
+  }
+
+  /** The image a container runs (reference and digest), if it runs one. */
+  imageOf(c: Container): { reference: string; digest: string } | undefined {
+    const image = this.images.get(c.name);
+    return image && { reference: image.reference, digest: image.digest };
+  }
+
+  /**
+   * The sandbox (with the task's private /tmp), its volumes (checked: a VolumeError before
+   * anything else is made), then every isolator's hold (its cgroup): throws when one cannot be made.
+   */
+  prepare(c: Container, user: OsUser, spec?: TaskSpec): void {
     this.sandboxes.prepare(c.sandbox, user);
+    const volumes = spec?.container?.volumes ?? [];
+    const image = this.images.has(c.name);
+    if (volumes.length && !image && !this.namespace)
+      throw new ImageError(`this agent cannot mount volumes for tasks without an image: ${this.privateTmpProblem}`);
+    const ctx = { allowedHostPaths: this.allowedHostPaths, sandbox: c.sandbox, image, owner: user };
+    this.binds.set(c.name, resolveVolumes(volumes, ctx));
     this.sandboxes.prepareTmp(c.sandbox, user);
     for (const i of this.isolators) i.prepare?.(c);
   }
 
-  /** Forks the task (see launcher.ts); its isolators hold it before it runs. */
+  /** Forks the task (see launcher.ts), in its image's container when it has one; its isolators hold it before it runs. */
   launch(c: Container, user: OsUser, frameworkId: string, spec: TaskSpec): { child: ChildProcess; isolationError?: Error } {
-    return launch({ frameworkId, spec, sandbox: c.sandbox, user, switchUser: this.self === 0, namespace: this.namespace }, (pid) => {
+    const binds = this.binds.get(c.name) ?? [];
+    this.binds.delete(c.name);
+    const image = this.images.get(c.name);
+    const base = { frameworkId, spec, sandbox: c.sandbox, user, switchUser: this.self === 0, namespace: this.namespace };
+    const isolate = (pid: number) => {
       for (const i of this.isolators) i.isolate?.(c, pid);
+    };
+    if (!image || !this.runtime) return launch({ ...base, pidNamespace: this.pidNamespace, binds }, isolate);
+    const runtime = this.runtime.create(c.name, image.rootfs, {
+      image: image.config,
+      command: spec.command,
+      env: { ...spec.env, ARBITER_TASK_ID: spec.taskId, ARBITER_FRAMEWORK_ID: frameworkId, ARBITER_SANDBOX: CONTAINER_SANDBOX },
+      uid: user.uid,
+      gid: user.gid,
+      gids: user.gids,
+      hostname: spec.container?.hostname,
+      // Under the task's own cgroups (runc is started inside them): `arbiter-<name>` beside nothing else.
+      cgroupsPath: `arbiter-${c.name}`,
+      mounts: [{ source: c.sandbox, destination: CONTAINER_SANDBOX, readOnly: false }, ...binds],
     });
+    return launch({ ...base, runtime }, isolate);
   }
 
   /** The container's limits changed (an executor took or ended a task): its isolators follow. */
@@ -161,6 +250,11 @@ export class Containerizer {
   /** The container's task has ended: what it left in its private /tmp and /dev/shm goes. */
   ended(c: Container): void {
     this.sandboxes.removeTmp(c.sandbox);
+    this.binds.delete(c.name);
+    const image = this.images.get(c.name);
+    this.images.delete(c.name);
+    if (!this.runtime || (!image && !this.runtime.bundles().includes(c.name))) return;
+    void this.runtime.destroy(c.name).finally(() => image?.release());
   }
 
   /** Once every process of the container is gone, what its isolators made goes too. */
@@ -171,8 +265,33 @@ export class Containerizer {
   }
 
   /** After an agent restart: cgroups of containers it no longer runs (it was killed before it could remove them) go. */
-  recover(live: TaskCgroup[]): void {
+  recover(live: TaskCgroup[], liveContainers: string[] = []): void {
     this.cgroups.removeStale(live);
+    // Image containers that ended while the agent was away: their bundles, mounts and runc state go.
+    for (const name of this.runtime?.bundles() ?? []) if (!liveContainers.includes(name)) void this.runtime?.destroy(name);
+  }
+
+  /** What the agent can contain tasks with (Mesos's names), for its registration. */
+  capabilities(diskChecked: boolean): AgentCapabilities {
+    const cgroups =
+      this.cgroups.mode === 'posix'
+        ? ['posix/cpu', 'posix/mem']
+        : this.cgroups.controllers.map((c) => (c === 'memory' ? 'cgroups/mem' : `cgroups/${c}`));
+    const isolators = [
+      ...cgroups,
+      ...(diskChecked ? ['disk/du'] : []),
+      ...(this.namespace || this.runtime ? ['filesystem/linux', 'volume/host_path', 'volume/sandbox_path'] : []),
+      ...(this.pidNamespace || this.runtime ? ['namespaces/pid'] : []),
+      ...(this.runtime ? ['docker/runtime'] : []),
+    ];
+    const problem = this.imagesProblem ?? (this.provisioner ? undefined : 'this agent has no image provisioner');
+    return {
+      containerizers: ['mesos'],
+      isolators,
+      ...(this.runtime ? { runtime: { name: 'runc', version: this.runtime.info.version } } : {}),
+      tools: this.runtime ? { runc: this.runtime.info.version } : {},
+      ...(problem ? { imagesProblem: problem } : {}),
+    };
   }
 
   close(): void {

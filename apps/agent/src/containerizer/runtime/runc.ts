@@ -1,0 +1,155 @@
+/**
+ * The OCI runtime: `runc` runs each image task. A container's bundle is a folder of its own
+ * (`<work dir>/containers/<name>/`): the root filesystem is the image's, read-only and shared,
+ * under a writable layer of the container's (overlayfs; a copy where the kernel has none), and
+ * config.json (oci-spec.ts). runc itself is started by the launcher's wrapper once that has
+ * joined the task's cgroups, and puts the container in cgroups of its own under them (a
+ * relative cgroupsPath), so the task's limits hold it, its OOM kills are seen, and its
+ * processes are signalled with the task's. Everything a container made goes at its end
+ * (`destroy`), and after an agent restart for containers that ended meanwhile.
+ */
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { systemTool } from '../tools';
+import { type OciInput, ociConfig } from './oci-spec';
+
+const run = promisify(execFile);
+
+/** runc and how root filesystems are layered, found at start. */
+export interface RuntimeInfo {
+  runc: string;
+  version: string;
+  mount: string;
+  umount: string;
+}
+
+/** runc when the agent may use it (root, installed), else why images are off. */
+export function detectRuntime(root: boolean): { info: RuntimeInfo } | { problem: string } {
+  if (!root) return { problem: 'the agent does not run as root, which runc needs' };
+  const runc = systemTool('runc');
+  const mount = systemTool('mount');
+  const umount = systemTool('umount');
+  if (!runc) return { problem: 'runc is not installed (apt-get install runc)' };
+  if (!mount || !umount) return { problem: 'mount and umount (util-linux) are not installed' };
+  try {
+    const out = execFileSync(runc, ['--version'], { encoding: 'utf8', timeout: 5000 });
+    const version = /runc version (\S+)/.exec(out)?.[1] ?? out.split('\n')[0].trim();
+    return { info: { runc, version, mount, umount } };
+  } catch (e) {
+    return { problem: `runc does not run here (${(e as Error).message.split('\n')[0]})` };
+  }
+}
+
+export class Runc {
+  /** Containers' bundles (their writable layers and root filesystems). */
+  private readonly dir: string;
+  /** runc's own state (its --root). */
+  private readonly state: string;
+  /** Whether root filesystems are overlays (else copies of the image's). */
+  readonly overlay: boolean;
+
+  constructor(
+    readonly info: RuntimeInfo,
+    workDir: string,
+  ) {
+    this.dir = path.join(workDir, 'containers');
+    this.state = path.join(workDir, 'runc');
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    fs.mkdirSync(this.state, { recursive: true, mode: 0o700 });
+    this.overlay = this.overlayWorks();
+  }
+
+  bundleOf(name: string): string {
+    return path.join(this.dir, name);
+  }
+
+  /** The containers whose bundles are here (running, or left by an agent that was killed). */
+  bundles(): string[] {
+    try {
+      return fs.readdirSync(this.dir);
+    } catch {
+      return [];
+    }
+  }
+
+  /**
+   * Makes the container's bundle over the image's root filesystem and returns the command line
+   * that runs it in the foreground (its exit status is the task's).
+   */
+  create(name: string, imageRootfs: string, config: Omit<OciInput, 'rootfs'>): string[] {
+    const bundle = this.bundleOf(name);
+    const rootfs = path.join(bundle, 'rootfs');
+    fs.rmSync(bundle, { recursive: true, force: true });
+    for (const d of ['upper', 'work', 'rootfs']) fs.mkdirSync(path.join(bundle, d), { recursive: true, mode: 0o700 });
+    fs.chmodSync(bundle, 0o711);
+    if (this.overlay) {
+      const options = `lowerdir=${imageRootfs},upperdir=${path.join(bundle, 'upper')},workdir=${path.join(bundle, 'work')}`;
+      this.exec(this.info.mount, ['-t', 'overlay', 'overlay', '-o', options, rootfs], 'could not mount the root filesystem');
+    } else this.exec('/bin/cp', ['-a', '--reflink=auto', `${imageRootfs}/.`, rootfs], 'could not copy the root filesystem');
+    // The image's root directory's mode, not the bundle folder's.
+    fs.chmodSync(rootfs, fs.statSync(imageRootfs).mode & 0o7777);
+    fs.writeFileSync(path.join(bundle, 'config.json'), JSON.stringify(ociConfig({ ...config, rootfs })), { mode: 0o600 });
+    return [this.info.runc, '--root', this.state, 'run', '--bundle', bundle, '--no-new-keyring', name];
+  }
+
+  /** Removes the container (killed if still there), its cgroups, mounts and bundle. True once all are gone. */
+  async destroy(name: string): Promise<boolean> {
+    const bundle = this.bundleOf(name);
+    await run(this.info.runc, ['--root', this.state, 'delete', '--force', name]).catch(() => undefined);
+    const rootfs = path.join(bundle, 'rootfs');
+    if (this.mounted(rootfs)) {
+      const done = await run(this.info.umount, [rootfs]).then(
+        () => true,
+        () => false,
+      );
+      // Busy (a process still leaving): detached now, freed when the last one goes.
+      if (!done) await run(this.info.umount, ['--lazy', rootfs]).catch(() => undefined);
+    }
+    try {
+      await fs.promises.rm(bundle, { recursive: true, force: true });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private mounted(dir: string): boolean {
+    try {
+      return fs
+        .readFileSync('/proc/self/mountinfo', 'utf8')
+        .split('\n')
+        .some((l) => l.split(' ')[4] === dir);
+    } catch {
+      return false;
+    }
+  }
+
+  private exec(file: string, args: string[], what: string): void {
+    const r = spawnSync(file, args, { encoding: 'utf8', timeout: 60_000 });
+    if (r.status !== 0) throw new Error(`${what}: ${(r.stderr || r.error?.message || `status ${r.status}`).trim()}`);
+  }
+
+  /** Whether this kernel mounts an overlay here (tried once at start, in the containers' folder). */
+  private overlayWorks(): boolean {
+    const probe = fs.mkdtempSync(path.join(this.dir, '.overlay-probe-'));
+    try {
+      for (const d of ['lower', 'upper', 'work', 'merged']) fs.mkdirSync(path.join(probe, d));
+      const at = (d: string) => path.join(probe, d);
+      const r = spawnSync(this.info.mount, [
+        '-t',
+        'overlay',
+        'overlay',
+        '-o',
+        `lowerdir=${at('lower')},upperdir=${at('upper')},workdir=${at('work')}`,
+        at('merged'),
+      ]);
+      if (r.status !== 0) return false;
+      spawnSync(this.info.umount, [at('merged')]);
+      return true;
+    } finally {
+      fs.rmSync(probe, { recursive: true, force: true });
+    }
+  }
+}
