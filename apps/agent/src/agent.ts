@@ -160,7 +160,7 @@ export class Agent {
   /** Finds the tasks and executors of an earlier run again, taking the ends it journaled but did not checkpoint. */
   recover(): void {
     this.executors.recover(this.updates.unacknowledgedUpdates());
-    this.tasks.recover(this.updates.lastStates(), this.executors.liveCgroups());
+    this.tasks.recover(this.updates.lastStates(), this.executors.liveCgroups(), this.executors.liveContainers());
   }
 
   /**

@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { AgentCapabilities, TaskSpec } from '@arbiter/contracts';
+import type { AgentCapabilities, ContainerSpec, TaskSpec } from '@arbiter/contracts';
 import { Isolator, type TaskCgroup } from './isolators/cgroups';
 import { CompletionDeadline } from './isolators/deadline';
 import { DiskUsage } from './isolators/disk';
@@ -165,8 +165,8 @@ export class Containerizer {
    * Provisions an image task's image (kept until the container ends) and says which it is;
    * undefined for a plain task. Rejects with an ImageError worded for the task's status.
    */
-  async provision(c: Container, spec: TaskSpec): Promise<{ reference: string; digest: string } | undefined> {
-    const image = spec.container?.image;
+  async provision(c: Container, container: ContainerSpec | undefined): Promise<{ reference: string; digest: string } | undefined> {
+    const image = container?.image;
     if (!image) return undefined;
     if (!this.runtime) throw new ImageError(`this agent cannot run container images: ${this.imagesProblem}`);
     if (!this.provisioner) throw new ImageError('this agent cannot run container images: it has no image provisioner');
@@ -185,7 +185,7 @@ export class Containerizer {
    * The sandbox (with the task's private /tmp), its volumes (checked: a VolumeError before
    * anything else is made), then every isolator's hold (its cgroup): throws when one cannot be made.
    */
-  prepare(c: Container, user: OsUser, spec?: TaskSpec): void {
+  prepare(c: Container, user: OsUser, spec?: Pick<TaskSpec, 'container'>): void {
     this.sandboxes.prepare(c.sandbox, user);
     const volumes = spec?.container?.volumes ?? [];
     const image = this.images.has(c.name);

@@ -126,7 +126,7 @@ export class TaskRunner {
   /** Its image first: a kill meanwhile ends the task KILLED, and the image goes unused. */
   private async provisionThenStart(task: RunningTask): Promise<void> {
     try {
-      task.image = await this.containerizer.provision(task.container, task.spec);
+      task.image = await this.containerizer.provision(task.container, task.spec.container);
     } catch (e) {
       this.finish(task, 'FAILED', 'REASON_CONTAINER_LAUNCH_FAILED', (e as Error).message);
       return;
@@ -228,9 +228,9 @@ export class TaskRunner {
    * After an agent restart: tasks whose processes still run are watched again; those that ended while the agent was
    * away are reported from their recorded exit status. `ended`: the ends already journaled (by `frameworkId/taskId`):
    * a task whose end was reported but not yet checkpointed when the agent stopped takes it, and is not reported again.
-   * `keep`: other live cgroups (the executors'), left alone when stale ones are removed.
+   * `keep`, `keepContainers`: other live cgroups and containers (the executors'), left alone when stale ones go.
    */
-  recover(ended: ReadonlyMap<string, TaskState> = new Map(), keep: TaskCgroup[] = []): void {
+  recover(ended: ReadonlyMap<string, TaskState> = new Map(), keep: TaskCgroup[] = [], keepContainers: string[] = []): void {
     for (const { file, cp } of this.checkpoints.readAll()) {
       const { pid, cgroup, sandbox, ...rest } = cp;
       const at = sandbox ?? this.containerizer.sandboxes.legacyPathOf(cp.frameworkId, cp.spec.taskId);
@@ -256,10 +256,7 @@ export class TaskRunner {
     }
     const running = [...this.tasks.values()].filter((t) => !terminal(t.state));
     const live = running.flatMap((t) => (t.container.cgroup ? [t.container.cgroup] : []));
-    this.containerizer.recover(
-      [...live, ...keep],
-      running.map((t) => t.container.name),
-    );
+    this.containerizer.recover([...live, ...keep], [...running.map((t) => t.container.name), ...keepContainers]);
   }
 
   /** Stops watching: tasks still running are left to a restarted agent, which recovers them (and how those that end meanwhile ended). */
