@@ -59,6 +59,8 @@ export interface ContainerizerOptions {
   provisioner?: Provisioner;
   /** Whether image tasks may run (default: when runc is installed and the agent is root). */
   images?: boolean;
+  /** How a container's writable root filesystem is made (default: overlay where the kernel has it, else a copy). */
+  rootfs?: 'overlay' | 'copy';
 }
 
 /** The plain-task isolators `--isolation` may name. */
@@ -118,7 +120,7 @@ export class Containerizer {
     this.allowedHostPaths = options.allowedHostPaths ?? [];
     this.provisioner = options.provisioner;
     const runtime = options.images === false ? { problem: 'images are turned off' } : detectRuntime(this.self === 0);
-    if ('info' in runtime) this.runtime = new Runc(runtime.info, workDir);
+    if ('info' in runtime) this.runtime = new Runc(runtime.info, workDir, options.rootfs);
     else this.imagesProblem = runtime.problem;
     // Where sandboxes go is judged for the default user: a dynamic one passes as "others".
     const user = this.self !== 0 ? null : this.defaultUser ? this.users.lookup(this.defaultUser) : dynamicUser(DYNAMIC_UID_BASE);

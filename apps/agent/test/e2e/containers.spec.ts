@@ -212,6 +212,18 @@ describe('containers', () => {
     await until(() => bundles().length === 0 && overlays().length === 0, 'the container removed');
   });
 
+  it("copies the image's root filesystem where overlay is not used, and never writes into the image's", async () => {
+    const agent = agentOn({ tasks: { rootfs: 'copy' } });
+    await until(() => cp.registered);
+    launch('copied', 'echo changed > /tmp/written && cat /tmp/written /etc/os-release', image());
+    await until(() => ended('copied'));
+    expect(cp.last('copied')?.state).toBe('FINISHED');
+    expect(stdout(agent, 'copied')).toContain(`changed\nNAME="Arbiter test image"\n${OS_RELEASE_MARKER}`);
+    expect(overlays()).toEqual([]);
+    expect(fs.existsSync(path.join(dir, 'image', 'rootfs', 'tmp', 'written'))).toBe(false);
+    await until(() => bundles().length === 0, 'the copy removed');
+  });
+
   it("runs an executor in its image's container, and removes it when the executor ends", async () => {
     const agent = agentOn({ executors: { registrationTimeoutMs: 2000 } });
     await until(() => cp.registered);

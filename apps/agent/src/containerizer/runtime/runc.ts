@@ -50,15 +50,17 @@ export class Runc {
   /** Whether root filesystems are overlays (else copies of the image's). */
   readonly overlay: boolean;
 
+  /** `layering`: overlay or copy (default: overlay where the kernel mounts one in the work directory). */
   constructor(
     readonly info: RuntimeInfo,
     workDir: string,
+    layering?: 'overlay' | 'copy',
   ) {
     this.dir = path.join(workDir, 'containers');
     this.state = path.join(workDir, 'runc');
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     fs.mkdirSync(this.state, { recursive: true, mode: 0o700 });
-    this.overlay = this.overlayWorks();
+    this.overlay = layering ? layering === 'overlay' : this.overlayWorks();
   }
 
   bundleOf(name: string): string {
@@ -84,7 +86,8 @@ export class Runc {
     fs.rmSync(bundle, { recursive: true, force: true });
     for (const d of ['upper', 'work', 'rootfs']) fs.mkdirSync(path.join(bundle, d), { recursive: true, mode: 0o700 });
     fs.chmodSync(bundle, 0o711);
-    if (this.overlay) {
+    // overlay's options are comma- and colon-separated: paths with those are copied instead.
+    if (this.overlay && !/[,:]/.test(imageRootfs + bundle)) {
       const options = `lowerdir=${imageRootfs},upperdir=${path.join(bundle, 'upper')},workdir=${path.join(bundle, 'work')}`;
       this.exec(this.info.mount, ['-t', 'overlay', 'overlay', '-o', options, rootfs], 'could not mount the root filesystem');
     } else this.exec('/bin/cp', ['-a', '--reflink=auto', `${imageRootfs}/.`, rootfs], 'could not copy the root filesystem');
