@@ -134,7 +134,8 @@ function bindScript(binds: BindMount[]): string {
   return binds
     .map((b) => {
       const [src, dst] = [quote(b.source), quote(b.destination)];
-      const mk = `{ [ -e ${dst} ] || { [ -d ${src} ] && mkdir -p ${dst}; } || touch ${dst}; }`;
+      // Never through a link (one made since the agent checked the path).
+      const mk = `[ ! -L ${dst} ] && { [ -e ${dst} ] || { [ -d ${src} ] && mkdir -p ${dst}; } || touch ${dst}; }`;
       const ro = b.readOnly ? ` && "$m" --no-canonicalize -o remount,bind,ro ${dst}` : '';
       return `${mk} && "$m" --no-canonicalize --bind ${src} ${dst}${ro}`;
     })

@@ -54,6 +54,14 @@ describe('volumes', () => {
     expect(() => resolveVolumes([{ ...sandboxPath('x'), containerPath: '/a/../etc' }], ctx)).toThrow(/'\.\.'/);
   });
 
+  it("refuses a plain task's container path that a link in its sandbox leads elsewhere", () => {
+    fs.symlinkSync(path.join(dir, 'other'), path.join(dir, 'sandbox', 'out'));
+    expect(() => resolveVolumes([host(path.join(dir, 'allowed'), 'out/in')], { ...ctx, image: false })).toThrow(
+      /leads outside the sandbox/,
+    );
+    expect(() => resolveVolumes([host(path.join(dir, 'allowed'), 'out')], { ...ctx, image: false })).toThrow(/leads outside the sandbox/);
+  });
+
   it('tells whether a path is at or below another', () => {
     expect([within('/a', '/a'), within('/a', '/a/b'), within('/a', '/ab'), within('/a', '/')]).toEqual([true, true, false, false]);
   });

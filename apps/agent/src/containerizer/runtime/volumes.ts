@@ -30,12 +30,14 @@ export function within(parent: string, child: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
-/** The real path (symlinks followed) of what exists, or the resolved path. */
+/** The real path (symlinks followed) of the longest part of `p` that exists, with the rest after it. */
 function real(p: string): string {
+  const resolved = path.resolve(p);
   try {
-    return fs.realpathSync(p);
+    return fs.realpathSync(resolved);
   } catch {
-    return path.resolve(p);
+    const parent = path.dirname(resolved);
+    return parent === resolved ? resolved : path.join(real(parent), path.basename(resolved));
   }
 }
 
@@ -55,6 +57,9 @@ export function resolveVolumes(volumes: readonly Volume[], ctx: VolumeContext): 
     else destination = path.join(ctx.image ? CONTAINER_SANDBOX : ctx.sandbox, where);
     if (!ctx.image && path.isAbsolute(where) && !fs.existsSync(destination))
       throw new VolumeError(`volume ${where}: a task without an image can mount only over a path that exists on the agent`);
+    // A plain task's mounts are made as root: a link its sandbox holds must not lead them elsewhere.
+    if (!ctx.image && !path.isAbsolute(where) && !within(real(ctx.sandbox), real(destination)))
+      throw new VolumeError(`volume ${where}: the container path leads outside the sandbox`);
     return { source, destination, readOnly: v.mode === 'RO' };
   });
 }
