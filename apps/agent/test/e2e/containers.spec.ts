@@ -110,8 +110,8 @@ describe('containers', () => {
     await until(() => bundles().length === 0 && overlays().length === 0 && provisioner.released === 1, 'the container removed');
   });
 
-  it('OOM-kills a container over its memory limit with the memory reason, and kills one on request', async () => {
-    agentOn();
+  it('OOM-kills a container over its memory limit with the memory reason, fails one over its disk, and kills one on request', async () => {
+    const agent = agentOn();
     await until(() => cp.registered);
     const resources = [
       { name: 'cpus', value: 0.5 },
@@ -120,8 +120,20 @@ describe('containers', () => {
     // /dev/shm is memory: its pages count against the task's cgroup.
     launch('hog', 'head -c 60000000 /dev/zero > /dev/shm/fill; sleep 30', { ...image(), resources });
     launch('sleeper', 'exec sleep 100', image());
+    const disk = [
+      { name: 'cpus', value: 0.1 },
+      { name: 'disk', value: 5 },
+    ];
+    launch('filler', 'head -c 12000000 /dev/zero > /mnt/mesos/sandbox/fill && touch /mnt/mesos/sandbox/done; exec sleep 100', {
+      ...image(),
+      resources: disk,
+    });
     await until(() => ended('hog'));
     expect(cp.last('hog')).toMatchObject({ state: 'FAILED', reason: 'REASON_CONTAINER_LIMITATION_MEMORY' });
+    await until(() => fs.existsSync(path.join(agent.tasks.sandboxOf('fw', 'filler'), 'done')), 'the filler wrote');
+    await agent.tasks.checkDisk();
+    await until(() => ended('filler'));
+    expect(cp.last('filler')).toMatchObject({ state: 'FAILED', reason: 'REASON_CONTAINER_LIMITATION_DISK' });
     await until(() => cp.states('sleeper').includes('RUNNING'));
     expect((await cp.call('kill', { frameworkId: 'fw', taskId: 'sleeper', gracePeriodSeconds: 0 })).ok).toBe(true);
     await until(() => ended('sleeper'));
@@ -140,8 +152,9 @@ describe('containers', () => {
         source: { type: 'SANDBOX_PATH' as const, sandboxType: 'SELF' as const, path: 'shared' },
       },
     ];
+    // DOCKER-type containers run through the same runtime.
     launch('vols', 'cat /host/data.txt; echo x > /host/new || echo read-only; echo kept > /shared/file', {
-      container: { type: 'MESOS', image: { name: 'busybox' }, volumes },
+      container: { type: 'DOCKER', image: { name: 'busybox' }, volumes },
     });
     const outside = [
       { containerPath: '/etc-host', mode: 'RO' as const, source: { type: 'HOST_PATH' as const, path: path.join(dir, 'denied') } },
