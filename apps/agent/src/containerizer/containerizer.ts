@@ -238,6 +238,13 @@ export class Containerizer {
     return undefined;
   }
 
+  /** Why the container ended, once its first process has exited: a kernel OOM kill, or a runtime that could not start it. */
+  endLimitation(c: Container): Limitation | undefined {
+    const failure = this.runtime?.launchFailure(c.name);
+    const failed = failure ? { reason: 'REASON_CONTAINER_LAUNCH_FAILED', message: `could not start the container: ${failure}` } : undefined;
+    return this.cgroups.watch(c) ?? failed;
+  }
+
   /** Signals the container's process group and, when it has one, every process in its cgroup (what left the group with setsid too). */
   signal(c: Container, signal: NodeJS.Signals): void {
     if (c.cgroup) this.cgroups.signal(c.cgroup, signal);

@@ -339,7 +339,7 @@ export class TaskRunner {
     // Anything left in the group (and the cgroup) goes with the task.
     this.containerizer.signal(task.container, 'SIGKILL');
     if (!task.ending) {
-      const found = this.containerizer.cgroups.watch(task.container);
+      const found = this.containerizer.endLimitation(task.container);
       if (found) task.ending = { state: 'FAILED', ...found };
     }
     this.containerizer.destroy(task.container);

@@ -189,7 +189,11 @@ describe('containers', () => {
     launch('plain-pid', 'echo $$');
     launch('spark', 'echo spark-ran', { container: { type: 'MESOS' } });
     launch('unknown', 'true', image('missing/app:1'));
-    await until(() => ['plain-ps', 'spark', 'unknown'].every(ended));
+    // The image is there, the program is not: runc cannot start the container.
+    cp.launch({ frameworkId: 'fw', task: { taskId: 'no-program', name: 't', command: { value: '/no/such' }, resources: [], ...image() } });
+    await until(() => ['plain-ps', 'spark', 'unknown', 'no-program'].every(ended));
+    expect(cp.last('no-program')?.reason).toBe('REASON_CONTAINER_LAUNCH_FAILED');
+    expect(cp.last('no-program')?.message).toMatch(/^could not start the container: .*\/no\/such/);
     expect(cp.last('plain-ps')?.state).toBe('FINISHED');
     // Its shell, the subshell and ls (grep may have ended): a handful, not the host's hundreds.
     expect(Number(stdout(agent, 'plain-ps'))).toBeLessThanOrEqual(5);
@@ -203,7 +207,7 @@ describe('containers', () => {
       reason: 'REASON_CONTAINER_LAUNCH_FAILED',
       message: 'image missing/app:1 was not found in the registry',
     });
-    expect(bundles()).toEqual([]);
+    await until(() => bundles().length === 0, 'the containers removed');
   });
 
   it('recovers a running container after an agent restart and reports how it ended', async () => {

@@ -16,6 +16,8 @@ import { systemTool } from '../tools';
 import { type OciInput, ociConfig } from './oci-spec';
 
 const run = promisify(execFile);
+/** runc's own log (its errors), in the bundle. */
+const RUNC_LOG = 'runc.log';
 
 /** runc and how root filesystems are layered, found at start. */
 export interface RuntimeInfo {
@@ -94,7 +96,27 @@ export class Runc {
     // The image's root directory's mode, not the bundle folder's.
     fs.chmodSync(rootfs, fs.statSync(imageRootfs).mode & 0o7777);
     fs.writeFileSync(path.join(bundle, 'config.json'), JSON.stringify(ociConfig({ ...config, rootfs })), { mode: 0o600 });
-    return [this.info.runc, '--root', this.state, 'run', '--bundle', bundle, '--no-new-keyring', name];
+    const log = ['--log', path.join(bundle, RUNC_LOG), '--log-format', 'json'];
+    return [this.info.runc, '--root', this.state, ...log, 'run', '--bundle', bundle, '--no-new-keyring', name];
+  }
+
+  /** Why runc could not start the container (its own error, logged in the bundle), if it could not. */
+  launchFailure(name: string): string | undefined {
+    let text: string;
+    try {
+      text = fs.readFileSync(path.join(this.bundleOf(name), RUNC_LOG), 'utf8');
+    } catch {
+      return undefined;
+    }
+    for (const line of text.split('\n')) {
+      try {
+        const entry = JSON.parse(line) as { level?: string; msg?: string };
+        if (entry.level === 'error' && entry.msg?.startsWith('runc run failed: ')) return entry.msg.slice('runc run failed: '.length);
+      } catch {
+        continue;
+      }
+    }
+    return undefined;
   }
 
   /** Removes the container (killed if still there), its cgroups, mounts and bundle. True once all are gone. */
