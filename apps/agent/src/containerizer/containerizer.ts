@@ -174,6 +174,12 @@ export class Containerizer {
     if (!this.provisioner) throw new ImageError('this agent cannot run container images: it has no image provisioner');
     const provisioned = await this.provisioner.provision(image.name, { forcePull: image.forcePull });
     this.images.set(c.name, provisioned);
+    try {
+      await this.runtime.makeRootfs(c.name, provisioned.rootfs);
+    } catch (e) {
+      this.ended(c);
+      throw new ImageError((e as Error).message);
+    }
     return this.imageOf(c);
   }
 
@@ -209,7 +215,7 @@ export class Containerizer {
       for (const i of this.isolators) i.isolate?.(c, pid);
     };
     if (!image || !this.runtime) return launch({ ...base, pidNamespace: this.pidNamespace, binds }, isolate);
-    const runtime = this.runtime.create(c.name, image.rootfs, {
+    const runtime = this.runtime.create(c.name, {
       image: image.config,
       command: spec.command,
       env: { ...spec.env, ARBITER_TASK_ID: spec.taskId, ARBITER_FRAMEWORK_ID: frameworkId, ARBITER_SANDBOX: CONTAINER_SANDBOX },

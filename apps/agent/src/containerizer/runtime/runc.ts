@@ -79,22 +79,36 @@ export class Runc {
   }
 
   /**
-   * Makes the container's bundle over the image's root filesystem and returns the command line
-   * that runs it in the foreground (its exit status is the task's).
+   * The container's root filesystem: the image's under a writable layer of the container's
+   * (overlay, else a copy), made off the event loop so that many launches overlap.
    */
-  create(name: string, imageRootfs: string, config: Omit<OciInput, 'rootfs'>): string[] {
+  async makeRootfs(name: string, imageRootfs: string): Promise<void> {
     const bundle = this.bundleOf(name);
     const rootfs = path.join(bundle, 'rootfs');
-    fs.rmSync(bundle, { recursive: true, force: true });
-    for (const d of ['upper', 'work', 'rootfs']) fs.mkdirSync(path.join(bundle, d), { recursive: true, mode: 0o700 });
-    fs.chmodSync(bundle, 0o711);
+    await fs.promises.rm(bundle, { recursive: true, force: true });
+    for (const d of ['upper', 'work', 'rootfs']) await fs.promises.mkdir(path.join(bundle, d), { recursive: true, mode: 0o700 });
+    await fs.promises.chmod(bundle, 0o711);
     // overlay's options are comma- and colon-separated: paths with those are copied instead.
-    if (this.overlay && !/[,:]/.test(imageRootfs + bundle)) {
-      const options = `lowerdir=${imageRootfs},upperdir=${path.join(bundle, 'upper')},workdir=${path.join(bundle, 'work')}`;
-      this.exec(this.info.mount, ['-t', 'overlay', 'overlay', '-o', options, rootfs], 'could not mount the root filesystem');
-    } else this.exec('/bin/cp', ['-a', '--reflink=auto', `${imageRootfs}/.`, rootfs], 'could not copy the root filesystem');
+    const how: [string, string[], string] =
+      this.overlay && !/[,:]/.test(imageRootfs + bundle)
+        ? [
+            this.info.mount,
+            ['-t', 'overlay', 'overlay', '-o', `lowerdir=${imageRootfs},upperdir=${bundle}/upper,workdir=${bundle}/work`, rootfs],
+            'could not mount the root filesystem',
+          ]
+        : ['/bin/cp', ['-a', '--reflink=auto', `${imageRootfs}/.`, rootfs], 'could not copy the root filesystem'];
+    await run(how[0], how[1], { timeout: 10 * 60_000 }).catch((e: unknown) => {
+      const err = e as { stderr?: string; message: string };
+      throw new Error(`${how[2]}: ${(err.stderr || err.message).trim()}`);
+    });
     // The image's root directory's mode, not the bundle folder's.
-    fs.chmodSync(rootfs, fs.statSync(imageRootfs).mode & 0o7777);
+    await fs.promises.chmod(rootfs, (await fs.promises.stat(imageRootfs)).mode & 0o7777);
+  }
+
+  /** Writes the container's config.json (its root filesystem made) and returns the command line that runs it in the foreground. */
+  create(name: string, config: Omit<OciInput, 'rootfs'>): string[] {
+    const bundle = this.bundleOf(name);
+    const rootfs = path.join(bundle, 'rootfs');
     fs.writeFileSync(path.join(bundle, 'config.json'), JSON.stringify(ociConfig({ ...config, rootfs })), { mode: 0o600 });
     const log = ['--log', path.join(bundle, RUNC_LOG), '--log-format', 'json'];
     return [this.info.runc, '--root', this.state, ...log, 'run', '--bundle', bundle, '--no-new-keyring', name];
@@ -149,11 +163,6 @@ export class Runc {
     } catch {
       return false;
     }
-  }
-
-  private exec(file: string, args: string[], what: string): void {
-    const r = spawnSync(file, args, { encoding: 'utf8', timeout: 60_000 });
-    if (r.status !== 0) throw new Error(`${what}: ${(r.stderr || r.error?.message || `status ${r.status}`).trim()}`);
   }
 
   /** Whether this kernel mounts an overlay here (tried once at start, in the containers' folder). */
