@@ -3,7 +3,8 @@
  * wrapper, spawned in a process group of its own, that waits for the go on fd 3 until its
  * isolators hold it (its cgroup joined), gives the task a private /tmp and /dev/shm in its
  * sandbox, becomes the task's user, runs the command, and records its exit status in the
- * sandbox so that a restarted agent can still tell how it ended.
+ * sandbox so that a restarted agent can still tell how it ended. An image task's wrapper runs
+ * `runc run` instead (as root; runc makes the namespaces and becomes the task's user).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
