@@ -13,11 +13,12 @@ import { Isolator, type TaskCgroup } from './isolators/cgroups';
 import { CompletionDeadline } from './isolators/deadline';
 import { DiskUsage } from './isolators/disk';
 import { type GpuOptions, NvidiaGpus } from './isolators/gpus';
+import { nvidiaContainerMounts } from './isolators/nvidia';
 import type { Container, Limitation, TaskIsolator } from './isolators/isolator';
 import { MemoryPolling } from './isolators/memory';
 import { PortsIsolator, type PortsOptions } from './isolators/ports';
 import { DYNAMIC_UID_BASE, dynamicUser, DynamicUsers, NoDynamicUserLeft } from './dynamic-users';
-import { launch, type NamespaceTools } from './launcher';
+import { launch, type NamespaceTools, TASK_PATH } from './launcher';
 import { ImageError, type ProvisionedImage, type Provisioner } from './provisioner/image';
 import { formatReference, parseReference } from './provisioner/reference';
 import { type BindMount, CONTAINER_SANDBOX } from './runtime/oci-spec';
@@ -261,25 +262,38 @@ export class Containerizer {
   launch(c: Container, user: OsUser, frameworkId: string, spec: TaskSpec): { child: ChildProcess; isolationError?: Error } {
     const binds = this.binds.get(c.name) ?? [];
     this.binds.delete(c.name);
-    this.holding.delete(c.name);
     const image = this.images.get(c.name);
     const base = { frameworkId, spec, sandbox: c.sandbox, user, switchUser: this.self === 0, namespace: this.namespace, env: c.env };
     const isolate = (pid: number) => {
       for (const i of this.isolators) i.isolate?.(c, pid);
     };
     if (!image || !this.runtime) return launch({ ...base, pidNamespace: this.pidNamespace, binds }, isolate);
+    // Its GPUs: their device nodes, and the driver's tools and libraries under /usr/local/nvidia.
+    const gpus = this.gpus?.heldBy(c) ?? [];
+    const nvidia = gpus.length ? nvidiaContainerMounts(gpus) : undefined;
+    const search = (name: string, dir: string) => ({
+      [name]: [dir, spec.env?.[name] ?? (name === 'PATH' ? TASK_PATH : '')].filter(Boolean).join(':'),
+    });
     const runtime = this.runtime.create(c.name, {
       image: image.config,
       command: spec.command,
       // What its isolators add (its GPUs) over the spec's, as for plain tasks.
-      env: { ...spec.env, ...c.env, ARBITER_TASK_ID: spec.taskId, ARBITER_FRAMEWORK_ID: frameworkId, ARBITER_SANDBOX: CONTAINER_SANDBOX },
+      env: {
+        ...spec.env,
+        ...c.env,
+        ...(nvidia ? { ...search('PATH', nvidia.binDir), ...search('LD_LIBRARY_PATH', nvidia.libDir) } : {}),
+        ARBITER_TASK_ID: spec.taskId,
+        ARBITER_FRAMEWORK_ID: frameworkId,
+        ARBITER_SANDBOX: CONTAINER_SANDBOX,
+      },
+      ...(nvidia ? { devices: nvidia.devices } : {}),
       uid: user.uid,
       gid: user.gid,
       gids: user.gids,
       hostname: spec.container?.hostname,
       // Under the task's own cgroups (runc is started inside them): `arbiter-<name>` beside nothing else.
       cgroupsPath: `arbiter-${c.name}`,
-      mounts: [{ source: c.sandbox, destination: CONTAINER_SANDBOX, readOnly: false }, ...binds],
+      mounts: [{ source: c.sandbox, destination: CONTAINER_SANDBOX, readOnly: false }, ...binds, ...(nvidia?.mounts ?? [])],
     });
     return launch({ ...base, runtime }, isolate);
   }
@@ -321,6 +335,7 @@ export class Containerizer {
     this.sandboxes.removeTmp(c.sandbox);
     this.gpus?.release(c);
     this.binds.delete(c.name);
+    this.holding.delete(c.name);
     const image = this.images.get(c.name);
     this.images.delete(c.name);
     if (!this.runtime || (!image && !this.runtime.bundles().includes(c.name))) return;

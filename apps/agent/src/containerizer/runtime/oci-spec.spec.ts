@@ -39,4 +39,20 @@ describe('what an image task runs (Mesos rules)', () => {
     };
     expect(inWorkDir.process.cwd).toBe('/app');
   });
+
+  it('creates only the device nodes it is given (its GPUs) and allows only those beside the default deny', () => {
+    const base = { rootfs: '/r', env: {}, uid: 1000, gid: 1000, gids: [], cgroupsPath: 'arbiter-x', mounts: [], image: { env: [] } };
+    const devices = [{ path: '/dev/nvidia1', type: 'c' as const, major: 195, minor: 1 }];
+    const config = ociConfig({ ...base, command: { shell: 'true' }, devices }) as {
+      linux: { devices: Array<{ path: string; major: number; minor: number }>; resources: { devices: Array<Record<string, unknown>> } };
+    };
+    expect(config.linux.devices).toMatchObject([{ path: '/dev/nvidia1', type: 'c', major: 195, minor: 1 }]);
+    expect(config.linux.resources.devices).toEqual([
+      { allow: false, access: 'rwm' },
+      { allow: true, type: 'c', major: 195, minor: 1, access: 'rwm' },
+    ]);
+    const none = ociConfig({ ...base, command: { shell: 'true' } }) as typeof config;
+    expect(none.linux.devices).toEqual([]);
+    expect(none.linux.resources.devices).toEqual([{ allow: false, access: 'rwm' }]);
+  });
 });

@@ -32,6 +32,8 @@ export interface OciInput {
   /** Relative: under the task's cgroup (see runc.ts). */
   cgroupsPath: string;
   mounts: BindMount[];
+  /** Device nodes the container may use besides runc's defaults (its GPUs and the driver's control nodes). */
+  devices?: Array<{ path: string; type: 'c'; major: number; minor: number }>;
 }
 
 /** Thrown when an image task has nothing to run (no command, and the image names none). */
@@ -112,7 +114,13 @@ export function ociConfig(input: OciInput): Record<string, unknown> {
     ],
     linux: {
       cgroupsPath: input.cgroupsPath,
-      resources: { devices: [{ allow: false, access: 'rwm' }] },
+      devices: (input.devices ?? []).map((d) => ({ ...d, fileMode: 0o666, uid: 0, gid: 0 })),
+      resources: {
+        devices: [
+          { allow: false, access: 'rwm' },
+          ...(input.devices ?? []).map((d) => ({ allow: true, type: d.type, major: d.major, minor: d.minor, access: 'rwm' })),
+        ],
+      },
       namespaces: [{ type: 'pid' }, { type: 'ipc' }, { type: 'uts' }, { type: 'mount' }],
       maskedPaths: [
         '/proc/acpi',
