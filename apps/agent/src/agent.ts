@@ -22,6 +22,7 @@ import {
 } from '@arbiter/contracts';
 import pino, { type Logger } from 'pino';
 import { createProvisioner } from './containerizer/provisioner';
+import { type Collectable, DEFAULT_GC_INTERVAL_MS, diskUsage, GarbageCollector, type GcOptions } from './gc/gc';
 import type { ProvisionerOptions } from './containerizer/provisioner/options';
 import { ExecutorApi, type ExecutorApiOptions } from './executors/api/executor-api';
 import { durationMs } from './executors/executor-protocol';
@@ -55,6 +56,8 @@ export interface AgentOptions {
   workDirReserveBytes?: number;
   /** Executors and their API: where it listens, the registration timeout (see ExecutorOptions, ExecutorApiOptions). */
   executors?: ExecutorOptions & ExecutorApiOptions;
+  /** Garbage collection of what ended tasks leave (Mesos's --gc_delay, --gc_disk_headroom; see gc/gc.ts). */
+  gc?: GcOptions;
   /** Where container images come from: default registry, mirrors, plain-HTTP allow-list, credentials, CA directory, offline archives, store limit. */
   images?: ProvisionerOptions;
   logger?: Logger;
@@ -75,6 +78,8 @@ export class Agent {
   private readonly outbox: Outbox;
   /** What the agent can contain tasks with, found at start (sent with every registration). */
   readonly capabilities: AgentCapabilities;
+  readonly gc: GarbageCollector;
+  private readonly gcTimer?: NodeJS.Timeout;
   /** Resolves once the executor API listens (start() connects after it). */
   listening?: Promise<void>;
 
@@ -138,7 +143,18 @@ export class Agent {
       { registrationTimeoutMs: durationMs(process.env.ARBITER_EXECUTOR_REGISTRATION_TIMEOUT), ...options.executors },
     );
     this.executorApi = new ExecutorApi(this.executors);
-    this.updates.onAcknowledged = (u) => this.executors.acknowledged(u.updateUuid);
+    this.updates.onAcknowledged = (u) => {
+      this.executors.acknowledged(u.updateUuid);
+      this.tasks.acknowledged(u.frameworkId, u.taskId, u.state);
+    };
+    // What ended tasks leave on disk goes after the GC delay, sooner as the disk fills.
+    const sandboxes = this.tasks.containerizer.sandboxes.root;
+    this.gc = new GarbageCollector([() => this.tasks.collectable()], () => diskUsage(sandboxes), options.gc);
+    const gcEvery = options.gc?.intervalMs ?? DEFAULT_GC_INTERVAL_MS;
+    if (gcEvery > 0) {
+      this.gcTimer = setInterval(() => this.collectGarbage(), gcEvery);
+      this.gcTimer.unref();
+    }
     const { isolator } = this.tasks;
     if (isolator.mode === 'posix')
       this.log.warn(
@@ -348,12 +364,25 @@ export class Agent {
     });
   }
 
+  /** One GC sweep (see gc/gc.ts): what it removed is logged; a failure is logged and the next sweep tries again. */
+  collectGarbage(): Collectable[] {
+    try {
+      const removed = this.gc.sweep();
+      if (removed.length) this.log.info({ removed: removed.length, what: removed.slice(0, 10).map((c) => c.what) }, 'garbage collected');
+      return removed;
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'garbage collection failed');
+      return [];
+    }
+  }
+
   async stop(): Promise<void> {
     this.session.stopping();
     this.updates.stop();
     this.outbox.stop();
     // Killed tasks end (and their ends are recorded) before the agent lets go of them.
     if (this.options.killTasksOnExit) await Promise.all([this.tasks.killAll(), this.executors.killAll()]);
+    if (this.gcTimer) clearInterval(this.gcTimer);
     this.tasks.close();
     this.executors.close();
     await this.executorApi.close().catch(() => undefined);

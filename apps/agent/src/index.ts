@@ -9,6 +9,7 @@ export { residentByGroup } from './containerizer/isolators/memory';
 export { processStartTicks, TASK_PATH } from './containerizer/launcher';
 export * from './containerizer/users';
 export { sandboxOf } from './containerizer/sandbox';
+export { type Collectable, GarbageCollector, type GcOptions, keptFor } from './gc/gc';
 export {
   createProvisioner,
   detectImageTools,

@@ -4,7 +4,9 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { TaskSpec, TaskState } from '@arbiter/contracts';
+import { isTerminalTaskState, type TaskSpec, type TaskState } from '@arbiter/contracts';
+import type { Sandboxes } from '../containerizer/sandbox';
+import type { Collectable } from '../gc/gc';
 import type { TaskCgroup } from '../containerizer/isolators/cgroups';
 import { fileName } from '../containerizer/names';
 
@@ -48,6 +50,29 @@ export class TaskCheckpoints {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     fs.writeFileSync(file + '.tmp', JSON.stringify(cp), { mode: 0o600 });
     fs.renameSync(file + '.tmp', file);
+  }
+
+  /**
+   * Records of ended tasks no longer held in memory (`held`: their end acknowledged), with their
+   * sandboxes (where records before hashed sandbox names had them), since the record was last written.
+   */
+  ended(held: (frameworkId: string, taskId: string) => boolean, sandboxes: Pick<Sandboxes, 'legacyPathOf'>): Collectable[] {
+    const out: Collectable[] = [];
+    for (const { file, cp } of this.readAll()) {
+      if (!isTerminalTaskState(cp.state) || cp.unreported || held(cp.frameworkId, cp.spec.taskId)) continue;
+      let since: number;
+      try {
+        since = fs.statSync(file).mtimeMs;
+      } catch {
+        continue;
+      }
+      out.push({
+        what: `task ${cp.spec.taskId}`,
+        since,
+        paths: [cp.sandbox ?? sandboxes.legacyPathOf(cp.frameworkId, cp.spec.taskId), file],
+      });
+    }
+    return out;
   }
 
   /** Every record that can be read (one left half-written by a crash is skipped: its rename never happened). */

@@ -19,14 +19,15 @@ export function mesosDuration(ms: number): string {
 
 /**
  * A duration as an operator writes it (ARBITER_EXECUTOR_REGISTRATION_TIMEOUT, the agent's
- * flags): seconds, or a number with ms, s, m, or Mesos's secs/mins; undefined when it is none.
+ * flags): seconds, or a number with ms, s, m, h, d, w, or Mesos's secs/mins/hrs/days/weeks; undefined when it is none.
  */
 export function durationMs(text: string | undefined): number | undefined {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|secs?|m|mins?)?\s*$/.exec(text ?? '');
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|secs?|m|mins?|h|hrs?|hours?|d|days?|w|weeks?)?\s*$/.exec(text ?? '');
   if (!m) return undefined;
   const [, amount, unit = 's'] = m;
   const n = Number(amount);
-  return Math.round(unit === 'ms' ? n : unit.startsWith('m') ? n * 60_000 : n * 1000);
+  const scale = unit === 'ms' ? 1 : ({ s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const)[unit[0] as 's'];
+  return Math.round(n * scale);
 }
 
 const id = (value: string) => ({ value });

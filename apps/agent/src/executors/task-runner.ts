@@ -1,10 +1,8 @@
 /**
- * The built-in command executor: each task a real process in a container of its own (see ../containerizer; in its
- * image's, when it names one), as its OS user (its spec's `user`, which the control plane fills in with its framework's;
- * else the agent's task user: as root, its framework's own dynamic user). It owns the tasks' states: it launches, kills
- * and watches them, reports every change, and checkpoints what a restarted agent needs to find them again
- * (checkpoints.ts). Disk use is measured every `diskCheckIntervalMs` and a task over its `disk` is killed; memory is
- * watched every 250 ms.
+ * The built-in command executor: each task a real process in a container of its own (see ../containerizer; its image's
+ * when it names one), as its OS user (its spec's, else its framework's, else the agent's task user: as root, its
+ * framework's own dynamic user). It launches, kills and watches tasks (memory every 250 ms, disk every
+ * `diskCheckIntervalMs`), reports every change, and checkpoints what a restarted agent needs to find them (checkpoints.ts).
  */
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -16,8 +14,9 @@ import { LaunchError, processStartTicks } from '../containerizer/launcher';
 import { hiddenName } from '../containerizer/names';
 import { ImageError } from '../containerizer/provisioner/image';
 import { VolumeError } from '../containerizer/runtime/volumes';
+import type { Collectable } from '../gc/gc';
 import { TaskCheckpoints } from './checkpoints';
-import { allWithin, checkpointOf, endOf, LaunchFailure, limitsOf, type RunningTask, type TaskEvent } from './task';
+import { allWithin, checkpointOf, endFromRecord, endOf, LaunchFailure, limitsOf, type RunningTask, type TaskEvent } from './task';
 
 export type { TaskEvent } from './task';
 
@@ -76,11 +75,6 @@ export class TaskRunner {
     return this.containerizer.taskUser;
   }
 
-  /** Where sandboxes live: the work directory, or a place the task user can reach. */
-  get sandboxRoot(): string {
-    return this.containerizer.sandboxes.root;
-  }
-
   sandboxOf(frameworkId: string, taskId: string): string {
     return this.containerizer.sandboxes.pathOf(frameworkId, taskId);
   }
@@ -100,6 +94,17 @@ export class TaskRunner {
     return [...this.tasks.values()]
       .filter((t) => !terminal(t.state) || unacknowledged.has(key(t.frameworkId, t.spec.taskId)))
       .map((t) => ({ frameworkId: t.frameworkId, taskId: t.spec.taskId, state: t.state, resources: t.spec.resources }));
+  }
+
+  /** A task's update was acknowledged: once that is its end, the task leaves memory (its record and sandbox wait for the GC). */
+  acknowledged(frameworkId: string, taskId: string, state: TaskState): void {
+    if (terminal(state) && terminal(this.tasks.get(key(frameworkId, taskId))?.state ?? 'STAGING'))
+      this.tasks.delete(key(frameworkId, taskId));
+  }
+
+  /** Ended tasks out of memory (their end acknowledged): their records and sandboxes, for the GC. */
+  collectable(): Collectable[] {
+    return this.checkpoints.ended((fw, id) => this.tasks.has(key(fw, id)), this.containerizer.sandboxes);
   }
 
   has(frameworkId: string, taskId: string): boolean {
@@ -233,6 +238,8 @@ export class TaskRunner {
   recover(ended: ReadonlyMap<string, TaskState> = new Map(), keep: TaskCgroup[] = [], keepContainers: string[] = []): void {
     for (const { file, cp } of this.checkpoints.readAll()) {
       const { pid, cgroup, sandbox, ...rest } = cp;
+      // Ended and acknowledged (its end reported, none waiting in the journal): left to the GC.
+      if (terminal(cp.state) && !cp.unreported && !ended.has(key(cp.frameworkId, cp.spec.taskId))) continue;
       const at = sandbox ?? this.containerizer.sandboxes.legacyPathOf(cp.frameworkId, cp.spec.taskId);
       const container = { ...this.containerOf(cp.frameworkId, cp.spec, cp.memLimitBytes, at), pid, cgroup };
       const task: RunningTask = { ...rest, container, file };
@@ -327,14 +334,8 @@ export class TaskRunner {
 
   private endedWhileAway(task: RunningTask): void {
     if (terminal(task.state)) return;
-    if (task.ending) {
-      this.finish(task, task.ending.state, task.ending.reason, task.ending.message);
-      return;
-    }
-    const status = this.containerizer.sandboxes.exitStatus(task.container.sandbox);
-    if (status === 0) this.finish(task, 'FINISHED', 'REASON_COMMAND_EXITED', 'exited with status 0');
-    else if (status !== undefined) this.finish(task, 'FAILED', 'REASON_COMMAND_EXITED', `exited with status ${status}`);
-    else this.finish(task, 'FAILED', 'REASON_AGENT_RESTARTED', 'the task ended while the agent was restarting; its exit status is unknown');
+    const end = task.ending ?? endFromRecord(this.containerizer.sandboxes.exitStatus(task.container.sandbox));
+    this.finish(task, end.state, end.reason, end.message);
   }
 
   private exited(task: RunningTask, code: number | null, signal: NodeJS.Signals | null): void {

@@ -70,6 +70,17 @@ export function endOf(code: number | null, signal: NodeJS.Signals | null): { sta
   return { state: 'FAILED', message: `the command ${how}` };
 }
 
+/** How a task that ended while the agent was away ended, from the exit status its wrapper recorded (if it could). */
+export function endFromRecord(status: number | undefined): { state: TaskState; reason: string; message: string } {
+  if (status === 0) return { state: 'FINISHED', reason: 'REASON_COMMAND_EXITED', message: 'exited with status 0' };
+  if (status !== undefined) return { state: 'FAILED', reason: 'REASON_COMMAND_EXITED', message: `exited with status ${status}` };
+  return {
+    state: 'FAILED',
+    reason: 'REASON_AGENT_RESTARTED',
+    message: 'the task ended while the agent was restarting; its exit status is unknown',
+  };
+}
+
 /** Resolves once every promise has, or after `timeoutMs`, whichever comes first. */
 export async function allWithin(promises: Array<Promise<void>>, timeoutMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;

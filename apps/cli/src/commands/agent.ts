@@ -26,6 +26,8 @@ interface AgentFlags {
   hostname?: string;
   killTasksOnExit?: boolean;
   executorRegistrationTimeout?: string;
+  gcDelay?: string;
+  gcDiskHeadroom?: string;
   executorApiAddress?: string;
   executorApiPort?: string;
   defaultRegistry?: string;
@@ -126,6 +128,14 @@ export function register(program: Command): void {
     .option(
       '--executor-registration-timeout <duration>',
       'how long an executor has to subscribe, e.g. 60s, 2mins (ARBITER_EXECUTOR_REGISTRATION_TIMEOUT; default 60s)',
+    )
+    .option(
+      '--gc-delay <duration>',
+      "how long an ended task's sandbox and record are kept, less as the disk fills, e.g. 1weeks, 2days (ARBITER_GC_DELAY; default 1 week, as Mesos)",
+    )
+    .option(
+      '--gc-disk-headroom <share>',
+      "the share of the disk kept free: at it, ended tasks' sandboxes go at once (ARBITER_GC_DISK_HEADROOM; default 0.1)",
     )
     .option('--executor-api-address <ip>', "where the executor API listens: an address this machine's executors reach (default 127.0.0.1)")
     .option(
@@ -256,6 +266,18 @@ export function register(program: Command): void {
         fail((err as Error).message);
         return;
       }
+      const gcDelayText = flags.gcDelay ?? process.env.ARBITER_GC_DELAY;
+      const gcDelayMs = agentLib.durationMs(gcDelayText);
+      if (gcDelayText !== undefined && gcDelayMs === undefined) {
+        fail(`--gc-delay: '${gcDelayText}' is not a duration such as 1weeks, 2days or 12h`);
+        return;
+      }
+      const headroomText = flags.gcDiskHeadroom ?? process.env.ARBITER_GC_DISK_HEADROOM;
+      const headroom = headroomText === undefined ? undefined : Number(headroomText);
+      if (headroom !== undefined && !(headroom >= 0 && headroom < 1)) {
+        fail(`--gc-disk-headroom: '${headroomText}' is not a share of the disk from 0 to 1 (0.1: a tenth)`);
+        return;
+      }
       const registrationTimeoutMs = agentLib.durationMs(flags.executorRegistrationTimeout);
       if (flags.executorRegistrationTimeout !== undefined && registrationTimeoutMs === undefined) {
         fail(`--executor-registration-timeout: '${flags.executorRegistrationTimeout}' is not a duration such as 60s or 2mins`);
@@ -339,6 +361,7 @@ export function register(program: Command): void {
         },
         ...(ca ? { ca } : {}),
         ...(connectTimeoutMs ? { connectTimeoutMs } : {}),
+        gc: { ...(gcDelayMs !== undefined ? { delayMs: gcDelayMs } : {}), ...(headroom !== undefined ? { diskHeadroom: headroom } : {}) },
         executors: {
           ...(registrationTimeoutMs !== undefined ? { registrationTimeoutMs } : {}),
           ...(flags.executorApiAddress ? { host: flags.executorApiAddress } : {}),

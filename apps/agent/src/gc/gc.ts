@@ -1,0 +1,75 @@
+/**
+ * Garbage collection (Mesos's `gc.cpp`, with its `--gc_delay` and `--gc_disk_headroom`): what
+ * ended tasks leave on the agent's disk (their sandboxes and records) is removed once it has
+ * been kept for the delay, and sooner as the disk fills: the delay shrinks with the disk's use,
+ * to nothing once the free space is down to the headroom. Only what its owner hands over is
+ * collected (a task whose end the control plane has acknowledged), never what still runs.
+ */
+import * as fs from 'node:fs';
+
+export interface GcOptions {
+  /** How long an ended task's sandbox and record are kept (default one week, as Mesos). */
+  delayMs?: number;
+  /** The share of the disk kept free: at this headroom, the delay is nothing (default 0.1, as Mesos). */
+  diskHeadroom?: number;
+  /** How often the agent sweeps (default every minute; 0: never). */
+  intervalMs?: number;
+}
+
+/** Something collectable: what it is (for the log), since when it is no longer needed, its files. */
+export interface Collectable {
+  what: string;
+  /** Milliseconds since the epoch. */
+  since: number;
+  paths: string[];
+}
+
+export const DEFAULT_GC_DELAY_MS = 7 * 24 * 3600 * 1000;
+export const DEFAULT_GC_DISK_HEADROOM = 0.1;
+export const DEFAULT_GC_INTERVAL_MS = 60_000;
+
+/** How long things are kept at this disk use (0 to 1): Mesos's `gc_delay * max(0, 1 - headroom - usage)`. */
+export function keptFor(delayMs: number, headroom: number, usage: number): number {
+  return delayMs * Math.max(0, 1 - headroom - usage);
+}
+
+/** The used share (0 to 1) of the filesystem holding `dir`. */
+export function diskUsage(dir: string): number {
+  const st = fs.statfsSync(dir);
+  return st.blocks > 0 ? 1 - st.bavail / st.blocks : 0;
+}
+
+export class GarbageCollector {
+  /** What was collected since the agent started. */
+  readonly collected = { items: 0, sweeps: 0 };
+  private readonly delayMs: number;
+  private readonly headroom: number;
+
+  constructor(
+    /** What its owners hand over (read at each sweep). */
+    private readonly sources: Array<() => Collectable[]>,
+    /** The used share of the disk the collectable things are on. */
+    private readonly usage: () => number,
+    options: GcOptions = {},
+    private readonly now: () => number = Date.now,
+  ) {
+    this.delayMs = options.delayMs ?? DEFAULT_GC_DELAY_MS;
+    this.headroom = options.diskHeadroom ?? DEFAULT_GC_DISK_HEADROOM;
+  }
+
+  /** Removes what has been kept long enough at the disk's present use; returns it. */
+  sweep(): Collectable[] {
+    const keep = keptFor(this.delayMs, this.headroom, this.usage());
+    const at = this.now();
+    const removed: Collectable[] = [];
+    for (const source of this.sources)
+      for (const c of source()) {
+        if (at - c.since < keep) continue;
+        for (const p of c.paths) fs.rmSync(p, { recursive: true, force: true });
+        removed.push(c);
+      }
+    this.collected.items += removed.length;
+    this.collected.sweeps++;
+    return removed;
+  }
+}
