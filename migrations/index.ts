@@ -4,6 +4,7 @@
  */
 import type { MigrationInterface } from 'typeorm';
 // migrations:imports
+import { ContainerTasksAgentCapabilities1795772851203 } from './1795772851203-ContainerTasksAgentCapabilities';
 import { TaskFields1795761899869 } from './1795761899869-TaskFields';
 import { Executors1795761915757 } from './1795761915757-Executors';
 import { TaskUser1795748731534 } from './1795748731534-TaskUser';
@@ -36,5 +37,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   TaskUser1795748731534,
   TaskFields1795761899869,
   Executors1795761915757,
+  ContainerTasksAgentCapabilities1795772851203,
   // migrations:list
 ];

@@ -16,7 +16,7 @@ interface StoredCommand {
 
 type SpecFields = Pick<
   TaskEntity,
-  'command' | 'labels' | 'discovery' | 'dataBytes' | 'killGracePeriodSeconds' | 'maxCompletionTimeSeconds'
+  'command' | 'labels' | 'discovery' | 'dataBytes' | 'killGracePeriodSeconds' | 'maxCompletionTimeSeconds' | 'container'
 >;
 
 /** The row's fields of a spec (the data's bytes go with its command, their size in `dataBytes`). */
@@ -34,6 +34,7 @@ export function storedSpec(spec: TaskSpec): SpecFields {
     dataBytes: spec.data === undefined ? null : Buffer.from(spec.data, 'base64').length,
     killGracePeriodSeconds: spec.killPolicy?.gracePeriodSeconds ?? null,
     maxCompletionTimeSeconds: spec.maxCompletionTimeSeconds ?? null,
+    container: spec.container ?? null,
   };
 }
 
@@ -56,6 +57,7 @@ export function launchOf(task: TaskEntity): LaunchTask {
       ...(spec.executor ? { executor: spec.executor } : {}),
       ...(task.labels ? { labels: task.labels } : {}),
       ...(task.discovery ? { discovery: task.discovery } : {}),
+      ...(task.container ? { container: task.container } : {}),
       ...(grace !== undefined ? { killPolicy: { gracePeriodSeconds: grace } } : {}),
       ...(deadline !== undefined ? { maxCompletionTimeSeconds: deadline } : {}),
     },

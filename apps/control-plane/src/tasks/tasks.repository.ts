@@ -149,6 +149,18 @@ export class TasksRepository {
   }
 
   /** Marks status updates acknowledged, each by its framework, task and update uuid (one statement). */
+  /** The images agents report their container tasks run (the last one given per task wins). */
+  async recordImages(items: Array<{ taskRef: string; image: { reference: string; digest: string } }>): Promise<void> {
+    if (!items.length) return;
+    const last = new Map(items.map((i) => [i.taskRef, i.image]));
+    await this.dataSource.query(
+      `UPDATE tasks t SET container_image = v.image::jsonb
+         FROM unnest($1::uuid[], $2::text[]) AS v(id, image)
+        WHERE t.id = v.id AND t.container_image IS DISTINCT FROM v.image::jsonb`,
+      [[...last.keys()], [...last.values()].map((image) => JSON.stringify(image))],
+    );
+  }
+
   async acknowledge(acks: Array<{ frameworkId: string; taskId: string; updateUuid: string }>): Promise<void> {
     await this.dataSource.query(
       `UPDATE task_status_updates u SET acknowledged_at = now()
