@@ -140,7 +140,13 @@ export function AgentContainersPanel({ capabilities: c }: { capabilities: Capabi
           <dt>Isolators</dt>
           <dd>{list(c.isolators)}</dd>
           <dt>Tools</dt>
-          <dd>{list(Object.entries(c.tools).map(([name, version]) => `${name} ${version}`))}</dd>
+          <dd>
+            {list(
+              Object.entries(c.tools)
+                .map(([name, version]) => `${name} ${version}`)
+                .sort(),
+            )}
+          </dd>
           <dt>GPUs</dt>
           <dd>
             {c.gpus.length ? (
