@@ -1,3 +1,4 @@
 export * from './drf-demo';
 export * from './batch';
 export * from './throttle';
+export * from './task-group';

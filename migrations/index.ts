@@ -4,7 +4,8 @@
  */
 import type { MigrationInterface } from 'typeorm';
 // migrations:imports
-import { ContainerTasksAgentCapabilities1795772851203 } from './1795772851203-ContainerTasksAgentCapabilities';
+import { ContainerTasksAgentCapabilities1795774378776 } from './1795774378776-ContainerTasksAgentCapabilities';
+import { ExecutorUpdateFields1795773049301 } from './1795773049301-ExecutorUpdateFields';
 import { TaskFields1795761899869 } from './1795761899869-TaskFields';
 import { Executors1795761915757 } from './1795761915757-Executors';
 import { TaskUser1795748731534 } from './1795748731534-TaskUser';
@@ -37,6 +38,7 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   TaskUser1795748731534,
   TaskFields1795761899869,
   Executors1795761915757,
-  ContainerTasksAgentCapabilities1795772851203,
+  ExecutorUpdateFields1795773049301,
+  ContainerTasksAgentCapabilities1795774378776,
   // migrations:list
 ];

@@ -20,6 +20,7 @@ import {
   ShutdownExecutor,
 } from '@arbiter/contracts';
 import pino, { type Logger } from 'pino';
+import type { ProvisionerOptions } from './containerizer/provisioner/options';
 import { ExecutorApi, type ExecutorApiOptions } from './executors/api/executor-api';
 import { durationMs } from './executors/executor-protocol';
 import { type ExecutorOptions, Executors } from './executors/executors';
@@ -52,6 +53,8 @@ export interface AgentOptions {
   workDirReserveBytes?: number;
   /** Executors and their API: where it listens, the registration timeout (see ExecutorOptions, ExecutorApiOptions). */
   executors?: ExecutorOptions & ExecutorApiOptions;
+  /** Where container images come from: default registry, mirrors, plain-HTTP allow-list, credentials, CA directory, offline archives, store limit. */
+  images?: ProvisionerOptions;
   logger?: Logger;
 }
 
@@ -103,6 +106,8 @@ export class Agent {
     this.tasks = new TaskRunner(options.workDir, (e) => this.updates.record(e), {
       onError: (message, err) => this.log.error({ err: err.message }, message),
       ...options.tasks,
+      // A port only reported (network/ports not enforced) is logged, besides its task's update.
+      ports: { onReport: (c, message) => this.log.warn({ container: c.name }, message), ...options.tasks?.ports },
     });
     this.executors = new Executors(
       options.workDir,
@@ -132,6 +137,11 @@ export class Agent {
         'no cgroups this agent may create: tasks are isolated by process groups and OS users only; memory is enforced by polling, CPU and pids are not limited',
       );
     else this.log.info({ isolation: isolator.mode, controllers: isolator.controllers, taskUser: this.tasks.taskUser }, 'task isolation');
+    const { gpus, ports } = this.tasks.containerizer;
+    if (gpus) this.log.info({ gpus: gpus.reported }, 'GPUs handed out to tasks (gpu/nvidia)');
+    if (gpus?.problem) this.log.warn(gpus.problem);
+    if (ports && !ports.enforce)
+      this.log.info('network/ports: tasks listening on ports they were not given are only reported (--no-enforce-container-ports)');
     const { privateTmpProblem } = this.tasks.containerizer;
     if (privateTmpProblem)
       this.log.warn(

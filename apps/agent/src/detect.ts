@@ -20,3 +20,24 @@ export function detectResources(workDir: string): string {
   const disk = keepBack((st.blocks * st.bsize) / MB, 5 * 1024, 10 * 1024);
   return `cpus:${cpus};mem:${mem};disk:${disk};ports:[31000-32000]`;
 }
+
+/**
+ * The GPUs the agent hands out (see containerizer/isolators/gpus.ts): every one found when the
+ * operator named no `gpus` (Mesos's agent does the same with gpu/nvidia), else the first
+ * `named` of them; why not, when the machine has fewer than named.
+ */
+export function gpusToOffer<G>(named: number | undefined, found: G[]): { gpus: G[] } | { problem: string } {
+  if (named === undefined) return { gpus: found };
+  if (!Number.isInteger(named)) return { problem: `gpus:${named} must be a whole number of GPUs` };
+  if (named > found.length) return { problem: `gpus:${named} is more than the ${found.length} NVIDIA GPU(s) found on this machine` };
+  return { gpus: found.slice(0, named) };
+}
+
+/**
+ * The agent's attributes with `gpu_model` (its GPUs' models, e.g. "NVIDIA H200"), for placement
+ * constraints; Mesos sets no such attribute, and one the operator gives is kept.
+ */
+export function withGpuModel(attributes: Record<string, string | number>, gpus: Array<{ model: string }>): Record<string, string | number> {
+  if (gpus.length === 0 || 'gpu_model' in attributes) return attributes;
+  return { ...attributes, gpu_model: [...new Set(gpus.map((g) => g.model))].join(',') };
+}

@@ -69,6 +69,8 @@ export const AgentCapabilities = z
       )
       .max(1024)
       .default([]),
+    /** Why GPUs are confined by the environment alone (no cgroups v1 devices controller), when they are. */
+    gpusProblem: z.string().max(1000).optional(),
     /** Why images cannot run here (no runtime, no image tools), when they cannot. */
     imagesProblem: z.string().max(1000).optional(),
   })

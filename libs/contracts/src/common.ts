@@ -290,7 +290,7 @@ export const StatusUpdate = z
     timestamp: PlausibleTime,
     /** Who observed it: the agent, the master, or the task's executor (through its agent). */
     source: z.enum(['SOURCE_AGENT', 'SOURCE_MASTER', 'SOURCE_EXECUTOR']),
-    /** From an executor (Mesos's TaskStatus data, healthy, labels): passed on to the framework, not stored. */
+    /** From an executor (Mesos's TaskStatus data, healthy, labels): passed on to the framework, kept with the update until acknowledged. */
     data: Bytes.optional(),
     healthy: z.boolean().optional(),
     labels: Labels.optional(),

@@ -18,7 +18,7 @@ interface CycleSummary {
 export interface OperatorEvents {
   'agent.added': (m: { agentId: string; hostname: string; resources: ResourceEntry[] }) => void;
   'agent.updated': (m: { agentId: string }) => void;
-  'agent.removed': (m: { agentId: string; reason: string }) => void;
+  'agent.removed': (m: { agentId: string; reason: string; hostname?: string }) => void;
   'framework.added': (m: { frameworkId: string; name: string; roles: string[] }) => void;
   'framework.removed': (m: { frameworkId: string; reason: string }) => void;
   'offer.created': (m: { offerId: string; frameworkId: string; agentId: string; role: string; resources: ResourceEntry[] }) => void;

@@ -127,6 +127,21 @@ describe('Scheduler', () => {
     expect(subscriptions).toEqual([{ name: 'sdk-test' }, { name: 'sdk-test', frameworkId: 'fw-1' }]);
   });
 
+  it('holds calls made while it reconnects on one wait for the next subscription, and sends them once subscribed', async () => {
+    const s = scheduler();
+    await s.start();
+    const again = new Promise((resolve) => s.once('subscribed', resolve));
+    peers[0].conn.close();
+    await until(() => !s.connected);
+    // Many calls while reconnecting: one listener waits for them all (no listener per call).
+    const calls = Array.from({ length: 25 }, () => s.reconcile(['t1']));
+    expect(s.listenerCount('subscribed')).toBe(2);
+    await again;
+    await Promise.all(calls);
+    expect(reconciled.length).toBe(25);
+    expect(s.listenerCount('subscribed')).toBe(0);
+  });
+
   it("turns a refused call into a SchedulerError with the protocol's code, and a call nobody answers into TIMEOUT", async () => {
     const s = scheduler({ callTimeoutMs: 200 });
     await s.start();

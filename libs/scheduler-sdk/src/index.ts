@@ -70,6 +70,8 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
   private closed = false;
   private subscribeInfo: Subscribe;
   private subscribed?: Promise<SubscribeReply>;
+  /** Resolves at the next subscription (or the framework's end): what calls made while (re)connecting wait for. */
+  private nextSubscription?: Promise<void>;
   frameworkId?: string;
 
   constructor(private readonly options: SchedulerOptions) {
@@ -295,20 +297,24 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
         () => undefined,
         () => undefined,
       );
-    return new Promise((resolve, reject) => {
+    // One wait for the next subscription, however many calls are waiting on it.
+    this.nextSubscription ??= new Promise<void>((resolve) => {
       const done = () => {
-        clearTimeout(timer);
         this.off('subscribed', done);
         this.off('completed', done);
+        this.nextSubscription = undefined;
         resolve();
       };
-      const timer = setTimeout(() => {
-        this.off('subscribed', done);
-        this.off('completed', done);
-        reject(new SchedulerError('TIMEOUT', 'not subscribed again within the call timeout'));
-      }, timeoutMs);
       this.once('subscribed', done);
       this.once('completed', done);
+    });
+    const next = this.nextSubscription;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new SchedulerError('TIMEOUT', 'not subscribed again within the call timeout')), timeoutMs);
+      void next.then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
     });
   }
 

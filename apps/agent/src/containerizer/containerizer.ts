@@ -8,12 +8,14 @@ import type { ChildProcess } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { TaskSpec } from '@arbiter/contracts';
+import type { AgentCapabilities, TaskSpec } from '@arbiter/contracts';
 import { Isolator, type TaskCgroup } from './isolators/cgroups';
 import { CompletionDeadline } from './isolators/deadline';
 import { DiskUsage } from './isolators/disk';
+import { type GpuOptions, NvidiaGpus } from './isolators/gpus';
 import type { Container, Limitation, TaskIsolator } from './isolators/isolator';
 import { MemoryPolling } from './isolators/memory';
+import { PortsIsolator, type PortsOptions } from './isolators/ports';
 import { DYNAMIC_UID_BASE, dynamicUser, DynamicUsers, NoDynamicUserLeft } from './dynamic-users';
 import { launch, type NamespaceTools } from './launcher';
 import { Sandboxes } from './sandbox';
@@ -42,6 +44,10 @@ export interface ContainerizerOptions {
   sandboxDir?: string;
   /** Where sandboxes go when the task user cannot reach the sandbox directory (default /var/lib/arbiter). */
   fallbackSandboxRoot?: string;
+  /** The network/ports isolator's settings (see isolators/ports.ts; watchIntervalMs 0: not used). */
+  ports?: PortsOptions;
+  /** The GPUs handed out to containers by the gpu/nvidia isolator (see isolators/gpus.ts; none: not used). */
+  gpus?: GpuOptions;
 }
 
 const DEFAULT_PIDS_LIMIT = 1024;
@@ -53,6 +59,10 @@ export class Containerizer {
   readonly disk = new DiskUsage();
   /** The isolators asked at every step, and on every memory poll. */
   private readonly isolators: TaskIsolator[];
+  /** Containers' ports, when watched. */
+  readonly ports?: PortsIsolator;
+  /** Containers' GPUs, when the agent hands some out. */
+  readonly gpus?: NvidiaGpus;
   private readonly users = new TaskUsers();
   /** Who the agent runs as (tasks can switch users only when it is root). */
   private readonly self = process.getuid?.() ?? 0;
@@ -70,7 +80,15 @@ export class Containerizer {
     // Task cgroups under arbiter/<this work directory>: agents on one machine keep to their own.
     const self = crypto.createHash('sha256').update(path.resolve(workDir)).digest('hex').slice(0, 12);
     this.cgroups = options.isolator ?? Isolator.detect('/sys/fs/cgroup', path.join('arbiter', self));
-    this.isolators = [this.cgroups, new MemoryPolling(), new CompletionDeadline()];
+    if (options.gpus?.gpus.length) this.gpus = new NvidiaGpus(options.gpus, workDir, path.join('arbiter', self));
+    if (options.ports?.watchIntervalMs !== 0)
+      this.ports = new PortsIsolator(options.ports, (c) =>
+        c.cgroup && Object.keys(c.cgroup.dirs).length > 0 ? this.cgroups.pids(c.cgroup) : undefined,
+      );
+    // GPUs first (a launch with too few free fails before anything else is made); ports last (a
+    // port only reported never hides another isolator's limit).
+    const all: Array<TaskIsolator | undefined> = [this.gpus, this.cgroups, new MemoryPolling(), new CompletionDeadline(), this.ports];
+    this.isolators = all.filter((i): i is TaskIsolator => i !== undefined);
     this.pidsLimit = options.pidsLimit ?? DEFAULT_PIDS_LIMIT;
     this.defaultUser = options.taskUser ?? (this.self === 0 ? undefined : (process.env.USER ?? String(this.self)));
     this.dynamic = new DynamicUsers(path.join(workDir, 'task-users.json'));
@@ -86,6 +104,19 @@ export class Containerizer {
       fs.chmodSync(sandboxDir, 0o711);
     }
     this.sandboxes = new Sandboxes(sandboxDir, user, options.fallbackSandboxRoot ?? '/var/lib/arbiter');
+  }
+
+  /**
+   * What the agent reports of its ports and GPU isolation, for its capabilities: the isolators
+   * (`network/ports`, `gpu/nvidia`) beside the others, its GPUs, and why they are confined by
+   * the environment alone, when they are.
+   */
+  portsAndGpus(): Required<Pick<AgentCapabilities, 'isolators' | 'gpus'>> & Pick<AgentCapabilities, 'gpusProblem'> {
+    return {
+      isolators: [...(this.ports ? ['network/ports'] : []), ...(this.gpus ? ['gpu/nvidia'] : [])],
+      gpus: this.gpus?.reported ?? [],
+      ...(this.gpus?.problem ? { gpusProblem: this.gpus.problem } : {}),
+    };
   }
 
   /** The OS user tasks run as when neither they nor their framework name one (`dynamic`: each framework's own). */
@@ -128,7 +159,8 @@ export class Containerizer {
 
   /** Forks the task (see launcher.ts); its isolators hold it before it runs. */
   launch(c: Container, user: OsUser, frameworkId: string, spec: TaskSpec): { child: ChildProcess; isolationError?: Error } {
-    return launch({ frameworkId, spec, sandbox: c.sandbox, user, switchUser: this.self === 0, namespace: this.namespace }, (pid) => {
+    const req = { frameworkId, spec, sandbox: c.sandbox, user, switchUser: this.self === 0, namespace: this.namespace, env: c.env };
+    return launch(req, (pid) => {
       for (const i of this.isolators) i.isolate?.(c, pid);
     });
   }
@@ -158,9 +190,10 @@ export class Containerizer {
     }
   }
 
-  /** The container's task has ended: what it left in its private /tmp and /dev/shm goes. */
+  /** The container's task has ended: what it left in its private /tmp and /dev/shm goes, and its GPUs are free. */
   ended(c: Container): void {
     this.sandboxes.removeTmp(c.sandbox);
+    this.gpus?.release(c);
   }
 
   /** Once every process of the container is gone, what its isolators made goes too. */
@@ -177,5 +210,6 @@ export class Containerizer {
 
   close(): void {
     this.cgroups.removeBase();
+    this.gpus?.removeBase();
   }
 }

@@ -15,6 +15,15 @@ export const EXIT_STATUS_FILE = '.exit_status';
 /** The task's private /tmp and /dev/shm, in its sandbox (so its disk counts them). */
 export const PRIVATE_TMP = 'tmp';
 export const PRIVATE_SHM = '.shm';
+/** Where the agent's installation is staged in the sandbox on its way back under the private /tmp (empty once moved). */
+const INSTALL_STAGE = '.install';
+/** The agent's installation (the repository it runs from: its programs, libraries and node_modules). */
+const AGENT_INSTALLATION = path.resolve(__dirname, '..', '..', '..', '..');
+
+/** The installation when a private /tmp or /dev/shm would hide it, else undefined. */
+export function hiddenByPrivateTmp(installation: string): string | undefined {
+  return /^\/(tmp|dev\/shm)\/./.test(installation) ? installation : undefined;
+}
 /**
  * First the wrapper waits for the agent's go on fd 3, sent once the wrapper is in the task's
  * cgroup (so nothing the task starts runs outside it); no go (the agent died): it exits 125.
@@ -30,14 +39,21 @@ const BODY_ARGV = `trap ':' TERM; ( "$@" ); code=$?; echo $code > "$ARBITER_SAND
  * waits for the go, mounts the sandbox's tmp and .shm on /tmp and /dev/shm (seen by nobody
  * else; named relative to its working directory, the sandbox, which they may cover), then becomes the task's user (`setpriv`) and runs the body. Its arguments: the paths
  * of mount and setpriv (never looked up in the task's PATH), uid, gid, the groups option, the
- * body, then the command's.
+ * body, the agent's installation to keep visible (or nothing), then the command's.
+ *
+ * An agent installed under /tmp or /dev/shm (a checkout there) would hide its own programs,
+ * the default executor among them, from its executors and tasks: the installation is first
+ * bound read-only in the sandbox (while /tmp is still the host's), then moved back to its path
+ * once the private /tmp covers it.
  */
 const MOUNTS =
-  `"$m" --no-canonicalize --bind ./${PRIVATE_SHM} /dev/shm && "$m" --no-canonicalize --bind ./${PRIVATE_TMP} /tmp &&` +
+  `{ [ -z "$i" ] || { mkdir -p ./${INSTALL_STAGE} && "$m" --no-canonicalize --bind -o ro "$i" ./${INSTALL_STAGE}; }; } &&` +
+  ` "$m" --no-canonicalize --bind ./${PRIVATE_SHM} /dev/shm && "$m" --no-canonicalize --bind ./${PRIVATE_TMP} /tmp &&` +
+  ` { [ -z "$i" ] || { mkdir -p "$i" && "$m" --no-canonicalize --move ./${INSTALL_STAGE} "$i"; }; } &&` +
   // A sandbox under /tmp or /dev/shm (a developer's work directory) is mounted back where it was.
   ` { case "$ARBITER_SANDBOX" in /tmp/*|/dev/shm/*) mkdir -p "$ARBITER_SANDBOX" && "$m" --no-canonicalize --bind . "$ARBITER_SANDBOX";; esac; }` +
   ` || { echo 'arbiter: could not give the task a private /tmp' >&2; exit 125; };`;
-const NAMESPACED = `${GATE} m=$1 sp=$2 u=$3 g=$4 gs=$5 body=$6; shift 6; ${MOUNTS} exec "$sp" --reuid="$u" --regid="$g" "$gs" -- /bin/sh -c "$body" arbiter-task "$@"`;
+const NAMESPACED = `${GATE} m=$1 sp=$2 u=$3 g=$4 gs=$5 body=$6 i=$7; shift 7; ${MOUNTS} exec "$sp" --reuid="$u" --regid="$g" "$gs" -- /bin/sh -c "$body" arbiter-task "$@"`;
 
 /** The tools a private /tmp needs (absolute paths, see tools.ts). */
 export interface NamespaceTools {
@@ -67,15 +83,20 @@ export interface LaunchRequest {
   switchUser: boolean;
   /** How the task gets a /tmp of its own: a mount namespace with these tools (root), else TMPDIR in its sandbox. */
   namespace?: NamespaceTools;
+  /** The agent's installation, kept visible read-only under a private /tmp (default: AGENT_INSTALLATION). */
+  installation?: string;
+  /** What its isolators add to its environment, over the spec's (its GPUs, say). */
+  env?: Record<string, string>;
 }
 
 /** A launch that failed before the task could run (the message says at which step). */
 export class LaunchError extends Error {}
 
 /** Exactly the spec's environment and these (documented in docs/security.md). */
-function taskEnv({ frameworkId, spec, sandbox, user }: LaunchRequest): NodeJS.ProcessEnv {
+function taskEnv({ frameworkId, spec, sandbox, user, env }: LaunchRequest): NodeJS.ProcessEnv {
   return {
     ...(spec.env ?? {}),
+    ...(env ?? {}),
     PATH: spec.env?.PATH ?? TASK_PATH,
     HOME: sandbox,
     LANG: spec.env?.LANG ?? 'C.UTF-8',
@@ -88,8 +109,8 @@ function taskEnv({ frameworkId, spec, sandbox, user }: LaunchRequest): NodeJS.Pr
   };
 }
 
-/** What to spawn for the request (and as whom, when that is the spawn's to do). */
-function commandLine(req: LaunchRequest, env: NodeJS.ProcessEnv): { file: string; args: string[]; asUser: boolean } {
+/** What to spawn for the request (and as whom, when that is the spawn's to do); `env` gains what the wrapper reads. */
+export function commandLine(req: LaunchRequest, env: NodeJS.ProcessEnv): { file: string; args: string[]; asUser: boolean } {
   const command = req.spec.command;
   if (!command) throw new Error(`task ${req.spec.taskId} has no command to run`);
   const body = 'shell' in command ? BODY : BODY_ARGV;
@@ -104,7 +125,8 @@ function commandLine(req: LaunchRequest, env: NodeJS.ProcessEnv): { file: string
   const groups = gids.filter((g) => g !== gid);
   const gs = groups.length ? `--groups=${[gid, ...groups].join(',')}` : '--clear-groups';
   const args = ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', NAMESPACED, 'arbiter-task'];
-  args.push(tools.mount, tools.setpriv, String(uid), String(gid), gs, body);
+  const installation = hiddenByPrivateTmp(req.installation ?? AGENT_INSTALLATION) ?? '';
+  args.push(tools.mount, tools.setpriv, String(uid), String(gid), gs, body, installation);
   return { file: tools.unshare, args: [...args, ...argv], asUser: false };
 }
 

@@ -96,13 +96,24 @@ export class ExecutorProtocol {
   /**
    * SUBSCRIBE: the stream opens with SUBSCRIBED, then the tasks queued for the executor; updates
    * it lists as unacknowledged are acknowledged at once when they were, awaited when journaled,
-   * and taken as new otherwise (the control plane de-duplicates by uuid).
+   * and taken as new otherwise (the control plane de-duplicates by uuid). Its first SUBSCRIBE
+   * after an agent restart also settles the tasks it was handed and never reported on, as
+   * Mesos's agent does: those it does not list as held never reached it (TASK_LOST,
+   * REASON_AGENT_RESTARTED); tasks it lists that the agent does not know are ignored.
    */
   subscribe(run: ExecutorRun, call: WireCall, stream: EventStream): void {
     if (run.state === 'TERMINATING' || run.state === 'TERMINATED') throw new WireError(403, 'Executor is terminating');
     const updates = call.subscribe?.unacknowledged_updates ?? [];
     for (const u of updates) this.checkStatus(run, call, u.status);
+    const recovered = run.recovered;
+    run.recovered = false;
     this.executors.subscribed(run, stream);
+    if (recovered) {
+      const held = new Set((call.subscribe?.unacknowledged_tasks ?? []).map((t) => t.task_id.value));
+      for (const t of [...run.tasks.values()])
+        if (t.delivered && t.state === 'STAGING' && !held.has(t.spec.taskId))
+          this.executors.endTask(run, t.spec.taskId, 'LOST', 'REASON_AGENT_RESTARTED', 'Task launched during agent restart');
+    }
     const agent = this.hooks.agent();
     stream.send({
       type: 'SUBSCRIBED',

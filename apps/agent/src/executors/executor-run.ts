@@ -89,6 +89,8 @@ export interface ExecutorRun {
   startedAt: string;
   /** Called once its process is gone and its tasks' ends are recorded (see Executors.killAll). */
   onTerminated?: () => void;
+  /** Found after an agent restart and not subscribed since: its SUBSCRIBE says which tasks it holds. */
+  recovered?: boolean;
 }
 
 export interface ExecutorOptions {
@@ -207,7 +209,7 @@ export function recoveredRun(
   pending: Array<{ frameworkId: string; taskId: string; updateUuid: string }>,
   terminal: (s: TaskState) => boolean,
 ): ExecutorRun {
-  const run = newRun(containerizer, cp.frameworkId, cp.spec);
+  const run: ExecutorRun = { ...newRun(containerizer, cp.frameworkId, cp.spec), recovered: true };
   const { token, containerId, startTicks, user, uid, gid, startedAt } = cp;
   Object.assign(run, { token, containerId, startTicks, user, uid, gid, startedAt });
   run.container = { ...run.container, sandbox: cp.sandbox, pid: cp.pid, cgroup: cp.cgroup };

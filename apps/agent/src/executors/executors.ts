@@ -329,7 +329,7 @@ export class Executors {
     for (const run of this.runs.values()) {
       if (run.state === 'TERMINATED' || run.ending || !run.container.pid) continue;
       const found = this.containerizer.limitation(run.container);
-      if (found) this.kill(run, { state: 'FAILED', ...found });
+      if (found && !found.reportOnly) this.kill(run, { state: 'FAILED', ...found });
     }
   }
 
@@ -373,7 +373,7 @@ export class Executors {
   }
 
   /** An agent-sourced end of one of the executor's tasks. */
-  private endTask(run: ExecutorRun, taskId: string, state: TaskState, reason: string, message: string, save = true): void {
+  endTask(run: ExecutorRun, taskId: string, state: TaskState, reason: string, message: string, save = true): void {
     const task = run.tasks.get(taskId);
     if (!task || terminal(task.state)) return;
     task.state = state;

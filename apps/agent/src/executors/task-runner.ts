@@ -292,6 +292,7 @@ export class TaskRunner {
 
   /** The task went over a limit: it ends FAILED, saying which. */
   private limit(t: RunningTask, found: Limitation): void {
+    if (found.reportOnly) return void this.emit(t, t.state, undefined, found.message);
     t.ending = { state: 'FAILED', ...found };
     this.containerizer.signal(t.container, 'SIGKILL');
     if (!t.child) this.watchRecovered(t);

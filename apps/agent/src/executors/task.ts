@@ -2,6 +2,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { StatusUpdate, TaskSpec, TaskState } from '@arbiter/contracts';
 import type { Container, ContainerLimits } from '../containerizer/isolators/isolator';
+import { portRangesOf } from '../containerizer/isolators/ports';
 import type { Checkpoint } from './checkpoints';
 
 export interface TaskEvent {
@@ -43,12 +44,16 @@ export function limitsOf(spec: TaskSpec, memLimitBytes: number | undefined, pids
   const value = (name: string) => spec.resources.find((r) => r.name === name && r.value !== undefined)?.value;
   const mem = value('mem');
   const disk = value('disk');
+  const gpus = value('gpus');
+  const ports = portRangesOf(spec.resources);
   return {
     memBytes: memLimitBytes !== undefined && memLimitBytes > 0 ? memLimitBytes : mem ? mem * 1024 * 1024 : undefined,
     cpus: value('cpus'),
     diskBytes: disk === undefined ? undefined : disk * 1024 * 1024,
     pids,
     completionSeconds: spec.maxCompletionTimeSeconds,
+    ...(ports.length ? { ports } : {}),
+    ...(gpus ? { gpus } : {}),
   };
 }
 

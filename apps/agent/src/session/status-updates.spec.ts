@@ -70,4 +70,24 @@ describe('status updates', () => {
       jest.useRealTimers();
     }
   });
+
+  it("keeps an executor's data, health and labels in the journal: sent again after a refusal and after an agent restart", async () => {
+    const fromExecutor = { data: Buffer.from('payload').toString('base64'), healthy: true, labels: [{ key: 'phase', value: 'warm' }] };
+    updates.record({ frameworkId: 'f', taskId: 'a', state: 'RUNNING', updateUuid: '0b7c2f52-3c55-4d0e-9f55-0f9a1a0b6a11', fromExecutor });
+    const carried = { updateUuid: '0b7c2f52-3c55-4d0e-9f55-0f9a1a0b6a11', state: 'RUNNING', source: 'SOURCE_EXECUTOR', ...fromExecutor };
+    expect(channel.sent[0].update).toMatchObject(carried);
+    channel.sent[0].answer({ ok: false, error: { code: 'NOT_READY', message: 'later' } });
+    await settle();
+    // The agent restarts: a new stream over the same journal sends it again, whole.
+    updates.stop();
+    const restarted = new StatusUpdates(new UpdateJournal(dir), channel, pino({ level: 'silent' }));
+    try {
+      restarted.flush();
+      expect(channel.sent).toHaveLength(2);
+      expect(channel.sent[1].update).toMatchObject(carried);
+      expect(restarted.unacknowledgedUpdates()).toEqual([expect.objectContaining(carried)]);
+    } finally {
+      restarted.stop();
+    }
+  });
 });

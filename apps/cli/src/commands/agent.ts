@@ -28,6 +28,20 @@ interface AgentFlags {
   executorRegistrationTimeout?: string;
   executorApiAddress?: string;
   executorApiPort?: string;
+  defaultRegistry?: string;
+  registryMirrors?: string;
+  insecureRegistries?: string;
+  registryCredentialsFile?: string;
+  registryCertDir?: string;
+  imageArchiveDir?: string;
+  imageStoreLimit?: string;
+  containerPortsWatchInterval?: string;
+  enforceContainerPorts?: boolean;
+  checkAgentPortRangeOnly?: boolean;
+  containerPortsIsolatedRange?: string;
+  containerPortsExempt?: string;
+  nvidiaGpuDevices?: string;
+  nvidiaSmi?: string;
 }
 
 /** "rack:r1;zone:a;level:3" -> { rack: 'r1', zone: 'a', level: 3 } */
@@ -41,6 +55,29 @@ export function parseAttributes(text: string): Record<string, string | number> {
     out[name] = /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
   }
   return out;
+}
+
+/** The image options from the flags, each falling back to its ARBITER_* variable. */
+function imageOptions(flags: AgentFlags, lib: Pick<typeof import('@arbiter/agent'), 'imageOptionsFromEnv' | 'parseCredentials'>) {
+  const env = {
+    ...process.env,
+    ...(flags.defaultRegistry ? { ARBITER_DEFAULT_REGISTRY: flags.defaultRegistry } : {}),
+    ...(flags.registryMirrors ? { ARBITER_REGISTRY_MIRRORS: flags.registryMirrors } : {}),
+    ...(flags.insecureRegistries ? { ARBITER_INSECURE_REGISTRIES: flags.insecureRegistries } : {}),
+    ...(flags.registryCertDir ? { ARBITER_REGISTRY_CERT_DIR: path.resolve(flags.registryCertDir) } : {}),
+    ...(flags.imageArchiveDir ? { ARBITER_IMAGE_ARCHIVE_DIR: path.resolve(flags.imageArchiveDir) } : {}),
+    ...(flags.imageStoreLimit ? { ARBITER_IMAGE_STORE_LIMIT: flags.imageStoreLimit } : {}),
+  };
+  const options = lib.imageOptionsFromEnv(env);
+  const file = flags.registryCredentialsFile ?? (process.env.ARBITER_REGISTRY_CREDENTIALS_FILE || undefined);
+  if (file) {
+    try {
+      options.credentials = lib.parseCredentials(fs.readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new Error(`--registry-credentials-file: ${(err as Error).message}`, { cause: err });
+    }
+  }
+  return options;
 }
 
 export function register(program: Command): void {
@@ -85,6 +122,44 @@ export function register(program: Command): void {
       '--executor-api-port <port>',
       "the executor API's port (default: the last run's, so executors that outlive a restart find it; else any)",
     )
+    .option('--default-registry <host>', 'registry of images that name none (ARBITER_DEFAULT_REGISTRY; default docker.io)')
+    .option(
+      '--registry-mirrors <hosts>',
+      'mirrors of the default registry, tried in order before it, comma-separated (ARBITER_REGISTRY_MIRRORS)',
+    )
+    .option(
+      '--insecure-registries <hosts>',
+      'registries reached over plain HTTP, comma-separated; only these (ARBITER_INSECURE_REGISTRIES)',
+    )
+    .option(
+      '--registry-credentials-file <file>',
+      'JSON {"host[:port]": {"username": "...", "password": "..."}}: basic credentials per registry (ARBITER_REGISTRY_CREDENTIALS_FILE)',
+    )
+    .option(
+      '--registry-cert-dir <dir>',
+      'a directory of CA certificates (*.crt) for registries with a private CA (ARBITER_REGISTRY_CERT_DIR)',
+    )
+    .option(
+      '--image-archive-dir <dir>',
+      "offline: image archives as <dir>/<repository>:<tag>.tar, no registry contacted, as Mesos's --docker_registry=/path (ARBITER_IMAGE_ARCHIVE_DIR)",
+    )
+    .option(
+      '--image-store-limit <size>',
+      'unused images are collected past this store size, e.g. 20G (ARBITER_IMAGE_STORE_LIMIT; default 10G)',
+    )
+    .option(
+      '--container-ports-watch-interval <duration>',
+      "how often tasks' listening ports are checked against their `ports` (network/ports), e.g. 30s (default 30s; 0: not checked)",
+    )
+    .option(
+      '--no-enforce-container-ports',
+      'only report a task listening on a port it was not given (log and status update), never kill it',
+    )
+    .option('--check-agent-port-range-only', "watch only the ports of this agent's `ports` resources")
+    .option('--container-ports-isolated-range <ranges>', 'the ports watched, e.g. "[1024-65535]" (default all)')
+    .option('--container-ports-exempt <ranges>', 'ports any task may listen on, e.g. "[9100-9100]"')
+    .option('--nvidia-gpu-devices <indices>', 'the GPUs handed out to tasks, by nvidia-smi index, e.g. "0,1" (default all found)')
+    .option('--nvidia-smi <path>', "nvidia-smi to detect GPUs with (default: the system's)")
     .action(async (flags: AgentFlags) => {
       const { parseResources } = await import('@arbiter/allocator');
       const agentLib = await import('@arbiter/agent');
@@ -134,11 +209,27 @@ export function register(program: Command): void {
       const workDir = path.resolve(flags.workDir ?? path.join('.arbiter', `agent-${hostname}`));
       const sandboxDirFlag = flags.sandboxDir ?? (process.env.ARBITER_SANDBOX_DIR || undefined);
       const sandboxDir = sandboxDirFlag === undefined ? undefined : path.resolve(sandboxDirFlag);
-      // Given, read from the file, or this machine's: the last two again on SIGHUP.
+      const only = flags.nvidiaGpuDevices?.split(',').map((i) => Number(i.trim()));
+      if (only?.some((i) => !Number.isInteger(i) || i < 0)) {
+        fail(`--nvidia-gpu-devices: '${flags.nvidiaGpuDevices}' must be GPU indices such as 0,1`);
+        return;
+      }
+      const foundGpus = agentLib.detectNvidiaGpus({
+        ...(flags.nvidiaSmi ? { nvidiaSmi: flags.nvidiaSmi } : {}),
+        ...(only ? { only } : {}),
+      });
+      let gpus: typeof foundGpus = [];
+      // Given, read from the file, or this machine's: the last two again on SIGHUP. GPUs found
+      // are added when none are named.
       const readResources = () => {
         const text = flags.resources ?? (flags.resourcesFile ? fs.readFileSync(flags.resourcesFile, 'utf8').trim() : undefined);
-        const parsed = parseResources(text ?? agentLib.detectResources(sandboxDir ?? workDir));
+        let parsed = parseResources(text ?? agentLib.detectResources(sandboxDir ?? workDir));
         if (parsed.isEmpty()) throw new Error('names no resources');
+        const named = parsed.toJSON().find((r) => r.name === 'gpus')?.value;
+        const offered = agentLib.gpusToOffer(named, foundGpus);
+        if ('problem' in offered) throw new Error(offered.problem);
+        gpus = offered.gpus;
+        if (named === undefined && gpus.length) parsed = parseResources(`${parsed.toString()};gpus:${gpus.length}`);
         return parsed;
       };
       let resources: ReturnType<typeof readResources>;
@@ -150,7 +241,7 @@ export function register(program: Command): void {
         return;
       }
       try {
-        attributes = parseAttributes(flags.attributes ?? '');
+        attributes = agentLib.withGpuModel(parseAttributes(flags.attributes ?? ''), gpus);
       } catch (err) {
         fail((err as Error).message);
         return;
@@ -165,6 +256,44 @@ export function register(program: Command): void {
         fail(`--executor-api-port: '${flags.executorApiPort}' is not a port`);
         return;
       }
+      let images;
+      try {
+        images = imageOptions(flags, agentLib);
+      } catch (err) {
+        fail((err as Error).message);
+        return;
+      }
+      const watchMs = agentLib.durationMs(flags.containerPortsWatchInterval);
+      if (flags.containerPortsWatchInterval !== undefined && watchMs === undefined) {
+        fail(`--container-ports-watch-interval: '${flags.containerPortsWatchInterval}' is not a duration such as 30s`);
+        return;
+      }
+      const ranges = (flag: string, text: string | undefined) => {
+        const parsed = text === undefined ? undefined : agentLib.parsePortRanges(text);
+        if (parsed && 'problem' in parsed) throw new Error(`${flag}: ${parsed.problem}`);
+        return parsed;
+      };
+      if (flags.checkAgentPortRangeOnly && flags.containerPortsIsolatedRange !== undefined) {
+        fail('give only one of --check-agent-port-range-only and --container-ports-isolated-range');
+        return;
+      }
+      let ports: import('@arbiter/agent').PortsOptions;
+      try {
+        // The agent's own ports; Mesos's default range when it offers none.
+        const entries = resources.toJSON().filter((r) => r.name === 'ports');
+        const own = entries.length ? entries.flatMap((r) => r.ranges ?? []) : [[31000, 32000] as [number, number]];
+        const isolated = ranges('--container-ports-isolated-range', flags.containerPortsIsolatedRange);
+        const exempt = ranges('--container-ports-exempt', flags.containerPortsExempt);
+        ports = {
+          ...(watchMs !== undefined ? { watchIntervalMs: watchMs } : {}),
+          enforce: flags.enforceContainerPorts !== false,
+          ...(isolated ? { isolatedRanges: isolated } : flags.checkAgentPortRangeOnly ? { isolatedRanges: own } : {}),
+          ...(exempt ? { exempt } : {}),
+        };
+      } catch (err) {
+        fail((err as Error).message);
+        return;
+      }
       const agent = new agentLib.Agent({
         master: master.toString(),
         token,
@@ -173,10 +302,13 @@ export function register(program: Command): void {
         attributes,
         workDir,
         killTasksOnExit: flags.killTasksOnExit,
+        images,
         tasks: {
           taskUser: flags.taskUser ?? process.env.ARBITER_TASK_USER,
           allowRootTasks: flags.allowRootTasks ?? process.env.ARBITER_ALLOW_ROOT_TASKS === 'true',
           ...(sandboxDir ? { sandboxDir } : {}),
+          ports,
+          ...(gpus.length ? { gpus: { gpus } } : {}),
         },
         ...(ca ? { ca } : {}),
         ...(connectTimeoutMs ? { connectTimeoutMs } : {}),

@@ -9,6 +9,9 @@
  * `arbiter example throttle --master URL [--token T]`: tasks run by a custom executor (the SDK's
  * Executor), several in one process; `arbiter example mesos-throttle --master URL [--token T]`:
  * the same over Mesos's v1 scheduler and executor HTTP APIs (examples/mesos/throttle-*.js).
+ *
+ * `arbiter example task-group --master URL [--token T]`: task groups under the default executor,
+ * one sharing files in its sandbox and one where a task fails and the group is killed.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -17,7 +20,7 @@ import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 
 export function register(program: Command): void {
-  const example = program.command('example').description('example frameworks: drf-demo, batch, throttle, mesos-throttle');
+  const example = program.command('example').description('example frameworks: drf-demo, batch, throttle, mesos-throttle, task-group');
 
   example
     .command('drf-demo')
@@ -155,6 +158,25 @@ export function register(program: Command): void {
       // The token through the environment, never on a command line others can read.
       const child = spawn(process.execPath, args, { stdio: 'inherit', env: { ...process.env, ARBITER_FRAMEWORK_TOKEN: token } });
       process.exitCode = await new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
+    });
+
+  example
+    .command('task-group')
+    .description(
+      'task groups under the default executor: a shared sandbox, and a group killed when one task fails; ends with a JSON line of the result',
+    )
+    .requiredOption('--master <url>', 'control plane URL')
+    .option('--token <token>', "a framework principal's token (or ARBITER_FRAMEWORK_TOKEN)")
+    .option('--role <role>', 'role to run under', 'task-group')
+    .action(async (flags: { master: string; token?: string; role: string }) => {
+      const { runTaskGroup } = await import('@arbiter/examples');
+      const token = frameworkToken(flags.token, 'task-group');
+      if (!token) return;
+      const result = await runTaskGroup({ master: flags.master, token, role: flags.role });
+      console.log(JSON.stringify(result));
+      // As designed: the shared group finishes, and the failing group fails as one.
+      const expected = result.shared.finished === 3 && result.failing.failed === 1 && result.failing.killed === 2;
+      if (!expected) process.exitCode = 1;
     });
 }
 

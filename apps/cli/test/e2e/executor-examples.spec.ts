@@ -1,7 +1,8 @@
 /**
  * The executor examples as a user types them (`npx arbiter example throttle`, `npx arbiter
- * example mesos-throttle`) against real processes: `arbiter control-plane`, `arbiter agent`
- * starting the examples' executors, each running several tasks in its one process.
+ * example mesos-throttle`, `npx arbiter example task-group`) against real processes: `arbiter
+ * control-plane`, `arbiter agent` starting the examples' executors, each running several tasks in
+ * its one process, and its default executor running task groups.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -72,5 +73,23 @@ describe('the executor examples, typed as a user types them', () => {
     for (let i = 0; i < 6; i++) expect(states(`throttle-${i}`).slice(-2)).toEqual(['TASK_RUNNING', 'TASK_FINISHED']);
     const pids = new Set(events.filter((e) => e.event === 'update').map((e) => /pid (\d+)/.exec(e.message ?? '')?.[1]));
     expect(pids.size).toBe(1);
+  }, 120_000);
+
+  it('npx arbiter example task-group: three tasks share their sandbox under the default executor; a failing task kills its group', async () => {
+    expect(readme).toContain('`npx arbiter example task-group --master URL`');
+    const r = await runArbiter(['example', 'task-group', '--master', cp.url], { ARBITER_FRAMEWORK_TOKEN: token });
+    expect(r.stderr).not.toMatch(/TypeError|Error:/);
+    expect([r.status, lastLine(r.stdout)]).toEqual([0, '{"shared":{"tasks":3,"finished":3},"failing":{"tasks":3,"failed":1,"killed":2}}']);
+    const lines = r.stdout.split('\n');
+    const states = (taskId: string) => lines.filter((l) => l.startsWith(`${taskId} `)).map((l) => l.split(' ')[1]);
+    expect(lines.filter((l) => /^launch group (shared|failing) \(.*\) on .* under the default executor$/.test(l))).toHaveLength(2);
+    // The reader finished: it read both writers' lines from the shared sandbox.
+    for (const id of ['writer-1', 'writer-2', 'reader']) expect(states(id).slice(-2)).toEqual(['RUNNING', 'FINISHED']);
+    expect(states('breaks').at(-1)).toBe('FAILED');
+    expect(lines).toContain('breaks FAILED (the command exited with status 3)');
+    for (const id of ['worker-1', 'worker-2']) {
+      expect(states(id).at(-1)).toBe('KILLED');
+      expect(lines).toContain(`${id} KILLED (task breaks of its group failed)`);
+    }
   }, 120_000);
 });

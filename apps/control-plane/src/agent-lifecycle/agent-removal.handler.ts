@@ -61,7 +61,7 @@ export class AgentRemoval {
     if (status) await this.agents.setStatus(agentId, status);
     if (runtime?.inAllocator) this.state.allocator.removeAgent(agentId);
     this.registry.remove(agentId);
-    this.stream.emit('agent.removed', { agentId, reason });
+    this.stream.emit('agent.removed', { agentId, reason, ...(runtime ? { hostname: runtime.hostname } : {}) });
     this.outbox.agentLost(agentId, reason);
     this.logger.warn({ agentId, reason }, 'agent removed');
     const now = this.clock.date();

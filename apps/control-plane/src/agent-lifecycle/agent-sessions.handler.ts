@@ -110,9 +110,10 @@ export class AgentSessions {
       this.registry.put(runtime);
       sessionOf(socket).agentId = agent.id;
 
-      await this.updates.reconcileAgent(agent.id, msg.tasks, live.get(agent.id) ?? []);
-      // Before the agent joins the allocator, which counts the executors that still run.
-      this.executors.reconcileAgent(agent.id, msg.executors ?? []);
+      const resent = await this.updates.reconcileAgent(agent.id, msg.tasks, live.get(agent.id) ?? []);
+      // Before the agent joins the allocator, which counts the executors that still run (or
+      // start again with the tasks sent again).
+      this.executors.reconcileAgent(agent.id, msg.executors ?? [], resent);
       this.membership.addWith(agent, true, reservations.get(agent.id) ?? []);
       await this.maintenance.applyToAgent(agent.id);
       if (this.maintenance.isDown(this.state.agents.get(agent.id) ?? agent))

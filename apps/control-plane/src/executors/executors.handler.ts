@@ -114,27 +114,32 @@ export class Executors {
     for (const e of started) this.registry.ended(e.id);
   }
 
-  /** Records executors started by an accept, in the `launches` lane before the accept's tasks. */
-  record(started: ExecutorRuntime[]): void {
-    if (!started.length) return;
-    void this.writes.write('launches', `recording ${started.length} executor(s) started`, () =>
-      this.executors.insert(
-        started.map((e) => ({
-          id: e.rowId,
-          agentId: e.agentId,
-          frameworkId: e.frameworkId,
-          executorId: e.executorId,
-          spec: e.spec,
-          role: e.role,
-          resources: e.resources,
-          state: ExecutorState.RUNNING,
-          startedAt: e.startedAt,
-          endedAt: null,
-          endReason: null,
-          exitStatus: null,
-        })),
-      ),
+  /**
+   * Writes executors that accepts started. The accepts' own write calls it (in the launches lane,
+   * ahead of their tasks, one statement for a whole batch of accepts); writing the same
+   * executor twice is a no-op, so a batch written again entry by entry is safe.
+   */
+  async insertStarted(started: ExecutorRuntime[]): Promise<void> {
+    await this.executors.insert(
+      started.map((e) => ({
+        id: e.rowId,
+        agentId: e.agentId,
+        frameworkId: e.frameworkId,
+        executorId: e.executorId,
+        spec: e.spec,
+        role: e.role,
+        resources: e.resources,
+        state: ExecutorState.RUNNING,
+        startedAt: e.startedAt,
+        endedAt: null,
+        endReason: null,
+        exitStatus: null,
+      })),
     );
+  }
+
+  /** Executors an accept started were taken with it: the views of their agents change. */
+  announce(started: ExecutorRuntime[]): void {
     for (const e of started) this.stream.emit('agent.updated', { agentId: e.agentId });
   }
 
@@ -235,10 +240,14 @@ export class Executors {
   /**
    * After an agent's (re-)registration, in its turn: executors the master thinks run there but
    * the agent does not report have ended; executors it runs that the master does not know
-   * (their framework gone) are shut down.
+   * (their framework gone) are shut down. Those of tasks sent to it again (`starting`) are kept.
    */
-  reconcileAgent(agentId: string, reported: readonly RunningExecutorReport[]): void {
-    const reportedKeys = new Set(reported.map((r) => executorKey(agentId, r.frameworkId, r.executorId)));
+  reconcileAgent(
+    agentId: string,
+    reported: readonly RunningExecutorReport[],
+    starting: ReadonlyArray<{ frameworkId: string; executorId: string }> = [],
+  ): void {
+    const reportedKeys = new Set([...reported, ...starting].map((r) => executorKey(agentId, r.frameworkId, r.executorId)));
     const missing = [...this.state.executors.onAgent(agentId)].filter((e) => !reportedKeys.has(e.id));
     this.end(missing, { reason: 'REASON_EXECUTOR_TERMINATED', exitStatus: { message: 'its agent re-registered without it' } }, false);
     for (const e of missing) this.outbox.executorFailure(e.frameworkId, { agentId, executorId: e.executorId });

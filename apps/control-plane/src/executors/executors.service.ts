@@ -29,8 +29,17 @@ export class ExecutorsService {
 
   /** The running executors the actor may see, as stored (Mesos's /master/state lists them with their ExecutorInfo). */
   async running(actor: Actor, limit: number): Promise<ExecutorEntity[]> {
+    return this.inState(ExecutorState.RUNNING, actor, limit);
+  }
+
+  /** The ended executors the actor may see, the last started first (Mesos's completed_executors). */
+  async ended(actor: Actor, limit: number): Promise<ExecutorEntity[]> {
+    return this.inState(ExecutorState.ENDED, actor, limit);
+  }
+
+  private async inState(state: ExecutorState, actor: Actor, limit: number): Promise<ExecutorEntity[]> {
     const users = this.acls.scope(actor, 'view_tasks');
-    return (await this.repo.list({ state: ExecutorState.RUNNING, users }, limit, 0)).rows;
+    return (await this.repo.list({ state, users }, limit, 0)).rows;
   }
 }
 

@@ -34,6 +34,8 @@ import { MESOS_STAR } from './mesos-codec';
 const MAX_ITEMS = 10_000;
 /** Ended tasks kept per framework in its `completed_tasks` (Mesos's --max_completed_tasks_per_framework). */
 const MAX_COMPLETED_TASKS = 1000;
+/** Ended executors listed per framework, the last started first (Mesos's --max_completed_executors_per_framework, 150). */
+const MAX_COMPLETED_EXECUTORS = 150;
 
 const seconds = (iso: string | null) => (iso ? Date.parse(iso) / 1000 : undefined);
 
@@ -94,7 +96,7 @@ export class MesosMaster {
     };
   }
 
-  private framework(f: FrameworkDto, tasks: TaskDto[], executors: ExecutorEntity[]): Record<string, unknown> {
+  private framework(f: FrameworkDto, tasks: TaskDto[], executors: ExecutorEntity[], ended: ExecutorEntity[]): Record<string, unknown> {
     const mine = tasks.filter((t) => t.frameworkId === f.id);
     const live = mine.filter((t) => !isTerminalTaskState(t.state));
     return {
@@ -123,6 +125,10 @@ export class MesosMaster {
       unreachable_tasks: [],
       offers: [],
       executors: executors.filter((e) => e.frameworkId === f.id).map((e) => mesosStateExecutor(e, resourceMap(e.resources))),
+      completed_executors: ended
+        .filter((e) => e.frameworkId === f.id)
+        .slice(0, MAX_COMPLETED_EXECUTORS)
+        .map((e) => mesosStateExecutor(e, resourceMap(e.resources))),
       // Arbiter's own: which protocol the framework speaks.
       arbiter_protocol: f.protocol,
     };
@@ -159,14 +165,15 @@ export class MesosMaster {
   }
 
   async frameworkLists(actor: Actor): Promise<{ frameworks: unknown[]; completed_frameworks: unknown[]; unregistered_frameworks: [] }> {
-    const [page, tasks, executors] = await Promise.all([
+    const [page, tasks, executors, ended] = await Promise.all([
       this.frameworks.list({}, MAX_ITEMS, 0, actor),
       this.tasks.list({}, MAX_ITEMS, 0, actor).then((p) => p.items),
       this.executors.running(actor, MAX_ITEMS),
+      this.executors.ended(actor, MAX_ITEMS),
     ]);
     return {
-      frameworks: page.items.filter((f) => f.state !== FrameworkState.COMPLETED).map((f) => this.framework(f, tasks, executors)),
-      completed_frameworks: page.items.filter((f) => f.state === FrameworkState.COMPLETED).map((f) => this.framework(f, tasks, [])),
+      frameworks: page.items.filter((f) => f.state !== FrameworkState.COMPLETED).map((f) => this.framework(f, tasks, executors, ended)),
+      completed_frameworks: page.items.filter((f) => f.state === FrameworkState.COMPLETED).map((f) => this.framework(f, tasks, [], ended)),
       unregistered_frameworks: [],
     };
   }

@@ -22,6 +22,7 @@ import { OffersRepository, type RefusedAnswer } from './offers.repository';
 import { AnswerPlans, type PlannedAccept } from './answer-plans';
 import { ReservationAccepts } from './reservation-accepts.handler';
 import { Executors } from '../executors/executors.handler';
+import type { ExecutorRuntime } from '../master/executor-registry';
 
 /** An accept or a decline, as it arrived. */
 type OfferAnswer = { socket: FrameworkConnection } & ({ accept: Accept; decline?: undefined } | { decline: Decline; accept?: undefined });
@@ -31,6 +32,8 @@ interface AnswerWrite {
   answers: Array<{ offers: Map<string, OfferState>; tasks: TaskEntity[] }>;
   /** When the answers were taken (their offers close then). */
   at: Date;
+  /** Executors the answers start, written ahead of their tasks. */
+  executors: ExecutorRuntime[];
 }
 
 @Injectable()
@@ -163,8 +166,7 @@ export class OfferAnswers {
       for (const [role, left] of p.pool) if (!left.isEmpty()) allocator.recoverResources(p.fw.id, p.agentId, role, left, p.refuseSeconds);
     }
     for (const p of declined) offers.take(p.offers.map((o) => o.id));
-    // Recorded in the launches lane ahead of the tasks that run under them.
-    for (const p of accepted) this.executors.record(p.executors);
+    for (const p of accepted) this.executors.announce(p.executors);
     this.commitAnswers(accepted, this.launchWrites);
     this.commitAnswers(declined, this.declineWrites);
     if (accepted.length && declined.length) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -180,27 +182,34 @@ export class OfferAnswers {
   private commitAnswers(answered: Array<PlannedAccept & { entry: AnswerEntry }>, writes: Batch<AnswerWrite, RefusedAnswer[]>): void {
     if (!answered.length) return;
     const now = this.clock.date();
-    const written = answered.map((p) => ({
-      offers: new Map(p.offers.map((o) => [o.id, p.declined ? OfferState.DECLINED : OfferState.ACCEPTED] as const)),
-      tasks: p.tasks.map(({ spec, role }): TaskEntity => ({
-        id: randomUUID(),
-        taskId: spec.taskId,
-        frameworkId: p.fw.id,
-        agentId: p.agentId,
-        name: spec.name,
-        role,
-        resources: spec.resources,
-        user: spec.user ?? null,
-        ...storedSpec(spec),
-        state: TaskState.STAGING,
-        createdAt: now,
-        updatedAt: now,
-      })),
-    }));
+    const written = answered.map((p) => {
+      // A group's tasks are stored with its name (its first task's id): sent again, they go together.
+      const groupOf = new Map(p.groups.flatMap((g) => g.taskIds.map((id) => [id, g.taskIds[0]] as const)));
+      return {
+        offers: new Map(p.offers.map((o) => [o.id, p.declined ? OfferState.DECLINED : OfferState.ACCEPTED] as const)),
+        tasks: p.tasks.map(({ spec, role }): TaskEntity => ({
+          id: randomUUID(),
+          taskId: spec.taskId,
+          frameworkId: p.fw.id,
+          agentId: p.agentId,
+          name: spec.name,
+          role,
+          resources: spec.resources,
+          user: spec.user ?? null,
+          ...storedSpec(spec, groupOf.get(spec.taskId)),
+          state: TaskState.STAGING,
+          createdAt: now,
+          updatedAt: now,
+        })),
+      };
+    });
     const { launching } = this.state;
     const held = written.flatMap((w) => w.tasks.map((t) => taskKey(t.frameworkId, t.taskId)));
     for (const k of held) launching.add(k);
-    const write = written.some((w) => w.offers.size || w.tasks.length) ? writes.push({ answers: written, at: now }) : Promise.resolve([]);
+    const executors = answered.flatMap((p) => p.executors);
+    const write = written.some((w) => w.offers.size || w.tasks.length)
+      ? writes.push({ answers: written, at: now, executors })
+      : Promise.resolve([]);
     this.kernel.afterCommit(
       write,
       (refused) => {
@@ -287,6 +296,8 @@ export class OfferAnswers {
         // Answers are numbered across the batch; each write gets its own back, numbered as it gave them.
         let next = 0;
         const first = batch.map((b) => (next += b.item.answers.length) - b.item.answers.length);
+        // The executors the answers start, ahead of the tasks that run under them (one statement).
+        await this.executors.insertStarted(batch.flatMap((b) => b.item.executors));
         const refused = await this.offers.writeAnswers(
           batch.flatMap((b, k) =>
             b.item.answers.flatMap((a, i) => [...a.offers].map(([id, state]) => ({ id, state, at: b.item.at, answer: first[k] + i }))),

@@ -15,6 +15,8 @@ import { Realtime } from './realtime';
 export interface EventView {
   framework(id: string): boolean;
   role(role: string): boolean;
+  /** An agent, by its id (and its hostname, when the event names it: a removed agent is known no more). */
+  agent(id: string, hostname?: string): boolean;
 }
 
 type Payload<E extends keyof OperatorEvents> = Parameters<OperatorEvents[E]>[0];
@@ -71,6 +73,8 @@ function visible<E extends keyof OperatorEvents>(event: E, payload: Payload<E>, 
       shares: { roles: keep(cycle.shares.roles, (r) => view.role(r)), frameworks: keep(cycle.shares.frameworks, (f) => view.framework(f)) },
     };
   }
+  if (event.startsWith('agent.') && typeof p.agentId === 'string')
+    return view.agent(p.agentId, typeof p.hostname === 'string' ? p.hostname : undefined) ? payload : null;
   if (typeof p.frameworkId === 'string' && !view.framework(p.frameworkId)) return null;
   if (typeof p.role === 'string' && !view.role(p.role)) return null;
   if (Array.isArray(p.roles)) return { ...p, roles: (p.roles as string[]).filter((r) => view.role(r)) } as Payload<E>;

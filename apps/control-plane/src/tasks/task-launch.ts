@@ -12,6 +12,8 @@ interface StoredCommand {
   env?: Record<string, string>;
   data?: string;
   executor?: TaskSpec['executor'];
+  /** The task group (LAUNCH_GROUP) it was launched in: its first task's id. */
+  group?: string;
 }
 
 type SpecFields = Pick<
@@ -19,13 +21,17 @@ type SpecFields = Pick<
   'command' | 'labels' | 'discovery' | 'dataBytes' | 'killGracePeriodSeconds' | 'maxCompletionTimeSeconds' | 'container'
 >;
 
-/** The row's fields of a spec (the data's bytes go with its command, their size in `dataBytes`). */
-export function storedSpec(spec: TaskSpec): SpecFields {
+/**
+ * The row's fields of a spec (the data's bytes go with its command, their size in `dataBytes`);
+ * `group`: the task group it is launched in, so that it is sent again as one.
+ */
+export function storedSpec(spec: TaskSpec, group?: string): SpecFields {
   const command: StoredCommand = {
     command: spec.command,
     env: spec.env ?? {},
     ...(spec.data !== undefined ? { data: spec.data } : {}),
     ...(spec.executor ? { executor: spec.executor } : {}),
+    ...(group !== undefined ? { group } : {}),
   };
   return {
     command: { ...command },
@@ -63,4 +69,9 @@ export function launchOf(task: TaskEntity): LaunchTask {
     },
     ...(mem > 0 ? { memLimitBytes: Math.round(mem * 1024 * 1024) } : {}),
   };
+}
+
+/** The task group a stored task was launched in (its first task's id), if any. */
+export function groupOf(task: TaskEntity): string | undefined {
+  return (task.command as unknown as StoredCommand).group;
 }

@@ -1,4 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import type { StatusUpdate } from '@arbiter/contracts';
 import { TaskEntity, TaskState } from './task.entity';
 
 /** One status update of a task, persisted before it is delivered to the framework. */
@@ -41,4 +42,24 @@ export class TaskStatusUpdateEntity {
 
   @Column('timestamptz', { nullable: true })
   acknowledgedAt!: Date | null;
+
+  /**
+   * What an executor attached to the update (Mesos's TaskStatus data, healthy, labels): kept so
+   * that the update sent again until acknowledged carries them too; null when it has none.
+   */
+  @Column('jsonb', { nullable: true })
+  executorFields!: ExecutorFields | null;
+}
+
+/** The parts of an executor's update the framework gets and the master does not act on. */
+export type ExecutorFields = Pick<StatusUpdate, 'data' | 'healthy' | 'labels'>;
+
+/** An update's executor fields, or null when it has none. */
+export function executorFieldsOf(update: StatusUpdate): ExecutorFields | null {
+  const fields: ExecutorFields = {
+    ...(update.data !== undefined ? { data: update.data } : {}),
+    ...(update.healthy !== undefined ? { healthy: update.healthy } : {}),
+    ...(update.labels !== undefined ? { labels: update.labels } : {}),
+  };
+  return Object.keys(fields).length ? fields : null;
 }

@@ -25,7 +25,7 @@ import { Outbox } from '../master/outbox';
 import { type TaskEntity, TaskState } from './task.entity';
 import { TasksRepository } from './tasks.repository';
 import { countUpdates } from './task-update-metrics';
-import { launchOf } from './task-launch';
+import { groupOf, launchOf } from './task-launch';
 
 /** Answers of a reconciliation sent between looks at the connection's queue (it waits while that is backed up). */
 export const RECONCILE_CHUNK = 100;
@@ -235,9 +235,15 @@ export class TaskUpdates {
 
   /**
    * After a (re-)registration: tasks the database thinks run there but the agent does not
-   * report are LOST; tasks the agent runs that nobody wants any more are killed.
+   * report are LOST; tasks the agent runs that nobody wants any more are killed; STAGING tasks
+   * it does not report are sent again. Returns the executors of the tasks sent again (they
+   * start with them, and so are not ended for being absent).
    */
-  async reconcileAgent(agentId: string, reported: RegisterAgent['tasks'] & object, live: TaskEntity[]): Promise<void> {
+  async reconcileAgent(
+    agentId: string,
+    reported: RegisterAgent['tasks'] & object,
+    live: TaskEntity[],
+  ): Promise<Array<{ frameworkId: string; executorId: string }>> {
     const reportedKeys = new Set(reported.map((t) => taskKey(t.frameworkId, t.taskId)));
     const knownKeys = new Set(live.map((t) => taskKey(t.frameworkId, t.taskId)));
     // STAGING tasks may not have reached the agent yet; they are resent below.
@@ -255,9 +261,23 @@ export class TaskUpdates {
       agentId,
       reported.filter((t) => !knownKeys.has(taskKey(t.frameworkId, t.taskId)) && !isTerminalTaskState(t.state)),
     );
-    for (const t of live.filter((t) => t.state === TaskState.STAGING && !reportedKeys.has(taskKey(t.frameworkId, t.taskId)))) {
-      this.sendLaunch(agentId, t);
+    // A task group's tasks go again together, under their executor, as they went first.
+    const groups = new Map<string, TaskEntity[]>();
+    const resent = live.filter((t) => t.state === TaskState.STAGING && !reportedKeys.has(taskKey(t.frameworkId, t.taskId)));
+    for (const t of resent) {
+      const group = groupOf(t);
+      if (group === undefined) this.sendLaunch(agentId, t);
+      else groups.set(taskKey(t.frameworkId, group), [...(groups.get(taskKey(t.frameworkId, group)) ?? []), t]);
     }
+    for (const tasks of groups.values()) {
+      const launches = tasks.map(launchOf);
+      const executor = launches[0].task.executor;
+      if (executor) this.outbox.launchGroup(agentId, { frameworkId: tasks[0].frameworkId, executor, tasks: launches.map((l) => l.task) });
+    }
+    return resent.flatMap((t) => {
+      const executor = launchOf(t).task.executor;
+      return executor ? [{ frameworkId: t.frameworkId, executorId: executor.executorId }] : [];
+    });
   }
 
   /** Sends a stored task to its agent, if the agent is connected. */
@@ -377,6 +397,7 @@ export class TaskUpdates {
         ...(r.message ? { message: r.message } : {}),
         timestamp: r.at.toISOString(),
         source: r.source as StatusUpdate['source'],
+        ...r.executorFields,
       });
     }
     return sent;

@@ -7,7 +7,7 @@ import { DataSource, In, Not, Raw } from 'typeorm';
 import { MasterDatabase } from '../database/master-database';
 import { cappedTotal } from '../database/database.paging';
 import { frameworkUserCondition } from '../database/scope-condition';
-import { TaskStatusUpdateEntity } from './task-status-update.entity';
+import { type ExecutorFields, executorFieldsOf, TaskStatusUpdateEntity } from './task-status-update.entity';
 import { TaskEntity, type TaskState, TERMINAL_TASK_STATES } from './task.entity';
 
 /** A status update as stored and not yet acknowledged, with its task's ids. */
@@ -21,6 +21,8 @@ export interface UnacknowledgedUpdate {
   updateUuid: string;
   at: Date;
   source: string;
+  /** What its executor attached (data, healthy, labels), to send with it again. */
+  executorFields: ExecutorFields | null;
 }
 
 @Injectable()
@@ -110,11 +112,11 @@ export class TasksRepository {
     const result: Array<{ update_uuid: string | null; moved_id: string | null; moved_state: TaskState | null }> =
       await this.dataSource.query(
         `WITH v AS (
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::uuid[], $7::timestamptz[])
-           WITH ORDINALITY AS v(task_ref, state, reason, message, source, update_uuid, at, ord)),
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::uuid[], $7::timestamptz[], $9::jsonb[])
+           WITH ORDINALITY AS v(task_ref, state, reason, message, source, update_uuid, at, executor_fields, ord)),
        ins AS (
-         INSERT INTO task_status_updates (task_ref, state, reason, message, source, update_uuid, at)
-         SELECT v.task_ref, v.state::task_status_update_state, v.reason, v.message, v.source, v.update_uuid, v.at
+         INSERT INTO task_status_updates (task_ref, state, reason, message, source, update_uuid, at, executor_fields)
+         SELECT v.task_ref, v.state::task_status_update_state, v.reason, v.message, v.source, v.update_uuid, v.at, v.executor_fields
            FROM v JOIN tasks t ON t.id = v.task_ref
           WHERE NOT (t.state::text = ANY($8::text[]))
           ORDER BY v.ord
@@ -137,6 +139,10 @@ export class TasksRepository {
           items.map((i) => i.update.updateUuid),
           items.map((i) => new Date(i.update.timestamp)),
           [...TERMINAL_TASK_STATES],
+          items.map((i) => {
+            const fields = executorFieldsOf(i.update);
+            return fields ? JSON.stringify(fields) : null;
+          }),
         ],
       );
     const fresh = new Set<string>();
@@ -182,8 +188,9 @@ export class TasksRepository {
       update_uuid: string;
       at: Date;
       source: string;
+      executor_fields: ExecutorFields | null;
     }> = await this.dataSource.query(
-      `SELECT t.framework_id, t.task_id, t.agent_id, u.state, u.reason, u.message, u.update_uuid, u.at, u.source
+      `SELECT t.framework_id, t.task_id, t.agent_id, u.state, u.reason, u.message, u.update_uuid, u.at, u.source, u.executor_fields
          FROM task_status_updates u JOIN tasks t ON t.id = u.task_ref
         WHERE u.acknowledged_at IS NULL AND t.framework_id = ANY($1) AND u.at <= now() - make_interval(secs => $2)
         ORDER BY u.id LIMIT ${limit}`,
@@ -199,6 +206,7 @@ export class TasksRepository {
       updateUuid: r.update_uuid,
       at: new Date(r.at),
       source: r.source,
+      executorFields: r.executor_fields,
     }));
   }
 }

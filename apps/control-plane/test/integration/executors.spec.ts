@@ -30,6 +30,18 @@ const task = (taskId: string, cpus: number, executor: ExecutorSpec = EXECUTOR): 
   executor,
 });
 const cpusOf = (o: Offer) => Resources.of(o.resources).get('cpus');
+/** The DEFAULT executor of a task group, and a task of the group. */
+const defaultExecutor = (executorId: string): ExecutorSpec => ({
+  executorId,
+  type: 'DEFAULT',
+  resources: Resources.fromScalars({ cpus: 0.1, mem: 32 }).toJSON(),
+});
+const member = (taskId: string): TaskSpec => ({
+  taskId,
+  name: taskId,
+  command: { shell: 'sleep 100' },
+  resources: task(taskId, 1).resources,
+});
 const DATA = Buffer.from('hello executor').toString('base64');
 
 describe('executors', () => {
@@ -224,17 +236,7 @@ describe('executors', () => {
   it('runs a task group under its executor, sent to the agent as one launchGroup', async () => {
     const node = await agent('exec-group');
     const a = await framework({ name: 'group', roles: ['r'] });
-    const executor: ExecutorSpec = {
-      executorId: 'default-1',
-      type: 'DEFAULT',
-      resources: Resources.fromScalars({ cpus: 0.1, mem: 32 }).toJSON(),
-    };
-    const member = (taskId: string): TaskSpec => ({
-      taskId,
-      name: taskId,
-      command: { shell: 'sleep 100' },
-      resources: task(taskId, 1).resources,
-    });
+    const executor = defaultExecutor('default-1');
     const reply = await a.s.launchGroup(await offerWith(a, 'exec-group', 4), executor, [member('g1'), member('g2')], { refuseSeconds: 0 });
     expect(reply.launched).toEqual(['g1', 'g2']);
     await until(() => node.launchGroups.length === 1);
@@ -246,6 +248,32 @@ describe('executors', () => {
     // A CUSTOM executor runs no group, and the DEFAULT executor no single task.
     await expect(a.s.launchGroup(next, EXECUTOR, [member('g3')]).catch(errorOf)).resolves.toBe('INVALID_MESSAGE');
     await expect(a.s.launch(next, [task('g4', 0.1, executor)]).catch(errorOf)).resolves.toBe('INVALID_MESSAGE');
+  });
+
+  it('sends a STAGING task group again as one launchGroup when its agent re-registers without it', async () => {
+    const node = await agent('exec-regroup');
+    node.runsLaunches = false;
+    const a = await framework({ name: 'regroup', roles: ['r'] });
+    const executor = defaultExecutor('default-2');
+    await a.s.launchGroup(await offerWith(a, 'exec-regroup', 4), executor, [member('rg1'), member('rg2')], { refuseSeconds: 0 });
+    await a.s.launch(await offerWith(a, 'exec-regroup', 1.9), [task('single', 1)], { refuseSeconds: 0 });
+    await until(() => node.launchGroups.length === 1 && node.launches.length === 1);
+    const agentId = defined(node.agentId);
+    node.close();
+    // Back as if neither launch had reached it: the group goes again as one, the single task alone.
+    const back = await agent('exec-regroup', 4, agentId);
+    await until(() => back.launchGroups.length === 1 && back.launches.length === 1);
+    expect(back.launchGroups[0]).toMatchObject({ frameworkId: a.s.frameworkId, executor: { executorId: 'default-2' } });
+    expect(back.launchGroups[0].tasks.map((x) => x.taskId).sort()).toEqual(['rg1', 'rg2']);
+    expect(back.launches.map((l) => l.task.taskId)).toEqual(['single']);
+    // Their executors were not ended for being absent: they start with the tasks sent again.
+    await until(() => back.executors.size === 2);
+    const listed = await executorsOf({ agentId });
+    expect(listed.map((e) => [e.executorId, e.state]).sort()).toEqual([
+      ['default-2', 'RUNNING'],
+      ['exec-1', 'RUNNING'],
+    ]);
+    expect(a.failures).toEqual([]);
   });
 
   it('lists to a viewer only the executors of the frameworks whose tasks it may view', async () => {

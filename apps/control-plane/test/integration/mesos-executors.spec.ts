@@ -66,6 +66,9 @@ const taskInfo = (taskId: string, offer: Offer, executor: Record<string, unknown
 const accept = (c: MesosClient, offer: Offer, operations: unknown[]) =>
   c.call('ACCEPT', { accept: { offer_ids: [offer.id], operations, filters: { refuse_seconds: 0 } } });
 const DATA = Buffer.from('from the scheduler').toString('base64');
+interface StateFrameworks {
+  frameworks: Array<{ id: string; executors: unknown[]; completed_executors: unknown[] }>;
+}
 
 it.each([
   ['JSON', undefined],
@@ -147,6 +150,23 @@ it.each([
     await until(() => c.of('FAILURE').length === 1);
     // The wait status of an exit with code 3.
     expect(c.of('FAILURE')[0]).toEqual({ ...target, status: 3 << 8 });
+
+    // Ended: /master/state moves it to the framework's completed_executors, and the REST API lists it by state.
+    const mine = async () =>
+      defined(((await cp.request('GET', '/master/state')).body as StateFrameworks).frameworks.find((f) => f.id === c.frameworkId));
+    await until(async () => (await mine()).executors.length === 0);
+    expect((await mine()).completed_executors).toEqual([
+      expect.objectContaining({ executor_id: 'mx-1', framework_id: c.frameworkId, slave_id: agentId, type: 'CUSTOM' }),
+    ]);
+    const listed = async (state: string) =>
+      (
+        (await cp.request('GET', `/api/v1/executors?frameworkId=${defined(c.frameworkId)}&state=${state}`)).body as {
+          items: Array<{ executorId: string; state: string }>;
+        }
+      ).items;
+    expect((await listed('ENDED')).map((e) => [e.executorId, e.state])).toEqual([['mx-1', 'ENDED']]);
+    expect(await listed('RUNNING')).toEqual([]);
+    expect((await cp.request('GET', '/api/v1/executors?state=GONE')).status).toBe(400);
   },
 );
 

@@ -8,6 +8,7 @@
 import { parseResources } from '@arbiter/allocator';
 import { SchedulerError, type Subscribe } from '@arbiter/scheduler-sdk';
 import type { AppConfig } from '../../src/config/config.schema';
+import { TaskUpdates } from '../../src/tasks/task-updates.handler';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';
 import { ProtocolAgent } from '../support/fake-agent';
 import { MesosClient } from '../support/mesos-client';
@@ -92,7 +93,7 @@ const FIELDS = {
   },
   kill_policy: { grace_period: { nanoseconds: 2_500_000_000 } },
 };
-/** What an executor's status carries beside its state (passed on, not stored). */
+/** What an executor's status carries beside its state (passed on, and kept with the update until it is acknowledged). */
 const FROM_EXECUTOR = { source: 'SOURCE_EXECUTOR' as const, data: DATA, healthy: false, labels: [{ key: 'phase', value: 'warm' }] };
 /** The same fields in Arbiter's terms. */
 const LABELS = [{ key: 'team', value: 'ml' }, { key: 'canary' }];
@@ -179,6 +180,17 @@ it.each([['JSON', false] as const, ['protobuf', true] as const])(
     expect(plain.map((s) => s.source)).toEqual(['SOURCE_AGENT', 'SOURCE_AGENT', 'SOURCE_EXECUTOR']);
     expect(plain[1]).not.toHaveProperty('data');
     expect(plain[2]).toMatchObject({ data: DATA, healthy: false, labels: { labels: [{ key: 'phase', value: 'warm' }] } });
+    // Not acknowledged, it goes out again with them (the periodic resend reads the master's records).
+    await cp.cp.app.get(TaskUpdates).resendUnacknowledged(c.frameworkId, 0);
+    await until(() => updates(c).filter((s) => s.task_id.value === 'plain').length === 6);
+    const again = updates(c).filter((s) => s.task_id.value === 'plain') as unknown as Array<Record<string, unknown>>;
+    expect(again[5]).toMatchObject({
+      uuid: plain[2].uuid,
+      data: DATA,
+      healthy: false,
+      labels: { labels: [{ key: 'phase', value: 'warm' }] },
+    });
+    expect(again[3]).not.toHaveProperty('data');
 
     // A KILL without a grace period uses the task's kill policy; one with it, its own; else 5 s.
     for (const [id, policy] of [

@@ -17,6 +17,7 @@ let viewer: string;
 let operator: string;
 let noMetrics: string;
 const ids: { a: string; b: string } = { a: '', b: '' };
+const agentIds: Record<string, string> = {};
 const closers: Array<() => void> = [];
 const events: Record<'viewer' | 'admin', Array<{ event: string; payload: Record<string, unknown> }>> = { viewer: [], admin: [] };
 
@@ -104,7 +105,7 @@ beforeAll(async () => {
         { name: 'mem', value: 256 },
       ],
     });
-    await agent.register();
+    agentIds[host] = await agent.register();
     closers.push(() => agent.close());
   }
   // Both teams hold offers, and a cycle's event has reached both listeners with both teams' shares.
@@ -225,6 +226,12 @@ it('streams the viewer only the events of its frameworks and roles on /events', 
   expect(events.viewer.some((e) => e.event === 'cycle' && text(e.payload).includes('team-a'))).toBe(true);
   expect(events.admin.some((e) => e.event === 'framework.added' && e.payload.frameworkId === ids.b)).toBe(true);
   expect(events.admin.some((e) => e.event === 'offer.created' && e.payload.frameworkId === ids.b)).toBe(true);
+  // Agents' events by view_agents: node-a's, not node-b's.
+  const agentEvents = (list: typeof events.viewer, host: string) =>
+    list.filter((e) => e.event.startsWith('agent.') && e.payload.agentId === agentIds[host]).map((e) => e.event);
+  expect(agentEvents(events.viewer, 'node-a')).toContain('agent.added');
+  expect(agentEvents(events.viewer, 'node-b')).toEqual([]);
+  expect(agentEvents(events.admin, 'node-b')).toContain('agent.added');
 });
 
 it('serves /metrics and /metrics/snapshot to a token the get_endpoints ACL allows, with only the viewer’s roles', async () => {

@@ -36,6 +36,8 @@ export class ProtocolAgent {
   private heartbeat?: NodeJS.Timeout;
   /** When false, launched tasks stay RUNNING until killed. */
   finishImmediately = false;
+  /** When false, launches are recorded but not run: their tasks stay STAGING, as if the launch was lost. */
+  runsLaunches = true;
 
   constructor(
     url: string,
@@ -48,12 +50,12 @@ export class ProtocolAgent {
     this.socket.on('launch', (m: LaunchTask, ack?: (r: { ok: true }) => void) => {
       ack?.({ ok: true });
       this.launches.push(m);
-      this.run(m.frameworkId, m.task);
+      if (this.runsLaunches) this.run(m.frameworkId, m.task);
     });
     this.socket.on('launchGroup', (m: LaunchGroup, ack?: (r: { ok: true }) => void) => {
       ack?.({ ok: true });
       this.launchGroups.push(m);
-      for (const t of m.tasks) this.run(m.frameworkId, { ...t, executor: m.executor });
+      if (this.runsLaunches) for (const t of m.tasks) this.run(m.frameworkId, { ...t, executor: m.executor });
     });
     this.socket.on('shutdownExecutor', (m: ShutdownExecutor, ack?: (r: { ok: true }) => void) => {
       ack?.({ ok: true });

@@ -4,6 +4,7 @@
  * control plane and never forks (the launcher does).
  */
 import type { TaskCgroup } from './cgroups';
+import type { PortRange } from './ports';
 
 /** A task's limits, from its resources. */
 export interface ContainerLimits {
@@ -13,6 +14,10 @@ export interface ContainerLimits {
   pids: number;
   /** Seconds the task may run (its max completion time). */
   completionSeconds?: number;
+  /** The ports it may listen on (its `ports` resources; none: it may listen on no watched port). */
+  ports?: PortRange[];
+  /** Whole GPUs it holds (its `gpus`). */
+  gpus?: number;
 }
 
 /** One task's container as its isolators see it (the executors checkpoint what must survive a restart). */
@@ -24,12 +29,16 @@ export interface Container {
   /** Its first process (the leader of its process group), once launched. */
   pid?: number;
   cgroup?: TaskCgroup;
+  /** What its isolators add to its environment (over the spec's): the GPUs it may use, say. */
+  env?: Record<string, string>;
 }
 
 /** Why a container must end: a limit it went over. */
 export interface Limitation {
   reason: string;
   message: string;
+  /** Only to be told (in a status update and the log): the container keeps running (network/ports not enforced). */
+  reportOnly?: boolean;
 }
 
 export interface TaskIsolator {

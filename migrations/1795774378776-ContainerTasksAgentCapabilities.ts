@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-export class ContainerTasksAgentCapabilities1795772851203 implements MigrationInterface {
-  name = 'ContainerTasksAgentCapabilities1795772851203';
+export class ContainerTasksAgentCapabilities1795774378776 implements MigrationInterface {
+  name = 'ContainerTasksAgentCapabilities1795774378776';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE "agents" ADD "capabilities" jsonb`);
