@@ -263,8 +263,24 @@ describe('a task with an image on an agent that cannot run images', () => {
     expect(plain.launches).toEqual([]);
 
     // A bad container is refused with the field named; a good one runs on an agent with a runtime.
-    const bad = await r.s.launch(offer, [task('bad', { container: { type: 'DOCKER' } })], { refuseSeconds: 0 }).catch(codeOf);
-    expect(bad).toMatch(/^INVALID_MESSAGE: .*container\.image/);
+    const invalid: Array<[unknown, RegExp]> = [
+      [{ type: 'DOCKER' }, /container\.image/],
+      [
+        { type: 'MESOS', volumes: [{ containerPath: '/d', source: { type: 'HOST_PATH', path: 'relative' } }] },
+        /container\.volumes\.0\.source\.path/,
+      ],
+      [
+        { type: 'DOCKER', image: { name: 'busybox' }, portMappings: [{ hostPort: 0, containerPort: 80 }] },
+        /container\.portMappings\.0\.hostPort/,
+      ],
+      [{ type: 'MESOS', privileged: true }, /container/],
+      [{ type: 'LXC' }, /container\.type/],
+    ];
+    for (const [container, field] of invalid) {
+      const bad = await r.s.launch(offer, [task('bad', { container: container as ContainerSpec })], { refuseSeconds: 0 }).catch(codeOf);
+      expect(bad).toMatch(/^INVALID_MESSAGE: /);
+      expect(bad).toMatch(field);
+    }
     const runc = await agentOf(cp, 'runc-1', RUNC);
     const spec = { type: 'DOCKER' as const, image: { name: 'busybox', forcePull: true }, hostname: 'box' };
     expect(await r.s.launch(await offerOn(runc.agentId), [task('ok', { container: spec })])).toEqual({ launched: ['ok'] });
