@@ -130,14 +130,7 @@ export class TaskUpdates {
   private async apply(items: Array<{ task: TaskEntity; update: StatusUpdate }>): Promise<void> {
     if (!items.length) return;
     const { fresh, moved } = await this.tasks.recordUpdates(items.map((i) => ({ taskRef: i.task.id, update: i.update })));
-    // Only container tasks' updates name an image: a second statement only for them.
-    const images = items.flatMap(({ task, update }) => {
-      const image = update.container?.image;
-      if (!image) return [];
-      task.containerImage = image;
-      return [{ taskRef: task.id, image }];
-    });
-    await this.tasks.recordImages(images);
+    await this.tasks.recordImages(items);
     countUpdates(this.metrics, this.clock.date().getTime(), items, fresh, moved);
     const byId = new Map(items.map((i) => [i.task.id, i.task]));
     const { liveTasks, frameworks, agents } = this.state;
