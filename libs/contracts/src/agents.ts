@@ -145,6 +145,8 @@ export const LaunchTask = z
     task: TaskSpec,
     /** Memory limit in bytes, from the task's `mem` (MB); the agent kills the task past it. */
     memLimitBytes: z.number().int().positive().optional(),
+    /** Its framework checkpoints (Mesos's FrameworkInfo.checkpoint): its executor outlives an agent restart (absent: true). */
+    checkpoint: z.boolean().optional(),
   })
   .strict();
 export type LaunchTask = z.infer<typeof LaunchTask>;

@@ -124,6 +124,76 @@ export const Discovery = z
 export type Discovery = z.infer<typeof Discovery>;
 
 /**
+ * An artifact fetched into the sandbox before the task or executor starts (Mesos's
+ * CommandInfo.URI): http, https or file; `extract` unpacks archives (tar, tar.gz, tar.bz2,
+ * tar.xz, zip), `executable` makes it runnable, `cache` keeps it in the agent's cache,
+ * `outputFile` names it in the sandbox (relative, never escaping it).
+ */
+export const FetchUri = z
+  .object({
+    value: z.string().min(1).max(4096),
+    executable: z.boolean().optional(),
+    extract: z.boolean().optional(),
+    cache: z.boolean().optional(),
+    outputFile: z.string().min(1).max(4096).optional(),
+  })
+  .strict();
+export type FetchUri = z.infer<typeof FetchUri>;
+
+/** How a check reaches the task: a command run beside it (in its container), an HTTP GET, a TCP connect. */
+const CheckProbe = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('COMMAND'), command: Command }).strict(),
+  z
+    .object({
+      type: z.literal('HTTP'),
+      port: z.number().int().min(1).max(65_535),
+      path: z.string().max(4096).optional(),
+      scheme: z.enum(['http', 'https']).optional(),
+      /** HTTP statuses counted healthy (default 200-399). */
+      statuses: z.array(z.number().int().min(100).max(599)).max(100).optional(),
+    })
+    .strict(),
+  z.object({ type: z.literal('TCP'), port: z.number().int().min(1).max(65_535) }).strict(),
+]);
+
+const CheckTiming = {
+  delaySeconds: z.number().nonnegative().max(86_400).optional(),
+  intervalSeconds: z.number().positive().max(86_400).optional(),
+  timeoutSeconds: z.number().positive().max(86_400).optional(),
+};
+
+/**
+ * Mesos's HealthCheck: sets the task's `healthy`, reported in updates with
+ * REASON_TASK_HEALTH_CHECK_STATUS_UPDATED; after `consecutiveFailures` (past the grace period)
+ * the task is killed.
+ */
+export const HealthCheck = z
+  .object({
+    probe: CheckProbe,
+    ...CheckTiming,
+    gracePeriodSeconds: z.number().nonnegative().max(86_400).optional(),
+    consecutiveFailures: z.number().int().positive().max(1000).optional(),
+  })
+  .strict();
+export type HealthCheck = z.infer<typeof HealthCheck>;
+
+/** Mesos's CheckInfo: a general check whose result is reported (`checkStatus`), never acted on. */
+export const Check = z.object({ probe: CheckProbe, ...CheckTiming }).strict();
+export type Check = z.infer<typeof Check>;
+
+/** A general check's last result, in status updates (Mesos's CheckStatusInfo). */
+export const CheckStatus = z
+  .object({
+    type: z.enum(['COMMAND', 'HTTP', 'TCP']),
+    /** COMMAND: its exit code; HTTP: the status code; TCP: whether it connected. Absent: not known yet (or timed out). */
+    exitCode: z.number().int().optional(),
+    statusCode: z.number().int().optional(),
+    succeeded: z.boolean().optional(),
+  })
+  .strict();
+export type CheckStatus = z.infer<typeof CheckStatus>;
+
+/**
  * A file or directory mounted into a task's container (Mesos's Volume): a host path (only where
  * the agent's configuration allows it), a path in the sandbox (SANDBOX_PATH: SELF, or PARENT for
  * a task group's shared sandbox), or, later, a persistent volume.
@@ -214,6 +284,8 @@ export const ExecutorSpec = z
     /** Handed to the executor (Mesos's ExecutorInfo.data). */
     data: Bytes.optional(),
     labels: Labels.optional(),
+    /** Artifacts fetched into its sandbox before it starts. */
+    uris: z.array(FetchUri).max(100).optional(),
     /** The executor's container (its tasks share it); absent: a plain process. */
     container: ContainerSpec.optional(),
     /** How long the executor has to end after SHUTDOWN before it is killed (default 5 s). */
@@ -239,6 +311,10 @@ export const TaskSpec = z
     user: OsUser.optional(),
     /** The executor that runs the task; absent: the agent's command executor runs `command`. */
     executor: ExecutorSpec.optional(),
+    /** Artifacts fetched into its sandbox before it starts. */
+    uris: z.array(FetchUri).max(100).optional(),
+    healthCheck: HealthCheck.optional(),
+    check: Check.optional(),
     /** The task's container, under the command executor; absent: a plain process. */
     container: ContainerSpec.optional(),
     /** Handed to the executor with the task (Mesos's TaskInfo.data). */
@@ -293,6 +369,8 @@ export const StatusUpdate = z
     /** From an executor (Mesos's TaskStatus data, healthy, labels): passed on to the framework, kept with the update until acknowledged. */
     data: Bytes.optional(),
     healthy: z.boolean().optional(),
+    /** A general check's result (`check`), from the agent or executor running it. */
+    checkStatus: CheckStatus.optional(),
     labels: Labels.optional(),
     /** From the agent, for a task in a container: the image it runs (as normalized, and its manifest digest). */
     container: z

@@ -27,6 +27,8 @@ export const LaunchGroup = z
     frameworkId: Id,
     executor: ExecutorSpec,
     tasks: z.array(TaskSpec).min(1).max(1000),
+    /** Its framework checkpoints, as for LaunchTask (absent: true). */
+    checkpoint: z.boolean().optional(),
   })
   .strict();
 export type LaunchGroup = z.infer<typeof LaunchGroup>;

@@ -61,6 +61,11 @@ export const Subscribe = z
     principal: z.string().max(255).optional(),
     user: z.string().max(255).optional(),
     hostname: z.string().max(253).optional(),
+    /**
+     * Whether its executors outlive an agent restart (Mesos's FrameworkInfo.checkpoint); absent:
+     * true (the Mesos API's FrameworkInfo without it: false, Mesos's default).
+     */
+    checkpoint: z.boolean().optional(),
     /** Roles to subscribe suppressed (no offers until revived). */
     suppressedRoles: z.array(Role).max(100).default([]),
     /**

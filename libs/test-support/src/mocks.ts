@@ -34,6 +34,7 @@ export function mockFramework(fields: Partial<FrameworkEntity> & { id: string })
     failoverTimeoutSeconds: 60,
     hostname: null,
     webuiUrl: null,
+    checkpoint: true,
     protocol: 'arbiter',
     state,
     suppressedRoles: [],

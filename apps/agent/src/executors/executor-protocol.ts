@@ -49,7 +49,7 @@ export class ExecutorProtocol {
       MESOS_EXECUTOR_ID: run.spec.executorId,
       MESOS_DIRECTORY: run.container.sandbox,
       MESOS_AGENT_ENDPOINT: endpoint ? `${endpoint.host}:${endpoint.port}` : '',
-      MESOS_CHECKPOINT: '1',
+      MESOS_CHECKPOINT: run.checkpoint ? '1' : '0',
       MESOS_RECOVERY_TIMEOUT: mesosDuration(opts.recoveryTimeoutMs ?? 15 * 60_000),
       MESOS_SUBSCRIPTION_BACKOFF_MAX: mesosDuration(opts.subscriptionBackoffMaxMs ?? 2_000),
       MESOS_EXECUTOR_SHUTDOWN_GRACE_PERIOD: mesosDuration((run.spec.shutdownGracePeriodSeconds ?? 5) * 1000),
@@ -119,7 +119,7 @@ export class ExecutorProtocol {
       type: 'SUBSCRIBED',
       subscribed: {
         executor_info: mesosExecutorInfo(run.frameworkId, run.spec),
-        framework_info: mesosFrameworkInfo(run.frameworkId, run.user ?? 'nobody', true),
+        framework_info: mesosFrameworkInfo(run.frameworkId, run.user ?? 'nobody', run.checkpoint),
         agent_info: mesosAgentInfo(agent.agentId, agent.hostname, agent.endpoint?.port ?? 0, agent.resources),
         container_id: id(run.containerId),
       },

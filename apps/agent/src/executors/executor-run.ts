@@ -62,6 +62,8 @@ export interface ExecutorCheckpoint {
   sandbox: string;
   tasks: Array<{ spec: TaskSpec; state: TaskState; memLimitBytes?: number; delivered: boolean; group?: string }>;
   startedAt: string;
+  /** Whether its framework checkpoints (absent in older records: true). */
+  checkpoint?: boolean;
 }
 
 export interface ExecutorRun {
@@ -91,6 +93,11 @@ export interface ExecutorRun {
   onTerminated?: () => void;
   /** Found after an agent restart and not subscribed since: its SUBSCRIBE says which tasks it holds. */
   recovered?: boolean;
+  /**
+   * Whether its framework checkpoints (Mesos's FrameworkInfo.checkpoint, as the launch that
+   * started it said): only then does it outlive an agent restart.
+   */
+  checkpoint: boolean;
 }
 
 export interface ExecutorOptions {
@@ -169,6 +176,7 @@ export function checkpointOf(run: ExecutorRun): ExecutorCheckpoint {
       ...(t.group ? { group: t.group } : {}),
     })),
     startedAt: run.startedAt,
+    checkpoint: run.checkpoint,
   };
 }
 
@@ -181,7 +189,7 @@ export function executorCommand(spec: ExecutorSpec): Command {
 }
 
 /** A new executor, not started yet: its container in its own sandbox, a fresh credential. */
-export function newRun(containerizer: Containerizer, frameworkId: string, spec: ExecutorSpec): ExecutorRun {
+export function newRun(containerizer: Containerizer, frameworkId: string, spec: ExecutorSpec, checkpoint = true): ExecutorRun {
   const containerId = crypto.randomUUID();
   return {
     frameworkId,
@@ -199,6 +207,7 @@ export function newRun(containerizer: Containerizer, frameworkId: string, spec: 
     acknowledged: new Set(),
     timers: {},
     startedAt: new Date().toISOString(),
+    checkpoint,
   };
 }
 
@@ -209,7 +218,7 @@ export function recoveredRun(
   pending: Array<{ frameworkId: string; taskId: string; updateUuid: string }>,
   terminal: (s: TaskState) => boolean,
 ): ExecutorRun {
-  const run: ExecutorRun = { ...newRun(containerizer, cp.frameworkId, cp.spec), recovered: true };
+  const run: ExecutorRun = { ...newRun(containerizer, cp.frameworkId, cp.spec, cp.checkpoint ?? true), recovered: true };
   const { token, containerId, startTicks, user, uid, gid, startedAt } = cp;
   Object.assign(run, { token, containerId, startTicks, user, uid, gid, startedAt });
   run.container = { ...run.container, sandbox: cp.sandbox, pid: cp.pid, cgroup: cp.cgroup };

@@ -39,6 +39,7 @@ export type { ExecutorHooks, ExecutorOptions } from './executor-run';
 
 const terminal = isTerminalTaskState;
 const MEMORY_POLL_MS = 250;
+const NO_CHECKPOINT = 'the agent restarted and its framework does not checkpoint (FrameworkInfo.checkpoint)';
 
 export class Executors {
   readonly runs = new Map<string, ExecutorRun>();
@@ -91,20 +92,19 @@ export class Executors {
   launch(msg: LaunchTask): void {
     const spec = msg.task.executor;
     if (!spec) throw new Error('the task names no executor');
-    this.enqueue(msg.frameworkId, spec, [{ spec: msg.task, state: 'STAGING', memLimitBytes: msg.memLimitBytes, delivered: false }]);
+    const task: ExecutorTask = { spec: msg.task, state: 'STAGING', memLimitBytes: msg.memLimitBytes, delivered: false };
+    this.enqueue(msg.frameworkId, spec, [task], msg.checkpoint);
   }
 
   /** A task group (LAUNCH_GROUP) for a DEFAULT executor: its tasks are handed over together. */
   launchGroup(msg: LaunchGroup): void {
     const group = crypto.randomUUID();
-    this.enqueue(
-      msg.frameworkId,
-      msg.executor,
-      msg.tasks.map((spec) => ({ spec, state: 'STAGING', delivered: false, group })),
-    );
+    const tasks = msg.tasks.map((spec): ExecutorTask => ({ spec, state: 'STAGING', delivered: false, group }));
+    this.enqueue(msg.frameworkId, msg.executor, tasks, msg.checkpoint);
   }
 
-  private enqueue(frameworkId: string, spec: ExecutorSpec, tasks: ExecutorTask[]): void {
+  /** `checkpoint`: its framework's flag, for an executor started now (absent: true). */
+  private enqueue(frameworkId: string, spec: ExecutorSpec, tasks: ExecutorTask[], checkpoint = true): void {
     let run = this.find(frameworkId, spec.executorId);
     if (run?.state === 'TERMINATING') {
       const [reason, message] = ['REASON_EXECUTOR_TERMINATED', 'its executor is shutting down'];
@@ -112,7 +112,7 @@ export class Executors {
       return;
     }
     const fresh = !run;
-    run ??= newRun(this.containerizer, frameworkId, spec);
+    run ??= newRun(this.containerizer, frameworkId, spec, checkpoint);
     for (const t of tasks) run.tasks.set(t.spec.taskId, t);
     if (!fresh) {
       this.resize(run);
@@ -279,8 +279,11 @@ export class Executors {
     for (const cp of this.checkpoints.readAll()) {
       const run = recoveredRun(this.containerizer, cp, pending, terminal);
       this.runs.set(executorKey(run.frameworkId, run.spec.executorId), run);
-      if (cp.pid && cp.startTicks !== undefined && processStartTicks(cp.pid) === cp.startTicks) {
-        this.watch(run);
+      const alive = cp.pid && cp.startTicks !== undefined && processStartTicks(cp.pid) === cp.startTicks;
+      if (alive) this.watch(run);
+      // As Mesos: without checkpointing, an executor does not outlive the agent (its tasks are lost).
+      if (alive && !run.checkpoint) this.kill(run, { state: 'LOST', reason: 'REASON_AGENT_RESTARTED', message: NO_CHECKPOINT });
+      else if (alive) {
         const ms = this.options.recoveryTimeoutMs ?? 15 * 60_000;
         this.awaitSubscription(
           run,

@@ -56,6 +56,7 @@ export class FrameworkFailover {
       roles: fw.roles,
       capabilities: fw.capabilities,
       failoverTimeoutSeconds: fw.failoverTimeoutSeconds,
+      checkpoint: fw.checkpoint,
       // Who may see its events on /events (view_frameworks) until it subscribes again.
       user: fw.user,
     };

@@ -144,6 +144,7 @@ export class FrameworkSessions {
         disconnectedAt: null,
         protocol: msg.protocol ?? 'arbiter',
         webuiUrl: msg.webuiUrl ?? null,
+        checkpoint: msg.checkpoint ?? true,
       };
       const row = await this.frameworks.save(
         fw ? Object.assign(fw, fields) : { ...fields, id: randomUUID(), registeredAt: now, completedAt: null },
@@ -172,6 +173,7 @@ export class FrameworkSessions {
           roles: row.roles,
           capabilities: row.capabilities,
           failoverTimeoutSeconds: row.failoverTimeoutSeconds,
+          checkpoint: row.checkpoint,
           // Before its framework.added event, whose readers are chosen by it (view_frameworks).
           user: row.user,
         };

@@ -40,6 +40,10 @@ export class FrameworkEntity {
   @Column('text', { nullable: true })
   webuiUrl!: string | null;
 
+  /** Whether its executors outlive an agent restart (Mesos's FrameworkInfo.checkpoint); told to agents with each launch. */
+  @Column('boolean', { default: true })
+  checkpoint!: boolean;
+
   /** The protocol it subscribed with: 'arbiter' (socket.io, the SDK) or 'mesos' (Mesos's v1 scheduler HTTP API). */
   @Column('text', { default: 'arbiter' })
   protocol!: 'arbiter' | 'mesos';

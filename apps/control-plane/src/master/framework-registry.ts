@@ -33,6 +33,8 @@ export interface FrameworkInfo {
   readonly roles: string[];
   readonly capabilities: string[];
   readonly failoverTimeoutSeconds: number;
+  /** Whether its executors outlive an agent restart (Mesos's FrameworkInfo.checkpoint; absent: true). */
+  readonly checkpoint?: boolean;
 }
 
 export interface FrameworkRuntime extends FrameworkInfo {
@@ -61,6 +63,7 @@ export class FrameworkRegistry extends Registry<FrameworkRuntime> {
         roles: info.roles,
         capabilities: info.capabilities,
         failoverTimeoutSeconds: info.failoverTimeoutSeconds,
+        checkpoint: info.checkpoint,
         user,
       }),
     );

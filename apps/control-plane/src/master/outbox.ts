@@ -39,14 +39,19 @@ export class Outbox {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** Launches a task on its agent. */
+  /** Launches a task on its agent (with its framework's checkpoint flag, for the executor it may start). */
   launch(agentId: string, msg: LaunchTask): void {
-    this.agentSocket(agentId)?.emit('launch', msg);
+    this.agentSocket(agentId)?.emit('launch', { ...msg, ...this.checkpointOf(msg.frameworkId) });
   }
 
   /** Launches a task group under one executor on its agent. */
   launchGroup(agentId: string, msg: LaunchGroup): void {
-    this.agentSocket(agentId)?.emit('launchGroup', msg);
+    this.agentSocket(agentId)?.emit('launchGroup', { ...msg, ...this.checkpointOf(msg.frameworkId) });
+  }
+
+  private checkpointOf(frameworkId: string): { checkpoint?: boolean } {
+    const checkpoint = this.state.frameworks.get(frameworkId)?.checkpoint;
+    return checkpoint === undefined ? {} : { checkpoint };
   }
 
   /** Tells an agent to shut an executor down (the scheduler's SHUTDOWN, its framework's end). */

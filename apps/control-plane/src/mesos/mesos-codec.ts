@@ -185,6 +185,8 @@ function frameworkInfoOf(call: MesosCall, sub: NonNullable<MesosCall['subscribe'
       ...(info.principal !== undefined ? { principal: info.principal } : {}),
       ...(info.user ? { user: info.user } : {}),
       ...(info.hostname !== undefined ? { hostname: info.hostname } : {}),
+      // Mesos's default: no checkpointing.
+      checkpoint: info.checkpoint ?? false,
       suppressedRoles: rolesOf(sub.suppressed_roles, map, call.type) ?? [],
       ...(offerFilters ? { offerFilters } : {}),
     },

@@ -107,6 +107,8 @@ describe('executors', () => {
     await a.s.launch(first, [task('t1', 1)], { refuseSeconds: 0 });
     await until(() => node.launches.some((l) => l.task.taskId === 't1'));
     expect(defined(node.launches.find((l) => l.task.taskId === 't1')).task.executor).toMatchObject({ executorId: 'exec-1' });
+    // An SDK framework that says nothing of checkpointing checkpoints: its executors outlive an agent restart.
+    expect(defined(node.launches.find((l) => l.task.taskId === 't1')).checkpoint).toBe(true);
     // 4 - 1 (the task) - 0.5 (its executor).
     const second = await offerWith(a, 'exec-acct', 2.5);
     await a.s.launch(second, [task('t2', 1)], { refuseSeconds: 0 });

@@ -5,7 +5,7 @@
  * as MESSAGE and FAILURE events; in JSON and in protobuf as another implementation encodes it.
  */
 import { parseResources, Resources } from '@arbiter/allocator';
-import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';
+import { ADMIN_TOKEN, seedAgent, startTestControlPlane, type TestControlPlane } from '../support/app';
 import { ProtocolAgent } from '../support/fake-agent';
 import { MesosClient } from '../support/mesos-client';
 import { mesosFrameworkCodec } from '../support/mesos-framework-codec';
@@ -95,6 +95,8 @@ it.each([
       },
     });
     expect(a.launches[0].task.command).toBeUndefined();
+    // Its FrameworkInfo has no checkpoint: Mesos's default, false, goes with the launch (its executor does not outlive an agent restart).
+    expect(a.launches[0].checkpoint).toBe(false);
     // 4 - 1 - 0.5; then the executor runs, and a second task takes only its own.
     const second = await offerOf(c, 2.5);
     // Offers name the framework's executors running on their agent.
@@ -174,7 +176,7 @@ it('runs a LAUNCH_GROUP under the default executor, sent to the agent as one gro
   const cp = await start();
   const a = await agent(cp, 'mx-group');
   const c = client(cp);
-  expect(await c.subscribe({ user: 'nobody', name: 'mesos-group', role: 'analytics' })).toBe(200);
+  expect(await c.subscribe({ user: 'nobody', name: 'mesos-group', role: 'analytics', checkpoint: true })).toBe(200);
   const offer = await offerOf(c, 4);
   const member = (taskId: string) => ({
     name: taskId,
@@ -192,8 +194,37 @@ it('runs a LAUNCH_GROUP under the default executor, sent to the agent as one gro
   };
   expect((await accept(c, offer, [group])).status).toBe(202);
   await until(() => a.launchGroups.length === 1);
-  expect(a.launchGroups[0]).toMatchObject({ frameworkId: c.frameworkId, executor: { executorId: 'dx', type: 'DEFAULT' } });
+  expect(a.launchGroups[0]).toMatchObject({
+    frameworkId: c.frameworkId,
+    executor: { executorId: 'dx', type: 'DEFAULT' },
+    checkpoint: true,
+  });
   expect(a.launchGroups[0].tasks.map((x) => x.taskId)).toEqual(['mg1', 'mg2']);
   expect(a.launches).toEqual([]);
   await offerOf(c, 1.9);
+});
+
+it("bounds each framework's completed_executors in /master/state at 150, the last started first, as Mesos does", async () => {
+  const cp = await start();
+  await seedAgent(cp.cp, { id: 'ag' });
+  const db = cp.cp.dataSource;
+  await db.query(
+    `INSERT INTO frameworks (id, name, roles, capabilities, failover_timeout_seconds, state, suppressed_roles, registered_at) VALUES ('fw', 'fw', '{r}', '{}', 0, 'COMPLETED', '{}', now())`,
+  );
+  await db.query(
+    `INSERT INTO executors (agent_id, framework_id, executor_id, spec, role, resources, state, started_at, ended_at, end_reason)
+     SELECT 'ag', 'fw', 'e' || g, jsonb_build_object('executorId', 'e' || g, 'type', 'CUSTOM', 'command', jsonb_build_object('shell', 'true'), 'resources', '[]'::jsonb),
+            'r', '[]', 'ENDED', now() - g * interval '1 s', now(), 'REASON_EXECUTOR_TERMINATED'
+       FROM generate_series(1, 152) g`,
+  );
+  const state = (await cp.request('GET', '/master/state')).body as {
+    completed_frameworks: Array<{ id: string; executors: unknown[]; completed_executors: Array<{ executor_id: string }> }>;
+  };
+  const fw = defined(state.completed_frameworks.find((f) => f.id === 'fw'));
+  expect(fw.executors).toEqual([]);
+  expect(fw.completed_executors).toHaveLength(150);
+  expect(fw.completed_executors.slice(0, 2).map((e) => e.executor_id)).toEqual(['e1', 'e2']);
+  expect(fw.completed_executors.at(-1)?.executor_id).toBe('e150');
+  // The REST API lists them all.
+  expect(((await cp.request('GET', '/api/v1/executors?frameworkId=fw&state=ENDED&limit=500')).body as { total: number }).total).toBe(152);
 });
