@@ -1,6 +1,6 @@
 import { sameExecutor } from '../executors/executors.handler';
 import { containerOf } from './mesos-container-codec';
-import { executorOf, mesosExecutorFailure, messageOf, shutdownOf } from './mesos-executor-codec';
+import { executorOf, mesosExecutorFailure, mesosStateExecutor, messageOf, shutdownOf } from './mesos-executor-codec';
 
 const parts = {
   command: (c: { value?: string } | undefined) => ({ command: { shell: c?.value ?? '' } }),
@@ -58,6 +58,20 @@ describe("Mesos's executors in Arbiter's terms", () => {
     });
     expect(mesosExecutorFailure({ agentId: 'a', executorId: 'e', signal: 'SIGKILL' })).toMatchObject({ status: 9 });
     expect(mesosExecutorFailure({ agentId: 'a', executorId: 'e' })).not.toHaveProperty('status');
+  });
+
+  it("lists a running executor in /master/state with its container in Mesos's shape", () => {
+    const spec = {
+      executorId: 'e',
+      type: 'CUSTOM' as const,
+      command: { shell: './run' },
+      resources: [{ name: 'cpus', value: 0.1 }],
+      container: { type: 'MESOS' as const, image: { name: 'registry.local:5000/executor:2' } },
+    };
+    expect(mesosStateExecutor({ agentId: 'a', frameworkId: 'f', spec }, { cpus: 0.1 })).toMatchObject({
+      executor_id: 'e',
+      container: { type: 'MESOS', mesos: { image: { type: 'DOCKER', docker: { name: 'registry.local:5000/executor:2' }, cached: true } } },
+    });
   });
 
   it('takes two ExecutorInfos for the same whatever the order of their fields', () => {
