@@ -39,7 +39,7 @@ export interface AgentRuntime {
   readonly imagesRefusal?: string;
 }
 
-/** Why an agent with these capabilities (null: it reported none) cannot run container images, as its runtime's field. */
+/** Why an agent with these capabilities (null: it reported none) cannot run container images, as its AgentRuntime's field. */
 export function imagesRefusal(capabilities: { runtime?: unknown; imagesProblem?: string } | null): Pick<AgentRuntime, 'imagesRefusal'> {
   if (capabilities === null) return { imagesRefusal: 'it reports no container capabilities (an agent version without container support)' };
   if (capabilities.imagesProblem) return { imagesRefusal: capabilities.imagesProblem };
