@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
+  type AgentCapabilities,
   type AgentHealth,
   FrameworkMessage,
   type KillTask,
@@ -20,6 +21,7 @@ import {
   ShutdownExecutor,
 } from '@arbiter/contracts';
 import pino, { type Logger } from 'pino';
+import { createProvisioner } from './containerizer/provisioner';
 import type { ProvisionerOptions } from './containerizer/provisioner/options';
 import { ExecutorApi, type ExecutorApiOptions } from './executors/api/executor-api';
 import { durationMs } from './executors/executor-protocol';
@@ -71,6 +73,8 @@ export class Agent {
   readonly executors: Executors;
   readonly executorApi: ExecutorApi;
   private readonly outbox: Outbox;
+  /** What the agent can contain tasks with, found at start (sent with every registration). */
+  readonly capabilities: AgentCapabilities;
   /** Resolves once the executor API listens (start() connects after it). */
   listening?: Promise<void>;
 
@@ -103,8 +107,12 @@ export class Agent {
     );
     this.outbox = new Outbox(this.session, this.log);
     this.updates = new StatusUpdates(new UpdateJournal(path.join(options.workDir, 'updates')), this.session, this.log);
+    // Images through the agent's own provisioner (skopeo and umoci), unless one is given.
+    const images = options.tasks?.provisioner ? undefined : createProvisioner(options.workDir, options.images ?? {}, this.log);
     this.tasks = new TaskRunner(options.workDir, (e) => this.updates.record(e), {
       onError: (message, err) => this.log.error({ err: err.message }, message),
+      ...(images ? { imageTools: { versions: images.versions, ...(images.problem ? { problem: images.problem } : {}) } } : {}),
+      ...(images?.provisioner ? { provisioner: images.provisioner } : {}),
       ...options.tasks,
       // A port only reported (network/ports not enforced) is logged, besides its task's update.
       ports: { onReport: (c, message) => this.log.warn({ container: c.name }, message), ...options.tasks?.ports },
@@ -147,6 +155,10 @@ export class Agent {
       this.log.warn(
         `tasks get no private /tmp and /dev/shm (${privateTmpProblem}): their TMPDIR is in their sandbox, but what they write to /tmp or /dev/shm is not counted against their disk`,
       );
+    this.capabilities = this.tasks.containerizer.capabilities(this.tasks.diskChecked);
+    const { imagesProblem } = this.capabilities;
+    if (imagesProblem) this.log.warn(`container images are off: ${imagesProblem}`);
+    else this.log.info({ runtime: this.capabilities.runtime, isolators: this.capabilities.isolators }, 'container images on');
   }
 
   /** Recovers checkpointed tasks and executors, opens the executor API, then connects. */
@@ -163,7 +175,7 @@ export class Agent {
   /** Finds the tasks and executors of an earlier run again, taking the ends it journaled but did not checkpoint. */
   recover(): void {
     this.executors.recover(this.updates.unacknowledgedUpdates());
-    this.tasks.recover(this.updates.lastStates(), this.executors.liveCgroups());
+    this.tasks.recover(this.updates.lastStates(), this.executors.liveCgroups(), this.executors.liveContainers());
   }
 
   /**
@@ -227,6 +239,7 @@ export class Agent {
         taskUser: this.tasks.taskUser,
         diskQuota: this.tasks.diskChecked,
       },
+      capabilities: this.capabilities,
       tasks: this.reportedTasks(),
       executors: this.executors.running(),
       health: this.health(),

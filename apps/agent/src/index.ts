@@ -32,3 +32,5 @@ export {
 } from './containerizer/isolators/nvidia';
 export { gpuEnvironment } from './containerizer/isolators/gpus';
 export { ALL_PORTS, parsePortRanges, type PortRange, type PortsOptions } from './containerizer/isolators/ports';
+export { OPTIONAL_ISOLATORS } from './containerizer/containerizer';
+export type { ImageConfig } from './containerizer/provisioner/image';

@@ -8,18 +8,24 @@ import type { ChildProcess } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { AgentCapabilities, TaskSpec } from '@arbiter/contracts';
+import type { AgentCapabilities, ContainerSpec, TaskSpec } from '@arbiter/contracts';
 import { Isolator, type TaskCgroup } from './isolators/cgroups';
 import { CompletionDeadline } from './isolators/deadline';
 import { DiskUsage } from './isolators/disk';
 import { type GpuOptions, NvidiaGpus } from './isolators/gpus';
+import { nvidiaContainerMounts } from './isolators/nvidia';
 import type { Container, Limitation, TaskIsolator } from './isolators/isolator';
 import { MemoryPolling } from './isolators/memory';
 import { PortsIsolator, type PortsOptions } from './isolators/ports';
 import { DYNAMIC_UID_BASE, dynamicUser, DynamicUsers, NoDynamicUserLeft } from './dynamic-users';
-import { launch, type NamespaceTools } from './launcher';
+import { launch, type NamespaceTools, TASK_PATH } from './launcher';
+import { ImageError, type ProvisionedImage, type Provisioner } from './provisioner/image';
+import { formatReference, parseReference } from './provisioner/reference';
+import { type BindMount, CONTAINER_SANDBOX } from './runtime/oci-spec';
+import { detectRuntime, Runc } from './runtime/runc';
+import { resolveVolumes } from './runtime/volumes';
 import { Sandboxes } from './sandbox';
-import { detectNamespaceTools } from './tools';
+import { detectNamespaceTools, detectPidNamespace } from './tools';
 import { type OsUser, TaskUsers } from './users';
 
 export interface ContainerizerOptions {
@@ -48,7 +54,28 @@ export interface ContainerizerOptions {
   ports?: PortsOptions;
   /** The GPUs handed out to containers by the gpu/nvidia isolator (see isolators/gpus.ts; none: not used). */
   gpus?: GpuOptions;
+  /**
+   * The isolators of plain tasks, by Mesos's names (Mesos's `--isolation`): `filesystem/linux`
+   * (a private /tmp and /dev/shm, volumes), `namespaces/pid` (a task sees only its own
+   * processes). Default: `filesystem/linux` where this machine allows it; `namespaces/pid` is
+   * named explicitly, as in Mesos (a task in one no longer sees the machine's processes).
+   */
+  isolation?: string[];
+  /** Host paths under which HOST_PATH volumes may be mounted (default: none). */
+  allowedHostPaths?: string[];
+  /** Provisions images (none: image tasks fail with REASON_CONTAINER_LAUNCH_FAILED). */
+  provisioner?: Provisioner;
+  /** The image tools found (their versions, for the capabilities) or why they are missing. */
+  imageTools?: { versions: Record<string, string>; problem?: string };
+  /** Whether image tasks may run (default: when runc is installed and the agent is root). */
+  images?: boolean;
+  /** How a container's writable root filesystem is made (default: overlay where the kernel has it, else a copy). */
+  rootfs?: 'overlay' | 'copy';
 }
+
+/** The plain-task isolators `--isolation` may name. */
+export const OPTIONAL_ISOLATORS = ['filesystem/linux', 'namespaces/pid'] as const;
+const DEFAULT_ISOLATION: readonly string[] = ['filesystem/linux'];
 
 const DEFAULT_PIDS_LIMIT = 1024;
 
@@ -75,6 +102,20 @@ export class Containerizer {
   readonly privateTmpProblem?: string;
   readonly pidsLimit: number;
   readonly sandboxes: Sandboxes;
+  /** Whether plain tasks get a PID namespace of their own (namespaces/pid). */
+  readonly pidNamespace: boolean;
+  /** The OCI runtime of image tasks, when images can run here (else `imagesProblem` says why). */
+  readonly runtime?: Runc;
+  readonly imagesProblem?: string;
+  private readonly provisioner?: Provisioner;
+  private readonly imageTools?: { versions: Record<string, string>; problem?: string };
+  /** Recovered containers whose image is being held again (holdImage). */
+  private readonly holding = new Set<string>();
+  private readonly allowedHostPaths: string[];
+  /** The images of the containers running them (released when they end). */
+  private readonly images = new Map<string, ProvisionedImage>();
+  /** Plain tasks' volumes, between prepare and launch. */
+  private readonly binds = new Map<string, BindMount[]>();
 
   constructor(workDir: string, options: ContainerizerOptions = {}) {
     // Task cgroups under arbiter/<this work directory>: agents on one machine keep to their own.
@@ -93,9 +134,20 @@ export class Containerizer {
     this.defaultUser = options.taskUser ?? (this.self === 0 ? undefined : (process.env.USER ?? String(this.self)));
     this.dynamic = new DynamicUsers(path.join(workDir, 'task-users.json'));
     this.allowRoot = options.allowRootTasks ?? false;
-    const tools = options.privateMounts === false ? { problem: 'private mounts are turned off' } : detectNamespaceTools(this.self === 0);
+    const wanted = (name: (typeof OPTIONAL_ISOLATORS)[number]) => (options.isolation ?? DEFAULT_ISOLATION).includes(name);
+    const tools =
+      options.privateMounts === false || !wanted('filesystem/linux')
+        ? { problem: 'private mounts are turned off' }
+        : detectNamespaceTools(this.self === 0);
     if ('tools' in tools) this.namespace = tools.tools;
     else this.privateTmpProblem = tools.problem;
+    this.pidNamespace = !!this.namespace && wanted('namespaces/pid') && detectPidNamespace(this.namespace);
+    this.allowedHostPaths = options.allowedHostPaths ?? [];
+    this.provisioner = options.provisioner;
+    this.imageTools = options.imageTools;
+    const runtime = options.images === false ? { problem: 'images are turned off' } : detectRuntime(this.self === 0);
+    if ('info' in runtime) this.runtime = new Runc(runtime.info, workDir, options.rootfs);
+    else this.imagesProblem = runtime.problem;
     // Where sandboxes go is judged for the default user: a dynamic one passes as "others".
     const user = this.self !== 0 ? null : this.defaultUser ? this.users.lookup(this.defaultUser) : dynamicUser(DYNAMIC_UID_BASE);
     const sandboxDir = options.sandboxDir ?? workDir;
@@ -150,19 +202,100 @@ export class Containerizer {
     return { user };
   }
 
-  /** The sandbox (with the task's private /tmp), then every isolator's hold (its cgroup): throws when one cannot be made. */
-  prepare(c: Container, user: OsUser): void {
+  /**
+   * Provisions an image task's image (kept until the container ends) and says which it is;
+   * undefined for a plain task. Rejects with an ImageError worded for the task's status.
+   */
+  async provision(c: Container, container: ContainerSpec | undefined): Promise<{ reference: string; digest: string } | undefined> {
+    const image = container?.image;
+    if (!image) return undefined;
+    if (!this.runtime) throw new ImageError(`this agent cannot run container images: ${this.imagesProblem}`);
+    if (!this.provisioner) throw new ImageError('this agent cannot run container images: it has no image provisioner');
+    const provisioned = await this.provisioner.provision(image.name, { forcePull: image.forcePull });
+    this.images.set(c.name, provisioned);
+    try {
+      await this.runtime.makeRootfs(c.name, provisioned.rootfs);
+    } catch (e) {
+      this.ended(c);
+      throw new ImageError((e as Error).message);
+    }
+    return this.imageOf(c);
+  }
+
+  /**
+   * After an agent restart: a recovered container's image, held again (by its digest: a store
+   * hit) so that it is not collected while the container runs on it.
+   */
+  async holdImage(c: Container, image: { reference: string; digest: string }): Promise<void> {
+    if (!this.provisioner || this.images.has(c.name)) return;
+    const pinned = formatReference({ ...parseReference(image.reference), tag: undefined, digest: image.digest });
+    this.holding.add(c.name);
+    const held = await this.provisioner.provision(pinned);
+    // It ended meanwhile (see ended): nothing holds the image any more.
+    if (!this.holding.delete(c.name)) held.release();
+    else this.images.set(c.name, held);
+  }
+
+  /** The image a container runs (reference and digest), if it runs one. */
+  imageOf(c: Container): { reference: string; digest: string } | undefined {
+    const image = this.images.get(c.name);
+    return image && { reference: image.reference, digest: image.digest };
+  }
+
+  /**
+   * The sandbox (with the task's private /tmp), its volumes (checked: a VolumeError before
+   * anything else is made), then every isolator's hold (its cgroup): throws when one cannot be made.
+   */
+  prepare(c: Container, user: OsUser, spec?: Pick<TaskSpec, 'container'>): void {
     this.sandboxes.prepare(c.sandbox, user);
+    const volumes = spec?.container?.volumes ?? [];
+    const image = this.images.has(c.name);
+    if (volumes.length && !image && !this.namespace)
+      throw new ImageError(`this agent cannot mount volumes for tasks without an image: ${this.privateTmpProblem}`);
+    const ctx = { allowedHostPaths: this.allowedHostPaths, sandbox: c.sandbox, image, owner: user };
+    this.binds.set(c.name, resolveVolumes(volumes, ctx));
     this.sandboxes.prepareTmp(c.sandbox, user);
     for (const i of this.isolators) i.prepare?.(c);
   }
 
-  /** Forks the task (see launcher.ts); its isolators hold it before it runs. */
+  /** Forks the task (see launcher.ts), in its image's container when it has one; its isolators hold it before it runs. */
   launch(c: Container, user: OsUser, frameworkId: string, spec: TaskSpec): { child: ChildProcess; isolationError?: Error } {
-    const req = { frameworkId, spec, sandbox: c.sandbox, user, switchUser: this.self === 0, namespace: this.namespace, env: c.env };
-    return launch(req, (pid) => {
+    const binds = this.binds.get(c.name) ?? [];
+    this.binds.delete(c.name);
+    const image = this.images.get(c.name);
+    const base = { frameworkId, spec, sandbox: c.sandbox, user, switchUser: this.self === 0, namespace: this.namespace, env: c.env };
+    const isolate = (pid: number) => {
       for (const i of this.isolators) i.isolate?.(c, pid);
+    };
+    if (!image || !this.runtime) return launch({ ...base, pidNamespace: this.pidNamespace, binds }, isolate);
+    // Its GPUs: their device nodes, and the driver's tools and libraries under /usr/local/nvidia.
+    const gpus = this.gpus?.heldBy(c) ?? [];
+    const nvidia = gpus.length ? nvidiaContainerMounts(gpus) : undefined;
+    const search = (name: string, dir: string) => ({
+      [name]: [dir, spec.env?.[name] ?? (name === 'PATH' ? TASK_PATH : '')].filter(Boolean).join(':'),
     });
+    const runtime = this.runtime.create(c.name, {
+      image: image.config,
+      command: spec.command,
+      // What its isolators add (its GPUs) over the spec's, as for plain tasks.
+      env: {
+        ...spec.env,
+        ...c.env,
+        ...(nvidia ? { ...search('PATH', nvidia.binDir), ...search('LD_LIBRARY_PATH', nvidia.libDir) } : {}),
+        ARBITER_TASK_ID: spec.taskId,
+        ARBITER_FRAMEWORK_ID: frameworkId,
+        ARBITER_SANDBOX: CONTAINER_SANDBOX,
+      },
+      ...(nvidia ? { devices: nvidia.devices } : {}),
+      uid: user.uid,
+      gid: user.gid,
+      gids: user.gids,
+      hostname: spec.container?.hostname,
+      // Under the task's own cgroups (runc is started inside them): `arbiter-<name>` beside nothing else.
+      cgroupsPath: `arbiter-${c.name}`,
+      mounts: [{ source: c.sandbox, destination: CONTAINER_SANDBOX, readOnly: false }, ...binds, ...(nvidia?.mounts ?? [])],
+    });
+    return launch({ ...base, runtime }, isolate);
   }
 
   /** The container's limits changed (an executor took or ended a task): its isolators follow. */
@@ -177,6 +310,13 @@ export class Containerizer {
       if (found && !(found instanceof Promise)) return found;
     }
     return undefined;
+  }
+
+  /** Why the container ended, once its first process has exited: a kernel OOM kill, or a runtime that could not start it. */
+  endLimitation(c: Container): Limitation | undefined {
+    const failure = this.runtime?.launchFailure(c.name);
+    const failed = failure ? { reason: 'REASON_CONTAINER_LAUNCH_FAILED', message: `could not start the container: ${failure}` } : undefined;
+    return this.cgroups.watch(c) ?? failed;
   }
 
   /** Signals the container's process group and, when it has one, every process in its cgroup (what left the group with setsid too). */
@@ -194,6 +334,12 @@ export class Containerizer {
   ended(c: Container): void {
     this.sandboxes.removeTmp(c.sandbox);
     this.gpus?.release(c);
+    this.binds.delete(c.name);
+    this.holding.delete(c.name);
+    const image = this.images.get(c.name);
+    this.images.delete(c.name);
+    if (!this.runtime || (!image && !this.runtime.bundles().includes(c.name))) return;
+    void this.runtime.destroy(c.name).finally(() => image?.release());
   }
 
   /** Once every process of the container is gone, what its isolators made goes too. */
@@ -204,8 +350,37 @@ export class Containerizer {
   }
 
   /** After an agent restart: cgroups of containers it no longer runs (it was killed before it could remove them) go. */
-  recover(live: TaskCgroup[]): void {
+  recover(live: TaskCgroup[], liveContainers: string[] = []): void {
     this.cgroups.removeStale(live);
+    // Image containers that ended while the agent was away: their bundles, mounts and runc state go.
+    for (const name of this.runtime?.bundles() ?? []) if (!liveContainers.includes(name)) void this.runtime?.destroy(name);
+  }
+
+  /** What the agent can contain tasks with (Mesos's names), for its registration. */
+  capabilities(diskChecked: boolean): AgentCapabilities {
+    const cgroups =
+      this.cgroups.mode === 'posix'
+        ? ['posix/cpu', 'posix/mem']
+        : this.cgroups.controllers.map((c) => (c === 'memory' ? 'cgroups/mem' : `cgroups/${c}`));
+    const isolators = [
+      ...cgroups,
+      ...(diskChecked ? ['disk/du'] : []),
+      ...(this.namespace || this.runtime ? ['filesystem/linux', 'volume/host_path', 'volume/sandbox_path'] : []),
+      ...(this.pidNamespace || this.runtime ? ['namespaces/pid'] : []),
+      ...(this.runtime ? ['docker/runtime'] : []),
+    ];
+    const tools = this.imageTools;
+    const problem = this.imagesProblem ?? tools?.problem ?? (this.provisioner ? undefined : 'this agent has no image provisioner');
+    const { isolators: more, gpus, gpusProblem } = this.portsAndGpus();
+    return {
+      containerizers: ['mesos'],
+      isolators: [...isolators, ...more],
+      ...(this.runtime ? { runtime: { name: 'runc', version: this.runtime.info.version } } : {}),
+      tools: { ...tools?.versions, ...(this.runtime ? { runc: this.runtime.info.version } : {}) },
+      gpus,
+      ...(gpusProblem ? { gpusProblem } : {}),
+      ...(problem ? { imagesProblem: problem } : {}),
+    };
   }
 
   close(): void {

@@ -3,12 +3,14 @@
  * wrapper, spawned in a process group of its own, that waits for the go on fd 3 until its
  * isolators hold it (its cgroup joined), gives the task a private /tmp and /dev/shm in its
  * sandbox, becomes the task's user, runs the command, and records its exit status in the
- * sandbox so that a restarted agent can still tell how it ended.
+ * sandbox so that a restarted agent can still tell how it ended. An image task's wrapper runs
+ * `runc run` instead (as root; runc makes the namespaces and becomes the task's user).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TaskSpec } from '@arbiter/contracts';
+import type { BindMount } from './runtime/oci-spec';
 import type { OsUser } from './users';
 
 export const EXIT_STATUS_FILE = '.exit_status';
@@ -53,7 +55,14 @@ const MOUNTS =
   // A sandbox under /tmp or /dev/shm (a developer's work directory) is mounted back where it was.
   ` { case "$ARBITER_SANDBOX" in /tmp/*|/dev/shm/*) mkdir -p "$ARBITER_SANDBOX" && "$m" --no-canonicalize --bind . "$ARBITER_SANDBOX";; esac; }` +
   ` || { echo 'arbiter: could not give the task a private /tmp' >&2; exit 125; };`;
-const NAMESPACED = `${GATE} m=$1 sp=$2 u=$3 g=$4 gs=$5 body=$6 i=$7; shift 7; ${MOUNTS} exec "$sp" --reuid="$u" --regid="$g" "$gs" -- /bin/sh -c "$body" arbiter-task "$@"`;
+const SWITCH = `m=$1 sp=$2 u=$3 g=$4 gs=$5 body=$6 i=$7; shift 7; ${MOUNTS} if [ -n "$ARBITER_BINDS" ]; then eval "$ARBITER_BINDS" || { echo 'arbiter: could not mount the volumes' >&2; exit 125; }; fi; unset ARBITER_BINDS; exec "$sp" --reuid="$u" --regid="$g" "$gs" -- /bin/sh -c "$body" arbiter-task "$@"`;
+const NAMESPACED = `${GATE} ${SWITCH}`;
+/**
+ * With a PID namespace too (`namespaces/pid`): after the go, the wrapper re-enters itself through
+ * `unshare --pid --fork --mount-proc` (so the namespace's first process is forked inside the
+ * task's cgroup), and the task sees only its own processes.
+ */
+const PID_NAMESPACED = `${GATE} exec "$ARBITER_UNSHARE" --pid --fork --mount-proc --propagation private -- /bin/sh -c 'unset ARBITER_UNSHARE; ${SWITCH.replace(/'/g, `'"'"'`)}' arbiter-task "$@"`;
 
 /** The tools a private /tmp needs (absolute paths, see tools.ts). */
 export interface NamespaceTools {
@@ -87,6 +96,12 @@ export interface LaunchRequest {
   installation?: string;
   /** What its isolators add to its environment, over the spec's (its GPUs, say). */
   env?: Record<string, string>;
+  /** With `namespace`: a PID namespace of its own too (namespaces/pid). */
+  pidNamespace?: boolean;
+  /** With `namespace`: its volumes, bind-mounted in its mount namespace before it runs. */
+  binds?: BindMount[];
+  /** An image task: the OCI runtime's command line, run as root by the wrapper (runc switches to the user). */
+  runtime?: string[];
 }
 
 /** A launch that failed before the task could run (the message says at which step). */
@@ -111,6 +126,8 @@ function taskEnv({ frameworkId, spec, sandbox, user, env }: LaunchRequest): Node
 
 /** What to spawn for the request (and as whom, when that is the spawn's to do); `env` gains what the wrapper reads. */
 export function commandLine(req: LaunchRequest, env: NodeJS.ProcessEnv): { file: string; args: string[]; asUser: boolean } {
+  // runc runs the container (as the task's user) and the wrapper records its status.
+  if (req.runtime) return { file: '/bin/sh', args: ['-c', `${GATE} ${BODY_ARGV}`, 'arbiter-task', ...req.runtime], asUser: false };
   const command = req.spec.command;
   if (!command) throw new Error(`task ${req.spec.taskId} has no command to run`);
   const body = 'shell' in command ? BODY : BODY_ARGV;
@@ -124,10 +141,28 @@ export function commandLine(req: LaunchRequest, env: NodeJS.ProcessEnv): { file:
   const { uid, gid, gids } = req.user;
   const groups = gids.filter((g) => g !== gid);
   const gs = groups.length ? `--groups=${[gid, ...groups].join(',')}` : '--clear-groups';
-  const args = ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', NAMESPACED, 'arbiter-task'];
+  if (req.binds?.length) env.ARBITER_BINDS = bindScript(req.binds);
+  if (req.pidNamespace) env.ARBITER_UNSHARE = tools.unshare;
+  const script = req.pidNamespace ? PID_NAMESPACED : NAMESPACED;
+  const args = ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', script, 'arbiter-task'];
   const installation = hiddenByPrivateTmp(req.installation ?? AGENT_INSTALLATION) ?? '';
   args.push(tools.mount, tools.setpriv, String(uid), String(gid), gs, body, installation);
   return { file: tools.unshare, args: [...args, ...argv], asUser: false };
+}
+
+const quote = (s: string) => `'${s.replace(/'/g, `'"'"'`)}'`;
+
+/** The shell commands that bind the volumes (run by the wrapper as root, `$m` is mount); read-only ones remounted so. */
+function bindScript(binds: BindMount[]): string {
+  return binds
+    .map((b) => {
+      const [src, dst] = [quote(b.source), quote(b.destination)];
+      // Never through a link (one made since the agent checked the path).
+      const mk = `[ ! -L ${dst} ] && { [ -e ${dst} ] || { [ -d ${src} ] && mkdir -p ${dst}; } || touch ${dst}; }`;
+      const ro = b.readOnly ? ` && "$m" --no-canonicalize -o remount,bind,ro ${dst}` : '';
+      return `${mk} && "$m" --no-canonicalize --bind ${src} ${dst}${ro}`;
+    })
+    .join(' && ');
 }
 
 /**

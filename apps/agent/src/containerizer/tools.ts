@@ -39,3 +39,16 @@ export function detectNamespaceTools(root: boolean): { tools: NamespaceTools } |
   }
   return { tools: { unshare, mount, setpriv } };
 }
+
+/** Whether a PID namespace (with its own /proc) can be made here: `unshare --pid --fork --mount-proc`. */
+export function detectPidNamespace(tools: NamespaceTools): boolean {
+  try {
+    execFileSync(tools.unshare, ['--mount', '--pid', '--fork', '--mount-proc', '--propagation', 'private', '--', '/bin/true'], {
+      stdio: 'ignore',
+      timeout: 5000,
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -23,6 +23,8 @@ export interface Checkpoint {
   cgroup?: TaskCgroup;
   /** Its sandbox (absent in records of agents before hashed sandbox names). */
   sandbox?: string;
+  /** The image it runs in (as normalized, and its digest), when it runs in one. */
+  image?: { reference: string; digest: string };
   /** Its end, when the update journal could not take it: reported again after a restart. */
   unreported?: { reason: string; message: string };
 }

@@ -22,7 +22,6 @@ import {
   type ExecutorHooks,
   type ExecutorOptions,
   type EventStream,
-  executorCommand,
   executorKey,
   executorLimits,
   type ExecutorRun,
@@ -32,8 +31,9 @@ import {
   newRun,
   recoveredRun,
 } from './executor-run';
+import { startExecutor } from './executor-launch';
 import { ExecutorProtocol } from './executor-protocol';
-import { allWithin, endOf, LaunchFailure } from './task';
+import { allWithin, endOf } from './task';
 
 export type { ExecutorHooks, ExecutorOptions } from './executor-run';
 
@@ -47,11 +47,11 @@ export class Executors {
   readonly checkpoints: ExecutorCheckpoints;
   readonly protocol: ExecutorProtocol;
   private readonly monitor: NodeJS.Timeout;
-  private closed = false;
+  closed = false;
 
   constructor(
     workDir: string,
-    private readonly containerizer: Containerizer,
+    readonly containerizer: Containerizer,
     private readonly hooks: ExecutorHooks,
     readonly options: ExecutorOptions = {},
   ) {
@@ -121,56 +121,11 @@ export class Executors {
       return;
     }
     this.runs.set(executorKey(frameworkId, spec.executorId), run);
-    try {
-      this.start(run);
-    } catch (e) {
-      const failed = e instanceof LaunchFailure ? e : new LaunchFailure('REASON_CONTAINER_LAUNCH_FAILED', (e as Error).message);
-      run.ending = { state: 'FAILED', reason: failed.reason, message: `could not launch the executor: ${failed.message}` };
-      this.terminated(run, null, null);
-    }
-  }
-
-  private start(run: ExecutorRun): void {
-    const found = this.containerizer.userOf(run.frameworkId, run.spec.user);
-    if ('problem' in found) throw new LaunchFailure(found.reason, found.problem);
-    const { user } = found;
-    [run.user, run.uid, run.gid] = [user.name, user.uid, user.gid];
-    run.container.limits = executorLimits(run, this.containerizer.pidsLimit, terminal);
-    this.containerizer.prepare(run.container, user);
-    this.tryCheckpoint(run, true);
-    const spec = {
-      taskId: run.spec.executorId,
-      name: run.spec.name ?? run.spec.executorId,
-      command: executorCommand(run.spec),
-      env: { ...run.spec.env, ...this.protocol.environment(run) },
-      resources: run.spec.resources,
-    };
-    const launched = this.containerizer.launch(run.container, user, run.frameworkId, spec);
-    const child = launched.child;
-    run.child = child;
-    if (launched.isolationError)
-      run.ending = {
-        state: 'FAILED',
-        reason: 'REASON_CONTAINER_LAUNCH_FAILED',
-        message: `could not isolate the executor: ${launched.isolationError.message}`,
-      };
-    child.once('error', (e) => {
-      run.ending ??= { state: 'FAILED', reason: 'REASON_CONTAINER_LAUNCH_FAILED', message: `could not start the executor: ${e.message}` };
-      this.terminated(run, null, null);
-    });
-    child.once('spawn', () => {
-      if (this.closed) return;
-      run.container.pid = child.pid;
-      run.startTicks = child.pid ? processStartTicks(child.pid) : undefined;
-      this.tryCheckpoint(run);
-    });
-    child.once('exit', (code, signal) => this.terminated(run, code, signal));
-    const ms = this.options.registrationTimeoutMs ?? 60_000;
-    this.awaitSubscription(run, ms, 'REASON_EXECUTOR_REGISTRATION_TIMEOUT', 'did not subscribe within');
+    startExecutor(this, run);
   }
 
   /** Killed unless it subscribes within `ms` (after a launch: registration; after a restart: recovery). */
-  private awaitSubscription(run: ExecutorRun, ms: number, reason: string, what: string): void {
+  awaitSubscription(run: ExecutorRun, ms: number, reason: string, what: string): void {
     clearTimeout(run.timers.registration);
     run.timers.registration = setTimeout(() => {
       if (run.state !== 'REGISTERING') return;
@@ -300,6 +255,11 @@ export class Executors {
     return [...this.runs.values()].flatMap((r) => (r.container.cgroup ? [r.container.cgroup] : []));
   }
 
+  /** The containers of executors still running (their image containers are kept at recovery). */
+  liveContainers(): string[] {
+    return [...this.runs.values()].filter((r) => r.state !== 'TERMINATED').map((r) => r.container.name);
+  }
+
   /** Stops watching: executors stay for a restarted agent to recover. */
   close(): void {
     this.closed = true;
@@ -347,7 +307,7 @@ export class Executors {
   }
 
   /** The executor's process is gone: its unfinished tasks end, the control plane is told, its record goes. */
-  private terminated(run: ExecutorRun, code: number | null, signal: NodeJS.Signals | null): void {
+  terminated(run: ExecutorRun, code: number | null, signal: NodeJS.Signals | null): void {
     if (run.state === 'TERMINATED' || this.closed) return;
     run.state = 'TERMINATED';
     for (const t of Object.values(run.timers)) clearTimeout(t);
@@ -355,6 +315,7 @@ export class Executors {
     run.stream = undefined;
     this.containerizer.signal(run.container, 'SIGKILL');
     this.containerizer.destroy(run.container);
+    this.containerizer.ended(run.container);
     const how = code === null && signal === null ? 'ended' : endOf(code, signal).message.replace('the command', 'the executor');
     const end = run.ending ?? { state: 'FAILED' as TaskState, reason: 'REASON_EXECUTOR_TERMINATED', message: how };
     for (const t of run.tasks.values()) if (!terminal(t.state)) this.endTask(run, t.spec.taskId, end.state, end.reason, end.message, false);

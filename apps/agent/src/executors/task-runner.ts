@@ -1,10 +1,10 @@
 /**
- * The built-in command executor: each task a real process in a container of its own (see
- * ../containerizer), as its OS user (its spec's `user`, which the control plane fills in with
- * its framework's; else the agent's task user: as root, its framework's own dynamic user). It
- * owns the tasks' states: it launches, kills and watches them, reports every change, and
- * checkpoints what a restarted agent needs to find them again (checkpoints.ts). Disk use is measured every `diskCheckIntervalMs` and a task over its `disk`
- * is killed; memory is watched every 250 ms.
+ * The built-in command executor: each task a real process in a container of its own (see ../containerizer; in its
+ * image's, when it names one), as its OS user (its spec's `user`, which the control plane fills in with its framework's;
+ * else the agent's task user: as root, its framework's own dynamic user). It owns the tasks' states: it launches, kills
+ * and watches them, reports every change, and checkpoints what a restarted agent needs to find them again
+ * (checkpoints.ts). Disk use is measured every `diskCheckIntervalMs` and a task over its `disk` is killed; memory is
+ * watched every 250 ms.
  */
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -14,8 +14,10 @@ import type { Isolator, TaskCgroup } from '../containerizer/isolators/cgroups';
 import type { Container, Limitation } from '../containerizer/isolators/isolator';
 import { LaunchError, processStartTicks } from '../containerizer/launcher';
 import { hiddenName } from '../containerizer/names';
+import { ImageError } from '../containerizer/provisioner/image';
+import { VolumeError } from '../containerizer/runtime/volumes';
 import { TaskCheckpoints } from './checkpoints';
-import { allWithin, endOf, LaunchFailure, limitsOf, type RunningTask, type TaskEvent } from './task';
+import { allWithin, checkpointOf, endOf, LaunchFailure, limitsOf, type RunningTask, type TaskEvent } from './task';
 
 export type { TaskEvent } from './task';
 
@@ -89,9 +91,8 @@ export class TaskRunner {
   }
 
   /**
-   * Tasks for (re-)registration: those not yet ended, and those in `unacknowledged` (ended, but
-   * their last update has not reached the control plane yet), so it waits for that update
-   * instead of declaring them lost.
+   * Tasks for (re-)registration: those not yet ended, and those in `unacknowledged` (ended, but their last update has
+   * not reached the control plane yet), so it waits for that update instead of declaring them lost.
    */
   live(
     unacknowledged: ReadonlySet<string> = new Set(),
@@ -118,6 +119,23 @@ export class TaskRunner {
     };
     this.tasks.set(key(msg.frameworkId, msg.task.taskId), task);
     this.emit(task, 'STARTING');
+    if (msg.task.container?.image) void this.provisionThenStart(task);
+    else this.tryStart(task);
+  }
+
+  /** Its image first: a kill meanwhile ends the task KILLED, and the image goes unused. */
+  private async provisionThenStart(task: RunningTask): Promise<void> {
+    try {
+      task.image = await this.containerizer.provision(task.container, task.spec.container);
+    } catch (e) {
+      this.finish(task, 'FAILED', 'REASON_CONTAINER_LAUNCH_FAILED', (e as Error).message);
+      return;
+    }
+    if (terminal(task.state) || this.closed) this.containerizer.ended(task.container);
+    else this.tryStart(task);
+  }
+
+  private tryStart(task: RunningTask): void {
     try {
       this.start(task);
     } catch (e) {
@@ -135,9 +153,11 @@ export class TaskRunner {
     const { user } = found;
     [task.user, task.uid, task.gid] = [user.name, user.uid, user.gid];
     try {
-      this.containerizer.prepare(task.container, user);
+      this.containerizer.prepare(task.container, user, task.spec);
       this.checkpoint(task);
     } catch (e) {
+      // A volume refused or an image it cannot run: the container's; anything else: the agent's.
+      if (e instanceof VolumeError || e instanceof ImageError) throw new LaunchFailure('REASON_CONTAINER_LAUNCH_FAILED', e.message);
       throw new LaunchFailure('REASON_COMMAND_EXECUTOR_FAILED', `could not prepare the task: ${(e as Error).message}`);
     }
     let child: ChildProcess;
@@ -193,9 +213,8 @@ export class TaskRunner {
   }
 
   /**
-   * Kills every task still running (the agent shutting down with --kill-tasks-on-exit; SIGKILL
-   * after the grace period) and resolves once each has ended and its end is recorded, or after
-   * `timeoutMs`.
+   * Kills every task still running (the agent shutting down with --kill-tasks-on-exit; SIGKILL after the grace
+   * period) and resolves once each has ended and its end is recorded, or after `timeoutMs`.
    */
   async killAll(gracePeriodSeconds = 0, timeoutMs = 5_000): Promise<void> {
     if (this.closed) return;
@@ -206,13 +225,12 @@ export class TaskRunner {
   }
 
   /**
-   * After an agent restart: tasks whose processes still run are watched again; those that ended
-   * while the agent was away are reported from their recorded exit status. `ended`: the ends
-   * already journaled (by `frameworkId/taskId`): a task whose end was reported but not yet
-   * checkpointed when the agent stopped takes it, and is not reported again. `keep`: other
-   * live cgroups (the executors'), left alone when stale ones are removed.
+   * After an agent restart: tasks whose processes still run are watched again; those that ended while the agent was
+   * away are reported from their recorded exit status. `ended`: the ends already journaled (by `frameworkId/taskId`):
+   * a task whose end was reported but not yet checkpointed when the agent stopped takes it, and is not reported again.
+   * `keep`, `keepContainers`: other live cgroups and containers (the executors'), left alone when stale ones go.
    */
-  recover(ended: ReadonlyMap<string, TaskState> = new Map(), keep: TaskCgroup[] = []): void {
+  recover(ended: ReadonlyMap<string, TaskState> = new Map(), keep: TaskCgroup[] = [], keepContainers: string[] = []): void {
     for (const { file, cp } of this.checkpoints.readAll()) {
       const { pid, cgroup, sandbox, ...rest } = cp;
       const at = sandbox ?? this.containerizer.sandboxes.legacyPathOf(cp.frameworkId, cp.spec.taskId);
@@ -236,14 +254,14 @@ export class TaskRunner {
       if (pid && cp.startTicks !== undefined && processStartTicks(pid) === cp.startTicks) this.watchRecovered(task);
       else this.endedWhileAway(task);
     }
-    const live = [...this.tasks.values()].flatMap((t) => (t.container.cgroup && !terminal(t.state) ? [t.container.cgroup] : []));
-    this.containerizer.recover([...live, ...keep]);
+    const running = [...this.tasks.values()].filter((t) => !terminal(t.state));
+    const unheld = (e: Error) => this.options.onError?.("could not hold a recovered container's image", e);
+    for (const t of running) if (t.image) this.containerizer.holdImage(t.container, t.image).catch(unheld);
+    const live = running.flatMap((t) => (t.container.cgroup ? [t.container.cgroup] : []));
+    this.containerizer.recover([...live, ...keep], [...running.map((t) => t.container.name), ...keepContainers]);
   }
 
-  /**
-   * Stops watching: tasks still running are left to a restarted agent, which recovers them (and
-   * the status of those that end meanwhile); nothing is recorded or reported after this.
-   */
+  /** Stops watching: tasks still running are left to a restarted agent, which recovers them (and how those that end meanwhile ended). */
   close(): void {
     this.closed = true;
     clearInterval(this.monitor);
@@ -324,7 +342,7 @@ export class TaskRunner {
     // Anything left in the group (and the cgroup) goes with the task.
     this.containerizer.signal(task.container, 'SIGKILL');
     if (!task.ending) {
-      const found = this.containerizer.cgroups.watch(task.container);
+      const found = this.containerizer.endLimitation(task.container);
       if (found) task.ending = { state: 'FAILED', ...found };
     }
     this.containerizer.destroy(task.container);
@@ -362,23 +380,7 @@ export class TaskRunner {
   }
 
   private checkpoint(task: RunningTask): void {
-    this.checkpoints.write(
-      {
-        frameworkId: task.frameworkId,
-        spec: task.spec,
-        memLimitBytes: task.memLimitBytes,
-        pid: task.container.pid,
-        startTicks: task.startTicks,
-        state: task.state,
-        user: task.user,
-        uid: task.uid,
-        gid: task.gid,
-        cgroup: task.container.cgroup,
-        sandbox: task.container.sandbox,
-        ...(task.unreported ? { unreported: task.unreported } : {}),
-      },
-      task.file,
-    );
+    this.checkpoints.write(checkpointOf(task), task.file);
   }
 
   /** Reports the change; false when it could not be made durable. */
@@ -390,6 +392,7 @@ export class TaskRunner {
         state,
         ...(reason ? { reason } : {}),
         ...(message ? { message } : {}),
+        ...(task.image ? { container: { image: task.image } } : {}),
       }) !== false
     );
   }

@@ -15,6 +15,8 @@ export interface TaskEvent {
   updateUuid?: string;
   /** An executor's update (SOURCE_EXECUTOR) and what it carried beside its state. */
   fromExecutor?: Pick<StatusUpdate, 'data' | 'healthy' | 'labels'>;
+  /** The image a container task runs. */
+  container?: StatusUpdate['container'];
 }
 
 export interface RunningTask extends Omit<Checkpoint, 'pid' | 'cgroup' | 'sandbox'> {
@@ -73,4 +75,23 @@ export async function allWithin(promises: Array<Promise<void>>, timeoutMs: numbe
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([Promise.all(promises), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
   clearTimeout(timer);
+}
+
+/** What a restarted agent needs to find the task again (see checkpoints.ts). */
+export function checkpointOf(task: RunningTask): Checkpoint {
+  return {
+    frameworkId: task.frameworkId,
+    spec: task.spec,
+    memLimitBytes: task.memLimitBytes,
+    pid: task.container.pid,
+    startTicks: task.startTicks,
+    state: task.state,
+    user: task.user,
+    uid: task.uid,
+    gid: task.gid,
+    cgroup: task.container.cgroup,
+    sandbox: task.container.sandbox,
+    image: task.image,
+    ...(task.unreported ? { unreported: task.unreported } : {}),
+  };
 }

@@ -98,6 +98,7 @@ export class StatusUpdates {
       timestamp: new Date().toISOString(),
       source: e.fromExecutor ? 'SOURCE_EXECUTOR' : 'SOURCE_AGENT',
       ...e.fromExecutor,
+      ...(e.container ? { container: e.container } : {}),
     };
     let durable = true;
     try {

@@ -42,6 +42,8 @@ interface AgentFlags {
   containerPortsExempt?: string;
   nvidiaGpuDevices?: string;
   nvidiaSmi?: string;
+  isolation?: string;
+  allowedHostPaths?: string;
 }
 
 /** "rack:r1;zone:a;level:3" -> { rack: 'r1', zone: 'a', level: 3 } */
@@ -111,6 +113,14 @@ export function register(program: Command): void {
       "OS user of tasks for which neither they nor their framework name one (ARBITER_TASK_USER; default as root: each framework's own dynamic user; setting it makes those tasks share one user)",
     )
     .option('--allow-root-tasks', 'let tasks run as root (uid 0) when they name it (ARBITER_ALLOW_ROOT_TASKS=true; default: refused)')
+    .option(
+      '--isolation <names>',
+      "plain tasks' isolators, comma-separated: filesystem/linux (private /tmp, volumes), namespaces/pid (ARBITER_ISOLATION; default: filesystem/linux where this machine allows it)",
+    )
+    .option(
+      '--allowed-host-paths <paths>',
+      'host paths (colon-separated) under which HOST_PATH volumes may be mounted (ARBITER_ALLOWED_HOST_PATHS; default: none)',
+    )
     .option('--hostname <name>', "hostname to report (default: this machine's)")
     .option('--kill-tasks-on-exit', 'kill running tasks when the agent stops')
     .option(
@@ -294,6 +304,21 @@ export function register(program: Command): void {
         fail((err as Error).message);
         return;
       }
+      const isolationText = flags.isolation ?? process.env.ARBITER_ISOLATION;
+      const isolation = isolationText
+        ?.split(',')
+        .map((n) => n.trim())
+        .filter((n) => n !== '');
+      const unknown = isolation?.filter((n) => !(agentLib.OPTIONAL_ISOLATORS as readonly string[]).includes(n));
+      if (unknown?.length) {
+        fail(`--isolation: unknown isolator(s) ${unknown.join(', ')} (known: ${agentLib.OPTIONAL_ISOLATORS.join(', ')})`);
+        return;
+      }
+      const hostPaths = (flags.allowedHostPaths ?? process.env.ARBITER_ALLOWED_HOST_PATHS ?? '').split(':').filter((p) => p !== '');
+      if (hostPaths.some((p) => !path.isAbsolute(p))) {
+        fail(`--allowed-host-paths: every path must be absolute ('${hostPaths.join(':')}')`);
+        return;
+      }
       const agent = new agentLib.Agent({
         master: master.toString(),
         token,
@@ -309,6 +334,8 @@ export function register(program: Command): void {
           ...(sandboxDir ? { sandboxDir } : {}),
           ports,
           ...(gpus.length ? { gpus: { gpus } } : {}),
+          ...(isolation ? { isolation } : {}),
+          allowedHostPaths: hostPaths.map((p) => path.resolve(p)),
         },
         ...(ca ? { ca } : {}),
         ...(connectTimeoutMs ? { connectTimeoutMs } : {}),

@@ -53,6 +53,18 @@ function tryMkdir(dir: string): boolean {
   }
 }
 
+/** The cgroups directly under a cgroup. */
+function subgroups(dir: string): string[] {
+  try {
+    return fs
+      .readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => path.join(dir, e.name));
+  } catch {
+    return [];
+  }
+}
+
 const write = (file: string, value: string) => fs.writeFileSync(file, value);
 const read = (file: string) => fs.readFileSync(file, 'utf8');
 
@@ -186,18 +198,20 @@ export class Isolator implements TaskIsolator {
     for (const dir of new Set(Object.values(cg.dirs))) write(path.join(dir, 'cgroup.procs'), String(pid));
   }
 
-  /** The processes in the task's cgroup. */
+  /** The processes in the task's cgroup, and in the cgroups under it (an image task's container, see ../runtime/runc.ts). */
   pids(cg: TaskCgroup): number[] {
     const dir = cg.dirs.memory ?? cg.dirs.pids ?? cg.dirs.cpu;
     if (!dir) return [];
-    try {
-      return read(path.join(dir, 'cgroup.procs'))
-        .split('\n')
-        .filter((l) => l.trim() !== '')
-        .map(Number);
-    } catch {
-      return [];
-    }
+    return [dir, ...subgroups(dir)].flatMap((d) => {
+      try {
+        return read(path.join(d, 'cgroup.procs'))
+          .split('\n')
+          .filter((l) => l.trim() !== '')
+          .map(Number);
+      } catch {
+        return [];
+      }
+    });
   }
 
   /** Signals every process in the task's cgroup. */
@@ -215,6 +229,11 @@ export class Isolator implements TaskIsolator {
   oomKilled(cg: TaskCgroup): boolean {
     const mem = cg.dirs.memory;
     if (!mem) return false;
+    // cgroups v1 counts a kill in the victim's own cgroup only: the container's, under the task's.
+    return [mem, ...subgroups(mem)].some((dir) => this.oomKilledIn(dir));
+  }
+
+  private oomKilledIn(mem: string): boolean {
     try {
       const file = this.mode === 'cgroups-v1' ? 'memory.oom_control' : 'memory.events';
       const m = /^oom_kill (\d+)$/m.exec(read(path.join(mem, file)));
@@ -260,6 +279,7 @@ export class Isolator implements TaskIsolator {
         const cg: TaskCgroup = { dirs: Object.fromEntries(this.controllers.map((c) => [c, dir])) };
         this.signal(cg, 'SIGKILL');
         try {
+          for (const sub of subgroups(dir)) fs.rmdirSync(sub);
           fs.rmdirSync(dir);
           removed++;
         } catch {
@@ -286,6 +306,7 @@ export class Isolator implements TaskIsolator {
     let done = true;
     for (const dir of new Set(Object.values(cg.dirs))) {
       try {
+        for (const sub of subgroups(dir)) fs.rmdirSync(sub);
         fs.rmdirSync(dir);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') done = false;

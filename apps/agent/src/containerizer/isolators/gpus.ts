@@ -85,6 +85,12 @@ export class NvidiaGpus implements TaskIsolator {
     this.recover();
   }
 
+  /** The GPUs a container holds (for an image's container: its device nodes and the driver). */
+  heldBy(c: Container): NvidiaGpu[] {
+    const held = this.allocator.held(c.name);
+    return this.gpus.filter((g) => held.includes(g.index));
+  }
+
   /** The GPUs as reported with the agent's capabilities. */
   get reported(): Gpu[] {
     return this.gpus.map(({ index, uuid, model }) => ({ index, model, ...(uuid ? { uuid } : {}) }));

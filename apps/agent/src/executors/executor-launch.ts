@@ -1,0 +1,84 @@
+/**
+ * Starting an executor's process through the containerizer: its image first when it names one
+ * (a kill meanwhile ends it before it starts), then its user, container and command; it must
+ * subscribe within the registration timeout.
+ */
+import { isTerminalTaskState } from '@arbiter/contracts';
+import { processStartTicks } from '../containerizer/launcher';
+import { executorCommand, executorLimits, type ExecutorRun } from './executor-run';
+import type { Executors } from './executors';
+import { LaunchFailure } from './task';
+
+/** Starts a new executor's process (its image's container first, when it names one). */
+export function startExecutor(ex: Executors, run: ExecutorRun): void {
+  if (run.spec.container?.image) void provisionThenStart(ex, run);
+  else tryStart(ex, run);
+}
+
+/** Its image first (see TaskRunner); a kill meanwhile ends it before it starts. */
+async function provisionThenStart(ex: Executors, run: ExecutorRun): Promise<void> {
+  try {
+    if (run.spec.type === 'DEFAULT') throw new Error('the default executor does not run in an image');
+    await ex.containerizer.provision(run.container, run.spec.container);
+  } catch (e) {
+    run.ending = {
+      state: 'FAILED',
+      reason: 'REASON_CONTAINER_LAUNCH_FAILED',
+      message: `could not launch the executor: ${(e as Error).message}`,
+    };
+    ex.terminated(run, null, null);
+    return;
+  }
+  if (run.state === 'TERMINATED' || ex.closed) ex.containerizer.ended(run.container);
+  else tryStart(ex, run);
+}
+
+function tryStart(ex: Executors, run: ExecutorRun): void {
+  try {
+    start(ex, run);
+  } catch (e) {
+    const failed = e instanceof LaunchFailure ? e : new LaunchFailure('REASON_CONTAINER_LAUNCH_FAILED', (e as Error).message);
+    run.ending = { state: 'FAILED', reason: failed.reason, message: `could not launch the executor: ${failed.message}` };
+    ex.terminated(run, null, null);
+  }
+}
+
+function start(ex: Executors, run: ExecutorRun): void {
+  const found = ex.containerizer.userOf(run.frameworkId, run.spec.user);
+  if ('problem' in found) throw new LaunchFailure(found.reason, found.problem);
+  const { user } = found;
+  [run.user, run.uid, run.gid] = [user.name, user.uid, user.gid];
+  run.container.limits = executorLimits(run, ex.containerizer.pidsLimit, isTerminalTaskState);
+  ex.containerizer.prepare(run.container, user, { container: run.spec.container });
+  ex.tryCheckpoint(run, true);
+  const spec = {
+    taskId: run.spec.executorId,
+    name: run.spec.name ?? run.spec.executorId,
+    command: executorCommand(run.spec),
+    env: { ...run.spec.env, ...ex.protocol.environment(run) },
+    resources: run.spec.resources,
+    container: run.spec.container,
+  };
+  const launched = ex.containerizer.launch(run.container, user, run.frameworkId, spec);
+  const child = launched.child;
+  run.child = child;
+  if (launched.isolationError)
+    run.ending = {
+      state: 'FAILED',
+      reason: 'REASON_CONTAINER_LAUNCH_FAILED',
+      message: `could not isolate the executor: ${launched.isolationError.message}`,
+    };
+  child.once('error', (e) => {
+    run.ending ??= { state: 'FAILED', reason: 'REASON_CONTAINER_LAUNCH_FAILED', message: `could not start the executor: ${e.message}` };
+    ex.terminated(run, null, null);
+  });
+  child.once('spawn', () => {
+    if (ex.closed) return;
+    run.container.pid = child.pid;
+    run.startTicks = child.pid ? processStartTicks(child.pid) : undefined;
+    ex.tryCheckpoint(run);
+  });
+  child.once('exit', (code, signal) => ex.terminated(run, code, signal));
+  const ms = ex.options.registrationTimeoutMs ?? 60_000;
+  ex.awaitSubscription(run, ms, 'REASON_EXECUTOR_REGISTRATION_TIMEOUT', 'did not subscribe within');
+}
