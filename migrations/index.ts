@@ -4,6 +4,7 @@
  */
 import type { MigrationInterface } from 'typeorm';
 // migrations:imports
+import { ContainerTasksAgentCapabilities1795774378776 } from './1795774378776-ContainerTasksAgentCapabilities';
 import { FrameworkCheckpoint1795774300001 } from './1795774300001-FrameworkCheckpoint';
 import { ExecutorUpdateFields1795773049301 } from './1795773049301-ExecutorUpdateFields';
 import { TaskFields1795761899869 } from './1795761899869-TaskFields';
@@ -40,5 +41,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   Executors1795761915757,
   ExecutorUpdateFields1795773049301,
   FrameworkCheckpoint1795774300001,
+  ContainerTasksAgentCapabilities1795774378776,
   // migrations:list
 ];

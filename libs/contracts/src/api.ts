@@ -767,6 +767,38 @@ export interface components {
             /** @description who last replaced them */
             updatedBy: string | null;
         };
+        AgentCapabilitiesDto: {
+            /**
+             * @example [
+             *       "mesos"
+             *     ]
+             */
+            containerizers: string[];
+            gpus: components["schemas"]["AgentGpuDto"][];
+            /** @description why images cannot run there (tasks with an image are refused at the accept) */
+            imagesProblem?: string;
+            /**
+             * @description Mesos's isolator names
+             * @example [
+             *       "cgroups/mem",
+             *       "filesystem/linux",
+             *       "namespaces/pid",
+             *       "network/ports"
+             *     ]
+             */
+            isolators: string[];
+            /** @description the OCI runtime that runs images (absent: none) */
+            runtime?: components["schemas"]["AgentRuntimeInfoDto"];
+            /**
+             * @example {
+             *       "skopeo": "1.9.3",
+             *       "umoci": "0.4.7"
+             *     }
+             */
+            tools: {
+                [key: string]: string;
+            };
+        };
         AgentCountsDto: {
             /** @description reachable, not offered by an operator */
             deactivated: number;
@@ -778,6 +810,12 @@ export interface components {
             reachable: number;
             total: number;
             unreachable: number;
+        };
+        AgentGpuDto: {
+            index: number;
+            /** @example NVIDIA H100 80GB HBM3 */
+            model: string;
+            uuid?: string;
         };
         AgentHealthDto: {
             /** @description false while something keeps it from running new tasks */
@@ -832,6 +870,12 @@ export interface components {
             code: "DISK_RESERVE_IN_USE" | "JOURNAL_UNWRITABLE" | "WORK_DIR_UNREADABLE";
             /** @example its work directory /var/lib/arbiter has 12.0 MiB free, under the 32.0 MiB it keeps for its journal and checkpoints */
             message: string;
+        };
+        AgentRuntimeInfoDto: {
+            /** @example runc */
+            name: string;
+            /** @example 1.1.12 */
+            version: string;
         };
         /** @enum {string} */
         AgentStatus: "REACHABLE" | "UNREACHABLE" | "GONE";
@@ -892,6 +936,8 @@ export interface components {
             attributes: {
                 [key: string]: string | number;
             };
+            /** @description its containerizers, isolators, runtime, tools and GPUs, as it reported (null: an older agent, plain processes only) */
+            capabilities: components["schemas"]["AgentCapabilitiesDto"] | null;
             drainConfig: components["schemas"]["DrainConfigDto"] | null;
             drainStartedAt: string | null;
             drainState: components["schemas"]["DrainState"] | null;
@@ -991,6 +1037,27 @@ export interface components {
             tasks: {
                 [key: string]: number;
             };
+        };
+        ContainerDto: {
+            hostname?: string;
+            image?: components["schemas"]["ContainerImageDto"];
+            /** @description DOCKER: offered host ports onto the container's */
+            portMappings?: components["schemas"]["PortMappingDto"][];
+            /**
+             * @description both run through the agent's one containerizer; MESOS without an image: a plain isolated process
+             * @enum {string}
+             */
+            type: "MESOS" | "DOCKER";
+            volumes?: components["schemas"]["VolumeDto"][];
+        };
+        ContainerImageDto: {
+            /** @description fetch the manifest again even when the agent's store has the tag */
+            forcePull?: boolean;
+            /**
+             * @description a Docker reference; a digest pins it
+             * @example registry.local:5000/team/app:1.2
+             */
+            name: string;
         };
         CreatePrincipalDto: {
             /** @example team A's batch scheduler */
@@ -1338,6 +1405,13 @@ export interface components {
         };
         /** @enum {string} */
         OfferState: "OUTSTANDING" | "ACCEPTED" | "DECLINED" | "RESCINDED" | "EXPIRED";
+        PortMappingDto: {
+            containerPort: number;
+            /** @description an offered port of the agent */
+            hostPort: number;
+            /** @enum {string} */
+            protocol: "tcp" | "udp";
+        };
         PrincipalDto: {
             /** Format: date-time */
             createdAt: string;
@@ -1476,6 +1550,18 @@ export interface components {
             /** @example 1 */
             weight: number;
         };
+        RunningImageDto: {
+            /**
+             * @description the manifest's digest
+             * @example sha256:0123...
+             */
+            digest: string;
+            /**
+             * @description the image reference, normalized by the agent
+             * @example registry.local:5000/team/app:1.2
+             */
+            reference: string;
+        };
         ScheduleDto: {
             windows: components["schemas"]["WindowDto"][];
         };
@@ -1518,6 +1604,10 @@ export interface components {
         };
         TaskDto: {
             agentId: string;
+            /** @description its container, as its framework gave it (null: a plain process) */
+            container: components["schemas"]["ContainerDto"] | null;
+            /** @description the image its agent runs for it (null: none reported yet) */
+            containerImage: components["schemas"]["RunningImageDto"] | null;
             createdAt: string;
             /** @description size in bytes of the data handed to its executor (null: none) */
             dataBytes: number | null;
@@ -1593,6 +1683,24 @@ export interface components {
         };
         UpdateWeightsDto: {
             weights: components["schemas"]["WeightDto"][];
+        };
+        VolumeDto: {
+            /** @description where it appears in the container */
+            containerPath: string;
+            /** @enum {string} */
+            mode: "RW" | "RO";
+            source: components["schemas"]["VolumeSourceDto"];
+        };
+        VolumeSourceDto: {
+            /** @description HOST_PATH: an absolute path on the agent (one its configuration allows); SANDBOX_PATH: relative to the sandbox */
+            path: string;
+            /**
+             * @description SANDBOX_PATH: the task's own sandbox, or its task group's
+             * @enum {string}
+             */
+            sandboxType?: "SELF" | "PARENT";
+            /** @enum {string} */
+            type: "HOST_PATH" | "SANDBOX_PATH";
         };
         WeightDto: {
             /** @example eng */

@@ -433,6 +433,7 @@ export const PROTOCOL_ERRORS = {
   TOO_MANY_FRAMEWORKS: 'TOO_MANY_FRAMEWORKS',
   UNKNOWN_EXECUTOR: 'UNKNOWN_EXECUTOR',
   EXECUTOR_MISMATCH: 'EXECUTOR_MISMATCH',
+  AGENT_CANNOT_RUN_IMAGES: 'AGENT_CANNOT_RUN_IMAGES',
 } as const satisfies Record<string, ErrorCodeName>;
 
 /** Parses a message; the error names every bad field. */

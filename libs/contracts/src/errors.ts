@@ -96,6 +96,8 @@ export const ERROR_CODES = {
   UNKNOWN_EXECUTOR: { status: null },
   /** A task naming an executor id already running with another ExecutorInfo (Mesos refuses it TASK_ERROR). */
   EXECUTOR_MISMATCH: { status: null },
+  /** A task with a container image on an agent that cannot run images (no OCI runtime there, or an agent older than containers). */
+  AGENT_CANNOT_RUN_IMAGES: { status: null },
   /** A call, operation or field Mesos defines that Arbiter cannot honour (the message names it and says why). */
   UNSUPPORTED: { status: null },
 } as const satisfies Record<string, { status: number | null }>;

@@ -15,3 +15,4 @@ export type { components, operations, paths } from './api';
 export type Schema<Name extends keyof import('./api').components['schemas']> = import('./api').components['schemas'][Name];
 export * from './what-if';
 export * from './mesos';
+export * from './mesos-container';

@@ -10,6 +10,7 @@
  * from protobuf objects send unset fields as null.
  */
 import { z } from 'zod';
+import { MesosContainerInfo } from './mesos-container';
 import type { TaskStateName } from './task-states';
 
 /** Largest number of items in one repeated field (offers, operations, tasks, resources). */
@@ -101,14 +102,14 @@ export const MesosCommandInfo = z
   .strict();
 export type MesosCommandInfo = z.infer<typeof MesosCommandInfo>;
 
-/** Mesos's ExecutorInfo: the framework's executor that runs its tasks (container and discovery refused by name). */
+/** Mesos's ExecutorInfo: the framework's executor that runs its tasks (discovery refused by name). */
 export const MesosExecutorInfo = z
   .object({
     type: z.enum(['UNKNOWN', 'DEFAULT', 'CUSTOM']).optional(),
     executor_id: IdValue,
     framework_id: IdValue.optional(),
     command: MesosCommandInfo.optional(),
-    container: z.unknown().optional(),
+    container: MesosContainerInfo.optional(),
     resources: z.array(MesosResource).max(1000).optional(),
     name: text(255).optional(),
     source: text(255).optional(),
@@ -121,7 +122,7 @@ export const MesosExecutorInfo = z
 export type MesosExecutorInfo = z.infer<typeof MesosExecutorInfo>;
 
 /** Fields of TaskInfo Arbiter cannot honour: refused by name when given. */
-export const MESOS_TASK_UNSUPPORTED = ['container', 'health_check', 'check', 'limits'] as const;
+export const MESOS_TASK_UNSUPPORTED = ['health_check', 'check', 'limits'] as const;
 
 /** A duration (Mesos's DurationInfo). */
 const Duration = z.object({ nanoseconds: Int64 }).strict();
@@ -169,6 +170,7 @@ export const MesosTaskInfo = z
     resources: z.array(MesosResource).max(1000).optional(),
     command: MesosCommandInfo.optional(),
     executor: MesosExecutorInfo.optional(),
+    container: MesosContainerInfo.optional(),
     kill_policy: z.object({ grace_period: Duration.optional() }).strict().optional(),
     /** Bytes for the executor, base64. */
     data: z.string().max(1_398_104).optional(),

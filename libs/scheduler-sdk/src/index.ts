@@ -43,6 +43,7 @@ export * from './executor';
 export * from './scheduler-api';
 import { LAUNCH_UNKNOWN, permanentConnectError, SchedulerError, type SchedulerEvents, type SchedulerOptions } from './scheduler-api';
 export type {
+  ContainerSpec,
   ExecutorFailure,
   ExecutorSpec,
   InverseOffer,
@@ -52,6 +53,7 @@ export type {
   StatusUpdate,
   Subscribe,
   TaskSpec,
+  Volume,
 } from '@arbiter/contracts';
 
 /** Codes of a call whose answer never came: no answer in time, or the connection went first. */

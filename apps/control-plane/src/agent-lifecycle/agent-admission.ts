@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Resources } from '@arbiter/allocator';
-import { PROTOCOL_ERRORS, type RegisterAgent } from '@arbiter/contracts';
+import { AgentCapabilities, PROTOCOL_ERRORS, type RegisterAgent } from '@arbiter/contracts';
 import { Injectable } from '@nestjs/common';
 import { AclsService } from '../acls/acls.service';
 import { AccessLog } from '../audit/access-log';
@@ -121,6 +121,8 @@ export class AgentAdmission {
         : null,
       // null: the agent says nothing of its health (an older agent).
       health: msg.health ?? null,
+      // null: an agent older than containers (plain processes only).
+      capabilities: msg.capabilities ? AgentCapabilities.parse(msg.capabilities) : null,
     };
     const agent: AgentEntity = row
       ? Object.assign(row, fields)

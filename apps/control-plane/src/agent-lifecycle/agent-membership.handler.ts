@@ -12,7 +12,7 @@ import type { Actor } from '../auth/auth.actor';
 import { OperatorStream } from '../realtime/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { type AgentSocket, ClusterState } from '../master/cluster-state';
-import { AgentRegistry } from '../master/agent-registry';
+import { AgentRegistry, imagesRefusal } from '../master/agent-registry';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
@@ -43,6 +43,7 @@ export class AgentMembership {
       lastSeen: this.clock.now(),
       inAllocator: false,
       recovered: true,
+      ...imagesRefusal(agent.capabilities ?? null),
     });
     await this.add(agent, false);
   }

@@ -12,7 +12,7 @@ import type { Actor } from '../auth/auth.actor';
 import { OperatorStream } from '../realtime/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { type AgentRuntime, ClusterState, sessionOf, type AgentSocket } from '../master/cluster-state';
-import { AGENT_HEARTBEAT_SECONDS, AgentRegistry } from '../master/agent-registry';
+import { AGENT_HEARTBEAT_SECONDS, AgentRegistry, imagesRefusal } from '../master/agent-registry';
 import { type Batch, Kernel, type Pending } from '../kernel/kernel';
 import { MaintenanceSync } from './maintenance-sync.handler';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
@@ -105,6 +105,7 @@ export class AgentSessions {
         inAllocator: false,
         // Recorded with the registration: heartbeats record only changes.
         ...(msg.health ? { health: JSON.stringify(msg.health) } : {}),
+        ...imagesRefusal(agent.capabilities ?? null),
       };
       this.registry.put(runtime);
       sessionOf(socket).agentId = agent.id;

@@ -1,6 +1,7 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { ResourceEntry } from '@arbiter/allocator';
-import type { AgentHealth } from '@arbiter/contracts';
+import type { AgentCapabilities, AgentHealth } from '@arbiter/contracts';
+import type { z } from 'zod';
 
 /** Whether the control plane hears from the agent. */
 export enum AgentStatus {
@@ -77,6 +78,13 @@ export class AgentEntity {
   /** How the agent isolates tasks, as it reported at registration. */
   @Column('jsonb', { nullable: true })
   isolation!: AgentIsolation | null;
+
+  /**
+   * Its containerizers, isolators, OCI runtime, tools and GPUs, as it reported at registration
+   * (null: an agent older than containers, which runs plain processes only).
+   */
+  @Column('jsonb', { nullable: true })
+  capabilities?: z.output<typeof AgentCapabilities> | null;
 
   /** What keeps it from running new tasks, as it last reported (null: it never said). */
   @Column('jsonb', { nullable: true })

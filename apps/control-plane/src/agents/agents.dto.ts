@@ -85,6 +85,34 @@ class AgentHealthDto {
   @ApiProperty({ type: [AgentProblemDto] }) problems!: AgentProblemDto[];
 }
 
+class AgentRuntimeInfoDto {
+  @ApiProperty({ example: 'runc' }) name!: string;
+  @ApiProperty({ example: '1.1.12' }) version!: string;
+}
+
+class AgentGpuDto {
+  @ApiProperty() index!: number;
+  @ApiProperty({ example: 'NVIDIA H100 80GB HBM3' }) model!: string;
+  @ApiPropertyOptional() uuid?: string;
+}
+
+class AgentCapabilitiesDto {
+  @ApiProperty({ type: [String], example: ['mesos'] }) containerizers!: string[];
+  @ApiProperty({
+    type: [String],
+    example: ['cgroups/mem', 'filesystem/linux', 'namespaces/pid', 'network/ports'],
+    description: "Mesos's isolator names",
+  })
+  isolators!: string[];
+  @ApiPropertyOptional({ type: AgentRuntimeInfoDto, description: 'the OCI runtime that runs images (absent: none)' })
+  runtime?: AgentRuntimeInfoDto;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, example: { skopeo: '1.9.3', umoci: '0.4.7' } })
+  tools!: Record<string, string>;
+  @ApiProperty({ type: [AgentGpuDto] }) gpus!: AgentGpuDto[];
+  @ApiPropertyOptional({ description: 'why images cannot run there (tasks with an image are refused at the accept)' })
+  imagesProblem?: string;
+}
+
 class AgentDto {
   @ApiProperty() id!: string;
   @ApiProperty() hostname!: string;
@@ -103,6 +131,12 @@ class AgentDto {
   principal!: string | null;
   @ApiProperty({ type: AgentIsolationDto, nullable: true, description: 'how it isolates tasks, as it reported' })
   isolation!: AgentIsolationDto | null;
+  @ApiProperty({
+    type: AgentCapabilitiesDto,
+    nullable: true,
+    description: 'its containerizers, isolators, runtime, tools and GPUs, as it reported (null: an older agent, plain processes only)',
+  })
+  capabilities!: AgentCapabilitiesDto | null;
   @ApiProperty({
     type: AgentHealthDto,
     nullable: true,
@@ -168,6 +202,7 @@ export function toAgentDto(a: AgentEntity): AgentDto {
     version: a.version,
     principal: a.principal,
     isolation: a.isolation,
+    capabilities: a.capabilities ?? null,
     health: a.health,
     firstSeenAt: a.firstSeenAt.toISOString(),
     lastSeenAt: a.lastSeenAt.toISOString(),

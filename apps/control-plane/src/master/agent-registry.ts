@@ -35,6 +35,16 @@ export interface AgentRuntime {
   readonly draining?: { readonly markGone: boolean };
   /** The health it last reported (JSON), to record only changes. */
   readonly health?: string;
+  /** Why it cannot run container images (tasks with one are refused at the accept); absent: it can. */
+  readonly imagesRefusal?: string;
+}
+
+/** Why an agent with these capabilities (null: it reported none) cannot run container images, as its AgentRuntime's field. */
+export function imagesRefusal(capabilities: { runtime?: unknown; imagesProblem?: string } | null): Pick<AgentRuntime, 'imagesRefusal'> {
+  if (capabilities === null) return { imagesRefusal: 'it reports no container capabilities (an agent version without container support)' };
+  if (capabilities.imagesProblem) return { imagesRefusal: capabilities.imagesProblem };
+  if (capabilities.runtime === undefined) return { imagesRefusal: 'it has no OCI runtime' };
+  return {};
 }
 
 /** What may read the agents without changing them. */

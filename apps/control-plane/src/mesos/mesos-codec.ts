@@ -33,6 +33,7 @@ import {
 import type { z } from 'zod';
 import type { Subscription } from '../framework-lifecycle/framework-sessions.handler';
 import { ProtocolError } from '../kernel/protocol-error';
+import { containerOf } from './mesos-container-codec';
 import { executorOf, type TaskCodecParts } from './mesos-executor-codec';
 
 /** Mesos's name for "no role": a framework without one, unreserved resources. */
@@ -255,7 +256,7 @@ export function toMesosDiscovery(d: Discovery): Record<string, unknown> {
 const optional = <K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> =>
   value === undefined ? {} : ({ [key]: value } as Record<K, V>);
 const seconds = (d: { nanoseconds: number } | undefined) => (d === undefined ? undefined : d.nanoseconds / 1e9);
-const TASK_CODEC: TaskCodecParts = { command: (c, where) => commandOf(c, where), resources: fromMesosResources };
+const TASK_CODEC: TaskCodecParts = { command: (c, where) => commandOf(c, where), resources: fromMesosResources, container: containerOf };
 
 /** A TaskInfo as Arbiter's TaskSpec, and the agent it names. */
 export function taskOf(t: MesosTaskInfo, where: string): { spec: TaskSpec; agentId: string } {
@@ -263,7 +264,7 @@ export function taskOf(t: MesosTaskInfo, where: string): { spec: TaskSpec; agent
   if (present.length)
     throw unsupported(
       `${where}: TaskInfo.${present.join(', TaskInfo.')}`,
-      'Arbiter runs each task as a process from its CommandInfo, with no executors, containers, checks or resource limits',
+      'Arbiter has no health checks, general checks or resource limits above the resources',
     );
   const grace = seconds(t.kill_policy?.grace_period);
   const deadline = seconds(t.max_completion_time);
@@ -279,6 +280,7 @@ export function taskOf(t: MesosTaskInfo, where: string): { spec: TaskSpec; agent
         : t.executor
           ? { executor: executorOf(t.executor, where, TASK_CODEC) }
           : commandOf(t.command, where)),
+      ...optional('container', t.container && containerOf(t.container, where)),
       ...optional('data', t.data),
       ...optional('labels', labelsOf(t.labels)),
       ...optional('discovery', t.discovery && discoveryOf(t.discovery)),

@@ -1,14 +1,16 @@
 /**
  * Mesos's executors in Arbiter's terms, with no I/O: an ExecutorInfo (of a TaskInfo or a
  * LAUNCH_GROUP) as an ExecutorSpec, the SHUTDOWN and MESSAGE calls as the SDK's calls, and the
- * executors' events (MESSAGE, FAILURE) as Mesos's. What Arbiter cannot honour (containers,
- * discovery of the executor) is refused by name.
+ * executors' events (MESSAGE, FAILURE) as Mesos's. What Arbiter cannot honour (discovery of
+ * the executor, and the container fields mesos-container-codec.ts refuses) is refused by name.
  */
 import { constants } from 'node:os';
 import {
   ExecutorCall,
   type ExecutorFailure,
+  type ContainerSpec,
   type ExecutorSpec,
+  type MesosContainerInfo,
   type MesosCall,
   type MesosCommandInfo,
   type MesosExecutorInfo,
@@ -18,11 +20,13 @@ import {
   SchedulerMessage,
 } from '@arbiter/contracts';
 import { ProtocolError } from '../kernel/protocol-error';
+import { toMesosContainer } from './mesos-container-codec';
 
 /** What the executor codec borrows from the task codec (mesos-codec.ts), so that commands and resources read alike. */
 export interface TaskCodecParts {
   command(c: MesosCommandInfo | undefined, where: string): Pick<ExecutorSpec, 'command' | 'env' | 'user'>;
   resources(list: MesosResource[] | undefined, where: string): ResourceEntry[];
+  container(c: MesosContainerInfo, where: string): ContainerSpec;
 }
 
 const unsupported = (what: string, why: string) => new ProtocolError(PROTOCOL_ERRORS.UNSUPPORTED, `${what} is not supported: ${why}`);
@@ -30,8 +34,6 @@ const unsupported = (what: string, why: string) => new ProtocolError(PROTOCOL_ER
 /** An ExecutorInfo as Arbiter's ExecutorSpec (checked by the task's schema with the rest of its accept). */
 export function executorOf(e: MesosExecutorInfo, where: string, parts: TaskCodecParts): ExecutorSpec {
   const at = `${where} executor '${e.executor_id.value}'`;
-  if (e.container !== undefined)
-    throw unsupported(`${at}: ExecutorInfo.container`, 'Arbiter runs executors as processes, without containers');
   if (e.discovery !== undefined) throw unsupported(`${at}: ExecutorInfo.discovery`, 'Arbiter keeps discovery on tasks, not executors');
   const type = e.type === 'DEFAULT' ? 'DEFAULT' : 'CUSTOM';
   const ns = e.shutdown_grace_period?.nanoseconds;
@@ -42,6 +44,7 @@ export function executorOf(e: MesosExecutorInfo, where: string, parts: TaskCodec
     // A DEFAULT executor's command is the agent's own; Mesos ignores one given.
     ...(type === 'CUSTOM' ? parts.command(e.command, at) : {}),
     resources: parts.resources(e.resources, `${at} resources`),
+    ...(e.container !== undefined ? { container: parts.container(e.container, at) } : {}),
     ...(e.data !== undefined ? { data: e.data } : {}),
     ...(e.labels?.labels?.length ? { labels: e.labels.labels } : {}),
     ...(ns !== undefined ? { shutdownGracePeriodSeconds: ns / 1e9 } : {}),
@@ -97,6 +100,7 @@ export function mesosStateExecutor(
     type: e.spec.type,
     ...(command ? { command } : {}),
     resources,
+    ...(e.spec.container ? { container: toMesosContainer(e.spec.container) } : {}),
     ...(e.spec.labels?.length ? { labels: e.spec.labels } : {}),
     slave_id: e.agentId,
     agent_id: e.agentId,

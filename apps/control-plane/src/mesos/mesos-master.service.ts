@@ -21,6 +21,7 @@ import { FrameworksService } from '../frameworks/frameworks.service';
 import type { ExecutorEntity } from '../executors/executor.entity';
 import { ExecutorsService } from '../executors/executors.service';
 import { mesosStateExecutor } from './mesos-executor-codec';
+import { toMesosContainer } from './mesos-container-codec';
 import { Metrics } from '../health/metrics';
 import { Leadership } from '../leadership/leadership.service';
 import { RolesService } from '../roles/roles.service';
@@ -89,6 +90,9 @@ export class MesosMaster {
       // As Mesos writes them: labels as a list of { key, value }, discovery as its DiscoveryInfo.
       ...(t.labels.length ? { labels: t.labels } : {}),
       ...(t.discovery ? { discovery: toMesosDiscovery(t.discovery) } : {}),
+      // Its ContainerInfo as Mesos writes it, and (Arbiter's own) the image its agent reported running.
+      ...(t.container ? { container: toMesosContainer(t.container) } : {}),
+      ...(t.containerImage ? { arbiter_container_image: t.containerImage } : {}),
     };
   }
 
@@ -148,6 +152,8 @@ export class MesosMaster {
       version: a.version ?? '',
       registered_time: seconds(a.firstSeenAt),
       capabilities: [],
+      // Arbiter's own: what the agent can contain tasks with (Mesos shows its agents' `flags`; there are none here).
+      arbiter_capabilities: a.capabilities,
       ...(a.drainState ? { drain_info: { state: a.drainState } } : {}),
     };
   }

@@ -154,6 +154,7 @@ export class AnswerPlans {
       if (ids.has(spec.taskId))
         throw new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${spec.taskId}' appears twice in this accept`);
       ids.add(spec.taskId);
+      this.checkImage(agentId, spec);
       // The task's user, else its framework's (Mesos's CommandInfo.user, else FrameworkInfo.user).
       const user = spec.user ?? (fw.user || undefined);
       if (user !== undefined && !OsUser.safeParse(user).success)
@@ -216,6 +217,25 @@ export class AnswerPlans {
       executors: started,
       groups: [...groups.values()],
     };
+  }
+
+  /**
+   * A task (or its executor) with a container image, on an agent that cannot run images (no
+   * runtime, or an agent older than containers), is refused here rather than failing on the
+   * agent: Mesos's master refuses a task its agent lacks the capability for as invalid
+   * (TASK_ERROR, REASON_TASK_INVALID, on the Mesos API).
+   */
+  private checkImage(agentId: string, spec: TaskSpec): void {
+    const image = spec.container?.image ?? spec.executor?.container?.image;
+    if (image === undefined) return;
+    const agent = this.state.agents.get(agentId);
+    const why = agent?.imagesRefusal;
+    if (why === undefined) return;
+    throw new ProtocolError(
+      PROTOCOL_ERRORS.AGENT_CANNOT_RUN_IMAGES,
+      `task '${spec.taskId}' runs image '${image.name}', which agent ${agentId} (${agent?.hostname ?? 'unknown'}) cannot run: ${why}`,
+      { taskId: spec.taskId, agentId, image: image.name },
+    );
   }
 
   /** Declined offers: the caller's that are still outstanding (declining one that is gone is harmless, as in Mesos). */

@@ -53,6 +53,8 @@ export interface LaunchedTaskRow {
   dataBytes?: number | null;
   killGracePeriodSeconds?: number | null;
   maxCompletionTimeSeconds?: number | null;
+  /** Its container (null: a plain process). */
+  container?: unknown;
   /** When it was launched (the accept's time). */
   createdAt: Date;
   /** Which answer of the write launched it. */
@@ -110,9 +112,10 @@ export class OffersRepository {
     const rows: Array<{ answer: number; task_id: string }> = await this.dataSource.query(
       `WITH v AS (
          SELECT * FROM unnest($5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[],
-                              $13::timestamptz[], $14::int[], $15::text[], $16::text[], $17::text[], $18::int[], $19::float8[], $20::float8[])
+                              $13::timestamptz[], $14::int[], $15::text[], $16::text[], $17::text[], $18::int[], $19::float8[], $20::float8[],
+                              $21::text[])
            WITH ORDINALITY AS v(id, task_id, framework_id, agent_id, name, role, resources, command, at, answer, user_name,
-                                labels, discovery, data_bytes, kill_grace, max_completion, ord)),
+                                labels, discovery, data_bytes, kill_grace, max_completion, container, ord)),
        refused AS (
          SELECT DISTINCT ON (v.answer) v.answer, v.task_id FROM v
            JOIN tasks t ON t.framework_id = v.framework_id AND t.task_id = v.task_id ORDER BY v.answer, v.ord),
@@ -123,9 +126,10 @@ export class OffersRepository {
                     FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::int[]) AS c(id, state, at, answer) WHERE o.id = c.id),
        launched AS (
          INSERT INTO tasks (id, task_id, framework_id, agent_id, name, role, resources, command, "user", state, created_at, updated_at,
-                            labels, discovery, data_bytes, kill_grace_period_seconds, max_completion_time_seconds)
+                            labels, discovery, data_bytes, kill_grace_period_seconds, max_completion_time_seconds, container)
          SELECT v.id, v.task_id, v.framework_id, v.agent_id, v.name, v.role, v.resources::jsonb, v.command::jsonb, v.user_name, 'STAGING',
-                v.at, v.at, v.labels::jsonb, v.discovery::jsonb, v.data_bytes, v.kill_grace, v.max_completion
+                v.at, v.at, v.labels::jsonb, v.discovery::jsonb, v.data_bytes, v.kill_grace, v.max_completion,
+                v.container::jsonb
            FROM v WHERE v.answer NOT IN (SELECT answer FROM refused))
        SELECT answer, task_id FROM refused`,
       [
@@ -149,6 +153,7 @@ export class OffersRepository {
         tasks.map((t) => t.dataBytes ?? null),
         tasks.map((t) => t.killGracePeriodSeconds ?? null),
         tasks.map((t) => t.maxCompletionTimeSeconds ?? null),
+        tasks.map((t) => (t.container ? JSON.stringify(t.container) : null)),
       ],
     );
     return rows.map((r) => ({ answer: r.answer, taskId: r.task_id }));

@@ -18,7 +18,7 @@ interface StoredCommand {
 
 type SpecFields = Pick<
   TaskEntity,
-  'command' | 'labels' | 'discovery' | 'dataBytes' | 'killGracePeriodSeconds' | 'maxCompletionTimeSeconds'
+  'command' | 'labels' | 'discovery' | 'dataBytes' | 'killGracePeriodSeconds' | 'maxCompletionTimeSeconds' | 'container'
 >;
 
 /**
@@ -40,6 +40,7 @@ export function storedSpec(spec: TaskSpec, group?: string): SpecFields {
     dataBytes: spec.data === undefined ? null : Buffer.from(spec.data, 'base64').length,
     killGracePeriodSeconds: spec.killPolicy?.gracePeriodSeconds ?? null,
     maxCompletionTimeSeconds: spec.maxCompletionTimeSeconds ?? null,
+    container: spec.container ?? null,
   };
 }
 
@@ -62,6 +63,7 @@ export function launchOf(task: TaskEntity): LaunchTask {
       ...(spec.executor ? { executor: spec.executor } : {}),
       ...(task.labels ? { labels: task.labels } : {}),
       ...(task.discovery ? { discovery: task.discovery } : {}),
+      ...(task.container ? { container: task.container } : {}),
       ...(grace !== undefined ? { killPolicy: { gracePeriodSeconds: grace } } : {}),
       ...(deadline !== undefined ? { maxCompletionTimeSeconds: deadline } : {}),
     },

@@ -130,6 +130,7 @@ export class TaskUpdates {
   private async apply(items: Array<{ task: TaskEntity; update: StatusUpdate }>): Promise<void> {
     if (!items.length) return;
     const { fresh, moved } = await this.tasks.recordUpdates(items.map((i) => ({ taskRef: i.task.id, update: i.update })));
+    await this.tasks.recordImages(items);
     countUpdates(this.metrics, this.clock.date().getTime(), items, fresh, moved);
     const byId = new Map(items.map((i) => [i.task.id, i.task]));
     const { liveTasks, frameworks, agents } = this.state;

@@ -1,6 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import type { ResourceEntry } from '@arbiter/allocator';
-import type { Discovery, Label } from '@arbiter/contracts';
+import type { ContainerSpec, Discovery, Label } from '@arbiter/contracts';
 import { TaskState } from '../master/task-state';
 import { AgentEntity } from '../agents/agent.entity';
 import { FrameworkEntity } from '../frameworks/framework.entity';
@@ -78,6 +78,14 @@ export class TaskEntity {
   /** Killed and FAILED when still running this long after it started (enforced by its agent); null: no limit. */
   @Column('double precision', { nullable: true })
   maxCompletionTimeSeconds?: number | null;
+
+  /** Its container (an image, volumes, port mappings), as the framework gave it; null: a plain process. */
+  @Column('jsonb', { nullable: true })
+  container?: ContainerSpec | null;
+
+  /** The image its agent runs for it, as the agent reported (normalized reference, manifest digest); null: none reported. */
+  @Column('jsonb', { nullable: true })
+  containerImage?: { reference: string; digest: string } | null;
 
   @Column({ type: 'enum', enum: TaskState, enumName: 'task_state' })
   state!: TaskState;

@@ -50,6 +50,53 @@ class DiscoveryDto {
   @ApiPropertyOptional({ type: [LabelDto] }) labels?: LabelDto[];
 }
 
+class ContainerImageDto {
+  @ApiProperty({ example: 'registry.local:5000/team/app:1.2', description: 'a Docker reference; a digest pins it' }) name!: string;
+  @ApiPropertyOptional({ description: "fetch the manifest again even when the agent's store has the tag" }) forcePull?: boolean;
+}
+
+class VolumeSourceDto {
+  @ApiProperty({ enum: ['HOST_PATH', 'SANDBOX_PATH'] }) type!: 'HOST_PATH' | 'SANDBOX_PATH';
+  @ApiProperty({
+    description: 'HOST_PATH: an absolute path on the agent (one its configuration allows); SANDBOX_PATH: relative to the sandbox',
+  })
+  path!: string;
+  @ApiPropertyOptional({ enum: ['SELF', 'PARENT'], description: "SANDBOX_PATH: the task's own sandbox, or its task group's" })
+  sandboxType?: 'SELF' | 'PARENT';
+}
+
+class VolumeDto {
+  @ApiProperty({ description: 'where it appears in the container' }) containerPath!: string;
+  @ApiProperty({ enum: ['RW', 'RO'] }) mode!: 'RW' | 'RO';
+  @ApiProperty({ type: VolumeSourceDto }) source!: VolumeSourceDto;
+}
+
+class PortMappingDto {
+  @ApiProperty({ description: 'an offered port of the agent' }) hostPort!: number;
+  @ApiProperty() containerPort!: number;
+  @ApiProperty({ enum: ['tcp', 'udp'] }) protocol!: 'tcp' | 'udp';
+}
+
+/** Mesos's ContainerInfo in Arbiter's terms (libs/contracts ContainerSpec). */
+class ContainerDto {
+  @ApiProperty({
+    enum: ['MESOS', 'DOCKER'],
+    description: "both run through the agent's one containerizer; MESOS without an image: a plain isolated process",
+  })
+  type!: 'MESOS' | 'DOCKER';
+  @ApiPropertyOptional({ type: ContainerImageDto }) image?: ContainerImageDto;
+  @ApiPropertyOptional({ type: [VolumeDto] }) volumes?: VolumeDto[];
+  @ApiPropertyOptional({ type: [PortMappingDto], description: "DOCKER: offered host ports onto the container's" })
+  portMappings?: PortMappingDto[];
+  @ApiPropertyOptional() hostname?: string;
+}
+
+class RunningImageDto {
+  @ApiProperty({ example: 'registry.local:5000/team/app:1.2', description: 'the image reference, normalized by the agent' })
+  reference!: string;
+  @ApiProperty({ example: 'sha256:0123...', description: "the manifest's digest" }) digest!: string;
+}
+
 export class TaskDto {
   @ApiProperty({ description: "the task's row id (GET /api/v1/tasks/{id})" }) id!: string;
   @ApiProperty({ description: "the framework's own id for the task" }) taskId!: string;
@@ -77,6 +124,10 @@ export class TaskDto {
     description: 'killed and FAILED when still running this long after it started (null: no limit)',
   })
   maxCompletionTimeSeconds!: number | null;
+  @ApiProperty({ type: ContainerDto, nullable: true, description: 'its container, as its framework gave it (null: a plain process)' })
+  container!: ContainerDto | null;
+  @ApiProperty({ type: RunningImageDto, nullable: true, description: 'the image its agent runs for it (null: none reported yet)' })
+  containerImage!: RunningImageDto | null;
   @ApiProperty() createdAt!: string;
   @ApiProperty() updatedAt!: string;
   @ApiPropertyOptional({ type: [TaskStatusDto], description: 'every state change, oldest first (single task only)' })

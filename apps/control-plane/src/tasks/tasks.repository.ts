@@ -155,6 +155,28 @@ export class TasksRepository {
   }
 
   /** Marks status updates acknowledged, each by its framework, task and update uuid (one statement). */
+  /**
+   * The images agents report their container tasks run (the last one given per task wins), kept
+   * on the tasks and their rows. Only container tasks' updates name one: a second statement,
+   * only for them.
+   */
+  async recordImages(items: Array<{ task: TaskEntity; update: StatusUpdate }>): Promise<void> {
+    const last = new Map<string, { reference: string; digest: string }>();
+    for (const { task, update } of items) {
+      const image = update.container?.image;
+      if (!image) continue;
+      task.containerImage = image;
+      last.set(task.id, image);
+    }
+    if (!last.size) return;
+    await this.dataSource.query(
+      `UPDATE tasks t SET container_image = v.image::jsonb
+         FROM unnest($1::uuid[], $2::text[]) AS v(id, image)
+        WHERE t.id = v.id AND t.container_image IS DISTINCT FROM v.image::jsonb`,
+      [[...last.keys()], [...last.values()].map((image) => JSON.stringify(image))],
+    );
+  }
+
   async acknowledge(acks: Array<{ frameworkId: string; taskId: string; updateUuid: string }>): Promise<void> {
     await this.dataSource.query(
       `UPDATE task_status_updates u SET acknowledged_at = now()

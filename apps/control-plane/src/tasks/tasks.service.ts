@@ -98,6 +98,8 @@ function toTaskDto(t: TaskEntity): TaskDto {
     dataBytes: t.dataBytes ?? null,
     killGracePeriodSeconds: t.killGracePeriodSeconds ?? null,
     maxCompletionTimeSeconds: t.maxCompletionTimeSeconds ?? null,
+    container: t.container ?? null,
+    containerImage: t.containerImage ?? null,
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),
   };

@@ -242,7 +242,7 @@ it('drops the tasks of an accept whose offers cannot be used, as Mesos does, and
                     name: 'd',
                     task_id: { value: 'd' },
                     agent_id: offer.agent_id,
-                    container: { type: 'DOCKER' },
+                    container: { type: 'MESOS', tty_info: { window_size: { rows: 24, columns: 80 } } },
                     command: { value: 'true' },
                   },
                 ],
@@ -253,7 +253,7 @@ it('drops the tasks of an accept whose offers cannot be used, as Mesos does, and
       },
       400,
       'UNSUPPORTED',
-      'TaskInfo.container',
+      'container.tty_info',
     ],
     [
       { type: 'DECLINE', decline: { offer_ids: [offer.id], filters: { refuse_seconds: 1 }, colour: 'blue' } },

@@ -84,11 +84,12 @@ export class AgentProcess {
     /** How the resources are given: the text itself, or the path of a file holding it. */
     private readonly resourcesFlag: '--resources' | '--resources-file' = '--resources',
   ) {}
-  start(master: string, token: string): void {
+  /** Starts it; `env` adds to its environment (ARBITER_INSECURE_REGISTRIES for a test registry, say). */
+  start(master: string, token: string, env: Record<string, string> = {}): void {
     this.child = spawn(
       process.execPath,
       [BIN, 'agent', '--master', master, '--hostname', this.name, this.resourcesFlag, this.resources, '--work-dir', this.workDir],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'info', ARBITER_AGENT_TOKEN: token } },
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'info', ARBITER_AGENT_TOKEN: token, ...env } },
     );
     // Spawned with stdout and stderr piped: both streams exist.
     this.child.stdout?.on('data', (c: Buffer) => (this.log += c.toString()));

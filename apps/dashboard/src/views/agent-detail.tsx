@@ -1,6 +1,6 @@
 'use client';
 import { When } from '@/components/when';
-/** One agent: its settings, resources, attributes, tasks, reservations and outstanding offers. */
+/** One agent: its settings, resources, attributes, container capabilities, tasks, reservations and outstanding offers. */
 import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate } from '@/lib/navigation';
 import { DataTable } from '@/components/table';
@@ -15,6 +15,7 @@ import { AgentHealthBadges, AgentStateBadges, AgentStatusBadge } from './agents'
 import { offerColumns, taskColumns } from './common-columns';
 import { ReservationsTable } from './reservations';
 import { ExecutorsPanel } from './executors';
+import { AgentContainersPanel } from './containers';
 
 export function AgentDetailView({ id }: { id: string }) {
   const navigate = useNavigate();
@@ -151,6 +152,7 @@ export function AgentDetailView({ id }: { id: string }) {
           </div>
         </Panel>
       </div>
+      <AgentContainersPanel capabilities={a.capabilities} />
       <Panel
         title={`Tasks (${tasks.data ? formatTotal(tasks.data) : '…'})`}
         actions={<Link href={`/tasks?agentId=${encodeURIComponent(id)}`}>All of this agent's tasks</Link>}

@@ -15,6 +15,7 @@ import { TASK_FILTERS, tasksQuery } from '@/lib/pages';
 import { frameworkNames, keys, q } from '@/lib/queries';
 import { useUrlState } from '@/lib/use-url-state';
 import { FrameworkSelect, TASK_STATES, TaskStateBadge, taskColumns } from './common-columns';
+import { ContainerPanel } from './containers';
 import { DiscoveryRows, TaskFieldRows } from './task-fields';
 
 export function TasksView() {
@@ -179,6 +180,7 @@ export function TaskDetailView({ id }: { id: string }) {
           <TaskFieldRows task={t} />
         </dl>
       </Panel>
+      <ContainerPanel task={t} />
       {t.discovery ? (
         <Panel title="Service discovery">
           <DiscoveryRows discovery={t.discovery} />
