@@ -24,6 +24,8 @@ import type { ProvisionerOptions } from './containerizer/provisioner/options';
 import { ExecutorApi, type ExecutorApiOptions } from './executors/api/executor-api';
 import { durationMs } from './executors/executor-protocol';
 import { type ExecutorOptions, Executors } from './executors/executors';
+import { Files } from './files/files';
+import { LogRotation, type LogRotationOptions } from './files/log-rotation';
 import { TaskRunner, type TaskRunnerOptions } from './executors/task-runner';
 import { UpdateJournal } from './session/journal';
 import { Outbox } from './session/outbox';
@@ -55,6 +57,8 @@ export interface AgentOptions {
   executors?: ExecutorOptions & ExecutorApiOptions;
   /** Where container images come from: default registry, mirrors, plain-HTTP allow-list, credentials, CA directory, offline archives, store limit. */
   images?: ProvisionerOptions;
+  /** Task logs (stdout, stderr) rotated past a size, with a kept count (see LogRotationOptions). */
+  logs?: LogRotationOptions;
   logger?: Logger;
 }
 
@@ -71,6 +75,8 @@ export class Agent {
   readonly executors: Executors;
   readonly executorApi: ExecutorApi;
   private readonly outbox: Outbox;
+  private readonly files: Files;
+  private readonly logRotation: LogRotation;
   /** Resolves once the executor API listens (start() connects after it). */
   listening?: Promise<void>;
 
@@ -99,6 +105,8 @@ export class Agent {
         launchGroup: (payload, ack) => this.launchGroup(payload, ack),
         shutdownExecutor: (payload, ack) => this.shutdownExecutor(payload, ack),
         frameworkMessage: (payload, ack) => this.frameworkMessage(payload, ack),
+        filesBrowse: (payload, ack) => this.files.browse(payload, ack),
+        filesRead: (payload, ack) => this.files.read(payload, ack),
       },
     );
     this.outbox = new Outbox(this.session, this.log);
@@ -130,6 +138,21 @@ export class Agent {
       { registrationTimeoutMs: durationMs(process.env.ARBITER_EXECUTOR_REGISTRATION_TIMEOUT), ...options.executors },
     );
     this.executorApi = new ExecutorApi(this.executors);
+    const { sandboxes } = this.tasks.containerizer;
+    this.files = new Files(
+      (ref) => (ref.executorId ? sandboxes.executorPathOf(ref.frameworkId, ref.executorId) : sandboxes.pathOf(ref.frameworkId, ref.taskId)),
+      (message, err) => this.log.error({ err: err.message }, message),
+    );
+    this.logRotation = new LogRotation(
+      () => [
+        ...this.tasks.live().map((t) => sandboxes.pathOf(t.frameworkId, t.taskId)),
+        ...this.executors.running().map((e) => sandboxes.executorPathOf(e.frameworkId, e.executorId)),
+      ],
+      options.logs,
+      (message, err) => this.log.warn({ err: err.message }, message),
+    );
+    if (this.logRotation.maxBytes > 0)
+      this.log.info({ maxBytes: this.logRotation.maxBytes, keep: this.logRotation.keep }, 'task logs rotated by size (copy and truncate)');
     this.updates.onAcknowledged = (u) => this.executors.acknowledged(u.updateUuid);
     const { isolator } = this.tasks;
     if (isolator.mode === 'posix')
@@ -339,6 +362,7 @@ export class Agent {
     this.session.stopping();
     this.updates.stop();
     this.outbox.stop();
+    this.logRotation.stop();
     // Killed tasks end (and their ends are recorded) before the agent lets go of them.
     if (this.options.killTasksOnExit) await Promise.all([this.tasks.killAll(), this.executors.killAll()]);
     this.tasks.close();

@@ -42,6 +42,8 @@ interface AgentFlags {
   containerPortsExempt?: string;
   nvidiaGpuDevices?: string;
   nvidiaSmi?: string;
+  logMaxSize?: string;
+  logKeep?: string;
 }
 
 /** "rack:r1;zone:a;level:3" -> { rack: 'r1', zone: 'a', level: 3 } */
@@ -160,6 +162,8 @@ export function register(program: Command): void {
     .option('--container-ports-exempt <ranges>', 'ports any task may listen on, e.g. "[9100-9100]"')
     .option('--nvidia-gpu-devices <indices>', 'the GPUs handed out to tasks, by nvidia-smi index, e.g. "0,1" (default all found)')
     .option('--nvidia-smi <path>', "nvidia-smi to detect GPUs with (default: the system's)")
+    .option('--log-max-size <size>', "rotate a task's stdout/stderr past this size, e.g. 10M (ARBITER_LOG_MAX_SIZE; default: never)")
+    .option('--log-keep <n>', 'rotated logs kept per task log (ARBITER_LOG_KEEP; default 5)')
     .action(async (flags: AgentFlags) => {
       const { parseResources } = await import('@arbiter/allocator');
       const agentLib = await import('@arbiter/agent');
@@ -294,6 +298,18 @@ export function register(program: Command): void {
         fail((err as Error).message);
         return;
       }
+      const logMaxSize = flags.logMaxSize ?? (process.env.ARBITER_LOG_MAX_SIZE || undefined);
+      const logKeep = flags.logKeep ?? (process.env.ARBITER_LOG_KEEP || undefined);
+      const logMaxBytes = logMaxSize === undefined ? undefined : agentLib.parseBytes(logMaxSize);
+      if (logMaxBytes === null) {
+        fail(`--log-max-size: '${logMaxSize}' is not a size such as 10M`);
+        return;
+      }
+      const keep = logKeep === undefined ? undefined : Number(logKeep);
+      if (keep !== undefined && !(Number.isInteger(keep) && keep >= 1 && keep <= 1000)) {
+        fail(`--log-keep: '${logKeep}' must be a whole number from 1 to 1000`);
+        return;
+      }
       const agent = new agentLib.Agent({
         master: master.toString(),
         token,
@@ -303,6 +319,7 @@ export function register(program: Command): void {
         workDir,
         killTasksOnExit: flags.killTasksOnExit,
         images,
+        logs: { ...(logMaxBytes !== undefined ? { maxBytes: logMaxBytes } : {}), ...(keep !== undefined ? { keep } : {}) },
         tasks: {
           taskUser: flags.taskUser ?? process.env.ARBITER_TASK_USER,
           allowRootTasks: flags.allowRootTasks ?? process.env.ARBITER_ALLOW_ROOT_TASKS === 'true',
