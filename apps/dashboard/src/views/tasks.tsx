@@ -16,6 +16,7 @@ import { frameworkNames, keys, q } from '@/lib/queries';
 import { useUrlState } from '@/lib/use-url-state';
 import { FrameworkSelect, TASK_STATES, TaskStateBadge, taskColumns } from './common-columns';
 import { DiscoveryRows, TaskFieldRows } from './task-fields';
+import { TaskSandbox } from './task-sandbox';
 
 export function TasksView() {
   const navigate = useNavigate();
@@ -184,6 +185,7 @@ export function TaskDetailView({ id }: { id: string }) {
           <DiscoveryRows discovery={t.discovery} />
         </Panel>
       ) : null}
+      <TaskSandbox task={t} />
       <Panel title="State history">
         <DataTable
           label="State history"
