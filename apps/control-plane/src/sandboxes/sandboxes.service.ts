@@ -4,7 +4,8 @@
  * which confines it to the sandbox. Needs the view_tasks ACL and the access_sandboxes ACL on
  * the task's framework user; the agent must be connected to this control plane (the leader).
  */
-import { type FilesBrowseReply, type FilesReadReply, type Reply } from '@arbiter/contracts';
+import { FilesBrowseReply, FilesReadReply, type Reply } from '@arbiter/contracts';
+import type { z } from 'zod';
 import { Injectable } from '@nestjs/common';
 import { AclsService } from '../acls/acls.service';
 import type { Actor } from '../auth/auth.actor';
@@ -40,7 +41,7 @@ export class SandboxesService {
   async browse(id: string, path: string | undefined, actor: Actor): Promise<FilesBrowseDto> {
     const at = await this.sandboxOf(id, actor);
     const reply = await this.outbox.ask(at.agentId, 'filesBrowse', { ...at.ref, path: path ?? '' }, AGENT_ANSWER_MS);
-    return { ...this.answer<FilesBrowseReply>(reply, at), logs: at.logs };
+    return { ...this.answer(FilesBrowseReply, reply, at), logs: at.logs };
   }
 
   async read(
@@ -82,7 +83,7 @@ export class SandboxesService {
       { ...at.ref, path, offset, ...(length !== undefined ? { length } : {}) },
       AGENT_ANSWER_MS,
     );
-    const r = this.answer<FilesReadReply>(reply, at);
+    const r = this.answer(FilesReadReply, reply, at);
     return { data: Buffer.from(r.data, 'base64'), offset: r.offset, size: r.size };
   }
 
@@ -96,16 +97,18 @@ export class SandboxesService {
     return placeOf(row);
   }
 
-  private answer<T extends object>(reply: Reply<T> | undefined, at: SandboxOf): T {
-    if (!reply)
-      throw new ArbiterException(
-        SandboxesErrorCode.SANDBOX_UNREACHABLE,
-        `agent ${at.agentId} is not connected to this control plane or did not answer; try again once it is back`,
-        { agentId: at.agentId },
-      );
+  /** The agent's answer, checked against its schema; its refusal as the same code; no answer (or a malformed one) as SANDBOX_UNREACHABLE. */
+  private answer<S extends z.ZodType<object>>(schema: S, reply: Reply | undefined, at: SandboxOf): z.infer<S> {
+    const unreachable = (why: string) =>
+      new ArbiterException(SandboxesErrorCode.SANDBOX_UNREACHABLE, `agent ${at.agentId} ${why}; try again once it is back`, {
+        agentId: at.agentId,
+      });
+    if (!reply) throw unreachable('is not connected to this control plane or did not answer');
     if (reply.ok) {
-      const { ok: _ok, ...rest } = reply as { ok: true } & T;
-      return rest as T;
+      const { ok: _ok, ...rest } = reply;
+      const parsed = schema.safeParse(rest);
+      if (!parsed.success) throw unreachable('answered with a malformed reply');
+      return parsed.data;
     }
     const code = AGENT_CODES.get(reply.error.code) ?? SandboxesErrorCode.SANDBOX_UNREACHABLE;
     const message =

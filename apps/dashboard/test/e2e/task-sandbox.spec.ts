@@ -63,7 +63,7 @@ describe("a task's output and sandbox in the dashboard", () => {
     // Live: later lines arrive without a reload.
     await until(async () => (await lastTick()) >= first + 5, 20_000, 'newer lines followed');
 
-    await page.getByRole('button', { name: 'stderr' }).click();
+    await page.getByRole('region', { name: 'Output' }).getByRole('button', { name: 'stderr' }).click();
     await page.getByLabel('Contents of stderr').getByText('warning-7').waitFor();
 
     const files = page.getByRole('table', { name: 'Sandbox files' });
