@@ -2,12 +2,13 @@
 import { Module } from '@nestjs/common';
 import { MasterModule } from '../master/master.module';
 import { TasksModule } from '../tasks/tasks.module';
+import { MesosFilesController } from './mesos-files.controller';
 import { SandboxesController } from './sandboxes.controller';
 import { SandboxesService } from './sandboxes.service';
 
 @Module({
   imports: [MasterModule, TasksModule],
-  controllers: [SandboxesController],
+  controllers: [SandboxesController, MesosFilesController],
   providers: [SandboxesService],
   exports: [SandboxesService],
 })

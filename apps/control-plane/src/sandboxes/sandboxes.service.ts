@@ -18,6 +18,8 @@ import type { FilesBrowseDto, FilesReadDto } from './sandboxes.dto';
 import { SandboxesErrorCode } from './sandboxes.errors';
 
 const UUID = /^[0-9a-f-]{36}$/i;
+/** A sandbox path as a Mesos agent names it (the run id is not kept: any stands for the latest). */
+const MESOS_PATH = /^\/*frameworks\/([^/]+)\/executors\/([^/]+)\/runs\/([^/]+)(?:\/+(.*))?$/;
 /** The agent's refusals, answered with the same codes. */
 const AGENT_CODES = new Map<string, SandboxesErrorCode>(Object.values(SandboxesErrorCode).map((c) => [c, c]));
 /** How long an agent has to answer. */
@@ -87,10 +89,58 @@ export class SandboxesService {
     return { data: Buffer.from(r.data, 'base64'), offset: r.offset, size: r.size };
   }
 
+  /**
+   * Mesos's /files/browse on an agent's path (`/frameworks/F/executors/E/runs/latest[/...]`):
+   * the entries with Mesos's fields, their paths in the same form (under the run's folder).
+   */
+  async mesosBrowse(mesosPath: string, actor: Actor): Promise<Array<Record<string, unknown>>> {
+    const { base, rest, at } = await this.mesosPlace(mesosPath, actor);
+    const reply = await this.outbox.ask(at.agentId, 'filesBrowse', { ...at.ref, path: rest }, AGENT_ANSWER_MS);
+    return this.answer(FilesBrowseReply, reply, at).entries.map((e) => ({
+      path: `${base}/${e.path}`,
+      nlink: e.nlink,
+      size: e.size,
+      mtime: e.mtime,
+      mode: e.mode,
+      uid: String(e.uid),
+      gid: String(e.gid),
+    }));
+  }
+
+  /** Mesos's /files/read on an agent's path: `{ data, offset }`, offset -1 (the default) answering the size. */
+  async mesosRead(mesosPath: string, offset: number, length: number | undefined, actor: Actor): Promise<{ data: string; offset: number }> {
+    const { rest, at } = await this.mesosPlace(mesosPath, actor);
+    const bytes = await this.readBytes(at, rest, offset, length);
+    return { data: bytes.data.toString('utf8'), offset: bytes.offset };
+  }
+
+  private async mesosPlace(mesosPath: string, actor: Actor): Promise<{ base: string; rest: string; at: SandboxOf }> {
+    const m = MESOS_PATH.exec(mesosPath);
+    if (!m)
+      throw new ArbiterException(
+        SandboxesErrorCode.SANDBOX_PATH_INVALID,
+        `'${mesosPath}' is not a sandbox path: /frameworks/FRAMEWORK_ID/executors/EXECUTOR_ID/runs/latest[/PATH]`,
+        { path: mesosPath },
+      );
+    const [, frameworkId, executorId, run, rest] = m as unknown as [string, string, string, string, string | undefined];
+    const row = await this.tasks.findByTaskOrExecutor(frameworkId, executorId);
+    if (!row)
+      throw new ArbiterException(TasksErrorCode.TASK_NOT_FOUND, `framework ${frameworkId} has no task or executor '${executorId}'`, {
+        frameworkId,
+        executorId,
+      });
+    const at = await this.authorized(row, row.id, actor);
+    return { base: `/frameworks/${frameworkId}/executors/${executorId}/runs/${run}`, rest: rest ?? '', at };
+  }
+
   /** The task, once the actor may see it and its sandbox. */
   private async sandboxOf(id: string, actor: Actor): Promise<SandboxOf> {
     const row = UUID.test(id) ? await this.tasks.findById(id) : null;
     if (!row) throw new ArbiterException(TasksErrorCode.TASK_NOT_FOUND, `no task with id '${id}'; GET /api/v1/tasks lists them`, { id });
+    return this.authorized(row, id, actor);
+  }
+
+  private async authorized(row: TaskEntity, id: string, actor: Actor): Promise<SandboxOf> {
     const { user } = await this.tasks.frameworkOwner(row.frameworkId);
     await this.acls.authorize(actor, 'view_tasks', user, `view task ${id}`);
     await this.acls.authorize(actor, 'access_sandboxes', user, `read the sandbox of task ${id}`);

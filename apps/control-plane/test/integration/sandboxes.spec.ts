@@ -15,6 +15,7 @@ let node: ProtocolAgent;
 let viewer: string;
 let noSandboxes: string;
 const ids = { alice: '', bob: '' };
+const frameworks = { alice: '', bob: '' };
 const closers: Array<() => void> = [];
 
 const cp = () => defined(t);
@@ -63,6 +64,7 @@ beforeAll(async () => {
       items: Array<{ id: string }>;
     };
     ids[user] = defined(page.items[0]).id;
+    frameworks[user] = defined(r.s.frameworkId);
   }
 }, STARTUP_TIMEOUT_MS);
 
@@ -140,6 +142,36 @@ describe('sandbox files', () => {
     for (const [url, status, code] of cases) {
       const res = await get(url);
       expect([url.slice(0, 120), res.status, codeOf(res.body)]).toEqual([url.slice(0, 120), status, code]);
+    }
+  });
+
+  it("serves Mesos's /files/browse and /files/read on the agent's sandbox paths, under the same ACLs", async () => {
+    const run = `/frameworks/${frameworks.alice}/executors/ta/runs/latest`;
+    const browse = await get(`/files/browse?path=${encodeURIComponent(run)}`);
+    expect(browse.status).toBe(200);
+    const entries = browse.body as Array<{ path: string; size: number; uid: string; mode: string }>;
+    expect(entries.find((e) => e.path === `${run}/stdout`)).toEqual(expect.objectContaining({ size: 17, uid: '0', mode: '-rw-r--r--' }));
+    expect((await get(`/files/read?path=${encodeURIComponent(`${run}/stdout`)}`)).body).toEqual({ data: '', offset: 17 });
+    expect((await get(`/files/read.json?path=${encodeURIComponent(`${run}/stdout`)}&offset=0&length=5`)).body).toEqual({
+      data: 'hello',
+      offset: 0,
+    });
+    const bobs = `/frameworks/${frameworks.bob}/executors/tb/runs/latest/stdout`;
+    const cases: Array<[string, string | undefined, number, string]> = [
+      [`/files/read?path=${encodeURIComponent(bobs)}`, viewer, 403, 'FORBIDDEN'],
+      [`/files/read?path=${encodeURIComponent('/etc/passwd')}`, undefined, 400, 'SANDBOX_PATH_INVALID'],
+      [`/files/read?path=${encodeURIComponent(`${run}/../../tb/runs/latest/stdout`)}`, undefined, 400, 'SANDBOX_PATH_INVALID'],
+      [
+        `/files/browse?path=${encodeURIComponent(`/frameworks/${frameworks.alice}/executors/nope/runs/latest`)}`,
+        undefined,
+        404,
+        'TASK_NOT_FOUND',
+      ],
+      ['/files/read', undefined, 400, 'VALIDATION_FAILED'],
+    ];
+    for (const [url, token, status, code] of cases) {
+      const res = await get(url, token);
+      expect([url, res.status, codeOf(res.body)]).toEqual([url, status, code]);
     }
   });
 
