@@ -42,13 +42,13 @@ describe('log rotation', () => {
     expect(fs.readFileSync(path.join(dir, 'elsewhere', 'stdout'), 'utf8')).toHaveLength(100);
   });
 
-  it("checks the running sandboxes' logs and their tasks' folders", () => {
+  it("checks the running sandboxes' logs and their tasks' folders", async () => {
     const sandbox = path.join(dir, 'sandbox');
     fs.mkdirSync(path.join(sandbox, 'tasks', 't1'), { recursive: true });
     fs.writeFileSync(path.join(sandbox, 'stderr'), 'e'.repeat(50));
     fs.writeFileSync(path.join(sandbox, 'tasks', 't1', 'stdout'), 'o'.repeat(50));
     const rotation = new LogRotation(() => [sandbox], { maxBytes: 10, keep: 1, intervalMs: 60_000 });
-    rotation.check();
+    await rotation.check();
     rotation.stop();
     expect(fs.statSync(path.join(sandbox, 'stderr')).size).toBe(0);
     expect(fs.statSync(path.join(sandbox, 'stderr.1')).size).toBe(50);

@@ -27,6 +27,7 @@ export class LogRotation {
   private readonly timer?: NodeJS.Timeout;
   readonly maxBytes: number;
   readonly keep: number;
+  private checking = false;
 
   /** `sandboxes`: the sandboxes of the tasks and executors running now. */
   constructor(
@@ -37,23 +38,32 @@ export class LogRotation {
     this.maxBytes = options.maxBytes ?? 0;
     this.keep = Math.max(1, options.keep ?? DEFAULT_KEEP);
     if (this.maxBytes > 0) {
-      this.timer = setInterval(() => this.check(), options.intervalMs ?? DEFAULT_INTERVAL_MS);
+      this.timer = setInterval(() => void this.check(), options.intervalMs ?? DEFAULT_INTERVAL_MS);
       this.timer.unref();
     }
   }
 
-  /** Rotates every log past its size in the running sandboxes (and their tasks' folders, for a default executor's). */
-  check(): void {
-    if (this.maxBytes <= 0) return;
-    for (const sandbox of this.sandboxes()) {
-      for (const dir of [sandbox, ...taskDirs(sandbox)])
-        for (const name of LOGS) {
-          try {
-            rotate(path.join(dir, name), this.maxBytes, this.keep, sandbox);
-          } catch (err) {
-            this.onError(`cannot rotate ${path.join(dir, name)}`, err as Error);
+  /**
+   * Rotates every log past its size in the running sandboxes (and their tasks' folders, for a
+   * default executor's), one file at a time with the event loop let go between them, so that a
+   * large copy does not hold heartbeats and launches; a check still running skips the next tick.
+   */
+  async check(): Promise<void> {
+    if (this.maxBytes <= 0 || this.checking) return;
+    this.checking = true;
+    try {
+      for (const sandbox of [...this.sandboxes()])
+        for (const dir of [sandbox, ...taskDirs(sandbox)])
+          for (const name of LOGS) {
+            try {
+              rotate(path.join(dir, name), this.maxBytes, this.keep, sandbox);
+            } catch (err) {
+              this.onError(`cannot rotate ${path.join(dir, name)}`, err as Error);
+            }
+            await new Promise((resolve) => setImmediate(resolve));
           }
-        }
+    } finally {
+      this.checking = false;
     }
   }
 
