@@ -97,6 +97,18 @@ describe('sandbox files', () => {
     expect(Buffer.from(exact.data, 'base64').toString()).toBe('\u00e9t\u00e9');
   });
 
+  it('reads at most 1 MiB at once, and downloads a larger file whole, chunk by chunk', async () => {
+    const big = Array.from({ length: 30_000 }, (_, i) => `line ${String(i).padStart(44, '0')}\n`).join('');
+    defined(node.sandboxes.get('ta')).set('big.log', big);
+    const first = (await get(`/api/v1/tasks/${ids.alice}/files/read?path=big.log`)).body as { length: number; size: number };
+    expect(first).toMatchObject({ length: 1024 * 1024, size: big.length });
+    const res = await fetch(`${cp().cp.url}/api/v1/tasks/${ids.alice}/files/download?path=big.log`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe(big);
+  });
+
   it('downloads a whole file as an attachment', async () => {
     const res = await fetch(`${cp().cp.url}/api/v1/tasks/${ids.alice}/files/download?path=stderr`, {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
