@@ -145,6 +145,8 @@ describe('sandbox files', () => {
       [`/api/v1/tasks/${ids.alice}/files/read?path=../../etc/passwd`, 400, 'SANDBOX_PATH_INVALID'],
       [`/api/v1/tasks/${ids.alice}/files?path=out/../..`, 400, 'SANDBOX_PATH_INVALID'],
       [`/api/v1/tasks/${ids.alice}/files/read?path=missing`, 404, 'SANDBOX_FILE_NOT_FOUND'],
+      [`/api/v1/tasks/${ids.alice}/files/read?path=std%00out`, 400, 'VALIDATION_FAILED'],
+      [`/api/v1/tasks/${ids.alice}/files?path=%00`, 400, 'VALIDATION_FAILED'],
       [`/api/v1/tasks/${ids.alice}/files/read`, 400, 'VALIDATION_FAILED'],
       [`/api/v1/tasks/${ids.alice}/files/read?path=stdout&offset=-2`, 400, 'VALIDATION_FAILED'],
       [`/api/v1/tasks/${ids.alice}/files/read?path=stdout&length=99999999`, 400, 'VALIDATION_FAILED'],
