@@ -27,6 +27,8 @@ import type { ProvisionerOptions } from './containerizer/provisioner/options';
 import { ExecutorApi, type ExecutorApiOptions } from './executors/api/executor-api';
 import { durationMs } from './executors/executor-protocol';
 import { type ExecutorOptions, Executors } from './executors/executors';
+import { Files } from './files/files';
+import { LogRotation, type LogRotationOptions } from './files/log-rotation';
 import { TaskRunner, type TaskRunnerOptions } from './executors/task-runner';
 import { UpdateJournal } from './session/journal';
 import { Outbox } from './session/outbox';
@@ -60,6 +62,8 @@ export interface AgentOptions {
   gc?: GcOptions;
   /** Where container images come from: default registry, mirrors, plain-HTTP allow-list, credentials, CA directory, offline archives, store limit. */
   images?: ProvisionerOptions;
+  /** Task logs (stdout, stderr) rotated past a size, with a kept count (see LogRotationOptions). */
+  logs?: LogRotationOptions;
   logger?: Logger;
 }
 
@@ -80,6 +84,8 @@ export class Agent {
   readonly capabilities: AgentCapabilities;
   readonly gc: GarbageCollector;
   private readonly gcTimer?: NodeJS.Timeout;
+  private readonly files: Files;
+  private readonly logRotation: LogRotation;
   /** Resolves once the executor API listens (start() connects after it). */
   listening?: Promise<void>;
 
@@ -108,6 +114,8 @@ export class Agent {
         launchGroup: (payload, ack) => this.launchGroup(payload, ack),
         shutdownExecutor: (payload, ack) => this.shutdownExecutor(payload, ack),
         frameworkMessage: (payload, ack) => this.frameworkMessage(payload, ack),
+        filesBrowse: (payload, ack) => this.files.browse(payload, ack),
+        filesRead: (payload, ack) => this.files.read(payload, ack),
       },
     );
     this.outbox = new Outbox(this.session, this.log);
@@ -143,13 +151,27 @@ export class Agent {
       { registrationTimeoutMs: durationMs(process.env.ARBITER_EXECUTOR_REGISTRATION_TIMEOUT), ...options.executors },
     );
     this.executorApi = new ExecutorApi(this.executors);
+    const { sandboxes } = this.tasks.containerizer;
+    this.files = new Files(
+      (ref) => (ref.executorId ? sandboxes.executorPathOf(ref.frameworkId, ref.executorId) : sandboxes.pathOf(ref.frameworkId, ref.taskId)),
+      (message, err) => this.log.error({ err: err.message }, message),
+    );
+    this.logRotation = new LogRotation(
+      () => [
+        ...this.tasks.live().map((t) => sandboxes.pathOf(t.frameworkId, t.taskId)),
+        ...this.executors.running().map((e) => sandboxes.executorPathOf(e.frameworkId, e.executorId)),
+      ],
+      options.logs,
+      (message, err) => this.log.warn({ err: err.message }, message),
+    );
+    if (this.logRotation.maxBytes > 0)
+      this.log.info({ maxBytes: this.logRotation.maxBytes, keep: this.logRotation.keep }, 'task logs rotated by size (copy and truncate)');
     this.updates.onAcknowledged = (u) => {
       this.executors.acknowledged(u.updateUuid);
       this.tasks.acknowledged(u.frameworkId, u.taskId, u.state);
     };
     // What ended tasks leave on disk goes after the GC delay, sooner as the disk fills.
-    const sandboxes = this.tasks.containerizer.sandboxes.root;
-    this.gc = new GarbageCollector([() => this.tasks.collectable()], () => diskUsage(sandboxes), options.gc);
+    this.gc = new GarbageCollector([() => this.tasks.collectable()], () => diskUsage(sandboxes.root), options.gc);
     const gcEvery = options.gc?.intervalMs ?? DEFAULT_GC_INTERVAL_MS;
     if (gcEvery > 0) {
       this.gcTimer = setInterval(() => this.collectGarbage(), gcEvery);
@@ -380,6 +402,7 @@ export class Agent {
     this.session.stopping();
     this.updates.stop();
     this.outbox.stop();
+    this.logRotation.stop();
     // Killed tasks end (and their ends are recorded) before the agent lets go of them.
     if (this.options.killTasksOnExit) await Promise.all([this.tasks.killAll(), this.executors.killAll()]);
     if (this.gcTimer) clearInterval(this.gcTimer);

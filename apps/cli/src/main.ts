@@ -16,13 +16,14 @@ import * as example from './commands/example';
 import * as openapi from './commands/openapi';
 import * as simulate from './commands/simulate';
 import * as start from './commands/start';
+import * as task from './commands/task';
 
 /** A subcommand module registers itself (name, options, a lazily loaded action). */
 interface CommandModule {
   register(program: Command): void;
 }
 
-const COMMANDS: CommandModule[] = [simulate, db, controlPlane, start, clusterHa, dashboard, agent, example, openapi, bench, access];
+const COMMANDS: CommandModule[] = [simulate, db, controlPlane, start, clusterHa, dashboard, agent, example, openapi, bench, access, task];
 
 function buildProgram(): Command {
   const program = new Command('arbiter')

@@ -20,6 +20,7 @@ import { FrameworksModule } from './frameworks/frameworks.module';
 import { HistoryModule } from './history/history.module';
 import { OffersModule } from './offers/offers.module';
 import { TasksModule } from './tasks/tasks.module';
+import { SandboxesModule } from './sandboxes/sandboxes.module';
 import { ExecutorsModule } from './executors/executors.module';
 import { MaintenanceModule } from './maintenance/maintenance.module';
 import { ReservationsModule } from './reservations/reservations.module';
@@ -61,6 +62,7 @@ const FEATURE_MODULES = [
   ExecutorsModule,
   HistoryModule,
   WhatIfModule,
+  SandboxesModule,
   MesosModule,
 ];
 

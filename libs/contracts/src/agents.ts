@@ -10,6 +10,8 @@
  *   control plane -> agent (acknowledged with a Reply):
  *     'launch'        LaunchTask           -> {}  (then 'status' STARTING, RUNNING, ...)
  *     'kill'          KillTask             -> {}
+ *     'filesBrowse'   FilesBrowse          -> FilesBrowseReply  (./files.ts)
+ *     'filesRead'     FilesRead            -> FilesReadReply
  *   and the executor messages of ./executors.ts.
  */
 import { z } from 'zod';
@@ -21,6 +23,7 @@ import {
   RunningExecutorReport,
   type ShutdownExecutor,
 } from './executors';
+import type { FilesBrowse, FilesBrowseReply, FilesRead, FilesReadReply } from './files';
 
 export const AGENTS_NAMESPACE = '/agents';
 
@@ -168,6 +171,8 @@ export interface AgentEvents {
   launchGroup: (m: LaunchGroup, ack?: (r: Reply) => void) => void;
   shutdownExecutor: (m: ShutdownExecutor, ack?: (r: Reply) => void) => void;
   frameworkMessage: (m: FrameworkMessage, ack?: (r: Reply) => void) => void;
+  filesBrowse: (m: FilesBrowse, ack: (r: Reply<FilesBrowseReply>) => void) => void;
+  filesRead: (m: FilesRead, ack: (r: Reply<FilesReadReply>) => void) => void;
 }
 
 /** What an agent calls on /agents; the control plane acknowledges each call with a Reply. */

@@ -12,7 +12,7 @@ export interface paths {
         };
         /** The cluster's ACLs (Mesos's JSON format) */
         get: operations["Acls_get"];
-        /** Replace the ACLs as a whole (validated; audited). Actions: register_frameworks, run_tasks, teardown_frameworks, reserve_resources, unreserve_resources, update_quotas, update_weights, view_frameworks, view_tasks, view_roles, view_agents, view_audit, get_endpoints, update_whitelist, update_maintenance_schedule, start_maintenance, stop_maintenance, drain_agents, deactivate_agents, mark_agents_gone, register_agents, simulate */
+        /** Replace the ACLs as a whole (validated; audited). Actions: register_frameworks, run_tasks, teardown_frameworks, reserve_resources, unreserve_resources, update_quotas, update_weights, view_frameworks, view_tasks, access_sandboxes, view_roles, view_agents, view_audit, get_endpoints, update_whitelist, update_maintenance_schedule, start_maintenance, stop_maintenance, drain_agents, deactivate_agents, mark_agents_gone, register_agents, simulate */
         put: operations["Acls_replace"];
         post?: never;
         delete?: never;
@@ -608,6 +608,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tasks/{id}/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A directory of the task's sandbox (Mesos's /files/browse; needs the view_tasks and access_sandboxes ACLs), and where its logs are */
+        get: operations["Sandboxes_browse"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/files/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A whole file of the task's sandbox, as an attachment (served by the leader, to which the agents connect) */
+        get: operations["Sandboxes_download"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/files/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Bytes of a file in the task's sandbox from an offset (Mesos's /files/read: offset -1 answers the size); follow a log by reading again from offset + length */
+        get: operations["Sandboxes_read"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tasks/{id}/kill": {
         parameters: {
             query?: never;
@@ -1177,7 +1228,7 @@ export interface components {
          * @description stable machine-readable code
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "ROUTE_NOT_FOUND" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR" | "NO_LEADER" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "FORBIDDEN" | "PRINCIPAL_NOT_FOUND" | "PRINCIPAL_EXISTS" | "PRINCIPAL_DISABLED" | "TOKEN_NOT_FOUND" | "NOT_A_SESSION" | "ACLS_INVALID" | "AGENT_NOT_FOUND" | "AGENT_GONE" | "AGENT_STILL_DRAINING" | "AGENT_ALREADY_DRAINING" | "FRAMEWORK_NOT_FOUND" | "FRAMEWORK_NOT_CONNECTED" | "TASK_NOT_FOUND" | "CYCLE_NOT_FOUND" | "ROLE_REPEATED" | "QUOTA_NOT_FOUND" | "QUOTA_GUARANTEE_EXCEEDS_LIMIT" | "QUOTA_HIERARCHY_VIOLATION" | "QUOTA_EXCEEDS_CAPACITY" | "RESERVATION_NOT_FOUND" | "RESERVATION_INSUFFICIENT_RESOURCES" | "RESERVATION_IN_USE" | "SIMULATION_TOO_LARGE" | "SIMULATION_BUSY" | "MAINTENANCE_DUPLICATE_MACHINE" | "MAINTENANCE_DOWN_MACHINE_REMOVED" | "MAINTENANCE_MACHINE_NOT_SCHEDULED" | "MAINTENANCE_MACHINE_ALREADY_DOWN" | "MAINTENANCE_MACHINE_NOT_DOWN";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "ROUTE_NOT_FOUND" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR" | "NO_LEADER" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "FORBIDDEN" | "PRINCIPAL_NOT_FOUND" | "PRINCIPAL_EXISTS" | "PRINCIPAL_DISABLED" | "TOKEN_NOT_FOUND" | "NOT_A_SESSION" | "ACLS_INVALID" | "AGENT_NOT_FOUND" | "AGENT_GONE" | "AGENT_STILL_DRAINING" | "AGENT_ALREADY_DRAINING" | "FRAMEWORK_NOT_FOUND" | "FRAMEWORK_NOT_CONNECTED" | "TASK_NOT_FOUND" | "CYCLE_NOT_FOUND" | "SANDBOX_UNREACHABLE" | "SANDBOX_PATH_INVALID" | "SANDBOX_FILE_NOT_FOUND" | "SANDBOX_NOT_A_FILE" | "ROLE_REPEATED" | "QUOTA_NOT_FOUND" | "QUOTA_GUARANTEE_EXCEEDS_LIMIT" | "QUOTA_HIERARCHY_VIOLATION" | "QUOTA_EXCEEDS_CAPACITY" | "RESERVATION_NOT_FOUND" | "RESERVATION_INSUFFICIENT_RESOURCES" | "RESERVATION_IN_USE" | "SIMULATION_TOO_LARGE" | "SIMULATION_BUSY" | "MAINTENANCE_DUPLICATE_MACHINE" | "MAINTENANCE_DOWN_MACHINE_REMOVED" | "MAINTENANCE_MACHINE_NOT_SCHEDULED" | "MAINTENANCE_MACHINE_ALREADY_DOWN" | "MAINTENANCE_MACHINE_NOT_DOWN";
         ErrorDto: {
             /**
              * @description stable machine-readable code
@@ -1244,6 +1295,38 @@ export interface components {
             };
             /** @description the answer in plain words, one sentence per finding */
             summary: string[];
+        };
+        FileEntryDto: {
+            gid: number;
+            /** @description as `ls -l` writes it, e.g. -rw-r--r-- */
+            mode: string;
+            /** @description last modified, seconds since the epoch */
+            mtime: number;
+            nlink: number;
+            /** @description relative to the sandbox */
+            path: string;
+            size: number;
+            /** @enum {string} */
+            type: "file" | "directory" | "symlink" | "other";
+            uid: number;
+        };
+        FilesBrowseDto: {
+            /** @description the directory's entries by name (a file's own entry when the path names a file) */
+            entries: components["schemas"]["FileEntryDto"][];
+            /** @description where the task's own logs are in this sandbox */
+            logs: components["schemas"]["TaskLogsDto"];
+            /** @description more entries than one answer holds; the rest are left out */
+            truncated: boolean;
+        };
+        FilesReadDto: {
+            /** @description the bytes read, as UTF-8 text (or base64, as asked) */
+            data: string;
+            /** @description their length in bytes */
+            length: number;
+            /** @description where they start (with offset -1: the file size); the next read starts at offset + their byte length */
+            offset: number;
+            /** @description the file's size now; smaller than a follower's offset once the log was rotated (read again from 0) */
+            size: number;
         };
         FrameworkCountsDto: {
             active: number;
@@ -1632,6 +1715,12 @@ export interface components {
             /** @description the framework's own id for the task */
             taskId: string;
             updatedAt: string;
+        };
+        TaskLogsDto: {
+            /** @description the task's stderr, relative to the sandbox */
+            stderr: string;
+            /** @description the task's stdout, relative to the sandbox */
+            stdout: string;
         };
         TaskPageDto: {
             items: components["schemas"]["TaskDto"][];
@@ -4183,6 +4272,219 @@ export interface operations {
             };
             /** @description TASK_NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Sandboxes_browse: {
+        parameters: {
+            query?: {
+                /** @description a directory in the task's sandbox, relative to it (default: the sandbox itself) */
+                path?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilesBrowseDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED, SANDBOX_PATH_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description TASK_NOT_FOUND, SANDBOX_FILE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description SANDBOX_UNREACHABLE, NO_LEADER */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Sandboxes_download: {
+        parameters: {
+            query: {
+                /** @description a file in the task's sandbox, relative to it */
+                path: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description VALIDATION_FAILED, SANDBOX_PATH_INVALID, SANDBOX_NOT_A_FILE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description TASK_NOT_FOUND, SANDBOX_FILE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description SANDBOX_UNREACHABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Sandboxes_read: {
+        parameters: {
+            query: {
+                /** @description how `data` carries the bytes (base64: exactly, for binary files or byte-exact followers) */
+                encoding?: "utf8" | "base64";
+                /** @description bytes to read (at most 1048576, the default) */
+                length?: number;
+                /** @description where to read from; -1 reads nothing and answers the file's size as the offset */
+                offset?: number;
+                /** @description a file in the task's sandbox, relative to it (e.g. stdout) */
+                path: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilesReadDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED, SANDBOX_PATH_INVALID, SANDBOX_NOT_A_FILE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description TASK_NOT_FOUND, SANDBOX_FILE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description SANDBOX_UNREACHABLE, NO_LEADER */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

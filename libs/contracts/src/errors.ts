@@ -39,6 +39,15 @@ export const ERROR_CODES = {
   FRAMEWORK_NOT_CONNECTED: { status: 409 },
   TASK_NOT_FOUND: { status: 404 },
   CYCLE_NOT_FOUND: { status: 404 },
+  // Sandbox files (the control plane's relay and the agent's answers alike)
+  /** The task's agent is not connected to the control plane, or did not answer in time. */
+  SANDBOX_UNREACHABLE: { status: 503 },
+  /** A path with `..`, or one that resolves outside the sandbox (a symbolic link out of it). */
+  SANDBOX_PATH_INVALID: { status: 400 },
+  /** No such file or directory in the sandbox (or no sandbox at all: collected, or never made). */
+  SANDBOX_FILE_NOT_FOUND: { status: 404 },
+  /** A read of something that is not a regular file (a directory). */
+  SANDBOX_NOT_A_FILE: { status: 400 },
   // Roles, weights, quota
   ROLE_REPEATED: { status: 400 },
   QUOTA_NOT_FOUND: { status: 404 },

@@ -5,6 +5,7 @@ export * from './common';
 export * from './input';
 export * from './agents';
 export * from './executors';
+export * from './files';
 export * from './frameworks';
 export * from './events';
 export * from './decisions';

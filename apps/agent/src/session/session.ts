@@ -12,6 +12,8 @@ import {
   type AgentExecutorCalls,
   type AgentHeartbeat,
   type AgentEvents,
+  type FilesBrowseReply,
+  type FilesReadReply,
   AGENTS_NAMESPACE,
   type KillTask,
   leftSilent,
@@ -55,6 +57,9 @@ export interface SessionHandlers {
   launchGroup(payload: unknown, ack?: (r: Reply) => void): void;
   shutdownExecutor(payload: unknown, ack?: (r: Reply) => void): void;
   frameworkMessage(payload: unknown, ack?: (r: Reply) => void): void;
+  /** Sandbox files: a directory's entries, a file's bytes (answered in the acknowledgement). */
+  filesBrowse(payload: unknown, ack?: (r: Reply<FilesBrowseReply>) => void): void;
+  filesRead(payload: unknown, ack?: (r: Reply<FilesReadReply>) => void): void;
 }
 
 export class Session implements UpdateChannel {
@@ -112,6 +117,8 @@ export class Session implements UpdateChannel {
     this.socket.on('launchGroup', (payload: unknown, ack?: (r: Reply) => void) => handlers.launchGroup(payload, ack));
     this.socket.on('shutdownExecutor', (payload: unknown, ack?: (r: Reply) => void) => handlers.shutdownExecutor(payload, ack));
     this.socket.on('frameworkMessage', (payload: unknown, ack?: (r: Reply) => void) => handlers.frameworkMessage(payload, ack));
+    this.socket.on('filesBrowse', (payload: unknown, ack?: (r: Reply<FilesBrowseReply>) => void) => handlers.filesBrowse(payload, ack));
+    this.socket.on('filesRead', (payload: unknown, ack?: (r: Reply<FilesReadReply>) => void) => handlers.filesRead(payload, ack));
   }
 
   connect(): void {

@@ -65,7 +65,10 @@ export class FakeControlPlane {
   }
 
   /** Sends the agent a call and resolves with its reply. */
-  async call(event: 'kill' | 'shutdownExecutor' | 'frameworkMessage' | 'launchGroup', payload: unknown): Promise<Reply> {
+  async call(
+    event: 'kill' | 'shutdownExecutor' | 'frameworkMessage' | 'launchGroup' | 'filesBrowse' | 'filesRead',
+    payload: unknown,
+  ): Promise<Reply> {
     if (!this.agent) throw new Error('no agent registered');
     return (await this.agent.timeout(10_000).emitWithAck(event, payload)) as Reply;
   }

@@ -17,6 +17,8 @@ import { resolveToken, type TokenFlags } from '../credentials';
 export interface Connection extends TokenFlags {
   master?: string;
   ca?: string;
+  /** The token, found once already (a command that calls many times asks, or warns, once). */
+  resolvedToken?: string;
 }
 
 const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };
@@ -33,7 +35,7 @@ class UsageError extends Error {}
 export async function call(conn: Connection, method: string, path: string, body?: unknown): Promise<unknown> {
   const master = conn.master ?? process.env.ARBITER_MASTER;
   if (!master) throw new UsageError('--master is required (or set ARBITER_MASTER), e.g. --master http://127.0.0.1:8080');
-  const { token } = await resolveToken(conn);
+  const token = conn.resolvedToken ?? (await resolveToken(conn)).token;
   const caFile = conn.ca ?? (process.env.ARBITER_CA_FILE || undefined);
   let masters: MasterUrls;
   try {
@@ -75,7 +77,7 @@ export async function call(conn: Connection, method: string, path: string, body?
 }
 
 /** Runs an action; a refused call or a usage problem prints one line and exits 1. */
-function run<A extends unknown[]>(action: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+export function run<A extends unknown[]>(action: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
   return async (...args: A) => {
     try {
       await action(...args);
@@ -87,7 +89,7 @@ function run<A extends unknown[]>(action: (...args: A) => Promise<void>): (...ar
   };
 }
 
-const connection = (cmd: Command) =>
+export const connection = (cmd: Command) =>
   cmd
     .option('--master <urls>', "control plane URL, or its replicas' URLs comma-separated (ARBITER_MASTER)")
     .option(

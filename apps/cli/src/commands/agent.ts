@@ -8,45 +8,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { MasterUrls } from '@arbiter/contracts';
 import type { Command } from 'commander';
+import { type AgentFlags, agentFlagOptions } from './agent-flags';
 import { untilSignal } from './control-plane';
-
-interface AgentFlags {
-  master?: string;
-  resources?: string;
-  resourcesFile?: string;
-  attributes?: string;
-  workDir?: string;
-  sandboxDir?: string;
-  token?: string;
-  tokenFile?: string;
-  taskUser?: string;
-  allowRootTasks?: boolean;
-  ca?: string;
-  connectTimeout?: string;
-  hostname?: string;
-  killTasksOnExit?: boolean;
-  executorRegistrationTimeout?: string;
-  gcDelay?: string;
-  gcDiskHeadroom?: string;
-  executorApiAddress?: string;
-  executorApiPort?: string;
-  defaultRegistry?: string;
-  registryMirrors?: string;
-  insecureRegistries?: string;
-  registryCredentialsFile?: string;
-  registryCertDir?: string;
-  imageArchiveDir?: string;
-  imageStoreLimit?: string;
-  containerPortsWatchInterval?: string;
-  enforceContainerPorts?: boolean;
-  checkAgentPortRangeOnly?: boolean;
-  containerPortsIsolatedRange?: string;
-  containerPortsExempt?: string;
-  nvidiaGpuDevices?: string;
-  nvidiaSmi?: string;
-  isolation?: string;
-  allowedHostPaths?: string;
-}
 
 /** "rack:r1;zone:a;level:3" -> { rack: 'r1', zone: 'a', level: 3 } */
 export function parseAttributes(text: string): Record<string, string | number> {
@@ -62,28 +25,6 @@ export function parseAttributes(text: string): Record<string, string | number> {
 }
 
 /** The image options from the flags, each falling back to its ARBITER_* variable. */
-function imageOptions(flags: AgentFlags, lib: Pick<typeof import('@arbiter/agent'), 'imageOptionsFromEnv' | 'parseCredentials'>) {
-  const env = {
-    ...process.env,
-    ...(flags.defaultRegistry ? { ARBITER_DEFAULT_REGISTRY: flags.defaultRegistry } : {}),
-    ...(flags.registryMirrors ? { ARBITER_REGISTRY_MIRRORS: flags.registryMirrors } : {}),
-    ...(flags.insecureRegistries ? { ARBITER_INSECURE_REGISTRIES: flags.insecureRegistries } : {}),
-    ...(flags.registryCertDir ? { ARBITER_REGISTRY_CERT_DIR: path.resolve(flags.registryCertDir) } : {}),
-    ...(flags.imageArchiveDir ? { ARBITER_IMAGE_ARCHIVE_DIR: path.resolve(flags.imageArchiveDir) } : {}),
-    ...(flags.imageStoreLimit ? { ARBITER_IMAGE_STORE_LIMIT: flags.imageStoreLimit } : {}),
-  };
-  const options = lib.imageOptionsFromEnv(env);
-  const file = flags.registryCredentialsFile ?? (process.env.ARBITER_REGISTRY_CREDENTIALS_FILE || undefined);
-  if (file) {
-    try {
-      options.credentials = lib.parseCredentials(fs.readFileSync(file, 'utf8'));
-    } catch (err) {
-      throw new Error(`--registry-credentials-file: ${(err as Error).message}`, { cause: err });
-    }
-  }
-  return options;
-}
-
 export function register(program: Command): void {
   program
     .command('agent')
@@ -180,6 +121,8 @@ export function register(program: Command): void {
     .option('--container-ports-exempt <ranges>', 'ports any task may listen on, e.g. "[9100-9100]"')
     .option('--nvidia-gpu-devices <indices>', 'the GPUs handed out to tasks, by nvidia-smi index, e.g. "0,1" (default all found)')
     .option('--nvidia-smi <path>', "nvidia-smi to detect GPUs with (default: the system's)")
+    .option('--log-max-size <size>', "rotate a task's stdout/stderr past this size, e.g. 10M (ARBITER_LOG_MAX_SIZE; default: never)")
+    .option('--log-keep <n>', 'rotated logs kept per task log (ARBITER_LOG_KEEP; default 5)')
     .action(async (flags: AgentFlags) => {
       const { parseResources } = await import('@arbiter/allocator');
       const agentLib = await import('@arbiter/agent');
@@ -266,18 +209,6 @@ export function register(program: Command): void {
         fail((err as Error).message);
         return;
       }
-      const gcDelayText = flags.gcDelay ?? process.env.ARBITER_GC_DELAY;
-      const gcDelayMs = agentLib.durationMs(gcDelayText);
-      if (gcDelayText !== undefined && gcDelayMs === undefined) {
-        fail(`--gc-delay: '${gcDelayText}' is not a duration such as 1weeks, 2days or 12h`);
-        return;
-      }
-      const headroomText = flags.gcDiskHeadroom ?? process.env.ARBITER_GC_DISK_HEADROOM;
-      const headroom = headroomText === undefined ? undefined : Number(headroomText);
-      if (headroom !== undefined && !(headroom >= 0 && headroom < 1)) {
-        fail(`--gc-disk-headroom: '${headroomText}' is not a share of the disk from 0 to 1 (0.1: a tenth)`);
-        return;
-      }
       const registrationTimeoutMs = agentLib.durationMs(flags.executorRegistrationTimeout);
       if (flags.executorRegistrationTimeout !== undefined && registrationTimeoutMs === undefined) {
         fail(`--executor-registration-timeout: '${flags.executorRegistrationTimeout}' is not a duration such as 60s or 2mins`);
@@ -288,57 +219,12 @@ export function register(program: Command): void {
         fail(`--executor-api-port: '${flags.executorApiPort}' is not a port`);
         return;
       }
-      let images;
+      // Images, ports, isolation and volumes, GC and logs (agent-flags.ts).
+      let more: ReturnType<typeof agentFlagOptions>;
       try {
-        images = imageOptions(flags, agentLib);
+        more = agentFlagOptions(flags, agentLib, resources);
       } catch (err) {
         fail((err as Error).message);
-        return;
-      }
-      const watchMs = agentLib.durationMs(flags.containerPortsWatchInterval);
-      if (flags.containerPortsWatchInterval !== undefined && watchMs === undefined) {
-        fail(`--container-ports-watch-interval: '${flags.containerPortsWatchInterval}' is not a duration such as 30s`);
-        return;
-      }
-      const ranges = (flag: string, text: string | undefined) => {
-        const parsed = text === undefined ? undefined : agentLib.parsePortRanges(text);
-        if (parsed && 'problem' in parsed) throw new Error(`${flag}: ${parsed.problem}`);
-        return parsed;
-      };
-      if (flags.checkAgentPortRangeOnly && flags.containerPortsIsolatedRange !== undefined) {
-        fail('give only one of --check-agent-port-range-only and --container-ports-isolated-range');
-        return;
-      }
-      let ports: import('@arbiter/agent').PortsOptions;
-      try {
-        // The agent's own ports; Mesos's default range when it offers none.
-        const entries = resources.toJSON().filter((r) => r.name === 'ports');
-        const own = entries.length ? entries.flatMap((r) => r.ranges ?? []) : [[31000, 32000] as [number, number]];
-        const isolated = ranges('--container-ports-isolated-range', flags.containerPortsIsolatedRange);
-        const exempt = ranges('--container-ports-exempt', flags.containerPortsExempt);
-        ports = {
-          ...(watchMs !== undefined ? { watchIntervalMs: watchMs } : {}),
-          enforce: flags.enforceContainerPorts !== false,
-          ...(isolated ? { isolatedRanges: isolated } : flags.checkAgentPortRangeOnly ? { isolatedRanges: own } : {}),
-          ...(exempt ? { exempt } : {}),
-        };
-      } catch (err) {
-        fail((err as Error).message);
-        return;
-      }
-      const isolationText = flags.isolation ?? process.env.ARBITER_ISOLATION;
-      const isolation = isolationText
-        ?.split(',')
-        .map((n) => n.trim())
-        .filter((n) => n !== '');
-      const unknown = isolation?.filter((n) => !(agentLib.OPTIONAL_ISOLATORS as readonly string[]).includes(n));
-      if (unknown?.length) {
-        fail(`--isolation: unknown isolator(s) ${unknown.join(', ')} (known: ${agentLib.OPTIONAL_ISOLATORS.join(', ')})`);
-        return;
-      }
-      const hostPaths = (flags.allowedHostPaths ?? process.env.ARBITER_ALLOWED_HOST_PATHS ?? '').split(':').filter((p) => p !== '');
-      if (hostPaths.some((p) => !path.isAbsolute(p))) {
-        fail(`--allowed-host-paths: every path must be absolute ('${hostPaths.join(':')}')`);
         return;
       }
       const agent = new agentLib.Agent({
@@ -349,19 +235,20 @@ export function register(program: Command): void {
         attributes,
         workDir,
         killTasksOnExit: flags.killTasksOnExit,
-        images,
+        images: more.images,
+        logs: more.logs,
         tasks: {
           taskUser: flags.taskUser ?? process.env.ARBITER_TASK_USER,
           allowRootTasks: flags.allowRootTasks ?? process.env.ARBITER_ALLOW_ROOT_TASKS === 'true',
           ...(sandboxDir ? { sandboxDir } : {}),
-          ports,
+          ports: more.ports,
           ...(gpus.length ? { gpus: { gpus } } : {}),
-          ...(isolation ? { isolation } : {}),
-          allowedHostPaths: hostPaths.map((p) => path.resolve(p)),
+          ...(more.isolation ? { isolation: more.isolation } : {}),
+          allowedHostPaths: more.allowedHostPaths,
         },
         ...(ca ? { ca } : {}),
         ...(connectTimeoutMs ? { connectTimeoutMs } : {}),
-        gc: { ...(gcDelayMs !== undefined ? { delayMs: gcDelayMs } : {}), ...(headroom !== undefined ? { diskHeadroom: headroom } : {}) },
+        gc: more.gc,
         executors: {
           ...(registrationTimeoutMs !== undefined ? { registrationTimeoutMs } : {}),
           ...(flags.executorApiAddress ? { host: flags.executorApiAddress } : {}),

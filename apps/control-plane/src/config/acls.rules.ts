@@ -28,6 +28,8 @@ export const ACL_OBJECTS = {
   update_weights: 'roles',
   view_frameworks: 'users',
   view_tasks: 'users',
+  /** A task's sandbox files (browse, read, download), on its framework's user, besides view_tasks (Mesos's access_sandboxes). */
+  access_sandboxes: 'users',
   view_roles: 'roles',
   view_agents: 'agents',
   view_audit: 'actor_principals',

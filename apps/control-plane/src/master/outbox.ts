@@ -7,6 +7,7 @@
  * of the next cycle).
  */
 import type {
+  AgentEvents,
   ExecutorFailure,
   FrameworkEvents,
   FrameworkMessage,
@@ -124,6 +125,27 @@ export class Outbox {
   heartbeat(): void {
     const at = this.clock.date().toISOString();
     for (const fw of this.state.frameworks.values()) fw.socket?.emit('heartbeat', { at });
+  }
+
+  /**
+   * Asks an agent a question answered in the acknowledgement (sandbox files): its reply, or
+   * undefined when the agent is not connected here or did not answer within `timeoutMs`.
+   */
+  async ask<E extends 'filesBrowse' | 'filesRead'>(
+    agentId: string,
+    event: E,
+    payload: Parameters<AgentEvents[E]>[0],
+    timeoutMs: number,
+  ): Promise<Parameters<Parameters<AgentEvents[E]>[1]>[0] | undefined> {
+    const socket = this.agentSocket(agentId);
+    if (!socket) return undefined;
+    try {
+      // socket.io's typing of acknowledged events is generic over every event; the reply's type is E's.
+      const emitter = socket.timeout(timeoutMs) as unknown as { emitWithAck(e: string, p: unknown): Promise<unknown> };
+      return (await emitter.emitWithAck(event, payload)) as Parameters<Parameters<AgentEvents[E]>[1]>[0];
+    } catch {
+      return undefined;
+    }
   }
 
   private agentSocket(agentId: string): AgentSocket | undefined {

@@ -15,6 +15,6 @@ import { TaskUpdates } from './task-updates.handler';
   imports: [MasterModule],
   controllers: [TasksController],
   providers: [TasksService, TaskListRepository, TasksRepository, TaskUpdates, TaskKills],
-  exports: [TasksService, TasksRepository, TaskUpdates, TaskKills],
+  exports: [TasksService, TaskListRepository, TasksRepository, TaskUpdates, TaskKills],
 })
 export class TasksModule {}

@@ -267,6 +267,20 @@ export class TaskListRepository {
     return this.dataSource.manager.findOne(TaskEntity, { where: { id } });
   }
 
+  /** A framework's task by its own id, else the newest it ran under executor `id` (Mesos's sandbox paths name executors; a command task's is its own id). */
+  async findByTaskOrExecutor(frameworkId: string, id: string): Promise<TaskEntity | null> {
+    const task = await this.dataSource.manager.findOne(TaskEntity, { where: { frameworkId, taskId: id } });
+    return (
+      task ??
+      this.dataSource.manager
+        .createQueryBuilder(TaskEntity, 't')
+        .where('t.frameworkId = :frameworkId', { frameworkId })
+        .andWhere("t.command -> 'executor' ->> 'executorId' = :id", { id })
+        .orderBy('t.createdAt', 'DESC')
+        .getOne()
+    );
+  }
+
   history(taskRef: string): Promise<TaskStatusUpdateEntity[]> {
     return this.dataSource.manager.find(TaskStatusUpdateEntity, { where: { taskRef }, order: { at: 'ASC', id: 'ASC' } });
   }

@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { io, type Socket } from 'socket.io-client';
 import type {
   ExecutorExited,
+  FilesBrowse,
+  FilesRead,
   FrameworkMessage,
   KillTask,
   LaunchGroup,
@@ -38,6 +40,10 @@ export class ProtocolAgent {
   finishImmediately = false;
   /** When false, launches are recorded but not run: their tasks stay STAGING, as if the launch was lost. */
   runsLaunches = true;
+  /** Sandbox files by task id (path relative to the sandbox -> content), answered to 'filesBrowse' and 'filesRead'. */
+  readonly sandboxes = new Map<string, Map<string, string>>();
+  /** Every sandbox files request it was sent, in order. */
+  readonly filesRequests: Array<FilesBrowse | FilesRead> = [];
 
   constructor(
     url: string,
@@ -69,6 +75,56 @@ export class ProtocolAgent {
       ack?.({ ok: true });
       this.kills.push(m);
       if (this.tasks.has(m.taskId)) this.status(m.frameworkId, m.taskId, 'KILLED', 'REASON_TASK_KILLED').catch(() => undefined);
+    });
+    this.answerFiles();
+  }
+
+  /** As the agent answers (apps/agent/src/files): '..' refused, missing files not found, reads by offset and length. */
+  private answerFiles(): void {
+    const refuse = (code: string, message: string) => ({ ok: false, error: { code, message } });
+    const sandboxOf = (m: FilesBrowse | FilesRead, path: string) => {
+      this.filesRequests.push(m);
+      if (path.split('/').includes('..')) return refuse('SANDBOX_PATH_INVALID', `'${path}': a sandbox path may not name '..'`);
+      const files = this.sandboxes.get(m.taskId);
+      return files ?? refuse('SANDBOX_FILE_NOT_FOUND', `task ${m.taskId} has no sandbox on this agent`);
+    };
+    this.socket.on('filesBrowse', (m: FilesBrowse, ack: (r: unknown) => void) => {
+      const files = sandboxOf(m, m.path ?? '');
+      if (!(files instanceof Map)) {
+        ack(files);
+        return;
+      }
+      const entries = [...files].map(([path, content]) => ({
+        path,
+        type: 'file',
+        size: Buffer.byteLength(content),
+        mtime: 0,
+        mode: '-rw-r--r--',
+        nlink: 1,
+        uid: 0,
+        gid: 0,
+      }));
+      ack({ ok: true, entries, truncated: false });
+    });
+    this.socket.on('filesRead', (m: FilesRead, ack: (r: unknown) => void) => {
+      const files = sandboxOf(m, m.path);
+      if (!(files instanceof Map)) {
+        ack(files);
+        return;
+      }
+      const content = files.get(m.path.replace(/^\/+/, ''));
+      if (content === undefined) {
+        ack(refuse('SANDBOX_FILE_NOT_FOUND', `no file '${m.path}' in the sandbox`));
+        return;
+      }
+      const bytes = Buffer.from(content);
+      const offset = m.offset ?? 0;
+      if (offset < 0) {
+        ack({ ok: true, data: '', offset: bytes.length, size: bytes.length });
+        return;
+      }
+      const data = bytes.subarray(offset, offset + (m.length ?? 1024 * 1024)).toString('base64');
+      ack({ ok: true, data, offset, size: bytes.length });
     });
   }
 

@@ -17,6 +17,7 @@ import { useUrlState } from '@/lib/use-url-state';
 import { FrameworkSelect, TASK_STATES, TaskStateBadge, taskColumns } from './common-columns';
 import { ContainerPanel } from './containers';
 import { DiscoveryRows, TaskFieldRows } from './task-fields';
+import { TaskSandbox } from './task-sandbox';
 
 export function TasksView() {
   const navigate = useNavigate();
@@ -186,6 +187,7 @@ export function TaskDetailView({ id }: { id: string }) {
           <DiscoveryRows discovery={t.discovery} />
         </Panel>
       ) : null}
+      <TaskSandbox task={t} />
       <Panel title="State history">
         <DataTable
           label="State history"
