@@ -3,19 +3,21 @@
  * ../containerizer), as its OS user (its spec's `user`, which the control plane fills in with
  * its framework's; else the agent's task user: as root, its framework's own dynamic user). It
  * owns the tasks' states: it launches, kills and watches them, reports every change, and
- * checkpoints what a restarted agent needs to find them again (checkpoints.ts). Disk use is measured every `diskCheckIntervalMs` and a task over its `disk`
- * is killed; memory is watched every 250 ms.
+ * checkpoints what a restarted agent needs to find them again (checkpoints.ts). Disk use is
+ * measured every `diskCheckIntervalMs` and a task over its `disk` is killed; memory is watched
+ * every 250 ms. Its health and general checks run while it runs (../checks).
  */
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { isTerminalTaskState, type LaunchTask, type TaskSpec, type TaskState } from '@arbiter/contracts';
+import { type ChecksOptions, initialCheckStatus, TaskChecks } from '../checks/task-checks';
 import { Containerizer, type ContainerizerOptions } from '../containerizer/containerizer';
 import type { Isolator, TaskCgroup } from '../containerizer/isolators/cgroups';
 import type { Container, Limitation } from '../containerizer/isolators/isolator';
 import { LaunchError, processStartTicks } from '../containerizer/launcher';
 import { hiddenName } from '../containerizer/names';
 import { TaskCheckpoints } from './checkpoints';
-import { allWithin, endOf, LaunchFailure, limitsOf, type RunningTask, type TaskEvent } from './task';
+import { allWithin, checkedTask, checkpointOf, endOf, eventOf, LaunchFailure, limitsOf, type RunningTask, type TaskEvent } from './task';
 
 export type { TaskEvent } from './task';
 
@@ -26,6 +28,8 @@ export interface TaskRunnerOptions extends ContainerizerOptions {
   onError?: (message: string, err: Error) => void;
   /** For tests: points where a crash must leave a state a restarted agent recovers from. */
   faults?: { beforeTerminalCheckpoint?: (frameworkId: string, taskId: string) => void };
+  /** The checks' clock and who runs their commands. */
+  checks?: ChecksOptions;
 }
 
 const MEMORY_POLL_MS = 250;
@@ -43,6 +47,7 @@ export class TaskRunner {
   readonly diskChecked: boolean;
   private readonly checkpoints: TaskCheckpoints;
   private diskCheck?: Promise<void>;
+  private readonly checks: TaskChecks;
 
   constructor(
     workDir: string,
@@ -55,6 +60,7 @@ export class TaskRunner {
     fs.chmodSync(workDir, 0o711);
     this.containerizer = new Containerizer(workDir, options);
     this.checkpoints = new TaskCheckpoints(workDir);
+    this.checks = new TaskChecks(options.checks);
     this.monitor = setInterval(() => this.enforceMemory(), MEMORY_POLL_MS);
     this.monitor.unref();
     const diskEvery = options.diskCheckIntervalMs ?? DEFAULT_DISK_CHECK_MS;
@@ -161,8 +167,10 @@ export class TaskRunner {
       task.container.pid = child.pid;
       task.startTicks = child.pid ? processStartTicks(child.pid) : undefined;
       task.state = 'RUNNING';
+      task.checkStatus = initialCheckStatus(task.spec);
       this.tryCheckpoint(task);
       this.emit(task, 'RUNNING');
+      this.startChecks(task);
     });
     child.once('exit', (code, signal) => this.exited(task, code, signal));
   }
@@ -233,8 +241,10 @@ export class TaskRunner {
         this.tryCheckpoint(task);
         continue;
       }
-      if (pid && cp.startTicks !== undefined && processStartTicks(pid) === cp.startTicks) this.watchRecovered(task);
-      else this.endedWhileAway(task);
+      if (pid && cp.startTicks !== undefined && processStartTicks(pid) === cp.startTicks) {
+        this.watchRecovered(task);
+        this.startChecks(task);
+      } else this.endedWhileAway(task);
     }
     const live = [...this.tasks.values()].flatMap((t) => (t.container.cgroup && !terminal(t.state) ? [t.container.cgroup] : []));
     this.containerizer.recover([...live, ...keep]);
@@ -249,6 +259,7 @@ export class TaskRunner {
     clearInterval(this.monitor);
     if (this.diskMonitor) clearInterval(this.diskMonitor);
     this.containerizer.close();
+    this.checks.stopAll();
     for (const t of this.tasks.values()) if (t.killTimer) clearTimeout(t.killTimer);
   }
 
@@ -276,6 +287,19 @@ export class TaskRunner {
   }
 
   // ---------------------------------------------------------------- internals
+
+  /** Its checks: each change is an update of its state; a health check's kill ends it KILLED, unhealthy (as Mesos). */
+  private startChecks(task: RunningTask): void {
+    const told = (reason: string) => !task.ending && !terminal(task.state) && this.emit(task, task.state, reason);
+    this.checks.start(key(task.frameworkId, task.spec.taskId), checkedTask(task, this.containerizer), {
+      health: (healthy) => ((task.healthy = healthy), told('REASON_TASK_HEALTH_CHECK_STATUS_UPDATED')),
+      status: (s) => ((task.checkStatus = s), told('REASON_TASK_CHECK_STATUS_UPDATED')),
+      kill: (message) => {
+        task.ending ??= { state: 'KILLED', reason: 'REASON_TASK_HEALTH_CHECK_STATUS_UPDATED', message };
+        this.kill(task.frameworkId, task.spec.taskId);
+      },
+    });
+  }
 
   /** Running tasks the agent is not ending already. */
   private watched(): RunningTask[] {
@@ -345,6 +369,7 @@ export class TaskRunner {
     if (terminal(task.state) || this.closed) return;
     task.state = state;
     task.child = undefined;
+    this.checks.stop(key(task.frameworkId, task.spec.taskId));
     this.containerizer.ended(task.container);
     task.unreported = this.emit(task, state, reason, message) ? undefined : { reason, message };
     this.options.faults?.beforeTerminalCheckpoint?.(task.frameworkId, task.spec.taskId);
@@ -362,35 +387,11 @@ export class TaskRunner {
   }
 
   private checkpoint(task: RunningTask): void {
-    this.checkpoints.write(
-      {
-        frameworkId: task.frameworkId,
-        spec: task.spec,
-        memLimitBytes: task.memLimitBytes,
-        pid: task.container.pid,
-        startTicks: task.startTicks,
-        state: task.state,
-        user: task.user,
-        uid: task.uid,
-        gid: task.gid,
-        cgroup: task.container.cgroup,
-        sandbox: task.container.sandbox,
-        ...(task.unreported ? { unreported: task.unreported } : {}),
-      },
-      task.file,
-    );
+    this.checkpoints.write(checkpointOf(task), task.file);
   }
 
   /** Reports the change; false when it could not be made durable. */
   private emit(task: RunningTask, state: TaskState, reason?: string, message?: string): boolean {
-    return (
-      this.report({
-        frameworkId: task.frameworkId,
-        taskId: task.spec.taskId,
-        state,
-        ...(reason ? { reason } : {}),
-        ...(message ? { message } : {}),
-      }) !== false
-    );
+    return this.report(eventOf(task, state, reason, message)) !== false;
   }
 }

@@ -1,6 +1,10 @@
 /** A task as the executors keep it: its checkpointed record, its container, and how it is ending. */
 import type { ChildProcess } from 'node:child_process';
-import type { StatusUpdate, TaskSpec, TaskState } from '@arbiter/contracts';
+import * as path from 'node:path';
+import type { CheckStatus, StatusUpdate, TaskSpec, TaskState } from '@arbiter/contracts';
+import { type CheckedTask, checkEnv } from '../checks/task-checks';
+import type { Containerizer } from '../containerizer/containerizer';
+import { PRIVATE_TMP, TASK_PATH } from '../containerizer/launcher';
 import type { Container, ContainerLimits } from '../containerizer/isolators/isolator';
 import { portRangesOf } from '../containerizer/isolators/ports';
 import type { Checkpoint } from './checkpoints';
@@ -15,6 +19,9 @@ export interface TaskEvent {
   updateUuid?: string;
   /** An executor's update (SOURCE_EXECUTOR) and what it carried beside its state. */
   fromExecutor?: Pick<StatusUpdate, 'data' | 'healthy' | 'labels'>;
+  /** The agent's own checks of the task (../checks): its health, its general check's last result. */
+  healthy?: boolean;
+  checkStatus?: CheckStatus;
 }
 
 export interface RunningTask extends Omit<Checkpoint, 'pid' | 'cgroup' | 'sandbox'> {
@@ -27,6 +34,9 @@ export interface RunningTask extends Omit<Checkpoint, 'pid' | 'cgroup' | 'sandbo
   killTimer?: NodeJS.Timeout;
   /** Called once the task has ended (see killAll). */
   onEnded?: Array<() => void>;
+  /** What its checks found last (reported with each of its updates). */
+  healthy?: boolean;
+  checkStatus?: CheckStatus;
 }
 
 /** A launch that failed, with the reason to report. */
@@ -73,4 +83,55 @@ export async function allWithin(promises: Array<Promise<void>>, timeoutMs: numbe
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([Promise.all(promises), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
   clearTimeout(timer);
+}
+
+/** What the task's record says (see checkpoints.ts). */
+export function checkpointOf(task: RunningTask): Checkpoint {
+  return {
+    frameworkId: task.frameworkId,
+    spec: task.spec,
+    memLimitBytes: task.memLimitBytes,
+    pid: task.container.pid,
+    startTicks: task.startTicks,
+    state: task.state,
+    user: task.user,
+    uid: task.uid,
+    gid: task.gid,
+    cgroup: task.container.cgroup,
+    sandbox: task.container.sandbox,
+    ...(task.unreported ? { unreported: task.unreported } : {}),
+  };
+}
+
+/** A change of the task to report, with its health and its general check's last result when it has them. */
+export function eventOf(task: RunningTask, state: TaskState, reason?: string, message?: string): TaskEvent {
+  return {
+    frameworkId: task.frameworkId,
+    taskId: task.spec.taskId,
+    state,
+    ...(reason ? { reason } : {}),
+    ...(message ? { message } : {}),
+    ...(task.healthy !== undefined ? { healthy: task.healthy } : {}),
+    ...(task.checkStatus ? { checkStatus: task.checkStatus } : {}),
+  };
+}
+
+/**
+ * Where and as whom its check commands run: beside it, as its user (when the agent can switch
+ * to it), in its sandbox and its cgroup.
+ */
+export function checkedTask(task: RunningTask, containerizer: Containerizer): CheckedTask {
+  const { sandbox } = task.container;
+  const asUser = process.getuid?.() === 0 && task.uid !== undefined && task.gid !== undefined;
+  const env = { ...checkEnv(task.spec, task.frameworkId, sandbox, TASK_PATH), TMPDIR: path.join(sandbox, PRIVATE_TMP) };
+  return {
+    frameworkId: task.frameworkId,
+    spec: task.spec,
+    target: {
+      sandbox,
+      ...(asUser ? { uid: task.uid, gid: task.gid } : {}),
+      env: task.user ? { ...env, USER: task.user, LOGNAME: task.user } : env,
+      join: (pid) => containerizer.cgroups.isolate(task.container, pid),
+    },
+  };
 }
