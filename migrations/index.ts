@@ -4,6 +4,7 @@
  */
 import type { MigrationInterface } from 'typeorm';
 // migrations:imports
+import { TaskHealth1795775097492 } from './1795775097492-TaskHealth';
 import { FrameworkCheckpoint1795774300001 } from './1795774300001-FrameworkCheckpoint';
 import { ExecutorUpdateFields1795773049301 } from './1795773049301-ExecutorUpdateFields';
 import { TaskFields1795761899869 } from './1795761899869-TaskFields';
@@ -40,5 +41,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   Executors1795761915757,
   ExecutorUpdateFields1795773049301,
   FrameworkCheckpoint1795774300001,
+  TaskHealth1795775097492,
   // migrations:list
 ];

@@ -33,6 +33,7 @@ import {
 import type { z } from 'zod';
 import type { Subscription } from '../framework-lifecycle/framework-sessions.handler';
 import { ProtocolError } from '../kernel/protocol-error';
+import { checksOf } from './mesos-checks-codec';
 import { executorOf, type TaskCodecParts } from './mesos-executor-codec';
 
 /** Mesos's name for "no role": a framework without one, unreserved resources. */
@@ -263,7 +264,7 @@ export function taskOf(t: MesosTaskInfo, where: string): { spec: TaskSpec; agent
   if (present.length)
     throw unsupported(
       `${where}: TaskInfo.${present.join(', TaskInfo.')}`,
-      'Arbiter runs each task as a process from its CommandInfo, with no executors, containers, checks or resource limits',
+      'Arbiter runs each task as a process from its CommandInfo, with no executors, containers or resource limits',
     );
   const grace = seconds(t.kill_policy?.grace_period);
   const deadline = seconds(t.max_completion_time);
@@ -285,6 +286,7 @@ export function taskOf(t: MesosTaskInfo, where: string): { spec: TaskSpec; agent
       ...optional('killPolicy', grace === undefined ? undefined : { gracePeriodSeconds: grace }),
       // Zero is no limit, as Mesos's command executor reads it.
       ...optional('maxCompletionTimeSeconds', deadline === 0 ? undefined : deadline),
+      ...checksOf(t, where),
     },
   };
 }

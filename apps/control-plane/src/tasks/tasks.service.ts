@@ -98,6 +98,8 @@ function toTaskDto(t: TaskEntity): TaskDto {
     dataBytes: t.dataBytes ?? null,
     killGracePeriodSeconds: t.killGracePeriodSeconds ?? null,
     maxCompletionTimeSeconds: t.maxCompletionTimeSeconds ?? null,
+    healthy: t.healthy ?? null,
+    checkStatus: t.checkStatus ?? null,
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),
   };

@@ -119,7 +119,7 @@ export class ProtocolAgent {
     taskId: string,
     state: TaskState,
     reason?: string,
-    extra: Partial<Pick<StatusUpdate, 'source' | 'data' | 'healthy' | 'labels'>> = {},
+    extra: Partial<Pick<StatusUpdate, 'source' | 'data' | 'healthy' | 'checkStatus' | 'labels'>> = {},
   ): Promise<StatusUpdate> {
     const task = this.tasks.get(taskId);
     if (task) task.state = state;
