@@ -968,6 +968,16 @@ export interface components {
             offset: number;
             total: number;
         };
+        CheckStatusDto: {
+            /** @description COMMAND: the command's exit code */
+            exitCode?: number;
+            /** @description HTTP: the status code */
+            statusCode?: number;
+            /** @description TCP: whether it connected */
+            succeeded?: boolean;
+            /** @enum {string} */
+            type: "COMMAND" | "HTTP" | "TCP";
+        };
         ClusterSummaryDto: {
             /** @description tasks not in a terminal state */
             activeTasks: number;
@@ -1518,12 +1528,16 @@ export interface components {
         };
         TaskDto: {
             agentId: string;
+            /** @description its general check's last result (null: it has none) */
+            checkStatus: components["schemas"]["CheckStatusDto"] | null;
             createdAt: string;
             /** @description size in bytes of the data handed to its executor (null: none) */
             dataBytes: number | null;
             /** @description how service discovery finds the task; stored and shown, not acted on */
             discovery: components["schemas"]["DiscoveryDto"] | null;
             frameworkId: string;
+            /** @description what its health check said last (null: it has none, or none answered yet) */
+            healthy: boolean | null;
             /** @description every state change, oldest first (single task only) */
             history?: components["schemas"]["TaskStatusDto"][];
             /** @description the task's row id (GET /api/v1/tasks/{id}) */

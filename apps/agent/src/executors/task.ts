@@ -18,7 +18,7 @@ export interface TaskEvent {
   /** The update's id when its sender chose it (an executor's TaskStatus.uuid); else a new one. */
   updateUuid?: string;
   /** An executor's update (SOURCE_EXECUTOR) and what it carried beside its state. */
-  fromExecutor?: Pick<StatusUpdate, 'data' | 'healthy' | 'labels'>;
+  fromExecutor?: Pick<StatusUpdate, 'data' | 'healthy' | 'checkStatus' | 'labels'>;
   /** The agent's own checks of the task (../checks): its health, its general check's last result. */
   healthy?: boolean;
   checkStatus?: CheckStatus;
