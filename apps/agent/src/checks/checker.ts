@@ -15,7 +15,7 @@ import type { CheckClock } from './clock';
 import type { Probe, ProbeResult } from './probes';
 
 /** Mesos's defaults (mesos.proto HealthCheck and CheckInfo). */
-export const CHECK_DEFAULTS = { delaySeconds: 15, intervalSeconds: 10, timeoutSeconds: 20, gracePeriodSeconds: 10, consecutiveFailures: 3 };
+const CHECK_DEFAULTS = { delaySeconds: 15, intervalSeconds: 10, timeoutSeconds: 20, gracePeriodSeconds: 10, consecutiveFailures: 3 };
 
 abstract class Periodic {
   private stopped = false;
@@ -72,7 +72,7 @@ abstract class Periodic {
   }
 }
 
-export interface HealthHooks {
+interface HealthHooks {
   /** The task's health changed. */
   health(healthy: boolean, message: string): void;
   /** `consecutiveFailures` failures in a row: the task is to be killed. */

@@ -9,7 +9,7 @@ import * as https from 'node:https';
 import * as net from 'node:net';
 import type { CheckStatus, Command, HealthCheck } from '@arbiter/contracts';
 
-export type CheckProbe = HealthCheck['probe'];
+type CheckProbe = HealthCheck['probe'];
 
 export interface ProbeResult {
   /** Whether the probe passed (a health check's verdict). */

@@ -21,7 +21,7 @@ export interface CheckedTask {
   target: CheckTarget;
 }
 
-export interface CheckEvents {
+interface CheckEvents {
   health(healthy: boolean, message: string): void;
   kill(message: string): void;
   status(status: CheckStatus): void;

@@ -54,7 +54,7 @@ function checked<S extends z.ZodType>(schema: S, value: unknown, where: string):
   return r.data as z.infer<S>;
 }
 
-export function healthCheckOf(h: MesosHealthCheck, where: string): HealthCheck {
+function healthCheckOf(h: MesosHealthCheck, where: string): HealthCheck {
   const w = `${where} health_check`;
   let probe: HealthCheck['probe'];
   if (h.type === 'COMMAND') probe = { type: 'COMMAND', command: commandOf(h.command, w) };
@@ -86,7 +86,7 @@ export function healthCheckOf(h: MesosHealthCheck, where: string): HealthCheck {
   );
 }
 
-export function checkOf(c: MesosCheckInfo, where: string): Check {
+function checkOf(c: MesosCheckInfo, where: string): Check {
   const w = `${where} check`;
   let probe: Check['probe'];
   if (c.type === 'COMMAND') probe = { type: 'COMMAND', command: commandOf(c.command?.command, w) };
