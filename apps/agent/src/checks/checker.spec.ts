@@ -120,6 +120,24 @@ describe('HealthChecker', () => {
     expect(kills).toHaveLength(1);
   });
 
+  it('started again with the health told before (an agent restarted): no repeat, and no grace period', async () => {
+    const clock = new ManualCheckClock();
+    const told: boolean[] = [];
+    const kills: string[] = [];
+    const probe = scripted([pass, pass, fail]);
+    new HealthChecker(
+      { ...tcp, gracePeriodSeconds: 60, consecutiveFailures: 1 },
+      probe,
+      clock,
+      { health: (h) => told.push(h), kill: (m) => kills.push(m) },
+      true,
+    );
+    await clock.advance(5_000 + 2_000 * 2);
+    expect(probe.calls).toBe(3);
+    expect(told).toEqual([false]);
+    expect(kills).toHaveLength(1);
+  });
+
   it('says nothing once stopped', async () => {
     const clock = new ManualCheckClock();
     const { checker, told } = health({ ...tcp, gracePeriodSeconds: 0 }, scripted([fail]), clock);
@@ -145,5 +163,16 @@ describe('GeneralChecker', () => {
       { type: 'COMMAND', exitCode: 1 },
       { type: 'COMMAND', exitCode: 0 },
     ]);
+  });
+
+  it('started again with the result told before: not told again', async () => {
+    const clock = new ManualCheckClock();
+    const probe = scripted([{ ok: false, status: { type: 'COMMAND', exitCode: 3 }, message: '' }]);
+    const told: CheckStatus[] = [];
+    const check = { probe: { type: 'COMMAND' as const, command: { shell: 'true' } }, delaySeconds: 0, intervalSeconds: 1 };
+    new GeneralChecker(check, probe, clock, (s) => told.push(s), { type: 'COMMAND', exitCode: 3 });
+    await clock.advance(3_000);
+    expect(probe.calls).toBe(4);
+    expect(told).toEqual([]);
   });
 });

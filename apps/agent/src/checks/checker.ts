@@ -84,13 +84,17 @@ export class HealthChecker extends Periodic {
   private failures = 0;
   private healthy?: boolean;
 
+  /** `known`: the health told before (an agent restarted): the grace period is over, and it is not told again. */
   constructor(
     private readonly check: HealthCheck,
     probe: Probe,
     clock: CheckClock,
     private readonly hooks: HealthHooks,
+    known?: boolean,
   ) {
     super(check, probe, clock);
+    this.healthy = known;
+    this.initializing = known === undefined;
   }
 
   protected observe(result: ProbeResult): void {
@@ -120,13 +124,16 @@ export class HealthChecker extends Periodic {
 export class GeneralChecker extends Periodic {
   private last?: CheckStatus;
 
+  /** `known`: the result told before (an agent restarted): not told again. */
   constructor(
     check: Check,
     probe: Probe,
     clock: CheckClock,
     private readonly changed: (status: CheckStatus) => void,
+    known?: CheckStatus,
   ) {
     super(check, probe, clock);
+    this.last = known;
   }
 
   protected observe(result: ProbeResult): void {

@@ -19,6 +19,8 @@ export interface CheckedTask {
   frameworkId: string;
   spec: TaskSpec;
   target: CheckTarget;
+  /** What its checks told last, when they ran before (an agent restarted): not told again. */
+  last?: { healthy?: boolean; checkStatus?: CheckStatus };
 }
 
 interface CheckEvents {
@@ -58,8 +60,9 @@ export class TaskChecks {
     const clock = this.options.clock ?? systemClock;
     const commands = this.options.commands?.(task) ?? processRunner(task.target);
     const checkers: Array<{ stop(): void }> = [];
-    if (healthCheck) checkers.push(new HealthChecker(healthCheck, probeOf(healthCheck.probe, commands), clock, events));
-    if (check) checkers.push(new GeneralChecker(check, probeOf(check.probe, commands), clock, (s) => events.status(s)));
+    const { healthy, checkStatus } = task.last ?? {};
+    if (healthCheck) checkers.push(new HealthChecker(healthCheck, probeOf(healthCheck.probe, commands), clock, events, healthy));
+    if (check) checkers.push(new GeneralChecker(check, probeOf(check.probe, commands), clock, (s) => events.status(s), checkStatus));
     this.running.set(key, checkers);
   }
 

@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { TaskSpec, TaskState } from '@arbiter/contracts';
+import type { CheckStatus, TaskSpec, TaskState } from '@arbiter/contracts';
 import type { TaskCgroup } from '../containerizer/isolators/cgroups';
 import { fileName } from '../containerizer/names';
 
@@ -25,6 +25,9 @@ export interface Checkpoint {
   sandbox?: string;
   /** Its end, when the update journal could not take it: reported again after a restart. */
   unreported?: { reason: string; message: string };
+  /** What its checks last told (see ../checks): reported with each of its updates. */
+  healthy?: boolean;
+  checkStatus?: CheckStatus;
 }
 
 export class TaskCheckpoints {

@@ -142,7 +142,7 @@ export class TaskRunner {
     [task.user, task.uid, task.gid] = [user.name, user.uid, user.gid];
     try {
       this.containerizer.prepare(task.container, user);
-      this.checkpoint(task);
+      this.checkpoints.write(checkpointOf(task), task.file);
     } catch (e) {
       throw new LaunchFailure('REASON_COMMAND_EXECUTOR_FAILED', `could not prepare the task: ${(e as Error).message}`);
     }
@@ -288,12 +288,17 @@ export class TaskRunner {
 
   // ---------------------------------------------------------------- internals
 
-  /** Its checks: each change is an update of its state; a health check's kill ends it KILLED, unhealthy (as Mesos). */
+  /** Its checks: each change is an update of its state, then recorded (a restarted agent's checks go on from it). */
   private startChecks(task: RunningTask): void {
-    const told = (reason: string) => !task.ending && !terminal(task.state) && this.emit(task, task.state, reason);
+    const told = (reason: string, change: Pick<RunningTask, 'healthy' | 'checkStatus'>) => {
+      Object.assign(task, change);
+      if (!task.ending && !terminal(task.state)) this.emit(task, task.state, reason);
+      this.tryCheckpoint(task);
+    };
     this.checks.start(key(task.frameworkId, task.spec.taskId), checkedTask(task, this.containerizer), {
-      health: (healthy) => ((task.healthy = healthy), told('REASON_TASK_HEALTH_CHECK_STATUS_UPDATED')),
-      status: (s) => ((task.checkStatus = s), told('REASON_TASK_CHECK_STATUS_UPDATED')),
+      health: (healthy) => told('REASON_TASK_HEALTH_CHECK_STATUS_UPDATED', { healthy }),
+      status: (checkStatus) => told('REASON_TASK_CHECK_STATUS_UPDATED', { checkStatus }),
+      // A health check's kill ends it KILLED, unhealthy (as Mesos), after its kill policy's grace.
       kill: (message) => {
         task.ending ??= { state: 'KILLED', reason: 'REASON_TASK_HEALTH_CHECK_STATUS_UPDATED', message };
         this.kill(task.frameworkId, task.spec.taskId);
@@ -380,14 +385,10 @@ export class TaskRunner {
   /** A checkpoint the runner can go on without (its update is reported all the same). */
   private tryCheckpoint(task: RunningTask): void {
     try {
-      this.checkpoint(task);
+      this.checkpoints.write(checkpointOf(task), task.file);
     } catch (e) {
       this.options.onError?.(`could not checkpoint task ${task.spec.taskId} (${task.state})`, e as Error);
     }
-  }
-
-  private checkpoint(task: RunningTask): void {
-    this.checkpoints.write(checkpointOf(task), task.file);
   }
 
   /** Reports the change; false when it could not be made durable. */

@@ -34,9 +34,6 @@ export interface RunningTask extends Omit<Checkpoint, 'pid' | 'cgroup' | 'sandbo
   killTimer?: NodeJS.Timeout;
   /** Called once the task has ended (see killAll). */
   onEnded?: Array<() => void>;
-  /** What its checks found last (reported with each of its updates). */
-  healthy?: boolean;
-  checkStatus?: CheckStatus;
 }
 
 /** A launch that failed, with the reason to report. */
@@ -100,6 +97,8 @@ export function checkpointOf(task: RunningTask): Checkpoint {
     cgroup: task.container.cgroup,
     sandbox: task.container.sandbox,
     ...(task.unreported ? { unreported: task.unreported } : {}),
+    ...(task.healthy !== undefined ? { healthy: task.healthy } : {}),
+    ...(task.checkStatus ? { checkStatus: task.checkStatus } : {}),
   };
 }
 
@@ -127,6 +126,7 @@ export function checkedTask(task: RunningTask, containerizer: Containerizer): Ch
   return {
     frameworkId: task.frameworkId,
     spec: task.spec,
+    last: { healthy: task.healthy, checkStatus: task.checkStatus },
     target: {
       sandbox,
       ...(asUser ? { uid: task.uid, gid: task.gid } : {}),

@@ -160,4 +160,40 @@ describe('checks (real tasks)', () => {
     const took = Date.parse(killed?.timestamp ?? '') - Date.parse(unhealthy?.timestamp ?? '');
     expect(took).toBeGreaterThanOrEqual(1_400);
   });
+
+  it("after an agent restart, a recovered task's checks go on from what they told: no repeat, and a later failure kills", async () => {
+    const port = await freePort();
+    const healthCheck: HealthCheck = {
+      probe: { type: 'COMMAND', command: { shell: 'echo >> probes; test ! -e sick' } },
+      ...fast,
+      consecutiveFailures: 1,
+    };
+    cp.launch(task('kept', 'while true; do sleep 1 & wait $!; done', port, { healthCheck, grace: 0 }));
+    await until(() => cp.last('kept')?.healthy === true, 'healthy');
+    await agent.stop();
+    agents.splice(agents.indexOf(agent), 1);
+    agent = testAgent(cp, path.join(dir, 'work'));
+    agents.push(agent);
+    agent.start();
+    await until(() => cp.registrations.length === 2, 'the agent registered again');
+    const probes = () => fs.readFileSync(path.join(sandbox('kept'), 'probes'), 'utf8').length;
+    const from = probes();
+    await until(() => probes() >= from + 3, 'three probes by the restarted agent');
+    expect(
+      updates('kept')
+        .filter((u) => u.reason === HEALTH)
+        .map((u) => u.healthy),
+    ).toEqual([true]);
+    fs.writeFileSync(path.join(sandbox('kept'), 'sick'), '');
+    await until(() => cp.last('kept')?.state === 'KILLED', 'killed by its health check');
+    expect(
+      updates('kept')
+        .filter((u) => u.reason === HEALTH)
+        .map((u) => [u.state, u.healthy]),
+    ).toEqual([
+      ['RUNNING', true],
+      ['RUNNING', false],
+      ['KILLED', false],
+    ]);
+  });
 });
