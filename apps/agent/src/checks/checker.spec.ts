@@ -138,6 +138,24 @@ describe('HealthChecker', () => {
     expect(kills).toHaveLength(1);
   });
 
+  it('aborts the probe under way when stopped', async () => {
+    const clock = new ManualCheckClock();
+    let aborted = false;
+    const hanging: Probe = (signal) =>
+      new Promise((resolve) => {
+        signal.addEventListener('abort', () => {
+          aborted = true;
+          resolve(fail);
+        });
+      });
+    const { checker, told } = health({ ...tcp, delaySeconds: 0, gracePeriodSeconds: 0 }, hanging, clock);
+    await clock.advance(1);
+    checker.stop();
+    await clock.advance(1);
+    expect(aborted).toBe(true);
+    expect(told).toEqual([]);
+  });
+
   it('says nothing once stopped', async () => {
     const clock = new ManualCheckClock();
     const { checker, told } = health({ ...tcp, gracePeriodSeconds: 0 }, scripted([fail]), clock);

@@ -20,6 +20,8 @@ const CHECK_DEFAULTS = { delaySeconds: 15, intervalSeconds: 10, timeoutSeconds: 
 abstract class Periodic {
   private stopped = false;
   private cancel?: () => void;
+  /** The probe under way, aborted when the checker stops (its command killed). */
+  private probing?: AbortController;
   protected readonly startedAt: number;
 
   constructor(
@@ -34,6 +36,7 @@ abstract class Periodic {
   stop(): void {
     this.stopped = true;
     this.cancel?.();
+    this.probing?.abort();
   }
 
   protected abstract observe(result: ProbeResult): void;
@@ -50,7 +53,7 @@ abstract class Periodic {
   }
 
   private async probeWithin(ms: number): Promise<ProbeResult> {
-    const abort = new AbortController();
+    const abort = (this.probing = new AbortController());
     let cancel = () => undefined as unknown;
     const timedOut = new Promise<ProbeResult>((resolve) => {
       cancel = this.clock.after(ms, () => {
