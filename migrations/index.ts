@@ -4,6 +4,7 @@
  */
 import type { MigrationInterface } from 'typeorm';
 // migrations:imports
+import { TaskHealth1795775097492 } from './1795775097492-TaskHealth';
 import { ContainerTasksAgentCapabilities1795774378776 } from './1795774378776-ContainerTasksAgentCapabilities';
 import { FrameworkCheckpoint1795774300001 } from './1795774300001-FrameworkCheckpoint';
 import { ExecutorUpdateFields1795773049301 } from './1795773049301-ExecutorUpdateFields';
@@ -42,5 +43,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   ExecutorUpdateFields1795773049301,
   FrameworkCheckpoint1795774300001,
   ContainerTasksAgentCapabilities1795774378776,
+  TaskHealth1795775097492,
   // migrations:list
 ];

@@ -1065,6 +1065,16 @@ export interface components {
             offset: number;
             total: number;
         };
+        CheckStatusDto: {
+            /** @description COMMAND: the command's exit code */
+            exitCode?: number;
+            /** @description HTTP: the status code */
+            statusCode?: number;
+            /** @description TCP: whether it connected */
+            succeeded?: boolean;
+            /** @enum {string} */
+            type: "COMMAND" | "HTTP" | "TCP";
+        };
         ClusterSummaryDto: {
             /** @description tasks not in a terminal state */
             activeTasks: number;
@@ -1687,6 +1697,8 @@ export interface components {
         };
         TaskDto: {
             agentId: string;
+            /** @description its general check's last result (null: it has none) */
+            checkStatus: components["schemas"]["CheckStatusDto"] | null;
             /** @description its container, as its framework gave it (null: a plain process) */
             container: components["schemas"]["ContainerDto"] | null;
             /** @description the image its agent runs for it (null: none reported yet) */
@@ -1697,6 +1709,8 @@ export interface components {
             /** @description how service discovery finds the task; stored and shown, not acted on */
             discovery: components["schemas"]["DiscoveryDto"] | null;
             frameworkId: string;
+            /** @description what its health check said last (null: it has none, or none answered yet) */
+            healthy: boolean | null;
             /** @description every state change, oldest first (single task only) */
             history?: components["schemas"]["TaskStatusDto"][];
             /** @description the task's row id (GET /api/v1/tasks/{id}) */

@@ -122,7 +122,7 @@ export const MesosExecutorInfo = z
 export type MesosExecutorInfo = z.infer<typeof MesosExecutorInfo>;
 
 /** Fields of TaskInfo Arbiter cannot honour: refused by name when given. */
-export const MESOS_TASK_UNSUPPORTED = ['health_check', 'check', 'limits'] as const;
+export const MESOS_TASK_UNSUPPORTED = ['limits'] as const;
 
 /** A duration (Mesos's DurationInfo). */
 const Duration = z.object({ nanoseconds: Int64 }).strict();
@@ -162,6 +162,53 @@ export const MesosDiscoveryInfo = z
 export type MesosDiscoveryInfo = z.infer<typeof MesosDiscoveryInfo>;
 export type MesosLabels = z.infer<typeof Labels>;
 
+const CheckType = z.enum(['UNKNOWN', 'COMMAND', 'HTTP', 'TCP']);
+const Protocol = z.enum(['IPv4', 'IPv6']);
+const Port = z.number().int().min(0).max(65_535);
+const CheckSeconds = z.number().min(0).max(86_400);
+
+/** Mesos's HealthCheck (COMMAND, HTTP or TCP), mapped to Arbiter's HealthCheck. */
+export const MesosHealthCheck = z
+  .object({
+    type: CheckType.optional(),
+    command: MesosCommandInfo.optional(),
+    http: z
+      .object({
+        protocol: Protocol.optional(),
+        scheme: text(16).optional(),
+        port: Port,
+        path: text(4096).optional(),
+        statuses: z.array(z.number().int()).max(100).optional(),
+      })
+      .strict()
+      .optional(),
+    tcp: z.object({ protocol: Protocol.optional(), port: Port }).strict().optional(),
+    delay_seconds: CheckSeconds.optional(),
+    interval_seconds: CheckSeconds.optional(),
+    timeout_seconds: CheckSeconds.optional(),
+    consecutive_failures: z.number().int().min(0).max(1000).optional(),
+    grace_period_seconds: CheckSeconds.optional(),
+  })
+  .strict();
+export type MesosHealthCheck = z.infer<typeof MesosHealthCheck>;
+
+/** Mesos's CheckInfo (a general check), mapped to Arbiter's Check. */
+export const MesosCheckInfo = z
+  .object({
+    type: CheckType.optional(),
+    command: z.object({ command: MesosCommandInfo }).strict().optional(),
+    http: z
+      .object({ port: Port, path: text(4096).optional() })
+      .strict()
+      .optional(),
+    tcp: z.object({ port: Port }).strict().optional(),
+    delay_seconds: CheckSeconds.optional(),
+    interval_seconds: CheckSeconds.optional(),
+    timeout_seconds: CheckSeconds.optional(),
+  })
+  .strict();
+export type MesosCheckInfo = z.infer<typeof MesosCheckInfo>;
+
 export const MesosTaskInfo = z
   .object({
     name: z.string().min(1).max(255),
@@ -177,6 +224,8 @@ export const MesosTaskInfo = z
     labels: Labels.optional(),
     discovery: MesosDiscoveryInfo.optional(),
     max_completion_time: Duration.optional(),
+    health_check: MesosHealthCheck.optional(),
+    check: MesosCheckInfo.optional(),
     ...Object.fromEntries(MESOS_TASK_UNSUPPORTED.map((f) => [f, z.unknown().optional()])),
   })
   .strict();

@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isTerminalTaskState, type TaskSpec, type TaskState } from '@arbiter/contracts';
+import { type CheckStatus, isTerminalTaskState, type TaskSpec, type TaskState } from '@arbiter/contracts';
 import type { Sandboxes } from '../containerizer/sandbox';
 import type { Collectable } from '../gc/gc';
 import type { TaskCgroup } from '../containerizer/isolators/cgroups';
@@ -29,6 +29,9 @@ export interface Checkpoint {
   image?: { reference: string; digest: string };
   /** Its end, when the update journal could not take it: reported again after a restart. */
   unreported?: { reason: string; message: string };
+  /** What its checks last told (see ../checks): reported with each of its updates. */
+  healthy?: boolean;
+  checkStatus?: CheckStatus;
 }
 
 export class TaskCheckpoints {

@@ -4,7 +4,7 @@
  * and its calls once authenticated (SUBSCRIBE, UPDATE, MESSAGE). The HTTP side (framing,
  * credentials, status codes) is api/executor-api.ts.
  */
-import { TaskState } from '@arbiter/contracts';
+import { type CheckStatus, TaskState } from '@arbiter/contracts';
 import { mesosAgentInfo, mesosExecutorInfo, mesosFrameworkInfo, mesosTaskInfo } from './api/mesos-info';
 import { uuidBytes, uuidOf, type WireCall, WireError, type WireStatus } from './api/wire';
 import type { EventStream, ExecutorHooks, ExecutorRun, ExecutorTask } from './executor-run';
@@ -182,9 +182,10 @@ export class ExecutorProtocol {
       return;
     }
     const { reason, message, data, healthy, labels } = status;
+    const checkStatus = checkStatusOf(status.check_status);
     this.executors.recordUpdate(run, taskId, uuid, {
       state: TaskState.parse(status.state.slice(5)),
-      ...withoutUndefined({ reason, message, data, healthy }),
+      ...withoutUndefined({ reason, message, data, healthy, checkStatus }),
       ...(labels?.labels?.length ? { labels: labels.labels } : {}),
     });
   }
@@ -192,4 +193,12 @@ export class ExecutorProtocol {
   private agentId(): string {
     return this.hooks.agent().agentId ?? 'unregistered';
   }
+}
+
+/** An executor's CheckStatusInfo as Arbiter's CheckStatus (none for a check of no known type). */
+function checkStatusOf(c: WireStatus['check_status']): CheckStatus | undefined {
+  if (c?.type === 'COMMAND') return { type: 'COMMAND', ...withoutUndefined({ exitCode: c.command?.exit_code }) };
+  if (c?.type === 'HTTP') return { type: 'HTTP', ...withoutUndefined({ statusCode: c.http?.status_code }) };
+  if (c?.type === 'TCP') return { type: 'TCP', ...withoutUndefined({ succeeded: c.tcp?.succeeded }) };
+  return undefined;
 }

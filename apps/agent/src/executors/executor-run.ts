@@ -38,7 +38,7 @@ export interface ExecutorTask {
 }
 
 /** A task's status as its executor reported it (UPDATE). */
-export type ExecutorStatus = Pick<StatusUpdate, 'state' | 'reason' | 'message' | 'data' | 'healthy' | 'labels'>;
+export type ExecutorStatus = Pick<StatusUpdate, 'state' | 'reason' | 'message' | 'data' | 'healthy' | 'checkStatus' | 'labels'>;
 
 /** Where the events of a subscribed executor go. */
 export interface EventStream {

@@ -2,11 +2,13 @@
  * The built-in command executor: each task a real process in a container of its own (see ../containerizer; its image's
  * when it names one), as its OS user (its spec's, else its framework's, else the agent's task user: as root, its
  * framework's own dynamic user). It launches, kills and watches tasks (memory every 250 ms, disk every
- * `diskCheckIntervalMs`), reports every change, and checkpoints what a restarted agent needs to find them (checkpoints.ts).
+ * `diskCheckIntervalMs`), reports every change, and checkpoints what a restarted agent needs to find them (checkpoints.ts);
+ * its health and general checks run while it runs (../checks).
  */
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { isTerminalTaskState, type LaunchTask, type TaskSpec, type TaskState } from '@arbiter/contracts';
+import { type ChecksOptions, initialCheckStatus, TaskChecks } from '../checks/task-checks';
 import { Containerizer, type ContainerizerOptions } from '../containerizer/containerizer';
 import type { Isolator, TaskCgroup } from '../containerizer/isolators/cgroups';
 import type { Container, Limitation } from '../containerizer/isolators/isolator';
@@ -16,7 +18,19 @@ import { ImageError } from '../containerizer/provisioner/image';
 import { VolumeError } from '../containerizer/runtime/volumes';
 import type { Collectable } from '../gc/gc';
 import { TaskCheckpoints } from './checkpoints';
-import { allWithin, checkpointOf, endFromRecord, endOf, LaunchFailure, limitsOf, type RunningTask, type TaskEvent } from './task';
+import { LimitWatch } from './limit-watch';
+import {
+  allWithin,
+  checkedTask,
+  checkpointOf,
+  endFromRecord,
+  endOf,
+  eventOf,
+  LaunchFailure,
+  limitsOf,
+  type RunningTask,
+  type TaskEvent,
+} from './task';
 
 export type { TaskEvent } from './task';
 
@@ -27,23 +41,20 @@ export interface TaskRunnerOptions extends ContainerizerOptions {
   onError?: (message: string, err: Error) => void;
   /** For tests: points where a crash must leave a state a restarted agent recovers from. */
   faults?: { beforeTerminalCheckpoint?: (frameworkId: string, taskId: string) => void };
+  /** The checks' clock and who runs their commands. */
+  checks?: ChecksOptions;
 }
 
-const MEMORY_POLL_MS = 250;
-const DEFAULT_DISK_CHECK_MS = 15_000;
 const key = (frameworkId: string, taskId: string) => `${frameworkId}/${taskId}`;
 const terminal = isTerminalTaskState;
 
 export class TaskRunner {
   private readonly tasks = new Map<string, RunningTask>();
   private closed = false;
-  private readonly monitor: NodeJS.Timeout;
-  private readonly diskMonitor?: NodeJS.Timeout;
   readonly containerizer: Containerizer;
-  /** Whether disk use is measured (and enforced). */
-  readonly diskChecked: boolean;
   private readonly checkpoints: TaskCheckpoints;
-  private diskCheck?: Promise<void>;
+  private readonly limits: LimitWatch;
+  private readonly checks: TaskChecks;
 
   constructor(
     workDir: string,
@@ -56,14 +67,14 @@ export class TaskRunner {
     fs.chmodSync(workDir, 0o711);
     this.containerizer = new Containerizer(workDir, options);
     this.checkpoints = new TaskCheckpoints(workDir);
-    this.monitor = setInterval(() => this.enforceMemory(), MEMORY_POLL_MS);
-    this.monitor.unref();
-    const diskEvery = options.diskCheckIntervalMs ?? DEFAULT_DISK_CHECK_MS;
-    this.diskChecked = diskEvery > 0;
-    if (diskEvery > 0) {
-      this.diskMonitor = setInterval(() => void this.checkDisk(), diskEvery);
-      this.diskMonitor.unref();
-    }
+    this.checks = new TaskChecks(options.checks);
+    const watched = () => [...this.tasks.values()].filter((t) => !this.closed && !terminal(t.state) && !t.ending && t.container.pid);
+    this.limits = new LimitWatch(this.containerizer, watched, (t, found) => this.limit(t, found), options.diskCheckIntervalMs ?? 15_000);
+  }
+
+  /** Whether disk use is measured (and enforced). */
+  get diskChecked(): boolean {
+    return this.limits.diskChecked;
   }
 
   /** The cgroups isolator (its mode and controllers are reported to the control plane). */
@@ -186,8 +197,10 @@ export class TaskRunner {
       task.container.pid = child.pid;
       task.startTicks = child.pid ? processStartTicks(child.pid) : undefined;
       task.state = 'RUNNING';
+      task.checkStatus = initialCheckStatus(task.spec);
       this.tryCheckpoint(task);
       this.emit(task, 'RUNNING');
+      this.startChecks(task);
     });
     child.once('exit', (code, signal) => this.exited(task, code, signal));
   }
@@ -258,8 +271,10 @@ export class TaskRunner {
         this.tryCheckpoint(task);
         continue;
       }
-      if (pid && cp.startTicks !== undefined && processStartTicks(pid) === cp.startTicks) this.watchRecovered(task);
-      else this.endedWhileAway(task);
+      if (pid && cp.startTicks !== undefined && processStartTicks(pid) === cp.startTicks) {
+        this.watchRecovered(task);
+        this.startChecks(task);
+      } else this.endedWhileAway(task);
     }
     const running = [...this.tasks.values()].filter((t) => !terminal(t.state));
     const unheld = (e: Error) => this.options.onError?.("could not hold a recovered container's image", e);
@@ -271,9 +286,9 @@ export class TaskRunner {
   /** Stops watching: tasks still running are left to a restarted agent, which recovers them (and how those that end meanwhile ended). */
   close(): void {
     this.closed = true;
-    clearInterval(this.monitor);
-    if (this.diskMonitor) clearInterval(this.diskMonitor);
+    this.limits.stop();
     this.containerizer.close();
+    this.checks.stopAll();
     for (const t of this.tasks.values()) if (t.killTimer) clearTimeout(t.killTimer);
   }
 
@@ -282,37 +297,29 @@ export class TaskRunner {
     return this.tasks.get(key(frameworkId, taskId))?.container.cgroup;
   }
 
-  /**
-   * Disk use of every running task with a `disk` resource (Mesos's disk/du), measured off the
-   * event loop; one over it is killed and FAILED with REASON_CONTAINER_LIMITATION_DISK. Runs
-   * every diskCheckIntervalMs; a check still under way is not started twice.
-   */
+  /** Measures the running tasks' disk use now (see LimitWatch). */
   checkDisk(): Promise<void> {
-    this.diskCheck ??= this.measureDisk().finally(() => (this.diskCheck = undefined));
-    return this.diskCheck;
-  }
-
-  private async measureDisk(): Promise<void> {
-    for (const t of this.watched()) {
-      if (t.container.limits.diskBytes === undefined) continue;
-      const found = await this.containerizer.disk.watch(t.container);
-      if (found && !this.closed && !terminal(t.state) && !t.ending) this.limit(t, found);
-    }
+    return this.limits.checkDisk();
   }
 
   // ---------------------------------------------------------------- internals
 
-  /** Running tasks the agent is not ending already. */
-  private watched(): RunningTask[] {
-    return [...this.tasks.values()].filter((t) => !terminal(t.state) && !t.ending && t.container.pid);
-  }
-
-  /** Memory: the kernel's kills in a memory cgroup, or polling without one (see the memory isolators). */
-  private enforceMemory(): void {
-    for (const t of this.watched()) {
-      const found = this.containerizer.limitation(t.container);
-      if (found) this.limit(t, found);
-    }
+  /** Its checks: each change is an update of its state, then recorded (a restarted agent's checks go on from it). */
+  private startChecks(task: RunningTask): void {
+    const told = (reason: string, change: Pick<RunningTask, 'healthy' | 'checkStatus'>) => {
+      Object.assign(task, change);
+      if (!task.ending && !terminal(task.state)) this.emit(task, task.state, reason);
+      this.tryCheckpoint(task);
+    };
+    this.checks.start(key(task.frameworkId, task.spec.taskId), checkedTask(task, this.containerizer), {
+      health: (healthy) => told('REASON_TASK_HEALTH_CHECK_STATUS_UPDATED', { healthy }),
+      status: (checkStatus) => told('REASON_TASK_CHECK_STATUS_UPDATED', { checkStatus }),
+      // A health check's kill ends it KILLED, unhealthy (as Mesos), after its kill policy's grace.
+      kill: (message) => {
+        task.ending ??= { state: 'KILLED', reason: 'REASON_TASK_HEALTH_CHECK_STATUS_UPDATED', message };
+        this.kill(task.frameworkId, task.spec.taskId);
+      },
+    });
   }
 
   /** The task went over a limit: it ends FAILED, saying which. */
@@ -364,6 +371,7 @@ export class TaskRunner {
     if (terminal(task.state) || this.closed) return;
     task.state = state;
     task.child = undefined;
+    this.checks.stop(key(task.frameworkId, task.spec.taskId));
     this.containerizer.ended(task.container);
     task.unreported = this.emit(task, state, reason, message) ? undefined : { reason, message };
     this.options.faults?.beforeTerminalCheckpoint?.(task.frameworkId, task.spec.taskId);
@@ -374,7 +382,7 @@ export class TaskRunner {
   /** A checkpoint the runner can go on without (its update is reported all the same). */
   private tryCheckpoint(task: RunningTask): void {
     try {
-      this.checkpoint(task);
+      this.checkpoints.write(checkpointOf(task), task.file);
     } catch (e) {
       this.options.onError?.(`could not checkpoint task ${task.spec.taskId} (${task.state})`, e as Error);
     }
@@ -386,15 +394,6 @@ export class TaskRunner {
 
   /** Reports the change; false when it could not be made durable. */
   private emit(task: RunningTask, state: TaskState, reason?: string, message?: string): boolean {
-    return (
-      this.report({
-        frameworkId: task.frameworkId,
-        taskId: task.spec.taskId,
-        state,
-        ...(reason ? { reason } : {}),
-        ...(message ? { message } : {}),
-        ...(task.image ? { container: { image: task.image } } : {}),
-      }) !== false
-    );
+    return this.report(eventOf(task, state, reason, message)) !== false;
   }
 }

@@ -1,6 +1,10 @@
 /** A task as the executors keep it: its checkpointed record, its container, and how it is ending. */
 import type { ChildProcess } from 'node:child_process';
-import type { StatusUpdate, TaskSpec, TaskState } from '@arbiter/contracts';
+import * as path from 'node:path';
+import type { CheckStatus, StatusUpdate, TaskSpec, TaskState } from '@arbiter/contracts';
+import { type CheckedTask, checkEnv } from '../checks/task-checks';
+import type { Containerizer } from '../containerizer/containerizer';
+import { PRIVATE_TMP, TASK_PATH } from '../containerizer/launcher';
 import type { Container, ContainerLimits } from '../containerizer/isolators/isolator';
 import { portRangesOf } from '../containerizer/isolators/ports';
 import type { Checkpoint } from './checkpoints';
@@ -14,9 +18,12 @@ export interface TaskEvent {
   /** The update's id when its sender chose it (an executor's TaskStatus.uuid); else a new one. */
   updateUuid?: string;
   /** An executor's update (SOURCE_EXECUTOR) and what it carried beside its state. */
-  fromExecutor?: Pick<StatusUpdate, 'data' | 'healthy' | 'labels'>;
+  fromExecutor?: Pick<StatusUpdate, 'data' | 'healthy' | 'checkStatus' | 'labels'>;
   /** The image a container task runs. */
   container?: StatusUpdate['container'];
+  /** The agent's own checks of the task (../checks): its health, its general check's last result. */
+  healthy?: boolean;
+  checkStatus?: CheckStatus;
 }
 
 export interface RunningTask extends Omit<Checkpoint, 'pid' | 'cgroup' | 'sandbox'> {
@@ -104,5 +111,42 @@ export function checkpointOf(task: RunningTask): Checkpoint {
     sandbox: task.container.sandbox,
     image: task.image,
     ...(task.unreported ? { unreported: task.unreported } : {}),
+    ...(task.healthy !== undefined ? { healthy: task.healthy } : {}),
+    ...(task.checkStatus ? { checkStatus: task.checkStatus } : {}),
+  };
+}
+
+/** A change of the task to report, with its health and its general check's last result when it has them. */
+export function eventOf(task: RunningTask, state: TaskState, reason?: string, message?: string): TaskEvent {
+  return {
+    frameworkId: task.frameworkId,
+    taskId: task.spec.taskId,
+    state,
+    ...(reason ? { reason } : {}),
+    ...(message ? { message } : {}),
+    ...(task.healthy !== undefined ? { healthy: task.healthy } : {}),
+    ...(task.checkStatus ? { checkStatus: task.checkStatus } : {}),
+    ...(task.image ? { container: { image: task.image } } : {}),
+  };
+}
+
+/**
+ * Where and as whom its check commands run: beside it, as its user (when the agent can switch
+ * to it), in its sandbox and its cgroup.
+ */
+export function checkedTask(task: RunningTask, containerizer: Containerizer): CheckedTask {
+  const { sandbox } = task.container;
+  const asUser = process.getuid?.() === 0 && task.uid !== undefined && task.gid !== undefined;
+  const env = { ...checkEnv(task.spec, task.frameworkId, sandbox, TASK_PATH), TMPDIR: path.join(sandbox, PRIVATE_TMP) };
+  return {
+    frameworkId: task.frameworkId,
+    spec: task.spec,
+    last: { healthy: task.healthy, checkStatus: task.checkStatus },
+    target: {
+      sandbox,
+      ...(asUser ? { uid: task.uid, gid: task.gid } : {}),
+      env: task.user ? { ...env, USER: task.user, LOGNAME: task.user } : env,
+      join: (pid) => containerizer.cgroups.isolate(task.container, pid),
+    },
   };
 }

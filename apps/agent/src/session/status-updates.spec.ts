@@ -90,4 +90,15 @@ describe('status updates', () => {
       restarted.stop();
     }
   });
+
+  it("carries the agent's own checks' health and check status as the agent's update", () => {
+    const checks = { healthy: false, checkStatus: { type: 'HTTP' as const, statusCode: 503 } };
+    updates.record({ frameworkId: 'f', taskId: 'b', state: 'RUNNING', reason: 'REASON_TASK_HEALTH_CHECK_STATUS_UPDATED', ...checks });
+    expect(channel.sent[0].update).toMatchObject({
+      state: 'RUNNING',
+      source: 'SOURCE_AGENT',
+      reason: 'REASON_TASK_HEALTH_CHECK_STATUS_UPDATED',
+      ...checks,
+    });
+  });
 });

@@ -97,6 +97,8 @@ export class StatusUpdates {
       ...(e.message ? { message: e.message } : {}),
       timestamp: new Date().toISOString(),
       source: e.fromExecutor ? 'SOURCE_EXECUTOR' : 'SOURCE_AGENT',
+      ...(e.healthy !== undefined ? { healthy: e.healthy } : {}),
+      ...(e.checkStatus ? { checkStatus: e.checkStatus } : {}),
       ...e.fromExecutor,
       ...(e.container ? { container: e.container } : {}),
     };

@@ -123,13 +123,14 @@ describe('executors (real processes)', () => {
     await until(() => cp.executorMessages.length === 1, 'the echo');
     expect(cp.executorMessages[0]).toEqual({ frameworkId: 'fw', executorId: 'pb', data: b64('echo:hello') });
     expect(await cp.call('frameworkMessage', { frameworkId: 'fw', executorId: 'nope', data: b64('x') })).toMatchObject({ ok: false });
-    // An update's data, health and labels reach the control plane, marked as the executor's.
+    // An update's data, health, check status and labels reach the control plane, marked as the executor's.
     cp.launch(taskOn(e1, 'p3', 'rich'));
     await until(() => cp.states('p3').includes('RUNNING'));
     expect(cp.last('p3')).toMatchObject({
       source: 'SOURCE_EXECUTOR',
       data: b64('state'),
       healthy: true,
+      checkStatus: { type: 'COMMAND', exitCode: 2 },
       labels: [{ key: 'phase', value: 'warm' }],
     });
     expect(cp.last('p1')).toMatchObject({ source: 'SOURCE_EXECUTOR' });

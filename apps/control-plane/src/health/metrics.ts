@@ -71,6 +71,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly taskHealth = new Counter({
+    name: 'arbiter_task_health_updates_total',
+    help: "updates that changed a task's health (healthy true or false), and health-check kills (kill: a task ended KILLED by its health check)",
+    labelNames: ['healthy', 'kill'] as const,
+    registers: [this.registry],
+  });
+
   readonly acknowledgements = new Counter({
     name: 'arbiter_acknowledgements_total',
     help: 'status update acknowledgements recorded',

@@ -34,6 +34,7 @@ import type { z } from 'zod';
 import type { Subscription } from '../framework-lifecycle/framework-sessions.handler';
 import { ProtocolError } from '../kernel/protocol-error';
 import { containerOf } from './mesos-container-codec';
+import { checksOf } from './mesos-checks-codec';
 import { executorOf, type TaskCodecParts } from './mesos-executor-codec';
 
 /** Mesos's name for "no role": a framework without one, unreserved resources. */
@@ -264,7 +265,7 @@ export function taskOf(t: MesosTaskInfo, where: string): { spec: TaskSpec; agent
   if (present.length)
     throw unsupported(
       `${where}: TaskInfo.${present.join(', TaskInfo.')}`,
-      'Arbiter has no health checks, general checks or resource limits above the resources',
+      'Arbiter has no resource limits above the resources',
     );
   const grace = seconds(t.kill_policy?.grace_period);
   const deadline = seconds(t.max_completion_time);
@@ -287,6 +288,7 @@ export function taskOf(t: MesosTaskInfo, where: string): { spec: TaskSpec; agent
       ...optional('killPolicy', grace === undefined ? undefined : { gracePeriodSeconds: grace }),
       // Zero is no limit, as Mesos's command executor reads it.
       ...optional('maxCompletionTimeSeconds', deadline === 0 ? undefined : deadline),
+      ...checksOf(t, where),
     },
   };
 }

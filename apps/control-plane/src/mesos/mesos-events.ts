@@ -3,6 +3,7 @@
  * no I/O; and the RecordIO framing of the event stream.
  */
 import { type InverseOffer, mesosTaskState, type Offer, type StatusUpdate } from '@arbiter/contracts';
+import { mesosCheckStatus } from './mesos-checks-codec';
 import { MESOS_STAR, type RoleMap, toMesosResource, uuidToMesosBytes } from './mesos-codec';
 
 /** Who the events are for: how its roles are named and what it is capable of. */
@@ -109,6 +110,7 @@ export function mesosStatus(s: StatusUpdate): Record<string, unknown> {
     ...(reconciliation ? {} : { uuid: uuidToMesosBytes(s.updateUuid) }),
     ...(s.data ? { data: s.data } : {}),
     ...(s.healthy !== undefined ? { healthy: s.healthy } : {}),
+    ...(s.checkStatus ? { check_status: mesosCheckStatus(s.checkStatus) } : {}),
     ...(s.labels ? { labels: { labels: s.labels } } : {}),
   };
 }

@@ -22,6 +22,7 @@ import type { ExecutorEntity } from '../executors/executor.entity';
 import { ExecutorsService } from '../executors/executors.service';
 import { mesosStateExecutor } from './mesos-executor-codec';
 import { toMesosContainer } from './mesos-container-codec';
+import { mesosCheckStatus } from './mesos-checks-codec';
 import { Metrics } from '../health/metrics';
 import { Leadership } from '../leadership/leadership.service';
 import { RolesService } from '../roles/roles.service';
@@ -86,7 +87,14 @@ export class MesosMaster {
       state: mesosTaskState(t.state),
       resources: resourceMap(t.resources),
       role: t.role,
-      statuses: [{ state: mesosTaskState(t.state), timestamp: seconds(t.updatedAt) }],
+      statuses: [
+        {
+          state: mesosTaskState(t.state),
+          timestamp: seconds(t.updatedAt),
+          ...(t.healthy !== null ? { healthy: t.healthy } : {}),
+          ...(t.checkStatus ? { check_status: mesosCheckStatus(t.checkStatus) } : {}),
+        },
+      ],
       // As Mesos writes them: labels as a list of { key, value }, discovery as its DiscoveryInfo.
       ...(t.labels.length ? { labels: t.labels } : {}),
       ...(t.discovery ? { discovery: toMesosDiscovery(t.discovery) } : {}),

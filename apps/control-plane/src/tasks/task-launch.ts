@@ -14,6 +14,9 @@ interface StoredCommand {
   executor?: TaskSpec['executor'];
   /** The task group (LAUNCH_GROUP) it was launched in: its first task's id. */
   group?: string;
+  /** Its checks, run by its executor (the agent's command executor, or its own). */
+  healthCheck?: TaskSpec['healthCheck'];
+  check?: TaskSpec['check'];
 }
 
 type SpecFields = Pick<
@@ -32,6 +35,8 @@ export function storedSpec(spec: TaskSpec, group?: string): SpecFields {
     ...(spec.data !== undefined ? { data: spec.data } : {}),
     ...(spec.executor ? { executor: spec.executor } : {}),
     ...(group !== undefined ? { group } : {}),
+    ...(spec.healthCheck ? { healthCheck: spec.healthCheck } : {}),
+    ...(spec.check ? { check: spec.check } : {}),
   };
   return {
     command: { ...command },
@@ -66,6 +71,8 @@ export function launchOf(task: TaskEntity): LaunchTask {
       ...(task.container ? { container: task.container } : {}),
       ...(grace !== undefined ? { killPolicy: { gracePeriodSeconds: grace } } : {}),
       ...(deadline !== undefined ? { maxCompletionTimeSeconds: deadline } : {}),
+      ...(spec.healthCheck ? { healthCheck: spec.healthCheck } : {}),
+      ...(spec.check ? { check: spec.check } : {}),
     },
     ...(mem > 0 ? { memLimitBytes: Math.round(mem * 1024 * 1024) } : {}),
   };

@@ -44,7 +44,8 @@ export class TaskStatusUpdateEntity {
   acknowledgedAt!: Date | null;
 
   /**
-   * What an executor attached to the update (Mesos's TaskStatus data, healthy, labels): kept so
+   * What an executor attached to the update (Mesos's TaskStatus data, healthy, check_status,
+   * labels; healthy and check_status from the agent's own checks too): kept so
    * that the update sent again until acknowledged carries them too; null when it has none.
    */
   @Column('jsonb', { nullable: true })
@@ -52,13 +53,14 @@ export class TaskStatusUpdateEntity {
 }
 
 /** The parts of an executor's update the framework gets and the master does not act on. */
-export type ExecutorFields = Pick<StatusUpdate, 'data' | 'healthy' | 'labels'>;
+export type ExecutorFields = Pick<StatusUpdate, 'data' | 'healthy' | 'checkStatus' | 'labels'>;
 
 /** An update's executor fields, or null when it has none. */
 export function executorFieldsOf(update: StatusUpdate): ExecutorFields | null {
   const fields: ExecutorFields = {
     ...(update.data !== undefined ? { data: update.data } : {}),
     ...(update.healthy !== undefined ? { healthy: update.healthy } : {}),
+    ...(update.checkStatus !== undefined ? { checkStatus: update.checkStatus } : {}),
     ...(update.labels !== undefined ? { labels: update.labels } : {}),
   };
   return Object.keys(fields).length ? fields : null;

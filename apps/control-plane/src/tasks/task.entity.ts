@@ -1,6 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import type { ResourceEntry } from '@arbiter/allocator';
-import type { ContainerSpec, Discovery, Label } from '@arbiter/contracts';
+import type { CheckStatus, ContainerSpec, Discovery, Label } from '@arbiter/contracts';
 import { TaskState } from '../master/task-state';
 import { AgentEntity } from '../agents/agent.entity';
 import { FrameworkEntity } from '../frameworks/framework.entity';
@@ -89,6 +89,14 @@ export class TaskEntity {
 
   @Column({ type: 'enum', enum: TaskState, enumName: 'task_state' })
   state!: TaskState;
+
+  /** What its health check said last (Mesos's TaskStatus.healthy); null: it has none, or none has answered yet. */
+  @Column('boolean', { nullable: true })
+  healthy?: boolean | null;
+
+  /** Its general check's last result (Mesos's CheckStatusInfo); null: it has none. */
+  @Column('jsonb', { nullable: true })
+  checkStatus?: CheckStatus | null;
 
   @Column('timestamptz')
   createdAt!: Date;

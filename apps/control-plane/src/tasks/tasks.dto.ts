@@ -97,6 +97,14 @@ class RunningImageDto {
   @ApiProperty({ example: 'sha256:0123...', description: "the manifest's digest" }) digest!: string;
 }
 
+/** A general check's last result (Mesos's CheckStatusInfo). */
+class CheckStatusDto {
+  @ApiProperty({ enum: ['COMMAND', 'HTTP', 'TCP'] }) type!: 'COMMAND' | 'HTTP' | 'TCP';
+  @ApiPropertyOptional({ description: "COMMAND: the command's exit code" }) exitCode?: number;
+  @ApiPropertyOptional({ description: 'HTTP: the status code' }) statusCode?: number;
+  @ApiPropertyOptional({ description: 'TCP: whether it connected' }) succeeded?: boolean;
+}
+
 export class TaskDto {
   @ApiProperty({ description: "the task's row id (GET /api/v1/tasks/{id})" }) id!: string;
   @ApiProperty({ description: "the framework's own id for the task" }) taskId!: string;
@@ -128,6 +136,10 @@ export class TaskDto {
   container!: ContainerDto | null;
   @ApiProperty({ type: RunningImageDto, nullable: true, description: 'the image its agent runs for it (null: none reported yet)' })
   containerImage!: RunningImageDto | null;
+  @ApiProperty({ type: Boolean, nullable: true, description: 'what its health check said last (null: it has none, or none answered yet)' })
+  healthy!: boolean | null;
+  @ApiProperty({ type: CheckStatusDto, nullable: true, description: "its general check's last result (null: it has none)" })
+  checkStatus!: CheckStatusDto | null;
   @ApiProperty() createdAt!: string;
   @ApiProperty() updatedAt!: string;
   @ApiPropertyOptional({ type: [TaskStatusDto], description: 'every state change, oldest first (single task only)' })

@@ -101,7 +101,8 @@ export class TasksRepository {
   /**
    * Records status updates in one statement, so one round trip and all or nothing: the updates
    * not recorded before go in (each once, by updateUuid), and each of their tasks moves to its
-   * final state (in arrival order, stopping at the first terminal one). Updates of a task that
+   * final state (in arrival order, stopping at the first terminal one) and takes that update's
+   * health and check status when it carries them. Updates of a task that
    * had already ended before the statement (LOST when its agent went silent, then KILLED by the
    * agent that came back, say) are not recorded: a task has one end, and its framework hears only
    * that one. Returns the updates recorded and the tasks moved.
@@ -122,10 +123,12 @@ export class TasksRepository {
           ORDER BY v.ord
          ON CONFLICT (update_uuid) DO NOTHING RETURNING update_uuid),
        final AS (
-         SELECT DISTINCT ON (v.task_ref) v.task_ref, v.state FROM v JOIN ins ON ins.update_uuid = v.update_uuid
+         SELECT DISTINCT ON (v.task_ref) v.task_ref, v.state, v.executor_fields FROM v JOIN ins ON ins.update_uuid = v.update_uuid
           ORDER BY v.task_ref, (v.state = ANY($8::text[])) DESC, CASE WHEN v.state = ANY($8::text[]) THEN v.ord END, v.ord DESC),
        moved AS (
-         UPDATE tasks t SET state = final.state::task_state, updated_at = now() FROM final
+         UPDATE tasks t SET state = final.state::task_state, updated_at = now(),
+                healthy = CASE WHEN final.executor_fields ? 'healthy' THEN (final.executor_fields->>'healthy')::boolean ELSE t.healthy END,
+                check_status = COALESCE(final.executor_fields->'checkStatus', t.check_status) FROM final
           WHERE t.id = final.task_ref AND NOT (t.state::text = ANY($8::text[]))
           RETURNING t.id, t.state)
        SELECT update_uuid, NULL::uuid AS moved_id, NULL::text AS moved_state FROM ins

@@ -100,6 +100,8 @@ function toTaskDto(t: TaskEntity): TaskDto {
     maxCompletionTimeSeconds: t.maxCompletionTimeSeconds ?? null,
     container: t.container ?? null,
     containerImage: t.containerImage ?? null,
+    healthy: t.healthy ?? null,
+    checkStatus: t.checkStatus ?? null,
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),
   };

@@ -175,7 +175,7 @@ export class ProtocolAgent {
     taskId: string,
     state: TaskState,
     reason?: string,
-    extra: Partial<Pick<StatusUpdate, 'source' | 'data' | 'healthy' | 'labels' | 'container'>> = {},
+    extra: Partial<Pick<StatusUpdate, 'source' | 'data' | 'healthy' | 'checkStatus' | 'labels' | 'container'>> = {},
   ): Promise<StatusUpdate> {
     const task = this.tasks.get(taskId);
     if (task) task.state = state;

@@ -23,6 +23,12 @@ export function TaskStateBadge({ state }: { state: string }) {
   return <Badge tone={taskTone(state)}>{state}</Badge>;
 }
 
+/** What the task's health check said last; nothing when it has none (or none answered yet). */
+export function TaskHealthBadge({ healthy }: { healthy: boolean | null }) {
+  if (healthy === null) return <span className="muted">—</span>;
+  return <Badge tone={healthy ? 'ok' : 'bad'}>{healthy ? 'healthy' : 'unhealthy'}</Badge>;
+}
+
 export function taskColumns(
   names: Record<string, string> = {},
   options: { agent?: boolean; framework?: boolean } = { agent: true, framework: true },
@@ -38,6 +44,7 @@ export function taskColumns(
       ),
     }),
     c.accessor('state', { header: 'State', cell: (i) => <TaskStateBadge state={i.getValue()} /> }),
+    c.accessor('healthy', { header: 'Health', cell: (i) => <TaskHealthBadge healthy={i.getValue()} /> }),
     ...(options.framework
       ? [
           c.accessor('frameworkId', {

@@ -1,10 +1,18 @@
-/** What a framework told about a task beyond its command: labels, service discovery, kill policy, max completion time, executor data. */
+/** What a framework told about a task beyond its command: labels, service discovery, kill policy, max completion time, executor data; what its checks said. */
 import type { Schemas } from '@/lib/api';
+import { TaskHealthBadge } from './common-columns';
 
 type Task = Schemas['TaskDto'];
 type Label = Task['labels'][number];
 
 const text = (l: Label) => (l.value === undefined ? l.key : `${l.key}=${l.value}`);
+
+/** A general check's last result in words. */
+function checkText(c: NonNullable<Task['checkStatus']>): string {
+  if (c.type === 'COMMAND') return c.exitCode === undefined ? 'COMMAND: no result yet' : `COMMAND: exit code ${c.exitCode}`;
+  if (c.type === 'HTTP') return c.statusCode === undefined ? 'HTTP: no answer' : `HTTP: status ${c.statusCode}`;
+  return c.succeeded === undefined ? 'TCP: no result yet' : `TCP: ${c.succeeded ? 'connected' : 'could not connect'}`;
+}
 
 export function Labels({ labels }: { labels: Label[] | undefined }) {
   if (!labels?.length) return <span className="muted">none</span>;
@@ -23,6 +31,12 @@ export function Labels({ labels }: { labels: Label[] | undefined }) {
 export function TaskFieldRows({ task }: { task: Task }) {
   return (
     <>
+      <dt>Health</dt>
+      <dd>
+        <TaskHealthBadge healthy={task.healthy} />
+      </dd>
+      <dt>Check</dt>
+      <dd>{task.checkStatus ? checkText(task.checkStatus) : <span className="muted">none</span>}</dd>
       <dt>Labels</dt>
       <dd>
         <Labels labels={task.labels} />

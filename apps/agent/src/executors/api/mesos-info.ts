@@ -3,7 +3,7 @@
  * TaskInfo, Resource, FrameworkInfo and AgentInfo in their JSON form (the protobuf encoder takes
  * the same objects).
  */
-import type { Command, ExecutorSpec, Label, ResourceEntry, TaskSpec } from '@arbiter/contracts';
+import type { Check, Command, ExecutorSpec, HealthCheck, Label, ResourceEntry, TaskSpec } from '@arbiter/contracts';
 
 type Json = Record<string, unknown>;
 
@@ -26,6 +26,39 @@ function mesosCommand(command: Command | undefined, env: Record<string, string> 
   const as = user ? { user } : {};
   if ('shell' in command) return { shell: true, value: command.shell, ...environment, ...as };
   return { shell: false, value: command.value, arguments: [command.value, ...(command.arguments ?? [])], ...environment, ...as };
+}
+
+/** A check's probe and timing as Mesos's HealthCheck (`health`) or CheckInfo fields. */
+function mesosCheck(c: Check | HealthCheck, health: boolean): Json {
+  const p = c.probe;
+  const probe =
+    p.type === 'COMMAND'
+      ? { command: health ? mesosCommand(p.command, undefined) : { command: mesosCommand(p.command, undefined) } }
+      : p.type === 'HTTP'
+        ? {
+            http: {
+              port: p.port,
+              ...(p.path ? { path: p.path } : {}),
+              ...(health && p.scheme ? { scheme: p.scheme } : {}),
+              ...(health && p.statuses ? { statuses: p.statuses } : {}),
+            },
+          }
+        : { tcp: { port: p.port } };
+  return {
+    type: p.type,
+    ...probe,
+    ...(c.delaySeconds !== undefined ? { delay_seconds: c.delaySeconds } : {}),
+    ...(c.intervalSeconds !== undefined ? { interval_seconds: c.intervalSeconds } : {}),
+    ...(c.timeoutSeconds !== undefined ? { timeout_seconds: c.timeoutSeconds } : {}),
+  };
+}
+
+function mesosHealthCheck(h: HealthCheck): Json {
+  return {
+    ...mesosCheck(h, true),
+    ...(h.gracePeriodSeconds !== undefined ? { grace_period_seconds: h.gracePeriodSeconds } : {}),
+    ...(h.consecutiveFailures !== undefined ? { consecutive_failures: h.consecutiveFailures } : {}),
+  };
 }
 
 export function mesosExecutorInfo(frameworkId: string, e: ExecutorSpec): Json {
@@ -66,6 +99,9 @@ export function mesosTaskInfo(frameworkId: string, agentId: string, t: TaskSpec)
         }
       : {}),
     ...(t.maxCompletionTimeSeconds !== undefined ? { max_completion_time: nanos(t.maxCompletionTimeSeconds) } : {}),
+    // Checks are the executor's to run (as in Mesos): it reports healthy and check_status.
+    ...(t.healthCheck ? { health_check: mesosHealthCheck(t.healthCheck) } : {}),
+    ...(t.check ? { check: mesosCheck(t.check, false) } : {}),
   };
 }
 

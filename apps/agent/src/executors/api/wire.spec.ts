@@ -57,6 +57,36 @@ describe('executor API wire', () => {
     expect(decodeCall(PROTOBUF_TYPE, bytes).update?.status).toMatchObject(extra);
   });
 
+  it("gives the executor the task's checks as Mesos's HealthCheck and CheckInfo, and reads its check_status", () => {
+    const checked = {
+      ...task,
+      healthCheck: {
+        probe: { type: 'HTTP' as const, port: 8080, path: '/health', statuses: [200] },
+        intervalSeconds: 2,
+        consecutiveFailures: 4,
+      },
+      check: { probe: { type: 'COMMAND' as const, command: { shell: 'test -e ready' } }, delaySeconds: 1 },
+    };
+    const info = mesosTaskInfo('fw', 'agent-1', checked);
+    expect(info).toMatchObject({
+      health_check: { type: 'HTTP', http: { port: 8080, path: '/health', statuses: [200] }, interval_seconds: 2, consecutive_failures: 4 },
+      check: { type: 'COMMAND', command: { command: { shell: true, value: 'test -e ready' } }, delay_seconds: 1 },
+    });
+    // Mesos's own definitions read the health check (that package's Mesos predates CheckInfo).
+    expect(asMesosReads({ type: 'LAUNCH', launch: { task: info } })).toMatchObject({
+      launch: {
+        task: { health_check: { http: { port: 8080, path: '/health', statuses: [200] }, interval_seconds: 2, consecutive_failures: 4 } },
+      },
+    });
+    // Both encodings carry the same TaskInfo.
+    const [pb] = new RecordReader().push(encodeEvent(PROTOBUF_TYPE, { type: 'LAUNCH', launch: { task: info } }));
+    expect(decodeEvent(PROTOBUF_TYPE, pb)).toMatchObject({ launch: { task: { health_check: info.health_check, check: info.check } } });
+    const check_status = { type: 'COMMAND', command: { exit_code: 3 } };
+    const status = { task_id: { value: 't1' }, state: 'TASK_RUNNING', uuid: uuidBytes(uuid), check_status };
+    const body = Buffer.from(JSON.stringify({ ...ids, type: 'UPDATE', update: { status } }));
+    expect(decodeCall(JSON_TYPE, body).update?.status.check_status).toEqual(check_status);
+  });
+
   it('encodes LAUNCH_GROUP with the TaskGroupInfo, in protobuf as in JSON', () => {
     const second = { ...task, taskId: 't2', name: 'two', executor: undefined };
     const event = {

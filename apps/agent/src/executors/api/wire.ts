@@ -48,6 +48,15 @@ export const WireStatus = z.looseObject({
   timestamp: z.number().optional(),
   uuid: z.base64().optional(),
   healthy: z.boolean().optional(),
+  /** Mesos's CheckStatusInfo: the result of the executor's general check of the task. */
+  check_status: z
+    .looseObject({
+      type: z.enum(['UNKNOWN', 'COMMAND', 'HTTP', 'TCP']).optional(),
+      command: z.looseObject({ exit_code: z.number().int().optional() }).optional(),
+      http: z.looseObject({ status_code: z.number().int().optional() }).optional(),
+      tcp: z.looseObject({ succeeded: z.boolean().optional() }).optional(),
+    })
+    .optional(),
   labels: z.looseObject({ labels: Labels.optional() }).optional(),
 });
 export type WireStatus = z.infer<typeof WireStatus>;
