@@ -77,6 +77,14 @@ describe('containers on the dashboard', () => {
     };
     expect(await scheduler.launch(await offered, [task])).toEqual({ launched: ['web-1'] });
     await until(() => node.tasks.get('web-1')?.state === 'RUNNING');
+    // Its sandbox, as an agent has it once the task started (the task page shows its output).
+    node.sandboxes.set(
+      'web-1',
+      new Map([
+        ['stdout', 'listening on :80\n'],
+        ['stderr', ''],
+      ]),
+    );
     await node.status(frameworkId, 'web-1', 'RUNNING', undefined, {
       container: { image: { reference: 'registry.local:5000/web:1.0', digest: DIGEST } },
     });
