@@ -106,6 +106,7 @@ export class Agent {
     this.tasks = new TaskRunner(options.workDir, (e) => this.updates.record(e), {
       onError: (message, err) => this.log.error({ err: err.message }, message),
       ...options.tasks,
+      fetch: { log: this.log, ...options.tasks?.fetch },
       // A port only reported (network/ports not enforced) is logged, besides its task's update.
       ports: { onReport: (c, message) => this.log.warn({ container: c.name }, message), ...options.tasks?.ports },
     });
@@ -127,7 +128,11 @@ export class Agent {
         }),
         onError: (message, err) => this.log.error({ err: err.message }, message),
       },
-      { registrationTimeoutMs: durationMs(process.env.ARBITER_EXECUTOR_REGISTRATION_TIMEOUT), ...options.executors },
+      {
+        registrationTimeoutMs: durationMs(process.env.ARBITER_EXECUTOR_REGISTRATION_TIMEOUT),
+        ...options.executors,
+        fetcher: this.tasks.fetcher,
+      },
     );
     this.executorApi = new ExecutorApi(this.executors);
     this.updates.onAcknowledged = (u) => this.executors.acknowledged(u.updateUuid);

@@ -16,19 +16,23 @@ import {
 } from '@arbiter/contracts';
 import type { Containerizer } from '../containerizer/containerizer';
 import { processStartTicks } from '../containerizer/launcher';
+import type { OsUser } from '../containerizer/users';
+import { FETCH_FAILED, Fetcher, fetchInto } from '../fetcher/fetcher';
 import { ExecutorCheckpoints } from './executor-checkpoints';
 import {
   checkpointOf,
   type ExecutorHooks,
   type ExecutorOptions,
   type EventStream,
-  executorCommand,
+  launchSpecOf,
   executorKey,
   executorLimits,
   type ExecutorRun,
   type ExecutorStatus,
   type ExecutorTask,
   liveTasks,
+  exitedOf,
+  noteAcknowledged,
   newRun,
   recoveredRun,
 } from './executor-run';
@@ -48,6 +52,7 @@ export class Executors {
   readonly protocol: ExecutorProtocol;
   private readonly monitor: NodeJS.Timeout;
   private closed = false;
+  private readonly fetcher: Fetcher;
 
   constructor(
     workDir: string,
@@ -56,6 +61,7 @@ export class Executors {
     readonly options: ExecutorOptions = {},
   ) {
     this.checkpoints = new ExecutorCheckpoints(workDir);
+    this.fetcher = options.fetcher ?? new Fetcher(workDir);
     this.protocol = new ExecutorProtocol(this, hooks, options.heartbeatIntervalMs ?? 30_000);
     this.monitor = setInterval(() => this.enforceMemory(), MEMORY_POLL_MS);
     this.monitor.unref();
@@ -121,8 +127,13 @@ export class Executors {
       return;
     }
     this.runs.set(executorKey(frameworkId, spec.executorId), run);
+    this.attempt(run, () => this.start(run));
+  }
+
+  /** Whatever a launch step throws ends the executor (and its tasks) FAILED. */
+  private attempt(run: ExecutorRun, step: () => void): void {
     try {
-      this.start(run);
+      step();
     } catch (e) {
       const failed = e instanceof LaunchFailure ? e : new LaunchFailure('REASON_CONTAINER_LAUNCH_FAILED', (e as Error).message);
       run.ending = { state: 'FAILED', reason: failed.reason, message: `could not launch the executor: ${failed.message}` };
@@ -138,14 +149,20 @@ export class Executors {
     run.container.limits = executorLimits(run, this.containerizer.pidsLimit, terminal);
     this.containerizer.prepare(run.container, user);
     this.tryCheckpoint(run, true);
-    const spec = {
-      taskId: run.spec.executorId,
-      name: run.spec.name ?? run.spec.executorId,
-      command: executorCommand(run.spec),
-      env: { ...run.spec.env, ...this.protocol.environment(run) },
-      resources: run.spec.resources,
-    };
-    const launched = this.containerizer.launch(run.container, user, run.frameworkId, spec);
+    // Its URIs first (Mesos's fetcher runs before the executor); a failure ends it and its tasks.
+    if (!run.spec.uris?.length) this.spawn(run, user);
+    else
+      void fetchInto(this.fetcher, run.spec.uris, run.container.sandbox, user).then((fetched) => {
+        if (run.state !== 'REGISTERING' || this.closed) return; // killed meanwhile
+        this.attempt(run, () => {
+          if ('failure' in fetched) throw new LaunchFailure(FETCH_FAILED, fetched.failure);
+          this.spawn(run, user);
+        });
+      });
+  }
+
+  private spawn(run: ExecutorRun, user: OsUser): void {
+    const launched = this.containerizer.launch(run.container, user, run.frameworkId, launchSpecOf(run, this.protocol.environment(run)));
     const child = launched.child;
     run.child = child;
     if (launched.isolationError)
@@ -250,22 +267,10 @@ export class Executors {
   /** The control plane acknowledged an update: ACKNOWLEDGED to the executor that sent it. */
   acknowledged(updateUuid: string): void {
     for (const run of this.runs.values()) {
-      const taskId = run.awaitingAck.get(updateUuid);
+      const taskId = noteAcknowledged(run, updateUuid, terminal);
       if (taskId === undefined) continue;
-      run.awaitingAck.delete(updateUuid);
-      run.acknowledged.add(updateUuid);
-      // The last few are remembered (an executor sends again only what it had not heard of).
-      if (run.acknowledged.size > 1024) {
-        const [oldest] = run.acknowledged;
-        run.acknowledged.delete(oldest);
-      }
       this.protocol.acknowledged(run, taskId, updateUuid);
-      // An ended task whose updates are all acknowledged is forgotten (its executor may run for long).
-      const task = run.tasks.get(taskId);
-      if (task && terminal(task.state) && ![...run.awaitingAck.values()].includes(taskId)) {
-        run.tasks.delete(taskId);
-        this.tryCheckpoint(run);
-      }
+      if (!run.tasks.has(taskId)) this.tryCheckpoint(run);
       return;
     }
   }
@@ -358,14 +363,7 @@ export class Executors {
     const how = code === null && signal === null ? 'ended' : endOf(code, signal).message.replace('the command', 'the executor');
     const end = run.ending ?? { state: 'FAILED' as TaskState, reason: 'REASON_EXECUTOR_TERMINATED', message: how };
     for (const t of run.tasks.values()) if (!terminal(t.state)) this.endTask(run, t.spec.taskId, end.state, end.reason, end.message, false);
-    this.hooks.exited({
-      frameworkId: run.frameworkId,
-      executorId: run.spec.executorId,
-      ...(code !== null ? { exitCode: code } : {}),
-      ...(signal ? { signal } : {}),
-      reason: end.reason,
-      message: end.message,
-    });
+    this.hooks.exited(exitedOf(run, code, signal, end));
     try {
       this.checkpoints.remove(run.frameworkId, run.spec.executorId);
     } catch (e) {

@@ -3,8 +3,9 @@
  * ../containerizer), as its OS user (its spec's `user`, which the control plane fills in with
  * its framework's; else the agent's task user: as root, its framework's own dynamic user). It
  * owns the tasks' states: it launches, kills and watches them, reports every change, and
- * checkpoints what a restarted agent needs to find them again (checkpoints.ts). Disk use is measured every `diskCheckIntervalMs` and a task over its `disk`
- * is killed; memory is watched every 250 ms.
+ * checkpoints what a restarted agent needs to find them again (checkpoints.ts). A task's URIs
+ * are fetched into its sandbox before it starts (../fetcher). Disk use is measured every
+ * `diskCheckIntervalMs` and a task over its `disk` is killed; memory is watched every 250 ms.
  */
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -13,15 +14,19 @@ import { Containerizer, type ContainerizerOptions } from '../containerizer/conta
 import type { Isolator, TaskCgroup } from '../containerizer/isolators/cgroups';
 import type { Container, Limitation } from '../containerizer/isolators/isolator';
 import { LaunchError, processStartTicks } from '../containerizer/launcher';
-import { hiddenName } from '../containerizer/names';
+import type { OsUser } from '../containerizer/users';
+import { FETCH_FAILED, Fetcher, type FetcherOptions, fetchInto } from '../fetcher/fetcher';
 import { TaskCheckpoints } from './checkpoints';
-import { allWithin, endOf, LaunchFailure, limitsOf, type RunningTask, type TaskEvent } from './task';
+import { allWithin, asLaunchFailure, containerOf, endOf, LaunchFailure, type LiveTask, recordOf, type RunningTask } from './task';
+import type { TaskEvent } from './task';
 
 export type { TaskEvent } from './task';
 
 export interface TaskRunnerOptions extends ContainerizerOptions {
   /** How often disk use is measured (0: never). */
   diskCheckIntervalMs?: number;
+  /** The fetcher's cache, size and time limits. */
+  fetch?: FetcherOptions;
   /** Told what the runner could not record (a checkpoint it could not write, say): it goes on without. */
   onError?: (message: string, err: Error) => void;
   /** For tests: points where a crash must leave a state a restarted agent recovers from. */
@@ -39,6 +44,8 @@ export class TaskRunner {
   private readonly monitor: NodeJS.Timeout;
   private readonly diskMonitor?: NodeJS.Timeout;
   readonly containerizer: Containerizer;
+  /** Tasks' and executors' URIs into their sandboxes, through the agent's cache. */
+  readonly fetcher: Fetcher;
   /** Whether disk use is measured (and enforced). */
   readonly diskChecked: boolean;
   private readonly checkpoints: TaskCheckpoints;
@@ -55,6 +62,7 @@ export class TaskRunner {
     fs.chmodSync(workDir, 0o711);
     this.containerizer = new Containerizer(workDir, options);
     this.checkpoints = new TaskCheckpoints(workDir);
+    this.fetcher = new Fetcher(workDir, options.fetch);
     this.monitor = setInterval(() => this.enforceMemory(), MEMORY_POLL_MS);
     this.monitor.unref();
     const diskEvery = options.diskCheckIntervalMs ?? DEFAULT_DISK_CHECK_MS;
@@ -93,9 +101,7 @@ export class TaskRunner {
    * their last update has not reached the control plane yet), so it waits for that update
    * instead of declaring them lost.
    */
-  live(
-    unacknowledged: ReadonlySet<string> = new Set(),
-  ): Array<{ frameworkId: string; taskId: string; state: TaskState; resources: TaskSpec['resources'] }> {
+  live(unacknowledged: ReadonlySet<string> = new Set()): LiveTask[] {
     return [...this.tasks.values()]
       .filter((t) => !terminal(t.state) || unacknowledged.has(key(t.frameworkId, t.spec.taskId)))
       .map((t) => ({ frameworkId: t.frameworkId, taskId: t.spec.taskId, state: t.state, resources: t.spec.resources }));
@@ -117,14 +123,17 @@ export class TaskRunner {
       container: this.containerOf(msg.frameworkId, msg.task, msg.memLimitBytes),
     };
     this.tasks.set(key(msg.frameworkId, msg.task.taskId), task);
-    this.emit(task, 'STARTING');
+    // With URIs, STARTING follows the fetch and says what it took (STAGING meanwhile, as in Mesos).
+    if (!msg.task.uris?.length) this.emit(task, 'STARTING');
+    this.attempt(task, () => this.start(task));
+  }
+
+  /** Whatever a launch step throws ends the task FAILED with a reason. */
+  private attempt(task: RunningTask, step: () => void): void {
     try {
-      this.start(task);
+      step();
     } catch (e) {
-      const failed =
-        e instanceof LaunchFailure
-          ? e
-          : new LaunchFailure('REASON_CONTAINER_LAUNCH_FAILED', `could not launch the task: ${(e as Error).message}`);
+      const failed = asLaunchFailure(e, 'could not launch the task');
       this.finish(task, 'FAILED', failed.reason, failed.message);
     }
   }
@@ -140,6 +149,19 @@ export class TaskRunner {
     } catch (e) {
       throw new LaunchFailure('REASON_COMMAND_EXECUTOR_FAILED', `could not prepare the task: ${(e as Error).message}`);
     }
+    if (!task.spec.uris?.length) this.run(task, user);
+    else
+      void fetchInto(this.fetcher, task.spec.uris, task.container.sandbox, user).then((fetched) => {
+        if (terminal(task.state) || this.closed) return; // killed, or the agent stopped, meanwhile
+        this.attempt(task, () => {
+          if ('failure' in fetched) throw new LaunchFailure(FETCH_FAILED, fetched.failure);
+          this.emit(task, 'STARTING', undefined, fetched.message);
+          this.run(task, user);
+        });
+      });
+  }
+
+  private run(task: RunningTask, user: OsUser): void {
     let child: ChildProcess;
     try {
       const launched = this.containerizer.launch(task.container, user, task.frameworkId, task.spec);
@@ -168,11 +190,7 @@ export class TaskRunner {
   }
 
   private containerOf(frameworkId: string, spec: TaskSpec, memLimitBytes?: number, sandbox?: string): Container {
-    return {
-      name: hiddenName(frameworkId, spec.taskId),
-      sandbox: sandbox ?? this.sandboxOf(frameworkId, spec.taskId),
-      limits: limitsOf(spec, memLimitBytes, this.containerizer.pidsLimit),
-    };
+    return containerOf(frameworkId, spec, sandbox ?? this.sandboxOf(frameworkId, spec.taskId), this.containerizer.pidsLimit, memLimitBytes);
   }
 
   /** SIGTERM to the task's group, SIGKILL after the grace period (absent: its kill policy's, else 5 s). */
@@ -362,23 +380,7 @@ export class TaskRunner {
   }
 
   private checkpoint(task: RunningTask): void {
-    this.checkpoints.write(
-      {
-        frameworkId: task.frameworkId,
-        spec: task.spec,
-        memLimitBytes: task.memLimitBytes,
-        pid: task.container.pid,
-        startTicks: task.startTicks,
-        state: task.state,
-        user: task.user,
-        uid: task.uid,
-        gid: task.gid,
-        cgroup: task.container.cgroup,
-        sandbox: task.container.sandbox,
-        ...(task.unreported ? { unreported: task.unreported } : {}),
-      },
-      task.file,
-    );
+    this.checkpoints.write(recordOf(task), task.file);
   }
 
   /** Reports the change; false when it could not be made durable. */

@@ -3,6 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { StatusUpdate, TaskSpec, TaskState } from '@arbiter/contracts';
 import type { Container, ContainerLimits } from '../containerizer/isolators/isolator';
 import { portRangesOf } from '../containerizer/isolators/ports';
+import { hiddenName } from '../containerizer/names';
 import type { Checkpoint } from './checkpoints';
 
 export interface TaskEvent {
@@ -27,6 +28,19 @@ export interface RunningTask extends Omit<Checkpoint, 'pid' | 'cgroup' | 'sandbo
   killTimer?: NodeJS.Timeout;
   /** Called once the task has ended (see killAll). */
   onEnded?: Array<() => void>;
+}
+
+/** A task's container: its hidden name, its sandbox, its limits. */
+export function containerOf(frameworkId: string, spec: TaskSpec, sandbox: string, pidsLimit: number, memLimitBytes?: number): Container {
+  return { name: hiddenName(frameworkId, spec.taskId), sandbox, limits: limitsOf(spec, memLimitBytes, pidsLimit) };
+}
+
+/** A task as (re-)registration reports it. */
+export interface LiveTask {
+  frameworkId: string;
+  taskId: string;
+  state: TaskState;
+  resources: TaskSpec['resources'];
 }
 
 /** A launch that failed, with the reason to report. */
@@ -73,4 +87,27 @@ export async function allWithin(promises: Array<Promise<void>>, timeoutMs: numbe
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([Promise.all(promises), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
   clearTimeout(timer);
+}
+
+/** What a launch step threw, as a LaunchFailure (REASON_CONTAINER_LAUNCH_FAILED unless it is one). */
+export function asLaunchFailure(e: unknown, what: string): LaunchFailure {
+  return e instanceof LaunchFailure ? e : new LaunchFailure('REASON_CONTAINER_LAUNCH_FAILED', `${what}: ${(e as Error).message}`);
+}
+
+/** The task's record for a restarted agent (checkpoints.ts). */
+export function recordOf(task: RunningTask): Checkpoint {
+  return {
+    frameworkId: task.frameworkId,
+    spec: task.spec,
+    memLimitBytes: task.memLimitBytes,
+    pid: task.container.pid,
+    startTicks: task.startTicks,
+    state: task.state,
+    user: task.user,
+    uid: task.uid,
+    gid: task.gid,
+    cgroup: task.container.cgroup,
+    sandbox: task.container.sandbox,
+    ...(task.unreported ? { unreported: task.unreported } : {}),
+  };
 }

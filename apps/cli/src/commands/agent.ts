@@ -42,6 +42,10 @@ interface AgentFlags {
   containerPortsExempt?: string;
   nvidiaGpuDevices?: string;
   nvidiaSmi?: string;
+  fetcherCacheDir?: string;
+  fetcherCacheSize?: string;
+  fetcherMaxSize?: string;
+  fetcherTimeout?: string;
 }
 
 /** "rack:r1;zone:a;level:3" -> { rack: 'r1', zone: 'a', level: 3 } */
@@ -55,6 +59,29 @@ export function parseAttributes(text: string): Record<string, string | number> {
     out[name] = /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
   }
   return out;
+}
+
+/** The fetcher's options from the flags, each falling back to its ARBITER_FETCHER_* variable. */
+function fetchOptions(flags: AgentFlags, lib: Pick<typeof import('@arbiter/agent'), 'parseBytes' | 'durationMs'>) {
+  const env = process.env;
+  const cacheDir = flags.fetcherCacheDir ?? (env.ARBITER_FETCHER_CACHE_DIR || undefined);
+  const bytes = (flag: string, text: string | undefined) => {
+    if (text === undefined) return undefined;
+    const n = lib.parseBytes(text);
+    if (n === null || n <= 0) throw new Error(`${flag}: '${text}' is not a size such as 512M or 2G`);
+    return n;
+  };
+  const cacheBytes = bytes('--fetcher-cache-size', flags.fetcherCacheSize ?? (env.ARBITER_FETCHER_CACHE_SIZE || undefined));
+  const maxBytes = bytes('--fetcher-max-size', flags.fetcherMaxSize ?? (env.ARBITER_FETCHER_MAX_SIZE || undefined));
+  const timeout = flags.fetcherTimeout ?? (env.ARBITER_FETCHER_TIMEOUT || undefined);
+  const timeoutMs = lib.durationMs(timeout);
+  if (timeout !== undefined && !timeoutMs) throw new Error(`--fetcher-timeout: '${timeout}' is not a duration such as 60s or 5mins`);
+  return {
+    ...(cacheDir ? { cacheDir: path.resolve(cacheDir) } : {}),
+    ...(cacheBytes ? { cacheBytes } : {}),
+    ...(maxBytes ? { maxBytes } : {}),
+    ...(timeoutMs ? { timeoutMs } : {}),
+  };
 }
 
 /** The image options from the flags, each falling back to its ARBITER_* variable. */
@@ -160,6 +187,13 @@ export function register(program: Command): void {
     .option('--container-ports-exempt <ranges>', 'ports any task may listen on, e.g. "[9100-9100]"')
     .option('--nvidia-gpu-devices <indices>', 'the GPUs handed out to tasks, by nvidia-smi index, e.g. "0,1" (default all found)')
     .option('--nvidia-smi <path>', "nvidia-smi to detect GPUs with (default: the system's)")
+    .option(
+      '--fetcher-cache-dir <dir>',
+      'where fetched URIs with cache: true are kept (ARBITER_FETCHER_CACHE_DIR; default <work-dir>/fetch-cache)',
+    )
+    .option('--fetcher-cache-size <size>', 'the fetch cache size, least recently used out first (ARBITER_FETCHER_CACHE_SIZE; default 2G)')
+    .option('--fetcher-max-size <size>', 'the most one fetched URI may bring (ARBITER_FETCHER_MAX_SIZE; default 4G)')
+    .option('--fetcher-timeout <duration>', 'how long one URI may take to fetch and unpack (ARBITER_FETCHER_TIMEOUT; default 10mins)')
     .action(async (flags: AgentFlags) => {
       const { parseResources } = await import('@arbiter/allocator');
       const agentLib = await import('@arbiter/agent');
@@ -257,8 +291,10 @@ export function register(program: Command): void {
         return;
       }
       let images;
+      let fetch;
       try {
         images = imageOptions(flags, agentLib);
+        fetch = fetchOptions(flags, agentLib);
       } catch (err) {
         fail((err as Error).message);
         return;
@@ -308,6 +344,7 @@ export function register(program: Command): void {
           allowRootTasks: flags.allowRootTasks ?? process.env.ARBITER_ALLOW_ROOT_TASKS === 'true',
           ...(sandboxDir ? { sandboxDir } : {}),
           ports,
+          fetch,
           ...(gpus.length ? { gpus: { gpus } } : {}),
         },
         ...(ca ? { ca } : {}),
