@@ -14,6 +14,8 @@ interface StoredCommand {
   executor?: TaskSpec['executor'];
   /** The task group (LAUNCH_GROUP) it was launched in: its first task's id. */
   group?: string;
+  /** What the agent fetches into its sandbox first. */
+  uris?: TaskSpec['uris'];
 }
 
 type SpecFields = Pick<
@@ -32,6 +34,7 @@ export function storedSpec(spec: TaskSpec, group?: string): SpecFields {
     ...(spec.data !== undefined ? { data: spec.data } : {}),
     ...(spec.executor ? { executor: spec.executor } : {}),
     ...(group !== undefined ? { group } : {}),
+    ...(spec.uris?.length ? { uris: spec.uris } : {}),
   };
   return {
     command: { ...command },
@@ -60,6 +63,7 @@ export function launchOf(task: TaskEntity): LaunchTask {
       ...(task.user ? { user: task.user } : {}),
       ...(spec.data !== undefined ? { data: spec.data } : {}),
       ...(spec.executor ? { executor: spec.executor } : {}),
+      ...(spec.uris?.length ? { uris: spec.uris } : {}),
       ...(task.labels ? { labels: task.labels } : {}),
       ...(task.discovery ? { discovery: task.discovery } : {}),
       ...(grace !== undefined ? { killPolicy: { gracePeriodSeconds: grace } } : {}),
