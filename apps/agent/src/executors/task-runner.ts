@@ -9,7 +9,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import { isTerminalTaskState, type LaunchTask, type TaskSpec, type TaskState } from '@arbiter/contracts';
+import { type FetchUri, isTerminalTaskState, type LaunchTask, type TaskSpec, type TaskState } from '@arbiter/contracts';
 import { Containerizer, type ContainerizerOptions } from '../containerizer/containerizer';
 import type { Isolator, TaskCgroup } from '../containerizer/isolators/cgroups';
 import type { Container, Limitation } from '../containerizer/isolators/isolator';
@@ -63,14 +63,10 @@ export class TaskRunner {
     this.containerizer = new Containerizer(workDir, options);
     this.checkpoints = new TaskCheckpoints(workDir);
     this.fetcher = new Fetcher(workDir, options.fetch);
-    this.monitor = setInterval(() => this.enforceMemory(), MEMORY_POLL_MS);
-    this.monitor.unref();
+    this.monitor = setInterval(() => this.enforceMemory(), MEMORY_POLL_MS).unref();
     const diskEvery = options.diskCheckIntervalMs ?? DEFAULT_DISK_CHECK_MS;
     this.diskChecked = diskEvery > 0;
-    if (diskEvery > 0) {
-      this.diskMonitor = setInterval(() => void this.checkDisk(), diskEvery);
-      this.diskMonitor.unref();
-    }
+    if (diskEvery > 0) this.diskMonitor = setInterval(() => void this.checkDisk(), diskEvery).unref();
   }
 
   /** The cgroups isolator (its mode and controllers are reported to the control plane). */
@@ -149,16 +145,20 @@ export class TaskRunner {
     } catch (e) {
       throw new LaunchFailure('REASON_COMMAND_EXECUTOR_FAILED', `could not prepare the task: ${(e as Error).message}`);
     }
-    if (!task.spec.uris?.length) this.run(task, user);
-    else
-      void fetchInto(this.fetcher, task.spec.uris, task.container.sandbox, user).then((fetched) => {
-        if (terminal(task.state) || this.closed) return; // killed, or the agent stopped, meanwhile
-        this.attempt(task, () => {
-          if ('failure' in fetched) throw new LaunchFailure(FETCH_FAILED, fetched.failure);
-          this.emit(task, 'STARTING', undefined, fetched.message);
-          this.run(task, user);
-        });
-      });
+    if (task.spec.uris?.length) void this.fetchThenRun(task, user, task.spec.uris);
+    else this.run(task, user);
+  }
+
+  /** Its URIs first: STARTING then says what the fetch took; a failure ends it FAILED, never started. */
+  private async fetchThenRun(task: RunningTask, user: OsUser, uris: FetchUri[]): Promise<void> {
+    task.fetching = new AbortController();
+    const fetched = await fetchInto(this.fetcher, uris, task.container.sandbox, user, task.fetching.signal);
+    if (terminal(task.state) || this.closed) return; // killed, or the agent stopped, meanwhile
+    this.attempt(task, () => {
+      if ('failure' in fetched) throw new LaunchFailure(FETCH_FAILED, fetched.failure);
+      this.emit(task, 'STARTING', undefined, fetched.message);
+      this.run(task, user);
+    });
   }
 
   private run(task: RunningTask, user: OsUser): void {
@@ -199,6 +199,7 @@ export class TaskRunner {
     if (!task || terminal(task.state)) return false;
     task.ending ??= { state: 'KILLED', reason: 'REASON_TASK_KILLED', message: 'killed on request' };
     if (!task.container.pid) {
+      task.fetching?.abort(new Error('the task was killed'));
       this.finish(task, 'KILLED', 'REASON_TASK_KILLED_DURING_LAUNCH', 'killed before it started');
       return true;
     }

@@ -26,6 +26,8 @@ export interface RunningTask extends Omit<Checkpoint, 'pid' | 'cgroup' | 'sandbo
   /** Why the agent is ending it: set before it signals the group. */
   ending?: { state: TaskState; reason: string; message: string };
   killTimer?: NodeJS.Timeout;
+  /** Ends its URIs' fetch, while it runs (a kill before the task starts). */
+  fetching?: AbortController;
   /** Called once the task has ended (see killAll). */
   onEnded?: Array<() => void>;
 }

@@ -17,6 +17,8 @@ export interface DownloadLimits {
   timeoutMs: number;
   /** The most bytes a URI may bring. */
   maxBytes: number;
+  /** Ends the download early (its reason is the error). */
+  signal?: AbortSignal;
 }
 
 /** Who reads local files: the task's user (when the agent may switch to it). */
@@ -37,6 +39,7 @@ const MAX_REDIRECTS = 5;
 export async function download(source: Source, dest: string, limits: DownloadLimits, reader?: Reader): Promise<Downloaded> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(new FetchError(`timed out after ${limits.timeoutMs / 1000} s`)), limits.timeoutMs);
+  const signal = limits.signal ? AbortSignal.any([abort.signal, limits.signal]) : abort.signal;
   const hash = crypto.createHash('sha256');
   let bytes = 0;
   const meter = new Transform({
@@ -51,12 +54,12 @@ export async function download(source: Source, dest: string, limits: DownloadLim
     },
   });
   try {
-    const body = source.kind === 'http' ? await httpBody(source.url, limits.maxBytes, abort.signal) : localBody(source.path, reader);
-    await pipeline(body, meter, fs.createWriteStream(dest, { mode: 0o600 }), { signal: abort.signal });
+    const body = source.kind === 'http' ? await httpBody(source.url, limits.maxBytes, signal) : localBody(source.path, reader);
+    await pipeline(body, meter, fs.createWriteStream(dest, { mode: 0o600 }), { signal });
     return { bytes, digest: hash.digest('hex') };
   } catch (e) {
     fs.rmSync(dest, { force: true });
-    const cause: unknown = abort.signal.aborted ? abort.signal.reason : e;
+    const cause: unknown = signal.aborted ? signal.reason : e;
     throw cause instanceof FetchError ? cause : new FetchError((cause as Error).message);
   } finally {
     clearTimeout(timer);

@@ -13,7 +13,11 @@ import { type ArchiveKind, FetchError } from './uris';
 const TAR_FLAG: Record<Exclude<ArchiveKind, 'zip'>, string[]> = { tar: [], 'tar.gz': ['-z'], 'tar.bz2': ['-j'], 'tar.xz': ['-J'] };
 
 /** Runs a tool (as `reader` when given); its stdout, or a FetchError with its stderr. */
-function run(cmd: string, args: string[], opts: { cwd?: string; reader?: Reader; timeoutMs: number }): Promise<string> {
+function run(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; reader?: Reader; timeoutMs: number; signal?: AbortSignal },
+): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
       cmd,
@@ -23,6 +27,7 @@ function run(cmd: string, args: string[], opts: { cwd?: string; reader?: Reader;
         uid: opts.reader?.uid,
         gid: opts.reader?.gid,
         timeout: opts.timeoutMs,
+        signal: opts.signal,
         maxBuffer: 64 * 1024 * 1024,
         encoding: 'utf8',
       },
@@ -102,6 +107,7 @@ export async function extract(
   owner: { uid: number; gid: number },
   reader: Reader | undefined,
   timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<number> {
   const names = await entriesOf(archive, kind, reader, timeoutMs);
   for (const n of names) {
@@ -111,8 +117,8 @@ export async function extract(
   const staging = fs.mkdtempSync(path.join(sandbox, '.fetch-'));
   try {
     fs.chownSync(staging, owner.uid, owner.gid);
-    if (kind === 'zip') await run('unzip', ['-q', '-o', archive, '-d', staging], { reader, timeoutMs });
-    else await run('tar', ['-x', ...TAR_FLAG[kind], '--no-same-owner', '-f', archive, '-C', staging], { reader, timeoutMs });
+    if (kind === 'zip') await run('unzip', ['-q', '-o', archive, '-d', staging], { reader, timeoutMs, signal });
+    else await run('tar', ['-x', ...TAR_FLAG[kind], '--no-same-owner', '-f', archive, '-C', staging], { reader, timeoutMs, signal });
     const why = escapingLink(staging);
     if (why) throw new FetchError(why);
     merge(staging, sandbox);

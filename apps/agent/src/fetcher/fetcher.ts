@@ -82,15 +82,19 @@ export class Fetcher {
     this.limits = { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES };
   }
 
-  /** Fetches `uris` into `sandbox` (prepared, owned by `user`) in order; the first failure ends it. */
-  async fetch(uris: readonly FetchUri[], sandbox: string, user: FetchUser): Promise<FetchReport> {
+  /**
+   * Fetches `uris` into `sandbox` (prepared, owned by `user`) in order; the first failure ends it.
+   * `signal` ends it early (the task was killed); a download into the cache runs on for others.
+   */
+  async fetch(uris: readonly FetchUri[], sandbox: string, user: FetchUser, signal?: AbortSignal): Promise<FetchReport> {
     const started = Date.now();
     const done: FetchedUri[] = [];
     const home = fs.realpathSync(sandbox);
     for (const uri of uris) {
       const at = Date.now();
       try {
-        const fetched = await this.one(uri, home, user);
+        signal?.throwIfAborted();
+        const fetched = await this.one(uri, home, user, signal);
         this.log?.info({ ...fetched, user: user.name, ms: Date.now() - at }, 'fetched');
         done.push(fetched);
       } catch (e) {
@@ -102,7 +106,7 @@ export class Fetcher {
     return { uris: done, ms: Date.now() - started };
   }
 
-  private async one(uri: FetchUri, sandbox: string, user: FetchUser): Promise<FetchedUri> {
+  private async one(uri: FetchUri, sandbox: string, user: FetchUser, signal?: AbortSignal): Promise<FetchedUri> {
     const source = sourceOf(uri.value);
     const target = targetOf(sandbox, uri, source);
     const reader: Reader | undefined = this.root && user.uid !== 0 ? { uid: user.uid, gid: user.gid } : undefined;
@@ -120,7 +124,7 @@ export class Fetcher {
         }
         got = { bytes: handle.bytes, digest: handle.digest, cacheHit: handle.hit };
       } else {
-        got = { ...(await download(source, tmp, this.limits, reader)), cacheHit: false };
+        got = { ...(await download(source, tmp, { ...this.limits, signal }, reader)), cacheHit: false };
       }
       fs.chownSync(tmp, user.uid, user.gid);
       fs.chmodSync(tmp, uri.executable ? 0o755 : 0o644);
@@ -133,7 +137,7 @@ export class Fetcher {
     const fetched: FetchedUri = { uri: uri.value, file: path.relative(sandbox, target), ...got };
     // As Mesos: an executable file is never unpacked, and `extract` on a non-archive leaves the file as it is.
     const kind = uri.extract && !uri.executable ? archiveKindOf(target) : undefined;
-    if (kind) fetched.extracted = await extract(target, kind, sandbox, user, reader, this.limits.timeoutMs);
+    if (kind) fetched.extracted = await extract(target, kind, sandbox, user, reader, this.limits.timeoutMs, signal);
     return fetched;
   }
 
@@ -170,9 +174,10 @@ export async function fetchInto(
   uris: readonly FetchUri[],
   sandbox: string,
   user: FetchUser,
+  signal?: AbortSignal,
 ): Promise<{ message: string; report: FetchReport } | { failure: string }> {
   try {
-    const report = await fetcher.fetch(uris, sandbox, user);
+    const report = await fetcher.fetch(uris, sandbox, user, signal);
     return { message: describeFetch(report), report };
   } catch (e) {
     return { failure: e instanceof FetchFailure ? e.message : `could not fetch the URIs: ${(e as Error).message}` };

@@ -43,6 +43,11 @@ describe('fetcher (real processes, a local HTTP server)', () => {
     fs.writeFileSync(path.join(files, 'agent.jar'), 'JAR');
     server = http.createServer((req, res) => {
       requests.push(req.url ?? '');
+      if (req.url === '/slow.tgz') {
+        // Starts, then never finishes: a fetch that only a timeout or a kill ends.
+        res.writeHead(200, { 'content-length': 1_000_000 }).write('x');
+        return;
+      }
       const file = path.join(files, path.basename(req.url ?? ''));
       if (!fs.existsSync(file)) {
         res.writeHead(404).end();
@@ -55,6 +60,7 @@ describe('fetcher (real processes, a local HTTP server)', () => {
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
+    server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -71,8 +77,8 @@ describe('fetcher (real processes, a local HTTP server)', () => {
     await cp.close();
   });
 
-  const started = async () => {
-    const agent = testAgent(cp, work);
+  const started = async (fetch: { timeoutMs?: number } = {}) => {
+    const agent = testAgent(cp, work, { tasks: { fetch } });
     agents.push(agent);
     agent.start();
     await until(() => cp.registered, 'the agent registered');
@@ -150,6 +156,27 @@ describe('fetcher (real processes, a local HTTP server)', () => {
     const sandbox = agent.tasks.sandboxOf('fw', 'bad');
     expect(fs.existsSync(path.join(sandbox, '..', 'escaped'))).toBe(false);
     expect(fs.existsSync(path.join(sandbox, 'ran'))).toBe(false);
+  });
+
+  it('a fetch past its time limit fails the task; a task killed while fetching never starts', async () => {
+    const agent = await started({ timeoutMs: 500 });
+    cp.launch(withUris('slow', 'touch ran', [{ value: `${base}/slow.tgz` }]));
+    cp.launch(withUris('killed', 'touch ran', [{ value: `${base}/slow.tgz` }]));
+    await until(() => requests.filter((r) => r === '/slow.tgz').length === 2, 'both fetches under way');
+    expect(cp.states('killed')).toEqual([]);
+    agent.kill({ frameworkId: 'fw', taskId: 'killed', gracePeriodSeconds: 0 }, () => undefined);
+    await ended('slow');
+    await ended('killed');
+    expect(cp.last('slow')).toMatchObject({ state: 'FAILED', message: `could not fetch ${base}/slow.tgz: timed out after 0.5 s` });
+    expect(cp.states('killed')).toEqual(['KILLED']);
+    expect(cp.last('killed')?.reason).toBe('REASON_TASK_KILLED_DURING_LAUNCH');
+    // Its fetch ended after the kill: the task was not started then either.
+    await until(
+      () => requests.length === 2 && !fs.readdirSync(agent.tasks.sandboxOf('fw', 'killed')).some((n) => n.startsWith('.')),
+      'its fetch gave up',
+    );
+    expect(fs.existsSync(path.join(agent.tasks.sandboxOf('fw', 'killed'), 'ran'))).toBe(false);
+    expect(cp.states('killed')).toEqual(['KILLED']);
   });
 
   it("launches the Jenkins Mesos plugin's task shape: a command run beside agent.jar fetched as a URI", async () => {
