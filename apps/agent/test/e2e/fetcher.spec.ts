@@ -179,6 +179,26 @@ describe('fetcher (real processes, a local HTTP server)', () => {
     expect(cp.states('killed')).toEqual(['KILLED']);
   });
 
+  it("reads a file URI as the task's user: a file only root may read is not fetched for another user", async () => {
+    await started();
+    const secret = path.join(dir, 'secret.txt');
+    fs.writeFileSync(secret, 'root only\n', { mode: 0o600 });
+    fs.writeFileSync(path.join(dir, 'open.txt'), 'anyone\n', { mode: 0o644 });
+    cp.launch(withUris('secret', 'cat secret.txt', [{ value: `file://${secret}` }]));
+    cp.launch(withUris('open', 'grep -q anyone open.txt', [{ value: path.join(dir, 'open.txt') }]));
+    await ended('secret');
+    await ended('open');
+    expect(cp.last('open')?.state).toBe('FINISHED');
+    // The CI runs as root, whose tasks run as their framework's own user; an agent that is not
+    // root runs tasks as itself, which may read its own file.
+    if (process.getuid?.() === 0)
+      expect(cp.last('secret')).toMatchObject({
+        state: 'FAILED',
+        message: `could not fetch file://${secret}: ${secret}: Permission denied`,
+      });
+    else expect(cp.last('secret')?.state).toBe('FINISHED');
+  });
+
   it("launches the Jenkins Mesos plugin's task shape: a command run beside agent.jar fetched as a URI", async () => {
     await started();
     // Mesos's codec gives extract: true by default; a .jar is not unpacked.
