@@ -55,7 +55,10 @@ describe('FetchCache', () => {
     expect(fs.existsSync(large.file)).toBe(false);
     expect(fs.existsSync(pinned.file)).toBe(true);
     pinned.release();
+    fs.writeFileSync(path.join(dir, `${k1}.partial-0a0b`), 'half');
+    fs.writeFileSync(path.join(dir, 'operator-notes.txt'), 'not the cache');
     expect(new FetchCache(dir, 10).size).toBe(8);
+    expect(fs.readdirSync(dir).sort()).toEqual([k1, k3, 'operator-notes.txt'].sort());
   });
 
   it('a failed download leaves nothing and is retried on the next request', async () => {

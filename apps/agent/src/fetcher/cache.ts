@@ -46,10 +46,9 @@ export class FetchCache {
     const found: Array<{ key: string; bytes: number; mtime: number }> = [];
     for (const name of fs.readdirSync(dir)) {
       const file = path.join(dir, name);
-      if (!/^[0-9a-f]{64}$/.test(name)) {
-        fs.rmSync(file, { recursive: true, force: true });
-        continue;
-      }
+      // Downloads a stopped agent left unfinished go; anything else not named by a key is not the cache's.
+      if (/^[0-9a-f]{64}\.partial-[0-9a-f]+$/.test(name)) fs.rmSync(file, { force: true });
+      if (!/^[0-9a-f]{64}$/.test(name)) continue;
       const st = fs.statSync(file);
       found.push({ key: name, bytes: st.size, mtime: st.mtimeMs });
     }
