@@ -118,7 +118,8 @@ export class Fetcher {
         const key = FetchCache.keyOf(user.name, uri.value);
         const handle = await this.cache.get(key, (into) => download(source, into, this.limits, reader));
         try {
-          fs.copyFileSync(handle.file, tmp);
+          // Off the event loop: a cached file may be large.
+          await fs.promises.copyFile(handle.file, tmp);
         } finally {
           handle.release();
         }
