@@ -187,7 +187,7 @@ export function checkpointOf(run: ExecutorRun): ExecutorCheckpoint {
 export const DEFAULT_EXECUTOR = path.resolve(__dirname, '..', '..', 'bin', 'default-executor.js');
 
 /** What runs the executor: its command, or for a DEFAULT executor the agent's default executor under this Node.js. */
-export function executorCommand(spec: ExecutorSpec): Command {
+function executorCommand(spec: ExecutorSpec): Command {
   return spec.command ?? { value: process.execPath, arguments: [DEFAULT_EXECUTOR] };
 }
 

@@ -44,7 +44,7 @@ function run(
 }
 
 /** The archive's entry names. */
-export async function entriesOf(archive: string, kind: ArchiveKind, reader: Reader | undefined, timeoutMs: number): Promise<string[]> {
+async function entriesOf(archive: string, kind: ArchiveKind, reader: Reader | undefined, timeoutMs: number): Promise<string[]> {
   const out =
     kind === 'zip'
       ? await run('unzip', ['-Z1', archive], { reader, timeoutMs })
@@ -53,14 +53,14 @@ export async function entriesOf(archive: string, kind: ArchiveKind, reader: Read
 }
 
 /** An entry name that would land outside the folder it is unpacked in: why, else undefined. */
-export function escapingEntry(name: string): string | undefined {
+function escapingEntry(name: string): string | undefined {
   if (name.startsWith('/')) return `the archive entry ${JSON.stringify(name)} is an absolute path`;
   if (name.split(/[\\/]/).includes('..')) return `the archive entry ${JSON.stringify(name)} leaves the sandbox`;
   return undefined;
 }
 
 /** Symbolic links under `root` that point outside it: the first found, else undefined. */
-export function escapingLink(root: string): string | undefined {
+function escapingLink(root: string): string | undefined {
   const walk = (dir: string): string | undefined => {
     for (const d of fs.readdirSync(dir, { withFileTypes: true })) {
       const at = path.join(dir, d.name);

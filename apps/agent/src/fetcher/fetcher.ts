@@ -66,9 +66,9 @@ export class FetchFailure extends Error {
   }
 }
 
-export const DEFAULT_CACHE_BYTES = 2 * 1024 ** 3;
-export const DEFAULT_MAX_BYTES = 4 * 1024 ** 3;
-export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+const DEFAULT_CACHE_BYTES = 2 * 1024 ** 3;
+const DEFAULT_MAX_BYTES = 4 * 1024 ** 3;
+const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 
 export class Fetcher {
   readonly cache: FetchCache;
@@ -162,7 +162,7 @@ export class Fetcher {
 export const FETCH_FAILED = 'REASON_CONTAINER_LAUNCH_FAILED';
 
 /** What a fetch took, for the STARTING update and the log. */
-export function describeFetch(report: FetchReport): string {
+function describeFetch(report: FetchReport): string {
   const hits = report.uris.filter((u) => u.cacheHit).length;
   const bytes = report.uris.reduce((n, u) => n + u.bytes, 0);
   const n = report.uris.length;

@@ -34,7 +34,7 @@ export function sourceOf(value: string): Source {
 }
 
 /** The last segment of the URI's path: the file's name in the sandbox unless `outputFile` says otherwise. */
-export function baseNameOf(source: Source): string {
+function baseNameOf(source: Source): string {
   const p = source.kind === 'file' ? source.path : decodeURIComponent(source.url.pathname);
   const name = path.posix.basename(p);
   if (!name || name === '.' || name === '..' || name === '/') throw new FetchError('the URI names no file; give an outputFile');
