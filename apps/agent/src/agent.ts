@@ -127,6 +127,7 @@ export class Agent {
       ...(images ? { imageTools: { versions: images.versions, ...(images.problem ? { problem: images.problem } : {}) } } : {}),
       ...(images?.provisioner ? { provisioner: images.provisioner } : {}),
       ...options.tasks,
+      fetch: { log: this.log, ...options.tasks?.fetch },
       // A port only reported (network/ports not enforced) is logged, besides its task's update.
       ports: { onReport: (c, message) => this.log.warn({ container: c.name }, message), ...options.tasks?.ports },
     });
@@ -148,7 +149,11 @@ export class Agent {
         }),
         onError: (message, err) => this.log.error({ err: err.message }, message),
       },
-      { registrationTimeoutMs: durationMs(process.env.ARBITER_EXECUTOR_REGISTRATION_TIMEOUT), ...options.executors },
+      {
+        registrationTimeoutMs: durationMs(process.env.ARBITER_EXECUTOR_REGISTRATION_TIMEOUT),
+        ...options.executors,
+        fetcher: this.tasks.fetcher,
+      },
     );
     this.executorApi = new ExecutorApi(this.executors);
     const { sandboxes } = this.tasks.containerizer;
@@ -177,12 +182,16 @@ export class Agent {
       this.gcTimer = setInterval(() => this.collectGarbage(), gcEvery);
       this.gcTimer.unref();
     }
-    const { isolator } = this.tasks;
+    const isolator = this.tasks.containerizer.cgroups;
     if (isolator.mode === 'posix')
       this.log.warn(
         'no cgroups this agent may create: tasks are isolated by process groups and OS users only; memory is enforced by polling, CPU and pids are not limited',
       );
-    else this.log.info({ isolation: isolator.mode, controllers: isolator.controllers, taskUser: this.tasks.taskUser }, 'task isolation');
+    else
+      this.log.info(
+        { isolation: isolator.mode, controllers: isolator.controllers, taskUser: this.tasks.containerizer.taskUser },
+        'task isolation',
+      );
     const { gpus, ports } = this.tasks.containerizer;
     if (gpus) this.log.info({ gpus: gpus.reported }, 'GPUs handed out to tasks (gpu/nvidia)');
     if (gpus?.problem) this.log.warn(gpus.problem);
@@ -193,7 +202,7 @@ export class Agent {
       this.log.warn(
         `tasks get no private /tmp and /dev/shm (${privateTmpProblem}): their TMPDIR is in their sandbox, but what they write to /tmp or /dev/shm is not counted against their disk`,
       );
-    this.capabilities = this.tasks.containerizer.capabilities(this.tasks.diskChecked);
+    this.capabilities = this.tasks.containerizer.capabilities(this.tasks.limits.diskChecked);
     const { imagesProblem } = this.capabilities;
     if (imagesProblem) this.log.warn(`container images are off: ${imagesProblem}`);
     else this.log.info({ runtime: this.capabilities.runtime, isolators: this.capabilities.isolators }, 'container images on');
@@ -272,10 +281,10 @@ export class Agent {
       attributes: this.options.attributes,
       version: AGENT_VERSION,
       isolation: {
-        mode: this.tasks.isolator.mode,
-        controllers: this.tasks.isolator.controllers,
-        taskUser: this.tasks.taskUser,
-        diskQuota: this.tasks.diskChecked,
+        mode: this.tasks.containerizer.cgroups.mode,
+        controllers: this.tasks.containerizer.cgroups.controllers,
+        taskUser: this.tasks.containerizer.taskUser,
+        diskQuota: this.tasks.limits.diskChecked,
       },
       capabilities: this.capabilities,
       tasks: this.reportedTasks(),

@@ -337,6 +337,11 @@ export const TaskSpec = z
   .refine((t) => t.command !== undefined || t.executor !== undefined, {
     message: 'a task needs a command, or an executor to run it',
     path: ['command'],
+  })
+  // As in Mesos: an executor's URIs are fetched when it starts; a task it runs gets no fetch of its own.
+  .refine((t) => t.executor === undefined || !t.uris?.length, {
+    message: 'a task run by an executor gets no fetch of its own: give the URIs to its executor',
+    path: ['uris'],
   });
 export type TaskSpec = z.infer<typeof TaskSpec>;
 

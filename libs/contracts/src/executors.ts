@@ -36,7 +36,12 @@ export type LaunchGroup = z.infer<typeof LaunchGroup>;
 /** The SDK's LAUNCH_GROUP operation (an Accept's operation). */
 export const LaunchGroupOperation = z
   .object({ type: z.literal('LAUNCH_GROUP'), executor: ExecutorSpec, tasks: z.array(TaskSpec).min(1).max(1000) })
-  .strict();
+  .strict()
+  // The agent fetches the executor's URIs before it starts; its tasks get no fetch of their own.
+  .refine((op) => op.tasks.every((t) => !t.uris?.length), {
+    message: "a task of a group gets no fetch of its own: give the URIs to the group's executor",
+    path: ['tasks'],
+  });
 
 export const ShutdownExecutor = z.object({ frameworkId: Id, executorId: Id }).strict();
 export type ShutdownExecutor = z.infer<typeof ShutdownExecutor>;

@@ -75,7 +75,21 @@ export type MesosResource = z.infer<typeof MesosResource>;
 
 export const MesosCommandInfo = z
   .object({
-    uris: z.array(z.unknown()).max(1000).optional(),
+    /** Mesos's CommandInfo.URI: fetched into the sandbox before the command starts (`extract` defaults to true, as in Mesos). */
+    uris: z
+      .array(
+        z
+          .object({
+            value: z.string().min(1).max(4096),
+            executable: z.boolean().optional(),
+            extract: z.boolean().optional(),
+            cache: z.boolean().optional(),
+            output_file: z.string().min(1).max(4096).optional(),
+          })
+          .strict(),
+      )
+      .max(100)
+      .optional(),
     environment: z
       .object({
         variables: z

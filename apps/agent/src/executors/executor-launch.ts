@@ -1,11 +1,13 @@
 /**
  * Starting an executor's process through the containerizer: its image first when it names one
- * (a kill meanwhile ends it before it starts), then its user, container and command; it must
+ * (a kill meanwhile ends it before it starts), then its user, container, fetched URIs and command; it must
  * subscribe within the registration timeout.
  */
 import { isTerminalTaskState } from '@arbiter/contracts';
 import { processStartTicks } from '../containerizer/launcher';
-import { executorCommand, executorLimits, type ExecutorRun } from './executor-run';
+import type { OsUser } from '../containerizer/users';
+import { FETCH_FAILED, fetchInto } from '../fetcher/fetcher';
+import { executorLimits, type ExecutorRun, launchSpecOf } from './executor-run';
 import type { Executors } from './executors';
 import { LaunchFailure } from './task';
 
@@ -34,8 +36,13 @@ async function provisionThenStart(ex: Executors, run: ExecutorRun): Promise<void
 }
 
 function tryStart(ex: Executors, run: ExecutorRun): void {
+  attempt(ex, run, () => start(ex, run));
+}
+
+/** Whatever a launch step throws ends the executor (and its tasks) FAILED. */
+function attempt(ex: Executors, run: ExecutorRun, step: () => void): void {
   try {
-    start(ex, run);
+    step();
   } catch (e) {
     const failed = e instanceof LaunchFailure ? e : new LaunchFailure('REASON_CONTAINER_LAUNCH_FAILED', (e as Error).message);
     run.ending = { state: 'FAILED', reason: failed.reason, message: `could not launch the executor: ${failed.message}` };
@@ -51,14 +58,22 @@ function start(ex: Executors, run: ExecutorRun): void {
   run.container.limits = executorLimits(run, ex.containerizer.pidsLimit, isTerminalTaskState);
   ex.containerizer.prepare(run.container, user, { container: run.spec.container });
   ex.tryCheckpoint(run, true);
-  const spec = {
-    taskId: run.spec.executorId,
-    name: run.spec.name ?? run.spec.executorId,
-    command: executorCommand(run.spec),
-    env: { ...run.spec.env, ...ex.protocol.environment(run) },
-    resources: run.spec.resources,
-    container: run.spec.container,
-  };
+  // Its URIs first (Mesos's fetcher runs before the executor); a failure ends it and its tasks.
+  if (!run.spec.uris?.length) {
+    spawn(ex, run, user);
+    return;
+  }
+  void fetchInto(ex.fetcher, run.spec.uris, run.container.sandbox, user).then((fetched) => {
+    if (run.state !== 'REGISTERING' || ex.closed) return; // killed meanwhile
+    attempt(ex, run, () => {
+      if ('failure' in fetched) throw new LaunchFailure(FETCH_FAILED, fetched.failure);
+      spawn(ex, run, user);
+    });
+  });
+}
+
+function spawn(ex: Executors, run: ExecutorRun, user: OsUser): void {
+  const spec = { ...launchSpecOf(run, ex.protocol.environment(run)), container: run.spec.container };
   const launched = ex.containerizer.launch(run.container, user, run.frameworkId, spec);
   const child = launched.child;
   run.child = child;

@@ -19,6 +19,7 @@ import type { Container } from '../containerizer/isolators/isolator';
 import type { Containerizer } from '../containerizer/containerizer';
 import type { TaskCgroup } from '../containerizer/isolators/cgroups';
 import { hiddenName } from '../containerizer/names';
+import type { Fetcher } from '../fetcher/fetcher';
 import { limitsOf, type TaskEvent } from './task';
 
 /**
@@ -109,6 +110,8 @@ export interface ExecutorOptions {
   subscriptionBackoffMaxMs?: number;
   /** HEARTBEAT events on each stream (default every 30 s). */
   heartbeatIntervalMs?: number;
+  /** Fetches executors' URIs (default: one of its own with default limits; the agent shares its tasks'). */
+  fetcher?: Fetcher;
 }
 
 export interface ExecutorHooks {
@@ -184,8 +187,19 @@ export function checkpointOf(run: ExecutorRun): ExecutorCheckpoint {
 export const DEFAULT_EXECUTOR = path.resolve(__dirname, '..', '..', 'bin', 'default-executor.js');
 
 /** What runs the executor: its command, or for a DEFAULT executor the agent's default executor under this Node.js. */
-export function executorCommand(spec: ExecutorSpec): Command {
+function executorCommand(spec: ExecutorSpec): Command {
   return spec.command ?? { value: process.execPath, arguments: [DEFAULT_EXECUTOR] };
+}
+
+/** What the containerizer launches for the executor: its command, with `env` added. */
+export function launchSpecOf(run: ExecutorRun, env: Record<string, string>) {
+  return {
+    taskId: run.spec.executorId,
+    name: run.spec.name ?? run.spec.executorId,
+    command: executorCommand(run.spec),
+    env: { ...run.spec.env, ...env },
+    resources: run.spec.resources,
+  };
 }
 
 /** A new executor, not started yet: its container in its own sandbox, a fresh credential. */
@@ -235,4 +249,41 @@ export function liveTasks(runs: Iterable<ExecutorRun>, unacknowledged: ReadonlyS
       .filter((t) => !terminal(t.state) || unacknowledged.has(`${run.frameworkId}/${t.spec.taskId}`))
       .map((t) => ({ frameworkId: run.frameworkId, taskId: t.spec.taskId, state: t.state, resources: t.spec.resources })),
   );
+}
+
+/**
+ * Notes the control plane's acknowledgement of one of `run`'s updates: the task it was for (else
+ * undefined). An ended task whose updates are all acknowledged is forgotten (its executor may
+ * run for long); only the last acknowledged uuids are remembered (an executor sends again only
+ * what it had not heard of).
+ */
+export function noteAcknowledged(run: ExecutorRun, updateUuid: string, terminal: (s: TaskState) => boolean): string | undefined {
+  const taskId = run.awaitingAck.get(updateUuid);
+  if (taskId === undefined) return undefined;
+  run.awaitingAck.delete(updateUuid);
+  run.acknowledged.add(updateUuid);
+  if (run.acknowledged.size > 1024) {
+    const [oldest] = run.acknowledged;
+    run.acknowledged.delete(oldest);
+  }
+  const task = run.tasks.get(taskId);
+  if (task && terminal(task.state) && ![...run.awaitingAck.values()].includes(taskId)) run.tasks.delete(taskId);
+  return taskId;
+}
+
+/** The control plane's news of an executor's end. */
+export function exitedOf(
+  run: ExecutorRun,
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  end: { reason: string; message: string },
+): ExecutorExited {
+  return {
+    frameworkId: run.frameworkId,
+    executorId: run.spec.executorId,
+    ...(code !== null ? { exitCode: code } : {}),
+    ...(signal ? { signal } : {}),
+    reason: end.reason,
+    message: end.message,
+  };
 }

@@ -16,6 +16,7 @@ import {
 } from '@arbiter/contracts';
 import type { Containerizer } from '../containerizer/containerizer';
 import { processStartTicks } from '../containerizer/launcher';
+import { Fetcher } from '../fetcher/fetcher';
 import { ExecutorCheckpoints } from './executor-checkpoints';
 import {
   checkpointOf,
@@ -28,6 +29,8 @@ import {
   type ExecutorStatus,
   type ExecutorTask,
   liveTasks,
+  exitedOf,
+  noteAcknowledged,
   newRun,
   recoveredRun,
 } from './executor-run';
@@ -48,6 +51,7 @@ export class Executors {
   readonly protocol: ExecutorProtocol;
   private readonly monitor: NodeJS.Timeout;
   closed = false;
+  readonly fetcher: Fetcher;
 
   constructor(
     workDir: string,
@@ -56,6 +60,7 @@ export class Executors {
     readonly options: ExecutorOptions = {},
   ) {
     this.checkpoints = new ExecutorCheckpoints(workDir);
+    this.fetcher = options.fetcher ?? new Fetcher(workDir);
     this.protocol = new ExecutorProtocol(this, hooks, options.heartbeatIntervalMs ?? 30_000);
     this.monitor = setInterval(() => this.enforceMemory(), MEMORY_POLL_MS);
     this.monitor.unref();
@@ -205,22 +210,10 @@ export class Executors {
   /** The control plane acknowledged an update: ACKNOWLEDGED to the executor that sent it. */
   acknowledged(updateUuid: string): void {
     for (const run of this.runs.values()) {
-      const taskId = run.awaitingAck.get(updateUuid);
+      const taskId = noteAcknowledged(run, updateUuid, terminal);
       if (taskId === undefined) continue;
-      run.awaitingAck.delete(updateUuid);
-      run.acknowledged.add(updateUuid);
-      // The last few are remembered (an executor sends again only what it had not heard of).
-      if (run.acknowledged.size > 1024) {
-        const [oldest] = run.acknowledged;
-        run.acknowledged.delete(oldest);
-      }
       this.protocol.acknowledged(run, taskId, updateUuid);
-      // An ended task whose updates are all acknowledged is forgotten (its executor may run for long).
-      const task = run.tasks.get(taskId);
-      if (task && terminal(task.state) && ![...run.awaitingAck.values()].includes(taskId)) {
-        run.tasks.delete(taskId);
-        this.tryCheckpoint(run);
-      }
+      if (!run.tasks.has(taskId)) this.tryCheckpoint(run);
       return;
     }
   }
@@ -319,14 +312,7 @@ export class Executors {
     const how = code === null && signal === null ? 'ended' : endOf(code, signal).message.replace('the command', 'the executor');
     const end = run.ending ?? { state: 'FAILED' as TaskState, reason: 'REASON_EXECUTOR_TERMINATED', message: how };
     for (const t of run.tasks.values()) if (!terminal(t.state)) this.endTask(run, t.spec.taskId, end.state, end.reason, end.message, false);
-    this.hooks.exited({
-      frameworkId: run.frameworkId,
-      executorId: run.spec.executorId,
-      ...(code !== null ? { exitCode: code } : {}),
-      ...(signal ? { signal } : {}),
-      reason: end.reason,
-      message: end.message,
-    });
+    this.hooks.exited(exitedOf(run, code, signal, end));
     try {
       this.checkpoints.remove(run.frameworkId, run.spec.executorId);
     } catch (e) {

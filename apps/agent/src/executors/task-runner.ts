@@ -3,31 +3,34 @@
  * when it names one), as its OS user (its spec's, else its framework's, else the agent's task user: as root, its
  * framework's own dynamic user). It launches, kills and watches tasks (memory every 250 ms, disk every
  * `diskCheckIntervalMs`), reports every change, and checkpoints what a restarted agent needs to find them (checkpoints.ts);
- * its health and general checks run while it runs (../checks).
+ * its URIs are fetched into its sandbox before it starts (../fetcher), its checks run while it runs (../checks).
  */
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import { isTerminalTaskState, type LaunchTask, type TaskSpec, type TaskState } from '@arbiter/contracts';
+import { type FetchUri, isTerminalTaskState, type LaunchTask, type TaskSpec, type TaskState } from '@arbiter/contracts';
 import { type ChecksOptions, initialCheckStatus, TaskChecks } from '../checks/task-checks';
 import { Containerizer, type ContainerizerOptions } from '../containerizer/containerizer';
-import type { Isolator, TaskCgroup } from '../containerizer/isolators/cgroups';
+import type { TaskCgroup } from '../containerizer/isolators/cgroups';
 import type { Container, Limitation } from '../containerizer/isolators/isolator';
 import { LaunchError, processStartTicks } from '../containerizer/launcher';
-import { hiddenName } from '../containerizer/names';
 import { ImageError } from '../containerizer/provisioner/image';
 import { VolumeError } from '../containerizer/runtime/volumes';
+import type { OsUser } from '../containerizer/users';
+import { FETCH_FAILED, Fetcher, type FetcherOptions, fetchInto } from '../fetcher/fetcher';
 import type { Collectable } from '../gc/gc';
 import { TaskCheckpoints } from './checkpoints';
 import { LimitWatch } from './limit-watch';
 import {
   allWithin,
+  asLaunchFailure,
+  containerOf,
   checkedTask,
   checkpointOf,
   endFromRecord,
   endOf,
   eventOf,
   LaunchFailure,
-  limitsOf,
+  type LiveTask,
   type RunningTask,
   type TaskEvent,
 } from './task';
@@ -43,6 +46,8 @@ export interface TaskRunnerOptions extends ContainerizerOptions {
   faults?: { beforeTerminalCheckpoint?: (frameworkId: string, taskId: string) => void };
   /** The checks' clock and who runs their commands. */
   checks?: ChecksOptions;
+  /** The fetcher's cache, size and time limits. */
+  fetch?: FetcherOptions;
 }
 
 const key = (frameworkId: string, taskId: string) => `${frameworkId}/${taskId}`;
@@ -52,8 +57,11 @@ export class TaskRunner {
   private readonly tasks = new Map<string, RunningTask>();
   private closed = false;
   readonly containerizer: Containerizer;
+  /** Tasks' and executors' URIs into their sandboxes, through the agent's cache. */
+  readonly fetcher: Fetcher;
   private readonly checkpoints: TaskCheckpoints;
-  private readonly limits: LimitWatch;
+  /** What running tasks may use, watched (memory, disk). */
+  readonly limits: LimitWatch;
   private readonly checks: TaskChecks;
 
   constructor(
@@ -67,23 +75,10 @@ export class TaskRunner {
     fs.chmodSync(workDir, 0o711);
     this.containerizer = new Containerizer(workDir, options);
     this.checkpoints = new TaskCheckpoints(workDir);
+    this.fetcher = new Fetcher(workDir, options.fetch);
     this.checks = new TaskChecks(options.checks);
     const watched = () => [...this.tasks.values()].filter((t) => !this.closed && !terminal(t.state) && !t.ending && t.container.pid);
     this.limits = new LimitWatch(this.containerizer, watched, (t, found) => this.limit(t, found), options.diskCheckIntervalMs ?? 15_000);
-  }
-
-  /** Whether disk use is measured (and enforced). */
-  get diskChecked(): boolean {
-    return this.limits.diskChecked;
-  }
-
-  /** The cgroups isolator (its mode and controllers are reported to the control plane). */
-  get isolator(): Isolator {
-    return this.containerizer.cgroups;
-  }
-
-  get taskUser(): string {
-    return this.containerizer.taskUser;
   }
 
   sandboxOf(frameworkId: string, taskId: string): string {
@@ -99,9 +94,7 @@ export class TaskRunner {
    * Tasks for (re-)registration: those not yet ended, and those in `unacknowledged` (ended, but their last update has
    * not reached the control plane yet), so it waits for that update instead of declaring them lost.
    */
-  live(
-    unacknowledged: ReadonlySet<string> = new Set(),
-  ): Array<{ frameworkId: string; taskId: string; state: TaskState; resources: TaskSpec['resources'] }> {
+  live(unacknowledged: ReadonlySet<string> = new Set()): LiveTask[] {
     return [...this.tasks.values()]
       .filter((t) => !terminal(t.state) || unacknowledged.has(key(t.frameworkId, t.spec.taskId)))
       .map((t) => ({ frameworkId: t.frameworkId, taskId: t.spec.taskId, state: t.state, resources: t.spec.resources }));
@@ -134,9 +127,10 @@ export class TaskRunner {
       container: this.containerOf(msg.frameworkId, msg.task, msg.memLimitBytes),
     };
     this.tasks.set(key(msg.frameworkId, msg.task.taskId), task);
-    this.emit(task, 'STARTING');
+    // With URIs, STARTING follows the fetch and says what it took (STAGING meanwhile, as in Mesos).
+    if (!msg.task.uris?.length) this.emit(task, 'STARTING');
     if (msg.task.container?.image) void this.provisionThenStart(task);
-    else this.tryStart(task);
+    else this.attempt(task, () => this.start(task));
   }
 
   /** Its image first: a kill meanwhile ends the task KILLED, and the image goes unused. */
@@ -148,17 +142,15 @@ export class TaskRunner {
       return;
     }
     if (terminal(task.state) || this.closed) this.containerizer.ended(task.container);
-    else this.tryStart(task);
+    else this.attempt(task, () => this.start(task));
   }
 
-  private tryStart(task: RunningTask): void {
+  /** Whatever a launch step throws ends the task FAILED with a reason. */
+  private attempt(task: RunningTask, step: () => void): void {
     try {
-      this.start(task);
+      step();
     } catch (e) {
-      const failed =
-        e instanceof LaunchFailure
-          ? e
-          : new LaunchFailure('REASON_CONTAINER_LAUNCH_FAILED', `could not launch the task: ${(e as Error).message}`);
+      const failed = asLaunchFailure(e, 'could not launch the task');
       this.finish(task, 'FAILED', failed.reason, failed.message);
     }
   }
@@ -176,6 +168,23 @@ export class TaskRunner {
       if (e instanceof VolumeError || e instanceof ImageError) throw new LaunchFailure('REASON_CONTAINER_LAUNCH_FAILED', e.message);
       throw new LaunchFailure('REASON_COMMAND_EXECUTOR_FAILED', `could not prepare the task: ${(e as Error).message}`);
     }
+    if (task.spec.uris?.length) void this.fetchThenRun(task, user, task.spec.uris);
+    else this.run(task, user);
+  }
+
+  /** Its URIs first: STARTING then says what the fetch took; a failure ends it FAILED, never started. */
+  private async fetchThenRun(task: RunningTask, user: OsUser, uris: FetchUri[]): Promise<void> {
+    task.fetching = new AbortController();
+    const fetched = await fetchInto(this.fetcher, uris, task.container.sandbox, user, task.fetching.signal);
+    if (terminal(task.state) || this.closed) return; // killed, or the agent stopped, meanwhile
+    this.attempt(task, () => {
+      if ('failure' in fetched) throw new LaunchFailure(FETCH_FAILED, fetched.failure);
+      this.emit(task, 'STARTING', undefined, fetched.message);
+      this.run(task, user);
+    });
+  }
+
+  private run(task: RunningTask, user: OsUser): void {
     let child: ChildProcess;
     try {
       const launched = this.containerizer.launch(task.container, user, task.frameworkId, task.spec);
@@ -206,11 +215,7 @@ export class TaskRunner {
   }
 
   private containerOf(frameworkId: string, spec: TaskSpec, memLimitBytes?: number, sandbox?: string): Container {
-    return {
-      name: hiddenName(frameworkId, spec.taskId),
-      sandbox: sandbox ?? this.sandboxOf(frameworkId, spec.taskId),
-      limits: limitsOf(spec, memLimitBytes, this.containerizer.pidsLimit),
-    };
+    return containerOf(frameworkId, spec, sandbox ?? this.sandboxOf(frameworkId, spec.taskId), this.containerizer.pidsLimit, memLimitBytes);
   }
 
   /** SIGTERM to the task's group, SIGKILL after the grace period (absent: its kill policy's, else 5 s). */
@@ -219,6 +224,7 @@ export class TaskRunner {
     if (!task || terminal(task.state)) return false;
     task.ending ??= { state: 'KILLED', reason: 'REASON_TASK_KILLED', message: 'killed on request' };
     if (!task.container.pid) {
+      task.fetching?.abort(new Error('the task was killed'));
       this.finish(task, 'KILLED', 'REASON_TASK_KILLED_DURING_LAUNCH', 'killed before it started');
       return true;
     }
@@ -295,11 +301,6 @@ export class TaskRunner {
   /** The task's cgroup, if it has one (for operators' tools and tests). */
   cgroupOf(frameworkId: string, taskId: string): TaskCgroup | undefined {
     return this.tasks.get(key(frameworkId, taskId))?.container.cgroup;
-  }
-
-  /** Measures the running tasks' disk use now (see LimitWatch). */
-  checkDisk(): Promise<void> {
-    return this.limits.checkDisk();
   }
 
   // ---------------------------------------------------------------- internals

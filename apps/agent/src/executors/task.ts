@@ -7,6 +7,7 @@ import type { Containerizer } from '../containerizer/containerizer';
 import { PRIVATE_TMP, TASK_PATH } from '../containerizer/launcher';
 import type { Container, ContainerLimits } from '../containerizer/isolators/isolator';
 import { portRangesOf } from '../containerizer/isolators/ports';
+import { hiddenName } from '../containerizer/names';
 import type { Checkpoint } from './checkpoints';
 
 export interface TaskEvent {
@@ -34,8 +35,23 @@ export interface RunningTask extends Omit<Checkpoint, 'pid' | 'cgroup' | 'sandbo
   /** Why the agent is ending it: set before it signals the group. */
   ending?: { state: TaskState; reason: string; message: string };
   killTimer?: NodeJS.Timeout;
+  /** Ends its URIs' fetch, while it runs (a kill before the task starts). */
+  fetching?: AbortController;
   /** Called once the task has ended (see killAll). */
   onEnded?: Array<() => void>;
+}
+
+/** A task's container: its hidden name, its sandbox, its limits. */
+export function containerOf(frameworkId: string, spec: TaskSpec, sandbox: string, pidsLimit: number, memLimitBytes?: number): Container {
+  return { name: hiddenName(frameworkId, spec.taskId), sandbox, limits: limitsOf(spec, memLimitBytes, pidsLimit) };
+}
+
+/** A task as (re-)registration reports it. */
+export interface LiveTask {
+  frameworkId: string;
+  taskId: string;
+  state: TaskState;
+  resources: TaskSpec['resources'];
 }
 
 /** A launch that failed, with the reason to report. */
@@ -93,6 +109,11 @@ export async function allWithin(promises: Array<Promise<void>>, timeoutMs: numbe
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([Promise.all(promises), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
   clearTimeout(timer);
+}
+
+/** What a launch step threw, as a LaunchFailure (REASON_CONTAINER_LAUNCH_FAILED unless it is one). */
+export function asLaunchFailure(e: unknown, what: string): LaunchFailure {
+  return e instanceof LaunchFailure ? e : new LaunchFailure('REASON_CONTAINER_LAUNCH_FAILED', `${what}: ${(e as Error).message}`);
 }
 
 /** What a restarted agent needs to find the task again (see checkpoints.ts). */

@@ -131,7 +131,7 @@ describe('containers', () => {
     await until(() => ended('hog'));
     expect(cp.last('hog')).toMatchObject({ state: 'FAILED', reason: 'REASON_CONTAINER_LIMITATION_MEMORY' });
     await until(() => fs.existsSync(path.join(agent.tasks.sandboxOf('fw', 'filler'), 'done')), 'the filler wrote');
-    await agent.tasks.checkDisk();
+    await agent.tasks.limits.checkDisk();
     await until(() => ended('filler'));
     expect(cp.last('filler')).toMatchObject({ state: 'FAILED', reason: 'REASON_CONTAINER_LIMITATION_DISK' });
     await until(() => cp.states('sleeper').includes('RUNNING'));

@@ -166,7 +166,7 @@ describe('tenant isolation on one agent', () => {
     expect(fs.existsSync(path.join('/dev/shm', marker))).toBe(false);
     expect(fs.statSync(path.join(sandbox, 'tmp', marker)).size).toBe(12_000_000);
     if (root) expect(fs.statSync(path.join(sandbox, '.shm', marker)).size).toBe(1000);
-    await agent.tasks.checkDisk();
+    await agent.tasks.limits.checkDisk();
     await until(() => ended('filler'));
     expect(cp.last('filler')).toMatchObject({ state: 'FAILED', reason: 'REASON_CONTAINER_LIMITATION_DISK' });
     // What it left in its /tmp and /dev/shm is gone; its logs stay.

@@ -259,7 +259,7 @@ describe('task isolation (as root, with cgroups)', () => {
 
   it("runs as root with cgroups v1 memory, cpu and pids here, and tasks as their framework's dynamic user by default", () => {
     expect(process.getuid?.()).toBe(0);
-    expect([runner.isolator.mode, runner.isolator.controllers, runner.taskUser]).toEqual([
+    expect([runner.containerizer.cgroups.mode, runner.containerizer.cgroups.controllers, runner.containerizer.taskUser]).toEqual([
       'cgroups-v1',
       ['memory', 'cpu', 'pids'],
       'dynamic',
@@ -352,7 +352,7 @@ describe('task isolation (as root, with cgroups)', () => {
     expect(fs.readFileSync(path.join(cpuDir, 'cpu.cfs_quota_us'), 'utf8').trim()).toBe('10000');
     // Throttled in most periods: it would use a whole core, and may use a tenth (on a busy
     // machine it is not even scheduled in some periods, which are then not throttled either).
-    await until(() => runner.isolator.throttledPeriods(cgroup) >= 10);
+    await until(() => runner.containerizer.cgroups.throttledPeriods(cgroup) >= 10);
     const stat = fs.readFileSync(path.join(cpuDir, 'cpu.stat'), 'utf8');
     const periods = Number(/nr_periods (\d+)/.exec(stat)?.[1]);
     const throttled = Number(/nr_throttled (\d+)/.exec(stat)?.[1]);
@@ -367,7 +367,7 @@ describe('task isolation (as root, with cgroups)', () => {
       ],
     });
     await until(() => fs.existsSync(path.join(runner.sandboxOf('fw', 'filler'), 'done')));
-    await runner.checkDisk();
+    await runner.limits.checkDisk();
     await until(() => states('filler').includes('FAILED'));
     expect(last('filler')?.reason).toBe('REASON_CONTAINER_LIMITATION_DISK');
     expect(last('filler')?.message).toMatch(/uses 1[12] MB of 5 MB/);
@@ -382,7 +382,7 @@ describe('task isolation (as root, with cgroups)', () => {
     });
     await until(() => fs.existsSync(path.join(runner.sandboxOf('fw', 'many'), 'done')), 60_000);
     // A blocking walk would let the event loop turn once at most.
-    const { turns } = await turnsDuring(() => runner.checkDisk());
+    const { turns } = await turnsDuring(() => runner.limits.checkDisk());
     expect(turns).toBeGreaterThan(20_000 / 128);
     expect(states('many')).toEqual(['STARTING', 'RUNNING']);
   }, 90_000);
@@ -392,7 +392,7 @@ describe('task isolation (as root, with cgroups)', () => {
     await until(() => states('orphan').includes('RUNNING'));
     const cgroup = defined(runner.cgroupOf('fw', 'orphan'));
     const memDir = defined(cgroup.dirs.memory);
-    const pids = runner.isolator.pids(cgroup);
+    const pids = runner.containerizer.cgroups.pids(cgroup);
     expect(pids.length).toBeGreaterThan(0);
     runner.close();
     fs.rmSync(runner.checkpointOf('fw', 'orphan'));

@@ -1,6 +1,6 @@
 /**
  * The agent command's flags that shape how tasks run (images, ports, isolation and volumes,
- * garbage collection, logs), each with its ARBITER_* variable, read and checked: a value that
+ * garbage collection, logs, the fetcher), each with its ARBITER_* variable, read and checked: a value that
  * is wrong throws an Error naming the flag, and the agent does not start.
  */
 import * as fs from 'node:fs';
@@ -42,6 +42,10 @@ export interface AgentFlags {
   containerPortsExempt?: string;
   nvidiaGpuDevices?: string;
   nvidiaSmi?: string;
+  fetcherCacheDir?: string;
+  fetcherCacheSize?: string;
+  fetcherMaxSize?: string;
+  fetcherTimeout?: string;
   isolation?: string;
   allowedHostPaths?: string;
   logMaxSize?: string;
@@ -82,6 +86,7 @@ export function agentFlagOptions(
     ...isolationOptions(flags, lib),
     gc: gcOptions(flags, lib),
     logs: logOptions(flags, lib),
+    fetch: fetchOptions(flags, lib),
   };
 }
 
@@ -150,4 +155,27 @@ function logOptions(flags: AgentFlags, lib: AgentLib): { maxBytes?: number; keep
   if (keep !== undefined && !(Number.isInteger(keep) && keep >= 1 && keep <= 1000))
     throw new Error(`--log-keep: '${logKeep}' must be a whole number from 1 to 1000`);
   return { ...(maxBytes !== undefined ? { maxBytes } : {}), ...(keep !== undefined ? { keep } : {}) };
+}
+
+/** The fetcher's cache, size and time limits. */
+function fetchOptions(flags: AgentFlags, lib: AgentLib) {
+  const env = process.env;
+  const cacheDir = flags.fetcherCacheDir ?? (env.ARBITER_FETCHER_CACHE_DIR || undefined);
+  const bytes = (flag: string, text: string | undefined) => {
+    if (text === undefined) return undefined;
+    const n = lib.parseBytes(text);
+    if (n === null || n <= 0) throw new Error(`${flag}: '${text}' is not a size such as 512M or 2G`);
+    return n;
+  };
+  const cacheBytes = bytes('--fetcher-cache-size', flags.fetcherCacheSize ?? (env.ARBITER_FETCHER_CACHE_SIZE || undefined));
+  const maxBytes = bytes('--fetcher-max-size', flags.fetcherMaxSize ?? (env.ARBITER_FETCHER_MAX_SIZE || undefined));
+  const timeout = flags.fetcherTimeout ?? (env.ARBITER_FETCHER_TIMEOUT || undefined);
+  const timeoutMs = lib.durationMs(timeout);
+  if (timeout !== undefined && !timeoutMs) throw new Error(`--fetcher-timeout: '${timeout}' is not a duration such as 60s or 5mins`);
+  return {
+    ...(cacheDir ? { cacheDir: path.resolve(cacheDir) } : {}),
+    ...(cacheBytes ? { cacheBytes } : {}),
+    ...(maxBytes ? { maxBytes } : {}),
+    ...(timeoutMs ? { timeoutMs } : {}),
+  };
 }

@@ -24,7 +24,6 @@ export function parseAttributes(text: string): Record<string, string | number> {
   return out;
 }
 
-/** The image options from the flags, each falling back to its ARBITER_* variable. */
 export function register(program: Command): void {
   program
     .command('agent')
@@ -123,6 +122,13 @@ export function register(program: Command): void {
     .option('--nvidia-smi <path>', "nvidia-smi to detect GPUs with (default: the system's)")
     .option('--log-max-size <size>', "rotate a task's stdout/stderr past this size, e.g. 10M (ARBITER_LOG_MAX_SIZE; default: never)")
     .option('--log-keep <n>', 'rotated logs kept per task log (ARBITER_LOG_KEEP; default 5)')
+    .option(
+      '--fetcher-cache-dir <dir>',
+      'where fetched URIs with cache: true are kept (ARBITER_FETCHER_CACHE_DIR; default <work-dir>/fetch-cache)',
+    )
+    .option('--fetcher-cache-size <size>', 'the fetch cache size, least recently used out first (ARBITER_FETCHER_CACHE_SIZE; default 2G)')
+    .option('--fetcher-max-size <size>', 'the most one fetched URI may bring (ARBITER_FETCHER_MAX_SIZE; default 4G)')
+    .option('--fetcher-timeout <duration>', 'how long one URI may take to fetch and unpack (ARBITER_FETCHER_TIMEOUT; default 10mins)')
     .action(async (flags: AgentFlags) => {
       const { parseResources } = await import('@arbiter/allocator');
       const agentLib = await import('@arbiter/agent');
@@ -242,6 +248,7 @@ export function register(program: Command): void {
           allowRootTasks: flags.allowRootTasks ?? process.env.ARBITER_ALLOW_ROOT_TASKS === 'true',
           ...(sandboxDir ? { sandboxDir } : {}),
           ports: more.ports,
+          fetch: more.fetch,
           ...(gpus.length ? { gpus: { gpus } } : {}),
           ...(more.isolation ? { isolation: more.isolation } : {}),
           allowedHostPaths: more.allowedHostPaths,

@@ -6,6 +6,7 @@
  * (UNSUPPORTED), never dropped. docs/mesos-compat.md is the table of all of it.
  */
 import {
+  type FetchUri,
   Accept,
   CAPABILITIES,
   Decline,
@@ -207,9 +208,8 @@ export function roleContext(info: MesosFrameworkInfo): { multiRole: boolean; sta
   return { multiRole, star };
 }
 
-function commandOf(c: MesosCommandInfo | undefined, where: string): Pick<TaskSpec, 'command' | 'env' | 'user'> {
+function commandOf(c: MesosCommandInfo | undefined, where: string): Pick<TaskSpec, 'command' | 'env' | 'user' | 'uris'> {
   if (!c) throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `${where}: a task needs a command, or an executor to run it`);
-  if (c.uris?.length) throw unsupported(`${where}: command.uris`, 'Arbiter agents do not fetch URIs; put the fetch in the command');
   const env: Record<string, string> = {};
   for (const v of c.environment?.variables ?? []) {
     if (v.type === 'SECRET' || v.secret !== undefined)
@@ -224,7 +224,19 @@ function commandOf(c: MesosCommandInfo | undefined, where: string): Pick<TaskSpe
       : { shell: c.value };
   if (c.shell !== false && c.arguments?.length)
     throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `${where}: arguments need shell: false`);
-  return { command, ...(Object.keys(env).length ? { env } : {}), ...(c.user ? { user: c.user } : {}) };
+  return { command, ...(Object.keys(env).length ? { env } : {}), ...(c.user ? { user: c.user } : {}), ...optional('uris', urisOf(c)) };
+}
+
+/** CommandInfo.uris as Arbiter's FetchUri (Mesos's `extract` defaults to true). */
+function urisOf(c: MesosCommandInfo): FetchUri[] | undefined {
+  if (!c.uris?.length) return undefined;
+  return c.uris.map((u) => ({
+    value: u.value,
+    extract: u.extract ?? true,
+    ...optional('executable', u.executable),
+    ...optional('cache', u.cache),
+    ...optional('outputFile', u.output_file),
+  }));
 }
 
 /** Mesos's Labels as Arbiter's (absent when empty). */
@@ -309,6 +321,13 @@ function operationOf(op: MesosOperation, i: number): { op: Operation; launched: 
       if (op.type === 'LAUNCH_GROUP' && executor === undefined)
         throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `${where}: launch_group needs an executor`);
       const tasks = (infos ?? []).map((t, j) => taskOf(t, `${where} task ${j}`));
+      // The agent fetches an executor's URIs before it starts; those of tasks handed to a running one are not fetched.
+      const fetching = op.type === 'LAUNCH_GROUP' ? tasks.findIndex((t) => t.spec.uris) : -1;
+      if (fetching >= 0)
+        throw unsupported(
+          `${where} task ${fetching}: command.uris`,
+          "tasks of a group are not fetched for; give the URIs to the group's executor",
+        );
       const specs = tasks.map((t) => t.spec);
       return {
         op:

@@ -24,7 +24,7 @@ import { toMesosContainer } from './mesos-container-codec';
 
 /** What the executor codec borrows from the task codec (mesos-codec.ts), so that commands and resources read alike. */
 export interface TaskCodecParts {
-  command(c: MesosCommandInfo | undefined, where: string): Pick<ExecutorSpec, 'command' | 'env' | 'user'>;
+  command(c: MesosCommandInfo | undefined, where: string): Pick<ExecutorSpec, 'command' | 'env' | 'user' | 'uris'>;
   resources(list: MesosResource[] | undefined, where: string): ResourceEntry[];
   container(c: MesosContainerInfo, where: string): ContainerSpec;
 }

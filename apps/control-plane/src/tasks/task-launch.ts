@@ -17,6 +17,8 @@ interface StoredCommand {
   /** Its checks, run by its executor (the agent's command executor, or its own). */
   healthCheck?: TaskSpec['healthCheck'];
   check?: TaskSpec['check'];
+  /** What the agent fetches into its sandbox first. */
+  uris?: TaskSpec['uris'];
 }
 
 type SpecFields = Pick<
@@ -37,6 +39,7 @@ export function storedSpec(spec: TaskSpec, group?: string): SpecFields {
     ...(group !== undefined ? { group } : {}),
     ...(spec.healthCheck ? { healthCheck: spec.healthCheck } : {}),
     ...(spec.check ? { check: spec.check } : {}),
+    ...(spec.uris?.length ? { uris: spec.uris } : {}),
   };
   return {
     command: { ...command },
@@ -66,6 +69,7 @@ export function launchOf(task: TaskEntity): LaunchTask {
       ...(task.user ? { user: task.user } : {}),
       ...(spec.data !== undefined ? { data: spec.data } : {}),
       ...(spec.executor ? { executor: spec.executor } : {}),
+      ...(spec.uris?.length ? { uris: spec.uris } : {}),
       ...(task.labels ? { labels: task.labels } : {}),
       ...(task.discovery ? { discovery: task.discovery } : {}),
       ...(task.container ? { container: task.container } : {}),
