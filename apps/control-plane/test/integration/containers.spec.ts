@@ -73,13 +73,7 @@ const updates = (c: MesosClient) => c.of<{ status: MesosStatus }>('UPDATE').map(
 const cpus = (value: number) => ({ name: 'cpus', type: 'SCALAR', scalar: { value } });
 const ports = (begin: number, end: number) => ({ name: 'ports', type: 'RANGES', ranges: { range: [{ begin, end }] } });
 const launch = (c: MesosClient, offer: MesosOffer, tasks: Array<Record<string, unknown>>) =>
-  c.call('ACCEPT', {
-    accept: {
-      offer_ids: [offer.id],
-      operations: [{ type: 'LAUNCH', launch: { task_infos: tasks } }],
-      filters: { refuse_seconds: 0 },
-    },
-  });
+  c.launch([offer.id], tasks, { filters: { refuse_seconds: 0 } });
 const taskInfo = (offer: MesosOffer, id: string, container: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   name: id,
   task_id: { value: id },

@@ -53,29 +53,20 @@ const updates = (c: MesosClient) => c.of<{ status: Status }>('UPDATE').map((e) =
 
 /** ACCEPT of one offer with one LAUNCH of one task (`task` overrides the TaskInfo's fields). */
 const launch = (c: MesosClient, offer: Offer, taskId: string, task: Record<string, unknown> = {}, accept: Record<string, unknown> = {}) =>
-  c.call('ACCEPT', {
-    accept: {
-      offer_ids: [offer.id],
-      operations: [
-        {
-          type: 'LAUNCH',
-          launch: {
-            task_infos: [
-              {
-                name: taskId,
-                task_id: { value: taskId },
-                agent_id: offer.agent_id,
-                resources: [{ name: 'cpus', type: 'SCALAR', scalar: { value: 1 } }],
-                command: { value: 'sleep 60' },
-                ...task,
-              },
-            ],
-          },
-        },
-      ],
-      ...accept,
-    },
-  });
+  c.launch(
+    [offer.id],
+    [
+      {
+        name: taskId,
+        task_id: { value: taskId },
+        agent_id: offer.agent_id,
+        resources: [{ name: 'cpus', type: 'SCALAR', scalar: { value: 1 } }],
+        command: { value: 'sleep 60' },
+        ...task,
+      },
+    ],
+    accept,
+  );
 
 it('subscribes over a RecordIO stream, offers in Mesos shape, launches a shell task and hears its updates until acknowledged', async () => {
   const cp = await start();

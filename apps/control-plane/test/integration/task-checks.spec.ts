@@ -59,29 +59,20 @@ async function setUp(protobuf: boolean) {
   await until(() => offers(c).length > 0);
   const offer = offers(c)[0];
   const launch = (task: Record<string, unknown>) =>
-    c.call('ACCEPT', {
-      accept: {
-        offer_ids: [offer.id],
-        operations: [
-          {
-            type: 'LAUNCH',
-            launch: {
-              task_infos: [
-                {
-                  name: 'web',
-                  task_id: { value: 'web' },
-                  agent_id: offer.agent_id,
-                  resources: [{ name: 'cpus', type: 'SCALAR', scalar: { value: 1 } }],
-                  command: { value: 'serve' },
-                  ...task,
-                },
-              ],
-            },
-          },
-        ],
-        filters: { refuse_seconds: 0 },
-      },
-    });
+    c.launch(
+      [offer.id],
+      [
+        {
+          name: 'web',
+          task_id: { value: 'web' },
+          agent_id: offer.agent_id,
+          resources: [{ name: 'cpus', type: 'SCALAR', scalar: { value: 1 } }],
+          command: { value: 'serve' },
+          ...task,
+        },
+      ],
+      { filters: { refuse_seconds: 0 } },
+    );
   return { cp, a, c, launch };
 }
 

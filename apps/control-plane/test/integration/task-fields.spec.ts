@@ -66,13 +66,11 @@ const taskInfo = (offer: MesosOffer, id: string, extra: Record<string, unknown> 
   ...extra,
 });
 const accept = (c: MesosClient, offerIds: string[], tasks: Array<Record<string, unknown>>) =>
-  c.call('ACCEPT', {
-    accept: {
-      offer_ids: offerIds.map((value) => ({ value })),
-      operations: [{ type: 'LAUNCH', launch: { task_infos: tasks } }],
-      filters: { refuse_seconds: 0 },
-    },
-  });
+  c.launch(
+    offerIds.map((value) => ({ value })),
+    tasks,
+    { filters: { refuse_seconds: 0 } },
+  );
 
 const DATA = Buffer.from('hello executor').toString('base64');
 const FIELDS = {

@@ -119,6 +119,13 @@ export class MesosClient {
     return this.raw(this.encode(call), { ...(this.streamId ? { 'mesos-stream-id': this.streamId } : {}), ...headers });
   }
 
+  /** ACCEPTs the offers with one LAUNCH of `taskInfos`; `accept` adds to the ACCEPT (its filters, say). */
+  launch(offerIds: unknown[], taskInfos: unknown[], accept: Record<string, unknown> = {}): Promise<CallAnswer> {
+    return this.call('ACCEPT', {
+      accept: { offer_ids: offerIds, operations: [{ type: 'LAUNCH', launch: { task_infos: taskInfos } }], ...accept },
+    });
+  }
+
   /** POSTs bytes as they are. */
   raw(body: Buffer | string, headers: Record<string, string> = {}): Promise<CallAnswer> {
     return new Promise((resolve, reject) => {
