@@ -7,7 +7,7 @@ import type { Subscribe } from '@arbiter/scheduler-sdk';
 import type { AppConfig } from '../../src/config/config.schema';
 import { ClusterState } from '../../src/master/cluster-state';
 import { Kernel } from '../../src/kernel/kernel';
-import { ManualClock } from '../../src/kernel/manual-clock';
+import { ManualClock } from '@arbiter/test-support';
 import { ADMIN_TOKEN, controlPlaneBed, type TestControlPlane } from '../support/app';
 import { ProtocolAgent } from '../support/fake-agent';
 import { Recorder } from '../support/recorder';

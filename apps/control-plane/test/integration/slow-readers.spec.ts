@@ -7,7 +7,7 @@
 import type { Socket as NetSocket } from 'node:net';
 import { never } from '@arbiter/test-support';
 import { io } from 'socket.io-client';
-import { ManualClock } from '../../src/kernel/manual-clock';
+import { ManualClock } from '@arbiter/test-support';
 import { DRAIN_TIMEOUT_MS, Outbound } from '../../src/kernel/outbound';
 import { ClusterState } from '../../src/master/cluster-state';
 import { ADMIN_TOKEN, STARTUP_TIMEOUT_MS, controlPlaneBed } from '../support/app';
