@@ -7,7 +7,6 @@
  * which. The CI runs it as root (device nodes, devices cgroup); elsewhere it checks the
  * environment alone.
  */
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -15,6 +14,7 @@ import type { Agent } from '../../src/agent';
 import { detectNvidiaGpus, type NvidiaGpu } from '../../src/containerizer/isolators/nvidia';
 import { until as untilWithin } from '@arbiter/test-support';
 import { launchOf } from '../support/fake-control-plane';
+import { makeNvidiaNodes } from '../support/nvidia-nodes';
 import { agentBed, testAgent } from '../support/test-agents';
 
 const until = (check: () => boolean, what = 'the agent condition') => untilWithin(check, 15_000, what);
@@ -62,13 +62,7 @@ describe('gpu/nvidia isolator (real tasks, fake GPUs)', () => {
     fs.chmodSync(bed.dir, 0o755);
     dev = path.join(bed.dir, 'dev');
     fs.mkdirSync(dev, { mode: 0o755 });
-    if (root)
-      for (const [name, minor] of [
-        ['nvidia0', 0],
-        ['nvidia1', 1],
-        ['nvidiactl', 255],
-      ] as const)
-        execFileSync('mknod', ['-m', '666', path.join(dev, name), 'c', '195', String(minor)]);
+    makeNvidiaNodes(dev);
     const smi = path.join(bed.dir, 'nvidia-smi');
     const csv = UUIDS.map((u, i) => `${i}, ${u}, NVIDIA H200, 143771 MiB, 00000000:${18 + i}:00.0`).join('\n');
     fs.writeFileSync(smi, `#!/bin/sh\necho '${csv}'\n`, { mode: 0o755 });
