@@ -12,7 +12,7 @@ import { type Offer, Scheduler, type StatusUpdate } from '@arbiter/scheduler-sdk
 import { pushTestImage, startRegistry, type TestRegistry } from '../../../agent/test/support/registry';
 import { ADMIN_TOKEN } from '../support/app';
 import { rawRequest } from '../support/client';
-import { MesosClient } from '../support/mesos-client';
+import { MesosClient, shellTaskInfo } from '../support/mesos-client';
 import { freshDatabase } from '../support/postgres';
 import { AgentProcess, type ControlPlaneProcess, spawnSingleControlPlane } from '../support/process';
 import { until } from '../support/until';
@@ -72,17 +72,7 @@ describe('container images, from a local registry to TASK_FINISHED', () => {
     const offers = () => m.of<{ offers: Array<{ id: { value: string }; agent_id: { value: string } }> }>('OFFERS').flatMap((e) => e.offers);
     await until(() => offers().length > 0, 20_000, `an offer:\n${agent.log}`);
     const offer = offers()[0];
-    const task = (id: string, container: Record<string, unknown>, shell: string) => ({
-      name: id,
-      task_id: { value: id },
-      agent_id: offer.agent_id,
-      resources: [
-        { name: 'cpus', type: 'SCALAR', scalar: { value: 0.5 } },
-        { name: 'mem', type: 'SCALAR', scalar: { value: 64 } },
-      ],
-      command: { value: shell },
-      container,
-    });
+    const task = (id: string, container: Record<string, unknown>, shell: string) => shellTaskInfo(offer, id, shell, { container });
     const accepted = await m.launch(
       [offer.id],
       [

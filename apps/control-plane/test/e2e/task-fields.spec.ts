@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ADMIN_TOKEN } from '../support/app';
-import { MesosClient } from '../support/mesos-client';
+import { MesosClient, shellTaskInfo } from '../support/mesos-client';
 import { freshDatabase } from '../support/postgres';
 import { AgentProcess, type ControlPlaneProcess, spawnSingleControlPlane } from '../support/process';
 import { until } from '../support/until';
@@ -54,17 +54,7 @@ describe('kill policy and max completion time, on a real agent', () => {
         .of<{ status: Status }>('UPDATE')
         .map((e) => e.status)
         .filter((s) => s.task_id.value === id);
-    const task = (id: string, shell: string, extra: Record<string, unknown>) => ({
-      name: id,
-      task_id: { value: id },
-      agent_id: offer.agent_id,
-      resources: [
-        { name: 'cpus', type: 'SCALAR', scalar: { value: 0.5 } },
-        { name: 'mem', type: 'SCALAR', scalar: { value: 64 } },
-      ],
-      command: { value: shell },
-      ...extra,
-    });
+    const task = (id: string, shell: string, extra: Record<string, unknown>) => shellTaskInfo(offer, id, shell, extra);
     const accepted = await m.launch(
       [offer.id],
       [
