@@ -1,4 +1,5 @@
 export { defined, setUntilTimeout, until } from './until';
 export { type AdvancingClock, never } from './never';
+export { ManualClock } from './manual-clock';
 export { principal } from './principal';
 export { type ExecutorCall, type ExecutorEndpoint, recordIO, startExecutorEndpoint } from './executor-endpoint';

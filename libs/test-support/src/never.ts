@@ -1,4 +1,4 @@
-/** What a test clock must offer: the control plane's `ManualClock` does. */
+/** What a test clock must offer: `ManualClock` does. */
 export interface AdvancingClock {
   advance(ms: number): Promise<void>;
 }

@@ -1,29 +1,54 @@
 import type { CheckStatus, HealthCheck } from '@arbiter/contracts';
+import { ManualClock } from '@arbiter/test-support';
 import { GeneralChecker, HealthChecker } from './checker';
-import { ManualCheckClock } from './manual-clock';
+import type { CheckClock } from './clock';
 import type { Probe, ProbeResult } from './probes';
 
 const pass: ProbeResult = { ok: true, status: { type: 'TCP', succeeded: true }, message: 'connected' };
 const fail: ProbeResult = { ok: false, status: { type: 'TCP', succeeded: false }, message: 'refused' };
 
 /** A probe answering from a script (the last answer repeats), counting its calls. */
+/** The manual clock as the checkers read it. */
+function checking(clock: ManualClock): CheckClock {
+  return {
+    now: () => clock.now(),
+    after: (ms, fn) => {
+      const timer = clock.after(ms, fn);
+      return () => timer.cancel();
+    },
+  };
+}
+
 function scripted(answers: ProbeResult[]): Probe & { calls: number } {
   const probe = Object.assign(() => Promise.resolve(answers[Math.min(probe.calls++, answers.length - 1)]), { calls: 0 });
   return probe;
 }
 
+/** A probe that answers `answer` only once aborted; `aborted` says whether it was. */
+function hanging(answer: ProbeResult): { probe: Probe; aborted: () => boolean } {
+  let aborted = false;
+  const probe: Probe = (signal) =>
+    new Promise((resolve) => {
+      signal.addEventListener('abort', () => {
+        aborted = true;
+        resolve(answer);
+      });
+    });
+  return { probe, aborted: () => aborted };
+}
+
 const tcp: HealthCheck = { probe: { type: 'TCP', port: 1 }, delaySeconds: 5, intervalSeconds: 2, timeoutSeconds: 1 };
 
-function health(spec: HealthCheck, probe: Probe, clock: ManualCheckClock) {
+function health(spec: HealthCheck, probe: Probe, clock: ManualClock) {
   const told: boolean[] = [];
   const kills: string[] = [];
-  const checker = new HealthChecker(spec, probe, clock, { health: (h) => told.push(h), kill: (m) => kills.push(m) });
+  const checker = new HealthChecker(spec, probe, checking(clock), { health: (h) => told.push(h), kill: (m) => kills.push(m) });
   return { checker, told, kills };
 }
 
 describe('HealthChecker', () => {
   it('waits out the delay, then probes every interval', async () => {
-    const clock = new ManualCheckClock();
+    const clock = new ManualClock();
     const probe = scripted([pass]);
     health(tcp, probe, clock);
     await clock.advance(4_999);
@@ -35,7 +60,7 @@ describe('HealthChecker', () => {
   });
 
   it('tells healthy once, unhealthy once, and kills after consecutiveFailures failures', async () => {
-    const clock = new ManualCheckClock();
+    const clock = new ManualClock();
     const probe = scripted([pass, pass, fail, fail, fail, fail]);
     const { told, kills } = health({ ...tcp, gracePeriodSeconds: 0, consecutiveFailures: 3 }, probe, clock);
     await clock.advance(5_000 + 2_000 * 3);
@@ -52,7 +77,7 @@ describe('HealthChecker', () => {
   });
 
   it('a success resets the count of failures', async () => {
-    const clock = new ManualCheckClock();
+    const clock = new ManualClock();
     const probe = scripted([pass, fail, fail, pass, fail, fail, pass]);
     const { told, kills } = health({ ...tcp, gracePeriodSeconds: 0, consecutiveFailures: 3 }, probe, clock);
     await clock.advance(5_000 + 2_000 * 10);
@@ -61,7 +86,7 @@ describe('HealthChecker', () => {
   });
 
   it('ignores failures in the grace period until the first success', async () => {
-    const clock = new ManualCheckClock();
+    const clock = new ManualClock();
     const probe = scripted([fail, fail, fail, fail, pass, fail]);
     const { told, kills } = health({ ...tcp, delaySeconds: 0, gracePeriodSeconds: 7, consecutiveFailures: 1 }, probe, clock);
     // Probes at 0, 2, 4, 6: in the grace period, nothing said.
@@ -75,7 +100,7 @@ describe('HealthChecker', () => {
   });
 
   it('a failure after the grace period counts even without a success', async () => {
-    const clock = new ManualCheckClock();
+    const clock = new ManualClock();
     const { told, kills } = health({ ...tcp, delaySeconds: 0, gracePeriodSeconds: 3, consecutiveFailures: 2 }, scripted([fail]), clock);
     await clock.advance(4_000);
     expect(told).toEqual([false]);
@@ -85,32 +110,25 @@ describe('HealthChecker', () => {
   });
 
   it('a probe past its timeout failed', async () => {
-    const clock = new ManualCheckClock();
-    let aborted = false;
-    const hanging: Probe = (signal) =>
-      new Promise((resolve) => {
-        signal.addEventListener('abort', () => {
-          aborted = true;
-          resolve(pass);
-        });
-      });
-    const { told } = health({ ...tcp, delaySeconds: 0, gracePeriodSeconds: 0, timeoutSeconds: 3 }, hanging, clock);
+    const clock = new ManualClock();
+    const { probe, aborted } = hanging(pass);
+    const { told } = health({ ...tcp, delaySeconds: 0, gracePeriodSeconds: 0, timeoutSeconds: 3 }, probe, clock);
     await clock.advance(2_999);
     expect(told).toEqual([]);
     await clock.advance(1);
     expect(told).toEqual([false]);
-    expect(aborted).toBe(true);
+    expect(aborted()).toBe(true);
   });
 
   it('a probe that throws failed', async () => {
-    const clock = new ManualCheckClock();
+    const clock = new ManualClock();
     const { told } = health({ ...tcp, delaySeconds: 0, gracePeriodSeconds: 0 }, () => Promise.reject(new Error('boom')), clock);
     await clock.advance(1);
     expect(told).toEqual([false]);
   });
 
   it("uses Mesos's defaults (delay 15 s, interval 10 s, grace 10 s, 3 failures)", async () => {
-    const clock = new ManualCheckClock();
+    const clock = new ManualClock();
     const probe = scripted([fail]);
     const { told, kills } = health({ probe: { type: 'TCP', port: 1 } }, probe, clock);
     await clock.advance(14_999);
@@ -121,14 +139,14 @@ describe('HealthChecker', () => {
   });
 
   it('started again with the health told before (an agent restarted): no repeat, and no grace period', async () => {
-    const clock = new ManualCheckClock();
+    const clock = new ManualClock();
     const told: boolean[] = [];
     const kills: string[] = [];
     const probe = scripted([pass, pass, fail]);
     new HealthChecker(
       { ...tcp, gracePeriodSeconds: 60, consecutiveFailures: 1 },
       probe,
-      clock,
+      checking(clock),
       { health: (h) => told.push(h), kill: (m) => kills.push(m) },
       true,
     );
@@ -139,25 +157,18 @@ describe('HealthChecker', () => {
   });
 
   it('aborts the probe under way when stopped', async () => {
-    const clock = new ManualCheckClock();
-    let aborted = false;
-    const hanging: Probe = (signal) =>
-      new Promise((resolve) => {
-        signal.addEventListener('abort', () => {
-          aborted = true;
-          resolve(fail);
-        });
-      });
-    const { checker, told } = health({ ...tcp, delaySeconds: 0, gracePeriodSeconds: 0 }, hanging, clock);
+    const clock = new ManualClock();
+    const { probe, aborted } = hanging(fail);
+    const { checker, told } = health({ ...tcp, delaySeconds: 0, gracePeriodSeconds: 0 }, probe, clock);
     await clock.advance(1);
     checker.stop();
     await clock.advance(1);
-    expect(aborted).toBe(true);
+    expect(aborted()).toBe(true);
     expect(told).toEqual([]);
   });
 
   it('says nothing once stopped', async () => {
-    const clock = new ManualCheckClock();
+    const clock = new ManualClock();
     const { checker, told } = health({ ...tcp, gracePeriodSeconds: 0 }, scripted([fail]), clock);
     checker.stop();
     await clock.advance(60_000);
@@ -168,12 +179,15 @@ describe('HealthChecker', () => {
 
 describe('GeneralChecker', () => {
   it('tells each change of result, never a repeat', async () => {
-    const clock = new ManualCheckClock();
+    const clock = new ManualClock();
     const code = (exitCode: number): ProbeResult => ({ ok: exitCode === 0, status: { type: 'COMMAND', exitCode }, message: '' });
     const probe = scripted([code(0), code(0), code(1), code(1), code(0)]);
     const told: CheckStatus[] = [];
-    new GeneralChecker({ probe: { type: 'COMMAND', command: { shell: 'true' } }, delaySeconds: 1, intervalSeconds: 1 }, probe, clock, (s) =>
-      told.push(s),
+    new GeneralChecker(
+      { probe: { type: 'COMMAND', command: { shell: 'true' } }, delaySeconds: 1, intervalSeconds: 1 },
+      probe,
+      checking(clock),
+      (s) => told.push(s),
     );
     await clock.advance(6_000);
     expect(told).toEqual([
@@ -184,11 +198,11 @@ describe('GeneralChecker', () => {
   });
 
   it('started again with the result told before: not told again', async () => {
-    const clock = new ManualCheckClock();
+    const clock = new ManualClock();
     const probe = scripted([{ ok: false, status: { type: 'COMMAND', exitCode: 3 }, message: '' }]);
     const told: CheckStatus[] = [];
     const check = { probe: { type: 'COMMAND' as const, command: { shell: 'true' } }, delaySeconds: 0, intervalSeconds: 1 };
-    new GeneralChecker(check, probe, clock, (s) => told.push(s), { type: 'COMMAND', exitCode: 3 });
+    new GeneralChecker(check, probe, checking(clock), (s) => told.push(s), { type: 'COMMAND', exitCode: 3 });
     await clock.advance(3_000);
     expect(probe.calls).toBe(4);
     expect(told).toEqual([]);

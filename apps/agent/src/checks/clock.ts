@@ -1,6 +1,6 @@
 /**
  * Time for the checkers, injected: they read it and set their timers through a `CheckClock`, so
- * that tests advance a manual one (manual-clock.ts) instead of waiting out delays and intervals.
+ * that tests advance a manual one (@arbiter/test-support's ManualClock) instead of waiting out delays and intervals.
  */
 export interface CheckClock {
   /** Milliseconds on a monotonic clock. */

@@ -4,23 +4,21 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { StatusUpdate } from '@arbiter/contracts';
-import { Agent, type AgentOptions } from '../../src/agent';
-import { FakeControlPlane, launchOf } from '../support/fake-control-plane';
-import { stopAgents, testAgent } from '../support/test-agents';
+import type { AgentOptions } from '../../src/agent';
+import { launchOf } from '../support/fake-control-plane';
+import { agentBed, stopAgents, testAgent } from '../support/test-agents';
 import { until as untilWithin } from '@arbiter/test-support';
 
 const until = (check: () => boolean, what = 'the agent condition') => untilWithin(check, 15_000, what);
 const ROOT = path.resolve(__dirname, '../../../..');
 
 describe('agent', () => {
-  let dir: string;
-  let cp: FakeControlPlane;
-  const agents: Agent[] = [];
+  const bed = agentBed('arbiter-agent-');
+  const { agents } = bed;
   const agentOn = (workDir: string, extra: Partial<AgentOptions> = {}) => {
-    const agent = testAgent(cp, workDir, extra);
+    const agent = testAgent(bed.cp, workDir, extra);
     agents.push(agent);
     return agent;
   };
@@ -32,19 +30,8 @@ describe('agent', () => {
       .sort()
       .map((f) => JSON.parse(fs.readFileSync(path.join(workDir, 'updates', f), 'utf8')) as StatusUpdate);
 
-  beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-agent-'));
-    fs.chmodSync(dir, 0o711);
-    cp = await FakeControlPlane.start();
-  });
-  afterEach(async () => {
-    await stopAgents(agents);
-    await cp.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-
   it("never reports a finished task lost when it is killed between reporting the task's end and checkpointing it", async () => {
-    const work = path.join(dir, 'work');
+    const work = path.join(bed.dir, 'work');
     const crashing = spawn(
       process.execPath,
       ['-r', '@swc-node/register', path.join(__dirname, 'fixtures', 'crash-after-terminal-update.ts'), work],
@@ -60,12 +47,12 @@ describe('agent', () => {
 
     const again = agentOn(work);
     again.start();
-    await until(() => cp.registered && cp.states('quick').length > 0, 'the restarted agent registered and sent its updates');
+    await until(() => bed.cp.registered && bed.cp.states('quick').length > 0, 'the restarted agent registered and sent its updates');
     // It registers with the task (its end not yet acknowledged), so the control plane waits for it.
-    expect(cp.registrations[0].tasks).toEqual([expect.objectContaining({ frameworkId: 'fw', taskId: 'quick', state: 'FINISHED' })]);
-    await until(() => cp.states('quick').includes('FINISHED'));
-    expect(cp.states('quick')).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
-    expect(cp.last('quick')).toMatchObject({ reason: 'REASON_COMMAND_EXITED', message: 'exited with status 0' });
+    expect(bed.cp.registrations[0].tasks).toEqual([expect.objectContaining({ frameworkId: 'fw', taskId: 'quick', state: 'FINISHED' })]);
+    await until(() => bed.cp.states('quick').includes('FINISHED'));
+    expect(bed.cp.states('quick')).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
+    expect(bed.cp.last('quick')).toMatchObject({ reason: 'REASON_COMMAND_EXITED', message: 'exited with status 0' });
     // And it is checkpointed as ended now: a later restart reports nothing again.
     await until(() => again.pendingUpdates === 0);
     const third = agentOn(work);
@@ -74,7 +61,7 @@ describe('agent', () => {
   });
 
   it('registers a task it refused (DROPPED) until its update is acknowledged, so the control plane never reports it LOST', async () => {
-    const work = path.join(dir, 'work');
+    const work = path.join(bed.dir, 'work');
     // More room kept than any disk has: every launch is refused.
     const agent = agentOn(work, { workDirReserveBytes: Number.MAX_SAFE_INTEGER });
     agent.recover();
@@ -90,24 +77,24 @@ describe('agent', () => {
     again.recover();
     expect(again.registration().tasks).toEqual(dropped);
     again.start();
-    await until(() => cp.registered && cp.states('refused').length > 0);
-    expect(cp.registrations[0].tasks).toEqual(dropped);
+    await until(() => bed.cp.registered && bed.cp.states('refused').length > 0);
+    expect(bed.cp.registrations[0].tasks).toEqual(dropped);
     // And it says why, for the control plane to show on the agent.
-    expect(cp.registrations[0].health).toMatchObject({ ok: false, problems: [{ code: 'DISK_RESERVE_IN_USE' }] });
-    expect(cp.states('refused')).toEqual(['DROPPED']);
+    expect(bed.cp.registrations[0].health).toMatchObject({ ok: false, problems: [{ code: 'DISK_RESERVE_IN_USE' }] });
+    expect(bed.cp.states('refused')).toEqual(['DROPPED']);
     // Acknowledged: reported no more.
     await until(() => again.pendingUpdates === 0);
     expect(again.registration().tasks).toEqual([]);
   });
 
   it('a 255-character task id runs like any other, and neither its sandbox nor its cgroup names it', async () => {
-    const agent = agentOn(path.join(dir, 'work'));
+    const agent = agentOn(path.join(bed.dir, 'work'));
     agent.start();
-    await until(() => cp.registered);
+    await until(() => bed.cp.registered);
     const id = `t${'x'.repeat(254)}`;
     const fw = `f${'y'.repeat(254)}`;
-    cp.launch(launchOf(id, 'echo "$PWD" > where; exec sleep 100', fw));
-    await until(() => cp.states(id).includes('RUNNING'));
+    bed.cp.launch(launchOf(id, 'echo "$PWD" > where; exec sleep 100', fw));
+    await until(() => bed.cp.states(id).includes('RUNNING'));
     const sandbox = agent.tasks.sandboxOf(fw, id);
     const where = path.join(sandbox, 'where');
     await until(() => fs.existsSync(where) && fs.readFileSync(where, 'utf8').endsWith('\n'));
@@ -118,15 +105,15 @@ describe('agent', () => {
     for (const d of cgroup) expect(d).not.toMatch(/xxxx|yyyy/);
     expect(path.basename(agent.tasks.checkpointOf(fw, id)).length).toBeLessThan(64);
     agent.kill({ frameworkId: fw, taskId: id, gracePeriodSeconds: 0 });
-    await until(() => cp.states(id).includes('KILLED'));
-    expect(cp.states(id)).toEqual(['STARTING', 'RUNNING', 'KILLED']);
+    await until(() => bed.cp.states(id).includes('KILLED'));
+    expect(bed.cp.states(id)).toEqual(['STARTING', 'RUNNING', 'KILLED']);
   });
 
   describe('with its work directory on a filesystem of 1 MiB (tmpfs)', () => {
     let work: string;
     let filler: string;
     beforeEach(() => {
-      work = path.join(dir, 'work');
+      work = path.join(bed.dir, 'work');
       fs.mkdirSync(work);
       execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', work]);
       filler = path.join(work, 'filler');
@@ -148,40 +135,40 @@ describe('agent', () => {
     };
 
     it('refuses a launch when its journal cannot take the update (ENOSPC), reports it, and runs tasks again once there is room', async () => {
-      const agent = agentOn(work, { workDirReserveBytes: 0, tasks: { sandboxDir: path.join(dir, 'sandboxes') } });
+      const agent = agentOn(work, { workDirReserveBytes: 0, tasks: { sandboxDir: path.join(bed.dir, 'sandboxes') } });
       agent.start();
-      await until(() => cp.registered);
+      await until(() => bed.cp.registered);
       fill();
-      cp.launch(launchOf('squeezed', 'exit 0'));
-      await until(() => cp.states('squeezed').includes('FAILED'), 'the launch failed and said so');
-      expect(cp.last('squeezed')?.reason).toBe('REASON_COMMAND_EXECUTOR_FAILED');
-      expect(cp.last('squeezed')?.message).toMatch(/^could not prepare the task: ENOSPC/);
+      bed.cp.launch(launchOf('squeezed', 'exit 0'));
+      await until(() => bed.cp.states('squeezed').includes('FAILED'), 'the launch failed and said so');
+      expect(bed.cp.last('squeezed')?.reason).toBe('REASON_COMMAND_EXECUTOR_FAILED');
+      expect(bed.cp.last('squeezed')?.message).toMatch(/^could not prepare the task: ENOSPC/);
       const health = agent.health();
       expect(health.problems.map((p) => p.code)).toEqual(['JOURNAL_UNWRITABLE']);
       expect(health.ok).toBe(false);
       expect(health.problems[0].message).toMatch(/^its status update journal cannot be written: ENOSPC/);
       fs.rmSync(filler);
-      cp.launch(launchOf('roomy', 'exit 0'));
-      await until(() => cp.states('roomy').includes('FINISHED'));
+      bed.cp.launch(launchOf('roomy', 'exit 0'));
+      await until(() => bed.cp.states('roomy').includes('FINISHED'));
       expect(agent.health()).toEqual({ ok: true, problems: [] });
     });
 
     it('refuses launches (DROPPED) while its work directory has less free space than it keeps for its records', async () => {
-      const agent = agentOn(work, { workDirReserveBytes: 512 * 1024, tasks: { sandboxDir: path.join(dir, 'sandboxes') } });
+      const agent = agentOn(work, { workDirReserveBytes: 512 * 1024, tasks: { sandboxDir: path.join(bed.dir, 'sandboxes') } });
       agent.start();
-      await until(() => cp.registered);
+      await until(() => bed.cp.registered);
       fill();
-      cp.launch(launchOf('refused', 'exit 0'));
-      await until(() => cp.states('refused').length > 0);
-      expect(cp.states('refused')).toEqual(['DROPPED']);
-      expect(cp.last('refused')?.reason).toBe('REASON_CONTAINER_LAUNCH_FAILED');
-      expect(cp.last('refused')?.message).toMatch(
+      bed.cp.launch(launchOf('refused', 'exit 0'));
+      await until(() => bed.cp.states('refused').length > 0);
+      expect(bed.cp.states('refused')).toEqual(['DROPPED']);
+      expect(bed.cp.last('refused')?.reason).toBe('REASON_CONTAINER_LAUNCH_FAILED');
+      expect(bed.cp.last('refused')?.message).toMatch(
         /^the agent cannot take tasks now: its work directory .* has 0\.0 MiB free, under the 0\.5 MiB it keeps for its journal and checkpoints/,
       );
       expect(fs.existsSync(agent.tasks.sandboxOf('fw', 'refused'))).toBe(false);
       fs.rmSync(filler);
-      cp.launch(launchOf('later', 'exit 0'));
-      await until(() => cp.states('later').includes('FINISHED'));
+      bed.cp.launch(launchOf('later', 'exit 0'));
+      await until(() => bed.cp.states('later').includes('FINISHED'));
     });
   });
 });

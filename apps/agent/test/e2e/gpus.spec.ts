@@ -7,32 +7,31 @@
  * which. The CI runs it as root (device nodes, devices cgroup); elsewhere it checks the
  * environment alone.
  */
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Agent } from '../../src/agent';
 import { detectNvidiaGpus, type NvidiaGpu } from '../../src/containerizer/isolators/nvidia';
 import { until as untilWithin } from '@arbiter/test-support';
-import { FakeControlPlane, launchOf } from '../support/fake-control-plane';
-import { stopAgents, testAgent } from '../support/test-agents';
+import { launchOf } from '../support/fake-control-plane';
+import { makeNvidiaNodes } from '../support/nvidia-nodes';
+import { agentBed, testAgent } from '../support/test-agents';
 
 const until = (check: () => boolean, what = 'the agent condition') => untilWithin(check, 15_000, what);
 const root = process.getuid?.() === 0;
 const UUIDS = ['GPU-aaaaaaaa-0000-0000-0000-000000000000', 'GPU-bbbbbbbb-1111-1111-1111-111111111111'];
 
 describe('gpu/nvidia isolator (real tasks, fake GPUs)', () => {
-  let dir: string;
+  const bed = agentBed(path.join(root ? '/var/tmp' : os.tmpdir(), 'arbiter-gpus-'));
+  const { agents } = bed;
   let dev: string;
   let gpus: NvidiaGpu[];
-  let cp: FakeControlPlane;
-  const agents: Agent[] = [];
   const agentOn = async () => {
-    const agent = testAgent(cp, path.join(dir, 'work'), { tasks: { gpus: { gpus } } });
-    const registered = cp.registrations.length;
+    const agent = testAgent(bed.cp, path.join(bed.dir, 'work'), { tasks: { gpus: { gpus } } });
+    const registered = bed.cp.registrations.length;
     agents.push(agent);
     agent.start();
-    await until(() => cp.registrations.length > registered);
+    await until(() => bed.cp.registrations.length > registered);
     return agent;
   };
   /** A task that prints its GPU environment and what opening each device node gives, then holds on. */
@@ -41,7 +40,7 @@ describe('gpu/nvidia isolator (real tasks, fake GPUs)', () => {
     const msg = launchOf(taskId, shell);
     const resources = [...msg.task.resources, ...(count ? [{ name: 'gpus', value: count }] : [])];
     // The task tries to pick both GPUs itself: the agent's environment wins.
-    cp.launch({ ...msg, task: { ...msg.task, resources, env: { DEV: dev, CUDA_VISIBLE_DEVICES: '0,1' } } });
+    bed.cp.launch({ ...msg, task: { ...msg.task, resources, env: { DEV: dev, CUDA_VISIBLE_DEVICES: '0,1' } } });
   };
   const output = (agent: Agent, taskId: string) => {
     try {
@@ -59,28 +58,15 @@ describe('gpu/nvidia isolator (real tasks, fake GPUs)', () => {
   /** What a task holding GPU `i` (of 0 and 1) sees: its uuid and index, its node opened (ENXIO), the other denied. */
   const holding = (i: number) => [`${UUIDS[i]}|${i}`, ...[0, 1].map((n) => (n === i || !root ? ABSENT : DENIED)), ABSENT];
 
-  beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(root ? '/var/tmp' : os.tmpdir(), 'arbiter-gpus-'));
-    fs.chmodSync(dir, 0o755);
-    dev = path.join(dir, 'dev');
+  beforeEach(() => {
+    fs.chmodSync(bed.dir, 0o755);
+    dev = path.join(bed.dir, 'dev');
     fs.mkdirSync(dev, { mode: 0o755 });
-    if (root)
-      for (const [name, minor] of [
-        ['nvidia0', 0],
-        ['nvidia1', 1],
-        ['nvidiactl', 255],
-      ] as const)
-        execFileSync('mknod', ['-m', '666', path.join(dev, name), 'c', '195', String(minor)]);
-    const smi = path.join(dir, 'nvidia-smi');
+    makeNvidiaNodes(dev);
+    const smi = path.join(bed.dir, 'nvidia-smi');
     const csv = UUIDS.map((u, i) => `${i}, ${u}, NVIDIA H200, 143771 MiB, 00000000:${18 + i}:00.0`).join('\n');
     fs.writeFileSync(smi, `#!/bin/sh\necho '${csv}'\n`, { mode: 0o755 });
-    gpus = detectNvidiaGpus({ nvidiaSmi: smi, devDir: dev, driverDir: path.join(dir, 'no-driver') });
-    cp = await FakeControlPlane.start();
-  });
-  afterEach(async () => {
-    await stopAgents(agents);
-    await cp.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    gpus = detectNvidiaGpus({ nvidiaSmi: smi, devDir: dev, driverDir: path.join(bed.dir, 'no-driver') });
   });
 
   it('gives each task its own GPU, denies it the other, frees it at the end, and recovers holders after a restart', async () => {
@@ -100,15 +86,15 @@ describe('gpu/nvidia isolator (real tasks, fake GPUs)', () => {
     expect(await probed(agent, 'b')).toEqual(holding(1));
     // None left: the launch fails, saying why.
     probe('c', 1);
-    await until(() => cp.last('c')?.state === 'FAILED');
-    expect(cp.last('c')?.message).toBe("could not prepare the task: the task needs 1 GPU(s) and 0 of this agent's 2 are free for it");
+    await until(() => bed.cp.last('c')?.state === 'FAILED');
+    expect(bed.cp.last('c')?.message).toBe("could not prepare the task: the task needs 1 GPU(s) and 0 of this agent's 2 are free for it");
     // A task without GPUs sees none, and may open neither.
     probe('none', 0);
     expect(await probed(agent, 'none')).toEqual(['|void', root ? DENIED : ABSENT, root ? DENIED : ABSENT, ABSENT]);
 
     // A's GPU is free once A has ended.
     agent.kill({ frameworkId: 'fw', taskId: 'a', gracePeriodSeconds: 0 });
-    await until(() => cp.last('a')?.state === 'KILLED');
+    await until(() => bed.cp.last('a')?.state === 'KILLED');
     probe('e', 1);
     expect(await probed(agent, 'e')).toEqual(holding(0));
 
@@ -117,11 +103,11 @@ describe('gpu/nvidia isolator (real tasks, fake GPUs)', () => {
     agents.splice(agents.indexOf(agent), 1);
     const again = await agentOn();
     probe('f', 1);
-    await until(() => cp.last('f')?.state === 'FAILED');
-    expect(cp.last('f')?.message).toMatch(/0 of this agent's 2 are free/);
+    await until(() => bed.cp.last('f')?.state === 'FAILED');
+    expect(bed.cp.last('f')?.message).toMatch(/0 of this agent's 2 are free/);
     // E (recovered) ends: its GPU is free again.
     again.kill({ frameworkId: 'fw', taskId: 'e', gracePeriodSeconds: 0 });
-    await until(() => cp.last('e')?.state === 'KILLED');
+    await until(() => bed.cp.last('e')?.state === 'KILLED');
     probe('g', 1);
     expect(await probed(again, 'g')).toEqual(holding(0));
   });

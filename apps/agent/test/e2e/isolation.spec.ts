@@ -9,48 +9,31 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { LaunchTask } from '@arbiter/contracts';
-import { Agent, type AgentOptions } from '../../src/agent';
+import type { AgentOptions } from '../../src/agent';
 import { DYNAMIC_UID_BASE, DYNAMIC_UID_COUNT } from '../../src/containerizer/dynamic-users';
-import { FakeControlPlane, launchOf } from '../support/fake-control-plane';
-import { stopAgents, testAgent } from '../support/test-agents';
+import { launchOf } from '../support/fake-control-plane';
+import { agentBed } from '../support/test-agents';
 import { until as untilWithin } from '@arbiter/test-support';
 
 const until = (check: () => boolean, what = 'the agent condition') => untilWithin(check, 15_000, what);
 const root = process.getuid?.() === 0;
 
 describe('tenant isolation on one agent', () => {
-  let dir: string;
-  let cp: FakeControlPlane;
-  const agents: Agent[] = [];
-  const agentOn = (extra: Partial<AgentOptions> = {}) => {
-    const agent = testAgent(cp, path.join(dir, 'work'), { resources: [{ name: 'cpus', value: 4 }], ...extra });
-    agents.push(agent);
-    agent.start();
-    return agent;
-  };
-  const ended = (taskId: string) => cp.states(taskId).some((s) => ['FINISHED', 'FAILED', 'KILLED'].includes(s));
+  // Outside /tmp: each task has a /tmp of its own, where another task's sandbox would not be.
+  const bed = agentBed(path.join(root ? '/var/tmp' : os.tmpdir(), 'arbiter-tenants-'), { resources: [{ name: 'cpus', value: 4 }] });
+  const { agents } = bed;
+  const agentOn = (extra: Partial<AgentOptions> = {}) => bed.agentOn(path.join(bed.dir, 'work'), extra);
+  const ended = (taskId: string) => bed.cp.states(taskId).some((s) => ['FINISHED', 'FAILED', 'KILLED'].includes(s));
   const launch = (taskId: string, shell: string, frameworkId: string, task: Partial<LaunchTask['task']> = {}) => {
     const msg = launchOf(taskId, shell, frameworkId);
-    cp.launch({ ...msg, task: { ...msg.task, ...task } });
+    bed.cp.launch({ ...msg, task: { ...msg.task, ...task } });
   };
   /** The real uid of a process (/proc/<pid>/status). */
   const uidOf = (pid: number) => Number(/^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
 
-  beforeEach(async () => {
-    // Outside /tmp: each task has a /tmp of its own, where another task's sandbox would not be.
-    dir = fs.mkdtempSync(path.join(root ? '/var/tmp' : os.tmpdir(), 'arbiter-tenants-'));
-    fs.chmodSync(dir, 0o711);
-    cp = await FakeControlPlane.start();
-  });
-  afterEach(async () => {
-    await stopAgents(agents);
-    await cp.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-
   it("runs two frameworks that name no user (or nobody) as uids of their own: neither reads the other's environment or files", async () => {
     const agent = agentOn();
-    await until(() => cp.registered);
+    await until(() => bed.cp.registered);
     const keeper = `echo $$ > "$ARBITER_SANDBOX/pid.tmp"; mv "$ARBITER_SANDBOX/pid.tmp" "$ARBITER_SANDBOX/pid"; echo file-secret > "$ARBITER_SANDBOX/secret"; exec sleep 100`;
     launch('a-keeper', keeper, 'fw-a', { env: { A_SECRET: 'env-secret' } });
     launch('c-keeper', keeper, 'fw-c', { user: 'nobody' });
@@ -67,7 +50,7 @@ describe('tenant isolation on one agent', () => {
     }
     const names = Object.keys(probes).flatMap((n) => [`b-${n}`, `a-${n}`]);
     await until(() => names.every(ended), 'every probe ended');
-    expect(Object.fromEntries(names.map((n) => [n, cp.last(n)?.state]))).toEqual(
+    expect(Object.fromEntries(names.map((n) => [n, bed.cp.last(n)?.state]))).toEqual(
       root
         ? {
             'b-environ': 'FAILED',
@@ -101,7 +84,7 @@ describe('tenant isolation on one agent', () => {
     await agent.stop();
     agents.splice(agents.indexOf(agent), 1);
     const again = agentOn();
-    await until(() => cp.registrations.length === 2);
+    await until(() => bed.cp.registrations.length === 2);
     launch('a-again', `grep -E '^(Uid|Gid|CapPrm|CapEff):' /proc/self/status`, 'fw-a');
     await until(() => ended('a-again'));
     // Real, effective, saved and filesystem ids all the task's, and no capability left.
@@ -115,16 +98,16 @@ describe('tenant isolation on one agent', () => {
 
   it('fails a task whose user does not exist, and one asking for root unless the agent allows it', async () => {
     agentOn();
-    await until(() => cp.registered);
+    await until(() => bed.cp.registered);
     launch('ghost', 'true', 'fw', { user: 'no-such-user-x' });
     launch('as-root', 'id -u', 'fw', { user: 'root' });
     await until(() => ended('ghost') && ended('as-root'));
-    expect(cp.last('ghost')).toMatchObject({
+    expect(bed.cp.last('ghost')).toMatchObject({
       state: 'FAILED',
       reason: 'REASON_TASK_USER_INVALID',
       message: "no OS user 'no-such-user-x' on this machine",
     });
-    expect(cp.last('as-root')).toMatchObject({
+    expect(bed.cp.last('as-root')).toMatchObject({
       state: 'FAILED',
       reason: 'REASON_TASK_USER_INVALID',
       message: root
@@ -135,16 +118,16 @@ describe('tenant isolation on one agent', () => {
     const first = agents.pop();
     await first?.stop();
     const allowing = agentOn({ tasks: { allowRootTasks: true } });
-    await until(() => cp.registrations.length === 2);
+    await until(() => bed.cp.registrations.length === 2);
     launch('allowed-root', 'id -u', 'fw', { user: 'root' });
     await until(() => ended('allowed-root'));
-    expect(cp.last('allowed-root')?.state).toBe('FINISHED');
+    expect(bed.cp.last('allowed-root')?.state).toBe('FINISHED');
     expect(fs.readFileSync(path.join(allowing.tasks.sandboxOf('fw', 'allowed-root'), 'stdout'), 'utf8')).toBe('0\n');
   });
 
   it('gives a task a private /tmp and /dev/shm in its sandbox, counted against its disk, and removes them when it ends', async () => {
     const agent = agentOn();
-    await until(() => cp.registered);
+    await until(() => bed.cp.registered);
     const marker = `arbiter-private-tmp-${process.pid}-${Date.now()}`;
     const tmp = root ? '/tmp' : '"$TMPDIR"';
     launch(
@@ -160,7 +143,7 @@ describe('tenant isolation on one agent', () => {
     );
     const sandbox = agent.tasks.sandboxOf('fw', 'filler');
     await until(() => fs.existsSync(path.join(sandbox, 'done')) || ended('filler'), 'the task wrote its files');
-    expect(cp.states('filler')).toEqual(['STARTING', 'RUNNING']);
+    expect(bed.cp.states('filler')).toEqual(['STARTING', 'RUNNING']);
     // Not in the machine's /tmp or /dev/shm: in the sandbox.
     expect(fs.existsSync(path.join('/tmp', marker))).toBe(false);
     expect(fs.existsSync(path.join('/dev/shm', marker))).toBe(false);
@@ -168,7 +151,7 @@ describe('tenant isolation on one agent', () => {
     if (root) expect(fs.statSync(path.join(sandbox, '.shm', marker)).size).toBe(1000);
     await agent.tasks.limits.checkDisk();
     await until(() => ended('filler'));
-    expect(cp.last('filler')).toMatchObject({ state: 'FAILED', reason: 'REASON_CONTAINER_LIMITATION_DISK' });
+    expect(bed.cp.last('filler')).toMatchObject({ state: 'FAILED', reason: 'REASON_CONTAINER_LIMITATION_DISK' });
     // What it left in its /tmp and /dev/shm is gone; its logs stay.
     expect([fs.existsSync(path.join(sandbox, 'tmp')), fs.existsSync(path.join(sandbox, '.shm'))]).toEqual([false, false]);
     expect(fs.existsSync(path.join(sandbox, 'stdout'))).toBe(true);

@@ -3,7 +3,6 @@
  * with Mesos's reason and message; one listening on its own port keeps running; with enforcement
  * off, the port is reported in a status update and the task runs on.
  */
-import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -12,8 +11,8 @@ import { until as untilWithin } from '@arbiter/test-support';
 import type { Agent } from '../../src/agent';
 import type { PortsOptions } from '../../src/containerizer/isolators/ports';
 import { listeningSockets } from '../../src/containerizer/isolators/ports';
-import { FakeControlPlane, launchOf } from '../support/fake-control-plane';
-import { stopAgents, testAgent } from '../support/test-agents';
+import { launchOf } from '../support/fake-control-plane';
+import { agentBed } from '../support/test-agents';
 
 const until = (check: () => boolean, what = 'the agent condition') => untilWithin(check, 15_000, what);
 
@@ -27,14 +26,10 @@ async function freePort(): Promise<number> {
 }
 
 describe('network/ports isolator (real tasks)', () => {
-  let dir: string;
-  let cp: FakeControlPlane;
-  const agents: Agent[] = [];
+  const bed = agentBed(path.join(process.getuid?.() === 0 ? '/var/tmp' : os.tmpdir(), 'arbiter-ports-'));
   const agentWith = async (ports: PortsOptions) => {
-    const agent = testAgent(cp, path.join(dir, 'work'), { tasks: { ports: { watchIntervalMs: 200, ...ports } } });
-    agents.push(agent);
-    agent.start();
-    await until(() => cp.registered);
+    const agent = bed.agentOn(path.join(bed.dir, 'work'), { tasks: { ports: { watchIntervalMs: 200, ...ports } } });
+    await until(() => bed.cp.registered);
     return agent;
   };
   /** A task listening on `port` (busybox nc), given `given` as its ports. */
@@ -51,44 +46,33 @@ describe('network/ports isolator (real tasks)', () => {
     await until(() => (isolator?.checks ?? 0) >= from + 2, 'two more port checks');
   };
 
-  beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(process.getuid?.() === 0 ? '/var/tmp' : os.tmpdir(), 'arbiter-ports-'));
-    fs.chmodSync(dir, 0o711);
-    cp = await FakeControlPlane.start();
-  });
-  afterEach(async () => {
-    await stopAgents(agents);
-    await cp.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-
   it("kills a task listening on a port it was not given, with Mesos's reason; one on its own port runs on", async () => {
     const agent = await agentWith({});
     const [own, other] = [await freePort(), await freePort()];
-    cp.launch(listener('on-own-port', own, own));
-    cp.launch(listener('on-other-port', other, own));
-    await until(() => cp.last('on-other-port')?.state === 'FAILED', 'the squatter failed');
-    expect(cp.last('on-other-port')).toMatchObject({ state: 'FAILED', reason: 'REASON_CONTAINER_LIMITATION' });
-    expect(cp.last('on-other-port')?.message).toMatch(
+    bed.cp.launch(listener('on-own-port', own, own));
+    bed.cp.launch(listener('on-other-port', other, own));
+    await until(() => bed.cp.last('on-other-port')?.state === 'FAILED', 'the squatter failed');
+    expect(bed.cp.last('on-other-port')).toMatchObject({ state: 'FAILED', reason: 'REASON_CONTAINER_LIMITATION' });
+    expect(bed.cp.last('on-other-port')?.message).toMatch(
       new RegExp(`^Container [0-9a-f]+ is listening on unallocated port\\(s\\): \\[${other}-${other}\\]$`),
     );
-    expect(cp.states('on-other-port')).toEqual(['STARTING', 'RUNNING', 'FAILED']);
+    expect(bed.cp.states('on-other-port')).toEqual(['STARTING', 'RUNNING', 'FAILED']);
     await until(() => listening(own), 'the task on its own port listens');
     await twoMoreChecks(agent);
-    expect(cp.states('on-own-port')).toEqual(['STARTING', 'RUNNING']);
+    expect(bed.cp.states('on-own-port')).toEqual(['STARTING', 'RUNNING']);
     expect(listening(other)).toBe(false);
   });
 
   it('only reports a task on an unallocated port when enforcement is off: one update, and it runs on', async () => {
     const agent = await agentWith({ enforce: false });
     const port = await freePort();
-    cp.launch(listener('squatter', port));
-    await until(() => cp.statuses.filter((u) => u.taskId === 'squatter').length === 3, 'the report');
-    expect(cp.last('squatter')?.state).toBe('RUNNING');
-    expect(cp.last('squatter')?.message).toMatch(new RegExp(`is listening on unallocated port\\(s\\): \\[${port}-${port}\\]$`));
+    bed.cp.launch(listener('squatter', port));
+    await until(() => bed.cp.statuses.filter((u) => u.taskId === 'squatter').length === 3, 'the report');
+    expect(bed.cp.last('squatter')?.state).toBe('RUNNING');
+    expect(bed.cp.last('squatter')?.message).toMatch(new RegExp(`is listening on unallocated port\\(s\\): \\[${port}-${port}\\]$`));
     await twoMoreChecks(agent);
     // Reported once: the same port is not reported again.
-    expect(cp.states('squatter')).toEqual(['STARTING', 'RUNNING', 'RUNNING']);
+    expect(bed.cp.states('squatter')).toEqual(['STARTING', 'RUNNING', 'RUNNING']);
     expect(listening(port)).toBe(true);
   });
 });

@@ -1,6 +1,11 @@
 /** One call to an agent's executor API, as an executor (or an impostor) would make it. */
 import { request } from 'node:http';
 
+/** A POST to the agent's executor API with `headers`. */
+function executorRequest(endpoint: { host: string; port: number }, headers: Record<string, string>) {
+  return request({ host: endpoint.host, port: endpoint.port, path: '/api/v1/executor', method: 'POST', headers });
+}
+
 export function post(
   endpoint: { host: string; port: number },
   body: unknown,
@@ -8,12 +13,9 @@ export function post(
   contentType = 'application/json',
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({
-      host: endpoint.host,
-      port: endpoint.port,
-      path: '/api/v1/executor',
-      method: 'POST',
-      headers: { 'Content-Type': contentType, ...(token !== undefined ? { Authorization: `Bearer ${token}` } : {}) },
+    const req = executorRequest(endpoint, {
+      'Content-Type': contentType,
+      ...(token !== undefined ? { Authorization: `Bearer ${token}` } : {}),
     });
     req.on('response', (res) => {
       let text = '';
@@ -36,12 +38,10 @@ export interface SubscribeStream {
 /** Opens a SUBSCRIBE (JSON) and resolves once the agent answered its status line. */
 export function subscribe(endpoint: { host: string; port: number }, body: unknown, token: string): Promise<SubscribeStream> {
   return new Promise((resolve, reject) => {
-    const req = request({
-      host: endpoint.host,
-      port: endpoint.port,
-      path: '/api/v1/executor',
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json', Authorization: `Bearer ${token}` },
+    const req = executorRequest(endpoint, {
+      'Content-Type': 'application/json',
+      Accept: 'application/json',
+      Authorization: `Bearer ${token}`,
     });
     req.on('response', (res) => {
       const stream: SubscribeStream = { status: res.statusCode ?? 0, events: [], close: () => req.destroy() };

@@ -30,12 +30,13 @@ export async function stopAgents(agents: Agent[]): Promise<void> {
 
 /**
  * A test file's bed: before each test a work folder (reachable by task users) and a fake control
- * plane; after it, the agents started with `agentOn` stopped and both gone.
+ * plane; after it, the agents started with `agentOn` (or pushed on `agents`) stopped and both gone.
+ * The folder is made in the system's temporary folder unless `prefix` is an absolute path.
  */
 export function agentBed(prefix: string, defaults: Partial<AgentOptions> = {}) {
   const bed = { dir: '', cp: undefined as unknown as FakeControlPlane, agents: [] as Agent[] };
   beforeEach(async () => {
-    bed.dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    bed.dir = fs.mkdtempSync(path.isAbsolute(prefix) ? prefix : path.join(os.tmpdir(), prefix));
     fs.chmodSync(bed.dir, 0o711);
     bed.cp = await FakeControlPlane.start();
   });

@@ -1,4 +1,4 @@
-import { ManualClock } from './manual-clock';
+import { ManualClock } from '@arbiter/test-support';
 import { DRAIN_TIMEOUT_MS, Outbound } from './outbound';
 
 /** A connection whose queue the test sets; `cuts` records why it was cut off. */

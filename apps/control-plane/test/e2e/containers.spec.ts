@@ -10,12 +10,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Offer, Scheduler, type StatusUpdate } from '@arbiter/scheduler-sdk';
 import { pushTestImage, startRegistry, type TestRegistry } from '../../../agent/test/support/registry';
-import { freePort } from '../../src/database/database.embedded';
 import { ADMIN_TOKEN } from '../support/app';
 import { rawRequest } from '../support/client';
-import { MesosClient } from '../support/mesos-client';
+import { MesosClient, shellTaskInfo } from '../support/mesos-client';
 import { freshDatabase } from '../support/postgres';
-import { AgentProcess, type ControlPlaneProcess, spawnControlPlane } from '../support/process';
+import { AgentProcess, type ControlPlaneProcess, spawnSingleControlPlane } from '../support/process';
 import { until } from '../support/until';
 
 interface Status {
@@ -53,12 +52,7 @@ describe('container images, from a local registry to TASK_FINISHED', () => {
     const digest = await pushTestImage(registry, 'e2e/busybox', '1', { marker: MARKER });
     const image = `${registry.host}/e2e/busybox:1`;
     db = await freshDatabase();
-    cp = await spawnControlPlane({
-      DATABASE_URL: db.url,
-      PORT: String(await freePort()),
-      ARBITER_ADMIN_TOKEN: ADMIN_TOKEN,
-      ARBITER_ALLOCATION_INTERVAL: '0.2',
-    });
+    cp = await spawnSingleControlPlane(db.url);
     agent.start(cp.url, ADMIN_TOKEN, { ARBITER_INSECURE_REGISTRIES: registry.host });
     const url = cp.url;
     await until(
@@ -78,38 +72,19 @@ describe('container images, from a local registry to TASK_FINISHED', () => {
     const offers = () => m.of<{ offers: Array<{ id: { value: string }; agent_id: { value: string } }> }>('OFFERS').flatMap((e) => e.offers);
     await until(() => offers().length > 0, 20_000, `an offer:\n${agent.log}`);
     const offer = offers()[0];
-    const task = (id: string, container: Record<string, unknown>, shell: string) => ({
-      name: id,
-      task_id: { value: id },
-      agent_id: offer.agent_id,
-      resources: [
-        { name: 'cpus', type: 'SCALAR', scalar: { value: 0.5 } },
-        { name: 'mem', type: 'SCALAR', scalar: { value: 64 } },
+    const task = (id: string, container: Record<string, unknown>, shell: string) => shellTaskInfo(offer, id, shell, { container });
+    const accepted = await m.launch(
+      [offer.id],
+      [
+        task(
+          'mesos-image',
+          { type: 'MESOS', mesos: { image: { type: 'DOCKER', docker: { name: image } } } },
+          `grep -q ID=${MARKER} /etc/os-release`,
+        ),
+        // No image: the host's files, not the image's.
+        task('spark-shape', { type: 'MESOS' }, `! grep -q ID=${MARKER} /etc/os-release`),
       ],
-      command: { value: shell },
-      container,
-    });
-    const accepted = await m.call('ACCEPT', {
-      accept: {
-        offer_ids: [offer.id],
-        operations: [
-          {
-            type: 'LAUNCH',
-            launch: {
-              task_infos: [
-                task(
-                  'mesos-image',
-                  { type: 'MESOS', mesos: { image: { type: 'DOCKER', docker: { name: image } } } },
-                  `grep -q ID=${MARKER} /etc/os-release`,
-                ),
-                // No image: the host's files, not the image's.
-                task('spark-shape', { type: 'MESOS' }, `! grep -q ID=${MARKER} /etc/os-release`),
-              ],
-            },
-          },
-        ],
-      },
-    });
+    );
     expect(accepted.status).toBe(202);
     const statuses = (id: string) =>
       m

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Resources } from '@arbiter/allocator';
-import { sandboxOf, TaskRunner } from '@arbiter/agent';
+import { sandboxOf } from '@arbiter/agent';
 import { runDrfDemo } from '@arbiter/examples';
 import { type Offer, Scheduler, type StatusUpdate, type Subscribe } from '@arbiter/scheduler-sdk';
 import { freePort } from '../../src/database/database.embedded';
@@ -91,15 +91,7 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
 
   afterAll(async () => {
     for (const f of frameworks) f.s.close();
-    await agent1.stop('SIGKILL');
-    await agent2.stop('SIGKILL');
-    // The tasks the killed agents left running go too (a restarted agent would find them).
-    for (const a of [agent1, agent2]) {
-      const runner = new TaskRunner(a.workDir, () => undefined, { diskCheckIntervalMs: 0 });
-      runner.recover();
-      await runner.killAll();
-      runner.close();
-    }
+    for (const a of [agent1, agent2]) await a.killWithTasks();
     await cp?.stop('SIGKILL');
     await db?.drop();
     fs.rmSync(dir, { recursive: true, force: true });

@@ -13,7 +13,7 @@ import { type Offer, Scheduler, type StatusUpdate } from '@arbiter/scheduler-sdk
 import { freePort } from '../../src/database/database.embedded';
 import { ADMIN_TOKEN } from '../support/app';
 import { freshDatabase } from '../support/postgres';
-import { AgentProcess, type ControlPlaneProcess, spawnControlPlane } from '../support/process';
+import { AgentProcess, type ControlPlaneProcess, getAsAdmin, spawnReplica } from '../support/process';
 import { defined, until } from '../support/until';
 
 const PROGRAM = path.resolve(__dirname, '../../../../examples/executors/throttle-executor.js');
@@ -27,12 +27,6 @@ async function role(url: string): Promise<string | undefined> {
   } catch {
     return undefined;
   }
-}
-
-async function api<T>(base: string, route: string): Promise<T> {
-  const res = await fetch(`${base}${route}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
-  if (!res.ok) throw new Error(`GET ${route}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
 }
 
 interface TaskView {
@@ -70,15 +64,7 @@ describe('a control-plane failover with an executor running', () => {
     }
     // One at a time: the first leads.
     for (const r of replicas) {
-      r.process = await spawnControlPlane({
-        DATABASE_URL: db.url,
-        PORT: String(r.port),
-        ARBITER_ADMIN_TOKEN: ADMIN_TOKEN,
-        ARBITER_ADVERTISE_URL: r.url,
-        ARBITER_ALLOCATION_INTERVAL: '0.2',
-        ARBITER_LEADER_LEASE: '4',
-        LOG_LEVEL: 'warn',
-      });
+      r.process = await spawnReplica(db.url, r.url);
     }
   }, 120_000);
 
@@ -96,7 +82,7 @@ describe('a control-plane failover with an executor running', () => {
     expect([await role(first.url), await role(second.url)]).toEqual(['leader', 'standby']);
     const masters = replicas.map((r) => r.url).join(',');
     agent.start(masters, ADMIN_TOKEN);
-    await until(async () => (await api<{ total: number }>(first.url, '/api/v1/agents?status=REACHABLE')).total === 1);
+    await until(async () => (await getAsAdmin<{ total: number }>(first.url, '/api/v1/agents?status=REACHABLE')).total === 1);
 
     const executor = {
       executorId: 'throttle',
@@ -138,21 +124,21 @@ describe('a control-plane failover with an executor running', () => {
     await until(() => running('before') !== undefined, 60_000, 'the first task RUNNING under its executor');
     const pid = /pid (\d+)/.exec(running('before')?.message ?? '')?.[1];
     expect(pid).toMatch(/^\d+$/);
-    const executorsBefore = await api<{ items: ExecutorView[] }>(first.url, `/api/v1/executors?frameworkId=${frameworkId}`);
+    const executorsBefore = await getAsAdmin<{ items: ExecutorView[] }>(first.url, `/api/v1/executors?frameworkId=${frameworkId}`);
     expect(executorsBefore.items).toMatchObject([{ executorId: 'throttle', state: 'RUNNING', tasks: ['before'] }]);
 
     await defined(first.process).stop('SIGKILL');
     await until(async () => (await role(second.url)) === 'leader', 20_000, 'the standby to lead');
     await until(
-      async () => (await api<{ total: number }>(second.url, '/api/v1/agents?status=REACHABLE')).total === 1,
+      async () => (await getAsAdmin<{ total: number }>(second.url, '/api/v1/agents?status=REACHABLE')).total === 1,
       30_000,
       'the agent re-registered with the new leader',
     );
 
     // The new leader knows the executor and its task as they were.
-    const tasks = await api<{ items: TaskView[] }>(second.url, `/api/v1/tasks?frameworkId=${frameworkId}`);
+    const tasks = await getAsAdmin<{ items: TaskView[] }>(second.url, `/api/v1/tasks?frameworkId=${frameworkId}`);
     expect(tasks.items.map((t) => [t.taskId, t.state])).toEqual([['before', 'RUNNING']]);
-    const executorsAfter = await api<{ items: ExecutorView[] }>(second.url, `/api/v1/executors?frameworkId=${frameworkId}`);
+    const executorsAfter = await getAsAdmin<{ items: ExecutorView[] }>(second.url, `/api/v1/executors?frameworkId=${frameworkId}`);
     expect(executorsAfter.items).toEqual([
       expect.objectContaining({ id: executorsBefore.items[0].id, state: 'RUNNING', startedAt: executorsBefore.items[0].startedAt }),
     ]);
@@ -163,12 +149,12 @@ describe('a control-plane failover with an executor running', () => {
     expect(/pid (\d+)/.exec(running('after')?.message ?? '')?.[1]).toBe(pid);
     // The first task's only updates: nothing about it changed across the failover.
     expect(updates.filter((u) => u.taskId === 'before').map((u) => u.state)).not.toContain('LOST');
-    const end = await api<{ items: TaskView[] }>(second.url, `/api/v1/tasks?frameworkId=${frameworkId}`);
+    const end = await getAsAdmin<{ items: TaskView[] }>(second.url, `/api/v1/tasks?frameworkId=${frameworkId}`);
     expect(end.items.map((t) => [t.taskId, t.state]).sort()).toEqual([
       ['after', 'RUNNING'],
       ['before', 'RUNNING'],
     ]);
-    const executorsEnd = await api<{ items: ExecutorView[] }>(second.url, `/api/v1/executors?frameworkId=${frameworkId}`);
+    const executorsEnd = await getAsAdmin<{ items: ExecutorView[] }>(second.url, `/api/v1/executors?frameworkId=${frameworkId}`);
     expect(executorsEnd.items).toMatchObject([{ id: executorsBefore.items[0].id, state: 'RUNNING', tasks: ['before', 'after'] }]);
     expect(agent.log).not.toMatch(/"level":(50|60)/);
   }, 180_000);

@@ -7,13 +7,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Resources } from '@arbiter/allocator';
-import { TaskRunner } from '@arbiter/agent';
 import { Client } from 'pg';
 import { freePort } from '../../src/database/database.embedded';
 import { ADMIN_TOKEN } from '../support/app';
 import { CuttableProxy, Launcher } from '../support/faults';
 import { freshDatabase } from '../support/postgres';
-import { AgentProcess, type ControlPlaneProcess, spawnControlPlane } from '../support/process';
+import { AgentProcess, type ControlPlaneProcess, getAsAdmin, spawnReplica } from '../support/process';
 import { defined, until } from '../support/until';
 
 interface Health {
@@ -29,12 +28,6 @@ async function health(url: string): Promise<Health | undefined> {
   } catch {
     return undefined;
   }
-}
-
-async function api<T>(base: string, route: string): Promise<T> {
-  const res = await fetch(`${base}${route}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
-  if (!res.ok) throw new Error(`GET ${route}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
 }
 
 describe('high availability: three replicas, two agents, two frameworks', () => {
@@ -53,15 +46,7 @@ describe('high availability: three replicas, two agents, two frameworks', () => 
   const startReplica = async (r: (typeof replicas)[number]) => {
     const url = new URL(db.url);
     if (r.viaProxy) url.port = String(proxy.port);
-    r.process = await spawnControlPlane({
-      DATABASE_URL: url.toString(),
-      PORT: String(r.port),
-      ARBITER_ADMIN_TOKEN: ADMIN_TOKEN,
-      ARBITER_ADVERTISE_URL: r.url,
-      ARBITER_ALLOCATION_INTERVAL: '0.2',
-      ARBITER_LEADER_LEASE: '4',
-      LOG_LEVEL: 'warn',
-    });
+    r.process = await spawnReplica(url.toString(), r.url);
   };
   const leaderNow = async () => {
     for (const r of replicas) if (r.process?.child.exitCode === null && (await health(r.url))?.role === 'leader') return r;
@@ -84,13 +69,7 @@ describe('high availability: three replicas, two agents, two frameworks', () => 
 
   afterAll(async () => {
     for (const l of launchers) l.s.close();
-    for (const a of agents) await a.stop('SIGKILL');
-    for (const a of agents) {
-      const runner = new TaskRunner(a.workDir, () => undefined, { diskCheckIntervalMs: 0 });
-      runner.recover();
-      await runner.killAll();
-      runner.close();
-    }
+    for (const a of agents) await a.killWithTasks();
     for (const r of replicas) await r.process?.stop('SIGKILL');
     await proxy.close();
     await db.drop();
@@ -105,7 +84,7 @@ describe('high availability: three replicas, two agents, two frameworks', () => 
 
   it('survives a SIGKILL of the leader while tasks launch: nothing lost, nothing offered twice', async () => {
     for (const a of agents) a.start(masters(), ADMIN_TOKEN);
-    await until(async () => (await api<{ total: number }>(replicas[1].url, '/api/v1/agents?status=REACHABLE')).total === 2);
+    await until(async () => (await getAsAdmin<{ total: number }>(replicas[1].url, '/api/v1/agents?status=REACHABLE')).total === 2);
     const total = 30;
     for (const name of ['alpha', 'beta']) {
       const l = new Launcher(name, masters(), total);
@@ -142,7 +121,7 @@ describe('high availability: three replicas, two agents, two frameworks', () => 
     );
 
     for (const l of launchers) {
-      const page = await api<{ items: Array<{ id: string; taskId: string; state: string }>; total: number }>(
+      const page = await getAsAdmin<{ items: Array<{ id: string; taskId: string; state: string }>; total: number }>(
         leader.url,
         `/api/v1/tasks?frameworkId=${defined(l.s.frameworkId)}&limit=500`,
       );
@@ -150,7 +129,10 @@ describe('high availability: three replicas, two agents, two frameworks', () => 
       expect(page.items.map((t) => t.taskId).sort()).toEqual(Array.from({ length: total }, (_, i) => `${l.name}-${i}`).sort());
       expect(page.items.filter((t) => t.state !== 'FINISHED')).toEqual([]);
       for (const t of page.items) {
-        const view = await api<{ history: Array<{ state: string; acknowledgedAt: string | null }> }>(leader.url, `/api/v1/tasks/${t.id}`);
+        const view = await getAsAdmin<{ history: Array<{ state: string; acknowledgedAt: string | null }> }>(
+          leader.url,
+          `/api/v1/tasks/${t.id}`,
+        );
         // One history, the same in the API and in what the framework saw.
         expect([t.taskId, l.statesOf(t.taskId)]).toEqual([t.taskId, view.history.map((h) => h.state)]);
         // An update seen again was not yet acknowledged when it came again.

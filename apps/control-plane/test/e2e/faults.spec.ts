@@ -7,7 +7,6 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { TaskRunner } from '@arbiter/agent';
 import { Resources } from '@arbiter/allocator';
 import type { Reply } from '@arbiter/contracts';
 import { io } from 'socket.io-client';
@@ -15,7 +14,7 @@ import { freePort } from '../../src/database/database.embedded';
 import { ADMIN_TOKEN } from '../support/app';
 import { CuttableProxy, Launcher } from '../support/faults';
 import { freshDatabase } from '../support/postgres';
-import { AgentProcess, type ControlPlaneProcess, spawnControlPlane } from '../support/process';
+import { AgentProcess, type ControlPlaneProcess, spawnReplica } from '../support/process';
 import { defined, sleep, until } from '../support/until';
 
 const TERMINAL = new Set(['FINISHED', 'FAILED', 'KILLED', 'LOST', 'ERROR', 'DROPPED', 'GONE', 'GONE_BY_OPERATOR', 'UNREACHABLE']);
@@ -37,13 +36,7 @@ describe('faults: database outage, paused agent, restart, rogue agent', () => {
   const start = async () => {
     const viaProxy = new URL(db.url);
     viaProxy.port = String(proxy.port);
-    cp = await spawnControlPlane({
-      DATABASE_URL: viaProxy.toString(),
-      PORT: String(port),
-      ARBITER_ADMIN_TOKEN: ADMIN_TOKEN,
-      ARBITER_ADVERTISE_URL: url(),
-      ARBITER_ALLOCATION_INTERVAL: '0.2',
-      ARBITER_LEADER_LEASE: '4',
+    cp = await spawnReplica(viaProxy.toString(), url(), {
       ARBITER_AGENT_TIMEOUT: '3',
       ARBITER_FRAMEWORK_RESUBSCRIBE_GRACE: '3',
       LOG_LEVEL: 'info',
@@ -94,11 +87,7 @@ describe('faults: database outage, paused agent, restart, rogue agent', () => {
     for (const l of launchers) l.s.close();
     for (const a of agents) {
       if (a.child?.signalCode === null) a.child.kill('SIGCONT');
-      await a.stop('SIGKILL');
-      const runner = new TaskRunner(a.workDir, () => undefined, { diskCheckIntervalMs: 0 });
-      runner.recover();
-      await runner.killAll();
-      runner.close();
+      await a.killWithTasks();
     }
     await cp?.stop('SIGKILL');
     await proxy.close();

@@ -8,14 +8,13 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { TaskRunner } from '@arbiter/agent';
 import { isTerminalTaskState, type TaskSpec } from '@arbiter/contracts';
 import { type Offer, Scheduler, type StatusUpdate } from '@arbiter/scheduler-sdk';
 import { freePort } from '../../src/database/database.embedded';
 import { ADMIN_TOKEN } from '../support/app';
 import { apiClient, ok } from '../support/client';
 import { freshDatabase } from '../support/postgres';
-import { AgentProcess, type ControlPlaneProcess, spawnControlPlane } from '../support/process';
+import { AgentProcess, type ControlPlaneProcess, spawnSingleControlPlane } from '../support/process';
 import { until } from '../support/until';
 
 describe('a service restarted by its framework after its health check killed it', () => {
@@ -29,13 +28,7 @@ describe('a service restarted by its framework after its health check killed it'
 
   afterAll(async () => {
     s?.close();
-    await agent?.stop('SIGKILL');
-    if (agent) {
-      const runner = new TaskRunner(agent.workDir, () => undefined, { diskCheckIntervalMs: 0 });
-      runner.recover();
-      await runner.killAll();
-      runner.close();
-    }
+    await agent?.killWithTasks();
     await cp?.stop('SIGKILL');
     await db?.drop();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -43,14 +36,8 @@ describe('a service restarted by its framework after its health check killed it'
 
   it('is killed by its HTTP health check once it stops answering, and its framework runs it again', async () => {
     db = await freshDatabase();
-    const port = await freePort();
+    cp = await spawnSingleControlPlane(db.url);
     const service = await freePort();
-    cp = await spawnControlPlane({
-      DATABASE_URL: db.url,
-      PORT: String(port),
-      ARBITER_ADMIN_TOKEN: ADMIN_TOKEN,
-      ARBITER_ALLOCATION_INTERVAL: '0.2',
-    });
     agent = new AgentProcess('health-agent-1', path.join(dir, 'agent'), `cpus:4;mem:2048;ports:[${service}-${service}]`);
     agent.start(cp.url, ADMIN_TOKEN);
 

@@ -8,12 +8,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { TaskRunner } from '@arbiter/agent';
 import { freePort } from '../../src/database/database.embedded';
 import { ADMIN_TOKEN } from '../support/app';
 import { Launcher } from '../support/faults';
 import { freshDatabase } from '../support/postgres';
-import { AgentProcess, type ControlPlaneProcess, spawnControlPlane } from '../support/process';
+import { AgentProcess, type ControlPlaneProcess, spawnReplica } from '../support/process';
 import { until } from '../support/until';
 
 async function role(url: string): Promise<{ role: string; epoch: number | null } | undefined> {
@@ -39,17 +38,10 @@ describe('a paused leader', () => {
     for (let i = 0; i < 3; i++) {
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
-      const process = await spawnControlPlane({
-        DATABASE_URL: db.url,
-        PORT: String(port),
-        ARBITER_ADMIN_TOKEN: ADMIN_TOKEN,
-        ARBITER_ADVERTISE_URL: url,
-        ARBITER_ALLOCATION_INTERVAL: '0.2',
-        ARBITER_LEADER_LEASE: '4',
+      const process = await spawnReplica(db.url, url, {
         // The defaults are 5 s and 5 s; the lease is shortened here too, keeping their ratio.
         ARBITER_PING_INTERVAL: '2',
         ARBITER_PING_TIMEOUT: '2',
-        LOG_LEVEL: 'warn',
       });
       replicas.push({ url, process });
     }
@@ -58,11 +50,7 @@ describe('a paused leader', () => {
   afterAll(async () => {
     launcher?.s.close();
     for (const r of replicas) r.process.child.kill('SIGCONT');
-    await agent.stop('SIGKILL');
-    const runner = new TaskRunner(agent.workDir, () => undefined, { diskCheckIntervalMs: 0 });
-    runner.recover();
-    await runner.killAll();
-    runner.close();
+    await agent.killWithTasks();
     for (const r of replicas) await r.process.stop('SIGKILL');
     await db.drop();
     fs.rmSync(dir, { recursive: true, force: true });

@@ -10,13 +10,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Resources } from '@arbiter/allocator';
-import { TaskRunner } from '@arbiter/agent';
 import { type Offer, Scheduler, type StatusUpdate } from '@arbiter/scheduler-sdk';
-import { freePort } from '../../src/database/database.embedded';
 import { defined, until } from '../support/until';
 import { ADMIN_TOKEN } from '../support/app';
 import { freshDatabase } from '../support/postgres';
-import { AgentProcess, type ControlPlaneProcess, spawnControlPlane } from '../support/process';
+import { AgentProcess, type ControlPlaneProcess, spawnSingleControlPlane } from '../support/process';
 
 const BIN = path.resolve(__dirname, '../../../cli/bin/arbiter.js');
 const LINES = 40;
@@ -56,23 +54,14 @@ describe('sandbox logs end to end: a real agent, the API and the CLI', () => {
 
   beforeAll(async () => {
     db = await freshDatabase();
-    cp = await spawnControlPlane({
-      DATABASE_URL: db.url,
-      PORT: String(await freePort()),
-      ARBITER_ADMIN_TOKEN: ADMIN_TOKEN,
-      ARBITER_ALLOCATION_INTERVAL: '0.2',
-    });
+    cp = await spawnSingleControlPlane(db.url);
     agent.start(master(), ADMIN_TOKEN);
     await until(async () => ((await api('/api/v1/agents')).body as { total: number }).total === 1, 30_000, 'the agent registered');
   }, 90_000);
 
   afterAll(async () => {
     scheduler?.close();
-    await agent.stop('SIGKILL');
-    const runner = new TaskRunner(agent.workDir, () => undefined, { diskCheckIntervalMs: 0 });
-    runner.recover();
-    await runner.killAll();
-    runner.close();
+    await agent.killWithTasks();
     await cp?.stop('SIGKILL');
     await db?.drop();
     fs.rmSync(dir, { recursive: true, force: true });

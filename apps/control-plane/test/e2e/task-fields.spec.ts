@@ -7,11 +7,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { freePort } from '../../src/database/database.embedded';
 import { ADMIN_TOKEN } from '../support/app';
-import { MesosClient } from '../support/mesos-client';
+import { MesosClient, shellTaskInfo } from '../support/mesos-client';
 import { freshDatabase } from '../support/postgres';
-import { AgentProcess, type ControlPlaneProcess, spawnControlPlane } from '../support/process';
+import { AgentProcess, type ControlPlaneProcess, spawnSingleControlPlane } from '../support/process';
 import { until } from '../support/until';
 
 interface Status {
@@ -40,13 +39,7 @@ describe('kill policy and max completion time, on a real agent', () => {
 
   it('fails a task past its max completion time, and kills with the grace period of its kill policy', async () => {
     db = await freshDatabase();
-    const port = await freePort();
-    cp = await spawnControlPlane({
-      DATABASE_URL: db.url,
-      PORT: String(port),
-      ARBITER_ADMIN_TOKEN: ADMIN_TOKEN,
-      ARBITER_ALLOCATION_INTERVAL: '0.2',
-    });
+    cp = await spawnSingleControlPlane(db.url);
     agent.start(cp.url, ADMIN_TOKEN);
     const m = new MesosClient(cp.url, `Bearer ${ADMIN_TOKEN}`);
     c = m;
@@ -61,36 +54,17 @@ describe('kill policy and max completion time, on a real agent', () => {
         .of<{ status: Status }>('UPDATE')
         .map((e) => e.status)
         .filter((s) => s.task_id.value === id);
-    const task = (id: string, shell: string, extra: Record<string, unknown>) => ({
-      name: id,
-      task_id: { value: id },
-      agent_id: offer.agent_id,
-      resources: [
-        { name: 'cpus', type: 'SCALAR', scalar: { value: 0.5 } },
-        { name: 'mem', type: 'SCALAR', scalar: { value: 64 } },
+    const task = (id: string, shell: string, extra: Record<string, unknown>) => shellTaskInfo(offer, id, shell, extra);
+    const accepted = await m.launch(
+      [offer.id],
+      [
+        task('bounded', 'sleep 600', { max_completion_time: { nanoseconds: 1_500_000_000 } }),
+        // Ignores SIGTERM: only the SIGKILL after the grace period ends it.
+        task('stubborn', 'trap "" TERM; touch "$MESOS_SANDBOX/trapped"; while true; do sleep 0.1; done', {
+          kill_policy: { grace_period: { nanoseconds: 1_000_000_000 } },
+        }),
       ],
-      command: { value: shell },
-      ...extra,
-    });
-    const accepted = await m.call('ACCEPT', {
-      accept: {
-        offer_ids: [offer.id],
-        operations: [
-          {
-            type: 'LAUNCH',
-            launch: {
-              task_infos: [
-                task('bounded', 'sleep 600', { max_completion_time: { nanoseconds: 1_500_000_000 } }),
-                // Ignores SIGTERM: only the SIGKILL after the grace period ends it.
-                task('stubborn', 'trap "" TERM; touch "$MESOS_SANDBOX/trapped"; while true; do sleep 0.1; done', {
-                  kill_policy: { grace_period: { nanoseconds: 1_000_000_000 } },
-                }),
-              ],
-            },
-          },
-        ],
-      },
-    });
+    );
     expect(accepted.status).toBe(202);
     await until(() => statuses('bounded').some((s) => s.state === 'TASK_FAILED'), `the bounded task to fail:\n${agent.log}`);
     expect(statuses('bounded').map((s) => s.state)).toEqual(['TASK_STARTING', 'TASK_RUNNING', 'TASK_FAILED']);

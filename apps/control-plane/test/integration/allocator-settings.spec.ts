@@ -7,25 +7,17 @@ import type { Subscribe } from '@arbiter/scheduler-sdk';
 import type { AppConfig } from '../../src/config/config.schema';
 import { ClusterState } from '../../src/master/cluster-state';
 import { Kernel } from '../../src/kernel/kernel';
-import { ManualClock } from '../../src/kernel/manual-clock';
-import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';
+import { ManualClock } from '@arbiter/test-support';
+import { ADMIN_TOKEN, controlPlaneBed, type TestControlPlane } from '../support/app';
 import { ProtocolAgent } from '../support/fake-agent';
 import { Recorder } from '../support/recorder';
 import { never } from '@arbiter/test-support';
 import { defined, until } from '../support/until';
 
-let t: TestControlPlane | undefined;
-const closers: Array<() => void> = [];
-afterEach(async () => {
-  for (const c of closers.splice(0)) c();
-  await t?.close();
-  t = undefined;
-});
+const { closers, start: startControlPlane, close } = controlPlaneBed();
 
-const start = async (config: Partial<AppConfig>, clock?: ManualClock) => {
-  t = await startTestControlPlane({ config: { allocationInterval: 0.1, ...config }, clock });
-  return t;
-};
+const start = (config: Partial<AppConfig>, clock?: ManualClock) =>
+  startControlPlane({ config: { allocationInterval: 0.1, ...config }, clock });
 const agent = async (cp: TestControlPlane, hostname: string, resources: Record<string, number>) => {
   const a = new ProtocolAgent(cp.cp.url, ADMIN_TOKEN, { hostname, resources: Resources.fromScalars(resources).toJSON() });
   closers.push(() => a.close());
@@ -87,9 +79,7 @@ it('offers agents with gpus to frameworks without GPU_RESOURCES once GPU filteri
     await until(() => f.offers.some((o) => o.agentId !== gpu));
     await cyclesPass(cp);
     expect([filterGpuResources, f.offers.some((o) => o.agentId === gpu)]).toEqual([filterGpuResources, !filterGpuResources]);
-    for (const c of closers.splice(0)) c();
-    await cp.close();
-    t = undefined;
+    await close();
   }
 });
 

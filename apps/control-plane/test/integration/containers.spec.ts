@@ -8,20 +8,14 @@
 import { parseResources } from '@arbiter/allocator';
 import type { AgentCapabilities, ContainerSpec, TaskSpec } from '@arbiter/contracts';
 import { SchedulerError, type Offer } from '@arbiter/scheduler-sdk';
-import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';
+import { ADMIN_TOKEN, controlPlaneBed, type TestControlPlane } from '../support/app';
 import { ProtocolAgent } from '../support/fake-agent';
 import { MesosClient } from '../support/mesos-client';
 import { mesosFrameworkCodec } from '../support/mesos-framework-codec';
 import { Recorder } from '../support/recorder';
 import { defined, until } from '../support/until';
 
-let t: TestControlPlane | undefined;
-const closers: Array<() => void> = [];
-afterEach(async () => {
-  for (const c of closers.splice(0)) c();
-  await t?.close();
-  t = undefined;
-});
+const { closers, start: startControlPlane } = controlPlaneBed();
 
 const RUNC: AgentCapabilities = {
   containerizers: ['mesos'],
@@ -37,7 +31,7 @@ const NO_RUNTIME: AgentCapabilities = {
 };
 const DIGEST = `sha256:${'ab'.repeat(32)}`;
 
-const start = async () => (t = await startTestControlPlane({ config: { allocationInterval: 0.1 } }));
+const start = () => startControlPlane({ config: { allocationInterval: 0.1 } });
 const agentOf = async (cp: TestControlPlane, hostname: string, capabilities?: AgentCapabilities) => {
   const a = new ProtocolAgent(cp.cp.url, ADMIN_TOKEN, {
     hostname,
@@ -79,13 +73,7 @@ const updates = (c: MesosClient) => c.of<{ status: MesosStatus }>('UPDATE').map(
 const cpus = (value: number) => ({ name: 'cpus', type: 'SCALAR', scalar: { value } });
 const ports = (begin: number, end: number) => ({ name: 'ports', type: 'RANGES', ranges: { range: [{ begin, end }] } });
 const launch = (c: MesosClient, offer: MesosOffer, tasks: Array<Record<string, unknown>>) =>
-  c.call('ACCEPT', {
-    accept: {
-      offer_ids: [offer.id],
-      operations: [{ type: 'LAUNCH', launch: { task_infos: tasks } }],
-      filters: { refuse_seconds: 0 },
-    },
-  });
+  c.launch([offer.id], tasks, { filters: { refuse_seconds: 0 } });
 const taskInfo = (offer: MesosOffer, id: string, container: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   name: id,
   task_id: { value: id },

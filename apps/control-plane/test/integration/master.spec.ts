@@ -9,7 +9,7 @@ import { Recorder } from '../support/recorder';
 import { Retention } from '../../src/history/retention.handler';
 import { ClusterState } from '../../src/master/cluster-state';
 import { Kernel } from '../../src/kernel/kernel';
-import { ManualClock } from '../../src/kernel/manual-clock';
+import { ManualClock } from '@arbiter/test-support';
 import { Master } from '../../src/master-life';
 import { TasksRepository } from '../../src/tasks/tasks.repository';
 

@@ -5,19 +5,13 @@
  * as MESSAGE and FAILURE events; in JSON and in protobuf as another implementation encodes it.
  */
 import { parseResources, Resources } from '@arbiter/allocator';
-import { ADMIN_TOKEN, seedAgent, startTestControlPlane, type TestControlPlane } from '../support/app';
+import { ADMIN_TOKEN, seedAgent, controlPlaneBed, type TestControlPlane } from '../support/app';
 import { ProtocolAgent } from '../support/fake-agent';
 import { MesosClient } from '../support/mesos-client';
 import { mesosFrameworkCodec } from '../support/mesos-framework-codec';
 import { defined, until } from '../support/until';
 
-let t: TestControlPlane | undefined;
-const closers: Array<() => void> = [];
-afterEach(async () => {
-  for (const c of closers.splice(0)) c();
-  await t?.close();
-  t = undefined;
-});
+const { closers, start: startControlPlane } = controlPlaneBed();
 
 interface Offer {
   id: { value: string };
@@ -26,7 +20,7 @@ interface Offer {
   resources: Array<{ name: string; scalar?: { value: number } }>;
   executor_ids?: Array<{ value: string }>;
 }
-const start = async () => (t = await startTestControlPlane({ config: { allocationInterval: 0.1 } }));
+const start = () => startControlPlane({ config: { allocationInterval: 0.1 } });
 const agent = async (cp: TestControlPlane, hostname: string) => {
   const a = new ProtocolAgent(cp.cp.url, ADMIN_TOKEN, { hostname, resources: parseResources('cpus:4;mem:4096').toJSON() });
   closers.push(() => a.close());

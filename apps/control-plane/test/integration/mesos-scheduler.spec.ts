@@ -10,7 +10,7 @@ import type { AppConfig } from '../../src/config/config.schema';
 import { Outbound } from '../../src/kernel/outbound';
 import { ClusterState } from '../../src/master/cluster-state';
 import { TaskUpdates } from '../../src/tasks/task-updates.handler';
-import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';
+import { ADMIN_TOKEN, controlPlaneBed, type TestControlPlane } from '../support/app';
 import { ProtocolAgent } from '../support/fake-agent';
 import { Recorder } from '../support/recorder';
 import { arrayContaining, objectContaining, stringContaining } from '../support/matchers';
@@ -18,18 +18,9 @@ import { basic, MesosClient } from '../support/mesos-client';
 import { mesosFrameworkCodec } from '../support/mesos-framework-codec';
 import { defined, until } from '../support/until';
 
-let t: TestControlPlane | undefined;
-const closers: Array<() => void> = [];
-afterEach(async () => {
-  for (const c of closers.splice(0)) c();
-  await t?.close();
-  t = undefined;
-});
+const { closers, start: startControlPlane } = controlPlaneBed();
 
-const start = async (config: Partial<AppConfig> = {}) => {
-  t = await startTestControlPlane({ config: { allocationInterval: 0.1, ...config } });
-  return t;
-};
+const start = (config: Partial<AppConfig> = {}) => startControlPlane({ config: { allocationInterval: 0.1, ...config } });
 const agent = async (cp: TestControlPlane, hostname: string, resources: string) => {
   const a = new ProtocolAgent(cp.cp.url, ADMIN_TOKEN, { hostname, resources: parseResources(resources).toJSON() });
   closers.push(() => a.close());
@@ -62,29 +53,20 @@ const updates = (c: MesosClient) => c.of<{ status: Status }>('UPDATE').map((e) =
 
 /** ACCEPT of one offer with one LAUNCH of one task (`task` overrides the TaskInfo's fields). */
 const launch = (c: MesosClient, offer: Offer, taskId: string, task: Record<string, unknown> = {}, accept: Record<string, unknown> = {}) =>
-  c.call('ACCEPT', {
-    accept: {
-      offer_ids: [offer.id],
-      operations: [
-        {
-          type: 'LAUNCH',
-          launch: {
-            task_infos: [
-              {
-                name: taskId,
-                task_id: { value: taskId },
-                agent_id: offer.agent_id,
-                resources: [{ name: 'cpus', type: 'SCALAR', scalar: { value: 1 } }],
-                command: { value: 'sleep 60' },
-                ...task,
-              },
-            ],
-          },
-        },
-      ],
-      ...accept,
-    },
-  });
+  c.launch(
+    [offer.id],
+    [
+      {
+        name: taskId,
+        task_id: { value: taskId },
+        agent_id: offer.agent_id,
+        resources: [{ name: 'cpus', type: 'SCALAR', scalar: { value: 1 } }],
+        command: { value: 'sleep 60' },
+        ...task,
+      },
+    ],
+    accept,
+  );
 
 it('subscribes over a RecordIO stream, offers in Mesos shape, launches a shell task and hears its updates until acknowledged', async () => {
   const cp = await start();

@@ -6,7 +6,7 @@
 import { Resources } from '@arbiter/allocator';
 import { ClusterState } from '../../src/master/cluster-state';
 import { Kernel } from '../../src/kernel/kernel';
-import { ManualClock } from '../../src/kernel/manual-clock';
+import { ManualClock } from '@arbiter/test-support';
 import { ADMIN_TOKEN, closeStarted, STARTUP_TIMEOUT_MS, startTestControlPlane, type TestControlPlane } from '../support/app';
 import { ProtocolAgent } from '../support/fake-agent';
 import { Recorder } from '../support/recorder';

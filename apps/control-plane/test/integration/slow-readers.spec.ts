@@ -7,29 +7,23 @@
 import type { Socket as NetSocket } from 'node:net';
 import { never } from '@arbiter/test-support';
 import { io } from 'socket.io-client';
-import { ManualClock } from '../../src/kernel/manual-clock';
+import { ManualClock } from '@arbiter/test-support';
 import { DRAIN_TIMEOUT_MS, Outbound } from '../../src/kernel/outbound';
 import { ClusterState } from '../../src/master/cluster-state';
-import { ADMIN_TOKEN, STARTUP_TIMEOUT_MS, startTestControlPlane, type TestControlPlane } from '../support/app';
+import { ADMIN_TOKEN, STARTUP_TIMEOUT_MS, controlPlaneBed } from '../support/app';
 import { defined, until } from '../support/until';
 
 // A control plane to start and stop, and a large message to read: bounds about the machine.
 jest.setTimeout(STARTUP_TIMEOUT_MS);
 
-let t: TestControlPlane | undefined;
-const closers: Array<() => void> = [];
-afterEach(async () => {
-  for (const c of closers.splice(0)) c();
-  await t?.close();
-  t = undefined;
-});
+const { closers, start: startControlPlane } = controlPlaneBed();
 
 it('holds back the answers of a reconciliation for a framework socket that stops reading, then cuts it off and frees them', async () => {
   const clock = new ManualClock();
   // socket.io's heartbeat runs in real time, and a reader that stopped reading cannot answer
   // it: one long enough that only the drain timeout, on the manual clock, can end the connection
   // (however long the machine takes over the 100,000 ids).
-  t = await startTestControlPlane({ clock, config: { pingInterval: 600, pingTimeout: 600 } });
+  const t = await startControlPlane({ clock, config: { pingInterval: 600, pingTimeout: 600 } });
   const outbound = t.cp.app.get(Outbound);
   const state = t.cp.app.get(ClusterState);
   const socket = io(`${t.cp.url}/frameworks`, {

@@ -7,18 +7,12 @@
  */
 import { parseResources } from '@arbiter/allocator';
 import { mesosTypes } from '../../src/mesos/mesos-protobuf';
-import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';
+import { ADMIN_TOKEN, controlPlaneBed } from '../support/app';
 import { ProtocolAgent } from '../support/fake-agent';
 import { MesosClient, type MesosCodec, type MesosEvent } from '../support/mesos-client';
 import { defined, until } from '../support/until';
 
-let t: TestControlPlane | undefined;
-const closers: Array<() => void> = [];
-afterEach(async () => {
-  for (const c of closers.splice(0)) c();
-  await t?.close();
-  t = undefined;
-});
+const { closers, start: startControlPlane } = controlPlaneBed();
 
 /** Mesos's protobuf encoding from the control plane's own schema (field numbers are Mesos's 1.x: CheckInfo is newer than the mesos-framework package's). */
 const protobufCodec: MesosCodec = {
@@ -55,7 +49,7 @@ const HEALTH_CHECK = {
 const CHECK = { type: 'COMMAND', command: { command: { value: 'test -e ready' } }, interval_seconds: 1 };
 
 async function setUp(protobuf: boolean) {
-  const cp = (t = await startTestControlPlane({ config: { allocationInterval: 0.1 } }));
+  const cp = await startControlPlane({ config: { allocationInterval: 0.1 } });
   const a = new ProtocolAgent(cp.cp.url, ADMIN_TOKEN, { hostname: 'node-1', resources: parseResources('cpus:8;mem:8192').toJSON() });
   closers.push(() => a.close());
   await a.register();
@@ -65,29 +59,20 @@ async function setUp(protobuf: boolean) {
   await until(() => offers(c).length > 0);
   const offer = offers(c)[0];
   const launch = (task: Record<string, unknown>) =>
-    c.call('ACCEPT', {
-      accept: {
-        offer_ids: [offer.id],
-        operations: [
-          {
-            type: 'LAUNCH',
-            launch: {
-              task_infos: [
-                {
-                  name: 'web',
-                  task_id: { value: 'web' },
-                  agent_id: offer.agent_id,
-                  resources: [{ name: 'cpus', type: 'SCALAR', scalar: { value: 1 } }],
-                  command: { value: 'serve' },
-                  ...task,
-                },
-              ],
-            },
-          },
-        ],
-        filters: { refuse_seconds: 0 },
-      },
-    });
+    c.launch(
+      [offer.id],
+      [
+        {
+          name: 'web',
+          task_id: { value: 'web' },
+          agent_id: offer.agent_id,
+          resources: [{ name: 'cpus', type: 'SCALAR', scalar: { value: 1 } }],
+          command: { value: 'serve' },
+          ...task,
+        },
+      ],
+      { filters: { refuse_seconds: 0 } },
+    );
   return { cp, a, c, launch };
 }
 

@@ -9,23 +9,16 @@ import { parseResources } from '@arbiter/allocator';
 import { SchedulerError, type Subscribe } from '@arbiter/scheduler-sdk';
 import type { AppConfig } from '../../src/config/config.schema';
 import { TaskUpdates } from '../../src/tasks/task-updates.handler';
-import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';
+import { ADMIN_TOKEN, controlPlaneBed, type TestControlPlane } from '../support/app';
 import { ProtocolAgent } from '../support/fake-agent';
 import { MesosClient } from '../support/mesos-client';
 import { mesosFrameworkCodec } from '../support/mesos-framework-codec';
 import { Recorder } from '../support/recorder';
 import { defined, until } from '../support/until';
 
-let t: TestControlPlane | undefined;
-const closers: Array<() => void> = [];
-afterEach(async () => {
-  for (const c of closers.splice(0)) c();
-  await t?.close();
-  t = undefined;
-});
+const { closers, start: startControlPlane } = controlPlaneBed();
 
-const start = async (config: Partial<AppConfig> = {}) =>
-  (t = await startTestControlPlane({ config: { allocationInterval: 0.1, ...config } }));
+const start = (config: Partial<AppConfig> = {}) => startControlPlane({ config: { allocationInterval: 0.1, ...config } });
 const agentOf = async (cp: TestControlPlane, resources = 'cpus:8;mem:8192') => {
   const a = new ProtocolAgent(cp.cp.url, ADMIN_TOKEN, { hostname: 'node-1', resources: parseResources(resources).toJSON() });
   closers.push(() => a.close());
@@ -73,13 +66,11 @@ const taskInfo = (offer: MesosOffer, id: string, extra: Record<string, unknown> 
   ...extra,
 });
 const accept = (c: MesosClient, offerIds: string[], tasks: Array<Record<string, unknown>>) =>
-  c.call('ACCEPT', {
-    accept: {
-      offer_ids: offerIds.map((value) => ({ value })),
-      operations: [{ type: 'LAUNCH', launch: { task_infos: tasks } }],
-      filters: { refuse_seconds: 0 },
-    },
-  });
+  c.launch(
+    offerIds.map((value) => ({ value })),
+    tasks,
+    { filters: { refuse_seconds: 0 } },
+  );
 
 const DATA = Buffer.from('hello executor').toString('base64');
 const FIELDS = {

@@ -10,7 +10,7 @@ import { FrameworkSessionsRepository } from '../../src/framework-lifecycle/frame
 import { ClusterState } from '../../src/master/cluster-state';
 import { EventualWrites } from '../../src/kernel/eventual-writes';
 import { Kernel } from '../../src/kernel/kernel';
-import { ManualClock } from '../../src/kernel/manual-clock';
+import { ManualClock } from '@arbiter/test-support';
 import { OffersRepository } from '../../src/offers/offers.repository';
 import { TasksRepository } from '../../src/tasks/tasks.repository';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';

@@ -131,6 +131,24 @@ export async function startTestControlPlane(
   };
 }
 
+/**
+ * A test file's control plane per test: `start` starts one; after each test (or on `close`) what
+ * the test pushed on `closers` (its clients) is closed, then the control plane.
+ */
+export function controlPlaneBed() {
+  let started: TestControlPlane | undefined;
+  const closers: Array<() => void> = [];
+  const close = async (): Promise<void> => {
+    for (const c of closers.splice(0)) c();
+    await started?.close();
+    started = undefined;
+  };
+  afterEach(close);
+  const start = async (options?: Parameters<typeof startTestControlPlane>[0]): Promise<TestControlPlane> =>
+    (started = await startTestControlPlane(options));
+  return { closers, start, close };
+}
+
 /** Inserts an agent as registration would (agents register over socket.io; see the scheduling issue). */
 export async function seedAgent(
   cp: ControlPlane,

@@ -35,6 +35,21 @@ export class RecordIoReader {
   }
 }
 
+/** A TaskInfo running `shell` on `offer`'s agent with half a CPU and 64 MB; `extra` adds to (or overrides) its fields. */
+export function shellTaskInfo(offer: { agent_id: { value: string } }, id: string, shell: string, extra: Record<string, unknown> = {}) {
+  return {
+    name: id,
+    task_id: { value: id },
+    agent_id: offer.agent_id,
+    resources: [
+      { name: 'cpus', type: 'SCALAR', scalar: { value: 0.5 } },
+      { name: 'mem', type: 'SCALAR', scalar: { value: 64 } },
+    ],
+    command: { value: shell },
+    ...extra,
+  };
+}
+
 export class MesosClient {
   readonly events: MesosEvent[] = [];
   /** Called with every event as it arrives. */
@@ -117,6 +132,13 @@ export class MesosClient {
   call(type: string, body: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<CallAnswer> {
     const call = { framework_id: { value: this.frameworkId }, type, ...body };
     return this.raw(this.encode(call), { ...(this.streamId ? { 'mesos-stream-id': this.streamId } : {}), ...headers });
+  }
+
+  /** ACCEPTs the offers with one LAUNCH of `taskInfos`; `accept` adds to the ACCEPT (its filters, say). */
+  launch(offerIds: unknown[], taskInfos: unknown[], accept: Record<string, unknown> = {}): Promise<CallAnswer> {
+    return this.call('ACCEPT', {
+      accept: { offer_ids: offerIds, operations: [{ type: 'LAUNCH', launch: { task_infos: taskInfos } }], ...accept },
+    });
   }
 
   /** POSTs bytes as they are. */

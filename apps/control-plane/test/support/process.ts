@@ -1,6 +1,9 @@
 /** The control plane and agents as a user runs them: `arbiter control-plane` and `arbiter agent` in child processes. */
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
+import { TaskRunner } from '@arbiter/agent';
+import { freePort } from '../../src/database/database.embedded';
+import { ADMIN_TOKEN } from './app';
 
 const BIN = path.resolve(__dirname, '../../../cli/bin/arbiter.js');
 
@@ -54,7 +57,41 @@ export function spawnControlPlane(env: Record<string, string | undefined>, args:
   });
 }
 
+/** One control plane on `databaseUrl` and a free port, with the test admin token, allocating every 0.2 s. */
+export async function spawnSingleControlPlane(databaseUrl: string): Promise<ControlPlaneProcess> {
+  return spawnControlPlane({
+    DATABASE_URL: databaseUrl,
+    PORT: String(await freePort()),
+    ARBITER_ADMIN_TOKEN: ADMIN_TOKEN,
+    ARBITER_ALLOCATION_INTERVAL: '0.2',
+  });
+}
+
 /** Runs `arbiter control-plane` expecting it to fail at once; resolves with code and output. */
+/**
+ * One replica of a highly available control plane on `databaseUrl`, serving and advertising
+ * `url`, allocating every 0.2 s on 4 s leader leases; `env` adds to (or overrides) its environment.
+ */
+export function spawnReplica(databaseUrl: string, url: string, env: Record<string, string> = {}): Promise<ControlPlaneProcess> {
+  return spawnControlPlane({
+    DATABASE_URL: databaseUrl,
+    PORT: new URL(url).port,
+    ARBITER_ADMIN_TOKEN: ADMIN_TOKEN,
+    ARBITER_ADVERTISE_URL: url,
+    ARBITER_ALLOCATION_INTERVAL: '0.2',
+    ARBITER_LEADER_LEASE: '4',
+    LOG_LEVEL: 'warn',
+    ...env,
+  });
+}
+
+/** GETs `route` from the control plane at `base` as the admin, refusing any status but 2xx. */
+export async function getAsAdmin<T>(base: string, route: string): Promise<T> {
+  const res = await fetch(`${base}${route}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  if (!res.ok) throw new Error(`GET ${route}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
 export function runControlPlaneExpectingFailure(
   env: Record<string, string | undefined>,
   args: string[] = [],
@@ -101,5 +138,13 @@ export class AgentProcess {
     const exited = new Promise((r) => c.once('exit', r));
     c.kill(signal);
     await exited;
+  }
+  /** Kills it and the tasks it left running (a restarted agent would find them). */
+  async killWithTasks(): Promise<void> {
+    await this.stop('SIGKILL');
+    const runner = new TaskRunner(this.workDir, () => undefined, { diskCheckIntervalMs: 0 });
+    runner.recover();
+    await runner.killAll();
+    runner.close();
   }
 }

@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { gpuEnvironment } from './gpus';
+import { makeNvidiaNodes } from '../../../test/support/nvidia-nodes';
 import { detectGpus, detectNvidiaGpus, nvidiaContainerMounts, parseGpuCsv, parseLdconfig } from './nvidia';
 
 const root = process.getuid?.() === 0;
@@ -63,13 +63,7 @@ describe('NVIDIA GPU detection', () => {
     fs.writeFileSync(smi, `#!/bin/sh\ncat <<'EOF'\n${CSV}EOF\n`, { mode: 0o755 });
     const dev = path.join(dir, 'dev');
     fs.mkdirSync(dev);
-    if (root)
-      for (const [name, minor] of [
-        ['nvidia0', 0],
-        ['nvidia1', 1],
-        ['nvidiactl', 255],
-      ] as const)
-        execFileSync('mknod', ['-m', '666', path.join(dev, name), 'c', '195', String(minor)]);
+    makeNvidiaNodes(dev);
     // The driver tells which minor each bus has (here, swapped).
     for (const [bus, minor] of [
       ['0000:18:00.0', 1],

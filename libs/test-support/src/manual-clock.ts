@@ -1,10 +1,13 @@
 /**
  * A clock that moves only when told: `advance(ms)` fires the timers that fall due, in order (at
  * the same time, the one set first),
- * letting the work each one starts run before the next. Tests use it to reach a timeout or the
- * next allocation cycle without sleeping.
+ * letting the work each one starts run before the next. Tests use it to reach a timeout, the
+ * next allocation cycle or a checker's next probe without sleeping. It has the shape of the
+ * control plane's `Clock`; the agent's checker tests adapt it to their `CheckClock`.
  */
-import type { Clock, TimerHandle } from './clock';
+export interface TimerHandle {
+  cancel(): void;
+}
 
 interface Timer {
   at: number;
@@ -16,7 +19,7 @@ interface Timer {
 /** Lets pending promise callbacks and I/O callbacks that are already due run. */
 const drain = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export class ManualClock implements Clock {
+export class ManualClock {
   private ms = 0;
   private seq = 0;
   private readonly timers = new Set<Timer>();
