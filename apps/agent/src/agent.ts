@@ -22,7 +22,8 @@ import {
 } from '@arbiter/contracts';
 import pino, { type Logger } from 'pino';
 import { createProvisioner } from './containerizer/provisioner';
-import { type Collectable, DEFAULT_GC_INTERVAL_MS, diskUsage, GarbageCollector, type GcOptions } from './gc/gc';
+import { logIsolation } from './isolation-log';
+import { DEFAULT_GC_INTERVAL_MS, diskUsage, GarbageCollector, type GcOptions } from './gc/gc';
 import type { ProvisionerOptions } from './containerizer/provisioner/options';
 import { ExecutorApi, type ExecutorApiOptions } from './executors/api/executor-api';
 import { durationMs } from './executors/executor-protocol';
@@ -83,7 +84,6 @@ export class Agent {
   /** What the agent can contain tasks with, found at start (sent with every registration). */
   readonly capabilities: AgentCapabilities;
   readonly gc: GarbageCollector;
-  private readonly gcTimer?: NodeJS.Timeout;
   private readonly files: Files;
   private readonly logRotation: LogRotation;
   /** Resolves once the executor API listens (start() connects after it). */
@@ -176,36 +176,15 @@ export class Agent {
       this.tasks.acknowledged(u.frameworkId, u.taskId, u.state);
     };
     // What ended tasks leave on disk goes after the GC delay, sooner as the disk fills.
-    this.gc = new GarbageCollector([() => this.tasks.collectable()], () => diskUsage(sandboxes.root), options.gc);
+    this.gc = new GarbageCollector([() => this.tasks.collectable()], () => diskUsage(sandboxes.root), options.gc, Date.now, {
+      collected: (removed) =>
+        this.log.info({ removed: removed.length, what: removed.slice(0, 10).map((c) => c.what) }, 'garbage collected'),
+      failed: (err) => this.log.warn({ err: err.message }, 'garbage collection failed'),
+    });
     const gcEvery = options.gc?.intervalMs ?? DEFAULT_GC_INTERVAL_MS;
-    if (gcEvery > 0) {
-      this.gcTimer = setInterval(() => this.collectGarbage(), gcEvery);
-      this.gcTimer.unref();
-    }
-    const isolator = this.tasks.containerizer.cgroups;
-    if (isolator.mode === 'posix')
-      this.log.warn(
-        'no cgroups this agent may create: tasks are isolated by process groups and OS users only; memory is enforced by polling, CPU and pids are not limited',
-      );
-    else
-      this.log.info(
-        { isolation: isolator.mode, controllers: isolator.controllers, taskUser: this.tasks.containerizer.taskUser },
-        'task isolation',
-      );
-    const { gpus, ports } = this.tasks.containerizer;
-    if (gpus) this.log.info({ gpus: gpus.reported }, 'GPUs handed out to tasks (gpu/nvidia)');
-    if (gpus?.problem) this.log.warn(gpus.problem);
-    if (ports && !ports.enforce)
-      this.log.info('network/ports: tasks listening on ports they were not given are only reported (--no-enforce-container-ports)');
-    const { privateTmpProblem } = this.tasks.containerizer;
-    if (privateTmpProblem)
-      this.log.warn(
-        `tasks get no private /tmp and /dev/shm (${privateTmpProblem}): their TMPDIR is in their sandbox, but what they write to /tmp or /dev/shm is not counted against their disk`,
-      );
+    if (gcEvery > 0) this.gc.every(gcEvery);
     this.capabilities = this.tasks.containerizer.capabilities(this.tasks.limits.diskChecked);
-    const { imagesProblem } = this.capabilities;
-    if (imagesProblem) this.log.warn(`container images are off: ${imagesProblem}`);
-    else this.log.info({ runtime: this.capabilities.runtime, isolators: this.capabilities.isolators }, 'container images on');
+    logIsolation(this.log, this.tasks.containerizer, this.capabilities);
   }
 
   /** Recovers checkpointed tasks and executors, opens the executor API, then connects. */
@@ -395,18 +374,6 @@ export class Agent {
     });
   }
 
-  /** One GC sweep (see gc/gc.ts): what it removed is logged; a failure is logged and the next sweep tries again. */
-  collectGarbage(): Collectable[] {
-    try {
-      const removed = this.gc.sweep();
-      if (removed.length) this.log.info({ removed: removed.length, what: removed.slice(0, 10).map((c) => c.what) }, 'garbage collected');
-      return removed;
-    } catch (err) {
-      this.log.warn({ err: (err as Error).message }, 'garbage collection failed');
-      return [];
-    }
-  }
-
   async stop(): Promise<void> {
     this.session.stopping();
     this.updates.stop();
@@ -414,7 +381,7 @@ export class Agent {
     this.logRotation.stop();
     // Killed tasks end (and their ends are recorded) before the agent lets go of them.
     if (this.options.killTasksOnExit) await Promise.all([this.tasks.killAll(), this.executors.killAll()]);
-    if (this.gcTimer) clearInterval(this.gcTimer);
+    this.gc.stop();
     this.tasks.close();
     this.executors.close();
     await this.executorApi.close().catch(() => undefined);

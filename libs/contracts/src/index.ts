@@ -2,6 +2,7 @@
 export * from './task-states';
 export * from './errors';
 export * from './common';
+export * from './task-parts';
 export * from './input';
 export * from './agents';
 export * from './executors';
@@ -17,3 +18,4 @@ export type Schema<Name extends keyof import('./api').components['schemas']> = i
 export * from './what-if';
 export * from './mesos';
 export * from './mesos-container';
+export * from './mesos-command';

@@ -44,6 +44,7 @@ export class GarbageCollector {
   readonly collected = { items: 0, sweeps: 0 };
   private readonly delayMs: number;
   private readonly headroom: number;
+  private timer?: NodeJS.Timeout;
 
   constructor(
     /** What its owners hand over (read at each sweep). */
@@ -52,9 +53,33 @@ export class GarbageCollector {
     private readonly usage: () => number,
     options: GcOptions = {},
     private readonly now: () => number = Date.now,
+    /** Told what each sweep removed, or why it failed. */
+    private readonly told?: { collected(removed: Collectable[]): void; failed(err: Error): void },
   ) {
     this.delayMs = options.delayMs ?? DEFAULT_GC_DELAY_MS;
     this.headroom = options.diskHeadroom ?? DEFAULT_GC_DISK_HEADROOM;
+  }
+
+  /** Sweeps every `ms` (see collect), until stopped. */
+  every(ms: number): void {
+    this.timer = setInterval(() => this.collect(), ms);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** A sweep that tells what it removed, and a failure instead of throwing it (the next sweep tries again). */
+  collect(): Collectable[] {
+    try {
+      const removed = this.sweep();
+      if (removed.length) this.told?.collected(removed);
+      return removed;
+    } catch (err) {
+      this.told?.failed(err as Error);
+      return [];
+    }
   }
 
   /** Removes what has been kept long enough at the disk's present use; returns it. */

@@ -26,15 +26,15 @@ describe('garbage collection', () => {
     const sandbox = agent.tasks.sandboxOf('fw', 'one');
     expect(fs.readFileSync(path.join(sandbox, 'stdout'), 'utf8')).toBe('one\n');
     // Within the delay nothing goes.
-    expect(agent.collectGarbage()).toEqual([]);
+    expect(agent.gc.collect()).toEqual([]);
     expect(fs.existsSync(sandbox)).toBe(true);
 
     // Past it (the records' times moved back, as a clock moved on), both sandboxes and records go.
     const old = new Date(Date.now() - 120_000);
     for (const c of agent.tasks.collectable()) fs.utimesSync(c.paths[1], old, old);
     expect(
-      agent
-        .collectGarbage()
+      agent.gc
+        .collect()
         .map((c) => c.what)
         .sort(),
     ).toEqual(['task one', 'task two']);
@@ -61,7 +61,7 @@ describe('garbage collection', () => {
     await until(() => bed.cp.registered && again.tasks.has('fw', 'runs'), 'the running task recovered');
     expect(again.tasks.live().map((t) => t.taskId)).toEqual(['runs']);
     // With no delay, everything handed over goes, and the running task's sandbox stays.
-    expect(again.collectGarbage().map((c) => c.what)).toEqual(['task done']);
+    expect(again.gc.collect().map((c) => c.what)).toEqual(['task done']);
     expect(fs.existsSync(again.tasks.sandboxOf('fw', 'runs'))).toBe(true);
     expect(fs.existsSync(again.tasks.sandboxOf('fw', 'done'))).toBe(false);
   });

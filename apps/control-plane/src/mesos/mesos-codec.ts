@@ -10,14 +10,10 @@ import {
   Accept,
   CAPABILITIES,
   Decline,
-  type Discovery,
   Kill,
-  type Label,
   type MesosCall,
   type MesosCommandInfo,
-  type MesosDiscoveryInfo,
   type MesosFrameworkInfo,
-  type MesosLabels,
   MESOS_TASK_UNSUPPORTED,
   type MesosOperation,
   type MesosResource,
@@ -37,6 +33,7 @@ import { ProtocolError } from '../kernel/protocol-error';
 import { containerOf } from './mesos-container-codec';
 import { checksOf } from './mesos-checks-codec';
 import { executorOf, type TaskCodecParts } from './mesos-executor-codec';
+import { discoveryOf, labelsOf } from './mesos-labels-codec';
 
 /** Mesos's name for "no role": a framework without one, unreserved resources. */
 export const MESOS_STAR = '*';
@@ -239,33 +236,6 @@ function urisOf(c: MesosCommandInfo): FetchUri[] | undefined {
   }));
 }
 
-/** Mesos's Labels as Arbiter's (absent when empty). */
-export function labelsOf(l: MesosLabels | undefined): Label[] | undefined {
-  return l?.labels?.length ? l.labels.map(({ key, value }) => (value === undefined ? { key } : { key, value })) : undefined;
-}
-
-/** Arbiter's labels as Mesos's Labels. */
-export const toMesosLabels = (labels: Label[]) => ({ labels });
-
-/** Mesos's DiscoveryInfo as Arbiter's (its `ports.ports` and `labels.labels` flattened). */
-function discoveryOf(d: MesosDiscoveryInfo): Discovery {
-  const { ports, labels, ...rest } = d;
-  const list = ports?.ports?.map(({ labels: portLabels, ...port }) => ({ ...port, ...optional('labels', labelsOf(portLabels)) }));
-  return { ...rest, ...optional('ports', list), ...optional('labels', labelsOf(labels)) };
-}
-
-/** Arbiter's Discovery in Mesos's shape (as `/master/state` shows a task's DiscoveryInfo). */
-export function toMesosDiscovery(d: Discovery): Record<string, unknown> {
-  const { ports, labels, ...rest } = d;
-  return {
-    ...rest,
-    ...(ports
-      ? { ports: { ports: ports.map(({ labels: l, ...port }) => ({ ...port, ...(l ? { labels: toMesosLabels(l) } : {}) })) } }
-      : {}),
-    ...(labels ? { labels: toMesosLabels(labels) } : {}),
-  };
-}
-
 const optional = <K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> =>
   value === undefined ? {} : ({ [key]: value } as Record<K, V>);
 const seconds = (d: { nanoseconds: number } | undefined) => (d === undefined ? undefined : d.nanoseconds / 1e9);
@@ -275,10 +245,7 @@ const TASK_CODEC: TaskCodecParts = { command: (c, where) => commandOf(c, where),
 export function taskOf(t: MesosTaskInfo, where: string): { spec: TaskSpec; agentId: string } {
   const present = MESOS_TASK_UNSUPPORTED.filter((f) => (t as Record<string, unknown>)[f] !== undefined);
   if (present.length)
-    throw unsupported(
-      `${where}: TaskInfo.${present.join(', TaskInfo.')}`,
-      'Arbiter has no resource limits above the resources',
-    );
+    throw unsupported(`${where}: TaskInfo.${present.join(', TaskInfo.')}`, 'Arbiter has no resource limits above the resources');
   const grace = seconds(t.kill_policy?.grace_period);
   const deadline = seconds(t.max_completion_time);
   return {

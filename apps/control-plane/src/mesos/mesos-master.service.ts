@@ -26,7 +26,7 @@ import { mesosCheckStatus } from './mesos-checks-codec';
 import { Metrics } from '../health/metrics';
 import { Leadership } from '../leadership/leadership.service';
 import { RolesService } from '../roles/roles.service';
-import { toMesosDiscovery } from './mesos-codec';
+import { toMesosDiscovery } from './mesos-labels-codec';
 import type { TaskDto } from '../tasks/tasks.dto';
 import { TasksService } from '../tasks/tasks.service';
 import { MESOS_STAR } from './mesos-codec';
