@@ -58,7 +58,10 @@ describe('checks (real tasks)', () => {
   let cp: FakeControlPlane;
   let agent: Agent;
   const agents: Agent[] = [];
-  const updates = (taskId: string): StatusUpdate[] => cp.statuses.filter((u) => u.taskId === taskId);
+  /** The task's updates, each once: one sent again after a restart (its acknowledgement not yet seen) is the same update. */
+  const updates = (taskId: string): StatusUpdate[] => [
+    ...new Map(cp.statuses.filter((u) => u.taskId === taskId).map((u) => [u.updateUuid, u])).values(),
+  ];
   const sandbox = (taskId: string) => agent.tasks.sandboxOf('fw', taskId);
 
   beforeEach(async () => {
