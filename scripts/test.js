@@ -120,12 +120,14 @@ async function runChecks() {
 }
 
 /**
- * Jest runs side by side: unit and integration tests on at least two workers (Jest's default on
- * two cores is one, which leaves a core idle while a test waits on PostgreSQL or a socket), and
- * end-to-end tests on their own workers, as many as there are cores: they mostly wait (leases,
- * timeouts, grace periods), so their waits overlap the other tiers' work. (Not more: each file
+ * Jest runs, one after the other: unit and integration tests on at least two workers (Jest's
+ * default on two cores is one, which leaves a core idle while a test waits on PostgreSQL or a
+ * socket), then end-to-end tests on two workers, more on a machine with more cores (half of
+ * them): they mostly wait on processes (leases, timeouts, grace periods), so two files' waits
+ * overlap (on two cores the tier took 333 s on one worker, 176 s on two). Not more: each file
  * starts a control plane and agents at once, a few seconds of CPU time each, and on a loaded
- * machine three files starting together left control planes unstarted after 60 s.) The dashboard's browser tests are a run of their own, since their global setup makes the
+ * machine three files starting together left control planes unstarted after 60 s. The
+ * dashboard's browser tests are a run of their own, since their global setup makes the
  * dashboard's production build when it is missing (as in a fresh clone): the other end-to-end
  * tests do not wait for it. Each run writes its report; reports/jest.json holds them merged.
  * Given --maxWorkers (or --runInBand), one run does it all as told.
@@ -142,7 +144,7 @@ async function runJest() {
         ...(others.length ? [{ tiers: others, options: [`--maxWorkers=${Math.max(2, cores - 1)}`] }] : []),
         ...(selected.includes('e2e')
           ? [
-              { tiers: ['e2e'], options: [`--maxWorkers=${Math.max(1, Math.floor((cores - 1) / 2))}`, '--ignoreProjects', BROWSER_TESTS] },
+              { tiers: ['e2e'], options: [`--maxWorkers=${Math.max(2, Math.floor(cores / 2))}`, '--ignoreProjects', BROWSER_TESTS] },
               { tiers: ['e2e'], options: ['--maxWorkers=1', '--selectProjects', BROWSER_TESTS] },
             ]
           : []),
