@@ -23,6 +23,16 @@ describe('image tool failures, worded for the user', () => {
     ['writing blob: happened during read: Digest did not match, expected sha256:0f, got sha256:7e', /digest mismatch/],
     ['Manifest does not match provided manifest digest sha256:69', /digest mismatch/],
     ['Get "https://r:5000/v2/": http: server gave HTTP response to HTTPS client', /speaks plain HTTP/],
+    // A port with 404 or 401 in it is no HTTP status.
+    [
+      'Error parsing image name "docker://127.0.0.1:34043/test/busybox:1": pinging container registry 127.0.0.1:34043: Get "https://127.0.0.1:34043/v2/": http: server gave HTTP response to HTTPS client',
+      /speaks plain HTTP/,
+    ],
+    [
+      'pinging container registry r:14013: Get "http://r:14013/v2/": dial tcp 127.0.0.1:14013: connect: connection refused',
+      /registry unreachable/,
+    ],
+    ['reading manifest 1 in r:5000/app: StatusCode: 404, "404 page not found"', /unknown image/],
     ['Get "https://r:5000/v2/": x509: certificate signed by unknown authority', /certificate the agent does not trust/],
     ['write /w/images/tmp/x/rootfs/bin/busybox: no space left on device', /disk full/],
   ])('%s', (msg, expected) => {

@@ -94,14 +94,16 @@ export function imageErrorOf(reference: string, where: string, err: unknown): Im
   if (/no space left on device|disk quota exceeded/i.test(text)) return say('disk full on the agent while storing or unpacking the image');
   if (/digest did not match|does not match (provided )?(manifest )?digest|digest mismatch/i.test(text))
     return say('digest mismatch: the registry served content that does not match its digest');
-  if (/unauthorized|authentication required|denied|401|403/i.test(text))
-    return say(`authentication refused by ${where}: check the agent's credentials for this registry`);
-  if (/manifest unknown|name unknown|not found|no such file|does not exist|404/i.test(text))
-    return say(`unknown image: ${where} has no such repository, tag or digest`);
+  // What the registry's connection says first: its address may hold any digits (a port 34043
+  // is no HTTP 404), so status codes are matched as whole words only.
   if (/server gave HTTP response to HTTPS client/i.test(text))
     return say(`registry ${where} speaks plain HTTP: list it among the agent's insecure registries to allow that`);
   if (/x509|certificate/i.test(text))
     return say(`registry ${where} presented a certificate the agent does not trust: add its CA to the registry certificate directory`);
+  if (/unauthorized|authentication required|denied|\b40[13]\b/i.test(text))
+    return say(`authentication refused by ${where}: check the agent's credentials for this registry`);
+  if (/manifest unknown|name unknown|not found|no such file|does not exist|\b404\b/i.test(text))
+    return say(`unknown image: ${where} has no such repository, tag or digest`);
   if (/connection refused|no such host|i\/o timeout|dial tcp|network is unreachable|connection reset|EOF|TLS handshake/i.test(text))
     return say(`registry unreachable: ${where} did not answer`);
   return say('the image could not be provisioned');
