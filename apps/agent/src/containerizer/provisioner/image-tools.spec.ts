@@ -41,6 +41,14 @@ describe('image tool failures, worded for the user', () => {
     expect(text).toMatch(/^image r:5000\/app:1: /);
   });
 
+  it('finds the cause anywhere in what the tool said (a panic on a full disk ends with its stack)', () => {
+    const panic =
+      'write /w/images/tmp/x/rootfs/bin/busybox: no space left on device\npanic: unpacking\n\tgithub.com/klauspost/pgzip/gunzip.go:379 +0x2aa\n';
+    expect(imageErrorOf('a', 'registry r', new ToolError('umoci', panic)).message).toMatch(
+      /^image a: disk full on the agent .*gunzip\.go:379/,
+    );
+  });
+
   it('says a pull that took too long was stopped', () => {
     expect(imageErrorOf('a', 'registry r', new ToolError('skopeo', '', true)).message).toBe(
       'image a: the pull from registry r took too long and was stopped',

@@ -88,8 +88,11 @@ export function run(file: string, args: string[], options: { cwd: string; timeou
  */
 export function imageErrorOf(reference: string, where: string, err: unknown): ImageError {
   if (!(err instanceof ToolError)) return new ImageError(`image ${reference}: ${(err as Error).message}`);
-  const text = lastLine(err.stderr);
-  const say = (what: string) => new ImageError(`image ${reference}: ${what} (${where}: ${text})`);
+  // Matched against all the tool said (a Go panic on a full disk ends with its stack, not its
+  // cause); its last line is shown.
+  const text = err.stderr;
+  const shown = lastLine(err.stderr);
+  const say = (what: string) => new ImageError(`image ${reference}: ${what} (${where}: ${shown})`);
   if (err.timedOut) return new ImageError(`image ${reference}: the pull from ${where} took too long and was stopped`);
   if (/no space left on device|disk quota exceeded/i.test(text)) return say('disk full on the agent while storing or unpacking the image');
   if (/digest did not match|does not match (provided )?(manifest )?digest|digest mismatch/i.test(text))

@@ -300,6 +300,8 @@ export class ImageProvisioner implements Provisioner {
       });
       fs.renameSync(path.join(work, 'rootfs'), rootfs);
     } catch (err) {
+      // umoci may die of a full disk without saying so (a panic's stack): the disk tells.
+      if (fullDisk(work)) throw new ImageError(`image ${key}: disk full on the agent while unpacking the image`);
       throw imageErrorOf(key, 'unpacking', err);
     } finally {
       fs.rmSync(work, { recursive: true, force: true });
@@ -384,5 +386,15 @@ export class ImageProvisioner implements Provisioner {
     const next = this.turn.then(work, work);
     this.turn = next.catch(() => undefined);
     return next;
+  }
+}
+
+/** Whether the filesystem holding `dir` has (next to) no room left: under 64 KiB free. */
+function fullDisk(dir: string): boolean {
+  try {
+    const st = fs.statfsSync(dir);
+    return st.bavail * st.bsize < 64 * 1024;
+  } catch {
+    return false;
   }
 }
