@@ -260,7 +260,10 @@ export class TaskUpdates {
     for (const t of resent) {
       const group = groupOf(t);
       if (group === undefined) this.sendLaunch(agentId, t);
-      else groups.set(taskKey(t.frameworkId, group), [...(groups.get(taskKey(t.frameworkId, group)) ?? []), t]);
+      else {
+        const key = taskKey(t.frameworkId, group);
+        groups.set(key, [...(groups.get(key) ?? []), t]);
+      }
     }
     for (const tasks of groups.values()) {
       const launches = tasks.map(launchOf);
