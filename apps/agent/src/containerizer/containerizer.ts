@@ -259,7 +259,12 @@ export class Containerizer {
   }
 
   /** Forks the task (see launcher.ts), in its image's container when it has one; its isolators hold it before it runs. */
-  launch(c: Container, user: OsUser, frameworkId: string, spec: TaskSpec): { child: ChildProcess; isolationError?: Error } {
+  launch(
+    c: Container,
+    user: OsUser,
+    frameworkId: string,
+    spec: TaskSpec,
+  ): { child: ChildProcess; isolationError?: Error; started?: Promise<boolean> } {
     const binds = this.binds.get(c.name) ?? [];
     this.binds.delete(c.name);
     const image = this.images.get(c.name);
@@ -295,7 +300,9 @@ export class Containerizer {
       cgroupsPath: `arbiter-${c.name}`,
       mounts: [{ source: c.sandbox, destination: CONTAINER_SANDBOX, readOnly: false }, ...binds, ...(nvidia?.mounts ?? [])],
     });
-    return launch({ ...base, runtime }, isolate);
+    const launched = launch({ ...base, runtime }, isolate);
+    const exited = new Promise((resolve) => launched.child.once('exit', resolve).once('error', resolve));
+    return { ...launched, started: this.runtime.whenStarted(c.name, exited) };
   }
 
   /** The container's limits changed (an executor took or ended a task): its isolators follow. */

@@ -5,14 +5,13 @@
  * `diskCheckIntervalMs`), reports every change, and checkpoints what a restarted agent needs to find them (checkpoints.ts);
  * its URIs are fetched into its sandbox before it starts (../fetcher), its checks run while it runs (../checks).
  */
-import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { type FetchUri, isTerminalTaskState, type LaunchTask, type TaskSpec, type TaskState } from '@arbiter/contracts';
 import { type ChecksOptions, initialCheckStatus, TaskChecks } from '../checks/task-checks';
 import { Containerizer, type ContainerizerOptions } from '../containerizer/containerizer';
 import type { TaskCgroup } from '../containerizer/isolators/cgroups';
 import type { Container, Limitation } from '../containerizer/isolators/isolator';
-import { LaunchError, processStartTicks } from '../containerizer/launcher';
+import { processStartTicks } from '../containerizer/launcher';
 import { ImageError } from '../containerizer/provisioner/image';
 import { VolumeError } from '../containerizer/runtime/volumes';
 import type { OsUser } from '../containerizer/users';
@@ -30,6 +29,7 @@ import {
   endOf,
   eventOf,
   LaunchFailure,
+  launchProcess,
   type LiveTask,
   type RunningTask,
   type TaskEvent,
@@ -185,33 +185,29 @@ export class TaskRunner {
   }
 
   private run(task: RunningTask, user: OsUser): void {
-    let child: ChildProcess;
-    try {
-      const launched = this.containerizer.launch(task.container, user, task.frameworkId, task.spec);
-      child = launched.child;
-      if (launched.isolationError)
-        task.ending = {
-          state: 'FAILED',
-          reason: 'REASON_CONTAINER_LAUNCH_FAILED',
-          message: `could not isolate the task: ${launched.isolationError.message}`,
-        };
-    } catch (e) {
-      if (e instanceof LaunchError) throw new LaunchFailure('REASON_COMMAND_EXECUTOR_FAILED', e.message);
-      throw e;
-    }
-    task.child = child;
+    const launched = launchProcess(this.containerizer, task, user);
+    const child = (task.child = launched.child);
     child.once('error', (e) => this.finish(task, 'FAILED', 'REASON_COMMAND_EXECUTOR_FAILED', `could not start the task: ${e.message}`));
     child.once('spawn', () => {
       if (this.closed) return;
       task.container.pid = child.pid;
       task.startTicks = child.pid ? processStartTicks(child.pid) : undefined;
-      task.state = 'RUNNING';
-      task.checkStatus = initialCheckStatus(task.spec);
-      this.tryCheckpoint(task);
-      this.emit(task, 'RUNNING');
-      this.startChecks(task);
+      // An image task runs once the runtime has started its process (never, when runc fails: its exit says why).
+      if (!launched.started) {
+        this.running(task);
+        return;
+      }
+      void launched.started.then((yes) => yes && !terminal(task.state) && !this.closed && this.running(task));
     });
     child.once('exit', (code, signal) => this.exited(task, code, signal));
+  }
+
+  private running(task: RunningTask): void {
+    task.state = 'RUNNING';
+    task.checkStatus = initialCheckStatus(task.spec);
+    this.tryCheckpoint(task);
+    this.emit(task, 'RUNNING');
+    this.startChecks(task);
   }
 
   private containerOf(frameworkId: string, spec: TaskSpec, memLimitBytes?: number, sandbox?: string): Container {

@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import type { CheckStatus, StatusUpdate, TaskSpec, TaskState } from '@arbiter/contracts';
 import { type CheckedTask, checkEnv } from '../checks/task-checks';
 import type { Containerizer } from '../containerizer/containerizer';
-import { PRIVATE_TMP, TASK_PATH } from '../containerizer/launcher';
+import type { OsUser } from '../containerizer/users';
+import { LaunchError, PRIVATE_TMP, TASK_PATH } from '../containerizer/launcher';
 import type { Container, ContainerLimits } from '../containerizer/isolators/isolator';
 import { portRangesOf } from '../containerizer/isolators/ports';
 import { hiddenName } from '../containerizer/names';
@@ -170,4 +171,17 @@ export function checkedTask(task: RunningTask, containerizer: Containerizer): Ch
       join: (pid) => containerizer.cgroups.isolate(task.container, pid),
     },
   };
+}
+
+/** Forks the task's process (see the containerizer); a process it could not isolate is let go to end FAILED, saying why. */
+export function launchProcess(containerizer: Containerizer, task: RunningTask, user: OsUser): ReturnType<Containerizer['launch']> {
+  try {
+    const launched = containerizer.launch(task.container, user, task.frameworkId, task.spec);
+    const failed = launched.isolationError;
+    if (failed)
+      task.ending = { state: 'FAILED', reason: 'REASON_CONTAINER_LAUNCH_FAILED', message: `could not isolate the task: ${failed.message}` };
+    return launched;
+  } catch (e) {
+    throw e instanceof LaunchError ? new LaunchFailure('REASON_COMMAND_EXECUTOR_FAILED', e.message) : e;
+  }
 }

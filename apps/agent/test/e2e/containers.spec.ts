@@ -194,6 +194,8 @@ describe('containers', () => {
     await until(() => ['plain-ps', 'spark', 'unknown', 'no-program'].every(ended));
     expect(cp.last('no-program')?.reason).toBe('REASON_CONTAINER_LAUNCH_FAILED');
     expect(cp.last('no-program')?.message).toMatch(/^could not start the container: .*\/no\/such/);
+    // RUNNING only once runc has started the container's process: this one never ran.
+    expect(cp.states('no-program')).toEqual(['STARTING', 'FAILED']);
     expect(cp.last('plain-ps')?.state).toBe('FINISHED');
     // Its shell, the subshell and ls (grep may have ended): a handful, not the host's hundreds.
     expect(Number(stdout(agent, 'plain-ps'))).toBeLessThanOrEqual(5);

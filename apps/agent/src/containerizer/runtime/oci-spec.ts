@@ -34,6 +34,8 @@ export interface OciInput {
   mounts: BindMount[];
   /** Device nodes the container may use besides runc's defaults (its GPUs and the driver's control nodes). */
   devices?: Array<{ path: string; type: 'c'; major: number; minor: number }>;
+  /** A file runc's poststart hook creates once the container's process has started. */
+  startedMark?: string;
 }
 
 /** Thrown when an image task has nothing to run (no command, and the image names none). */
@@ -112,6 +114,7 @@ export function ociConfig(input: OciInput): Record<string, unknown> {
         options: ['rbind', 'rprivate', m.readOnly ? 'ro' : 'rw'],
       })),
     ],
+    ...(input.startedMark ? { hooks: { poststart: [{ path: '/bin/sh', args: ['sh', '-c', ': > "$1"', 'sh', input.startedMark] }] } } : {}),
     linux: {
       cgroupsPath: input.cgroupsPath,
       devices: (input.devices ?? []).map((d) => ({ ...d, fileMode: 0o666, uid: 0, gid: 0 })),

@@ -18,6 +18,8 @@ import { type OciInput, ociConfig } from './oci-spec';
 const run = promisify(execFile);
 /** runc's own log (its errors), in the bundle. */
 const RUNC_LOG = 'runc.log';
+/** Made in the bundle by the container's poststart hook: its process has started. */
+const STARTED = 'started';
 
 /** runc and how root filesystems are layered, found at start. */
 export interface RuntimeInfo {
@@ -109,9 +111,35 @@ export class Runc {
   create(name: string, config: Omit<OciInput, 'rootfs'>): string[] {
     const bundle = this.bundleOf(name);
     const rootfs = path.join(bundle, 'rootfs');
-    fs.writeFileSync(path.join(bundle, 'config.json'), JSON.stringify(ociConfig({ ...config, rootfs })), { mode: 0o600 });
+    const startedMark = path.join(bundle, STARTED);
+    fs.rmSync(startedMark, { force: true });
+    fs.writeFileSync(path.join(bundle, 'config.json'), JSON.stringify(ociConfig({ ...config, rootfs, startedMark })), { mode: 0o600 });
     const log = ['--log', path.join(bundle, RUNC_LOG), '--log-format', 'json'];
     return [this.info.runc, '--root', this.state, ...log, 'run', '--bundle', bundle, '--no-new-keyring', name];
+  }
+
+  /**
+   * Resolves true once runc has started the container's process (its poststart hook's mark is in
+   * the bundle), false when `exited` (runc's end) settles first without it.
+   */
+  whenStarted(name: string, exited: Promise<unknown>): Promise<boolean> {
+    const bundle = this.bundleOf(name);
+    const started = () => fs.existsSync(path.join(bundle, STARTED));
+    return new Promise((resolve) => {
+      let watcher: fs.FSWatcher | undefined;
+      const settle = (yes: boolean) => {
+        watcher?.close();
+        resolve(yes);
+      };
+      try {
+        watcher = fs.watch(bundle, (_, file) => file === STARTED && started() && settle(true));
+        watcher.on('error', () => undefined);
+      } catch {
+        // No watch: runc's end says it.
+      }
+      if (started()) settle(true);
+      void exited.then(() => settle(started()));
+    });
   }
 
   /** Why runc could not start the container (its own error, logged in the bundle), if it could not. */
