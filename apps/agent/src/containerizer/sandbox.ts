@@ -47,6 +47,23 @@ export class Sandboxes {
     return executorSandboxOf(this.root, frameworkId, executorId);
   }
 
+  /** Every executor's sandbox on disk, with when it last changed (an ended executor's: when it ended). */
+  executorSandboxes(): Array<{ path: string; mtimeMs: number }> {
+    const out: Array<{ path: string; mtimeMs: number }> = [];
+    const frameworks = path.join(this.root, 'frameworks');
+    for (const fw of readdir(frameworks)) {
+      const dir = path.join(frameworks, fw, 'executors');
+      for (const name of readdir(dir)) {
+        try {
+          out.push({ path: path.join(dir, name), mtimeMs: fs.statSync(path.join(dir, name)).mtimeMs });
+        } catch {
+          continue; // Removed meanwhile.
+        }
+      }
+    }
+    return out;
+  }
+
   /** Where an agent before hashed names put a task's sandbox (a task it checkpointed then is found there). */
   legacyPathOf(frameworkId: string, taskId: string): string {
     return path.join(this.root, 'frameworks', safe(frameworkId), 'tasks', safe(taskId));
@@ -95,5 +112,13 @@ export class Sandboxes {
     } catch {
       return undefined;
     }
+  }
+}
+
+function readdir(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
   }
 }

@@ -5,6 +5,8 @@
  * tasks end TASK_FAILED and the control plane is told. The protocol side: executor-protocol.ts.
  */
 import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import {
   type ExecutorSpec,
   type FrameworkMessage,
@@ -17,6 +19,7 @@ import {
 import type { Containerizer } from '../containerizer/containerizer';
 import { processStartTicks } from '../containerizer/launcher';
 import { Fetcher } from '../fetcher/fetcher';
+import type { Collectable } from '../gc/gc';
 import { ExecutorCheckpoints } from './executor-checkpoints';
 import {
   checkpointOf,
@@ -243,6 +246,18 @@ export class Executors {
     }
   }
 
+  /**
+   * Sandboxes of executors that have ended, for the GC: every executor sandbox on disk but a
+   * live one's, kept since it ended (its folder's time, set then; after an agent restart, found so).
+   */
+  collectable(): Collectable[] {
+    const live = new Set([...this.runs.values()].map((r) => r.container.sandbox));
+    return this.containerizer.sandboxes
+      .executorSandboxes()
+      .filter((s) => !live.has(s.path))
+      .map((s) => ({ what: `executor sandbox ${path.basename(s.path)}`, since: s.mtimeMs, paths: [s.path] }));
+  }
+
   /** The cgroups of live executors (kept when stale ones are removed). */
   liveCgroups() {
     return [...this.runs.values()].flatMap((r) => (r.container.cgroup ? [r.container.cgroup] : []));
@@ -317,6 +332,12 @@ export class Executors {
       this.checkpoints.remove(run.frameworkId, run.spec.executorId);
     } catch (e) {
       this.hooks.onError(`could not remove the record of executor ${run.spec.executorId}`, e as Error);
+    }
+    // Its sandbox is the GC's from now (collectable(): kept since this time).
+    try {
+      fs.utimesSync(run.container.sandbox, new Date(), new Date());
+    } catch {
+      // Never made, or gone already.
     }
     this.runs.delete(executorKey(run.frameworkId, run.spec.executorId));
     run.onTerminated?.();

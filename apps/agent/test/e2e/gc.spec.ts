@@ -1,11 +1,14 @@
 /**
  * Garbage collection with real tasks: an ended task leaves the agent's memory once its end is
  * acknowledged, and its sandbox and record go after the GC delay (sooner as the disk fills);
- * a restarted agent does not take acknowledged ends back into memory.
+ * a restarted agent does not take acknowledged ends back into memory. An executor's sandbox goes
+ * the same way once the executor has ended, never while it runs.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { ExecutorSpec, LaunchTask } from '@arbiter/contracts';
 import { until as untilWithin } from '@arbiter/test-support';
+import { executorBed } from '../support/executor-bed';
 import { launchOf } from '../support/fake-control-plane';
 import { agentBed } from '../support/test-agents';
 
@@ -64,5 +67,48 @@ describe('garbage collection', () => {
     expect(again.gc.collect().map((c) => c.what)).toEqual(['task done']);
     expect(fs.existsSync(again.tasks.sandboxOf('fw', 'runs'))).toBe(true);
     expect(fs.existsSync(again.tasks.sandboxOf('fw', 'done'))).toBe(false);
+  });
+});
+
+describe('garbage collection of executors', () => {
+  const bed = executorBed('arbiter-gc-executors-', { gc: { intervalMs: 0, delayMs: 60_000, diskHeadroom: 0 } });
+  const executor = (executorId: string, shell: string): ExecutorSpec => ({
+    executorId,
+    type: 'CUSTOM',
+    command: { shell },
+    resources: [{ name: 'mem', value: 32 }],
+  });
+  const taskOn = (spec: ExecutorSpec, taskId: string): LaunchTask => ({
+    frameworkId: 'fw',
+    task: { taskId, name: taskId, executor: spec, resources: [{ name: 'cpus', value: 0.1 }] },
+  });
+
+  it("hands an ended executor's sandbox to the GC after the delay, never a running one's, also after a restart", async () => {
+    const agent = await bed.agentOn();
+    // One ends at once (its task fails with it), one keeps running, waiting to subscribe.
+    bed.cp.launch(taskOn(executor('brief', 'echo brief'), 'on-brief'));
+    bed.cp.launch(taskOn(executor('lasting', 'sleep 30'), 'on-lasting'));
+    await until(
+      () => bed.cp.states('on-brief').includes('FAILED') && !!agent.executors.find('fw', 'lasting')?.container.pid,
+      'one ended, one running',
+    );
+    const lasting = agent.executors.find('fw', 'lasting')?.container.sandbox ?? '';
+    const [ended] = agent.executors.collectable();
+    expect(agent.executors.collectable()).toHaveLength(1);
+    expect(fs.readFileSync(path.join(ended.paths[0], 'stdout'), 'utf8')).toBe('brief\n');
+    // Kept since it ended: within the delay nothing goes.
+    expect(Date.now() - ended.since).toBeLessThan(30_000);
+    expect(agent.gc.collect()).toEqual([]);
+
+    // A restarted agent finds it on disk still ended; past the delay it goes, the running one's stays.
+    await agent.stop();
+    bed.forget(agent);
+    const again = await bed.agentOn({ gc: { intervalMs: 0, delayMs: 0 } });
+    await until(() => !!again.executors.find('fw', 'lasting'), 'the running executor recovered');
+    expect(again.gc.collect().map((c) => c.paths)).toEqual([ended.paths]);
+    expect(fs.existsSync(ended.paths[0])).toBe(false);
+    expect(fs.existsSync(lasting)).toBe(true);
+    expect(again.executors.collectable()).toEqual([]);
+    await again.executors.killAll();
   });
 });
