@@ -12,23 +12,11 @@ import * as path from 'node:path';
 import pino from 'pino';
 import { Agent } from '../src/agent';
 import { BusyboxProvisioner } from '../test/support/busybox-image';
+import { percentile, runBench, waitFor } from './support';
 import { FakeControlPlane, launchOf } from '../test/support/fake-control-plane';
 
 const SEQUENTIAL = Number(process.env.BENCH_TASKS ?? 100);
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 50);
-
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return Math.round(s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] * 10) / 10;
-};
-
-async function waitFor(check: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
 
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync('/var/tmp/arbiter-bench-containers-');
@@ -83,7 +71,10 @@ async function main(): Promise<void> {
   const allFinishedMs = performance.now() - t0;
   const failed = ids.filter((id) => !at(id, 'FINISHED'));
   clearInterval(watch);
-  await waitFor(() => fs.readdirSync(path.join(dir, 'work', 'containers')).filter((n) => !n.startsWith('.')).length === 0);
+  await waitFor(
+    () => fs.readdirSync(path.join(dir, 'work', 'containers')).filter((n) => !n.startsWith('.')).length === 0,
+    'the containers removed',
+  );
   console.log(
     JSON.stringify({
       runtime: agent.capabilities.runtime,
@@ -102,7 +93,4 @@ async function main(): Promise<void> {
   if (failed.length) process.exitCode = 1;
 }
 
-main().catch((e: unknown) => {
-  console.error(e);
-  process.exitCode = 1;
-});
+runBench(main);

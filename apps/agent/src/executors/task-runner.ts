@@ -197,9 +197,13 @@ export class TaskRunner {
         this.running(task);
         return;
       }
-      void launched.started.then((yes) => yes && !terminal(task.state) && !this.closed && this.running(task));
+      void launched.started.then((yes) => yes && task.state === 'STARTING' && !this.closed && this.running(task));
     });
-    child.once('exit', (code, signal) => this.exited(task, code, signal));
+    // A container's process that ended before its start was seen ran all the same: RUNNING first.
+    const { started } = launched;
+    child.once('exit', (code, signal) =>
+      started ? void started.then(() => this.exited(task, code, signal)) : this.exited(task, code, signal),
+    );
   }
 
   private running(task: RunningTask): void {
