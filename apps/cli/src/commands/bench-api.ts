@@ -248,6 +248,9 @@ export async function runApiBench(flags: ApiBenchFlags): Promise<void> {
       ARBITER_FRAMEWORK_RESUBSCRIBE_GRACE: '86400',
       ARBITER_HISTORY_RETENTION_DAYS: '30',
       ARBITER_TASK_RETENTION_DAYS: '30',
+      // Every agent and client connects from this machine's one address: room for them all.
+      ARBITER_MAX_CONNECTIONS: String(flags.agents + flags.clients + 1000),
+      ARBITER_MAX_CONNECTIONS_PER_ADDRESS: String(flags.agents + flags.clients + 1000),
     });
     let disconnect: () => void = () => undefined;
     try {

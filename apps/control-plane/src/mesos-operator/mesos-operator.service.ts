@@ -38,6 +38,9 @@ const TYPES = OPERATOR_ENCODINGS.map((e) => e.contentType).join(' or ');
 @Injectable()
 export class MesosOperator {
   private readonly logger = new Logger('MesosOperator');
+  /** Reads being computed, and their encodings, by caller and call (`shared`). */
+  private readonly reading = new Map<string, Promise<Record<string, unknown>>>();
+  private readonly encoding = new Map<string, Promise<Buffer>>();
 
   constructor(
     private readonly leadership: Leadership,
@@ -99,13 +102,31 @@ export class MesosOperator {
       return;
     }
     if (!isRead(type)) throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `unknown call type '${type}'`);
-    this.answer(res, answerIn, await this.reads.answer(type, actor, req));
+    const body = await this.shared(`${actor.principalId ?? 'anonymous'}\u0000${type}`, answerIn, () => this.reads.answer(type, actor, req));
+    res.status(200);
+    res.setHeader('Content-Type', answerIn.contentType);
+    res.end(body);
   }
 
-  private answer(res: Response, encoding: OperatorEncoding, response: Record<string, unknown>): void {
-    res.status(200);
-    res.setHeader('Content-Type', encoding.contentType);
-    res.end(encoding.encodeResponse(response));
+  /**
+   * Concurrent identical reads of one caller (the same principal, so view ACLs cannot leak) share
+   * one computation, and one encoding per media type, as the REST API's coalesced routes and
+   * Mesos's master's batched state reads do: ten monitors polling GET_STATE read the cluster
+   * once. Nothing is kept once the answer is out.
+   */
+  private shared(key: string, encoding: OperatorEncoding, read: () => Promise<Record<string, unknown>>): Promise<Buffer> {
+    let response = this.reading.get(key);
+    if (!response) {
+      response = read().finally(() => this.reading.delete(key));
+      this.reading.set(key, response);
+    }
+    const encodedKey = `${key}\u0000${encoding.contentType}`;
+    let encoded = this.encoding.get(encodedKey);
+    if (!encoded) {
+      encoded = response.then((r) => encoding.encodeResponse(r)).finally(() => this.encoding.delete(encodedKey));
+      this.encoding.set(encodedKey, encoded);
+    }
+    return encoded;
   }
 
   private missingCredentials(type?: string): MesosHttpError {
