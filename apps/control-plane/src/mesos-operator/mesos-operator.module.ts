@@ -15,6 +15,7 @@ import { TasksModule } from '../tasks/tasks.module';
 import { MesosOperatorController } from './mesos-operator.controller';
 import { MesosOperator } from './mesos-operator.service';
 import { OperatorReads } from './operator-reads';
+import { OperatorStateRepository } from './operator-state.repository';
 import { OperatorSubscriptions } from './operator-subscriptions';
 import { OperatorWrites } from './operator-writes';
 
@@ -34,6 +35,6 @@ import { OperatorWrites } from './operator-writes';
     MaintenanceModule,
   ],
   controllers: [MesosOperatorController],
-  providers: [MesosOperator, OperatorReads, OperatorWrites, OperatorSubscriptions],
+  providers: [MesosOperator, OperatorReads, OperatorWrites, OperatorSubscriptions, OperatorStateRepository],
 })
 export class MesosOperatorModule {}

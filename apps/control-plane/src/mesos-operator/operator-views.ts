@@ -33,7 +33,23 @@ export const scalarResources = (map: Record<string, number>): Obj[] =>
 export const resources = (entries: readonly ResourceEntry[], allocationRole?: string): Obj[] =>
   entries.map((e) => toMesosResource(e, allocationRole));
 
-export function operatorTask(t: TaskDto): Obj {
+/** What a task's message is made of: a REST TaskDto, or a row of the operator's state reads. */
+export type TaskLike = Pick<TaskDto, 'taskId' | 'name' | 'frameworkId' | 'agentId' | 'role' | 'resources' | 'state'> & {
+  updatedAt: string | Date;
+  healthy: boolean | null;
+  labels: Array<{ key: string; value?: string }> | null;
+};
+
+/** What an agent's message is made of: a REST AgentViewDto, or a row of the operator's state reads with its usage. */
+export type AgentLike = Pick<AgentViewDto, 'id' | 'hostname' | 'address' | 'attributes' | 'resources' | 'activated' | 'version'> & {
+  status: string;
+  drainState: string | null;
+  drainConfig: { maxGracePeriodSeconds: number | null; markGone: boolean } | null;
+  firstSeenAt: string | Date;
+  usage: { used: Record<string, number>; offered: Record<string, number> };
+};
+
+export function operatorTask(t: TaskLike): Obj {
   const state = mesosTaskState(t.state);
   return present({
     name: t.name,
@@ -47,11 +63,11 @@ export function operatorTask(t: TaskDto): Obj {
         task_id: id(t.taskId),
         state,
         agent_id: id(t.agentId),
-        timestamp: Date.parse(t.updatedAt) / 1000,
+        timestamp: new Date(t.updatedAt).getTime() / 1000,
         ...(t.healthy !== null ? { healthy: t.healthy } : {}),
       }),
     ],
-    labels: t.labels.length ? { labels: t.labels } : undefined,
+    labels: t.labels?.length ? { labels: t.labels } : undefined,
   });
 }
 
@@ -88,7 +104,7 @@ function attribute(name: string, value: string | number): Obj {
   return typeof value === 'number' ? { name, type: 'SCALAR', scalar: { value } } : { name, type: 'TEXT', text: { value } };
 }
 
-export function operatorAgent(a: AgentViewDto): Obj {
+export function operatorAgent(a: AgentLike): Obj {
   const port = Number(a.address?.split(':').pop() ?? 0) || 0;
   return present({
     agent_info: present({
@@ -98,7 +114,7 @@ export function operatorAgent(a: AgentViewDto): Obj {
       attributes: Object.entries(a.attributes).map(([k, v]) => attribute(k, v)),
       id: id(a.id),
     }),
-    active: a.status === AgentStatus.REACHABLE,
+    active: a.status === (AgentStatus.REACHABLE as string),
     deactivated: !a.activated,
     version: a.version ?? '',
     pid: `slave(1)@${a.address ?? `${a.hostname}:${port}`}`,
