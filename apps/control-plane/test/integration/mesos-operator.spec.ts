@@ -372,11 +372,12 @@ it('serves the read-only Mesos endpoints, and without credentials only when ARBI
   expect((await get(cp, '/api/v1/agents', null)).status).toBe(401);
 });
 
-it('has a standby send calls about the cluster to the leader (307) and answer calls about itself', async () => {
+it('has a standby send calls about the cluster to the leader (307) and answer calls about itself; SUBSCRIBE follows a leader change', async () => {
   const db = await freshDatabase();
   const config = { allocationInterval: 0.1, leaderLease: 30 };
   const leader = await startTestControlPlane({ databaseUrl: db.url, config });
   const standby = await startTestControlPlane({ databaseUrl: db.url, config });
+  let leaderStopped = false;
   try {
     const leaderUrl = ((await standby.request('GET', '/health')).body as { leader: string }).leader;
     expect(leaderUrl).toMatch(new RegExp(`:${leader.cp.port}$`));
@@ -394,9 +395,27 @@ it('has a standby send calls about the cluster to the leader (307) and answer ca
       { auth: ADMIN },
     );
     expect(write.status).toBe(307);
+    // SUBSCRIBE follows a leader change: the stream ends with the leader, and the client subscribes again, to the new one.
+    const before = new OperatorSubscription();
+    expect(await before.open(leader.cp.url, { auth: ADMIN })).toBe(200);
+    await until(() => before.of('SUBSCRIBED').length === 1);
+    const redirected = new OperatorSubscription();
+    expect(await redirected.open(standby.cp.url, { auth: ADMIN })).toBe(307);
+    await leader.stop();
+    leaderStopped = true;
+    await until(() => before.ended);
+    await until(async () => ((await standby.request('GET', '/health')).body as { role: string }).role === 'leader');
+    const after = new OperatorSubscription();
+    try {
+      expect(await after.open(standby.cp.url, { auth: ADMIN })).toBe(200);
+      await until(() => after.of('SUBSCRIBED').length === 1);
+    } finally {
+      after.close();
+      redirected.close();
+    }
   } finally {
     await standby.stop();
-    await leader.stop();
+    if (!leaderStopped) await leader.stop();
     await db.drop();
   }
 });

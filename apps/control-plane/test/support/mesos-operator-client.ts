@@ -81,6 +81,8 @@ export async function operatorCall(base: string, call: Record<string, unknown>, 
 export class OperatorSubscription {
   readonly events: Array<Record<string, unknown> & { type: string }> = [];
   status = 0;
+  /** The master ended the stream (or the connection closed). */
+  ended = false;
   private res?: http.IncomingMessage;
 
   async open(base: string, o: OperatorOptions = {}): Promise<number> {
@@ -92,6 +94,7 @@ export class OperatorSubscription {
     const reader = new RecordIoReader((record) => this.events.push(decode(record, contentType, 'event') as { type: string }));
     res.on('data', (chunk: Buffer) => (this.status === 200 ? reader.push(chunk) : undefined));
     res.on('error', () => undefined);
+    res.on('close', () => (this.ended = true));
     return this.status;
   }
 
