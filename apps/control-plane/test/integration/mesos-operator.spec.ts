@@ -370,6 +370,22 @@ it('serves the read-only Mesos endpoints, and without credentials only when ARBI
   const write = await call(cp, 'UPDATE_WEIGHTS', { update_weights: { weight_infos: [{ role: 'eng', weight: 2 }] } }, 'json', null);
   expect([write.status, write.body.code]).toEqual([401, 'AUTH_TOKEN_MISSING']);
   expect((await get(cp, '/api/v1/agents', null)).status).toBe(401);
+  // An anonymous reader has no principal: only entries for principal type ANY match it, never a principal named 'anonymous'.
+  const acls = {
+    permissive: true,
+    view_frameworks: [
+      { principals: { values: ['anonymous'] }, users: { type: 'ANY' } },
+      { principals: { type: 'ANY' }, users: { type: 'NONE' } },
+    ],
+    view_tasks: [
+      { principals: { values: ['anonymous'] }, users: { type: 'ANY' } },
+      { principals: { type: 'ANY' }, users: { type: 'NONE' } },
+    ],
+  };
+  expect((await cp.request('PUT', '/api/v1/acls', acls)).status).toBe(200);
+  expect((await get(cp, '/master/state', null)).body.frameworks).toEqual([]);
+  const hidden = (await call(cp, 'GET_STATE', {}, 'json', null)).body.get_state as Record<string, Record<string, unknown[]>>;
+  expect([hidden.get_frameworks.frameworks, hidden.get_tasks.tasks]).toEqual([[], []]);
 });
 
 it('has a standby send calls about the cluster to the leader (307) and answer calls about itself; SUBSCRIBE follows a leader change', async () => {
