@@ -23,7 +23,8 @@
 //   maintenance, removal), framework-lifecycle (subscription, failover, removal, the operator's
 //   teardown), cluster-sync (the state rebuilt each term and kept in step with operator
 //   changes), gateways (each socket message to its handler);
-//   the views across nouns: cluster, what-if, sandboxes (a task's files, relayed to its agent), mesos.
+//   the views across nouns: cluster, what-if, sandboxes (a task's files, relayed to its agent), mesos,
+//   mesos-operator (Mesos's operator API, on mesos/'s endpoints and the REST services).
 // A noun's Nest module provides its own handlers; a handler that must act on several nouns
 // belongs to a use-case folder, not to the lowest of them.
 // `npm test`'s lint step runs it; `node scripts/folder-deps.js --graph` prints the graph.

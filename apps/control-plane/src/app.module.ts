@@ -27,6 +27,7 @@ import { ReservationsModule } from './reservations/reservations.module';
 import { RolesModule } from './roles/roles.module';
 import { WhatIfModule } from './what-if/what-if.module';
 import { MesosModule } from './mesos/mesos.module';
+import { MesosOperatorModule } from './mesos-operator/mesos-operator.module';
 import { WhitelistModule } from './whitelist/whitelist.module';
 import { AllocationModule } from './allocation/allocation.module';
 import { AuditModule } from './audit/audit.module';
@@ -64,6 +65,7 @@ const FEATURE_MODULES = [
   WhatIfModule,
   SandboxesModule,
   MesosModule,
+  MesosOperatorModule,
 ];
 
 /** Use cases that span nouns (no entities of their own): the agents' and frameworks' lives in the master, its sync with the database, the sockets' routing. */

@@ -1348,6 +1348,8 @@ export interface components {
             /** @description tasks not in a terminal state */
             activeTasks: number;
             capabilities: string[];
+            /** @description Mesos's FrameworkInfo.checkpoint: its tasks survive an agent restart */
+            checkpoint: boolean;
             completedAt: string | null;
             /** @description connected to the control plane now */
             connected: boolean;
@@ -1360,6 +1362,8 @@ export interface components {
             /** @description its running executors (one framework only; seen as its tasks are, with the view_tasks ACL) */
             executors?: components["schemas"]["ExecutorDto"][];
             failoverTimeoutSeconds: number;
+            /** @description the scheduler's host (Mesos's FrameworkInfo.hostname) */
+            hostname: string | null;
             id: string;
             name: string;
             /** @description offers made and not yet answered */
@@ -1385,6 +1389,8 @@ export interface components {
             used: {
                 [key: string]: number;
             };
+            /** @description the user its tasks run as (Mesos's FrameworkInfo.user) */
+            user: string | null;
             /** @description the framework's own web UI (Mesos's FrameworkInfo.webui_url) */
             webuiUrl: string | null;
         };

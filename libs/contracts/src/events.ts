@@ -23,6 +23,16 @@ export interface OperatorEvents {
   'framework.removed': (m: { frameworkId: string; reason: string }) => void;
   'offer.created': (m: { offerId: string; frameworkId: string; agentId: string; role: string; resources: ResourceEntry[] }) => void;
   'offer.closed': (m: { offerId: string; state: string }) => void;
+  /** A task launched (written, on its way to its agent): its first state is STAGING. */
+  'task.added': (m: {
+    frameworkId: string;
+    taskId: string;
+    agentId: string;
+    name: string;
+    role: string;
+    resources: ResourceEntry[];
+    state: TaskState;
+  }) => void;
   'task.updated': (m: { frameworkId: string; taskId: string; agentId: string; state: TaskState; reason?: string }) => void;
   cycle: (m: CycleSummary) => void;
 }

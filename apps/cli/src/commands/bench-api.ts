@@ -82,9 +82,11 @@ async function connectAgents(url: string, agents: number, liveTasks: number, fra
 
 interface Route {
   name: string;
-  method: 'GET' | 'PUT';
+  method: 'GET' | 'PUT' | 'POST';
   path: () => string;
   body?: () => unknown;
+  /** A body sent as it is, with its media type (the operator API's protobuf). */
+  raw?: { contentType: string; bytes: Buffer };
 }
 
 const READS: Route[] = [
@@ -101,6 +103,15 @@ const READS: Route[] = [
   { name: 'GET /api/v1/tasks?limit=50', method: 'GET', path: () => '/api/v1/tasks?limit=50' },
   { name: 'GET /api/v1/roles', method: 'GET', path: () => '/api/v1/roles' },
   { name: 'GET /api/v1/allocations?limit=50', method: 'GET', path: () => '/api/v1/allocations?limit=50' },
+  // Mesos's operator API: the whole state at once (`npm run bench:operator`: 10 clients).
+  { name: 'POST /api/v1 GET_STATE (json)', method: 'POST', path: () => '/api/v1', body: () => ({ type: 'GET_STATE' }) },
+  {
+    name: 'POST /api/v1 GET_STATE (protobuf)',
+    method: 'POST',
+    path: () => '/api/v1',
+    // mesos.v1.master.Call { type: GET_STATE (9) }: field 1, varint.
+    raw: { contentType: 'application/x-protobuf', bytes: Buffer.from([0x08, 0x09]) },
+  },
   {
     name: 'GET /api/v1/allocations/shares (a day)',
     method: 'GET',
@@ -125,7 +136,8 @@ const WRITES: Route[] = [
 ];
 
 function call(agent: http.Agent, base: URL, route: Route): Promise<number> {
-  const body = route.body ? JSON.stringify(route.body()) : undefined;
+  const body = route.raw?.bytes ?? (route.body ? JSON.stringify(route.body()) : undefined);
+  const type = route.raw?.contentType ?? 'application/json';
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
@@ -134,7 +146,7 @@ function call(agent: http.Agent, base: URL, route: Route): Promise<number> {
         path: route.path(),
         method: route.method,
         agent,
-        headers: { authorization: `Bearer ${TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        headers: { authorization: `Bearer ${TOKEN}`, ...(body ? { 'content-type': type, accept: type } : {}) },
       },
       (res) => {
         res.resume();
@@ -236,6 +248,9 @@ export async function runApiBench(flags: ApiBenchFlags): Promise<void> {
       ARBITER_FRAMEWORK_RESUBSCRIBE_GRACE: '86400',
       ARBITER_HISTORY_RETENTION_DAYS: '30',
       ARBITER_TASK_RETENTION_DAYS: '30',
+      // Every agent and client connects from this machine's one address: room for them all.
+      ARBITER_MAX_CONNECTIONS: String(flags.agents + flags.clients + 1000),
+      ARBITER_MAX_CONNECTIONS_PER_ADDRESS: String(flags.agents + flags.clients + 1000),
     });
     let disconnect: () => void = () => undefined;
     try {

@@ -117,12 +117,13 @@ export class AclsService implements OnModuleInit {
   /** For filtering lists: the values of the action's object the actor may see (see scopeOf). */
   scope(actor: Actor, action: AclAction): Scope {
     if (actor.kind === null || actor.kind === PrincipalKind.ADMIN) return { except: [] };
-    return scopeOf(this.acls, action, actor.name);
+    // An anonymous caller has no principal: only principal type ANY matches it, as in `allows`.
+    return scopeOf(this.acls, action, actor.anonymous ? '' : actor.name);
   }
 
   /** For filtering lists by hostname in SQL (see hostScopeOf); everything for an admin. */
   hostScope(actor: Actor, action: 'view_agents'): HostScope {
     if (actor.kind === null || actor.kind === PrincipalKind.ADMIN) return { rules: [], rest: true };
-    return hostScopeOf(this.acls, action, actor.name);
+    return hostScopeOf(this.acls, action, actor.anonymous ? '' : actor.name);
   }
 }

@@ -27,8 +27,20 @@ interface Logging {
   middleware: (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 }
 
+/** Each root logger of this process with the level it was configured with. */
+const roots = new Map<Pino, LevelWithSilent>();
+
+/**
+ * Raises every root logger of the process to `level` (`debug`, `trace`), or puts each back at
+ * its configured level (null): the operator API's SET_LOGGING_LEVEL.
+ */
+export function raiseLogLevel(level: 'debug' | 'trace' | null): void {
+  for (const [root, configured] of roots) root.level = level ?? configured;
+}
+
 export function createLogging(level: LevelWithSilent): Logging {
   const root = pino({ level, base: { name: 'arbiter-control-plane' } });
+  roots.set(root, level);
   const http = pinoHttp({
     logger: root,
     genReqId: (req, res) => {

@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { Requires } from './permissions';
-import type { PrincipalKind } from './principal.entity';
+import { PrincipalKind } from './principal.entity';
 
 /** Who makes a request: the principal behind the bearer token, and the request's id. */
 export interface Actor {
@@ -26,6 +26,19 @@ export interface AuthenticatedRequest {
   actor?: Actor;
   id?: string;
 }
+
+/**
+ * A caller without credentials of the read-only Mesos endpoints (ARBITER_MESOS_READONLY_ANONYMOUS):
+ * it reads as a VIEWER, and only ACL entries for principal type ANY match it.
+ */
+export const anonymousReader = (requestId: string | null): Actor => ({
+  principalId: null,
+  name: 'anonymous',
+  kind: PrincipalKind.VIEWER,
+  tokenId: null,
+  requestId,
+  anonymous: true,
+});
 
 /** The authenticated caller of the current request (set by AuthGuard). */
 export const CurrentActor = createParamDecorator((_data: unknown, ctx: ExecutionContext): Actor => {

@@ -1,11 +1,12 @@
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { ArbiterException } from '../errors/errors.exception';
-import type { AuthenticatedRequest } from './auth.actor';
+import { anonymousReader, type AuthenticatedRequest } from './auth.actor';
+import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { AuthErrorCode } from './auth.errors';
 import { AuthService } from './auth.service';
-import { kindMay, PERMISSION, type Permission } from './permissions';
+import { ANONYMOUS_READ, kindMay, PERMISSION, type Permission } from './permissions';
 import { RefusalLog } from './refusal-log';
 
 /** Every route needs a bearer token unless it is public, and the permission it declares (see permissions.ts). */
@@ -15,6 +16,7 @@ export class AuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly auth: AuthService,
     private readonly access: RefusalLog,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
@@ -23,6 +25,14 @@ export class AuthGuard implements CanActivate {
     const req = ctx.switchToHttp().getRequest<Request & AuthenticatedRequest>();
     // pino-http sets the request id (a string here, see app/logging.ts).
     const id: unknown = req.id;
+    if (
+      !req.headers.authorization &&
+      this.config.mesosReadonlyAnonymous &&
+      this.reflector.getAllAndOverride<boolean | undefined>(ANONYMOUS_READ, [ctx.getHandler(), ctx.getClass()])
+    ) {
+      req.actor = anonymousReader(typeof id === 'string' ? id : null);
+      return true;
+    }
     const actor = await this.auth.authenticate(req.headers.authorization, typeof id === 'string' ? id : null);
     req.actor = actor;
     if (permission && actor.kind && kindMay(actor.kind, permission)) return true;

@@ -34,6 +34,10 @@ export function kindMay(kind: PrincipalKind, permission: Permission): boolean {
   return GRANTS[kind].includes(permission);
 }
 
+/** Marks a read-only Mesos route: with ARBITER_MESOS_READONLY_ANONYMOUS on, a caller without credentials reads it as principal type ANY. */
+export const ANONYMOUS_READ = 'arbiter:anonymous-read';
+export const AnonymousReadable = (): MethodDecorator & ClassDecorator => SetMetadata(ANONYMOUS_READ, true);
+
 /** The permission a route needs, and the ACL action that narrows it (documented in OpenAPI). */
 export function Requires(permission: Permission, acl?: AclAction): MethodDecorator & ClassDecorator {
   return applyDecorators(

@@ -75,6 +75,12 @@ export interface AppConfig extends LimitsConfig {
    * --authenticate_http_frameworks=false); the ACLs still apply to them, as principal type ANY.
    */
   mesosAllowAnonymous: boolean;
+  /**
+   * The read-only Mesos endpoints (GET /master/state and its kin, the operator API's read calls)
+   * answer callers without credentials, as principal type ANY under the view ACLs. Off by default:
+   * for monitoring inside a trusted network only (docs/security.md).
+   */
+  mesosReadonlyAnonymous: boolean;
   /** The role a Mesos framework subscribed as `*` (no role) is in. */
   mesosDefaultRole: string;
   /** Days of allocation history (cycles, traces, shares) kept. */
@@ -259,6 +265,15 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     flag: '--mesos-allow-anonymous',
     description:
       "Mesos scheduler API frameworks may subscribe without credentials (Mesos's --authenticate_http_frameworks=false); ACL entries for principal type ANY still apply",
+    default: false,
+    schema: flag,
+  },
+  {
+    key: 'mesosReadonlyAnonymous',
+    env: 'ARBITER_MESOS_READONLY_ANONYMOUS',
+    flag: '--mesos-readonly-anonymous',
+    description:
+      "Mesos's read-only endpoints (GET /master/state, /master/state-summary... and the operator API's GET_* calls) answer without credentials, under the ACL entries for principal type ANY; for monitoring in a trusted network only",
     default: false,
     schema: flag,
   },

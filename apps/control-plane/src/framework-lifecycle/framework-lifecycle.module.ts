@@ -22,6 +22,6 @@ import { FrameworkTeardown } from './framework-teardown.service';
   imports: [MasterModule, ExecutorsModule, FrameworksModule, TasksModule, OffersModule, AllocationModule],
   controllers: [FrameworkTeardownController],
   providers: [FrameworkSessions, FrameworkFailover, FrameworkRemoval, FrameworkSessionsRepository, FrameworkTeardown],
-  exports: [FrameworkSessions, FrameworkFailover, FrameworkRemoval, FrameworkSessionsRepository],
+  exports: [FrameworkSessions, FrameworkFailover, FrameworkRemoval, FrameworkSessionsRepository, FrameworkTeardown],
 })
 export class FrameworkLifecycleModule {}

@@ -30,6 +30,11 @@ export class FrameworkDto {
   protocol!: 'arbiter' | 'mesos';
   @ApiProperty({ type: String, nullable: true, description: "the framework's own web UI (Mesos's FrameworkInfo.webui_url)" })
   webuiUrl!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: "the user its tasks run as (Mesos's FrameworkInfo.user)" }) user!:
+    string | null;
+  @ApiProperty({ type: String, nullable: true, description: "the scheduler's host (Mesos's FrameworkInfo.hostname)" }) hostname!:
+    string | null;
+  @ApiProperty({ description: "Mesos's FrameworkInfo.checkpoint: its tasks survive an agent restart" }) checkpoint!: boolean;
   @ApiProperty({ type: [String] }) roles!: string[];
   @ApiProperty({ type: [String] }) suppressedRoles!: string[];
   @ApiProperty({ type: [String] }) capabilities!: string[];

@@ -13,6 +13,6 @@ import { MaintenanceStateRepository } from './maintenance-state.repository';
 @Module({
   controllers: [MaintenanceController],
   providers: [MaintenanceService, MaintenanceRepository, MaintenanceStateRepository],
-  exports: [MaintenanceStateRepository],
+  exports: [MaintenanceStateRepository, MaintenanceService],
 })
 export class MaintenanceModule {}

@@ -65,6 +65,7 @@ const MIB = 1024 * 1024;
     Outbox,
     Realtime,
     OperatorStream,
+    EventViews,
     LiveView,
     AllocationUsageRepository,
     AgentOccupancyRepository,

@@ -2,7 +2,8 @@ import { Controller, Get, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { type Actor, CurrentActor, Public } from '../auth/auth.actor';
-import { Requires } from '../auth/permissions';
+import { AnonymousReadable, Requires } from '../auth/permissions';
+import { buildInfo } from './mesos-build';
 import { MesosMaster } from './mesos-master.service';
 
 const page = (value: string | undefined, fallback: number, max: number) => {
@@ -37,24 +38,57 @@ export class MesosMasterController {
 
   @Get(['master/state', 'master/state.json', 'state', 'state.json'])
   @Requires('read')
+  @AnonymousReadable()
   state(@CurrentActor() actor: Actor): Promise<Record<string, unknown>> {
     return this.master.state(actor);
   }
 
+  @Get(['master/state-summary', 'state-summary'])
+  @Requires('read')
+  @AnonymousReadable()
+  summary(@CurrentActor() actor: Actor): Promise<Record<string, unknown>> {
+    return this.master.summary(actor);
+  }
+
+  /** 200 with no body while healthy (the database answers), 503 otherwise, as Mesos's /master/health. */
+  @Get(['master/health'])
+  @Public()
+  async health(@Res() res: Response): Promise<void> {
+    res.status((await this.master.healthy()) ? 200 : 503).end();
+  }
+
+  /** The version and build, open as Mesos's /version. */
+  @Get(['version', 'master/version'])
+  @Public()
+  version(): Record<string, unknown> {
+    return { ...buildInfo() };
+  }
+
+  /** `{ flags }`, under the get_endpoints ACL for /master/flags. */
+  @Get(['master/flags', 'flags'])
+  @Requires('read')
+  @AnonymousReadable()
+  async flags(@CurrentActor() actor: Actor): Promise<{ flags: Record<string, string> }> {
+    return { flags: await this.master.flags(actor) };
+  }
+
   @Get(['master/frameworks', 'frameworks'])
   @Requires('read')
+  @AnonymousReadable()
   frameworks(@CurrentActor() actor: Actor): Promise<Record<string, unknown>> {
     return this.master.frameworkLists(actor);
   }
 
   @Get(['master/slaves', 'slaves'])
   @Requires('read')
+  @AnonymousReadable()
   slaves(@CurrentActor() actor: Actor): Promise<Record<string, unknown>> {
     return this.master.slaves(actor);
   }
 
   @Get(['master/roles', 'roles'])
   @Requires('read')
+  @AnonymousReadable()
   roles(@CurrentActor() actor: Actor): Promise<Record<string, unknown>> {
     return this.master.roles(actor);
   }
@@ -62,12 +96,14 @@ export class MesosMasterController {
   /** Mesos's `limit` (default 100) and `offset`, newest first. */
   @Get(['master/tasks', 'tasks'])
   @Requires('read')
+  @AnonymousReadable()
   tasks(@CurrentActor() actor: Actor, @Query('limit') limit?: string, @Query('offset') offset?: string): Promise<Record<string, unknown>> {
     return this.master.taskList(actor, page(limit, 100, 10_000), page(offset, 0, 1_000_000_000));
   }
 
   @Get(['metrics/snapshot', 'master/metrics/snapshot'])
   @Requires('read')
+  @AnonymousReadable()
   snapshot(@CurrentActor() actor: Actor): Promise<Record<string, number>> {
     return this.master.snapshot(actor);
   }

@@ -5,7 +5,9 @@
  * the caller's view ACLs apply, and any replica answers). docs/mesos-compat.md lists the fields
  * filled; the rest are left out rather than invented.
  */
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/config.schema';
+import { Database } from '../database/database.service';
 import type { ResourceEntry } from '@arbiter/contracts';
 import { isTerminalTaskState, mesosTaskState } from '@arbiter/contracts';
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
@@ -30,6 +32,7 @@ import { toMesosDiscovery } from './mesos-labels-codec';
 import type { TaskDto } from '../tasks/tasks.dto';
 import { TasksService } from '../tasks/tasks.service';
 import { MESOS_STAR } from './mesos-codec';
+import { buildInfo, flagsOf } from './mesos-build';
 
 /** Largest number of agents, frameworks or tasks in one answer (Mesos caps its lists too). */
 const MAX_ITEMS = 10_000;
@@ -69,7 +72,25 @@ export class MesosMaster {
     private readonly leadership: Leadership,
     private readonly acls: AclsService,
     private readonly executors: ExecutorsService,
+    private readonly db: Database,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** Healthy while the database answers (within half a second), as /health says. */
+  async healthy(): Promise<boolean> {
+    try {
+      await this.db.ping(500);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Mesos's /master/flags: the settings, secrets left out (mesos-build.ts); the get_endpoints ACL decides who reads them. */
+  async flags(actor: Actor): Promise<Record<string, string>> {
+    await this.acls.authorize(actor, 'get_endpoints', '/master/flags', 'read /master/flags');
+    return flagsOf(this.config);
+  }
 
   /** The leader's URL (this replica's when it leads); null while none is known. */
   get leader(): string | null {
@@ -110,6 +131,9 @@ export class MesosMaster {
     return {
       id: f.id,
       name: f.name,
+      user: f.user ?? '',
+      hostname: f.hostname ?? '',
+      checkpoint: f.checkpoint,
       principal: f.principal ?? undefined,
       roles: f.roles,
       role: f.roles.length === 1 ? f.roles[0] : MESOS_STAR,
@@ -210,9 +234,11 @@ export class MesosMaster {
     const [slaves, frameworks] = await Promise.all([this.slaves(actor), this.frameworkLists(actor)]);
     const leader = this.leader;
     const url = new URL(this.leadership.url);
+    const { arbiter_version, ...build } = buildInfo();
     return {
-      version: '1.11.0',
+      ...build,
       arbiter: true,
+      arbiter_version,
       id: this.leadership.url,
       pid: `master@${url.host}`,
       hostname: url.hostname,
@@ -226,7 +252,59 @@ export class MesosMaster {
       slaves: slaves.slaves,
       ...frameworks,
       orphan_tasks: [],
-      flags: {},
+      flags: this.acls.allows(actor, 'get_endpoints', '/master/flags') ? flagsOf(this.config) : {},
+    };
+  }
+
+  /**
+   * Mesos's /master/state-summary: each agent and framework with its resources and its tasks
+   * counted by state, without the tasks themselves.
+   */
+  async summary(actor: Actor): Promise<Record<string, unknown>> {
+    const [slaves, lists] = await Promise.all([this.slaves(actor), this.frameworkLists(actor)]);
+    const all = [...lists.frameworks, ...lists.completed_frameworks] as Array<Record<string, unknown>>;
+    const byAgent = new Map<string, Map<string, number>>();
+    const frameworksOn = new Map<string, Set<string>>();
+    const frameworks = all.map((f) => {
+      const counts: Record<string, number> = {};
+      const agents = new Set<string>();
+      for (const t of [...(f.tasks as Array<Record<string, unknown>>), ...(f.completed_tasks as Array<Record<string, unknown>>)]) {
+        const state = String(t.state);
+        const agent = String(t.slave_id);
+        counts[state] = (counts[state] ?? 0) + 1;
+        agents.add(agent);
+        const onAgent = byAgent.get(agent) ?? new Map<string, number>();
+        onAgent.set(state, (onAgent.get(state) ?? 0) + 1);
+        byAgent.set(agent, onAgent);
+        frameworksOn.set(agent, (frameworksOn.get(agent) ?? new Set()).add(String(f.id)));
+      }
+      return {
+        id: f.id,
+        name: f.name,
+        pid: '',
+        used_resources: f.used_resources,
+        offered_resources: f.offered_resources,
+        capabilities: f.capabilities,
+        hostname: f.hostname,
+        webui_url: f.webui_url,
+        active: f.active,
+        connected: f.connected,
+        ...counts,
+        slave_ids: [...agents],
+      };
+    });
+    const url = new URL(this.leadership.url);
+    return {
+      hostname: url.hostname,
+      slaves: slaves.slaves.map((s) => {
+        const { capabilities: _c, arbiter_capabilities: _a, ...rest } = s;
+        return {
+          ...rest,
+          ...Object.fromEntries(byAgent.get(String(s.id)) ?? []),
+          framework_ids: [...(frameworksOn.get(String(s.id)) ?? [])],
+        };
+      }),
+      frameworks,
     };
   }
 

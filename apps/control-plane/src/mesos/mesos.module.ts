@@ -32,5 +32,6 @@ import { MasterModule } from '../master/master.module';
   ],
   controllers: [MesosSchedulerController, MesosMasterController],
   providers: [MesosScheduler, MesosMaster],
+  exports: [MesosMaster],
 })
 export class MesosModule {}

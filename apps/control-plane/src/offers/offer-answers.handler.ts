@@ -259,7 +259,11 @@ export class OfferAnswers {
     this.metrics.offers.inc({ outcome: p.declined ? 'declined' : 'accepted' }, p.offers.length);
     const state = p.declined ? OfferState.DECLINED : OfferState.ACCEPTED;
     for (const o of p.offers) this.stream.emit('offer.closed', { offerId: o.id, state });
-    for (const t of tasks) this.state.liveTasks.add(t);
+    for (const t of tasks) {
+      this.state.liveTasks.add(t);
+      const { frameworkId, taskId, agentId, name, role, resources, state: taskState } = t;
+      this.stream.emit('task.added', { frameworkId, taskId, agentId, name, role, resources, state: taskState });
+    }
     const grouped = new Set(p.groups.flatMap((g) => g.taskIds));
     for (const t of tasks) if (!grouped.has(t.taskId)) this.updates.sendLaunch(p.agentId, t);
     for (const g of p.groups)

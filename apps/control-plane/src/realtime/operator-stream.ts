@@ -21,10 +21,14 @@ export interface EventView {
 
 type Payload<E extends keyof OperatorEvents> = Parameters<OperatorEvents[E]>[0];
 
+export type OperatorListener = <E extends keyof OperatorEvents>(event: E, payload: Payload<E>) => void;
+
 @Injectable()
 export class OperatorStream {
   private ns?: Namespace;
   private viewOf: (actor: Actor) => EventView | null = () => null;
+  /** Who hears every event besides the sockets (the Mesos operator API's SUBSCRIBE streams). */
+  private readonly listeners = new Set<OperatorListener>();
 
   constructor(private readonly realtime: Realtime) {}
 
@@ -41,7 +45,19 @@ export class OperatorStream {
     this.viewOf = viewOf;
   }
 
+  /** Calls `listener` with every event (each listener filters by its own view: `visible`); returns how to stop. */
+  listen(listener: OperatorListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** What `actor` may see (null: everything). */
+  view(actor: Actor): EventView | null {
+    return this.viewOf(actor);
+  }
+
   emit<E extends keyof OperatorEvents>(event: E, payload: Payload<E>): void {
+    for (const listener of this.listeners) listener(event, payload);
     // Nobody listening, nothing to encode (socket.io encodes a broadcast before looking for
     // sockets; under load these are thousands of offer and task events a second).
     if (!this.ns?.sockets.size) return;
@@ -62,7 +78,7 @@ export class OperatorStream {
 }
 
 /** What of one event a limited view shows: the event, a part of it (a cycle's shares), or nothing. */
-function visible<E extends keyof OperatorEvents>(event: E, payload: Payload<E>, view: EventView): Payload<E> | null {
+export function visible<E extends keyof OperatorEvents>(event: E, payload: Payload<E>, view: EventView): Payload<E> | null {
   const p = payload as Record<string, unknown>;
   if (event === 'cycle') {
     const cycle = payload as Payload<'cycle'>;

@@ -71,6 +71,7 @@ export function testConfig(databaseUrl: string, overrides: Partial<AppConfig> = 
     filterGpuResources: true,
     placement: 'mesos',
     mesosAllowAnonymous: false,
+    mesosReadonlyAnonymous: false,
     mesosDefaultRole: 'default',
     maxFrameworksPerPrincipal: 100,
     connectionQueueMb: 16,
