@@ -1,8 +1,7 @@
 /**
  * Status updates of tasks, in the master: from agents (recorded once, then forwarded to their
  * frameworks and operators), made by the master itself (tasks lost or killed before they ran),
- * acknowledged by frameworks, sent again until acknowledged, and reconciled on request. Also
- * hands launches to agents.
+ * acknowledged by frameworks, sent again until acknowledged, and reconciled on request; hands launches to agents.
  */
 import { randomUUID } from 'node:crypto';
 import { Resources } from '@arbiter/allocator';
