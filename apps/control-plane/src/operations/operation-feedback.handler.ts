@@ -147,6 +147,11 @@ export class OperationFeedback {
     for (const status of answers) this.outbox.operationStatus(fw.id, status);
   }
 
+  /** A framework removed: its statuses go with it (in the transaction that completes it). */
+  forget(tx: Tx, frameworkId: string): Promise<void> {
+    return this.repo.forgetFramework(tx, frameworkId);
+  }
+
   /** After a (re-)subscription: the statuses not acknowledged go out again, oldest first. */
   async resync(frameworkId: string): Promise<void> {
     try {

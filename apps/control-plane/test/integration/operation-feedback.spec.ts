@@ -175,6 +175,14 @@ describe('reservation refinement and operation feedback', () => {
       f.s.accept([next.id], [{ type: 'UNRESERVE', id: 'r1', resources: reservedFor(next, 'team').toJSON() }]),
     ).rejects.toMatchObject({ code: 'INVALID_MESSAGE' });
 
+    // Another principal's framework cannot acknowledge it (its calls reach its own statuses only).
+    const otherToken = await t.principal('other-fw', 'FRAMEWORK');
+    const other = await framework(t, { name: 'other', roles: ['elsewhere'] }, { token: otherToken, autoAcknowledge: false });
+    await other.s.acknowledgeOperationStatus(finished);
+    await other.s.reconcileOperations();
+    await other.s.reconcileOperations([{ operationId: 'r1' }]);
+    expect(await other.status('r1')).toMatchObject({ state: 'OPERATION_UNKNOWN' });
+
     f.statuses.length = 0;
     await f.s.reconcileOperations();
     const implicit = await f.status('r1');
@@ -185,6 +193,18 @@ describe('reservation refinement and operation feedback', () => {
     f.statuses.length = 0;
     await f.s.reconcileOperations([{ operationId: 'r1' }]);
     expect(await f.status('r1')).toMatchObject({ state: 'OPERATION_UNKNOWN' });
+  });
+
+  it("forgets a framework's statuses when it is torn down", async () => {
+    await agent(t, 'teardown-host', { cpus: 4, mem: 4096 });
+    const f = await framework(t, { name: 'leaver', roles: ['team'] }, { autoAcknowledge: false });
+    await f.s.accept([(await f.nextOffer()).id], [{ type: 'RESERVE', id: 'gone', resources: Resources.fromScalars({ cpus: 1 }).toJSON() }]);
+    await f.status('gone');
+    const kept = () =>
+      t.cp.dataSource.query<Array<{ n: string }>>('SELECT count(*) AS n FROM operation_statuses').then((r) => Number(r[0].n));
+    expect(await kept()).toBe(1);
+    await f.s.teardown();
+    await until(async () => (await kept()) === 0, 'the statuses forgotten');
   });
 
   it('sends an unacknowledged status again after a control-plane restart, until acknowledged', async () => {
