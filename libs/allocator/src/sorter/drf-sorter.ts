@@ -170,13 +170,13 @@ export class DRFSorter {
 
   /** `shared`: the change's shared resources, counted once per client and agent (shared-holdings.ts). */
   allocated(client: string, agent: string, quantities: MilliQuantities, shared?: readonly SharedCopy[]): void {
-    this.change(client, agent, this.sharedAdjusted(client, agent, quantities, shared, 1), 1);
+    this.change(client, agent, shared?.length ? this.sharedAdjusted(client, agent, quantities, shared, 1) : quantities, 1);
     for (let n: Node | null = this.clients.get(client) ?? null; n && n !== this.root; n = n.parent) n.count += 1;
     this.refreshPath(client, 1);
   }
 
   unallocated(client: string, agent: string, quantities: MilliQuantities, shared?: readonly SharedCopy[]): void {
-    this.change(client, agent, this.sharedAdjusted(client, agent, quantities, shared, -1), -1);
+    this.change(client, agent, shared?.length ? this.sharedAdjusted(client, agent, quantities, shared, -1) : quantities, -1);
     this.refreshPath(client);
   }
 
@@ -186,9 +186,8 @@ export class DRFSorter {
     this.refreshPath(client);
   }
 
-  private sharedAdjusted(client: string, agent: string, q: MilliQuantities, shared: readonly SharedCopy[] | undefined, sign: 1 | -1) {
-    if (!shared || shared.length === 0 || !this.clients.has(client)) return q;
-    return this.shared.adjust(client, agent, q, shared, sign);
+  private sharedAdjusted(client: string, agent: string, q: MilliQuantities, shared: readonly SharedCopy[], sign: 1 | -1) {
+    return this.clients.has(client) ? this.shared.adjust(client, agent, q, shared, sign) : q;
   }
 
   /** Allocation summed over agents (milli by name): of one client, or of all clients. */
