@@ -27,8 +27,6 @@ export class Resources {
   private static readonly EMPTY = new Resources(new Map());
   /** Memoised scalar quantities: the value is immutable, so they are computed once. */
   private milliCache?: Map<string, number>;
-  /** Memoised shared pieces (usually none). */
-  private sharedCache?: ReadonlyArray<{ key: string; name: string; milli: number; copies: number }>;
 
   private constructor(private readonly pieces: ReadonlyMap<string, Piece>) {}
 
@@ -183,11 +181,9 @@ export class Resources {
 
   /** The shared scalar pieces with their copies, for the sorters' accounting (empty when none). */
   sharedScalars(): ReadonlyArray<{ key: string; name: string; milli: number; copies: number }> {
-    if (this.sharedCache) return this.sharedCache;
     const out: Array<{ key: string; name: string; milli: number; copies: number }> = [];
     for (const [key, p] of this.pieces)
       if (p.shared && p.type === 'scalar') out.push({ key, name: p.name, milli: p.milli, copies: p.copies });
-    this.sharedCache = out;
     return out;
   }
 
