@@ -6,7 +6,7 @@
  * sent again after a control-plane restart until acknowledged.
  */
 import { Resources } from '@arbiter/allocator';
-import type { Offer, OperationStatus, Subscribe } from '@arbiter/scheduler-sdk';
+import { type Offer, type OperationStatus, Scheduler, type Subscribe } from '@arbiter/scheduler-sdk';
 import { Kernel } from '../../src/kernel/kernel';
 import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';
 import { ok } from '../support/client';
@@ -239,4 +239,50 @@ describe('reservation refinement and operation feedback', () => {
       await db.drop();
     }
   });
+});
+
+describe('operation feedback across a leader change', () => {
+  it('the new leader sends the unacknowledged status again to the framework, which follows it', async () => {
+    const db = await freshDatabase();
+    const config = { allocationInterval: 0.1, leaderLease: 30 };
+    const first = await startTestControlPlane({ databaseUrl: db.url, config });
+    const second = await startTestControlPlane({ databaseUrl: db.url, config });
+    const node = new ProtocolAgent(first.cp.url, ADMIN_TOKEN, {
+      hostname: 'ha-host',
+      resources: Resources.fromScalars({ cpus: 4, mem: 4096 }).toJSON(),
+    });
+    const s = new Scheduler({
+      master: `${first.cp.url},${second.cp.url}`,
+      token: ADMIN_TOKEN,
+      framework: { name: 'ha', roles: ['team'], failoverTimeoutSeconds: 3600 },
+      autoAcknowledge: false,
+    });
+    try {
+      await node.register();
+      const offers: Offer[] = [];
+      const statuses: OperationStatus[] = [];
+      s.on('offers', (o) => offers.push(...o));
+      s.on('operationStatus', (st) => statuses.push(st));
+      await s.start();
+      await until(() => offers.length > 0, 'an offer');
+      await s.accept([offers[0].id], [{ type: 'RESERVE', id: 'ha-1', resources: Resources.fromScalars({ cpus: 1 }).toJSON() }]);
+      await until(() => statuses.length === 1, 'the status');
+      const [sent] = statuses;
+      expect(sent).toMatchObject({ operationId: 'ha-1', state: 'OPERATION_FINISHED' });
+      await first.cp.app.get(Kernel).settled();
+      node.close();
+      await first.stop();
+      // The standby takes over; the framework finds it and subscribes again: the status comes again.
+      await until(() => statuses.length >= 2, 60_000, 'the status from the new leader');
+      expect(statuses[1]).toEqual(sent);
+      await s.acknowledgeOperationStatus(sent);
+      await s.reconcileOperations([{ operationId: 'ha-1' }]);
+      await until(() => statuses.some((st) => st.state === 'OPERATION_UNKNOWN'), 'forgotten once acknowledged');
+    } finally {
+      s.close();
+      node.close();
+      await second.stop();
+      await db.drop();
+    }
+  }, 120_000);
 });
