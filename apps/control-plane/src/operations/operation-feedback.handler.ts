@@ -11,6 +11,10 @@
  * - `reconcile`: the latest status of each operation asked for (without a uuid), or of every
  *   operation kept when none is named; an operation not kept is OPERATION_UNKNOWN (its agent
  *   known but disconnected: OPERATION_UNREACHABLE), as Mesos's master answers.
+ *
+ * Another operation (CREATE, DESTROY) gets feedback with an optional `id` in its contract schema
+ * and, in its accept handler, `named` before it applies, `record` in its transaction, `deliver`
+ * after, `refused` on a refusal (offers/reservation-accepts.handler.ts does so).
  */
 import { randomUUID } from 'node:crypto';
 import {
