@@ -11,9 +11,14 @@ export class OperationFeedbackAndRefinement1795784320547 implements MigrationInt
       `CREATE UNIQUE INDEX "IDX_cdc49c7176f6201115ab0e5061" ON "operation_statuses"  ("framework_id", "operation_id") `,
     );
     await queryRunner.query(`ALTER TABLE "reservations" ADD "refines" jsonb NOT NULL DEFAULT '[]'`);
+    // Fenced as every table the master writes: a deposed leader's write is refused (LeadershipTerms).
+    await queryRunner.query(
+      `CREATE TRIGGER "fence_operation_statuses" BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON "operation_statuses" FOR EACH STATEMENT EXECUTE FUNCTION arbiter_fence()`,
+    );
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP TRIGGER IF EXISTS "fence_operation_statuses" ON "operation_statuses"`);
     await queryRunner.query(`ALTER TABLE "reservations" DROP COLUMN "refines"`);
     await queryRunner.query(`DROP INDEX "public"."IDX_cdc49c7176f6201115ab0e5061"`);
     await queryRunner.query(`DROP TABLE "operation_statuses"`);
