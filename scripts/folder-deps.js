@@ -17,7 +17,7 @@
 //   outbox, and read-only views of what the master keeps: LiveView, usage, what sits on
 //   agents);
 //   the nouns: executors (started by accepts, ended by their agents' reports), agents, frameworks, whitelist, reservations, roles, maintenance, allocation
-//   (the loop, inverse offers, the cycles' records), tasks, offers, history (with why a
+//   (the loop, inverse offers, the cycles' records), tasks, operations (operation feedback), offers, history (with why a
 //   framework got offers or not);
 //   the use cases that span nouns: agent-lifecycle (registration, liveness, membership, drain,
 //   maintenance, removal), framework-lifecycle (subscription, failover, removal, the operator's

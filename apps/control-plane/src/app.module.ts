@@ -19,6 +19,7 @@ import { ClusterModule } from './cluster/cluster.module';
 import { FrameworksModule } from './frameworks/frameworks.module';
 import { HistoryModule } from './history/history.module';
 import { OffersModule } from './offers/offers.module';
+import { OperationsModule } from './operations/operations.module';
 import { TasksModule } from './tasks/tasks.module';
 import { SandboxesModule } from './sandboxes/sandboxes.module';
 import { ExecutorsModule } from './executors/executors.module';
@@ -59,6 +60,7 @@ const FEATURE_MODULES = [
   MaintenanceModule,
   FrameworksModule,
   OffersModule,
+  OperationsModule,
   TasksModule,
   ExecutorsModule,
   HistoryModule,

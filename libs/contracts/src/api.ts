@@ -1141,6 +1141,11 @@ export interface components {
             labels?: {
                 [key: string]: string;
             };
+            /**
+             * @description refinement: take the resources from the reservations of this role (a strict ancestor of `role`) on the agent instead of its unreserved resources; removing the refined reservation gives them back to it
+             * @example eng
+             */
+            refines?: string;
             /** @description unreserved resources to reserve, e.g. "cpus:2;mem:4096" */
             resources: string | {
                 [key: string]: unknown;
@@ -1238,7 +1243,7 @@ export interface components {
          * @description stable machine-readable code
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "ROUTE_NOT_FOUND" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR" | "NO_LEADER" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "FORBIDDEN" | "PRINCIPAL_NOT_FOUND" | "PRINCIPAL_EXISTS" | "PRINCIPAL_DISABLED" | "TOKEN_NOT_FOUND" | "NOT_A_SESSION" | "ACLS_INVALID" | "AGENT_NOT_FOUND" | "AGENT_GONE" | "AGENT_STILL_DRAINING" | "AGENT_ALREADY_DRAINING" | "FRAMEWORK_NOT_FOUND" | "FRAMEWORK_NOT_CONNECTED" | "TASK_NOT_FOUND" | "CYCLE_NOT_FOUND" | "SANDBOX_UNREACHABLE" | "SANDBOX_PATH_INVALID" | "SANDBOX_FILE_NOT_FOUND" | "SANDBOX_NOT_A_FILE" | "ROLE_REPEATED" | "QUOTA_NOT_FOUND" | "QUOTA_GUARANTEE_EXCEEDS_LIMIT" | "QUOTA_HIERARCHY_VIOLATION" | "QUOTA_EXCEEDS_CAPACITY" | "RESERVATION_NOT_FOUND" | "RESERVATION_INSUFFICIENT_RESOURCES" | "RESERVATION_IN_USE" | "SIMULATION_TOO_LARGE" | "SIMULATION_BUSY" | "MAINTENANCE_DUPLICATE_MACHINE" | "MAINTENANCE_DOWN_MACHINE_REMOVED" | "MAINTENANCE_MACHINE_NOT_SCHEDULED" | "MAINTENANCE_MACHINE_ALREADY_DOWN" | "MAINTENANCE_MACHINE_NOT_DOWN";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "ROUTE_NOT_FOUND" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR" | "NO_LEADER" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "FORBIDDEN" | "PRINCIPAL_NOT_FOUND" | "PRINCIPAL_EXISTS" | "PRINCIPAL_DISABLED" | "TOKEN_NOT_FOUND" | "NOT_A_SESSION" | "ACLS_INVALID" | "AGENT_NOT_FOUND" | "AGENT_GONE" | "AGENT_STILL_DRAINING" | "AGENT_ALREADY_DRAINING" | "FRAMEWORK_NOT_FOUND" | "FRAMEWORK_NOT_CONNECTED" | "TASK_NOT_FOUND" | "CYCLE_NOT_FOUND" | "SANDBOX_UNREACHABLE" | "SANDBOX_PATH_INVALID" | "SANDBOX_FILE_NOT_FOUND" | "SANDBOX_NOT_A_FILE" | "ROLE_REPEATED" | "QUOTA_NOT_FOUND" | "QUOTA_GUARANTEE_EXCEEDS_LIMIT" | "QUOTA_HIERARCHY_VIOLATION" | "QUOTA_EXCEEDS_CAPACITY" | "RESERVATION_NOT_FOUND" | "RESERVATION_INSUFFICIENT_RESOURCES" | "RESERVATION_IN_USE" | "RESERVATION_REFINEMENT_INVALID" | "SIMULATION_TOO_LARGE" | "SIMULATION_BUSY" | "MAINTENANCE_DUPLICATE_MACHINE" | "MAINTENANCE_DOWN_MACHINE_REMOVED" | "MAINTENANCE_MACHINE_NOT_SCHEDULED" | "MAINTENANCE_MACHINE_ALREADY_DOWN" | "MAINTENANCE_MACHINE_NOT_DOWN";
         ErrorDto: {
             /**
              * @description stable machine-readable code
@@ -1572,6 +1577,11 @@ export interface components {
             };
             /** @description who reserved: an operator or framework:<id> */
             principal: string;
+            /** @description refinement: the reservation layers below this one, bottom first (empty when it reserved unreserved resources) */
+            refines: {
+                principal?: string;
+                role?: string;
+            }[];
             resources: components["schemas"]["ResourceEntryDto"][];
             /** @example cpus(eng):2;mem(eng):4096 */
             resourcesText: string;

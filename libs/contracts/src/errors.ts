@@ -58,6 +58,7 @@ export const ERROR_CODES = {
   RESERVATION_NOT_FOUND: { status: 404 },
   RESERVATION_INSUFFICIENT_RESOURCES: { status: 409 },
   RESERVATION_IN_USE: { status: 409 },
+  RESERVATION_REFINEMENT_INVALID: { status: 400 },
   // What-if
   /** A what-if change past the bounds of WHAT_IF_LIMITS (added agents, added frameworks). */
   SIMULATION_TOO_LARGE: { status: 400 },

@@ -31,6 +31,7 @@
 import { z } from 'zod';
 import { Id, type Reply, Resources, type ResourceEntry, Role, type StatusUpdate, TaskSpec } from './common';
 import { type ExecutorCall, type ExecutorFailure, LaunchGroupOperation, type SchedulerMessage } from './executors';
+import { type AcknowledgeOperationStatus, OperationId, type OperationStatus, type ReconcileOperations } from './operation-feedback';
 
 export const FRAMEWORKS_NAMESPACE = '/frameworks';
 
@@ -120,8 +121,14 @@ const OfferId = z.string().min(1).max(255);
 
 export const Operation = z.discriminatedUnion('type', [
   z.object({ type: z.literal('LAUNCH'), tasks: z.array(TaskSpec).min(1).max(10_000) }).strict(),
-  z.object({ type: z.literal('RESERVE'), resources: Resources.min(1) }).strict(),
-  z.object({ type: z.literal('UNRESERVE'), resources: Resources.min(1) }).strict(),
+  /**
+   * `source` (refinement, RESERVATION_REFINEMENT frameworks): resources reserved for an ancestor
+   * of the role `resources` are reserved for, which the reservation refines (`eng` to `eng/ml`).
+   */
+  z
+    .object({ type: z.literal('RESERVE'), id: OperationId.optional(), resources: Resources.min(1), source: Resources.min(1).optional() })
+    .strict(),
+  z.object({ type: z.literal('UNRESERVE'), id: OperationId.optional(), resources: Resources.min(1) }).strict(),
   LaunchGroupOperation,
 ]);
 export type Operation = z.infer<typeof Operation>;
@@ -206,6 +213,8 @@ export interface FrameworkEvents {
   message: (m: SchedulerMessage) => void;
   /** One of its executors ended (Mesos's FAILURE event with an executor_id). */
   failure: (m: ExecutorFailure) => void;
+  /** How an operation named with an id ended (operation-feedback.ts). */
+  operationStatus: (m: { status: OperationStatus }) => void;
 }
 
 /** What a framework calls on /frameworks; the control plane acknowledges each call with a Reply. */
@@ -225,4 +234,6 @@ export interface FrameworkCalls {
   shutdownExecutor: (m: ExecutorCall, ack?: (r: Reply) => void) => void;
   /** Sends one of its executors a message (Mesos's MESSAGE). */
   message: (m: SchedulerMessage, ack?: (r: Reply) => void) => void;
+  acknowledgeOperationStatus: (m: AcknowledgeOperationStatus, ack?: (r: Reply) => void) => void;
+  reconcileOperations: (m: ReconcileOperations, ack?: (r: Reply) => void) => void;
 }

@@ -8,6 +8,7 @@ export * from './agents';
 export * from './executors';
 export * from './files';
 export * from './frameworks';
+export * from './operation-feedback';
 export * from './events';
 export * from './decisions';
 export * from './masters';

@@ -320,7 +320,10 @@ export const MesosCall = z
       .object({ agent_id: IdValue.optional(), task_id: IdValue, uuid: z.string().max(64) })
       .strict()
       .optional(),
-    acknowledge_operation_status: z.unknown().optional(),
+    acknowledge_operation_status: z
+      .object({ agent_id: IdValue.optional(), resource_provider_id: IdValue.optional(), uuid: z.string().max(64), operation_id: IdValue })
+      .strict()
+      .optional(),
     reconcile: z
       .object({
         tasks: z
@@ -330,7 +333,15 @@ export const MesosCall = z
       })
       .strict()
       .optional(),
-    reconcile_operations: z.unknown().optional(),
+    reconcile_operations: z
+      .object({
+        operations: z
+          .array(z.object({ operation_id: IdValue, agent_id: IdValue.optional(), resource_provider_id: IdValue.optional() }).strict())
+          .max(100_000)
+          .optional(),
+      })
+      .strict()
+      .optional(),
     message: z
       .object({ agent_id: IdValue, executor_id: IdValue, data: z.string().max(1_000_000) })
       .strict()
@@ -352,6 +363,7 @@ export const MESOS_EVENT_TYPES = [
   'RESCIND',
   'RESCIND_INVERSE_OFFER',
   'UPDATE',
+  'UPDATE_OPERATION_STATUS',
   'MESSAGE',
   'FAILURE',
   'ERROR',

@@ -42,6 +42,7 @@ describe('Scheduler', () => {
   const subscriptions: Array<{ frameworkId?: string; name: string }> = [];
   const acks: Array<{ taskId: string; updateUuid: string }> = [];
   const reconciled: string[][] = [];
+  const operationAcks: Array<{ operationId: string; uuid: string; agentId?: string }> = [];
   let schedulers: Scheduler[] = [];
 
   beforeEach(async () => {
@@ -64,6 +65,7 @@ describe('Scheduler', () => {
         ack?.({ ok: true });
       });
       socket.on('decline', (_m, ack) => ack?.({ ok: false, error: { code: 'OFFER_STALE', message: 'offer is no longer valid' } }));
+      socket.on('acknowledgeOperationStatus', (m) => operationAcks.push(m));
       socket.on('reconcile', (m, ack) => {
         reconciled.push((m.tasks ?? []).map((t) => t.taskId));
         ack?.({ ok: true });
@@ -81,6 +83,7 @@ describe('Scheduler', () => {
     subscriptions.length = 0;
     acks.length = 0;
     reconciled.length = 0;
+    operationAcks.length = 0;
     await new Promise<void>((resolve) => {
       void io.close(() => resolve());
     });
@@ -105,6 +108,24 @@ describe('Scheduler', () => {
     expect(await updates).toEqual(status);
     await until(() => acks.length === 1);
     expect(acks).toEqual([{ taskId: 't1', updateUuid: status.updateUuid }]);
+  });
+
+  it('passes operation statuses on and acknowledges those with a uuid (the others need none)', async () => {
+    const s = scheduler();
+    await s.start();
+    const seen: string[] = [];
+    s.on('operationStatus', (st) => seen.push(st.operationId));
+    const finished = {
+      operationId: 'op-1',
+      state: 'OPERATION_FINISHED' as const,
+      agentId: 'agent-1',
+      uuid: '6f1c5e2a-0000-4000-8000-000000000001',
+    };
+    peers[0].emit('operationStatus', { status: { operationId: 'op-0', state: 'OPERATION_ERROR', message: 'refused' } });
+    peers[0].emit('operationStatus', { status: finished });
+    await until(() => seen.length === 2 && operationAcks.length === 1);
+    expect(seen).toEqual(['op-0', 'op-1']);
+    expect(operationAcks).toEqual([{ operationId: 'op-1', uuid: finished.uuid, agentId: 'agent-1' }]);
   });
 
   it('leaves acknowledgements to the framework when asked to', async () => {

@@ -29,6 +29,7 @@ import {
   refusalOf,
   type Offer,
   type Operation,
+  type OperationStatus,
   type Reply,
   type SchedulerMessage,
   socketClientOptions,
@@ -49,6 +50,7 @@ export type {
   InverseOffer,
   Offer,
   Operation,
+  OperationStatus,
   SchedulerMessage,
   StatusUpdate,
   Subscribe,
@@ -103,6 +105,12 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
       // instead of two. One that is lost only means the update comes again.
       if (this.options.autoAcknowledge !== false)
         this.socket.emit('acknowledge', { taskId: m.status.taskId, updateUuid: m.status.updateUuid });
+    });
+    this.socket.on('operationStatus', (m: { status: OperationStatus }) => {
+      this.emit('operationStatus', m.status);
+      const { operationId, uuid, agentId } = m.status;
+      if (this.options.autoAcknowledge !== false && uuid)
+        this.socket.emit('acknowledgeOperationStatus', { operationId, uuid, ...(agentId ? { agentId } : {}) });
     });
     this.socket.on('disconnect', (reason) => {
       // A control plane that stopped answering (paused, cut off): reconnect to the next one.
@@ -240,6 +248,18 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
 
   acknowledge(status: StatusUpdate): Promise<void> {
     return this.call('acknowledge', { taskId: status.taskId, updateUuid: status.updateUuid }).then(() => undefined);
+  }
+
+  /** Acknowledges an operation status that carries a uuid (when autoAcknowledge is off). */
+  acknowledgeOperationStatus(status: OperationStatus): Promise<void> {
+    if (!status.uuid) return Promise.resolve();
+    const { operationId, uuid, agentId } = status;
+    return this.call('acknowledgeOperationStatus', { operationId, uuid, ...(agentId ? { agentId } : {}) }).then(() => undefined);
+  }
+
+  /** Asks for the latest status of the given operations, or of every one kept (implicit). Answers arrive as 'operationStatus'. */
+  reconcileOperations(operations: Array<{ operationId: string; agentId?: string }> = []): Promise<void> {
+    return this.call('reconcileOperations', { operations }).then(() => undefined);
   }
 
   /** Asks for the latest state of the given tasks, or of every live task (implicit). Answers arrive as 'update'. */

@@ -1,5 +1,14 @@
 /** The scheduler client's options, the events it emits and the errors its calls reject with (see index.ts). */
-import type { ExecutorFailure, InverseOffer, Offer, SchedulerMessage, StatusUpdate, Subscribe, SubscribeReply } from '@arbiter/contracts';
+import type {
+  ExecutorFailure,
+  InverseOffer,
+  Offer,
+  OperationStatus,
+  SchedulerMessage,
+  StatusUpdate,
+  Subscribe,
+  SubscribeReply,
+} from '@arbiter/contracts';
 
 export class SchedulerError extends Error {
   constructor(
@@ -20,7 +29,7 @@ export interface SchedulerOptions {
   master: string;
   token: string;
   framework: Subscribe;
-  /** Acknowledge each task update after the 'update' handlers ran (default true). */
+  /** Acknowledge each task update (and operation status) after the 'update' ('operationStatus') handlers ran (default true). */
   autoAcknowledge?: boolean;
   /** Milliseconds a call waits for its answer (default 30 s). */
   callTimeoutMs?: number;
@@ -49,6 +58,8 @@ export interface SchedulerEvents {
   /** An inverse offer no longer holds (its maintenance changed or ended, its agent went). */
   rescindInverseOffer: [inverseOfferId: string, reason: string];
   update: [status: StatusUpdate];
+  /** How an operation named with an id ended; one with a uuid is acknowledged after the handlers ran (autoAcknowledge). */
+  operationStatus: [status: OperationStatus];
   /** An agent was taken out (unreachable, gone, down for maintenance): its tasks' updates follow. */
   agentLost: [agentId: string, reason: string];
   heartbeat: [at: string];

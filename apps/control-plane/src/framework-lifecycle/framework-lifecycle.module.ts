@@ -5,6 +5,7 @@
  * nouns' handlers.
  */
 import { Module } from '@nestjs/common';
+import { OperationsModule } from '../operations/operations.module';
 import { AllocationModule } from '../allocation/allocation.module';
 import { FrameworksModule } from '../frameworks/frameworks.module';
 import { ExecutorsModule } from '../executors/executors.module';
@@ -19,7 +20,7 @@ import { FrameworkTeardownController } from './framework-teardown.controller';
 import { FrameworkTeardown } from './framework-teardown.service';
 
 @Module({
-  imports: [MasterModule, ExecutorsModule, FrameworksModule, TasksModule, OffersModule, AllocationModule],
+  imports: [MasterModule, ExecutorsModule, FrameworksModule, TasksModule, OffersModule, AllocationModule, OperationsModule],
   controllers: [FrameworkTeardownController],
   providers: [FrameworkSessions, FrameworkFailover, FrameworkRemoval, FrameworkSessionsRepository, FrameworkTeardown],
   exports: [FrameworkSessions, FrameworkFailover, FrameworkRemoval, FrameworkSessionsRepository, FrameworkTeardown],

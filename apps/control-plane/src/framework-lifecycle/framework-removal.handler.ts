@@ -20,6 +20,7 @@ import { type TaskEntity, TaskState } from '../tasks/task.entity';
 import { TasksRepository } from '../tasks/tasks.repository';
 import { FrameworkState } from '../frameworks/framework.entity';
 import { FrameworkSessionsRepository } from './framework-sessions.repository';
+import { OperationFeedback } from '../operations/operation-feedback.handler';
 import { Executors } from '../executors/executors.handler';
 
 @Injectable()
@@ -41,6 +42,7 @@ export class FrameworkRemoval {
     private readonly audit: AuditService,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly executors: Executors,
+    private readonly operations: OperationFeedback,
   ) {}
 
   /** Calls `listener` with every framework removed (in the turn it is removed). */
@@ -63,8 +65,10 @@ export class FrameworkRemoval {
     // Each executor is told to shut down (its tasks end with it) and its record ends.
     this.executors.frameworkRemoved(frameworkId, reason);
     const now = this.clock.date();
-    await this.frameworks.markCompleted(frameworkId, now, (tx) =>
-      this.audit.record(
+    await this.frameworks.markCompleted(frameworkId, now, async (tx) => {
+      // Its operation statuses are no one's to acknowledge any more.
+      await this.operations.forget(tx, frameworkId);
+      await this.audit.record(
         tx,
         actor,
         {
@@ -75,8 +79,8 @@ export class FrameworkRemoval {
           after: { state: FrameworkState.COMPLETED, reason },
         },
         now,
-      ),
-    );
+      );
+    });
     // While the framework is still known: /events shows it to whoever may see the framework.
     this.stream.emit('framework.removed', { frameworkId, reason });
     if (runtime) {

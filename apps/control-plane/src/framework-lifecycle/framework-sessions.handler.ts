@@ -21,6 +21,7 @@ import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
 import { TaskUpdates } from '../tasks/task-updates.handler';
+import { OperationFeedback } from '../operations/operation-feedback.handler';
 import { type FrameworkEntity, FrameworkState } from '../frameworks/framework.entity';
 import { FrameworkFailover } from './framework-failover.handler';
 import { FrameworkSessionsRepository } from './framework-sessions.repository';
@@ -48,6 +49,7 @@ export class FrameworkSessions {
     private readonly registry: FrameworkRegistry,
     private readonly frameworks: FrameworkSessionsRepository,
     private readonly updates: TaskUpdates,
+    private readonly operations: OperationFeedback,
     private readonly offers: OfferRescinds,
     private readonly failover: FrameworkFailover,
     private readonly loop: AllocationLoop,
@@ -200,7 +202,7 @@ export class FrameworkSessions {
       // Updates it has not acknowledged go out again, once the reply is on its way, before any
       // recorded from now on.
       this.updates.hold(row.id);
-      setImmediate(() => void this.updates.resync(row.id));
+      setImmediate(() => void this.updates.resync(row.id).then(() => this.operations.resync(row.id)));
       this.loop.requestCycle();
       return { frameworkId: row.id, heartbeatIntervalSeconds: FRAMEWORK_HEARTBEAT_SECONDS };
     });

@@ -9,6 +9,7 @@ import {
   type FrameworkCalls,
   type FrameworkEvents,
   Acknowledge,
+  AcknowledgeOperationStatus,
   AgentHeartbeat,
   AGENTS_NAMESPACE,
   Decline,
@@ -19,6 +20,7 @@ import {
   InverseOfferAnswer,
   Kill,
   Reconcile,
+  ReconcileOperations,
   RegisterAgent,
   RolesCall,
   SchedulerMessage,
@@ -38,6 +40,7 @@ import { FrameworkRemoval } from '../framework-lifecycle/framework-removal.handl
 import { FrameworkSessions } from '../framework-lifecycle/framework-sessions.handler';
 import { TaskKills } from '../tasks/task-kills.handler';
 import { OfferAnswers } from '../offers/offer-answers.handler';
+import { OperationFeedback } from '../operations/operation-feedback.handler';
 import { TaskUpdates } from '../tasks/task-updates.handler';
 import { Executors } from '../executors/executors.handler';
 import { on } from './gateway.util';
@@ -63,6 +66,7 @@ export class Gateways implements OnApplicationBootstrap {
     private readonly tasks: TaskUpdates,
     private readonly inverseOffers: InverseOffers,
     private readonly executors: Executors,
+    private readonly operations: OperationFeedback,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -108,6 +112,8 @@ export class Gateways implements OnApplicationBootstrap {
       on(socket, 'teardown', Empty, () => this.removal.teardown(socket, actor));
       on(socket, 'shutdownExecutor', ExecutorCall, (msg) => this.executors.shutdown(socket, msg));
       on(socket, 'message', SchedulerMessage, (msg) => this.executors.toExecutor(socket, msg));
+      on(socket, 'acknowledgeOperationStatus', AcknowledgeOperationStatus, (msg) => this.operations.acknowledge(socket, msg));
+      on(socket, 'reconcileOperations', ReconcileOperations, (msg) => this.operations.reconcile(socket, msg));
       socket.on('disconnect', () => {
         if (this.realtime.sessionsOpen) void this.failover.disconnected(socket).catch(failed('framework disconnection'));
       });

@@ -15,6 +15,7 @@ import type {
   LaunchGroup,
   LaunchTask,
   Offer,
+  OperationStatus,
   SchedulerMessage,
   StatusUpdate,
 } from '@arbiter/contracts';
@@ -104,6 +105,11 @@ export class Outbox {
   /** Sends a framework a status update of one of its tasks. */
   update(frameworkId: string, status: StatusUpdate): void {
     this.toFramework(frameworkId, 'update', { status });
+  }
+
+  /** Sends a framework the status of an operation it named with an id (operations/operation-feedback.handler.ts). */
+  operationStatus(frameworkId: string, status: OperationStatus): void {
+    this.toFramework(frameworkId, 'operationStatus', { status });
   }
 
   /** Sends a framework inverse offers (its resources on a machine going down for maintenance). */

@@ -29,6 +29,7 @@ import {
 } from '@arbiter/contracts';
 import type { z } from 'zod';
 import type { Subscription } from '../framework-lifecycle/framework-sessions.handler';
+import { reservationOpOf } from './mesos-operations-codec';
 import { ProtocolError } from '../kernel/protocol-error';
 import { containerOf } from './mesos-container-codec';
 import { checksOf } from './mesos-checks-codec';
@@ -283,6 +284,7 @@ function operationOf(op: MesosOperation, i: number): { op: Operation; launched: 
   switch (op.type) {
     case 'LAUNCH':
     case 'LAUNCH_GROUP': {
+      if (op.id) throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `${where}: operation ids are not supported for launches`);
       const infos = op.type === 'LAUNCH' ? op.launch?.task_infos : op.launch_group?.task_group?.tasks;
       const executor = op.launch_group?.executor;
       if (op.type === 'LAUNCH_GROUP' && executor === undefined)
@@ -305,11 +307,8 @@ function operationOf(op: MesosOperation, i: number): { op: Operation; launched: 
       };
     }
     case 'RESERVE':
-      if (op.reserve?.source?.length)
-        throw unsupported(`${where}: reserve.source`, 'Arbiter has no reservation refinement of reserved resources');
-      return { op: { type: 'RESERVE', resources: fromMesosResources(op.reserve?.resources, where) }, launched: [] };
     case 'UNRESERVE':
-      return { op: { type: 'UNRESERVE', resources: fromMesosResources(op.unreserve?.resources, where) }, launched: [] };
+      return { op: reservationOpOf(op, where, fromMesosResources), launched: [] };
     default:
       throw unsupported(`operation ${op.type}`, 'Arbiter has LAUNCH, LAUNCH_GROUP, RESERVE and UNRESERVE (no persistent volumes or disks)');
   }

@@ -31,23 +31,15 @@ import { Leadership } from '../leadership/leadership.service';
 import { OfferAnswers } from '../offers/offer-answers.handler';
 import { Realtime } from '../realtime/realtime';
 import { TaskUpdates } from '../tasks/task-updates.handler';
-import {
-  acceptOf,
-  declineOf,
-  frameworkUpdateOf,
-  killOf,
-  mesosBytesToUuid,
-  roleContext,
-  type RoleMap,
-  rolesCallOf,
-  subscriptionOf,
-} from './mesos-codec';
+import { acceptOf, declineOf, frameworkUpdateOf, killOf, roleContext, type RoleMap, rolesCallOf, subscriptionOf } from './mesos-codec';
 import { answerWith, httpErrorOf, masterInfo, MesosHttpError } from './mesos-http';
 import { JSON_ENCODING, type MesosEncoding, mediaType, negotiate } from './mesos-encoding';
 import { PROTOBUF_ENCODING } from './mesos-protobuf';
 import { MesosStream } from './mesos-stream';
 import { messageOf, shutdownOf } from './mesos-executor-codec';
 import { Executors } from '../executors/executors.handler';
+import { OperationFeedback } from '../operations/operation-feedback.handler';
+import { acknowledgeOf, acknowledgeOperationOf, reconcileOperationsOf } from './mesos-operations-codec';
 
 export const MESOS_SCHEDULER_PATH = '/api/v1/scheduler';
 /** Where the API is served: its path, and the alias Mesos's master answers too. */
@@ -84,6 +76,7 @@ export class MesosScheduler {
     private readonly realtime: Realtime,
     private readonly outbound: Outbound,
     private readonly executors: Executors,
+    private readonly operations: OperationFeedback,
   ) {
     // When this replica stops leading or the process stops, the streams end with the sockets:
     // the frameworks subscribe again (to the leader), and no failover timeout starts meanwhile.
@@ -305,18 +298,12 @@ export class MesosScheduler {
       case 'KILL':
         await this.kills.kill(stream, killOf(call));
         return;
-      case 'ACKNOWLEDGE': {
-        const ack = call.acknowledge;
-        if (!ack) throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, "ACKNOWLEDGE: the call needs an 'acknowledge' field");
-        const uuid = mesosBytesToUuid(ack.uuid);
-        if (!uuid)
-          throw new ProtocolError(
-            PROTOCOL_ERRORS.INVALID_MESSAGE,
-            "ACKNOWLEDGE: uuid must be the base64 of the 16 bytes of an update's uuid",
-          );
-        await this.tasks.acknowledge(stream, { taskId: ack.task_id.value, updateUuid: uuid });
-        return;
-      }
+      case 'ACKNOWLEDGE':
+        return this.tasks.acknowledge(stream, acknowledgeOf(call));
+      case 'ACKNOWLEDGE_OPERATION_STATUS':
+        return this.operations.acknowledge(stream, acknowledgeOperationOf(call));
+      case 'RECONCILE_OPERATIONS':
+        return this.operations.reconcile(stream, reconcileOperationsOf(call));
       case 'RECONCILE':
         await this.tasks.reconcile(stream, { tasks: (call.reconcile?.tasks ?? []).map((t) => ({ taskId: t.task_id.value })) });
         return;

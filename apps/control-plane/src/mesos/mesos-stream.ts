@@ -15,6 +15,7 @@ import type { FrameworkConnection, SessionData } from '../master/cluster-state';
 import { type EventContext, mesosInverseOffer, mesosOffer, mesosStatus, recordIo } from './mesos-events';
 import type { MesosEncoding } from './mesos-encoding';
 import { mesosExecutorFailure, mesosMessage } from './mesos-executor-codec';
+import { mesosOperationStatus } from './mesos-operations-codec';
 
 export interface AgentAddresses {
   address(agentId: string): { ip?: string; port?: number };
@@ -103,6 +104,10 @@ export class MesosStream implements FrameworkConnection {
         return this.send('HEARTBEAT');
       case 'message':
         return this.send('MESSAGE', mesosMessage(m as Parameters<FrameworkEvents['message']>[0]));
+      case 'operationStatus':
+        return this.send('UPDATE_OPERATION_STATUS', {
+          status: mesosOperationStatus((m as Parameters<FrameworkEvents['operationStatus']>[0]).status),
+        });
       case 'failure':
         // Mesos's FAILURE with an executor: the executor ended (status: its wait status).
         return this.send('FAILURE', mesosExecutorFailure(m as Parameters<FrameworkEvents['failure']>[0]));

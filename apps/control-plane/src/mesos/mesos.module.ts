@@ -9,6 +9,7 @@ import { TasksModule } from '../tasks/tasks.module';
 import { AllocationModule } from '../allocation/allocation.module';
 import { FrameworkLifecycleModule } from '../framework-lifecycle/framework-lifecycle.module';
 import { OffersModule } from '../offers/offers.module';
+import { OperationsModule } from '../operations/operations.module';
 import { ExecutorsModule } from '../executors/executors.module';
 import { MesosMasterController } from './mesos-master.controller';
 import { MesosMaster } from './mesos-master.service';
@@ -25,6 +26,7 @@ import { MasterModule } from '../master/master.module';
     FrameworkLifecycleModule,
     TasksModule,
     OffersModule,
+    OperationsModule,
     AllocationModule,
     RolesModule,
     ClusterModule,

@@ -10,6 +10,7 @@ import { ExecutorsModule } from '../executors/executors.module';
 import { MasterModule } from '../master/master.module';
 import { ReservationsModule } from '../reservations/reservations.module';
 import { TasksModule } from '../tasks/tasks.module';
+import { OperationsModule } from '../operations/operations.module';
 import { AnswerPlans } from './answer-plans';
 import { OfferAnswers } from './offer-answers.handler';
 import { OfferRescinds } from './offer-rescinds.handler';
@@ -17,7 +18,7 @@ import { ReservationAccepts } from './reservation-accepts.handler';
 
 @OwnsEntities(OfferEntity, OutstandingOfferEntity)
 @Module({
-  imports: [MasterModule, ExecutorsModule, TasksModule, AllocationModule, ReservationsModule],
+  imports: [MasterModule, ExecutorsModule, TasksModule, AllocationModule, ReservationsModule, OperationsModule],
   controllers: [OffersController],
   providers: [OffersService, OfferListRepository, OffersRepository, OfferRescinds, OfferAnswers, AnswerPlans, ReservationAccepts],
   exports: [OffersRepository, OfferRescinds, OfferAnswers],

@@ -1,10 +1,13 @@
 /**
  * Accepts that reserve or unreserve (no launches): the reservations change through the
  * reservations service, with the operator API's lock, rules and audit, and the offers close in
- * the same transaction.
+ * the same transaction. RESERVE with a `source` refines a reservation of an ancestor role
+ * (RESERVATION_REFINEMENT frameworks); operations named with an id report how they ended
+ * (operations/operation-feedback.handler.ts): kept in the same transaction when applied,
+ * OPERATION_ERROR when refused.
  */
 import { Resources } from '@arbiter/allocator';
-import { type Accept, type AcceptReply, PROTOCOL_ERRORS } from '@arbiter/contracts';
+import { type Accept, type AcceptReply, type OperationStatus, PROTOCOL_ERRORS } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { AclsService } from '../acls/acls.service';
 import { AllocationLoop } from '../allocation/allocation-loop.handler';
@@ -12,9 +15,10 @@ import { AccessLog } from '../audit/access-log';
 import { ArbiterException } from '../errors/errors.exception';
 import { OperatorStream } from '../realtime/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ClusterState, type FrameworkConnection } from '../master/cluster-state';
+import { ClusterState, type FrameworkConnection, type FrameworkRuntime } from '../master/cluster-state';
 import { Kernel } from '../kernel/kernel';
-import { ProtocolError } from '../kernel/protocol-error';
+import { asProtocolError, ProtocolError } from '../kernel/protocol-error';
+import { type AppliedOperation, type NamedOperation, OperationFeedback } from '../operations/operation-feedback.handler';
 import { ReservationsService } from '../reservations/reservations.service';
 import { AnswerPlans } from './answer-plans';
 import { OfferState } from './offer.entity';
@@ -32,6 +36,7 @@ export class ReservationAccepts {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly acls: AclsService,
     private readonly access: AccessLog,
+    private readonly feedback: OperationFeedback,
   ) {}
 
   /**
@@ -43,11 +48,30 @@ export class ReservationAccepts {
     // It reads and changes the agent's rows: after the writes in flight.
     await this.kernel.settled();
     const fw = this.state.frameworkOf(socket);
+    const named = await this.feedback.named(fw.id, msg.operations);
+    try {
+      return await this.apply(fw, msg, named);
+    } catch (err) {
+      const refusal = asProtocolError(err);
+      if (refusal && refusal.code !== PROTOCOL_ERRORS.DATABASE_UNAVAILABLE) this.feedback.refused(fw.id, named, refusal.message);
+      throw err;
+    }
+  }
+
+  private async apply(fw: FrameworkRuntime, msg: Accept, named: NamedOperation[]): Promise<AcceptReply> {
     const { offers, agentId, pool } = await this.plans.accept(fw, msg);
     const role = offers[0].role;
     const offered = pool.get(role) ?? Resources.empty();
     const ops = msg.operations.flatMap((op) =>
-      op.type === 'LAUNCH' || op.type === 'LAUNCH_GROUP' ? [] : [{ type: op.type, resources: Resources.of(op.resources) }],
+      op.type === 'LAUNCH' || op.type === 'LAUNCH_GROUP'
+        ? []
+        : [
+            {
+              type: op.type,
+              resources: Resources.of(op.resources),
+              ...(op.type === 'RESERVE' && op.source ? { source: Resources.of(op.source) } : {}),
+            },
+          ],
     );
     // RESERVE is checked here against the role; UNRESERVE by the reservations service against
     // each reservation's principal, since which reservations it shrinks is known only there.
@@ -63,8 +87,9 @@ export class ReservationAccepts {
         `principal '${fw.actor.name}' may not RESERVE for '${role}' (ACL reserve_resources)`,
       );
     }
-    for (const { type, resources } of ops) {
-      const source = type === 'RESERVE' ? resources.withReservation(undefined) : resources;
+    for (const { type, resources, source: refined } of ops) {
+      if (refined) checkRefinement(fw, role, resources, refined);
+      const source = refined ?? (type === 'RESERVE' ? resources.withReservation(undefined) : resources);
       if (type === 'RESERVE' && !resources.reserved().isEmpty() && resources.reserved(role).isEmpty())
         throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `RESERVE may reserve only for the offer's role '${role}'`);
       if (!offered.contains(source))
@@ -74,10 +99,12 @@ export class ReservationAccepts {
         );
     }
     const at = this.clock.date();
+    let statuses: OperationStatus[] = [];
     try {
-      await this.reservations.applyForFramework(fw, agentId, role, ops, (tx) =>
-        closeOffers(tx, new Map(offers.map((o) => [o.id, OfferState.ACCEPTED])), at),
-      );
+      await this.reservations.applyForFramework(fw, agentId, role, ops, async (tx) => {
+        await closeOffers(tx, new Map(offers.map((o) => [o.id, OfferState.ACCEPTED])), at);
+        statuses = await this.feedback.record(tx, fw.id, appliedOf(msg, named, agentId));
+      });
     } catch (err) {
       if (err instanceof ArbiterException && err.code === 'RESERVATION_INSUFFICIENT_RESOURCES')
         throw new ProtocolError(PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES, err.message);
@@ -87,6 +114,7 @@ export class ReservationAccepts {
       }
       throw err;
     }
+    this.feedback.deliver(fw.id, statuses);
     this.state.offers.take(offers.map((o) => o.id));
     for (const o of offers) this.stream.emit('offer.closed', { offerId: o.id, state: OfferState.ACCEPTED });
     // The converted resources return to the allocator, which offers them to the role again once
@@ -95,4 +123,32 @@ export class ReservationAccepts {
     this.loop.requestCycle();
     return { launched: [] };
   }
+}
+
+/**
+ * A RESERVE with a source (refinement), as Mesos checks it: the framework has the
+ * RESERVATION_REFINEMENT capability, the source is reserved for one role, a strict ancestor of
+ * the role reserved for, and the same amounts are reserved.
+ */
+function checkRefinement(fw: FrameworkRuntime, role: string, resources: Resources, source: Resources): void {
+  const refuse = (why: string) =>
+    new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `RESERVE with a source (reservation refinement): ${why}`);
+  if (!fw.capabilities.includes('RESERVATION_REFINEMENT')) throw refuse('the framework needs the RESERVATION_REFINEMENT capability');
+  const from = new Set(source.entries().map((e) => e.reservation));
+  const [parent] = from;
+  if (from.size !== 1 || parent === undefined || !source.unreserved().isEmpty())
+    throw refuse('the source must be resources reserved for one role');
+  if (!role.startsWith(`${parent}/`)) throw refuse(`'${role}' is not a strict descendant of the source's role '${parent}'`);
+  if (!resources.equals(source.withReservation(role)))
+    throw refuse(`the resources (${resources.toString()}) must be the source (${source.toString()}) reserved for '${role}'`);
+}
+
+/** What an applied accept reports for the operations it named. */
+function appliedOf(msg: Accept, named: NamedOperation[], agentId: string): AppliedOperation[] {
+  const byId = new Map(msg.operations.flatMap((op) => ('id' in op && op.id !== undefined ? [[op.id, op] as const] : [])));
+  return named.map((n) => {
+    const op = byId.get(n.operationId);
+    const convertedResources = op?.type === 'RESERVE' ? op.resources : undefined;
+    return { ...n, agentId, ...(convertedResources ? { convertedResources } : {}) };
+  });
 }

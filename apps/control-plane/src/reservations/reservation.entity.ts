@@ -2,6 +2,12 @@ import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } 
 import type { ResourceEntry } from '@arbiter/allocator';
 import { AgentEntity } from '../agents/agent.entity';
 
+/** A layer of a refined reservation: the role it reserved for and who reserved it. */
+export interface ReservationLayer {
+  role: string;
+  principal: string;
+}
+
 /** A dynamic reservation: resources of one agent set aside for a role. */
 @Entity('reservations')
 @Index(['agentId'])
@@ -33,4 +39,12 @@ export class ReservationEntity {
 
   @Column('timestamptz')
   createdAt!: Date;
+
+  /**
+   * Reservation refinement: the layers below this one, bottom first (`[{role: 'eng'}]` for
+   * `eng/ml` refined from `eng`), empty for a reservation of unreserved resources. Unreserving
+   * pops this layer only: the resources go back to the layer below, reserved for its role.
+   */
+  @Column('jsonb', { default: () => "'[]'" })
+  refines!: ReservationLayer[];
 }

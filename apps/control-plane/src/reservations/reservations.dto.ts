@@ -14,6 +14,15 @@ export class ReservationQueryDto extends PageQueryDto {
 export class CreateReservationDto {
   @ApiProperty() @MaxLength(255) @IsString() agentId!: string;
   @ApiProperty({ example: 'eng' }) @MaxLength(255) @IsString() role!: string;
+  @ApiPropertyOptional({
+    example: 'eng',
+    description:
+      'refinement: take the resources from the reservations of this role (a strict ancestor of `role`) on the agent instead of its unreserved resources; removing the refined reservation gives them back to it',
+  })
+  @IsOptional()
+  @MaxLength(255)
+  @IsString()
+  refines?: string;
   @ApiProperty({ ...RESOURCES_INPUT_SCHEMA, description: 'unreserved resources to reserve, e.g. "cpus:2;mem:4096"' })
   @IsResources({ unreservedOnly: true, nonEmpty: true })
   resources!: unknown;
@@ -31,6 +40,12 @@ export class ReservationDto {
   @ApiProperty({ example: 'cpus(eng):2;mem(eng):4096' }) resourcesText!: string;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) labels!: Record<string, string>;
   @ApiProperty({ description: 'who reserved: an operator or framework:<id>' }) principal!: string;
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', properties: { role: { type: 'string' }, principal: { type: 'string' } } },
+    description: 'refinement: the reservation layers below this one, bottom first (empty when it reserved unreserved resources)',
+  })
+  refines!: Array<{ role: string; principal: string }>;
   @ApiProperty() createdAt!: string;
 }
 
@@ -49,5 +64,6 @@ export const toReservationDto = (r: ReservationEntity): ReservationDto => ({
   resourcesText: Resources.of(r.resources).toString(),
   labels: r.labels,
   principal: r.principal,
+  refines: r.refines,
   createdAt: r.createdAt.toISOString(),
 });

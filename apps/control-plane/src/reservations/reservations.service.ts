@@ -24,7 +24,7 @@ import { CommonErrorCode } from '../errors/errors.codes';
 import { ArbiterException } from '../errors/errors.exception';
 import { checkField } from '../errors/errors.validation';
 import { ClusterEvents } from '../leadership/cluster-events';
-import type { ReservationEntity } from './reservation.entity';
+import type { ReservationEntity, ReservationLayer } from './reservation.entity';
 import { type CreateReservationDto, type ReservationDto, toReservationDto } from './reservations.dto';
 import { ReservationsErrorCode } from './reservations.errors';
 import { ReservationsRepository } from './reservations.repository';
@@ -35,6 +35,14 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 interface FrameworkReservationOp {
   type: 'RESERVE' | 'UNRESERVE';
   resources: Resources;
+  /** RESERVE refining these resources, reserved for an ancestor of the role. */
+  source?: Resources;
+}
+
+/** What `take` took from one reservation. */
+interface Taken {
+  row: ReservationEntity;
+  take: Resources;
 }
 
 @Injectable()
@@ -83,6 +91,13 @@ export class ReservationsService {
   async create(input: CreateReservationDto, actor: Actor): Promise<ReservationDto> {
     const role = checkField(Role, input.role, 'role');
     await this.acls.authorize(actor, 'reserve_resources', role, `reserve resources for role '${role}'`);
+    const refines = input.refines === undefined ? undefined : checkField(Role, input.refines, 'refines');
+    if (refines !== undefined && !role.startsWith(`${refines}/`))
+      throw new ArbiterException(
+        CommonErrorCode.VALIDATION_FAILED,
+        `invalid request: refines ('${refines}') must be a strict ancestor of role ('${role}'), as in refining 'eng' to 'eng/ml'`,
+        { errors: [{ field: 'refines', problems: ['must be a strict ancestor of role'] }] },
+      );
     const wanted = parseResourcesWithRule(input.resources, { unreservedOnly: true, nonEmpty: true });
     const labels = input.labels ?? {};
     for (const [k, v] of Object.entries(labels)) {
@@ -104,6 +119,10 @@ export class ReservationsService {
         throw new ArbiterException(AgentsErrorCode.AGENT_GONE, `agent ${agent.id} (${agent.hostname}) is marked gone`, {
           agentId: agent.id,
         });
+      if (refines !== undefined) {
+        const [made] = await this.refine(tx, actor, agent.id, refines, role, wanted, { checkUsage: true });
+        return made;
+      }
       const free = await this.free(tx, agent);
       if (!free.contains(wanted)) {
         throw new ArbiterException(
@@ -147,9 +166,12 @@ export class ReservationsService {
         before: toReservationDto(row),
         after: null,
       });
-      return row;
+      const restored = await this.popLayer(tx, actor, { row, take: Resources.of(row.resources) });
+      return { row, restored };
     });
-    this.events.emit({ type: 'reservation.removed', agentId: removed.agentId, reservationId: removed.id });
+    this.events.emit({ type: 'reservation.removed', agentId: removed.row.agentId, reservationId: removed.row.id });
+    if (removed.restored)
+      this.events.emit({ type: 'reservation.created', agentId: removed.row.agentId, reservationId: removed.restored.id });
   }
 
   /**
@@ -183,10 +205,22 @@ export class ReservationsService {
       await lockDomain(tx, LockDomain.RESOURCES);
       await within(tx);
       for (const op of ops) {
-        if (op.type === 'RESERVE') {
+        if (op.type === 'RESERVE' && op.source) {
+          const from = op.source.reserved().entries()[0]?.reservation ?? '';
+          const made = await this.refine(tx, actor, agentId, from, role, op.source.withReservation(undefined), { checkUsage: false });
+          created.push(...made.map((r) => r.id));
+          shrunk.push(...made.flatMap((r) => r.refinedFrom));
+        } else if (op.type === 'RESERVE') {
           const reserved = op.resources.reserved().isEmpty() ? op.resources.withReservation(role) : op.resources;
           created.push((await this.insert(tx, actor, { agentId, role, resources: reserved, labels: {} })).id);
-        } else shrunk.push(...(await this.shrink(tx, actor, agentId, role, op.resources)));
+        } else {
+          const taken = await this.take(tx, actor, agentId, role, op.resources, { unreserveAcl: true });
+          shrunk.push(...taken.map((t) => t.row.id));
+          for (const t of taken) {
+            const restored = await this.popLayer(tx, actor, t);
+            if (restored) created.push(restored.id);
+          }
+        }
       }
     });
     for (const reservationId of created) this.events.emit({ type: 'reservation.created', agentId, reservationId });
@@ -196,14 +230,16 @@ export class ReservationsService {
   private async insert(
     tx: Tx,
     actor: Actor,
-    r: { agentId: string; role: string; resources: Resources; labels: Record<string, string> },
+    r: { agentId: string; role: string; resources: Resources; labels: Record<string, string>; refines?: ReservationLayer[] },
+    principal = actor.name,
   ): Promise<ReservationEntity> {
     const row = await this.repo.insert(tx, {
       agentId: r.agentId,
       role: r.role,
       resources: r.resources.toJSON(),
       labels: r.labels,
-      principal: actor.name,
+      principal,
+      refines: r.refines ?? [],
       createdAt: new Date(),
     });
     await this.audit.record(tx, actor, {
@@ -216,13 +252,81 @@ export class ReservationsService {
     return row;
   }
 
-  /** Shrinks a role's reservations on an agent by `amount`, newest first; resolves with the ids changed. */
-  private async shrink(tx: Tx, actor: Actor, agentId: string, role: string, amount: Resources): Promise<string[]> {
+  /**
+   * Refines `amount` (unreserved form) of `from`'s reservations on the agent into reservations
+   * for `role`, a strict descendant: each reservation taken from keeps its layer below the new
+   * one. With `checkUsage`, what `from` uses of its reservations there must still fit.
+   */
+  private async refine(
+    tx: Tx,
+    actor: Actor,
+    agentId: string,
+    from: string,
+    role: string,
+    amount: Resources,
+    opts: { checkUsage: boolean },
+  ): Promise<Array<ReservationEntity & { refinedFrom: string }>> {
+    if (!role.startsWith(`${from}/`))
+      throw new ArbiterException(
+        ReservationsErrorCode.RESERVATION_REFINEMENT_INVALID,
+        `a refinement reserves for a strict descendant of the role it refines: '${role}' does not refine '${from || 'unreserved resources'}'`,
+        { role, refines: from },
+      );
+    const taken = await this.take(tx, actor, agentId, from, amount.withReservation(from), { unreserveAcl: false });
+    if (opts.checkUsage) {
+      const remaining = (await this.repo.onAgent(tx, agentId, from)).reduce((s, r) => s.plus(Resources.of(r.resources)), Resources.empty());
+      const inUse = (await this.usage.liveTasks(tx, { agentId })).reduce(
+        (s, u) => s.plus(Resources.of(u.resources).reserved(from)),
+        Resources.empty(),
+      );
+      if (!inUse.isEmpty() && !remaining.contains(inUse))
+        throw new ArbiterException(
+          ReservationsErrorCode.RESERVATION_IN_USE,
+          `role '${from}' uses ${inUse.toString()} of its reservations on this agent; they cannot be refined`,
+          { inUse: inUse.toString() },
+        );
+    }
+    const made: Array<ReservationEntity & { refinedFrom: string }> = [];
+    for (const { row, take } of taken) {
+      const refines = [...row.refines, { role: row.role, principal: row.principal }];
+      const resources = take.withReservation(role);
+      made.push({ ...(await this.insert(tx, actor, { agentId, role, resources, labels: {}, refines })), refinedFrom: row.id });
+    }
+    return made;
+  }
+
+  /** After a refined reservation gave up `take`: it goes back to the layer below (resolves with its new row), else nothing. */
+  private async popLayer(tx: Tx, actor: Actor, { row, take }: Taken): Promise<ReservationEntity | undefined> {
+    const layers = row.refines;
+    if (layers.length === 0) return undefined;
+    const below = layers[layers.length - 1];
+    const resources = take.withReservation(below.role);
+    return this.insert(
+      tx,
+      actor,
+      { agentId: row.agentId, role: below.role, resources, labels: {}, refines: layers.slice(0, -1) },
+      below.principal,
+    );
+  }
+
+  /**
+   * Takes `amount` from a role's reservations on an agent, newest first (each reservation taken
+   * from entirely is removed, the others shrunk), with `unreserveAcl` only where the ACL
+   * `unreserve_resources` lets the actor unreserve what that reservation's principal reserved.
+   */
+  private async take(
+    tx: Tx,
+    actor: Actor,
+    agentId: string,
+    role: string,
+    amount: Resources,
+    opts: { unreserveAcl: boolean },
+  ): Promise<Taken[]> {
     let left = amount;
-    const changed: string[] = [];
+    const taken: Taken[] = [];
     for (const r of await this.repo.onAgent(tx, agentId, role)) {
       if (left.isEmpty()) break;
-      if (!this.acls.allows(actor, 'unreserve_resources', r.principal))
+      if (opts.unreserveAcl && !this.acls.allows(actor, 'unreserve_resources', r.principal))
         throw new ArbiterException(
           AuthErrorCode.FORBIDDEN,
           `principal '${actor.name}' may not unreserve what '${r.principal}' reserved (ACL unreserve_resources)`,
@@ -230,6 +334,7 @@ export class ReservationsService {
         );
       const have = Resources.of(r.resources);
       const take = have.contains(left) ? left : have.minus(have.minus(left));
+      if (take.isEmpty()) continue;
       const rest = have.minus(take);
       left = left.minus(take);
       if (rest.isEmpty()) await this.repo.delete(tx, r.id);
@@ -242,7 +347,7 @@ export class ReservationsService {
         before: toReservationDto(r),
         after,
       });
-      changed.push(r.id);
+      taken.push({ row: r, take });
     }
     if (!left.isEmpty())
       throw new ArbiterException(
@@ -250,6 +355,6 @@ export class ReservationsService {
         `no reservation covers ${left.toString()} for role '${role}' on this agent`,
         { requested: left.toString() },
       );
-    return changed;
+    return taken;
   }
 }

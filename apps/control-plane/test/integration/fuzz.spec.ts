@@ -397,6 +397,8 @@ const FRAMEWORK_MESSAGES: { [K in keyof FrameworkCalls]: Parameters<FrameworkCal
   teardown: {},
   shutdownExecutor: { agentId: 'fuzz-agent', executorId: 'fuzz-executor' },
   message: { agentId: 'fuzz-agent', executorId: 'fuzz-executor', data: 'aGVsbG8=' },
+  acknowledgeOperationStatus: { operationId: 'fuzz-operation', uuid: SOME_UUID, agentId: 'fuzz-agent' },
+  reconcileOperations: { operations: [{ operationId: 'fuzz-operation', agentId: 'fuzz-agent' }] },
 };
 
 type Path = Array<string | number>;

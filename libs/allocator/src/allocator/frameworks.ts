@@ -2,7 +2,7 @@
  * Frameworks, the roles they subscribe to, and the sorters that order them: one role sorter
  * and one framework sorter per role (as Mesos composes them), all over the same pool.
  */
-import { type MilliQuantities, SorterPool } from '../sorter';
+import { type MilliQuantities, type SharedCopy, SorterPool } from '../sorter';
 import type { FrameworkState } from './framework';
 import type { ClientSorter, SorterFactory } from './sorter-port';
 
@@ -65,16 +65,16 @@ export class Frameworks {
   }
 
   /** Tells the sorters that the framework was allocated (sign 1) or gave back (sign -1) `quantities` on the agent. */
-  track(fwId: string, role: string, agentId: string, quantities: MilliQuantities, sign: 1 | -1): void {
+  track(fwId: string, role: string, agentId: string, quantities: MilliQuantities, sign: 1 | -1, shared?: readonly SharedCopy[]): void {
     if (!this.roleSorter.contains(role)) this.roleSorter.add(role);
     const fwSorter = this.sorterOf(role);
     if (!fwSorter.contains(fwId)) fwSorter.add(fwId);
     if (sign > 0) {
-      this.roleSorter.allocated(role, agentId, quantities);
-      fwSorter.allocated(fwId, agentId, quantities);
+      this.roleSorter.allocated(role, agentId, quantities, shared);
+      fwSorter.allocated(fwId, agentId, quantities, shared);
     } else {
-      this.roleSorter.unallocated(role, agentId, quantities);
-      fwSorter.unallocated(fwId, agentId, quantities);
+      this.roleSorter.unallocated(role, agentId, quantities, shared);
+      fwSorter.unallocated(fwId, agentId, quantities, shared);
     }
   }
 

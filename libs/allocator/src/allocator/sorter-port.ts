@@ -2,7 +2,7 @@
  * What the allocator needs from a sorter. The DRF sorter is the one implementation; the port
  * exists so that the allocator's tests and benchmarks can swap in another ordering policy.
  */
-import { DRFSorter, type MilliQuantities as Quantities, type SortCursor, SorterPool } from '../sorter';
+import { DRFSorter, type MilliQuantities as Quantities, type SharedCopy, type SortCursor, SorterPool } from '../sorter';
 
 export interface ClientSorter {
   add(client: string): void;
@@ -10,8 +10,9 @@ export interface ClientSorter {
   deactivate(client: string): void;
   contains(client: string): boolean;
   setWeight(path: string, weight: number): void;
-  allocated(client: string, agent: string, quantities: Quantities): void;
-  unallocated(client: string, agent: string, quantities: Quantities): void;
+  /** `shared`: the shared resources in the change, each counted once per client and agent. */
+  allocated(client: string, agent: string, quantities: Quantities, shared?: readonly SharedCopy[]): void;
+  unallocated(client: string, agent: string, quantities: Quantities, shared?: readonly SharedCopy[]): void;
   addTotal(agent: string, quantities: Quantities): void;
   removeTotal(agent: string): void;
   sort(): readonly string[];

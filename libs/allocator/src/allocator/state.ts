@@ -124,7 +124,7 @@ export class AllocatorState {
 
   /** The sorters' and the quota's part of an allocation change. */
   private account(agent: Agent, fwId: string, role: string, resources: Resources, sign: 1 | -1): void {
-    this.frameworks.track(fwId, role, agent.id, resources.scalarMilli(), sign);
+    this.frameworks.track(fwId, role, agent.id, resources.scalarMilli(), sign, agent.plain ? undefined : resources.sharedScalars());
     this.quotas.trackAllocated(role, agent.plain ? resources.scalarMilli() : resources.unreserved().nonRevocable().scalarMilli(), sign);
   }
 }

@@ -179,6 +179,14 @@ export class Resources {
     return this.filter((p) => !p.revocable);
   }
 
+  /** The shared scalar pieces with their copies, for the sorters' accounting (empty when none). */
+  sharedScalars(): ReadonlyArray<{ key: string; name: string; milli: number; copies: number }> {
+    const out: Array<{ key: string; name: string; milli: number; copies: number }> = [];
+    for (const [key, p] of this.pieces)
+      if (p.shared && p.type === 'scalar') out.push({ key, name: p.name, milli: p.milli, copies: p.copies });
+    return out;
+  }
+
   shared(): Resources {
     return this.filter((p) => p.shared);
   }

@@ -143,13 +143,13 @@ function runSorterSteps(scenario: ScenarioDocument, fail: Fail): void {
         break;
       case 'allocated': {
         const r = res(s.resources);
-        sorter.allocated(s.client, s.agent, r.scalarMilli());
+        sorter.allocated(s.client, s.agent, r.scalarMilli(), r.sharedScalars());
         hold(s.client, s.agent, held(s.client, s.agent).plus(r));
         break;
       }
       case 'unallocated': {
         const r = res(s.resources);
-        sorter.unallocated(s.client, s.agent, r.scalarMilli());
+        sorter.unallocated(s.client, s.agent, r.scalarMilli(), r.sharedScalars());
         hold(s.client, s.agent, held(s.client, s.agent).minus(r));
         break;
       }

@@ -15,6 +15,7 @@ import { ChunkedOrder } from './chunked-order';
 import { ChunkCursor, type SortCursor, TreeCursor } from './cursors';
 import { addInto, compare, type MilliQuantities, type Node, VIRTUAL } from './node';
 import { SorterPool } from './pool';
+import { type SharedCopy, SharedHoldings } from './shared-holdings';
 
 export class DRFSorter {
   private readonly root: Node = {
@@ -52,6 +53,8 @@ export class DRFSorter {
   private totalsVersion = -1;
   private totalsList: ReadonlyArray<readonly [string, number]> = [];
   private nestedClients = 0;
+  /** Copies of shared resources held, each counted once per client and agent. */
+  private readonly shared = new SharedHoldings();
 
   constructor(options: { excludedNames?: Iterable<string>; pool?: SorterPool } = {}) {
     this.excluded = new Set(options.excludedNames ?? []);
@@ -98,6 +101,7 @@ export class DRFSorter {
     this.ensureSorted();
     this.invalidateOrder();
     if (client.includes('/')) this.nestedClients--;
+    this.shared.remove(client);
     const allocation = this.allocationQuantities(client);
     for (let n: Node | null = leaf.parent; n && n !== this.root; n = n.parent) addInto(n.allocation, allocation, -1);
     this.clients.delete(client);
@@ -164,14 +168,15 @@ export class DRFSorter {
 
   // ------------------------------------------------------------ allocations
 
-  allocated(client: string, agent: string, quantities: MilliQuantities): void {
-    this.change(client, agent, quantities, 1);
+  /** `shared`: the change's shared resources, counted once per client and agent (shared-holdings.ts). */
+  allocated(client: string, agent: string, quantities: MilliQuantities, shared?: readonly SharedCopy[]): void {
+    this.change(client, agent, shared?.length ? this.sharedAdjusted(client, agent, quantities, shared, 1) : quantities, 1);
     for (let n: Node | null = this.clients.get(client) ?? null; n && n !== this.root; n = n.parent) n.count += 1;
     this.refreshPath(client, 1);
   }
 
-  unallocated(client: string, agent: string, quantities: MilliQuantities): void {
-    this.change(client, agent, quantities, -1);
+  unallocated(client: string, agent: string, quantities: MilliQuantities, shared?: readonly SharedCopy[]): void {
+    this.change(client, agent, shared?.length ? this.sharedAdjusted(client, agent, quantities, shared, -1) : quantities, -1);
     this.refreshPath(client);
   }
 
@@ -179,6 +184,10 @@ export class DRFSorter {
     this.change(client, agent, oldQuantities, -1);
     this.change(client, agent, newQuantities, 1);
     this.refreshPath(client);
+  }
+
+  private sharedAdjusted(client: string, agent: string, q: MilliQuantities, shared: readonly SharedCopy[], sign: 1 | -1) {
+    return this.clients.has(client) ? this.shared.adjust(client, agent, q, shared, sign) : q;
   }
 
   /** Allocation summed over agents (milli by name): of one client, or of all clients. */
