@@ -14,6 +14,7 @@ import * as dashboard from './commands/dashboard';
 import * as db from './commands/db';
 import * as example from './commands/example';
 import * as openapi from './commands/openapi';
+import * as operator from './commands/ops';
 import * as simulate from './commands/simulate';
 import * as start from './commands/start';
 import * as task from './commands/task';
@@ -23,7 +24,21 @@ interface CommandModule {
   register(program: Command): void;
 }
 
-const COMMANDS: CommandModule[] = [simulate, db, controlPlane, start, clusterHa, dashboard, agent, example, openapi, bench, access, task];
+const COMMANDS: CommandModule[] = [
+  simulate,
+  db,
+  controlPlane,
+  start,
+  clusterHa,
+  dashboard,
+  agent,
+  example,
+  openapi,
+  bench,
+  access,
+  task,
+  operator,
+];
 
 function buildProgram(): Command {
   const program = new Command('arbiter')
