@@ -44,7 +44,10 @@ function buildProgram(): Command {
   const program = new Command('arbiter')
     .description('Arbiter: a two-level cluster resource manager with a Hierarchical DRF allocator')
     .showHelpAfterError()
-    .exitOverride();
+    .exitOverride()
+    // Options after a subcommand's name are the subcommand's: `arbiter agent drain ID --master URL`
+    // is drain's --master, not that of `arbiter agent` (which runs an agent).
+    .enablePositionalOptions();
   for (const command of COMMANDS) command.register(program);
   return program;
 }

@@ -108,11 +108,15 @@ export async function show<T>(
   }
 }
 
-/** `{ cpus: 4, mem: 8192 }` -> `cpus:4 mem:8192` (scalars rounded to 3 decimals). */
+const FIRST = ['cpus', 'mem', 'disk', 'gpus', 'ports'];
+
+/** `{ mem: 8192, cpus: 4 }` -> `cpus:4 mem:8192` (cpus, mem, disk, gpus first; scalars rounded to 3 decimals). */
 export function amounts(map: Record<string, unknown> | null | undefined): string {
   if (!map) return '';
+  const rank = (k: string) => (FIRST.includes(k) ? FIRST.indexOf(k) : FIRST.length);
   return Object.entries(map)
     .filter(([, v]) => v !== 0)
+    .sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b))
     .map(([k, v]) => `${k}:${typeof v === 'number' ? Math.round(v * 1000) / 1000 : JSON.stringify(v)}`)
     .join(' ');
 }

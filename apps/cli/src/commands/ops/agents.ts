@@ -140,7 +140,8 @@ export function registerAgents(program: Command): void {
 
 /** `arbiter agent drain|deactivate|reactivate|gone ID`, beside `arbiter agent`'s own action (running an agent). */
 export function registerAgentOperations(agent: Command): void {
-  // Options after the subcommand's name are the subcommand's (`arbiter agent drain ID --master URL`).
+  // Options after the subcommand's name are the subcommand's (`arbiter agent drain ID --master URL`):
+  // the program and `agent` parse positionally (main.ts).
   agent.enablePositionalOptions();
   const operate = (
     name: string,
