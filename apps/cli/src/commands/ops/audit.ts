@@ -39,6 +39,17 @@ function brief(value: unknown, max = 60): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/** What an entry changed: the fields whose value differs between before and after (all of after when there was no before). */
+export function change(e: Pick<Entry, 'before' | 'after'>): string {
+  const before = e.before as Record<string, unknown> | null;
+  const after = e.after as Record<string, unknown> | null;
+  if (!before || !after || typeof before !== 'object' || typeof after !== 'object') return brief(after ?? before, 80);
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
+    (k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]),
+  );
+  return brief(Object.fromEntries(keys.map((k) => [k, after[k] ?? null])), 80);
+}
+
 export function auditTable(items: readonly Entry[]): string {
   return renderTable<Entry>(
     [
@@ -46,7 +57,7 @@ export function auditTable(items: readonly Entry[]): string {
       { header: 'actor', value: (e) => e.actor },
       { header: 'action', value: (e) => e.action },
       { header: 'target', value: (e) => `${e.targetType}${e.targetId ? ` ${e.targetId}` : ''}` },
-      { header: 'after', value: (e) => brief(e.after) },
+      { header: 'change', value: change },
     ],
     items,
   );
