@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import type { ConnectionFlags } from './config';
 import { connect, type Client } from './client';
-import { describe, UsageError } from './errors';
+import { ApiError, describe, UnreachableError, UsageError } from './errors';
 
 export interface OutputFlags extends ConnectionFlags {
   json?: boolean;
@@ -74,10 +74,14 @@ async function pause(ms: number, ctrlC: { stop: boolean }): Promise<void> {
   }
 }
 
+/** An error a watch waits out: no control plane answering, or one without a leader or database for now. */
+const passing = (err: unknown) => err instanceof UnreachableError || (err instanceof ApiError && err.status >= 500);
+
 /**
  * Fetches and prints once, or with --watch again every interval until Ctrl-C, or until `done`
  * says the view has reached its end (a task that ended). On a terminal each render replaces the
- * last; into a pipe, renders follow one another (a blank line between; one JSON line each).
+ * last; into a pipe, renders follow one another (a blank line between; one JSON line each). While
+ * no control plane answers (a restart, a failover) it says so on stderr and keeps asking.
  */
 export async function show<T>(
   flags: OutputFlags,
@@ -95,7 +99,16 @@ export async function show<T>(
   process.once('SIGINT', onSigint);
   try {
     for (let first = true; !ctrlC.stop; first = false) {
-      const data = await fetch();
+      let data: T;
+      try {
+        data = await fetch();
+      } catch (err) {
+        // A watch outlives a control plane that restarts or fails over: say so, and ask again.
+        if (!passing(err)) throw err;
+        console.error(`${describe(err as Error).line} (asking again in ${interval} s)`);
+        await pause(interval * 1000, ctrlC);
+        continue;
+      }
       if (process.stdout.isTTY && !flags.json) process.stdout.write('\x1b[H\x1b[2J');
       else if (!first && !flags.json) console.log('');
       if (!flags.json) console.log(`${new Date().toISOString().slice(11, 19)}  every ${interval} s (Ctrl-C ends)`);

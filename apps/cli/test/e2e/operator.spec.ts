@@ -314,6 +314,34 @@ describe('arbiter: the operator CLI on a live cluster', () => {
     }
   });
 
+  it('--watch waits out a control plane without a leader (503), saying so, then shows the view; --json gives one line per view', async () => {
+    let answered = 0;
+    // No leader for the first two asks, then a standby naming the leader.
+    const flaky = http.createServer((req, res) => {
+      answered++;
+      if (answered <= 2)
+        res
+          .writeHead(503, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ statusCode: 503, code: 'NO_LEADER', message: 'no leader is known yet' }));
+      else res.writeHead(307, { location: `${cp.url}${req.url}` }).end();
+    });
+    await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(flaky.address() as AddressInfo).port}`;
+      const watch = new Running(['agents', 'list', '--watch', '0.2', '--json', '--master', url], admin());
+      await until(() => watch.stdout.split('\n').filter(Boolean).length >= 2, 'two views');
+      expect(await watch.stop()).toBe(0);
+      expect(watch.stderr.trim().split('\n')).toEqual([
+        'arbiter: unavailable (NO_LEADER): no leader is known yet (asking again in 0.2 s)',
+        'arbiter: unavailable (NO_LEADER): no leader is known yet (asking again in 0.2 s)',
+      ]);
+      for (const line of watch.stdout.trim().split('\n'))
+        expect((JSON.parse(line) as Page<Agent>).items.map((a) => a.hostname)).toContain('op-node-1');
+    } finally {
+      flaky.close();
+    }
+  });
+
   it('usage errors exit 2; `completion bash` completes commands, subcommands and options', async () => {
     const unknown = await op('agents', 'lst');
     expect(unknown.code).toBe(2);
