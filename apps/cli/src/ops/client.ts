@@ -16,6 +16,12 @@ import { ApiError, UnreachableError, UsageError } from './errors';
 export interface Client {
   /** The master list as given. */
   readonly masters: readonly string[];
+  /** The token the calls carry (the /events socket of --follow authenticates with it too). */
+  readonly token: string;
+  /** Certificates trusted for https:// (the system's and --ca's), when --ca is given. */
+  readonly ca?: string[];
+  /** The URL that answered last (the first of the list before any call). */
+  base(): string;
   call<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
 }
 
@@ -31,16 +37,19 @@ interface Answer {
 
 type Fetch = (url: URL, init: RequestInit) => Promise<Answer>;
 
-async function fetcher(ca: string | undefined): Promise<Fetch> {
-  if (!ca) return (url, init) => fetch(url, init);
-  let pem: string;
+function trusted(ca: string | undefined): string[] | undefined {
+  if (!ca) return undefined;
   try {
-    pem = fs.readFileSync(ca, 'utf8');
+    return [...tls.rootCertificates, fs.readFileSync(ca, 'utf8')];
   } catch (err) {
     throw new UsageError(`--ca: ${(err as Error).message}`);
   }
+}
+
+async function fetcher(ca: string[] | undefined): Promise<Fetch> {
+  if (!ca) return (url, init) => fetch(url, init);
   const undici = await import('undici');
-  const dispatcher = new undici.Agent({ connect: { ca: [...tls.rootCertificates, pem] } });
+  const dispatcher = new undici.Agent({ connect: { ca } });
   return (url, init) => undici.fetch(url, { ...(init as object), dispatcher }) as unknown as Promise<Answer>;
 }
 
@@ -65,7 +74,8 @@ export async function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = p
     throw new UsageError(`${where}: ${(err as Error).message}`);
   }
   const token = flags.resolvedToken ?? (await resolveToken(resolved.tokenFlags)).token;
-  const doFetch = await fetcher(resolved.ca);
+  const ca = trusted(resolved.ca);
+  const doFetch = await fetcher(ca);
   const timeoutS = Number(env.ARBITER_CONNECT_TIMEOUT || DEFAULT_TIMEOUT_S);
   // The URL that answered last is tried first next time (a --watch loop keeps to it).
   let preferred = 0;
@@ -115,5 +125,5 @@ export async function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = p
     throw new UnreachableError(`unreachable: no control plane answered: ${failures.join(', ')}`);
   }
 
-  return { masters: masters.urls, call };
+  return { masters: masters.urls, token, ...(ca ? { ca } : {}), base: () => masters.urls[preferred], call };
 }

@@ -31,7 +31,14 @@ export function json<T = Record<string, unknown>>(r: Cli): T {
   }
 }
 
-/** A command left running (`--watch`), its output kept as it comes. */
+/** Every command left running: a failed test leaves none behind (stopAll in afterAll). */
+const running = new Set<Running>();
+
+export async function stopAll(): Promise<void> {
+  for (const r of running) await r.stop();
+}
+
+/** A command left running (`--watch`, `--follow`), its output kept as it comes. */
 export class Running {
   readonly child: ChildProcess;
   stdout = '';
@@ -42,6 +49,8 @@ export class Running {
     this.child.stdout?.on('data', (c: Buffer) => (this.stdout += c.toString()));
     this.child.stderr?.on('data', (c: Buffer) => (this.stderr += c.toString()));
     this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
+    running.add(this);
+    void this.exited.then(() => running.delete(this));
   }
   stop(): Promise<number | null> {
     if (this.child.exitCode === null) this.child.kill('SIGINT');

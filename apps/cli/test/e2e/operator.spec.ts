@@ -17,7 +17,7 @@ import { ADMIN_TOKEN } from '../../../control-plane/test/support/app';
 import { freshDatabase } from '../../../control-plane/test/support/postgres';
 import { AgentProcess, type ControlPlaneProcess, spawnControlPlane } from '../../../control-plane/test/support/process';
 import { untilAgents } from './npx-arbiter';
-import { arbiter, type Cli, json, Running } from './operator-support';
+import { arbiter, type Cli, json, Running, stopAll } from './operator-support';
 
 interface Page<T> {
   items: T[];
@@ -43,7 +43,6 @@ describe('arbiter: the operator CLI on a live cluster', () => {
   let cp: ControlPlaneProcess;
   let dir: string;
   const agents: AgentProcess[] = [];
-  let batch: Running | undefined;
   /** As the operator works: the master and the admin token in the environment. */
   const admin = () => ({ ARBITER_MASTER: cp.url, ARBITER_TOKEN: ADMIN_TOKEN });
   const op = (...args: string[]) => arbiter(args, admin());
@@ -69,7 +68,7 @@ describe('arbiter: the operator CLI on a live cluster', () => {
   });
 
   afterAll(async () => {
-    await batch?.stop();
+    await stopAll();
     for (const agent of agents) await agent.killWithTasks();
     await cp.stop();
     await db.drop();
@@ -96,7 +95,8 @@ describe('arbiter: the operator CLI on a live cluster', () => {
   });
 
   it('follows a task from launch to its kill: tasks list, tasks show --watch, task kill --wait', async () => {
-    batch = new Running(['example', 'batch', '--master', cp.url, '--token', ADMIN_TOKEN, 'sleep 300', 'sleep 301'], {});
+    // The framework: stopped with the rest in afterAll.
+    new Running(['example', 'batch', '--master', cp.url, '--token', ADMIN_TOKEN, 'sleep 300', 'sleep 301'], {});
     await until(async () => (await tasksNow('running')).length === 2, 30_000, 'two tasks running');
     const listed = ok(await op('tasks', 'list', '--state', 'TASK_RUNNING'));
     expect(listed.stdout).toMatch(/^ID +NAME +STATE +FRAMEWORK +AGENT +ROLE +RESOURCES +UPDATED$/m);
@@ -123,13 +123,26 @@ describe('arbiter: the operator CLI on a live cluster', () => {
     const task = (await tasksNow('running'))[0];
     const agent = (await agentsNow()).find((a) => a.id === task.agentId);
     if (!agent) throw new Error("no task's agent");
+    // Two terminals follow the cluster's events: the task, and the agents (one JSON line per view).
+    const taskView = new Running(['tasks', 'show', task.id, '--follow'], admin());
+    const agentsView = new Running(['agents', 'list', '--follow', '--json'], admin());
+    const views = () =>
+      agentsView.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as Page<Agent>).items);
+    await until(() => /^State: +RUNNING$/m.test(taskView.stdout) && views().length === 1, 'both views shown');
     const drained = ok(await op('agent', 'drain', agent.id, '--grace', '0'));
     expect(drained.stdout.trim()).toBe(`agent ${agent.id} (${agent.hostname}) is DRAINING: 1 task(s) left`);
+    // The task's view ends by itself once the drain has killed it.
+    expect(await taskView.exited).toBe(0);
+    expect(/^State: +(\w+)$/m.exec(taskView.stdout.slice(taskView.stdout.lastIndexOf('following the cluster')))?.[1]).toBe('KILLED');
+    // The agents' view is printed again on the events, well before its 30 s refresh.
     await until(
-      async () => json<Task>(ok(await op('tasks', 'show', task.id, '--json'))).state === 'KILLED',
-      'the task killed by the drain',
+      () => views().some((items) => items.find((a) => a.id === agent.id)?.drainState === 'DRAINED'),
+      10_000,
+      'the agent DRAINED, followed',
     );
-    await until(async () => (await agentsNow()).find((a) => a.id === agent.id)?.drainState === 'DRAINED', 'the agent DRAINED');
     const listed = ok(await op('agents', 'list', '--drain-state', 'drained'));
     expect(listed.stdout.trimEnd().split('\n').slice(1)).toEqual([
       expect.stringMatching(new RegExp(`^${agent.id} +${agent.hostname} +DRAINED +0 `)),
@@ -144,6 +157,14 @@ describe('arbiter: the operator CLI on a live cluster', () => {
 
     expect(ok(await op('agent', 'reactivate', agent.id)).stdout.trim()).toBe(`agent ${agent.id} (${agent.hostname}) is active again`);
     expect(ok(await op('agent', 'deactivate', agent.id)).stdout).toContain('is deactivated: no offers for it');
+    // An operator's change with no task involved reaches the followers too (the control plane's agent.updated).
+    const shown = (items: Agent[]) => items.find((a) => a.id === agent.id);
+    await until(
+      () => views().some((items) => shown(items)?.activated === false && shown(items)?.drainState === null),
+      10_000,
+      'the deactivation, followed',
+    );
+    expect(await agentsView.stop()).toBe(0);
     const after = json<Agent>(ok(await op('agents', 'show', agent.id, '--json')));
     expect([after.activated, after.drainState]).toEqual([false, null]);
     ok(await op('agent', 'reactivate', agent.id));

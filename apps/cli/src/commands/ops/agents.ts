@@ -11,19 +11,8 @@
  */
 import type { Schema } from '@arbiter/contracts';
 import type { Command } from 'commander';
-import {
-  action,
-  ago,
-  amounts,
-  connect,
-  connectionOptions,
-  enc,
-  intFlag,
-  type OutputFlags,
-  query,
-  show,
-  watchOptions,
-} from '../../ops/output';
+import { action, ago, amounts, connect, connectionOptions, enc, intFlag, type OutputFlags, query, watchOptions } from '../../ops/output';
+import { AGENT_EVENTS, type FollowFlags, followOption, view } from '../../ops/follow';
 import { renderFields, renderTable } from '../../ops/table';
 
 type Agent = Schema<'AgentViewDto'>;
@@ -87,7 +76,7 @@ export function agentFields(a: Agent): string {
   ]);
 }
 
-interface ListFlags extends OutputFlags {
+interface ListFlags extends FollowFlags {
   status?: string;
   hostname?: string;
   drainState?: string;
@@ -105,8 +94,7 @@ const agentPath = (id: string) => `/api/v1/agents/${enc(id)}`;
 export function registerAgents(program: Command): void {
   const agents = program.command('agents').description('agents of the cluster: list them, or show one');
   watchOptions(
-    agents
-      .command('list')
+    followOption(agents.command('list'))
       .description('the agents, with their state, tasks and use of cpus and memory')
       .option('--status <status>', 'REACHABLE, UNREACHABLE or GONE')
       .option('--hostname <text>', 'hostnames containing this text')
@@ -122,7 +110,9 @@ export function registerAgents(program: Command): void {
         limit: intFlag(flags.limit, '--limit', 1, 500) ?? 100,
         sort: 'hostname',
       });
-      await show(
+      await view(
+        client,
+        AGENT_EVENTS,
         flags,
         () => client.call<AgentPage>('GET', `/api/v1/agents${q}`),
         (page) =>
@@ -130,10 +120,10 @@ export function registerAgents(program: Command): void {
       );
     }),
   );
-  watchOptions(agents.command('show').description('one agent in full').argument('<agent-id>')).action(
-    action(async (id: string, flags: OutputFlags) => {
+  watchOptions(followOption(agents.command('show')).description('one agent in full').argument('<agent-id>')).action(
+    action(async (id: string, flags: FollowFlags) => {
       const client = await connect(flags);
-      await show(flags, () => client.call<Agent>('GET', agentPath(id)), agentFields);
+      await view(client, AGENT_EVENTS, flags, () => client.call<Agent>('GET', agentPath(id)), agentFields);
     }),
   );
 }

@@ -7,7 +7,8 @@
  */
 import { isTerminalTaskState, type Schema } from '@arbiter/contracts';
 import type { Command } from 'commander';
-import { action, ago, connect, connectionOptions, enc, intFlag, type OutputFlags, query, show, watchOptions } from '../../ops/output';
+import { action, ago, connect, connectionOptions, enc, intFlag, type OutputFlags, query, watchOptions } from '../../ops/output';
+import { type FollowFlags, followOption, TASK_EVENTS, view } from '../../ops/follow';
 import { renderFields, renderTable } from '../../ops/table';
 
 type Task = Schema<'TaskDto'>;
@@ -58,7 +59,7 @@ export function taskFields(t: Task): string {
   return `${head}\n\n${history}`;
 }
 
-interface ListFlags extends OutputFlags {
+interface ListFlags extends FollowFlags {
   state?: string;
   framework?: string;
   agent?: string;
@@ -79,8 +80,7 @@ const stateName = (s: string) => s.toUpperCase().replace(/^TASK_/, '');
 export function registerTasks(program: Command): void {
   const tasks = program.command('tasks').description('tasks of the cluster: list them, or show one with its state history');
   watchOptions(
-    tasks
-      .command('list')
+    followOption(tasks.command('list'))
       .description('the tasks, newest first')
       .option('--state <state>', 'RUNNING, FINISHED, KILLED... (TASK_ prefix optional)')
       .option('--framework <id>', "a framework's tasks")
@@ -95,7 +95,9 @@ export function registerTasks(program: Command): void {
         agentId: flags.agent,
         limit: intFlag(flags.limit, '--limit', 1, 500) ?? 100,
       });
-      await show(
+      await view(
+        client,
+        TASK_EVENTS,
         flags,
         () => client.call<TaskPage>('GET', `/api/v1/tasks${q}`),
         (page) =>
@@ -104,11 +106,13 @@ export function registerTasks(program: Command): void {
     }),
   );
   watchOptions(
-    tasks.command('show').description('one task and its state history (--watch: until it has ended)').argument('<task-id>'),
+    followOption(tasks.command('show'))
+      .description('one task and its state history (--watch, --follow: until it has ended)')
+      .argument('<task-id>'),
   ).action(
-    action(async (id: string, flags: OutputFlags) => {
+    action(async (id: string, flags: FollowFlags) => {
       const client = await connect(flags);
-      await show(flags, () => client.call<Task>('GET', taskPath(id)), taskFields, ended);
+      await view(client, TASK_EVENTS, flags, () => client.call<Task>('GET', taskPath(id)), taskFields, ended);
     }),
   );
 }
