@@ -14,6 +14,7 @@ import * as dashboard from './commands/dashboard';
 import * as db from './commands/db';
 import * as example from './commands/example';
 import * as openapi from './commands/openapi';
+import * as operator from './commands/ops';
 import * as simulate from './commands/simulate';
 import * as start from './commands/start';
 import * as task from './commands/task';
@@ -23,13 +24,30 @@ interface CommandModule {
   register(program: Command): void;
 }
 
-const COMMANDS: CommandModule[] = [simulate, db, controlPlane, start, clusterHa, dashboard, agent, example, openapi, bench, access, task];
+const COMMANDS: CommandModule[] = [
+  simulate,
+  db,
+  controlPlane,
+  start,
+  clusterHa,
+  dashboard,
+  agent,
+  example,
+  openapi,
+  bench,
+  access,
+  task,
+  operator,
+];
 
 function buildProgram(): Command {
   const program = new Command('arbiter')
     .description('Arbiter: a two-level cluster resource manager with a Hierarchical DRF allocator')
     .showHelpAfterError()
-    .exitOverride();
+    .exitOverride()
+    // Options after a subcommand's name are the subcommand's: `arbiter agent drain ID --master URL`
+    // is drain's --master, not that of `arbiter agent` (which runs an agent).
+    .enablePositionalOptions();
   for (const command of COMMANDS) command.register(program);
   return program;
 }

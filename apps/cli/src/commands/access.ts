@@ -5,18 +5,20 @@
  *   arbiter principal list | disable NAME
  *   arbiter token create --principal NAME [--ttl 30d] [--name TEXT]    prints the new token
  *   arbiter token list --principal NAME | revoke ID
- * --master (ARBITER_MASTER) says where; the token comes from --token-file, ARBITER_TOKEN, the user's
- * configuration or a prompt (`credentials.ts`), never necessarily from the command line.
+ * --master (ARBITER_MASTER, or the configuration file) says where; the token comes from --token-file,
+ * ARBITER_TOKEN, the user's configuration or a prompt (`credentials.ts`, `ops/config.ts`), never
+ * necessarily from the command line.
  */
-import * as fs from 'node:fs';
-import * as tls from 'node:tls';
-import { MasterUrls } from '@arbiter/contracts';
 import type { Command } from 'commander';
-import { resolveToken, type TokenFlags } from '../credentials';
+import type { TokenFlags } from '../credentials';
+import { type Client, connect } from '../ops/client';
+import { UsageError } from '../ops/errors';
+import { action, connectionOptions } from '../ops/output';
 
 export interface Connection extends TokenFlags {
   master?: string;
   ca?: string;
+  profile?: string;
   /** The token, found once already (a command that calls many times asks, or warns, once). */
   resolvedToken?: string;
 }
@@ -26,78 +28,27 @@ const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_
 /** "30d", "12h", "90m", "3600s" or "3600" -> seconds. */
 export function parseTtl(text: string): number {
   const m = /^(\d+)([smhdw]?)$/.exec(text.trim());
-  if (!m) throw new Error(`--ttl must read like 30d, 12h, 90m or 3600s (got '${text}')`);
+  if (!m) throw new UsageError(`--ttl must read like 30d, 12h, 90m or 3600s (got '${text}')`);
   return Number(m[1]) * UNITS[m[2] || 's'];
 }
 
-class UsageError extends Error {}
+/** One client per command run: the master list and token are resolved once. */
+const clients = new WeakMap<Connection, Promise<Client>>();
 
+/** Calls the REST API (`ops/client.ts`: the master list with failover, the API's errors as ApiError). */
 export async function call(conn: Connection, method: string, path: string, body?: unknown): Promise<unknown> {
-  const master = conn.master ?? process.env.ARBITER_MASTER;
-  if (!master) throw new UsageError('--master is required (or set ARBITER_MASTER), e.g. --master http://127.0.0.1:8080');
-  const token = conn.resolvedToken ?? (await resolveToken(conn)).token;
-  const caFile = conn.ca ?? (process.env.ARBITER_CA_FILE || undefined);
-  let masters: MasterUrls;
-  try {
-    masters = new MasterUrls(master);
-  } catch (err) {
-    throw new UsageError(`--master: ${(err as Error).message}`);
+  let client = clients.get(conn);
+  if (!client) {
+    client = connect(conn);
+    clients.set(conn, client);
   }
-  const init = {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  };
-  // A private CA: undici's fetch with an agent that trusts it.
-  const dispatcher = caFile
-    ? new (await import('undici')).Agent({ connect: { ca: [...tls.rootCertificates, fs.readFileSync(caFile, 'utf8')] } })
-    : undefined;
-  // Every replica serves the API: the first that answers will do.
-  let res: { ok: boolean; status: number; text(): Promise<string> } | undefined;
-  const failures: string[] = [];
-  for (const base of masters.urls) {
-    try {
-      res = dispatcher
-        ? await (await import('undici')).fetch(new URL(path, base), { ...init, dispatcher })
-        : await fetch(new URL(path, base), init);
-      break;
-    } catch (err) {
-      const cause = (err as Error & { cause?: Error }).cause;
-      failures.push(`${base}: ${(err as Error).message}${cause ? ` (${cause.message})` : ''}`);
-    }
-  }
-  if (!res) throw new UsageError(`cannot reach the control plane at ${failures.join('; ')}`);
-  const text = await res.text();
-  const parsed: unknown = text ? JSON.parse(text) : null;
-  if (!res.ok) {
-    const e = parsed as { code?: string; message?: string } | null;
-    throw new UsageError(`${res.status} ${e?.code ?? ''}: ${e?.message ?? text}`);
-  }
-  return parsed;
+  return (await client).call(method, path, body);
 }
 
-/** Runs an action; a refused call or a usage problem prints one line and exits 1. */
-export function run<A extends unknown[]>(action: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
-  return async (...args: A) => {
-    try {
-      await action(...args);
-    } catch (err) {
-      if (!(err instanceof UsageError || err instanceof Error)) throw err;
-      console.error(err.message);
-      process.exitCode = 1;
-    }
-  };
-}
+/** Runs an action; an error prints one line (`arbiter: ...`) and sets the exit code (`ops/errors.ts`). */
+export const run = action;
 
-export const connection = (cmd: Command) =>
-  cmd
-    .option('--master <urls>', "control plane URL, or its replicas' URLs comma-separated (ARBITER_MASTER)")
-    .option(
-      '--token-file <file>',
-      'a file holding an admin token (ARBITER_TOKEN_FILE; or ARBITER_TOKEN, ~/.config/arbiter/token, a prompt)',
-    )
-    .option('--token <token>', 'the token itself (visible to other users in the process list: prefer --token-file)')
-    .option('--ca <file>', 'PEM certificate(s) to trust for an https:// master (ARBITER_CA_FILE)');
+export const connection = connectionOptions;
 
 export function register(program: Command): void {
   const principal = program.command('principal').description('principals: who may use the cluster, and as what kind');

@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import type { Command } from 'commander';
+import { describe as describeError } from '../ops/errors';
 import { call, type Connection } from './access';
 import { runScenario, ScenarioValidationError, type ScenarioResult } from '@arbiter/allocator';
 
@@ -160,8 +161,10 @@ export function register(program: Command): void {
         try {
           await fromCluster(opts);
         } catch (err) {
-          console.error((err as Error).message);
-          process.exitCode = 1;
+          // As the operator commands: one line with the API's code, and their exit codes (docs/cli.md).
+          const { line, exitCode } = describeError(err as Error);
+          console.error(line);
+          process.exitCode = exitCode;
         }
         return;
       }

@@ -9,7 +9,6 @@
  */
 import { FILES_READ_MAX, isTerminalTaskState, type TaskState } from '@arbiter/contracts';
 import type { Command } from 'commander';
-import { resolveToken } from '../credentials';
 import { call, type Connection, connection, run } from './access';
 
 interface LogsFlags extends Connection {
@@ -48,7 +47,8 @@ async function readOn(opts: Connection, id: string, path: string, offset: number
 }
 
 async function logs(id: string, flags: LogsFlags): Promise<void> {
-  const opts = { ...flags, resolvedToken: (await resolveToken(flags)).token };
+  // One client for every read (`call` keeps it per flags object): the token is found, or asked for, once.
+  const opts = flags;
   const interval = opts.interval === undefined ? 1000 : Number(opts.interval);
   if (!(interval >= 100 && interval <= 60_000)) throw new Error(`--interval: '${opts.interval}' must be milliseconds from 100 to 60000`);
   const tail = opts.tail === undefined ? undefined : Number(opts.tail);

@@ -133,5 +133,7 @@ export class AgentDrain {
       await this.maintenance.applyToAgent(agent.id);
     } else if (usable && !this.maintenance.isDown(this.state.agents.get(agent.id) ?? agent)) allocator.activateAgent(agentId);
     else allocator.deactivateAgent(agentId, { maintenance: this.maintenance.isDown(this.state.agents.get(agent.id) ?? agent) });
+    // Operators watching (the dashboard, `arbiter agents list --follow`) see the change.
+    this.stream.emit('agent.updated', { agentId });
   }
 }

@@ -134,7 +134,8 @@ describe('sandbox logs end to end: a real agent, the API and the CLI', () => {
       expect(JSON.stringify(r.body)).not.toContain('root:');
     }
     const refused = await cli(['logs', '00000000-0000-0000-0000-000000000000']);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('404 TASK_NOT_FOUND');
+    // Not found: exit code 3 and the API's code in one sentence (docs/cli.md).
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/^arbiter: not found \(TASK_NOT_FOUND\): /);
   }, 90_000);
 });

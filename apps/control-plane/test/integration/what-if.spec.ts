@@ -210,8 +210,9 @@ it('answers the CLI: arbiter simulate --from-cluster prints the shares and write
     const replayed = await cli('simulate', scenario);
     expect([replayed.status, replayed.stdout]).toEqual([0, expect.stringContaining('1 passed, 0 failed')]);
     const refused = await cli('simulate', '--from-cluster', t.cp.url, '--token', 'not-a-token-0123456789', '--change', change);
-    expect(refused.status).toBe(1);
-    expect(refused.stderr).toContain('401');
+    // Not authenticated: exit code 4 and the API's code (docs/cli.md).
+    expect(refused.status).toBe(4);
+    expect(refused.stderr).toMatch(/^arbiter: not authenticated \(AUTH_TOKEN_INVALID\): /m);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
