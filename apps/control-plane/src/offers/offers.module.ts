@@ -11,6 +11,7 @@ import { MasterModule } from '../master/master.module';
 import { ReservationsModule } from '../reservations/reservations.module';
 import { TasksModule } from '../tasks/tasks.module';
 import { AnswerPlans } from './answer-plans';
+import { LaunchHooks } from './launch-hooks';
 import { OfferAnswers } from './offer-answers.handler';
 import { OfferRescinds } from './offer-rescinds.handler';
 import { ReservationAccepts } from './reservation-accepts.handler';
@@ -19,7 +20,16 @@ import { ReservationAccepts } from './reservation-accepts.handler';
 @Module({
   imports: [MasterModule, ExecutorsModule, TasksModule, AllocationModule, ReservationsModule],
   controllers: [OffersController],
-  providers: [OffersService, OfferListRepository, OffersRepository, OfferRescinds, OfferAnswers, AnswerPlans, ReservationAccepts],
+  providers: [
+    OffersService,
+    OfferListRepository,
+    OffersRepository,
+    OfferRescinds,
+    OfferAnswers,
+    AnswerPlans,
+    LaunchHooks,
+    ReservationAccepts,
+  ],
   exports: [OffersRepository, OfferRescinds, OfferAnswers],
 })
 export class OffersModule {}
