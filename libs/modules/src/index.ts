@@ -19,4 +19,4 @@ export type {
   SortCursor,
   SorterFactory,
 } from '@arbiter/allocator';
-export { ArrayCursor, DRFSorter, SorterPool } from '@arbiter/allocator';
+export { ArrayCursor, DRFSorter, PriorityDRFSorter, priorityThenFair, SorterPool } from '@arbiter/allocator';

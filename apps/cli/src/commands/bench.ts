@@ -13,6 +13,7 @@ import { checkShape, percentile, runFragmentation, SHAPES, type ShapeOptions } f
 import { runApiBench } from './bench-api';
 import { runDashboardBench } from './bench-dashboard';
 import { runE2eBench } from './bench-e2e';
+import { policiesFrom } from './simulate';
 import { FAILOVER_FAULTS, type FailoverFault, runFailoverBench } from './bench-failover';
 
 interface BenchFlags {
@@ -23,6 +24,7 @@ interface BenchFlags {
   cycles?: string;
   check?: boolean;
   reference?: boolean;
+  modules?: string;
 }
 
 /** A flag's positive number: whole unless `seconds` (then any positive number of seconds). */
@@ -46,6 +48,7 @@ export function register(program: Command): void {
     .option('--cycles <n>', 'allocation cycles to time')
     .option('--check', 'allocator: run the reference path and the fast path side by side and fail if their offers differ')
     .option('--reference', "allocator: time the allocator's reference path instead of its fast path")
+    .option('--modules <file>', 'allocator: run with the allocator policies (sorter, placement) of a modules file (docs/modules.md)')
     .option('--seconds <n>', 'e2e: seconds to measure (default 20); api: seconds per route (default 5)')
     .option('--warmup <n>', 'e2e: seconds before measuring (default 5)')
     .option('--task-ms <n>', 'e2e: how long each simulated task runs (default 200)')
@@ -216,14 +219,23 @@ export function register(program: Command): void {
           }
           return;
         }
+        let policies: Awaited<ReturnType<typeof policiesFrom>>;
+        try {
+          policies = await policiesFrom(flags.modules);
+        } catch (err) {
+          console.error((err as Error).message);
+          process.exitCode = 2;
+          return;
+        }
+        const { names: modules, ...allocatorPolicies } = policies;
         console.log(
-          `node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB`,
+          `node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB${modules.length ? `, modules: ${modules.join('; ')}` : ''}`,
         );
         console.log('shape                 agents  frameworks  roles  cycles  median ms  p95 ms  set-up ms  offers/cycle');
         const lines: string[] = [];
         for (const shape of shapes) {
           for (const size of sizesOf(shape)) {
-            const r = shape.run(size, { referencePath: !!flags.reference });
+            const r = shape.run(size, { referencePath: !!flags.reference, ...allocatorPolicies });
             const medianMs = +percentile(r.cycleMs, 50).toFixed(2);
             const p95Ms = +percentile(r.cycleMs, 95).toFixed(2);
             const medianOf = (ms: number[]) => (ms.length === 0 ? null : +percentile(ms, 50).toFixed(2));
@@ -245,6 +257,7 @@ export function register(program: Command): void {
                 offerMedianMs,
                 filteredMedianMs,
                 ...(flags.reference ? { path: 'reference' } : {}),
+                ...(modules.length ? { modules } : {}),
               }),
             );
           }
