@@ -155,6 +155,21 @@ describe('guarded policies', () => {
     expect(counters.all()).toEqual([{ module: 'mine', point: 'allocator:sorter', calls: 0, failures: 1, timeouts: 0 }]);
   });
 
+  it('passes the role of a framework sorter through to the module', () => {
+    const roles: Array<string | undefined> = [];
+    const factory = guardSorter(
+      'mine',
+      (excludedNames, pool, role) => {
+        roles.push(role);
+        return new DRFSorter({ excludedNames, pool });
+      },
+      new ModuleCounters(),
+    );
+    factory([], new SorterPool());
+    factory([], new SorterPool(), 'eng/ci');
+    expect(roles).toEqual([undefined, 'eng/ci']);
+  });
+
   it('a placement that throws gives the candidates as they came', () => {
     const counters = new ModuleCounters();
     const make = guardPlacement(

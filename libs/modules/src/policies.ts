@@ -150,10 +150,10 @@ export function guardSorter(module: string, factory: SorterFactory, counters: Mo
   const onFailure = (err: unknown, call: string) => {
     counters.failed(count, err, `${call}: the sorter orders its clients as they were added from now on`);
   };
-  return (excludedNames: readonly string[], pool: SorterPool) => {
+  return (excludedNames: readonly string[], pool: SorterPool, role?: string) => {
     let inner: ClientSorter;
     try {
-      inner = factory(excludedNames, pool);
+      inner = factory(excludedNames, pool, role);
     } catch (err) {
       onFailure(err, 'create');
       return new GuardedSorter(BROKEN, onFailure, true);

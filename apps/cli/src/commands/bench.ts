@@ -25,6 +25,7 @@ interface BenchFlags {
   check?: boolean;
   reference?: boolean;
   modules?: string;
+  agentModules?: string;
 }
 
 /** A flag's positive number: whole unless `seconds` (then any positive number of seconds). */
@@ -48,7 +49,11 @@ export function register(program: Command): void {
     .option('--cycles <n>', 'allocation cycles to time')
     .option('--check', 'allocator: run the reference path and the fast path side by side and fail if their offers differ')
     .option('--reference', "allocator: time the allocator's reference path instead of its fast path")
-    .option('--modules <file>', 'allocator: run with the allocator policies (sorter, placement) of a modules file (docs/modules.md)')
+    .option(
+      '--modules <file>',
+      "allocator: run with the allocator policies (sorter, placement) of a modules file; e2e: the control plane's modules file (docs/modules.md)",
+    )
+    .option('--agent-modules <file>', "e2e: a modules file whose agent hooks the simulated agents run before each task's STARTING")
     .option('--seconds <n>', 'e2e: seconds to measure (default 20); api: seconds per route (default 5)')
     .option('--warmup <n>', 'e2e: seconds before measuring (default 5)')
     .option('--task-ms <n>', 'e2e: how long each simulated task runs (default 200)')
@@ -145,6 +150,8 @@ export function register(program: Command): void {
               rate: positive(flags.rate, 'rate') ?? 0,
               allocationInterval: positive(flags.allocationInterval, 'allocation-interval', true) ?? 0.25,
               executor: flags.executor === true,
+              ...(flags.modules ? { modules: flags.modules } : {}),
+              ...(flags.agentModules ? { agentModules: flags.agentModules } : {}),
               flood:
                 flags.flood || flags.floodBodies || flags.floodSlow
                   ? { bodies: positive(flags.floodBodies, 'flood-bodies') ?? 64, slow: positive(flags.floodSlow, 'flood-slow') ?? 1000 }

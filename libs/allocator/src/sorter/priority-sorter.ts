@@ -4,14 +4,15 @@
  * role without a number of its own takes its nearest ancestor's (`eng/ci` takes `eng`'s), and
  * 0 when none has one. Framework sorters (inside a role) have no priorities: they are DRF's.
  *
- * It is a DRF sorter with the order regrouped, so every book (allocations, totals, weights,
- * shares) is DRF's own, and a cycle's decisions and their reasons are those of the built-in
- * sorter except for the order in which roles are visited.
+ * It is one DRF sorter per priority over the same pool, so every book (allocations, totals,
+ * weights, shares) is DRF's own, the order is read as lazily as DRF's, and a cycle's decisions
+ * and their reasons are those of the built-in sorter except for the order in which roles are
+ * visited. (Hierarchical shares are DRF's among the roles of one priority.)
  */
-import { ArrayCursor, type SortCursor } from './cursors';
+import type { SortCursor } from './cursors';
 import { DRFSorter } from './drf-sorter';
 import type { MilliQuantities } from './node';
-import type { SorterPool } from './pool';
+import { SorterPool } from './pool';
 
 /** Role path -> priority (higher first). */
 export type RolePriorities = Readonly<Record<string, number>>;
@@ -28,69 +29,95 @@ export function priorityOf(priorities: RolePriorities, role: string): number {
 }
 
 export class PriorityDRFSorter {
-  private readonly drf: DRFSorter;
-  private readonly priorityByClient = new Map<string, number>();
-  /** DRF's order this was regrouped from, and the result (DRF's `sort()` keeps its array until it changes). */
-  private from: readonly string[] | null = null;
-  private order: readonly string[] = [];
+  /** One DRF sorter per priority, highest first, all over one pool: DRF orders the roles of one priority among themselves. */
+  private levels: Array<{ priority: number; drf: DRFSorter }> = [];
+  private readonly levelOf = new Map<string, DRFSorter>();
+  private readonly weights = new Map<string, number>();
+  private readonly options: { excludedNames?: Iterable<string>; pool: SorterPool };
 
   constructor(
     private readonly priorities: RolePriorities,
     options: { excludedNames?: Iterable<string>; pool?: SorterPool } = {},
   ) {
-    this.drf = new DRFSorter(options);
+    this.options = {
+      ...(options.excludedNames ? { excludedNames: [...options.excludedNames] } : {}),
+      pool: options.pool ?? new SorterPool(),
+    };
+  }
+
+  private levelFor(priority: number): DRFSorter {
+    const found = this.levels.find((l) => l.priority === priority);
+    if (found) return found.drf;
+    const drf = new DRFSorter(this.options);
+    for (const [path, weight] of this.weights) drf.setWeight(path, weight);
+    this.levels = [...this.levels, { priority, drf }].sort((a, b) => b.priority - a.priority);
+    return drf;
+  }
+
+  private of(client: string): DRFSorter | undefined {
+    return this.levelOf.get(client);
   }
 
   add(client: string): void {
-    this.priorityByClient.set(client, priorityOf(this.priorities, client));
-    this.drf.add(client);
+    if (this.levelOf.has(client)) return;
+    const drf = this.levelFor(priorityOf(this.priorities, client));
+    this.levelOf.set(client, drf);
+    drf.add(client);
   }
   activate(client: string): void {
-    this.drf.activate(client);
+    this.of(client)?.activate(client);
   }
   deactivate(client: string): void {
-    this.drf.deactivate(client);
+    this.of(client)?.deactivate(client);
   }
   contains(client: string): boolean {
-    return this.drf.contains(client);
+    return this.levelOf.has(client);
   }
   setWeight(path: string, weight: number): void {
-    this.drf.setWeight(path, weight);
+    this.weights.set(path, weight);
+    for (const l of this.levels) l.drf.setWeight(path, weight);
   }
   allocated(client: string, agent: string, quantities: MilliQuantities): void {
-    this.drf.allocated(client, agent, quantities);
+    this.of(client)?.allocated(client, agent, quantities);
   }
   unallocated(client: string, agent: string, quantities: MilliQuantities): void {
-    this.drf.unallocated(client, agent, quantities);
+    this.of(client)?.unallocated(client, agent, quantities);
   }
   addTotal(agent: string, quantities: MilliQuantities): void {
-    this.drf.addTotal(agent, quantities);
+    this.options.pool.set(agent, quantities);
   }
   removeTotal(agent: string): void {
-    this.drf.removeTotal(agent);
+    this.options.pool.set(agent, undefined);
   }
   share(client: string): number {
-    return this.drf.share(client);
+    return this.of(client)?.share(client) ?? 0;
   }
 
-  /** Active clients: by priority, highest first; DRF's order within a priority (a stable regrouping). */
+  /** Active clients: by priority, highest first; DRF's order within a priority. */
   sort(): readonly string[] {
-    const drf = this.drf.sort();
-    if (drf === this.from) return this.order;
-    const groups = new Map<number, string[]>();
-    for (const client of drf) {
-      const p = this.priorityByClient.get(client) ?? 0;
-      const g = groups.get(p);
-      if (g) g.push(client);
-      else groups.set(p, [client]);
-    }
-    this.from = drf;
-    this.order = groups.size <= 1 ? drf : [...groups.keys()].sort((a, b) => b - a).flatMap((p) => groups.get(p) ?? []);
-    return this.order;
+    if (this.levels.length === 1) return this.levels[0].drf.sort();
+    return this.levels.flatMap((l) => l.drf.sort());
   }
 
+  /** The same order read lazily: each priority's DRF cursor in turn, made when the one before is read out. */
   cursor(): SortCursor {
-    return new ArrayCursor(this.sort());
+    if (this.levels.length === 1) return this.levels[0].drf.cursor();
+    const levels = this.levels;
+    let i = 0;
+    let current: SortCursor | undefined;
+    return {
+      next: () => {
+        for (;;) {
+          current ??= i < levels.length ? levels[i].drf.cursor() : undefined;
+          if (!current) return undefined;
+          const c = current.next();
+          if (c !== undefined) return c;
+          current = undefined;
+          i++;
+        }
+      },
+      rest: () => [...(current ? current.rest() : []), ...levels.slice(current ? i + 1 : i).flatMap((l) => [...l.drf.sort()])],
+    };
   }
 }
 
