@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { HierarchicalAllocator, parseResources } from '@arbiter/allocator';
 import { loadModules, ModuleLoadError } from './loader';
 import { parseModulesDocument, readModulesFile } from './modules-file';
 import { type ModuleHost, MODULE_API_VERSION } from './points';
@@ -94,6 +95,31 @@ describe('loadModules', () => {
     const file = modulesFile([{ use: './env.js' }]);
     expect((await load(file, 'agent')).modules).toHaveLength(1);
     expect((await loadModules(readModulesFile(file), { host: 'allocator', skipOtherHosts: true })).modules).toHaveLength(0);
+  });
+
+  it('gives the allocator a placement module loaded from a file', async () => {
+    fs.writeFileSync(
+      path.join(dir, 'reverse.js'),
+      moduleSource({
+        name: 'reverse',
+        points: ['allocator:placement'],
+        instance: '{ placement: () => ({ order: (agents) => [...agents].reverse() }) }',
+      }),
+    );
+    const loaded = await load(modulesFile([{ use: './reverse.js' }]), 'allocator');
+    // Two roles, one agent each: the role DRF orders first (a) gets the agent visited first.
+    const offers = (options: ConstructorParameters<typeof HierarchicalAllocator>[0]) => {
+      const allocator = new HierarchicalAllocator({ ...options, config: { shuffleAgents: false } });
+      allocator.addFramework('fa', ['a']);
+      allocator.addFramework('fb', ['b']);
+      for (const id of ['agent1', 'agent2']) allocator.addAgent(id, parseResources('cpus:1;mem:512'));
+      return allocator
+        .allocate()
+        .offers.map((o) => `${o.agentId}:${o.frameworkId}`)
+        .sort();
+    };
+    expect(offers({})).toEqual(['agent1:fa', 'agent2:fb']);
+    expect(offers({ placementFactory: loaded.placement?.factory })).toEqual(['agent1:fb', 'agent2:fa']);
   });
 
   it('refuses a module that cannot be found, in one sentence naming it and the file', async () => {

@@ -3,8 +3,8 @@
  * written to a temporary directory here, as an operator's installed ones): a task-launch hook
  * decorates tasks and refuses one (the SDK's accept fails TASK_REFUSED_BY_MODULE, a Mesos
  * framework gets TASK_ERROR with the reason); a throwing hook and a hanging one are counted
- * and the task launches undecorated; a sorter module orders the roles; a module that cannot be
- * loaded stops the start with one sentence.
+ * and the task launches undecorated; a sorter module orders the roles, in the allocator and in
+ * what-if; a module that cannot be loaded stops the start with one sentence.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -191,6 +191,11 @@ describe('modules in the control plane', () => {
     await agentOf(cp, 'sorted-1');
     await until(() => recorders.some((r) => r.offers.length > 0));
     expect(recorders.map((r) => r.offers.length)).toEqual([0, 1]);
+    // What-if runs the same sorter in its worker (outstanding offers come back in the prediction).
+    const sim = await cp.request('POST', '/api/v1/simulate', { change: {}, cycles: 1 });
+    expect(sim.status).toBe(200);
+    const body = sim.body as { frameworks: Record<string, string>; baseline: Array<{ offers: Array<{ frameworkId: string }> }> };
+    expect(body.baseline[0].offers.map((o) => body.frameworks[o.frameworkId])).toEqual(['zeta']);
   });
 
   it('a module that cannot be loaded stops the start with one sentence', async () => {
