@@ -55,30 +55,21 @@ class GuardedSorter implements ClientSorter {
 
   private guardCursor(cursorOf: () => SortCursor): SortCursor {
     try {
-      const c = cursorOf();
-      return {
-        next: () => {
-          if (this.failed) return undefined;
-          try {
-            return c.next();
-          } catch (err) {
-            this.fail(err, 'cursor().next');
-            return undefined;
-          }
-        },
-        rest: () => {
-          try {
-            return this.failed ? [] : c.rest();
-          } catch (err) {
-            this.fail(err, 'cursor().rest');
-            return [];
-          }
-        },
-      };
+      return new GuardedCursor(cursorOf(), this);
     } catch (err) {
       this.fail(err, 'cursor');
       return new FallbackCursor(this.fallback());
     }
+  }
+
+  /** Whether a call has failed (the guarded cursor reads it). */
+  get broken(): boolean {
+    return this.failed;
+  }
+
+  /** A failure of the module's cursor. */
+  cursorFailed(err: unknown, call: string): void {
+    this.fail(err, call);
   }
 
   add(client: string): void {
@@ -100,10 +91,20 @@ class GuardedSorter implements ClientSorter {
     this.run('setWeight', () => this.inner.setWeight(path, weight));
   }
   allocated(client: string, agent: string, quantities: Quantities): void {
-    this.run('allocated', () => this.inner.allocated(client, agent, quantities));
+    if (this.failed) return;
+    try {
+      this.inner.allocated(client, agent, quantities);
+    } catch (err) {
+      this.fail(err, 'allocated');
+    }
   }
   unallocated(client: string, agent: string, quantities: Quantities): void {
-    this.run('unallocated', () => this.inner.unallocated(client, agent, quantities));
+    if (this.failed) return;
+    try {
+      this.inner.unallocated(client, agent, quantities);
+    } catch (err) {
+      this.fail(err, 'unallocated');
+    }
   }
   addTotal(agent: string, quantities: Quantities): void {
     this.run('addTotal', () => this.inner.addTotal(agent, quantities));
@@ -129,6 +130,32 @@ class GuardedSorter implements ClientSorter {
     } catch (err) {
       this.fail(err, 'share');
       return 0;
+    }
+  }
+}
+
+/** A module's cursor whose failure marks its sorter failed and ends the order. */
+class GuardedCursor implements SortCursor {
+  constructor(
+    private readonly inner: SortCursor,
+    private readonly sorter: GuardedSorter,
+  ) {}
+  next(): string | undefined {
+    if (this.sorter.broken) return undefined;
+    try {
+      return this.inner.next();
+    } catch (err) {
+      this.sorter.cursorFailed(err, 'cursor().next');
+      return undefined;
+    }
+  }
+  rest(): string[] {
+    if (this.sorter.broken) return [];
+    try {
+      return this.inner.rest();
+    } catch (err) {
+      this.sorter.cursorFailed(err, 'cursor().rest');
+      return [];
     }
   }
 }

@@ -26,6 +26,7 @@ interface BenchFlags {
   reference?: boolean;
   modules?: string;
   agentModules?: string;
+  compare?: boolean;
 }
 
 /** A flag's positive number: whole unless `seconds` (then any positive number of seconds). */
@@ -53,6 +54,7 @@ export function register(program: Command): void {
       '--modules <file>',
       "allocator: run with the allocator policies (sorter, placement) of a modules file; e2e: the control plane's modules file (docs/modules.md)",
     )
+    .option('--compare', 'allocator with --modules: the built-in policies and the modules alternately, three runs each, and their ratio')
     .option('--agent-modules <file>', "e2e: a modules file whose agent hooks the simulated agents run before each task's STARTING")
     .option('--seconds <n>', 'e2e: seconds to measure (default 20); api: seconds per route (default 5)')
     .option('--warmup <n>', 'e2e: seconds before measuring (default 5)')
@@ -238,6 +240,22 @@ export function register(program: Command): void {
         console.log(
           `node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB${modules.length ? `, modules: ${modules.join('; ')}` : ''}`,
         );
+        if (flags.compare) {
+          // Built-in and module policies alternately in one process, so both see the same load.
+          if (!modules.length) throw new Error('--compare needs --modules');
+          for (const shape of shapes)
+            for (const size of sizesOf(shape)) {
+              const runs = { builtin: [] as number[], module: [] as number[] };
+              for (let i = 0; i < 3; i++) {
+                runs.builtin.push(percentile(shape.run(size).cycleMs, 50));
+                runs.module.push(percentile(shape.run(size, allocatorPolicies).cycleMs, 50));
+              }
+              const [builtinMs, moduleMs] = [percentile(runs.builtin, 50), percentile(runs.module, 50)];
+              const line = { shape: shape.name, ...size, builtinMedianMs: +builtinMs.toFixed(2), moduleMedianMs: +moduleMs.toFixed(2) };
+              console.log(JSON.stringify({ ...line, ratio: +(moduleMs / builtinMs).toFixed(3), modules, runs }));
+            }
+          return;
+        }
         console.log('shape                 agents  frameworks  roles  cycles  median ms  p95 ms  set-up ms  offers/cycle');
         const lines: string[] = [];
         for (const shape of shapes) {
