@@ -106,6 +106,20 @@ const BOUNDARY = {
         "the frameworks are changed by the frameworks' lifecycle handlers only (framework-lifecycle/); read them through ClusterState.frameworks.",
     },
   ],
+  /**
+   * The modules' interfaces (libs/modules): what a module is written against, so nothing of an
+   * application's and no framework; only the allocator's types and Node's module loading.
+   */
+  modules: [
+    {
+      regex: '^@arbiter/(?!allocator$)',
+      message: 'libs/modules imports only @arbiter/allocator of ours (a module is written against it and the allocator alone).',
+    },
+    {
+      group: [...FRAMEWORKS, 'net', 'node:net', 'http', 'node:http', 'child_process', 'node:child_process'],
+      message: 'libs/modules uses no framework and no network or process I/O.',
+    },
+  ],
   /** (b) The wire contracts: zod, and their own modules. */
   contracts: [{ regex: '^(?!\\.\\.?/|zod(?:/|$))', message: 'libs/contracts imports only zod.' }],
 };
@@ -201,6 +215,7 @@ export default tseslint.config(
   { files: ['libs/allocator/src/**', 'libs/allocator/bench/**'], rules: restrict(BOUNDARY.entryPoints, BOUNDARY.allocator) },
   { files: ['libs/allocator/test/**'], rules: restrict(BOUNDARY.entryPoints, BOUNDARY.allocatorTests) },
   { files: ['libs/contracts/src/**'], rules: restrict(BOUNDARY.entryPoints, BOUNDARY.contracts) },
+  { files: ['libs/modules/src/**'], rules: restrict(BOUNDARY.entryPoints, BOUNDARY.modules) },
   {
     files: ['apps/control-plane/src/kernel/**'],
     rules: restrict(BOUNDARY.entryPoints, BOUNDARY.sql, BOUNDARY.kernel, BOUNDARY.agentRegistry, BOUNDARY.frameworkRegistry),

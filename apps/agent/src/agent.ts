@@ -4,6 +4,7 @@
  * executors (TaskRunner) run the tasks it is sent; their status updates go through a journal on
  * disk and leave it only when the control plane has acknowledged them, in order.
  */
+import type { LoadedModules } from '@arbiter/modules';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
@@ -65,6 +66,8 @@ export interface AgentOptions {
   images?: ProvisionerOptions;
   /** Task logs (stdout, stderr) rotated past a size, with a kept count (see LogRotationOptions). */
   logs?: LogRotationOptions;
+  /** Modules loaded from `--modules` (docs/modules.md): their hooks run around executors and containers. */
+  modules?: LoadedModules;
   logger?: Logger;
 }
 
@@ -127,6 +130,7 @@ export class Agent {
       ...(images ? { imageTools: { versions: images.versions, ...(images.problem ? { problem: images.problem } : {}) } } : {}),
       ...(images?.provisioner ? { provisioner: images.provisioner } : {}),
       ...options.tasks,
+      ...(options.modules ? { hooks: { runner: options.modules.hooks, agentId: () => this.session.id } } : {}),
       fetch: { log: this.log, ...options.tasks?.fetch },
       // A port only reported (network/ports not enforced) is logged, besides its task's update.
       ports: { onReport: (c, message) => this.log.warn({ container: c.name }, message), ...options.tasks?.ports },

@@ -35,6 +35,8 @@ import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { PrincipalsModule } from './principals/principals.module';
 import { APP_CONFIG, type AppConfig } from './config/config.schema';
+import { LOADED_MODULES } from './config/config.modules';
+import { LoadedModules } from '@arbiter/modules';
 import { Database } from './database/database.service';
 import { ClusterEventsModule } from './leadership/cluster-events';
 import { LeadershipModule } from './leadership/leadership.module';
@@ -76,28 +78,40 @@ const USE_CASE_MODULES = [AgentLifecycleModule, FrameworkLifecycleModule, Cluste
 @Global()
 @Module({})
 class CoreModule {
-  static forRoot(config: AppConfig, dataSource: DataSource, clock: Clock): DynamicModule {
+  static forRoot(config: AppConfig, dataSource: DataSource, clock: Clock, modules: LoadedModules): DynamicModule {
     return {
       module: CoreModule,
       providers: [
         { provide: APP_CONFIG, useValue: config },
+        { provide: LOADED_MODULES, useValue: modules },
         { provide: DataSource, useValue: dataSource },
         { provide: CLOCK, useValue: clock },
         Database,
         Metrics,
       ],
-      exports: [APP_CONFIG, DataSource, CLOCK, Database, Metrics],
+      exports: [APP_CONFIG, LOADED_MODULES, DataSource, CLOCK, Database, Metrics],
     };
   }
 }
 
 @Module({})
 export class AppModule {
-  /** `clock`: the system's unless given another (tests pass a ManualClock). */
-  static forRoot(config: AppConfig, dataSource: DataSource, clock: Clock = new SystemClock()): DynamicModule {
+  /** `clock`: the system's unless given another (tests pass a ManualClock); `modules`: those loaded at start (none unless given). */
+  static forRoot(
+    config: AppConfig,
+    dataSource: DataSource,
+    clock: Clock = new SystemClock(),
+    modules: LoadedModules = LoadedModules.none(),
+  ): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(config, dataSource, clock), ...SHARED_MODULES, MasterModule, ...FEATURE_MODULES, ...USE_CASE_MODULES],
+      imports: [
+        CoreModule.forRoot(config, dataSource, clock, modules),
+        ...SHARED_MODULES,
+        MasterModule,
+        ...FEATURE_MODULES,
+        ...USE_CASE_MODULES,
+      ],
       controllers: [HealthController],
       providers: [
         Master,

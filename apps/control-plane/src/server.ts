@@ -9,6 +9,7 @@ import { type INestApplication, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import * as express from 'express';
 import pino from 'pino';
+import { type LoadedModules, loadModules } from '@arbiter/modules';
 import { type AdminBootstrap, AuthService } from './auth/auth.service';
 import type { Clock } from './kernel/clock';
 import { type AppConfig, loadConfig } from './config/config.schema';
@@ -75,11 +76,16 @@ function configureApp(app: INestApplication, config: AppConfig): void {
   app.useGlobalFilters(new ErrorsFilter());
 }
 
-export async function createApp(config: AppConfig, dataSource: DataSource, clock?: Clock): Promise<INestApplication> {
+export async function createApp(
+  config: AppConfig,
+  dataSource: DataSource,
+  clock?: Clock,
+  modules?: LoadedModules,
+): Promise<INestApplication> {
   // Every module is loaded (AppModule imports them), so every error code is registered.
   assertErrorCodesRegistered();
   const logging = createLogging(config.logLevel);
-  const app = await NestFactory.create(AppModule.forRoot(config, dataSource, clock), {
+  const app = await NestFactory.create(AppModule.forRoot(config, dataSource, clock, modules), {
     ...(config.tlsCert && config.tlsKey ? { httpsOptions: { cert: config.tlsCert.pem, key: config.tlsKey.pem } } : {}),
     logger: logging.nest,
     bodyParser: false,
@@ -93,6 +99,10 @@ export async function createApp(config: AppConfig, dataSource: DataSource, clock
 /** Starts a control plane; `clock` replaces the system clock (tests pass a ManualClock). */
 export async function startControlPlane(config: AppConfig, options: { clock?: Clock } = {}): Promise<ControlPlane> {
   const log = pino({ level: config.logLevel, base: { name: 'arbiter-control-plane' } });
+  // Modules first: one that cannot be loaded stops the start before the database is touched.
+  const modules = await loadModules(config.modules, { host: 'control-plane', log: (message, fields) => log.warn(fields, message) });
+  if (modules.modules.length)
+    log.info({ modules: modules.modules.map((m) => ({ name: m.name, use: m.use, points: m.points })) }, 'modules');
   const database = await openDatabase({ ...config, onLog: (line) => log.debug({ postgres: line }, 'embedded postgres') });
   log.info({ database: database.kind, at: describeUrl(database.url) }, 'database');
   // The REST API's pool fails a query the database leaves unanswered (a silent outage) with
@@ -104,7 +114,7 @@ export async function startControlPlane(config: AppConfig, options: { clock?: Cl
     await dataSource.initialize();
     const applied = await migrateOnce(database.url);
     if (applied.length) log.info({ migrations: applied }, 'applied migrations');
-    app = await createApp(config, dataSource, options.clock);
+    app = await createApp(config, dataSource, options.clock, modules);
     serveApiDocs(app, buildOpenApiDocument(app));
     limitConnections(app.getHttpServer() as Server, config, (fields, message) => log.warn(fields, message));
     await app.listen(config.port);
@@ -128,12 +138,14 @@ export async function startControlPlane(config: AppConfig, options: { clock?: Cl
           await running.close();
           if (dataSource.isInitialized) await dataSource.destroy();
           await database.stop();
+          await modules.close();
         })()),
     };
   } catch (err) {
     await app?.close().catch(() => undefined);
     if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
     await database.stop().catch(() => undefined);
+    await modules.close();
     throw err;
   }
 }

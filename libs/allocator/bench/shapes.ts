@@ -6,6 +6,9 @@
 import { performance } from 'node:perf_hooks';
 import { type AllocatorOptions, type CycleResult, HierarchicalAllocator, parseResources, type Resources } from '../src';
 
+/** What a run may set of the allocator: the reference path, or policies (a sorter or placement module's). */
+export type BenchAllocatorOptions = Pick<AllocatorOptions, 'referencePath' | 'sorterFactory' | 'placementFactory'>;
+
 export interface ShapeOptions {
   agents: number;
   frameworks: number;
@@ -32,13 +35,13 @@ export interface Shape {
   describe: string;
   sizes: ShapeOptions[];
   /** Builds the cluster (the same for the same options: the allocator's randomness is seeded). */
-  setup(options: ShapeOptions, allocatorOptions?: Pick<AllocatorOptions, 'referencePath'>): ShapeCluster;
-  run(options: ShapeOptions, allocatorOptions?: Pick<AllocatorOptions, 'referencePath'>): ShapeResult;
+  setup(options: ShapeOptions, allocatorOptions?: BenchAllocatorOptions): ShapeCluster;
+  run(options: ShapeOptions, allocatorOptions?: BenchAllocatorOptions): ShapeResult;
 }
 
 const LONG_FILTER = 30 * 24 * 3600;
 
-function timeCycles(shape: Shape, options: ShapeOptions, allocatorOptions?: Pick<AllocatorOptions, 'referencePath'>): ShapeResult {
+function timeCycles(shape: Shape, options: ShapeOptions, allocatorOptions?: BenchAllocatorOptions): ShapeResult {
   const t0 = performance.now();
   const cluster = shape.setup(options, allocatorOptions);
   const setupMs = performance.now() - t0;

@@ -293,6 +293,7 @@ export const PROTOCOL_ERRORS = {
   UNKNOWN_EXECUTOR: 'UNKNOWN_EXECUTOR',
   EXECUTOR_MISMATCH: 'EXECUTOR_MISMATCH',
   AGENT_CANNOT_RUN_IMAGES: 'AGENT_CANNOT_RUN_IMAGES',
+  TASK_REFUSED_BY_MODULE: 'TASK_REFUSED_BY_MODULE',
 } as const satisfies Record<string, ErrorCodeName>;
 
 /** Parses a message; the error names every bad field. */

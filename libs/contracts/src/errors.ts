@@ -108,6 +108,8 @@ export const ERROR_CODES = {
   EXECUTOR_MISMATCH: { status: null },
   /** A task with a container image on an agent that cannot run images (no OCI runtime there, or an agent older than containers). */
   AGENT_CANNOT_RUN_IMAGES: { status: null },
+  /** A task a control-plane:task-launch hook refused (the message names the module and its reason; Mesos's TASK_ERROR). */
+  TASK_REFUSED_BY_MODULE: { status: null },
   /** A call, operation or field Mesos defines that Arbiter cannot honour (the message names it and says why). */
   UNSUPPORTED: { status: null },
 } as const satisfies Record<string, { status: number | null }>;

@@ -4,6 +4,7 @@
  * asks its isolators whether it went over a limit, signals it, and destroys it. It knows
  * nothing of task states or of the control plane: the executors drive it.
  */
+import { ModuleHooks, type ModuleHooksOptions } from './module-hooks';
 import type { ChildProcess } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
@@ -29,6 +30,8 @@ import { detectNamespaceTools, detectPidNamespace } from './tools';
 import { type OsUser, TaskUsers } from './users';
 
 export interface ContainerizerOptions {
+  /** The modules' start and removal hooks (module-hooks.ts); none when unset. */
+  hooks?: ModuleHooksOptions;
   /**
    * The OS user tasks run as when neither their spec nor their framework names one (default:
    * as root, the framework's own dynamic user, see dynamic-users.ts; else the agent's user).
@@ -102,6 +105,8 @@ export class Containerizer {
   readonly privateTmpProblem?: string;
   readonly pidsLimit: number;
   readonly sandboxes: Sandboxes;
+  /** The modules' hooks around containers and executors. */
+  readonly hooks: ModuleHooks;
   /** Whether plain tasks get a PID namespace of their own (namespaces/pid). */
   readonly pidNamespace: boolean;
   /** The OCI runtime of image tasks, when images can run here (else `imagesProblem` says why). */
@@ -131,6 +136,7 @@ export class Containerizer {
     const all: Array<TaskIsolator | undefined> = [this.gpus, this.cgroups, new MemoryPolling(), new CompletionDeadline(), this.ports];
     this.isolators = all.filter((i): i is TaskIsolator => i !== undefined);
     this.pidsLimit = options.pidsLimit ?? DEFAULT_PIDS_LIMIT;
+    this.hooks = new ModuleHooks(options.hooks);
     this.defaultUser = options.taskUser ?? (this.self === 0 ? undefined : (process.env.USER ?? String(this.self)));
     this.dynamic = new DynamicUsers(path.join(workDir, 'task-users.json'));
     this.allowRoot = options.allowRootTasks ?? false;

@@ -13,14 +13,15 @@ import { LaunchFailure } from './task';
 
 /** Starts a new executor's process (its image's container first, when it names one). */
 export function startExecutor(ex: Executors, run: ExecutorRun): void {
-  if (run.spec.container?.image) void provisionThenStart(ex, run);
+  if (run.spec.container?.image || ex.containerizer.hooks.starts) void provisionThenStart(ex, run);
   else tryStart(ex, run);
 }
 
-/** Its image first (see TaskRunner); a kill meanwhile ends it before it starts. */
+/** The modules' start hooks, then its image (see TaskRunner); a kill meanwhile ends it before it starts. */
 async function provisionThenStart(ex: Executors, run: ExecutorRun): Promise<void> {
   try {
-    if (run.spec.type === 'DEFAULT') throw new Error('the default executor does not run in an image');
+    if (run.spec.type === 'DEFAULT' && run.spec.container?.image) throw new Error('the default executor does not run in an image');
+    await ex.containerizer.hooks.executorStart(run.container, run.frameworkId, run.spec);
     await ex.containerizer.provision(run.container, run.spec.container);
   } catch (e) {
     run.ending = {

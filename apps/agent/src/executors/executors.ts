@@ -324,6 +324,7 @@ export class Executors {
     this.containerizer.signal(run.container, 'SIGKILL');
     this.containerizer.destroy(run.container);
     this.containerizer.ended(run.container);
+    void this.containerizer.hooks.executorRemoved(run.container, run.frameworkId, run.spec.executorId);
     const how = code === null && signal === null ? 'ended' : endOf(code, signal).message.replace('the command', 'the executor');
     const end = run.ending ?? { state: 'FAILED' as TaskState, reason: 'REASON_EXECUTOR_TERMINATED', message: how };
     for (const t of run.tasks.values()) if (!terminal(t.state)) this.endTask(run, t.spec.taskId, end.state, end.reason, end.message, false);

@@ -1,9 +1,8 @@
 /**
- * The built-in command executor: each task a real process in a container of its own (see ../containerizer; its image's
- * when it names one), as its OS user (its spec's, else its framework's, else the agent's task user: as root, its
- * framework's own dynamic user). It launches, kills and watches tasks (memory every 250 ms, disk every
- * `diskCheckIntervalMs`), reports every change, and checkpoints what a restarted agent needs to find them (checkpoints.ts);
- * its URIs are fetched into its sandbox before it starts (../fetcher), its checks run while it runs (../checks).
+ * The built-in command executor: each task a real process in a container of its own (../containerizer; its image's when
+ * it names one), as its OS user (its spec's, else its framework's, else the agent's task user: as root, its framework's
+ * own dynamic user). It launches, kills and watches tasks (memory every 250 ms, disk every `diskCheckIntervalMs`), reports
+ * every change, checkpoints what a restarted agent needs to find them (checkpoints.ts), fetches URIs (../fetcher) and runs checks (../checks).
  */
 import * as fs from 'node:fs';
 import { type FetchUri, isTerminalTaskState, type LaunchTask, type TaskSpec, type TaskState } from '@arbiter/contracts';
@@ -129,13 +128,14 @@ export class TaskRunner {
     this.tasks.set(key(msg.frameworkId, msg.task.taskId), task);
     // With URIs, STARTING follows the fetch and says what it took (STAGING meanwhile, as in Mesos).
     if (!msg.task.uris?.length) this.emit(task, 'STARTING');
-    if (msg.task.container?.image) void this.provisionThenStart(task);
+    if (msg.task.container?.image || this.containerizer.hooks.starts) void this.provisionThenStart(task);
     else this.attempt(task, () => this.start(task));
   }
 
-  /** Its image first: a kill meanwhile ends the task KILLED, and the image goes unused. */
+  /** The modules' start hooks, then its image: a kill meanwhile ends the task KILLED, and the image goes unused. */
   private async provisionThenStart(task: RunningTask): Promise<void> {
     try {
+      await this.containerizer.hooks.containerStart(task.container, task.frameworkId, task.spec);
       task.image = await this.containerizer.provision(task.container, task.spec.container);
     } catch (e) {
       this.finish(task, 'FAILED', 'REASON_CONTAINER_LAUNCH_FAILED', (e as Error).message);

@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { loadModules, type LoadedModules, readModulesFile } from '@arbiter/modules';
 
 type AgentLib = typeof import('@arbiter/agent');
 
@@ -50,6 +51,7 @@ export interface AgentFlags {
   allowedHostPaths?: string;
   logMaxSize?: string;
   logKeep?: string;
+  modules?: string;
 }
 
 function imageOptions(flags: AgentFlags, lib: Pick<typeof import('@arbiter/agent'), 'imageOptionsFromEnv' | 'parseCredentials'>) {
@@ -177,5 +179,31 @@ function fetchOptions(flags: AgentFlags, lib: AgentLib) {
     ...(cacheBytes ? { cacheBytes } : {}),
     ...(maxBytes ? { maxBytes } : {}),
     ...(timeoutMs ? { timeoutMs } : {}),
+  };
+}
+
+interface AgentLog {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
+
+/**
+ * The agent's modules (`--modules FILE`, ARBITER_MODULES), loaded before it starts: throws a
+ * one-sentence error when the file or a module is wrong. Failures at run time go to the
+ * agent's log once it exists (`attach`).
+ */
+export async function loadAgentModules(
+  file: string | undefined,
+): Promise<{ modules: LoadedModules; attach(log: AgentLog): void } | undefined> {
+  if (file === undefined) return undefined;
+  let log: Pick<AgentLog, 'warn'> = { warn: (_fields, message) => console.error(message) };
+  const modules = await loadModules(readModulesFile(file), { host: 'agent', log: (message, fields) => log.warn(fields, message) });
+  return {
+    modules,
+    attach: (to) => {
+      log = to;
+      if (modules.modules.length)
+        to.warn({ modules: modules.modules.map((m) => ({ name: m.name, use: m.use, points: m.points })) }, 'modules loaded');
+    },
   };
 }

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { MasterUrls } from '@arbiter/contracts';
 import type { Command } from 'commander';
-import { type AgentFlags, agentFlagOptions } from './agent-flags';
+import { type AgentFlags, agentFlagOptions, loadAgentModules } from './agent-flags';
 import { untilSignal } from './control-plane';
 
 /** "rack:r1;zone:a;level:3" -> { rack: 'r1', zone: 'a', level: 3 } */
@@ -123,6 +123,10 @@ export function register(program: Command): void {
     .option('--log-max-size <size>', "rotate a task's stdout/stderr past this size, e.g. 10M (ARBITER_LOG_MAX_SIZE; default: never)")
     .option('--log-keep <n>', 'rotated logs kept per task log (ARBITER_LOG_KEEP; default 5)')
     .option(
+      '--modules <file>',
+      "a JSON file naming modules to load at start, in order, with their parameters (ARBITER_MODULES; Mesos's --modules; docs/modules.md): executor-start, container-start and executor-removed hooks",
+    )
+    .option(
       '--fetcher-cache-dir <dir>',
       'where fetched URIs with cache: true are kept (ARBITER_FETCHER_CACHE_DIR; default <work-dir>/fetch-cache)',
     )
@@ -233,7 +237,16 @@ export function register(program: Command): void {
         fail((err as Error).message);
         return;
       }
+      // Modules (docs/modules.md): one that cannot be loaded stops the start.
+      let loaded: Awaited<ReturnType<typeof loadAgentModules>>;
+      try {
+        loaded = await loadAgentModules(flags.modules ?? (process.env.ARBITER_MODULES || undefined));
+      } catch (err) {
+        fail(`The agent did not start: ${(err as Error).message}`);
+        return;
+      }
       const agent = new agentLib.Agent({
+        ...(loaded ? { modules: loaded.modules } : {}),
         master: master.toString(),
         token,
         hostname,
@@ -267,6 +280,7 @@ export function register(program: Command): void {
           '--token puts the token in the process list, readable by every user of this machine; use --token-file or ARBITER_AGENT_TOKEN',
         );
       agent.log.info({ master: master.toString(), hostname, resources: resources.toString(), workDir }, 'agent starting');
+      loaded?.attach(agent.log);
       agent.start();
       const reread = () => {
         let next;
@@ -288,5 +302,6 @@ export function register(program: Command): void {
       process.off('SIGHUP', reread);
       agent.log.info({ signal }, 'agent stopping');
       await agent.stop();
+      await loaded?.modules.close();
     });
 }

@@ -37,6 +37,10 @@ interface E2eFlags {
   executor?: boolean;
   /** Hostile clients in the second half of the measurement. */
   flood?: FloodFlags;
+  /** The control plane's modules file (ARBITER_MODULES of the child). */
+  modules?: string;
+  /** A modules file whose agent hooks the simulated agents run (container-start before STARTING, as an agent does). */
+  agentModules?: string;
 }
 
 /** The executor's own resources in `--executor` mode, taken once per framework and agent. */
@@ -50,6 +54,8 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
   const { io } = await import('socket.io-client');
   const { Scheduler } = await import('@arbiter/scheduler-sdk');
   const cp = await import('@arbiter/control-plane');
+  const { loadModules, readModulesFile } = await import('@arbiter/modules');
+  const agentHooks = flags.agentModules ? (await loadModules(readModulesFile(flags.agentModules), { host: 'agent' })).hooks : undefined;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-bench-e2e-'));
   // Its agents' tasks run as another user, who must reach their sandboxes in here.
   fs.chmodSync(dataDir, 0o711);
@@ -61,6 +67,7 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
       ARBITER_AGENT_TIMEOUT: '60',
       // Every framework of the bench is the admin's.
       ARBITER_MAX_FRAMEWORKS_PER_PRINCIPAL: String(Math.max(100, flags.frameworks)),
+      ...(flags.modules ? { ARBITER_MODULES: path.resolve(flags.modules) } : {}),
     });
     const sockets: Array<ReturnType<typeof io>> = [];
     const schedulers: Array<import('@arbiter/scheduler-sdk').Scheduler> = [];
@@ -103,6 +110,9 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
           const mark: { launch: number; starting?: number; running?: number } = { launch: performance.now() };
           marks.set(m.task.taskId, mark);
           void (async () => {
+            const sandbox = path.join(dataDir, m.task.taskId);
+            if (agentHooks)
+              await agentHooks.start('agent:container-start', { agentId, frameworkId: m.frameworkId, sandbox, environment: {} });
             await status(m.frameworkId, m.task.taskId, 'STARTING');
             mark.starting = performance.now();
             await status(m.frameworkId, m.task.taskId, 'RUNNING');

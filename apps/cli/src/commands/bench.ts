@@ -13,6 +13,7 @@ import { checkShape, percentile, runFragmentation, SHAPES, type ShapeOptions } f
 import { runApiBench } from './bench-api';
 import { runDashboardBench } from './bench-dashboard';
 import { runE2eBench } from './bench-e2e';
+import { policiesFrom } from './simulate';
 import { FAILOVER_FAULTS, type FailoverFault, runFailoverBench } from './bench-failover';
 
 interface BenchFlags {
@@ -23,6 +24,9 @@ interface BenchFlags {
   cycles?: string;
   check?: boolean;
   reference?: boolean;
+  modules?: string;
+  agentModules?: string;
+  compare?: boolean;
 }
 
 /** A flag's positive number: whole unless `seconds` (then any positive number of seconds). */
@@ -46,6 +50,12 @@ export function register(program: Command): void {
     .option('--cycles <n>', 'allocation cycles to time')
     .option('--check', 'allocator: run the reference path and the fast path side by side and fail if their offers differ')
     .option('--reference', "allocator: time the allocator's reference path instead of its fast path")
+    .option(
+      '--modules <file>',
+      "allocator: run with the allocator policies (sorter, placement) of a modules file; e2e: the control plane's modules file (docs/modules.md)",
+    )
+    .option('--compare', 'allocator with --modules: the built-in policies and the modules alternately, three runs each, and their ratio')
+    .option('--agent-modules <file>', "e2e: a modules file whose agent hooks the simulated agents run before each task's STARTING")
     .option('--seconds <n>', 'e2e: seconds to measure (default 20); api: seconds per route (default 5)')
     .option('--warmup <n>', 'e2e: seconds before measuring (default 5)')
     .option('--task-ms <n>', 'e2e: how long each simulated task runs (default 200)')
@@ -142,6 +152,8 @@ export function register(program: Command): void {
               rate: positive(flags.rate, 'rate') ?? 0,
               allocationInterval: positive(flags.allocationInterval, 'allocation-interval', true) ?? 0.25,
               executor: flags.executor === true,
+              ...(flags.modules ? { modules: flags.modules } : {}),
+              ...(flags.agentModules ? { agentModules: flags.agentModules } : {}),
               flood:
                 flags.flood || flags.floodBodies || flags.floodSlow
                   ? { bodies: positive(flags.floodBodies, 'flood-bodies') ?? 64, slow: positive(flags.floodSlow, 'flood-slow') ?? 1000 }
@@ -216,14 +228,39 @@ export function register(program: Command): void {
           }
           return;
         }
+        let policies: Awaited<ReturnType<typeof policiesFrom>>;
+        try {
+          policies = await policiesFrom(flags.modules);
+        } catch (err) {
+          console.error((err as Error).message);
+          process.exitCode = 2;
+          return;
+        }
+        const { names: modules, ...allocatorPolicies } = policies;
         console.log(
-          `node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB`,
+          `node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB${modules.length ? `, modules: ${modules.join('; ')}` : ''}`,
         );
+        if (flags.compare) {
+          // Built-in and module policies alternately in one process, so both see the same load.
+          if (!modules.length) throw new Error('--compare needs --modules');
+          for (const shape of shapes)
+            for (const size of sizesOf(shape)) {
+              const runs = { builtin: [] as number[], module: [] as number[] };
+              for (let i = 0; i < 3; i++) {
+                runs.builtin.push(percentile(shape.run(size).cycleMs, 50));
+                runs.module.push(percentile(shape.run(size, allocatorPolicies).cycleMs, 50));
+              }
+              const [builtinMs, moduleMs] = [percentile(runs.builtin, 50), percentile(runs.module, 50)];
+              const line = { shape: shape.name, ...size, builtinMedianMs: +builtinMs.toFixed(2), moduleMedianMs: +moduleMs.toFixed(2) };
+              console.log(JSON.stringify({ ...line, ratio: +(moduleMs / builtinMs).toFixed(3), modules, runs }));
+            }
+          return;
+        }
         console.log('shape                 agents  frameworks  roles  cycles  median ms  p95 ms  set-up ms  offers/cycle');
         const lines: string[] = [];
         for (const shape of shapes) {
           for (const size of sizesOf(shape)) {
-            const r = shape.run(size, { referencePath: !!flags.reference });
+            const r = shape.run(size, { referencePath: !!flags.reference, ...allocatorPolicies });
             const medianMs = +percentile(r.cycleMs, 50).toFixed(2);
             const p95Ms = +percentile(r.cycleMs, 95).toFixed(2);
             const medianOf = (ms: number[]) => (ms.length === 0 ? null : +percentile(ms, 50).toFixed(2));
@@ -245,6 +282,7 @@ export function register(program: Command): void {
                 offerMedianMs,
                 filteredMedianMs,
                 ...(flags.reference ? { path: 'reference' } : {}),
+                ...(modules.length ? { modules } : {}),
               }),
             );
           }

@@ -7,7 +7,8 @@ import * as fs from 'node:fs';
 import type { Command } from 'commander';
 import { describe as describeError } from '../ops/errors';
 import { call, type Connection } from './access';
-import { runScenario, ScenarioValidationError, type ScenarioResult } from '@arbiter/allocator';
+import { runScenario, type ScenarioPolicies, ScenarioValidationError, type ScenarioResult } from '@arbiter/allocator';
+import { loadModules, readModulesFile } from '@arbiter/modules';
 
 interface FileReport {
   file: string;
@@ -15,7 +16,7 @@ interface FileReport {
   error?: { message: string; stepIndex?: number; field?: string };
 }
 
-function runFile(file: string): FileReport {
+function runFile(file: string, policies: ScenarioPolicies = {}): FileReport {
   let doc: unknown;
   try {
     doc = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -26,7 +27,7 @@ function runFile(file: string): FileReport {
     };
   }
   try {
-    return { file, result: runScenario(doc) };
+    return { file, result: runScenario(doc, policies) };
   } catch (err) {
     if (err instanceof ScenarioValidationError)
       return { file, error: { message: err.message, stepIndex: err.stepIndex, field: err.field } };
@@ -106,6 +107,21 @@ interface SimulateOptions extends Connection {
   change?: string;
   cycles?: string;
   writeScenario?: string;
+  modules?: string;
+}
+
+/**
+ * `--modules FILE`: the allocator policies (sorter, placement) of a modules file, as the
+ * control plane would load them; its other modules (hooks) are skipped.
+ */
+export async function policiesFrom(file: string | undefined): Promise<ScenarioPolicies & { names: string[] }> {
+  if (file === undefined) return { names: [] };
+  const loaded = await loadModules(readModulesFile(file), { host: 'allocator', skipOtherHosts: true });
+  return {
+    names: loaded.modules.map((m) => `${m.name} (${m.points.join(', ')})`),
+    ...(loaded.sorter ? { sorterFactory: loaded.sorter.factory } : {}),
+    ...(loaded.placement ? { placementFactory: loaded.placement.factory } : {}),
+  };
 }
 
 /** `--from-cluster`: asks the live cluster's leader what the change would do (POST /api/v1/simulate). */
@@ -156,6 +172,10 @@ export function register(program: Command): void {
     )
     .option('--token <token>', 'with --from-cluster: the token itself (visible in the process list: prefer --token-file)')
     .option('--ca <file>', 'with --from-cluster: PEM certificate(s) to trust for https:// (ARBITER_CA_FILE)')
+    .option(
+      '--modules <file>',
+      "replay with the allocator policies (a sorter, a placement) of a modules file, as the control plane's --modules loads them (docs/modules.md)",
+    )
     .action(async (files: string[], opts: SimulateOptions) => {
       if (opts.fromCluster) {
         try {
@@ -173,7 +193,16 @@ export function register(program: Command): void {
         process.exitCode = 2;
         return;
       }
-      const reports = files.map(runFile);
+      let policies: Awaited<ReturnType<typeof policiesFrom>>;
+      try {
+        policies = await policiesFrom(opts.modules);
+      } catch (err) {
+        console.error((err as Error).message);
+        process.exitCode = 2;
+        return;
+      }
+      if (policies.names.length && !opts.json) console.log(`with modules: ${policies.names.join('; ')}`);
+      const reports = files.map((f) => runFile(f, policies));
       if (opts.json) {
         const passed = reports.every((r) => r.result?.passed);
         console.log(JSON.stringify({ passed, scenarios: reports }, null, 2));

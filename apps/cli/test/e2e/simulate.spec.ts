@@ -79,4 +79,33 @@ describe('arbiter simulate', () => {
     expect(report.passed).toBe(true);
     expect(report.scenarios[0].result.id).toBe(base.id);
   });
+
+  it('replays with the sorter of a modules file (the priority-sorter example), and refuses a module it cannot load', () => {
+    // The priority-then-fair scenarios without their own priorities: they pass only under the module's sorter.
+    const scenarios = fs
+      .readdirSync(path.join(repoRoot, 'libs/allocator/scenarios'))
+      .filter((f) => f.startsWith('priority-then-fair-'))
+      .map((f) => {
+        const doc = JSON.parse(fs.readFileSync(path.join(repoRoot, 'libs/allocator/scenarios', f), 'utf8')) as ScenarioDoc & {
+          config: Record<string, unknown>;
+        };
+        const { rolePriorities, ...config } = doc.config;
+        return { file: write(f, { ...doc, config }), priorities: rolePriorities };
+      });
+    expect(scenarios.length).toBeGreaterThanOrEqual(3);
+    for (const { file, priorities } of scenarios) {
+      const modules = write('modules.json', {
+        modules: [{ use: path.join(repoRoot, 'examples/modules/priority-sorter'), parameters: { priorities } }],
+      });
+      const drf = arbiter('simulate', file);
+      expect(drf.status).toBe(1);
+      const r = arbiter('simulate', '--modules', modules, file);
+      expect(r.out).toContain('with modules: priority-sorter (allocator:sorter)');
+      expect(r.status).toBe(0);
+    }
+    const missing = write('missing.json', { modules: [{ use: '@acme/not-installed' }] });
+    const r = arbiter('simulate', '--modules', missing, example);
+    expect(r.status).toBe(2);
+    expect(r.out.trim()).toBe(`module '@acme/not-installed' (${missing}) could not be loaded: Cannot find module '@acme/not-installed'.`);
+  });
 });

@@ -1,3 +1,6 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { ConfigError, loadConfig } from './config.schema';
 
 const problems = (env: Record<string, string>, flags: Record<string, string> = {}) => {
@@ -25,6 +28,28 @@ describe('loadConfig', () => {
       { port: '9001' },
     );
     expect([c.port, c.logLevel, c.agentTimeout, c.offerTimeout]).toEqual([9001, 'debug', 2.5, 0]);
+  });
+
+  it('reads a modules file (--modules, ARBITER_MODULES) and names what is wrong with it', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-config-modules-'));
+    try {
+      const good = path.join(dir, 'modules.json');
+      fs.writeFileSync(good, JSON.stringify({ hookTimeoutMs: 100, modules: [{ use: './m.js', parameters: { a: 1 } }] }));
+      expect(loadConfig({ ARBITER_MODULES: good }).modules).toEqual({
+        file: good,
+        baseDir: dir,
+        hookTimeoutMs: 100,
+        modules: [{ use: './m.js', parameters: { a: 1 } }],
+      });
+      const bad = path.join(dir, 'bad.json');
+      fs.writeFileSync(bad, JSON.stringify({ modules: [{ name: 'x' }] }));
+      expect(problems({}, { modules: bad })).toEqual([
+        `--modules (ARBITER_MODULES) ${bad}: modules[0] has an unknown field "name" (fields: use, parameters) (got '${bad}')`,
+      ]);
+      expect(problems({ ARBITER_MODULES: path.join(dir, 'absent.json') })[0]).toMatch(/^ARBITER_MODULES cannot read the modules file /);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('names every bad setting at once, with what it got unless the setting is secret', () => {

@@ -24,6 +24,8 @@ import {
   resourceNames,
 } from './config.values';
 import { LIMIT_SETTINGS, type LimitsConfig } from './config.limits';
+import { modulesFile } from './config.modules';
+import type { ModulesFile } from '@arbiter/modules';
 
 export { LOG_LEVELS, type LogLevel } from './config.values';
 
@@ -70,6 +72,8 @@ export interface AppConfig extends LimitsConfig {
   filterGpuResources: boolean;
   /** Which agents are offered first: `mesos` (shuffled, as Mesos) or `pack` (most used first; docs/allocator.md). */
   placement: 'mesos' | 'pack';
+  /** Modules to load at start (hooks, allocator policies; docs/modules.md), from a modules file. */
+  modules?: ModulesFile;
   /**
    * Mesos scheduler API frameworks may subscribe without credentials (Mesos's
    * --authenticate_http_frameworks=false); the ACLs still apply to them, as principal type ANY.
@@ -258,6 +262,14 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
       "which agents are offered first: 'mesos' (shuffled each cycle, as Mesos) or 'pack' (the most used first, big free machines kept whole for big tasks)",
     default: 'mesos',
     schema: z.enum(['mesos', 'pack']),
+  },
+  {
+    key: 'modules',
+    env: 'ARBITER_MODULES',
+    flag: '--modules',
+    description:
+      "a JSON file naming modules to load at start, in order, with their parameters (Mesos's --modules; docs/modules.md): task-launch hooks, a sorter, a placement",
+    schema: modulesFile,
   },
   {
     key: 'mesosAllowAnonymous',

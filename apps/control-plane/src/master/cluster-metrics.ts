@@ -5,14 +5,16 @@
  * standby the master's state is empty, so these have no series (or 0) there.
  */
 import { Resources } from '@arbiter/allocator';
-import { Injectable } from '@nestjs/common';
+import type { LoadedModules } from '@arbiter/modules';
+import { Inject, Injectable } from '@nestjs/common';
+import { LOADED_MODULES } from '../config/config.modules';
 import { Gauge } from 'prom-client';
 import { ClusterState } from './cluster-state';
 import { Metrics } from '../health/metrics';
 
 @Injectable()
 export class ClusterMetrics {
-  constructor(metrics: Metrics, state: ClusterState) {
+  constructor(metrics: Metrics, state: ClusterState, @Inject(LOADED_MODULES) modules: LoadedModules) {
     const registers = [metrics.registry];
     // Agents and frameworks the leader knows, connected or not.
     const connections = (name: string, help: string, sessions: () => Iterable<{ socket?: unknown }>) =>
@@ -116,6 +118,21 @@ export class ClusterMetrics {
           for (const [resource, v] of Object.entries(q.limits)) this.set({ role, resource, kind: 'limit' }, v);
           for (const [resource, v] of Object.entries(state.allocator.quotaConsumed(role)))
             this.set({ role, resource, kind: 'consumed' }, v);
+        }
+      },
+    });
+    // Modules (docs/modules.md): hook calls, and failures and timeouts of hooks and policies, per module and point.
+    new Gauge({
+      name: 'arbiter_module_calls',
+      help: "calls of modules' hooks, and their failures (a throw, a rejection, a wrong answer: hooks and allocator policies) and timeouts, since start",
+      labelNames: ['module', 'point', 'outcome'] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const c of modules.counters.all()) {
+          this.set({ module: c.module, point: c.point, outcome: 'called' }, c.calls);
+          this.set({ module: c.module, point: c.point, outcome: 'failed' }, c.failures);
+          this.set({ module: c.module, point: c.point, outcome: 'timed_out' }, c.timeouts);
         }
       },
     });

@@ -5,6 +5,8 @@
  * its noun), always in the kernel's order; everything else only reads it through the queries
  * at the end.
  */
+import type { LoadedModules } from '@arbiter/modules';
+import { LOADED_MODULES } from '../config/config.modules';
 import { HierarchicalAllocator, type ResourceEntry, Resources } from '@arbiter/allocator';
 import { PROTOCOL_ERRORS } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
@@ -168,6 +170,7 @@ export class ClusterState {
 
   constructor(
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(LOADED_MODULES) private readonly modules: LoadedModules,
     private readonly agentRegistry: AgentRegistry,
     private readonly frameworkRegistry: FrameworkRegistry,
     private readonly executorRegistry: ExecutorRegistry,
@@ -189,7 +192,7 @@ export class ClusterState {
     return this.current;
   }
 
-  /** A new, empty allocator on the master's clock (seconds since start), with the configured Mesos settings. */
+  /** A new, empty allocator on the master's clock (seconds since start), with the configured Mesos settings and any policy modules. */
   resetAllocator(
     config: Pick<
       AppConfig,
@@ -198,6 +201,8 @@ export class ClusterState {
   ): HierarchicalAllocator {
     this.current = new HierarchicalAllocator({
       clock: { now: () => this.seconds() },
+      ...(this.modules.sorter ? { sorterFactory: this.modules.sorter.factory } : {}),
+      ...(this.modules.placement ? { placementFactory: this.modules.placement.factory } : {}),
       config: {
         allocationIntervalSeconds: config.allocationInterval,
         minAllocatableResources: config.minAllocatableResources,

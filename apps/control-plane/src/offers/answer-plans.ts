@@ -14,6 +14,7 @@ import { ClusterState, type FrameworkRuntime } from '../master/cluster-state';
 import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import type { OutstandingOffer } from '../master/offer-book';
+import { LaunchHooks } from './launch-hooks';
 import { OffersRepository } from './offers.repository';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -81,6 +82,7 @@ export class AnswerPlans {
     private readonly acls: AclsService,
     private readonly access: AccessLog,
     private readonly executors: Executors,
+    private readonly hooks: LaunchHooks,
   ) {}
 
   /** Looks up offers for an accept: all outstanding, the caller's, on one agent. */
@@ -150,7 +152,9 @@ export class AnswerPlans {
     }
     const tasks: PlannedAccept['tasks'] = [];
     const ids = new Set<string>();
-    for (const { spec, group } of launches) {
+    for (const launch of launches) {
+      const { group } = launch;
+      let { spec } = launch;
       if (ids.has(spec.taskId))
         throw new ProtocolError(PROTOCOL_ERRORS.DUPLICATE_TASK, `task id '${spec.taskId}' appears twice in this accept`);
       ids.add(spec.taskId);
@@ -196,6 +200,8 @@ export class AnswerPlans {
           { taskId: spec.taskId },
         );
       }
+      // The modules' task-launch hooks, before anything starts: they may decorate or refuse it.
+      spec = await this.hooks.apply(fw, agentId, role, spec);
       if (startsExecutor && spec.executor) {
         const executor: NewExecutor = { agentId, frameworkId: fw.id, spec: spec.executor, role };
         started.push(...this.executors.start([executor]));

@@ -12,6 +12,7 @@ import { ReservationsModule } from '../reservations/reservations.module';
 import { TasksModule } from '../tasks/tasks.module';
 import { OperationsModule } from '../operations/operations.module';
 import { AnswerPlans } from './answer-plans';
+import { LaunchHooks } from './launch-hooks';
 import { OfferAnswers } from './offer-answers.handler';
 import { OfferRescinds } from './offer-rescinds.handler';
 import { ReservationAccepts } from './reservation-accepts.handler';
@@ -20,7 +21,16 @@ import { ReservationAccepts } from './reservation-accepts.handler';
 @Module({
   imports: [MasterModule, ExecutorsModule, TasksModule, AllocationModule, ReservationsModule, OperationsModule],
   controllers: [OffersController],
-  providers: [OffersService, OfferListRepository, OffersRepository, OfferRescinds, OfferAnswers, AnswerPlans, ReservationAccepts],
+  providers: [
+    OffersService,
+    OfferListRepository,
+    OffersRepository,
+    OfferRescinds,
+    OfferAnswers,
+    AnswerPlans,
+    LaunchHooks,
+    ReservationAccepts,
+  ],
   exports: [OffersRepository, OfferRescinds, OfferAnswers],
 })
 export class OffersModule {}

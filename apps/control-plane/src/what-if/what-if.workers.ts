@@ -23,13 +23,15 @@ require(workerData.register);
 require(workerData.file);
 `;
 
-function startWorker(): Worker {
+function startWorker(modules: AppConfig['modules']): Worker {
   const worker = new Worker(BOOT, {
     eval: true,
     workerData: {
       register: require.resolve('@swc-node/register'),
       project: path.resolve(__dirname, '..', '..', '..', '..', 'tsconfig.base.json'),
       file: path.join(__dirname, 'what-if.worker.ts'),
+      // The worker loads the policy modules itself (the allocator's sorter or placement run there too).
+      modules,
     },
   });
   // An idle worker never keeps the process alive.
@@ -105,7 +107,7 @@ export class SimulationWorkers implements OnModuleDestroy {
   }
 
   private start(): Worker {
-    const worker = startWorker();
+    const worker = startWorker(this.config.modules);
     this.all.add(worker);
     return worker;
   }

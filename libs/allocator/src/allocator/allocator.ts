@@ -49,7 +49,7 @@ export class HierarchicalAllocator {
       throw new AllocatorError('INVALID_ARGUMENT', 'allocationIntervalSeconds must be positive');
     }
     this.clock = options.clock ?? { now: () => 0 };
-    this.placement = placementFor(this.config, options.random ?? seededRandom(1));
+    this.placement = (options.placementFactory ?? placementFor)(this.config, options.random ?? seededRandom(1));
     this.state = new AllocatorState(this.config, options.referencePath ? new ReferencePath() : new FastPath(), options.sorterFactory);
   }
 

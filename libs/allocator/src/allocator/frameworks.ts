@@ -92,7 +92,7 @@ export class Frameworks {
 
   private sorterOf(role: string): ClientSorter {
     let sorter = this.sorters.get(role);
-    if (!sorter) this.sorters.set(role, (sorter = this.newSorter(this.excludedNames, this.pool)));
+    if (!sorter) this.sorters.set(role, (sorter = this.newSorter(this.excludedNames, this.pool, role)));
     return sorter;
   }
 }

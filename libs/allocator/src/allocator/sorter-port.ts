@@ -1,6 +1,6 @@
 /**
- * What the allocator needs from a sorter. The DRF sorter is the one implementation; the port
- * exists so that the allocator's tests and benchmarks can swap in another ordering policy.
+ * What the allocator needs from a sorter: the DRF sorter by default; another ordering policy
+ * (priority-then-fair, a sorter module's: docs/modules.md) plugs in through `sorterFactory`.
  */
 import { DRFSorter, type MilliQuantities as Quantities, type SharedCopy, type SortCursor, SorterPool } from '../sorter';
 
@@ -21,7 +21,10 @@ export interface ClientSorter {
   share(client: string): number;
 }
 
-/** Makes a sorter; sorters made with the same pool share its totals. */
-export type SorterFactory = (excludedNames: readonly string[], pool: SorterPool) => ClientSorter;
+/**
+ * Makes a sorter; sorters made with the same pool share its totals. `role` is unset for the
+ * sorter of roles, and names the role for the sorter of that role's frameworks.
+ */
+export type SorterFactory = (excludedNames: readonly string[], pool: SorterPool, role?: string) => ClientSorter;
 
 export const createSorter: SorterFactory = (excludedNames, pool) => new DRFSorter({ excludedNames, pool });

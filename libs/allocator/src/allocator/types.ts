@@ -1,5 +1,6 @@
 /** The allocator's configuration, options, results and errors: its public types. */
 import type { ResourceEntry, Resources } from '../resources';
+import type { PlacementStrategy } from './placement/placement';
 import type { SorterFactory } from './sorter-port';
 import type { DecisionTrace, Quantities } from './trace';
 
@@ -42,12 +43,18 @@ export interface Clock {
   now(): number;
 }
 
+/** Makes a placement strategy from the allocator's configuration and its seeded randomness. */
+export type PlacementFactory = (config: AllocatorConfig, random: () => number) => PlacementStrategy;
+
 export interface AllocatorOptions {
   config?: Partial<AllocatorConfig>;
   clock?: Clock;
   /** Uniform in [0, 1); inject a seeded generator for reproducible agent order. */
   random?: () => number;
+  /** Makes every sorter (the roles' and each role's frameworks'); DRF's when unset. A sorter module's (docs/modules.md). */
   sorterFactory?: SorterFactory;
+  /** Makes the placement strategy; the one `config.placement` names when unset. A placement module's (docs/modules.md). */
+  placementFactory?: PlacementFactory;
   /**
    * Runs cycles the reference way, as before the fast paths: sorters' full orders, offer
    * filters checked pair by pair with nothing remembered between cycles, quota cuts through

@@ -3,9 +3,9 @@
  * checks every expectation, collecting what was expected and what came out. The runner takes a
  * parsed document; reading files is the caller's business.
  */
-import { HierarchicalAllocator, seededRandom } from '../allocator';
+import { type AllocatorOptions, HierarchicalAllocator, seededRandom } from '../allocator';
 import { Resources, resourcesFromJSON } from '../resources';
-import { DRFSorter } from '../sorter';
+import { DRFSorter, priorityThenFair } from '../sorter';
 import { type ScenarioDocument, type ScenarioStep, validateScenario } from './validate';
 
 export interface ScenarioFailure {
@@ -27,13 +27,20 @@ export interface ScenarioResult {
 const EPSILON = 1e-6;
 
 /** Validates and replays a scenario. Throws ScenarioValidationError for an invalid document. */
-export function runScenario(doc: unknown): ScenarioResult {
+/**
+ * Replays a scenario. `policies` replace the sorter or the placement (a module's, `arbiter
+ * simulate --modules`); a scenario's own `config.rolePriorities` asks for priority-then-fair.
+ */
+export function runScenario(doc: unknown, policies: ScenarioPolicies = {}): ScenarioResult {
   const scenario = validateScenario(doc);
   const failures: ScenarioFailure[] = [];
   const fail = (stepIndex: number, step: ScenarioStep, message: string, expected: unknown, actual: unknown) =>
     failures.push({ stepIndex, op: step.op, message, expected, actual });
-  const run = scenario.kind === 'sorter' ? runSorterSteps : runAllocatorSteps;
-  run(scenario, fail);
+  const config = (scenario.config ?? {}) as ScenarioConfig;
+  const own = config.rolePriorities ? { sorterFactory: priorityThenFair(config.rolePriorities) } : {};
+  // Sorter scenarios exercise the DRF sorter's own API; policies apply to allocator scenarios.
+  if (scenario.kind === 'sorter') runSorterSteps(scenario, fail);
+  else runAllocatorSteps(scenario, fail, { ...own, ...policies });
   return { id: scenario.id, kind: scenario.kind, passed: failures.length === 0, steps: scenario.steps.length, failures };
 }
 
@@ -91,7 +98,12 @@ interface ScenarioConfig {
   minAllocatableResources?: Quantities[];
   fairnessExcludeResourceNames?: string[];
   filterGpuResources?: boolean;
+  /** Role path -> priority: the scenario runs the priority-then-fair sorter (sorter/priority-sorter.ts). */
+  rolePriorities?: Record<string, number>;
 }
+
+/** Policies a replay runs with instead of the built-in ones. */
+export type ScenarioPolicies = Pick<AllocatorOptions, 'sorterFactory' | 'placementFactory'>;
 
 type Fail = (stepIndex: number, step: ScenarioStep, message: string, expected: unknown, actual: unknown) => void;
 
@@ -214,10 +226,11 @@ function sameOffers(actual: OfferRow[], expected: OfferRow[]): boolean {
   return expected.every((e) => byKey.get(offerKey(e))?.equals(e.resources) ?? false);
 }
 
-function runAllocatorSteps(scenario: ScenarioDocument, fail: Fail): void {
+function runAllocatorSteps(scenario: ScenarioDocument, fail: Fail, policies: ScenarioPolicies): void {
   const config = (scenario.config ?? {}) as ScenarioConfig;
   let now = 0;
   const allocator = new HierarchicalAllocator({
+    ...policies,
     config: {
       ...(config.allocationIntervalSeconds !== undefined ? { allocationIntervalSeconds: config.allocationIntervalSeconds } : {}),
       ...(config.minAllocatableResources !== undefined ? { minAllocatableResources: config.minAllocatableResources } : {}),

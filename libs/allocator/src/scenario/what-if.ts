@@ -9,7 +9,14 @@
  * until it holds its demand, when one is given; offers past its demand are declined with the
  * default filter (5 s). Time moves one allocation interval per cycle.
  */
-import { type AllocatorSnapshot, type Quantities, type ReasonCode, restoreAllocator, seededRandom } from '../allocator';
+import {
+  type AllocatorOptions,
+  type AllocatorSnapshot,
+  type Quantities,
+  type ReasonCode,
+  restoreAllocator,
+  seededRandom,
+} from '../allocator';
 import { type ResourceEntry, Resources } from '../resources';
 
 export interface WhatIfChange {
@@ -94,9 +101,14 @@ export function applyChange(snapshot: AllocatorSnapshot, change: WhatIfChange): 
 }
 
 /** The next `cycles` allocation cycles from the snapshot, the frameworks keeping offers up to their demand. */
-export function simulateCycles(snapshot: AllocatorSnapshot, cycles: number, demand: Record<string, Quantities> = {}): SimulatedCycle[] {
+export function simulateCycles(
+  snapshot: AllocatorSnapshot,
+  cycles: number,
+  demand: Record<string, Quantities> = {},
+  policies: AllocatorPolicies = {},
+): SimulatedCycle[] {
   let now = 0;
-  const allocator = restoreAllocator(snapshot, { clock: { now: () => now }, random: seededRandom(1) });
+  const allocator = restoreAllocator(snapshot, { ...policies, clock: { now: () => now }, random: seededRandom(1) });
   const held = new Map<string, Map<string, number>>();
   for (const a of snapshot.agents) for (const u of a.used) addQuantities(held, u.frameworkId, Resources.of(u.resources).scalarQuantities());
   const demands = new Map(Object.entries(demand));
@@ -121,10 +133,13 @@ export function simulateCycles(snapshot: AllocatorSnapshot, cycles: number, dema
 }
 
 /** The next `cycles` cycles without and with the change. */
-export function whatIf(snapshot: AllocatorSnapshot, change: WhatIfChange, cycles: number): WhatIfResult {
+/** Allocator policies a simulation runs with (a sorter or placement module's; the built-in ones when unset). */
+export type AllocatorPolicies = Pick<AllocatorOptions, 'sorterFactory' | 'placementFactory'>;
+
+export function whatIf(snapshot: AllocatorSnapshot, change: WhatIfChange, cycles: number, policies: AllocatorPolicies = {}): WhatIfResult {
   return {
-    baseline: simulateCycles(snapshot, cycles),
-    changed: simulateCycles(applyChange(snapshot, change), cycles, change.demand),
+    baseline: simulateCycles(snapshot, cycles, {}, policies),
+    changed: simulateCycles(applyChange(snapshot, change), cycles, change.demand, policies),
   };
 }
 

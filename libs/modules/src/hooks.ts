@@ -1,0 +1,157 @@
+/**
+ * Running the hooks: each point's hooks one after another in the modules file's order, each
+ * within the time limit. A hook that throws, rejects, answers something of the wrong shape or
+ * takes longer than the limit is counted and logged, and its call is treated as the point
+ * defines, never as the host's failure:
+ *
+ * - control-plane:task-launch: as if it had answered nothing (the task launches, undecorated
+ *   by that hook); only an explicit `{ refuse }` stops the launch.
+ * - agent:executor-start, agent:container-start: as if it had answered nothing.
+ * - agent:executor-removed: nothing to undo; the next hook runs.
+ *
+ * A later hook sees what the earlier ones added (labels, environment).
+ */
+import type { ModuleCounters } from './counters';
+import type { ExecutorRemovedInput, ExtensionPoint, KeyValue, ModuleInstance, StartInput, TaskLaunchInput } from './points';
+
+/** A loaded module's hooks, in configuration order. */
+export interface HookModule {
+  name: string;
+  instance: ModuleInstance;
+}
+
+/** What the task-launch hooks made of a task. */
+export interface TaskLaunchOutcome {
+  /** Set when a hook refused it: which, and why. */
+  refused?: { module: string; reason: string };
+  labels: KeyValue[];
+  environment: Record<string, string>;
+  /** Whether any hook changed the labels or the environment. */
+  changed: boolean;
+}
+
+class HookTimeout extends Error {}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isEnv = (v: unknown): v is Record<string, string> =>
+  isObject(v) && Object.entries(v).every(([k, s]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && typeof s === 'string');
+const isLabels = (v: unknown): v is KeyValue[] =>
+  Array.isArray(v) &&
+  v.every((l) => isObject(l) && typeof l.key === 'string' && l.key !== '' && (l.value === undefined || typeof l.value === 'string'));
+
+export class HookRunner {
+  constructor(
+    private readonly modules: readonly HookModule[],
+    private readonly timeoutMs: number,
+    private readonly counters: ModuleCounters,
+  ) {}
+
+  /** Whether any module implements the hook (a host skips the await entirely when none does). */
+  has(member: 'taskLaunch' | 'executorStart' | 'containerStart' | 'executorRemoved'): boolean {
+    return this.modules.some((m) => m.instance[member] !== undefined);
+  }
+
+  /** One call with the time limit: its value, or the failure (counted and logged with what happens instead). */
+  private async call<T>(
+    module: string,
+    point: ExtensionPoint,
+    run: () => T | Promise<T>,
+    instead: string,
+  ): Promise<{ ok: true; value: T } | { ok: false }> {
+    const count = this.counters.of(module, point);
+    count.calls++;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const value = await Promise.race([
+        Promise.resolve().then(run),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new HookTimeout(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+          timer.unref();
+        }),
+      ]);
+      return { ok: true, value };
+    } catch (err) {
+      this.counters.failed(count, err, instead, err instanceof HookTimeout);
+      return { ok: false };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async taskLaunch(input: TaskLaunchInput): Promise<TaskLaunchOutcome> {
+    const labels = [...input.task.labels];
+    const environment = { ...input.task.environment };
+    let changed = false;
+    for (const m of this.modules) {
+      const hook = m.instance.taskLaunch;
+      if (!hook) continue;
+      const current: TaskLaunchInput = { ...input, task: { ...input.task, labels: [...labels], environment: { ...environment } } };
+      const answer = await this.call(m.name, 'control-plane:task-launch', () => hook(current), 'the task launches without its changes');
+      if (!answer.ok || answer.value === undefined) continue;
+      const decision: unknown = answer.value;
+      const count = this.counters.of(m.name, 'control-plane:task-launch');
+      if (!isObject(decision)) {
+        this.counters.failed(count, new Error('answered neither nothing, { refuse } nor { labels, environment }'), 'the task launches');
+        continue;
+      }
+      if ('refuse' in decision) {
+        const reason = typeof decision.refuse === 'string' && decision.refuse.trim() !== '' ? decision.refuse.trim() : 'no reason given';
+        return { refused: { module: m.name, reason }, labels, environment, changed };
+      }
+      if (decision.labels !== undefined && !isLabels(decision.labels)) {
+        this.counters.failed(count, new Error('answered labels that are not [{ key, value? }]'), 'the task launches without its changes');
+        continue;
+      }
+      if (decision.environment !== undefined && !isEnv(decision.environment)) {
+        this.counters.failed(
+          count,
+          new Error('answered an environment that is not { NAME: "value" }'),
+          'the task launches without its changes',
+        );
+        continue;
+      }
+      for (const l of decision.labels ?? []) {
+        const i = labels.findIndex((x) => x.key === l.key);
+        if (i >= 0) labels[i] = { ...l };
+        else labels.push({ ...l });
+        changed = true;
+      }
+      if (decision.environment && Object.keys(decision.environment).length) {
+        Object.assign(environment, decision.environment);
+        changed = true;
+      }
+    }
+    return { labels, environment, changed };
+  }
+
+  /** The environment the executor-start (or container-start) hooks add, in order (a later one wins). */
+  async start(point: 'agent:executor-start' | 'agent:container-start', input: StartInput): Promise<Record<string, string>> {
+    const member = point === 'agent:executor-start' ? 'executorStart' : 'containerStart';
+    const added: Record<string, string> = {};
+    for (const m of this.modules) {
+      const hook = m.instance[member];
+      if (!hook) continue;
+      const current: StartInput = { ...input, environment: { ...input.environment, ...added } };
+      const answer = await this.call(m.name, point, () => hook(current), 'it starts without its environment');
+      if (!answer.ok || answer.value === undefined) continue;
+      const decision: unknown = answer.value;
+      if (!isObject(decision) || (decision.environment !== undefined && !isEnv(decision.environment))) {
+        this.counters.failed(
+          this.counters.of(m.name, point),
+          new Error('answered something other than nothing or { environment: { NAME: "value" } }'),
+          'it starts without its environment',
+        );
+        continue;
+      }
+      Object.assign(added, decision.environment ?? {});
+    }
+    return added;
+  }
+
+  async executorRemoved(input: ExecutorRemovedInput): Promise<void> {
+    for (const m of this.modules) {
+      const hook = m.instance.executorRemoved;
+      if (hook) await this.call(m.name, 'agent:executor-removed', () => hook(input), 'the next hook runs');
+    }
+  }
+}
