@@ -180,17 +180,12 @@ export class Agent {
       this.tasks.acknowledged(u.frameworkId, u.taskId, u.state);
     };
     // What ended tasks leave on disk goes after the GC delay, sooner as the disk fills.
-    this.gc = new GarbageCollector(
-      [() => this.tasks.collectable(), () => this.executors.collectable()],
-      () => diskUsage(sandboxes.root),
-      options.gc,
-      Date.now,
-      {
-        collected: (removed) =>
-          this.log.info({ removed: removed.length, what: removed.slice(0, 10).map((c) => c.what) }, 'garbage collected'),
-        failed: (err) => this.log.warn({ err: err.message }, 'garbage collection failed'),
-      },
-    );
+    const collectable = [() => this.tasks.collectable(), () => this.executors.collectable()];
+    this.gc = new GarbageCollector(collectable, () => diskUsage(sandboxes.root), options.gc, Date.now, {
+      collected: (removed) =>
+        this.log.info({ removed: removed.length, what: removed.slice(0, 10).map((c) => c.what) }, 'garbage collected'),
+      failed: (err) => this.log.warn({ err: err.message }, 'garbage collection failed'),
+    });
     const gcEvery = options.gc?.intervalMs ?? DEFAULT_GC_INTERVAL_MS;
     if (gcEvery > 0) this.gc.every(gcEvery);
     this.capabilities = this.tasks.containerizer.capabilities(this.tasks.limits.diskChecked);

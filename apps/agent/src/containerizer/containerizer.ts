@@ -4,8 +4,6 @@
  * asks its isolators whether it went over a limit, signals it, and destroys it. It knows
  * nothing of task states or of the control plane: the executors drive it.
  */
-import { ModuleHooks, type ModuleHooksOptions } from './module-hooks';
-import type { ChildProcess } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -19,13 +17,14 @@ import type { Container, Limitation, TaskIsolator } from './isolators/isolator';
 import { MemoryPolling } from './isolators/memory';
 import { PortsIsolator, type PortsOptions } from './isolators/ports';
 import { DYNAMIC_UID_BASE, dynamicUser, DynamicUsers, NoDynamicUserLeft } from './dynamic-users';
-import { launch, type NamespaceTools, TASK_PATH } from './launcher';
+import { type Launched, launch, type NamespaceTools, TASK_PATH } from './launcher';
 import { ImageError, type ProvisionedImage, type Provisioner } from './provisioner/image';
 import { formatReference, parseReference } from './provisioner/reference';
 import { type BindMount, CONTAINER_SANDBOX } from './runtime/oci-spec';
 import { detectRuntime, Runc } from './runtime/runc';
 import { resolveVolumes } from './runtime/volumes';
 import { Sandboxes } from './sandbox';
+import { ModuleHooks, type ModuleHooksOptions } from './module-hooks';
 import { detectNamespaceTools, detectPidNamespace } from './tools';
 import { type OsUser, TaskUsers } from './users';
 
@@ -265,12 +264,7 @@ export class Containerizer {
   }
 
   /** Forks the task (see launcher.ts), in its image's container when it has one; its isolators hold it before it runs. */
-  launch(
-    c: Container,
-    user: OsUser,
-    frameworkId: string,
-    spec: TaskSpec,
-  ): { child: ChildProcess; isolationError?: Error; started?: Promise<boolean> } {
+  launch(c: Container, user: OsUser, frameworkId: string, spec: TaskSpec): Launched {
     const binds = this.binds.get(c.name) ?? [];
     this.binds.delete(c.name);
     const image = this.images.get(c.name);

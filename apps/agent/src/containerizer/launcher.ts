@@ -104,6 +104,16 @@ export interface LaunchRequest {
   runtime?: string[];
 }
 
+/**
+ * A forked task: `isolationError` when it could not be isolated (let go to end at once),
+ * `started` for an image task (resolves once the runtime has started its process, see runc.ts).
+ */
+export interface Launched {
+  child: ChildProcess;
+  isolationError?: Error;
+  started?: Promise<boolean>;
+}
+
 /** A launch that failed before the task could run (the message says at which step). */
 export class LaunchError extends Error {}
 
@@ -170,7 +180,7 @@ function bindScript(binds: BindMount[]): string {
  * process, then lets it run. Throws LaunchError when it could not start; `isolationError` says
  * when it started but could not be isolated (it is let go without running the command).
  */
-export function launch(req: LaunchRequest, isolate: (pid: number) => void): { child: ChildProcess; isolationError?: Error } {
+export function launch(req: LaunchRequest, isolate: (pid: number) => void): Launched {
   let out: number, err: number;
   try {
     out = fs.openSync(path.join(req.sandbox, 'stdout'), 'a', 0o600);

@@ -6,6 +6,7 @@
  */
 import * as path from 'node:path';
 import { Role } from '@arbiter/contracts';
+import type { ModulesFile } from '@arbiter/modules';
 import { z } from 'zod';
 import {
   aclsFile,
@@ -25,7 +26,6 @@ import {
 } from './config.values';
 import { LIMIT_SETTINGS, type LimitsConfig } from './config.limits';
 import { modulesFile } from './config.modules';
-import type { ModulesFile } from '@arbiter/modules';
 
 export { LOG_LEVELS, type LogLevel } from './config.values';
 
@@ -79,11 +79,7 @@ export interface AppConfig extends LimitsConfig {
    * --authenticate_http_frameworks=false); the ACLs still apply to them, as principal type ANY.
    */
   mesosAllowAnonymous: boolean;
-  /**
-   * The read-only Mesos endpoints (GET /master/state and its kin, the operator API's read calls)
-   * answer callers without credentials, as principal type ANY under the view ACLs. Off by default:
-   * for monitoring inside a trusted network only (docs/security.md).
-   */
+  /** Mesos's read-only endpoints and operator reads answer without credentials, as principal type ANY (docs/security.md). */
   mesosReadonlyAnonymous: boolean;
   /** The role a Mesos framework subscribed as `*` (no role) is in. */
   mesosDefaultRole: string;
