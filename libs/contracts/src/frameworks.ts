@@ -30,6 +30,7 @@
  */
 import { z } from 'zod';
 import { Id, type Reply, Resources, type ResourceEntry, Role, type StatusUpdate, TaskSpec } from './common';
+import { CreateOperation, DestroyOperation } from './volumes';
 import { type ExecutorCall, type ExecutorFailure, LaunchGroupOperation, type SchedulerMessage } from './executors';
 
 export const FRAMEWORKS_NAMESPACE = '/frameworks';
@@ -123,6 +124,8 @@ export const Operation = z.discriminatedUnion('type', [
   z.object({ type: z.literal('RESERVE'), resources: Resources.min(1) }).strict(),
   z.object({ type: z.literal('UNRESERVE'), resources: Resources.min(1) }).strict(),
   LaunchGroupOperation,
+  CreateOperation,
+  DestroyOperation,
 ]);
 export type Operation = z.infer<typeof Operation>;
 

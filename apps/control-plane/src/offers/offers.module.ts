@@ -9,17 +9,19 @@ import { AllocationModule } from '../allocation/allocation.module';
 import { ExecutorsModule } from '../executors/executors.module';
 import { MasterModule } from '../master/master.module';
 import { ReservationsModule } from '../reservations/reservations.module';
+import { VolumesModule } from '../volumes/volumes.module';
 import { TasksModule } from '../tasks/tasks.module';
 import { AnswerPlans } from './answer-plans';
 import { OfferAnswers } from './offer-answers.handler';
 import { OfferRescinds } from './offer-rescinds.handler';
 import { ReservationAccepts } from './reservation-accepts.handler';
+import { VolumeAccepts } from './volume-accepts.handler';
 
 @OwnsEntities(OfferEntity, OutstandingOfferEntity)
 @Module({
-  imports: [MasterModule, ExecutorsModule, TasksModule, AllocationModule, ReservationsModule],
+  imports: [MasterModule, ExecutorsModule, TasksModule, AllocationModule, ReservationsModule, VolumesModule],
   controllers: [OffersController],
-  providers: [OffersService, OfferListRepository, OffersRepository, OfferRescinds, OfferAnswers, AnswerPlans, ReservationAccepts],
+  providers: [OffersService, OfferListRepository, OffersRepository, OfferRescinds, OfferAnswers, AnswerPlans, ReservationAccepts, VolumeAccepts],
   exports: [OffersRepository, OfferRescinds, OfferAnswers],
 })
 export class OffersModule {}
