@@ -21,7 +21,16 @@ import { VolumeAccepts } from './volume-accepts.handler';
 @Module({
   imports: [MasterModule, ExecutorsModule, TasksModule, AllocationModule, ReservationsModule, VolumesModule],
   controllers: [OffersController],
-  providers: [OffersService, OfferListRepository, OffersRepository, OfferRescinds, OfferAnswers, AnswerPlans, ReservationAccepts, VolumeAccepts],
+  providers: [
+    OffersService,
+    OfferListRepository,
+    OffersRepository,
+    OfferRescinds,
+    OfferAnswers,
+    AnswerPlans,
+    ReservationAccepts,
+    VolumeAccepts,
+  ],
   exports: [OffersRepository, OfferRescinds, OfferAnswers],
 })
 export class OffersModule {}

@@ -44,7 +44,7 @@ export class VolumeAccepts {
     const creates: VolumeSpec[] = [];
     const destroys: Array<{ id: string }> = [];
     for (const op of msg.operations) {
-      if (op.type === 'CREATE') creates.push(...op.volumes.map((v) => ({ ...v, mode: v.mode ?? 'RW' })));
+      if (op.type === 'CREATE') creates.push(...op.volumes);
       else if (op.type === 'DESTROY') destroys.push(...op.volumes);
       else
         throw new ProtocolError(
@@ -59,8 +59,16 @@ export class VolumeAccepts {
     const offered = pool.get(role) ?? Resources.empty();
     if (creates.length) {
       if (fw.actor && !this.acls.allows(fw.actor, 'create_volumes', role)) {
-        await this.access.denied(fw.actor, { what: 'CREATE', reason: `ACL create_volumes refuses '${role}'`, targetType: 'agent', targetId: agentId });
-        throw new ProtocolError(PROTOCOL_ERRORS.FORBIDDEN, `principal '${fw.actor.name}' may not CREATE volumes for '${role}' (ACL create_volumes)`);
+        await this.access.denied(fw.actor, {
+          what: 'CREATE',
+          reason: `ACL create_volumes refuses '${role}'`,
+          targetType: 'agent',
+          targetId: agentId,
+        });
+        throw new ProtocolError(
+          PROTOCOL_ERRORS.FORBIDDEN,
+          `principal '${fw.actor.name}' may not CREATE volumes for '${role}' (ACL create_volumes)`,
+        );
       }
       const disk = creates.reduce((sum, v) => sum + v.disk, 0);
       const wanted = Resources.of([{ name: 'disk', value: disk, reservation: role }]);

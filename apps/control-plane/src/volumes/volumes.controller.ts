@@ -5,7 +5,7 @@ import { type Actor, CurrentActor } from '../auth/auth.actor';
 import { Requires } from '../auth/permissions';
 import { ApiErrors } from '../errors/errors.dto';
 import { OnLeader } from '../leadership/on-leader';
-import { CreateVolumeDto, VolumeDto, VolumePageDto, VolumeQueryDto } from './volumes.dto';
+import { CreatePersistentVolumeDto, PersistentVolumeDto, PersistentVolumePageDto, PersistentVolumeQueryDto } from './volumes.dto';
 import { VolumesErrorCode } from './volumes.errors';
 import { VolumesService } from './volumes.service';
 
@@ -18,18 +18,18 @@ export class VolumesController {
   @Get()
   @Requires('read')
   @ApiOperation({ summary: 'Persistent volumes, newest first (filter by agent and role)' })
-  @ApiOkResponse({ type: VolumePageDto })
+  @ApiOkResponse({ type: PersistentVolumePageDto })
   @ApiErrors()
-  list(@Query() q: VolumeQueryDto): Promise<VolumePageDto> {
+  list(@Query() q: PersistentVolumeQueryDto): Promise<PersistentVolumePageDto> {
     return this.volumes.list({ agentId: q.agentId, role: q.role }, q.limit, q.offset);
   }
 
   @Get(':id')
   @Requires('read')
   @ApiOperation({ summary: 'One persistent volume' })
-  @ApiOkResponse({ type: VolumeDto })
+  @ApiOkResponse({ type: PersistentVolumeDto })
   @ApiErrors(VolumesErrorCode.VOLUME_NOT_FOUND)
-  get(@Param('id') id: string): Promise<VolumeDto> {
+  get(@Param('id') id: string): Promise<PersistentVolumeDto> {
     return this.volumes.get(id);
   }
 
@@ -37,7 +37,7 @@ export class VolumesController {
   @OnLeader()
   @Requires('operate', 'create_volumes')
   @ApiOperation({ summary: "Create a persistent volume on disk reserved for a role (Mesos's CREATE); the agent makes its directory" })
-  @ApiCreatedResponse({ type: VolumeDto })
+  @ApiCreatedResponse({ type: PersistentVolumeDto })
   @ApiErrors(
     AgentsErrorCode.AGENT_NOT_FOUND,
     AgentsErrorCode.AGENT_GONE,
@@ -46,7 +46,7 @@ export class VolumesController {
     VolumesErrorCode.VOLUME_AGENT_UNREACHABLE,
     VolumesErrorCode.VOLUME_AGENT_FAILED,
   )
-  create(@Body() body: CreateVolumeDto, @CurrentActor() actor: Actor): Promise<VolumeDto> {
+  create(@Body() body: CreatePersistentVolumeDto, @CurrentActor() actor: Actor): Promise<PersistentVolumeDto> {
     return this.volumes.create(body, actor);
   }
 

@@ -4,12 +4,12 @@ import { IsIn, IsNumber, IsOptional, IsString, MaxLength } from 'class-validator
 import { PageQueryDto } from '../common/pagination.dto';
 import type { VolumeEntity } from './volume.entity';
 
-export class VolumeQueryDto extends PageQueryDto {
+export class PersistentVolumeQueryDto extends PageQueryDto {
   @ApiPropertyOptional() @IsOptional() @MaxLength(255) @IsString() agentId?: string;
   @ApiPropertyOptional() @IsOptional() @MaxLength(255) @IsString() role?: string;
 }
 
-export class CreateVolumeDto {
+export class CreatePersistentVolumeDto {
   @ApiProperty() @MaxLength(255) @IsString() agentId!: string;
   @ApiProperty({ example: 'db', description: 'the role whose reserved disk the volume takes' }) @MaxLength(255) @IsString() role!: string;
   @ApiProperty({ example: 'data-1', description: "the persistence id (Mesos's disk.persistence.id), unique per role on the agent" })
@@ -26,7 +26,7 @@ export class CreateVolumeDto {
   @ApiPropertyOptional({ enum: ['RW', 'RO'], default: 'RW' }) @IsOptional() @IsIn(['RW', 'RO']) mode?: 'RW' | 'RO';
 }
 
-export class VolumeDto {
+export class PersistentVolumeDto {
   @ApiProperty() id!: string;
   @ApiProperty() agentId!: string;
   @ApiProperty() role!: string;
@@ -40,14 +40,14 @@ export class VolumeDto {
   @ApiProperty() createdAt!: string;
 }
 
-export class VolumePageDto {
-  @ApiProperty({ type: [VolumeDto] }) items!: VolumeDto[];
+export class PersistentVolumePageDto {
+  @ApiProperty({ type: [PersistentVolumeDto] }) items!: PersistentVolumeDto[];
   @ApiProperty() total!: number;
   @ApiProperty() limit!: number;
   @ApiProperty() offset!: number;
 }
 
-export const toVolumeDto = (v: VolumeEntity): VolumeDto => ({
+export const toVolumeDto = (v: VolumeEntity): PersistentVolumeDto => ({
   id: v.id,
   agentId: v.agentId,
   role: v.role,

@@ -52,5 +52,7 @@ export function reservedDiskFree(
 
 /** The frameworks whose live tasks or executors use a volume (one entry per user). */
 export function volumeUsedBy(live: ReadonlyArray<{ resources: ResourceEntry[]; frameworkId: string }>, role: string, id: string): string[] {
-  return live.filter((u) => u.resources.some((e) => e.name === 'disk' && e.reservation === role && e.volume === id)).map((u) => u.frameworkId);
+  return live
+    .filter((u) => u.resources.some((e) => e.name === 'disk' && e.reservation === role && e.volume === id))
+    .map((u) => u.frameworkId);
 }

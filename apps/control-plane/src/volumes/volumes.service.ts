@@ -24,7 +24,7 @@ import { ClusterEvents } from '../leadership/cluster-events';
 import { AllocationUsageRepository } from '../master/allocation-usage.repository';
 import { Outbox } from '../master/outbox';
 import type { VolumeEntity } from './volume.entity';
-import { type CreateVolumeDto, type VolumeDto, toVolumeDto } from './volumes.dto';
+import { type CreatePersistentVolumeDto, type PersistentVolumeDto, toVolumeDto } from './volumes.dto';
 import { VolumesErrorCode } from './volumes.errors';
 import { VolumesRepository } from './volumes.repository';
 import { reservedDiskFree, volumeUsedBy } from './volumes.rules';
@@ -53,23 +53,24 @@ export class VolumesService {
     private readonly outbox: Outbox,
   ) {}
 
-  async list(filter: { agentId?: string; role?: string }, limit: number, offset: number): Promise<Page<VolumeDto>> {
+  async list(filter: { agentId?: string; role?: string }, limit: number, offset: number): Promise<Page<PersistentVolumeDto>> {
     const [rows, total] = await this.repo.list(this.db.manager, filter, limit, offset);
     return { items: rows.map(toVolumeDto), total, limit, offset };
   }
 
-  async get(id: string): Promise<VolumeDto> {
+  async get(id: string): Promise<PersistentVolumeDto> {
     return toVolumeDto(await this.require(id));
   }
 
   private async require(id: string): Promise<VolumeEntity> {
     const row = UUID.test(id) ? await this.repo.find(this.db.manager, id) : null;
-    if (!row) throw new ArbiterException(VolumesErrorCode.VOLUME_NOT_FOUND, `no volume with id '${id}'; GET /api/v1/volumes lists them`, { id });
+    if (!row)
+      throw new ArbiterException(VolumesErrorCode.VOLUME_NOT_FOUND, `no volume with id '${id}'; GET /api/v1/volumes lists them`, { id });
     return row;
   }
 
   /** An operator's CREATE: one volume on disk reserved for the role on the agent (ACL create_volumes on the role). */
-  async create(input: CreateVolumeDto, actor: Actor): Promise<VolumeDto> {
+  async create(input: CreatePersistentVolumeDto, actor: Actor): Promise<PersistentVolumeDto> {
     const role = checkField(Role, input.role, 'role');
     const spec: VolumeSpec = {
       id: checkField(PersistenceId, input.persistenceId, 'persistenceId'),
@@ -133,14 +134,18 @@ export class VolumesService {
       await lockDomain(tx, LockDomain.RESOURCES);
       const agent = await this.repo.agent(tx, agentId);
       if (!agent)
-        throw new ArbiterException(AgentsErrorCode.AGENT_NOT_FOUND, `no agent with id '${agentId}'; GET /api/v1/agents lists them`, { agentId });
+        throw new ArbiterException(AgentsErrorCode.AGENT_NOT_FOUND, `no agent with id '${agentId}'; GET /api/v1/agents lists them`, {
+          agentId,
+        });
       if (agent.status === AgentStatus.GONE)
         throw new ArbiterException(AgentsErrorCode.AGENT_GONE, `agent ${agent.id} (${agent.hostname}) is marked gone`, { agentId });
       const existing = await this.repo.onAgent(tx, agentId, role);
       const ids = new Set(existing.map((v) => v.persistenceId));
       for (const s of specs) {
         if (ids.has(s.id))
-          throw new ArbiterException(VolumesErrorCode.VOLUME_EXISTS, `role '${role}' has a volume '${s.id}' on this agent already`, { id: s.id });
+          throw new ArbiterException(VolumesErrorCode.VOLUME_EXISTS, `role '${role}' has a volume '${s.id}' on this agent already`, {
+            id: s.id,
+          });
         ids.add(s.id);
       }
       if (options.checkDisk) {
@@ -161,7 +166,12 @@ export class VolumesService {
       await options.within?.(tx);
       const rows: VolumeEntity[] = [];
       for (const s of specs) {
-        const reply = await this.tell<CreateVolumeReply>(agentId, 'createVolume', { role, id: s.id, containerPath: s.containerPath, mode: s.mode });
+        const reply = await this.tell<CreateVolumeReply>(agentId, 'createVolume', {
+          role,
+          id: s.id,
+          containerPath: s.containerPath,
+          mode: s.mode,
+        });
         const row = await this.repo.insert(tx, {
           agentId,
           role,
@@ -173,7 +183,13 @@ export class VolumesService {
           hostPath: reply.path,
           createdAt: new Date(),
         });
-        await this.audit.record(tx, actor, { action: 'volume.create', targetType: 'volume', targetId: row.id, before: null, after: toVolumeDto(row) });
+        await this.audit.record(tx, actor, {
+          action: 'volume.create',
+          targetType: 'volume',
+          targetId: row.id,
+          before: null,
+          after: toVolumeDto(row),
+        });
         rows.push(row);
       }
       return rows;
@@ -182,7 +198,13 @@ export class VolumesService {
     return created;
   }
 
-  private async destroyVolumes(actor: Actor, agentId: string, role: string, ids: string[], within?: (tx: Tx) => Promise<void>): Promise<void> {
+  private async destroyVolumes(
+    actor: Actor,
+    agentId: string,
+    role: string,
+    ids: string[],
+    within?: (tx: Tx) => Promise<void>,
+  ): Promise<void> {
     const destroyed = await this.db.transaction(async (tx) => {
       await lockDomain(tx, LockDomain.RESOURCES);
       const rows: VolumeEntity[] = [];
@@ -209,7 +231,13 @@ export class VolumesService {
       for (const row of rows) {
         await this.tell(agentId, 'destroyVolume', { role, id: row.persistenceId });
         await this.repo.delete(tx, row.id);
-        await this.audit.record(tx, actor, { action: 'volume.destroy', targetType: 'volume', targetId: row.id, before: toVolumeDto(row), after: null });
+        await this.audit.record(tx, actor, {
+          action: 'volume.destroy',
+          targetType: 'volume',
+          targetId: row.id,
+          before: toVolumeDto(row),
+          after: null,
+        });
       }
       return rows;
     });
@@ -217,8 +245,12 @@ export class VolumesService {
   }
 
   /** Has the agent make or remove a volume's directory; its refusal or silence is the operation's. */
-  private async tell<T extends object>(agentId: string, event: 'createVolume' | 'destroyVolume', payload: { role: string; id: string } & Record<string, unknown>): Promise<T> {
-    const reply = (await this.outbox.ask(agentId, event, payload as never, AGENT_ANSWER_MS)) as Reply<T> | undefined;
+  private async tell<T extends object>(
+    agentId: string,
+    event: 'createVolume' | 'destroyVolume',
+    payload: { role: string; id: string } & Record<string, unknown>,
+  ): Promise<T> {
+    const reply = (await this.outbox.ask(agentId, event, payload, AGENT_ANSWER_MS)) as Reply<T> | undefined;
     if (!reply)
       throw new ArbiterException(
         VolumesErrorCode.VOLUME_AGENT_UNREACHABLE,
@@ -229,6 +261,6 @@ export class VolumesService {
       const code = reply.error.code === 'VOLUME_IN_USE' ? VolumesErrorCode.VOLUME_IN_USE : VolumesErrorCode.VOLUME_AGENT_FAILED;
       throw new ArbiterException(code, `agent ${agentId}: ${reply.error.message}`, { agentId });
     }
-    return reply as T;
+    return reply;
   }
 }
