@@ -46,11 +46,15 @@ export const PersistentVolumeSpec = z
   .strict();
 export type PersistentVolumeSpec = z.input<typeof PersistentVolumeSpec>;
 
-export const CreateOperation = z
-  .object({ type: z.literal('CREATE'), volumes: z.array(PersistentVolumeSpec).min(1).max(100) })
-  .strict();
+export const CreateOperation = z.object({ type: z.literal('CREATE'), volumes: z.array(PersistentVolumeSpec).min(1).max(100) }).strict();
 export const DestroyOperation = z
-  .object({ type: z.literal('DESTROY'), volumes: z.array(z.object({ id: PersistenceId }).strict()).min(1).max(100) })
+  .object({
+    type: z.literal('DESTROY'),
+    volumes: z
+      .array(z.object({ id: PersistenceId }).strict())
+      .min(1)
+      .max(100),
+  })
   .strict();
 
 /** The control plane tells an agent to make a volume's directory (idempotent). */

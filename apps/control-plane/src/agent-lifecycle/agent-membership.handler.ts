@@ -99,6 +99,7 @@ export class AgentMembership {
       const unreserved = reserved.withReservation(undefined);
       if (total.contains(unreserved)) total = total.minus(unreserved).plus(reserved);
     }
+    this.state.volumes.set(agent.id, volumes);
     return withVolumes(total, volumes);
   }
 

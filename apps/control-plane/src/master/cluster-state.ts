@@ -5,6 +5,7 @@
  * its noun), always in the kernel's order; everything else only reads it through the queries
  * at the end.
  */
+import { VolumeCatalog } from './volume-catalog';
 import { HierarchicalAllocator, type ResourceEntry, Resources } from '@arbiter/allocator';
 import { PROTOCOL_ERRORS } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
@@ -155,6 +156,8 @@ export class ClusterState {
   readonly offers = new OfferBook();
   readonly inverseOffers = new Map<string, OutstandingInverseOffer>();
   readonly liveTasks = new LiveTasks();
+  /** Each agent's persistent volumes as the allocator offers them (their container paths, modes, creators). */
+  readonly volumes = new VolumeCatalog();
   /** Framework and task ids of tasks whose launch is being written (duplicates for later accepts). */
   readonly launching = new Set<string>();
   /** Hostnames of machines DOWN for maintenance. */

@@ -74,8 +74,7 @@ function rolesOf(roles: string[] | undefined, map: RoleMap, call: string): strin
 
 /** A Mesos Resource as Arbiter's ResourceEntry. */
 export function fromMesosResource(r: MesosResource, where: string): ResourceEntry {
-  if (r.disk !== undefined)
-    throw unsupported(`${where}: disk info (persistent volumes, disk sources)`, 'Arbiter has no persistent volumes');
+  if (r.disk?.source !== undefined) throw unsupported(`${where}: disk.source`, 'Arbiter offers ROOT disk only');
   if (r.provider_id !== undefined) throw unsupported(`${where}: provider_id`, 'Arbiter has no resource providers');
   const entry: ResourceEntry = { name: r.name };
   switch (r.type) {
@@ -96,13 +95,18 @@ export function fromMesosResource(r: MesosResource, where: string): ResourceEntr
   if (role !== undefined && role !== MESOS_STAR) entry.reservation = role;
   if (r.revocable) entry.revocable = true;
   if (r.shared) entry.shared = true;
+  if (r.disk?.persistence) entry.volume = r.disk.persistence.id;
   return entry;
 }
 
 const fromMesosResources = (list: MesosResource[] | undefined, where: string) => (list ?? []).map((r) => fromMesosResource(r, where));
 
 /** Arbiter's ResourceEntry as a Mesos Resource (reservations in both the refined and the pre-refinement form). */
-export function toMesosResource(e: ResourceEntry, allocationRole?: string): Record<string, unknown> {
+export function toMesosResource(
+  e: ResourceEntry,
+  allocationRole?: string,
+  volume?: { containerPath: string; mode: string; principal: string },
+): Record<string, unknown> {
   const out: Record<string, unknown> = { name: e.name };
   if (e.ranges) Object.assign(out, { type: 'RANGES', ranges: { range: e.ranges.map(([begin, end]) => ({ begin, end })) } });
   else if (e.set) Object.assign(out, { type: 'SET', set: { item: e.set } });
@@ -113,6 +117,11 @@ export function toMesosResource(e: ResourceEntry, allocationRole?: string): Reco
   if (allocationRole !== undefined) out.allocation_info = { role: allocationRole };
   if (e.revocable) out.revocable = {};
   if (e.shared) out.shared = {};
+  if (e.volume)
+    out.disk = {
+      persistence: { id: e.volume, ...(volume ? { principal: volume.principal } : {}) },
+      volume: { container_path: volume?.containerPath ?? e.volume, mode: volume?.mode ?? 'RW' },
+    };
   return out;
 }
 
@@ -310,9 +319,28 @@ function operationOf(op: MesosOperation, i: number): { op: Operation; launched: 
       return { op: { type: 'RESERVE', resources: fromMesosResources(op.reserve?.resources, where) }, launched: [] };
     case 'UNRESERVE':
       return { op: { type: 'UNRESERVE', resources: fromMesosResources(op.unreserve?.resources, where) }, launched: [] };
+    case 'CREATE':
+      return {
+        op: { type: 'CREATE', volumes: (op.create?.volumes ?? []).map((v, j) => volumeOf(v, `${where} volume ${j}`)) },
+        launched: [],
+      };
+    case 'DESTROY':
+      return {
+        op: { type: 'DESTROY', volumes: (op.destroy?.volumes ?? []).map((v, j) => ({ id: volumeOf(v, `${where} volume ${j}`).id })) },
+        launched: [],
+      };
     default:
-      throw unsupported(`operation ${op.type}`, 'Arbiter has LAUNCH, LAUNCH_GROUP, RESERVE and UNRESERVE (no persistent volumes or disks)');
+      throw unsupported(`operation ${op.type}`, 'Arbiter has LAUNCH, LAUNCH_GROUP, RESERVE, UNRESERVE, CREATE and DESTROY');
   }
+}
+
+/** A CREATE's or DESTROY's volume: disk with `disk.persistence.id` (and, for CREATE, `disk.volume`). */
+function volumeOf(r: MesosResource, where: string): { id: string; disk: number; containerPath: string; mode: 'RW' | 'RO' } {
+  const entry = fromMesosResource(r, where);
+  if (r.name !== 'disk' || entry.value === undefined || !entry.volume)
+    throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `${where}: a volume is a 'disk' scalar with disk.persistence.id`);
+  const mode = r.disk?.volume?.mode === 'RO' ? 'RO' : 'RW';
+  return { id: entry.volume, disk: entry.value, containerPath: r.disk?.volume?.container_path ?? '', mode };
 }
 
 /**
