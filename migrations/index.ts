@@ -4,7 +4,7 @@
  */
 import type { MigrationInterface } from 'typeorm';
 // migrations:imports
-import { PersistentVolumes1795783669037 } from './1795783669037-PersistentVolumes';
+import { PersistentVolumes1795785708285 } from './1795785708285-PersistentVolumes';
 import { TaskHealth1795775097492 } from './1795775097492-TaskHealth';
 import { ContainerTasksAgentCapabilities1795774378776 } from './1795774378776-ContainerTasksAgentCapabilities';
 import { FrameworkCheckpoint1795774300001 } from './1795774300001-FrameworkCheckpoint';
@@ -45,6 +45,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   FrameworkCheckpoint1795774300001,
   ContainerTasksAgentCapabilities1795774378776,
   TaskHealth1795775097492,
-  PersistentVolumes1795783669037,
+  PersistentVolumes1795785708285,
   // migrations:list
 ];

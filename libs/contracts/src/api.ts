@@ -1183,6 +1183,8 @@ export interface components {
              * @example db
              */
             role: string;
+            /** @description the disk to make it on, when not the root disk (a MOUNT disk is taken whole) */
+            source?: components["schemas"]["DiskSourceDto"];
         };
         CreatePrincipalDto: {
             /** @example team A's batch scheduler */
@@ -1278,6 +1280,12 @@ export interface components {
             protocol?: string;
             /** @enum {string} */
             visibility?: "FRAMEWORK" | "CLUSTER" | "EXTERNAL";
+        };
+        DiskSourceDto: {
+            /** @example /mnt/disk1 */
+            root: string;
+            /** @enum {string} */
+            type: "PATH" | "MOUNT";
         };
         DrainAgentDto: {
             /**
@@ -1582,6 +1590,8 @@ export interface components {
              */
             resourcesText: string;
             role: string;
+            /** @description its disk, when not the root disk */
+            source?: components["schemas"]["DiskSourceDto"] | null;
         };
         PersistentVolumePageDto: {
             items: components["schemas"]["PersistentVolumeDto"][];
@@ -1686,6 +1696,12 @@ export interface components {
             revocable?: boolean;
             set?: string[];
             shared?: boolean;
+            /** @description a disk's source other than the agent's root disk: PATH (shared out in any amount) or MOUNT (offered and used only whole) */
+            source?: {
+                root?: string;
+                /** @enum {string} */
+                type?: "PATH" | "MOUNT";
+            };
             /**
              * @description scalar amount
              * @example 4

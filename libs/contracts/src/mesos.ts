@@ -83,7 +83,18 @@ export const MesosResource = z
           })
           .strict()
           .optional(),
-        source: z.unknown().optional(),
+        source: z
+          .object({
+            type: z.enum(['UNKNOWN', 'PATH', 'MOUNT', 'BLOCK', 'RAW']),
+            path: z.object({ root: text().optional() }).strict().optional(),
+            mount: z.object({ root: text().optional() }).strict().optional(),
+            vendor: z.unknown().optional(),
+            id: z.unknown().optional(),
+            metadata: z.unknown().optional(),
+            profile: z.unknown().optional(),
+          })
+          .strict()
+          .optional(),
       })
       .strict()
       .optional(),

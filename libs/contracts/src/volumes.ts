@@ -32,6 +32,10 @@ export const VolumeContainerPath = z
   .refine((p) => !p.split('/').includes('..') && !p.includes('\0'), { message: "may not contain '..'" });
 
 export const VolumeMode = z.enum(['RW', 'RO']);
+
+/** The disk a volume is made on, when not the agent's root disk (a MOUNT disk's volume takes it whole). */
+export const VolumeDiskSource = z.object({ type: z.enum(['PATH', 'MOUNT']), root: z.string().min(2).max(4096).startsWith('/') }).strict();
+export type VolumeDiskSource = z.infer<typeof VolumeDiskSource>;
 export type VolumeMode = z.infer<typeof VolumeMode>;
 
 /** One volume a CREATE makes, on disk reserved for the offer's role. */
@@ -42,6 +46,7 @@ export const PersistentVolumeSpec = z
     disk: z.number().positive().max(1e12),
     containerPath: VolumeContainerPath,
     mode: VolumeMode.default('RW'),
+    source: VolumeDiskSource.optional(),
   })
   .strict();
 export type PersistentVolumeSpec = z.input<typeof PersistentVolumeSpec>;
@@ -64,6 +69,8 @@ export const CreateVolume = z
     id: PersistenceId,
     containerPath: VolumeContainerPath,
     mode: VolumeMode,
+    /** On a PATH disk: under its root; on a MOUNT disk: its root itself. */
+    source: VolumeDiskSource.optional(),
   })
   .strict();
 export type CreateVolume = z.infer<typeof CreateVolume>;
@@ -73,5 +80,5 @@ export interface CreateVolumeReply {
 }
 
 /** The control plane tells an agent to remove a volume and its data. */
-export const DestroyVolume = z.object({ role: Role, id: PersistenceId }).strict();
+export const DestroyVolume = z.object({ role: Role, id: PersistenceId, source: VolumeDiskSource.optional() }).strict();
 export type DestroyVolume = z.infer<typeof DestroyVolume>;

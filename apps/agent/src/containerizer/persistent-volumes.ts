@@ -11,7 +11,15 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CreateVolume, type CreateVolumeReply, DestroyVolume, parseMessage, type Reply, type ResourceEntry } from '@arbiter/contracts';
+import {
+  CreateVolume,
+  type CreateVolumeReply,
+  DestroyVolume,
+  parseMessage,
+  type Reply,
+  type ResourceEntry,
+  type VolumeDiskSource,
+} from '@arbiter/contracts';
 import { CONTAINER_SANDBOX, type BindMount } from './runtime/oci-spec';
 import { VolumeError, within } from './runtime/volumes';
 
@@ -20,6 +28,7 @@ interface VolumeRecord {
   id: string;
   containerPath: string;
   mode: 'RW' | 'RO';
+  source?: VolumeDiskSource;
 }
 
 /** How a container gets its volumes. */
@@ -53,9 +62,13 @@ export class PersistentVolumes {
     }
   }
 
-  /** Where a volume lives: its role's `/` written as a space, as one directory level per role. */
-  pathOf(role: string, id: string): string {
-    return path.join(this.root, 'roles', role.replaceAll('/', ' '), id);
+  /**
+   * Where a volume lives (as Mesos): on the root disk under the work directory, on a PATH disk
+   * the same under its root, on a MOUNT disk its root itself; a role's `/` written as a space.
+   */
+  pathOf(role: string, id: string, source?: VolumeDiskSource): string {
+    if (source?.type === 'MOUNT') return source.root;
+    return path.join(source ? path.join(source.root, 'volumes') : this.root, 'roles', role.replaceAll('/', ' '), id);
   }
 
   list(): VolumeRecord[] {
@@ -66,15 +79,18 @@ export class PersistentVolumes {
   create(payload: unknown, ack?: (r: Reply<CreateVolumeReply>) => void): void {
     const msg = parseMessage(CreateVolume, payload);
     if (!msg.ok) return ack?.({ ok: false, error: msg.error });
-    const { role, id, containerPath, mode } = msg.value;
-    const where = this.pathOf(role, id);
+    const { role, id, containerPath, mode, source } = msg.value;
+    const where = this.pathOf(role, id, source);
     try {
-      for (const dir of [this.root, path.join(this.root, 'roles'), path.dirname(where)]) {
-        fs.mkdirSync(dir, { recursive: true });
-        fs.chmodSync(dir, 0o711);
-      }
+      fs.mkdirSync(this.root, { recursive: true });
+      fs.chmodSync(this.root, 0o711);
+      if (source?.type !== 'MOUNT')
+        for (const dir of [path.dirname(path.dirname(path.dirname(where))), path.dirname(path.dirname(where)), path.dirname(where)]) {
+          fs.mkdirSync(dir, { recursive: true });
+          fs.chmodSync(dir, 0o711);
+        }
       fs.mkdirSync(where, { recursive: true, mode: 0o750 });
-      this.records.set(keyOf(role, id), { role, id, containerPath, mode });
+      this.records.set(keyOf(role, id), { role, id, containerPath, mode, ...(source ? { source } : {}) });
       this.save();
       ack?.({ ok: true, path: where });
     } catch (err) {
@@ -94,7 +110,12 @@ export class PersistentVolumes {
         error: { code: 'VOLUME_IN_USE', message: `volume ${id} of role '${role}' is used by ${holders.size} running container(s)` },
       });
     try {
-      fs.rmSync(this.pathOf(role, id), { recursive: true, force: true });
+      const source = this.records.get(keyOf(role, id))?.source ?? msg.value.source;
+      const where = this.pathOf(role, id, source);
+      // A MOUNT disk's volume is the disk: its data goes, its mount point stays.
+      if (source?.type === 'MOUNT')
+        for (const e of fs.existsSync(where) ? fs.readdirSync(where) : []) fs.rmSync(path.join(where, e), { recursive: true, force: true });
+      else fs.rmSync(where, { recursive: true, force: true });
       this.records.delete(keyOf(role, id));
       this.save();
       ack?.({ ok: true });
@@ -113,7 +134,7 @@ export class PersistentVolumes {
     for (const e of resources) {
       if (e.name !== 'disk' || !e.volume) continue;
       const record = e.reservation ? this.records.get(keyOf(e.reservation, e.volume)) : undefined;
-      const source = record && this.pathOf(record.role, record.id);
+      const source = record && this.pathOf(record.role, record.id, record.source);
       if (!record || !source || !fs.existsSync(source))
         throw new VolumeError(`persistent volume ${e.volume} of role '${e.reservation ?? '*'}' is not on this agent`);
       const where = record.containerPath;

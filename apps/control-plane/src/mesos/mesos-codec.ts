@@ -31,6 +31,7 @@ import type { z } from 'zod';
 import type { Subscription } from '../framework-lifecycle/framework-sessions.handler';
 import { ProtocolError } from '../kernel/protocol-error';
 import { containerOf } from './mesos-container-codec';
+import { diskOf, mesosDisk, volumeOf } from './mesos-volumes-codec';
 import { checksOf } from './mesos-checks-codec';
 import { executorOf, type TaskCodecParts } from './mesos-executor-codec';
 import { discoveryOf, labelsOf } from './mesos-labels-codec';
@@ -74,7 +75,6 @@ function rolesOf(roles: string[] | undefined, map: RoleMap, call: string): strin
 
 /** A Mesos Resource as Arbiter's ResourceEntry. */
 export function fromMesosResource(r: MesosResource, where: string): ResourceEntry {
-  if (r.disk?.source !== undefined) throw unsupported(`${where}: disk.source`, 'Arbiter offers ROOT disk only');
   if (r.provider_id !== undefined) throw unsupported(`${where}: provider_id`, 'Arbiter has no resource providers');
   const entry: ResourceEntry = { name: r.name };
   switch (r.type) {
@@ -95,7 +95,7 @@ export function fromMesosResource(r: MesosResource, where: string): ResourceEntr
   if (role !== undefined && role !== MESOS_STAR) entry.reservation = role;
   if (r.revocable) entry.revocable = true;
   if (r.shared) entry.shared = true;
-  if (r.disk?.persistence) entry.volume = r.disk.persistence.id;
+  if (r.disk) Object.assign(entry, diskOf(r.disk, where));
   return entry;
 }
 
@@ -117,11 +117,8 @@ export function toMesosResource(
   if (allocationRole !== undefined) out.allocation_info = { role: allocationRole };
   if (e.revocable) out.revocable = {};
   if (e.shared) out.shared = {};
-  if (e.volume)
-    out.disk = {
-      persistence: { id: e.volume, ...(volume ? { principal: volume.principal } : {}) },
-      volume: { container_path: volume?.containerPath ?? e.volume, mode: volume?.mode ?? 'RW' },
-    };
+  const disk = mesosDisk(e, volume);
+  if (disk) out.disk = disk;
   return out;
 }
 
@@ -320,27 +317,16 @@ function operationOf(op: MesosOperation, i: number): { op: Operation; launched: 
     case 'UNRESERVE':
       return { op: { type: 'UNRESERVE', resources: fromMesosResources(op.unreserve?.resources, where) }, launched: [] };
     case 'CREATE':
-      return {
-        op: { type: 'CREATE', volumes: (op.create?.volumes ?? []).map((v, j) => volumeOf(v, `${where} volume ${j}`)) },
-        launched: [],
-      };
-    case 'DESTROY':
-      return {
-        op: { type: 'DESTROY', volumes: (op.destroy?.volumes ?? []).map((v, j) => ({ id: volumeOf(v, `${where} volume ${j}`).id })) },
-        launched: [],
-      };
+    case 'DESTROY': {
+      const volumes = (op.type === 'CREATE' ? op.create : op.destroy)?.volumes ?? [];
+      const specs = volumes.map((v, j) => volumeOf(v, fromMesosResource(v, `${where} volume ${j}`), `${where} volume ${j}`));
+      const volumeOp: Operation =
+        op.type === 'CREATE' ? { type: 'CREATE', volumes: specs } : { type: 'DESTROY', volumes: specs.map((v) => ({ id: v.id })) };
+      return { op: volumeOp, launched: [] };
+    }
     default:
       throw unsupported(`operation ${op.type}`, 'Arbiter has LAUNCH, LAUNCH_GROUP, RESERVE, UNRESERVE, CREATE and DESTROY');
   }
-}
-
-/** A CREATE's or DESTROY's volume: disk with `disk.persistence.id` (and, for CREATE, `disk.volume`). */
-function volumeOf(r: MesosResource, where: string): { id: string; disk: number; containerPath: string; mode: 'RW' | 'RO' } {
-  const entry = fromMesosResource(r, where);
-  if (r.name !== 'disk' || entry.value === undefined || !entry.volume)
-    throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `${where}: a volume is a 'disk' scalar with disk.persistence.id`);
-  const mode = r.disk?.volume?.mode === 'RO' ? 'RO' : 'RW';
-  return { id: entry.volume, disk: entry.value, containerPath: r.disk?.volume?.container_path ?? '', mode };
 }
 
 /**

@@ -30,18 +30,18 @@ describe("Mesos's persistent volumes", () => {
     expect(acceptOf(MesosCall.parse(destroy)).accept.operations).toEqual([{ type: 'DESTROY', volumes: [{ id: 'data-1' }] }]);
   });
 
-  it('refuses a CREATE without a persistence id or container path, and disk sources', () => {
+  it('refuses a CREATE without a persistence id or container path, and BLOCK disks', () => {
     const bare = { ...volume(), disk: { volume: { container_path: 'data' } } };
     expect(() => acceptOf(MesosCall.parse(accept({ type: 'CREATE', create: { volumes: [bare] } })))).toThrow(/disk.persistence.id/);
     const noPath = { ...volume(), disk: { persistence: { id: 'x' } } };
     expect(() => acceptOf(MesosCall.parse(accept({ type: 'CREATE', create: { volumes: [noPath] } })))).toThrow();
-    const mount = { ...volume(), disk: { source: { type: 'MOUNT', mount: { root: '/mnt/d1' } } } };
+    const block = { name: 'disk', type: 'SCALAR', scalar: { value: 1 }, disk: { source: { type: 'BLOCK' } } };
     expect(() =>
       fromMesosResource(
-        MesosCall.parse(accept({ type: 'CREATE', create: { volumes: [mount] } })).accept?.operations?.[0].create?.volumes?.[0] as never,
+        MesosCall.parse(accept({ type: 'CREATE', create: { volumes: [block] } })).accept?.operations?.[0].create?.volumes?.[0] as never,
         'r',
       ),
-    ).toThrow(/disk.source/);
+    ).toThrow(/BLOCK/);
   });
 
   it("a task's volume resource is the volume piece; an offered one says its persistence id, principal, path and mode", () => {
@@ -57,5 +57,23 @@ describe("Mesos's persistent volumes", () => {
       scalar: { value: 512 },
       disk: { persistence: { id: 'data-1', principal: 'p' }, volume: { container_path: 'data', mode: 'RO' } },
     });
+  });
+
+  it('reads and writes PATH and MOUNT disk sources; a CREATE on a MOUNT disk names it', () => {
+    const mount = { name: 'disk', type: 'SCALAR', scalar: { value: 100 }, disk: { source: { type: 'MOUNT', mount: { root: '/mnt/d1' } } } };
+    expect(fromMesosResource(mount as never, 'r')).toEqual({ name: 'disk', value: 100, source: { type: 'MOUNT', root: '/mnt/d1' } });
+    expect(toMesosResource({ name: 'disk', value: 100, source: { type: 'PATH', root: '/srv/d2' } })).toMatchObject({
+      disk: { source: { type: 'PATH', path: { root: '/srv/d2' } } },
+    });
+    const onMount = { ...volume(), disk: { ...volume().disk, source: mount.disk.source } };
+    const json = accept({ type: 'CREATE', create: { volumes: [onMount] } });
+    const { call } = mesosTypes();
+    const decoded = MesosCall.parse(PROTOBUF_ENCODING.decodeCall(Buffer.from(call.encode(call.fromObject(json)).finish())));
+    expect(acceptOf(decoded).accept.operations).toEqual([
+      {
+        type: 'CREATE',
+        volumes: [{ id: 'data-1', disk: 512, containerPath: 'data', mode: 'RW', source: { type: 'MOUNT', root: '/mnt/d1' } }],
+      },
+    ]);
   });
 });

@@ -16,6 +16,7 @@ import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { ClusterState, type FrameworkConnection } from '../master/cluster-state';
 import { OperatorStream } from '../realtime/operator-stream';
+import { plainDiskOf } from '../volumes/volumes.rules';
 import { VolumesService, type VolumeSpec } from '../volumes/volumes.service';
 import { AnswerPlans } from './answer-plans';
 import { OfferState } from './offer.entity';
@@ -70,12 +71,12 @@ export class VolumeAccepts {
           `principal '${fw.actor.name}' may not CREATE volumes for '${role}' (ACL create_volumes)`,
         );
       }
-      const disk = creates.reduce((sum, v) => sum + v.disk, 0);
-      const wanted = Resources.of([{ name: 'disk', value: disk, reservation: role }]);
+      // Each volume of the disk its source names (a MOUNT disk only whole).
+      const wanted = Resources.of(creates.map((v) => plainDiskOf({ role, persistenceId: v.id, disk: v.disk, source: v.source })));
       if (!offered.contains(wanted))
         throw new ProtocolError(
           PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES,
-          `CREATE of ${disk} MB needs that much disk reserved for '${role}' in the offers (${offered.toString() || 'nothing offered'}); reserve disk first`,
+          `CREATE needs ${wanted.toString()} reserved for '${role}' in the offers (${offered.toString() || 'nothing offered'}); reserve disk first (a MOUNT disk is taken whole)`,
         );
     }
     for (const { id } of destroys)

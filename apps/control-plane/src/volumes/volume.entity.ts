@@ -43,6 +43,10 @@ export class VolumeEntity {
   @Column('text')
   principal!: string;
 
+  /** The disk it is on, when not the agent's root disk (Mesos's `disk.source`: PATH or MOUNT). */
+  @Column('jsonb', { nullable: true })
+  source!: { type: 'PATH' | 'MOUNT'; root: string } | null;
+
   /** Where the volume lives on its agent, as the agent answered. */
   @Column('text', { nullable: true })
   hostPath!: string | null;

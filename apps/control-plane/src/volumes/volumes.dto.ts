@@ -4,6 +4,12 @@ import { IsIn, IsNumber, IsOptional, IsString, MaxLength } from 'class-validator
 import { PageQueryDto } from '../common/pagination.dto';
 import type { VolumeEntity } from './volume.entity';
 
+/** A disk other than the agent's root disk (Mesos's `disk.source`). */
+export class DiskSourceDto {
+  @ApiProperty({ enum: ['PATH', 'MOUNT'] }) type!: 'PATH' | 'MOUNT';
+  @ApiProperty({ example: '/mnt/disk1' }) root!: string;
+}
+
 export class PersistentVolumeQueryDto extends PageQueryDto {
   @ApiPropertyOptional() @IsOptional() @MaxLength(255) @IsString() agentId?: string;
   @ApiPropertyOptional() @IsOptional() @MaxLength(255) @IsString() role?: string;
@@ -24,6 +30,9 @@ export class CreatePersistentVolumeDto {
   @IsString()
   containerPath!: string;
   @ApiPropertyOptional({ enum: ['RW', 'RO'], default: 'RW' }) @IsOptional() @IsIn(['RW', 'RO']) mode?: 'RW' | 'RO';
+  @ApiPropertyOptional({ type: DiskSourceDto, description: 'the disk to make it on, when not the root disk (a MOUNT disk is taken whole)' })
+  @IsOptional()
+  source?: unknown;
 }
 
 export class PersistentVolumeDto {
@@ -36,6 +45,8 @@ export class PersistentVolumeDto {
   @ApiProperty({ enum: ['RW', 'RO'] }) mode!: string;
   @ApiProperty({ description: 'who created it (an operator, or a framework’s principal or framework:<id>)' }) principal!: string;
   @ApiPropertyOptional({ description: 'where it lives on its agent', nullable: true, type: String }) hostPath!: string | null;
+  @ApiPropertyOptional({ type: DiskSourceDto, nullable: true, description: 'its disk, when not the root disk' })
+  source!: { type: 'PATH' | 'MOUNT'; root: string } | null;
   @ApiProperty({ example: 'disk(db,volume=data-1):512', description: 'the resource tasks name to use it' }) resourcesText!: string;
   @ApiProperty() createdAt!: string;
 }
@@ -57,6 +68,7 @@ export const toVolumeDto = (v: VolumeEntity): PersistentVolumeDto => ({
   mode: v.mode,
   principal: v.principal,
   hostPath: v.hostPath,
+  source: v.source,
   resourcesText: `disk(${v.role},volume=${v.persistenceId}):${v.disk}`,
   createdAt: v.createdAt.toISOString(),
 });

@@ -10,11 +10,17 @@ export interface VolumeLike {
   role: string;
   persistenceId: string;
   disk: number;
+  source?: { type: 'PATH' | 'MOUNT'; root: string } | null;
 }
 
 /** The piece a volume is offered and used as: `disk(role, volume=id):size`. */
 export function volumeResource(v: VolumeLike): ResourceEntry {
-  return { name: 'disk', value: v.disk, reservation: v.role, volume: v.persistenceId };
+  return { ...plainDiskOf(v), volume: v.persistenceId };
+}
+
+/** The reserved disk a volume is made of (on its disk source, if any). */
+export function plainDiskOf(v: VolumeLike): ResourceEntry {
+  return { name: 'disk', value: v.disk, reservation: v.role, ...(v.source ? { source: v.source } : {}) };
 }
 
 /**
@@ -25,14 +31,17 @@ export function volumeResource(v: VolumeLike): ResourceEntry {
 export function withVolumes(total: Resources, volumes: readonly VolumeLike[]): Resources {
   let out = total;
   for (const v of volumes) {
-    const plain = Resources.of([{ name: 'disk', value: v.disk, reservation: v.role }]);
+    const plain = Resources.of([plainDiskOf(v)]);
     if (out.contains(plain)) out = out.minus(plain).plus(Resources.of([volumeResource(v)]));
   }
   return out;
 }
 
-const plainDisk = (entries: readonly ResourceEntry[], role: string): number =>
-  entries.filter((e) => e.name === 'disk' && e.reservation === role && !e.volume).reduce((sum, e) => sum + (e.value ?? 0), 0);
+const sourceKey = (s: VolumeLike['source']) => (s ? `${s.type}:${s.root}` : '');
+const plainDisk = (entries: readonly ResourceEntry[], role: string, source: string): number =>
+  entries
+    .filter((e) => e.name === 'disk' && e.reservation === role && !e.volume && sourceKey(e.source) === source)
+    .reduce((sum, e) => sum + (e.value ?? 0), 0);
 
 /**
  * Reserved disk a role has free for new volumes on an agent (MB): its reservations' disk, less
@@ -43,10 +52,12 @@ export function reservedDiskFree(
   volumes: readonly VolumeLike[],
   live: ReadonlyArray<{ resources: ResourceEntry[] }>,
   role: string,
+  source?: VolumeLike['source'],
 ): number {
-  const reserved = reservations.reduce((sum, r) => sum + plainDisk(r.resources, role), 0);
-  const inVolumes = volumes.filter((v) => v.role === role).reduce((sum, v) => sum + v.disk, 0);
-  const used = live.reduce((sum, u) => sum + plainDisk(u.resources, role), 0);
+  const key = sourceKey(source);
+  const reserved = reservations.reduce((sum, r) => sum + plainDisk(r.resources, role, key), 0);
+  const inVolumes = volumes.filter((v) => v.role === role && sourceKey(v.source) === key).reduce((sum, v) => sum + v.disk, 0);
+  const used = live.reduce((sum, u) => sum + plainDisk(u.resources, role, key), 0);
   return Math.max(0, Math.round((reserved - inVolumes - used) * 1000) / 1000);
 }
 

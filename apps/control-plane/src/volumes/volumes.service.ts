@@ -7,7 +7,15 @@
  * allocator takes the agent's new total from the cluster event after the commit.
  */
 import { Injectable } from '@nestjs/common';
-import { PersistenceId, Role, VolumeContainerPath, VolumeMode, type CreateVolumeReply, type Reply } from '@arbiter/contracts';
+import {
+  PersistenceId,
+  Role,
+  VolumeContainerPath,
+  VolumeDiskSource,
+  VolumeMode,
+  type CreateVolumeReply,
+  type Reply,
+} from '@arbiter/contracts';
 import { AclsService } from '../acls/acls.service';
 import { AgentStatus } from '../agents/agent.entity';
 import { AgentsErrorCode } from '../agents/agents.errors';
@@ -39,6 +47,8 @@ export interface VolumeSpec {
   disk: number;
   containerPath: string;
   mode: 'RW' | 'RO';
+  /** The disk it is made on, when not the agent's root disk. */
+  source?: VolumeDiskSource;
 }
 
 @Injectable()
@@ -77,6 +87,7 @@ export class VolumesService {
       disk: input.disk,
       containerPath: checkField(VolumeContainerPath, input.containerPath, 'containerPath'),
       mode: checkField(VolumeMode, input.mode ?? 'RW', 'mode'),
+      ...(input.source === undefined ? {} : { source: checkField(VolumeDiskSource, input.source, 'source') }),
     };
     if (!(spec.disk > 0) || spec.disk > 1e12)
       throw new ArbiterException(CommonErrorCode.VALIDATION_FAILED, 'invalid request: disk must be a positive number of MB', {
@@ -149,19 +160,18 @@ export class VolumesService {
         ids.add(s.id);
       }
       if (options.checkDisk) {
-        const free = reservedDiskFree(
-          await this.repo.reservationsOn(tx, agentId, role),
-          existing,
-          await this.usage.liveTasks(tx, { agentId }),
-          role,
-        );
-        const wanted = specs.reduce((sum, s) => sum + s.disk, 0);
-        if (wanted > free + 1e-9)
-          throw new ArbiterException(
-            VolumesErrorCode.VOLUME_INSUFFICIENT_DISK,
-            `role '${role}' has ${free} MB of reserved disk free on agent ${agent.hostname}; ${wanted} MB does not fit (reserve disk first)`,
-            { free, requested: wanted },
-          );
+        const [reservations, live] = [await this.repo.reservationsOn(tx, agentId, role), await this.usage.liveTasks(tx, { agentId })];
+        for (const s of specs) {
+          const free = reservedDiskFree(reservations, existing, live, role, s.source);
+          const on = s.source ? ` on ${s.source.type} disk ${s.source.root}` : '';
+          // A MOUNT disk is used whole: its volume takes all of it.
+          if (s.disk > free + 1e-9 || (s.source?.type === 'MOUNT' && Math.abs(s.disk - free) > 1e-9))
+            throw new ArbiterException(
+              VolumesErrorCode.VOLUME_INSUFFICIENT_DISK,
+              `role '${role}' has ${free} MB of reserved disk free${on} on agent ${agent.hostname}; ${s.disk} MB ${s.source?.type === 'MOUNT' ? 'is not the whole MOUNT disk' : 'does not fit (reserve disk first)'}`,
+              { free, requested: s.disk },
+            );
+        }
       }
       await options.within?.(tx);
       const rows: VolumeEntity[] = [];
@@ -171,6 +181,7 @@ export class VolumesService {
           id: s.id,
           containerPath: s.containerPath,
           mode: s.mode,
+          ...(s.source ? { source: s.source } : {}),
         });
         const row = await this.repo.insert(tx, {
           agentId,
@@ -179,6 +190,7 @@ export class VolumesService {
           disk: s.disk,
           containerPath: s.containerPath,
           mode: s.mode,
+          source: s.source ?? null,
           principal: actor.name,
           hostPath: reply.path,
           createdAt: new Date(),
@@ -229,7 +241,7 @@ export class VolumesService {
       }
       await within?.(tx);
       for (const row of rows) {
-        await this.tell(agentId, 'destroyVolume', { role, id: row.persistenceId });
+        await this.tell(agentId, 'destroyVolume', { role, id: row.persistenceId, ...(row.source ? { source: row.source } : {}) });
         await this.repo.delete(tx, row.id);
         await this.audit.record(tx, actor, {
           action: 'volume.destroy',
