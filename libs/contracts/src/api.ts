@@ -1579,6 +1579,8 @@ export interface components {
             /** @description where it lives on its agent */
             hostPath?: string | null;
             id: string;
+            /** @description frameworks whose live tasks or executors use it (lists and detail) */
+            inUseBy?: string[];
             /** @enum {string} */
             mode: "RW" | "RO";
             persistenceId: string;

@@ -49,6 +49,8 @@ export class PersistentVolumeDto {
   source!: { type: 'PATH' | 'MOUNT'; root: string } | null;
   @ApiProperty({ example: 'disk(db,volume=data-1):512', description: 'the resource tasks name to use it' }) resourcesText!: string;
   @ApiProperty() createdAt!: string;
+  @ApiPropertyOptional({ type: [String], description: 'frameworks whose live tasks or executors use it (lists and detail)' })
+  inUseBy?: string[];
 }
 
 export class PersistentVolumePageDto {

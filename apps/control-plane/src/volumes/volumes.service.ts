@@ -65,11 +65,21 @@ export class VolumesService {
 
   async list(filter: { agentId?: string; role?: string }, limit: number, offset: number): Promise<Page<PersistentVolumeDto>> {
     const [rows, total] = await this.repo.list(this.db.manager, filter, limit, offset);
-    return { items: rows.map(toVolumeDto), total, limit, offset };
+    return { items: await this.withUsers(rows), total, limit, offset };
   }
 
   async get(id: string): Promise<PersistentVolumeDto> {
-    return toVolumeDto(await this.require(id));
+    return (await this.withUsers([await this.require(id)]))[0];
+  }
+
+  /** Each volume with the frameworks whose live tasks or executors use it. */
+  private async withUsers(rows: VolumeEntity[]): Promise<PersistentVolumeDto[]> {
+    const live = new Map<string, Awaited<ReturnType<AllocationUsageRepository['liveTasks']>>>();
+    for (const agentId of new Set(rows.map((r) => r.agentId))) live.set(agentId, await this.usage.liveTasks(this.db.manager, { agentId }));
+    return rows.map((r) => ({
+      ...toVolumeDto(r),
+      inUseBy: [...new Set(volumeUsedBy(live.get(r.agentId) ?? [], r.role, r.persistenceId))],
+    }));
   }
 
   private async require(id: string): Promise<VolumeEntity> {
