@@ -60,7 +60,7 @@ export class PersistentVolumePageDto {
   @ApiProperty() offset!: number;
 }
 
-export const toVolumeDto = (v: VolumeEntity): PersistentVolumeDto => ({
+export const toVolumeDto = (v: VolumeEntity, inUseBy?: string[]): PersistentVolumeDto => ({
   id: v.id,
   agentId: v.agentId,
   role: v.role,
@@ -73,4 +73,5 @@ export const toVolumeDto = (v: VolumeEntity): PersistentVolumeDto => ({
   source: v.source,
   resourcesText: `disk(${v.role},volume=${v.persistenceId}):${v.disk}`,
   createdAt: v.createdAt.toISOString(),
+  ...(inUseBy ? { inUseBy } : {}),
 });

@@ -76,10 +76,7 @@ export class VolumesService {
   private async withUsers(rows: VolumeEntity[]): Promise<PersistentVolumeDto[]> {
     const live = new Map<string, Awaited<ReturnType<AllocationUsageRepository['liveTasks']>>>();
     for (const agentId of new Set(rows.map((r) => r.agentId))) live.set(agentId, await this.usage.liveTasks(this.db.manager, { agentId }));
-    return rows.map((r) => ({
-      ...toVolumeDto(r),
-      inUseBy: [...new Set(volumeUsedBy(live.get(r.agentId) ?? [], r.role, r.persistenceId))],
-    }));
+    return rows.map((r) => toVolumeDto(r, [...new Set(volumeUsedBy(live.get(r.agentId) ?? [], r.role, r.persistenceId))]));
   }
 
   private async require(id: string): Promise<VolumeEntity> {
