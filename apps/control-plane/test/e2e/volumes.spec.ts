@@ -182,6 +182,11 @@ describe('persistent volumes end to end', () => {
     const full = await api('POST', '/api/v1/volumes', { agentId, role: ROLE, persistenceId: 'other', disk: 1, containerPath: 'x' });
     expect(full.status).toBe(409);
     expect(full.body.code).toBe('VOLUME_INSUFFICIENT_DISK');
+    // Nor can the reservation be removed from under the volume.
+    const reservation = String((await api('GET', '/api/v1/reservations')).body.items?.[0].id);
+    const unreserve = await api('DELETE', `/api/v1/reservations/${reservation}`);
+    expect(unreserve.status).toBe(409);
+    expect(unreserve.body.code).toBe('RESERVATION_IN_USE');
   }, 60_000);
 
   it('destroys the volume through the offer: its data is gone and the disk is offered reserved again', async () => {
