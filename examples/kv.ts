@@ -171,7 +171,7 @@ export async function runKvDemo(options: KvDemoOptions): Promise<KvDemoResult> {
         log(`reserved ${DISK_MB} MB of disk for role ${role}`);
         reserved = await offerWith((r) => r.reserved(role).get('disk') >= DISK_MB, 'an offer with the reserved disk');
       }
-      await s.accept([reserved.id], [{ type: 'CREATE', volumes: [{ id: VOLUME_ID, disk: DISK_MB, containerPath: 'data', mode: 'RW' }] }]);
+      await s.createVolumes(reserved, [{ id: VOLUME_ID, disk: DISK_MB, containerPath: 'data' }]);
       log(`created volume ${VOLUME_ID} (${DISK_MB} MB) on it`);
     }
     let address = await startServer();
@@ -195,7 +195,7 @@ export async function runKvDemo(options: KvDemoOptions): Promise<KvDemoResult> {
     if (options.cleanUp) {
       await stop(`kv-server-${generation}`);
       const offer = await offerWith(hasVolume, 'the volume offered back');
-      await s.accept([offer.id], [{ type: 'DESTROY', volumes: [{ id: VOLUME_ID }] }]);
+      await s.destroyVolumes(offer, [VOLUME_ID]);
       const plain = await offerWith((r) => r.reserved(role).get('disk') >= DISK_MB && !hasVolume(r), 'the reserved disk offered back');
       await s.accept([plain.id], [{ type: 'UNRESERVE', resources: [{ name: 'disk', value: DISK_MB, reservation: role }] }]);
       log(`destroyed volume ${VOLUME_ID} and unreserved its disk`);

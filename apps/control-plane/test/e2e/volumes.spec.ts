@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { Resources } from '@arbiter/allocator';
 import type { ResourceEntry } from '@arbiter/contracts';
 import { principal } from '@arbiter/test-support';
-import { type Offer, Scheduler, type StatusUpdate } from '@arbiter/scheduler-sdk';
+import { type Offer, Scheduler, type StatusUpdate, volumeIn } from '@arbiter/scheduler-sdk';
 import { freePort } from '../../src/database/database.embedded';
 import { ADMIN_TOKEN } from '../support/app';
 import { freshDatabase } from '../support/postgres';
@@ -191,7 +191,8 @@ describe('persistent volumes end to end', () => {
 
   it('destroys the volume through the offer: its data is gone and the disk is offered reserved again', async () => {
     const offer = await offerWith(hasVolume, 'an offer with the volume');
-    await defined(s).accept([offer.id], [{ type: 'DESTROY', volumes: [{ id: 'kv-data' }] }]);
+    expect(volumeIn(offer, 'kv-data')).toEqual(VOLUME);
+    await defined(s).destroyVolumes(offer, ['kv-data']);
     expect(fs.existsSync(volumeDir)).toBe(false);
     expect((await api('GET', '/api/v1/volumes')).body.items).toEqual([]);
     const again = await offerWith((r) => r.reserved(ROLE).get('disk') >= 256 && !hasVolume(r), 'reserved disk offered again');
