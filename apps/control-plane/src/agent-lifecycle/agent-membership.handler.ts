@@ -82,7 +82,8 @@ export class AgentMembership {
       this.registry.attributesChanged(runtime.id, change.attributes);
       await this.offers.onAgent(row.id, "the agent's resources changed");
       const volumes = await this.agents.volumesOn(row.id);
-      if (runtime.inAllocator) this.state.allocator.updateAgent(row.id, this.effectiveTotal(Object.assign(row, change), reservations, volumes));
+      if (runtime.inAllocator)
+        this.state.allocator.updateAgent(row.id, this.effectiveTotal(Object.assign(row, change), reservations, volumes));
       this.stream.emit('agent.updated', { agentId: row.id });
       this.loop.requestCycle();
     });
