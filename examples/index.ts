@@ -2,3 +2,4 @@ export * from './drf-demo';
 export * from './batch';
 export * from './throttle';
 export * from './task-group';
+export * from './kv';

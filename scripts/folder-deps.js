@@ -16,7 +16,8 @@
 //   operators' event stream), master (the cluster state, its registries, the offer book, the
 //   outbox, and read-only views of what the master keeps: LiveView, usage, what sits on
 //   agents);
-//   the nouns: executors (started by accepts, ended by their agents' reports), agents, frameworks, whitelist, reservations, roles, maintenance, allocation
+//   the nouns: executors (started by accepts, ended by their agents' reports), agents, frameworks, whitelist, reservations, volumes (persistent volumes on
+//   reserved disk), roles, maintenance, allocation
 //   (the loop, inverse offers, the cycles' records), tasks, operations (operation feedback), offers, history (with why a
 //   framework got offers or not);
 //   the use cases that span nouns: agent-lifecycle (registration, liveness, membership, drain,

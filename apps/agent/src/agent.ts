@@ -119,6 +119,8 @@ export class Agent {
         frameworkMessage: (payload, ack) => this.frameworkMessage(payload, ack),
         filesBrowse: (payload, ack) => this.files.browse(payload, ack),
         filesRead: (payload, ack) => this.files.read(payload, ack),
+        createVolume: (payload, ack) => this.tasks.containerizer.volumes.create(payload, ack),
+        destroyVolume: (payload, ack) => this.tasks.containerizer.volumes.destroy(payload, ack),
       },
     );
     this.outbox = new Outbox(this.session, this.log);

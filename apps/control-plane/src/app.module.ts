@@ -25,6 +25,7 @@ import { SandboxesModule } from './sandboxes/sandboxes.module';
 import { ExecutorsModule } from './executors/executors.module';
 import { MaintenanceModule } from './maintenance/maintenance.module';
 import { ReservationsModule } from './reservations/reservations.module';
+import { VolumesModule } from './volumes/volumes.module';
 import { RolesModule } from './roles/roles.module';
 import { WhatIfModule } from './what-if/what-if.module';
 import { MesosModule } from './mesos/mesos.module';
@@ -59,6 +60,7 @@ const FEATURE_MODULES = [
   WhitelistModule,
   RolesModule,
   ReservationsModule,
+  VolumesModule,
   MaintenanceModule,
   FrameworksModule,
   OffersModule,

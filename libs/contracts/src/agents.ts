@@ -12,6 +12,8 @@
  *     'kill'          KillTask             -> {}
  *     'filesBrowse'   FilesBrowse          -> FilesBrowseReply  (./files.ts)
  *     'filesRead'     FilesRead            -> FilesReadReply
+ *     'createVolume'  CreateVolume         -> CreateVolumeReply  (./volumes.ts)
+ *     'destroyVolume' DestroyVolume        -> {}
  *   and the executor messages of ./executors.ts.
  */
 import { z } from 'zod';
@@ -23,6 +25,7 @@ import {
   RunningExecutorReport,
   type ShutdownExecutor,
 } from './executors';
+import type { CreateVolume, CreateVolumeReply, DestroyVolume } from './volumes';
 import type { FilesBrowse, FilesBrowseReply, FilesRead, FilesReadReply } from './files';
 
 export const AGENTS_NAMESPACE = '/agents';
@@ -173,6 +176,8 @@ export interface AgentEvents {
   frameworkMessage: (m: FrameworkMessage, ack?: (r: Reply) => void) => void;
   filesBrowse: (m: FilesBrowse, ack: (r: Reply<FilesBrowseReply>) => void) => void;
   filesRead: (m: FilesRead, ack: (r: Reply<FilesReadReply>) => void) => void;
+  createVolume: (m: CreateVolume, ack: (r: Reply<CreateVolumeReply>) => void) => void;
+  destroyVolume: (m: DestroyVolume, ack: (r: Reply) => void) => void;
 }
 
 /** What an agent calls on /agents; the control plane acknowledges each call with a Reply. */

@@ -12,7 +12,7 @@ export interface paths {
         };
         /** The cluster's ACLs (Mesos's JSON format) */
         get: operations["Acls_get"];
-        /** Replace the ACLs as a whole (validated; audited). Actions: register_frameworks, run_tasks, teardown_frameworks, reserve_resources, unreserve_resources, update_quotas, update_weights, view_frameworks, view_tasks, access_sandboxes, view_roles, view_agents, view_audit, get_endpoints, update_whitelist, update_maintenance_schedule, start_maintenance, stop_maintenance, drain_agents, deactivate_agents, mark_agents_gone, register_agents, simulate */
+        /** Replace the ACLs as a whole (validated; audited). Actions: register_frameworks, run_tasks, teardown_frameworks, reserve_resources, unreserve_resources, create_volumes, destroy_volumes, update_quotas, update_weights, view_frameworks, view_tasks, access_sandboxes, view_roles, view_agents, view_audit, get_endpoints, update_whitelist, update_maintenance_schedule, start_maintenance, stop_maintenance, drain_agents, deactivate_agents, mark_agents_gone, register_agents, simulate */
         put: operations["Acls_replace"];
         post?: never;
         delete?: never;
@@ -693,6 +693,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/volumes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Persistent volumes, newest first (filter by agent and role) */
+        get: operations["Volumes_list"];
+        put?: never;
+        /** Create a persistent volume on disk reserved for a role (Mesos's CREATE); the agent makes its directory */
+        post: operations["Volumes_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/volumes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One persistent volume */
+        get: operations["Volumes_get"];
+        put?: never;
+        post?: never;
+        /** Destroy a persistent volume and its data (Mesos's DESTROY; refused while a task uses it) */
+        delete: operations["Volumes_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/weights": {
         parameters: {
             query?: never;
@@ -1120,6 +1156,36 @@ export interface components {
              */
             name: string;
         };
+        CreatePersistentVolumeDto: {
+            agentId: string;
+            /**
+             * @description where tasks see it: relative to the sandbox, or absolute in an image
+             * @example data
+             */
+            containerPath: string;
+            /**
+             * @description size in MB, taken from the role’s reserved disk on the agent
+             * @example 512
+             */
+            disk: number;
+            /**
+             * @default RW
+             * @enum {string}
+             */
+            mode: "RW" | "RO";
+            /**
+             * @description the persistence id (Mesos's disk.persistence.id), unique per role on the agent
+             * @example data-1
+             */
+            persistenceId: string;
+            /**
+             * @description the role whose reserved disk the volume takes
+             * @example db
+             */
+            role: string;
+            /** @description the disk to make it on, when not the root disk (a MOUNT disk is taken whole) */
+            source?: components["schemas"]["DiskSourceDto"];
+        };
         CreatePrincipalDto: {
             /** @example team A's batch scheduler */
             description?: string;
@@ -1220,6 +1286,12 @@ export interface components {
             /** @enum {string} */
             visibility?: "FRAMEWORK" | "CLUSTER" | "EXTERNAL";
         };
+        DiskSourceDto: {
+            /** @example /mnt/disk1 */
+            root: string;
+            /** @enum {string} */
+            type: "PATH" | "MOUNT";
+        };
         DrainAgentDto: {
             /**
              * @description mark the agent GONE once drained (it can never come back under this id)
@@ -1243,7 +1315,7 @@ export interface components {
          * @description stable machine-readable code
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "ROUTE_NOT_FOUND" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR" | "NO_LEADER" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "FORBIDDEN" | "PRINCIPAL_NOT_FOUND" | "PRINCIPAL_EXISTS" | "PRINCIPAL_DISABLED" | "TOKEN_NOT_FOUND" | "NOT_A_SESSION" | "ACLS_INVALID" | "AGENT_NOT_FOUND" | "AGENT_GONE" | "AGENT_STILL_DRAINING" | "AGENT_ALREADY_DRAINING" | "FRAMEWORK_NOT_FOUND" | "FRAMEWORK_NOT_CONNECTED" | "TASK_NOT_FOUND" | "CYCLE_NOT_FOUND" | "SANDBOX_UNREACHABLE" | "SANDBOX_PATH_INVALID" | "SANDBOX_FILE_NOT_FOUND" | "SANDBOX_NOT_A_FILE" | "ROLE_REPEATED" | "QUOTA_NOT_FOUND" | "QUOTA_GUARANTEE_EXCEEDS_LIMIT" | "QUOTA_HIERARCHY_VIOLATION" | "QUOTA_EXCEEDS_CAPACITY" | "RESERVATION_NOT_FOUND" | "RESERVATION_INSUFFICIENT_RESOURCES" | "RESERVATION_IN_USE" | "RESERVATION_REFINEMENT_INVALID" | "SIMULATION_TOO_LARGE" | "SIMULATION_BUSY" | "MAINTENANCE_DUPLICATE_MACHINE" | "MAINTENANCE_DOWN_MACHINE_REMOVED" | "MAINTENANCE_MACHINE_NOT_SCHEDULED" | "MAINTENANCE_MACHINE_ALREADY_DOWN" | "MAINTENANCE_MACHINE_NOT_DOWN";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "ROUTE_NOT_FOUND" | "CONCURRENT_UPDATE" | "DATABASE_UNAVAILABLE" | "INTERNAL_ERROR" | "NO_LEADER" | "AUTH_TOKEN_MISSING" | "AUTH_TOKEN_INVALID" | "FORBIDDEN" | "PRINCIPAL_NOT_FOUND" | "PRINCIPAL_EXISTS" | "PRINCIPAL_DISABLED" | "TOKEN_NOT_FOUND" | "NOT_A_SESSION" | "ACLS_INVALID" | "AGENT_NOT_FOUND" | "AGENT_GONE" | "AGENT_STILL_DRAINING" | "AGENT_ALREADY_DRAINING" | "FRAMEWORK_NOT_FOUND" | "FRAMEWORK_NOT_CONNECTED" | "TASK_NOT_FOUND" | "CYCLE_NOT_FOUND" | "SANDBOX_UNREACHABLE" | "SANDBOX_PATH_INVALID" | "SANDBOX_FILE_NOT_FOUND" | "SANDBOX_NOT_A_FILE" | "ROLE_REPEATED" | "QUOTA_NOT_FOUND" | "QUOTA_GUARANTEE_EXCEEDS_LIMIT" | "QUOTA_HIERARCHY_VIOLATION" | "QUOTA_EXCEEDS_CAPACITY" | "RESERVATION_NOT_FOUND" | "RESERVATION_INSUFFICIENT_RESOURCES" | "RESERVATION_IN_USE" | "RESERVATION_REFINEMENT_INVALID" | "VOLUME_NOT_FOUND" | "VOLUME_EXISTS" | "VOLUME_INSUFFICIENT_DISK" | "VOLUME_IN_USE" | "VOLUME_AGENT_UNREACHABLE" | "VOLUME_AGENT_FAILED" | "SIMULATION_TOO_LARGE" | "SIMULATION_BUSY" | "MAINTENANCE_DUPLICATE_MACHINE" | "MAINTENANCE_DOWN_MACHINE_REMOVED" | "MAINTENANCE_MACHINE_NOT_SCHEDULED" | "MAINTENANCE_MACHINE_ALREADY_DOWN" | "MAINTENANCE_MACHINE_NOT_DOWN";
         ErrorDto: {
             /**
              * @description stable machine-readable code
@@ -1509,6 +1581,37 @@ export interface components {
         };
         /** @enum {string} */
         OfferState: "OUTSTANDING" | "ACCEPTED" | "DECLINED" | "RESCINDED" | "EXPIRED";
+        PersistentVolumeDto: {
+            agentId: string;
+            containerPath: string;
+            createdAt: string;
+            /** @description size in MB */
+            disk: number;
+            /** @description where it lives on its agent */
+            hostPath?: string | null;
+            id: string;
+            /** @description frameworks whose live tasks or executors use it (lists and detail) */
+            inUseBy?: string[];
+            /** @enum {string} */
+            mode: "RW" | "RO";
+            persistenceId: string;
+            /** @description who created it (an operator, or a framework’s principal or framework:<id>) */
+            principal: string;
+            /**
+             * @description the resource tasks name to use it
+             * @example disk(db,volume=data-1):512
+             */
+            resourcesText: string;
+            role: string;
+            /** @description its disk, when not the root disk */
+            source?: components["schemas"]["DiskSourceDto"] | null;
+        };
+        PersistentVolumePageDto: {
+            items: components["schemas"]["PersistentVolumeDto"][];
+            limit: number;
+            offset: number;
+            total: number;
+        };
         PortMappingDto: {
             containerPort: number;
             /** @description an offered port of the agent */
@@ -1611,6 +1714,12 @@ export interface components {
             revocable?: boolean;
             set?: string[];
             shared?: boolean;
+            /** @description a disk's source other than the agent's root disk: PATH (shared out in any amount) or MOUNT (offered and used only whole) */
+            source?: {
+                root?: string;
+                /** @enum {string} */
+                type?: "PATH" | "MOUNT";
+            };
             /**
              * @description scalar amount
              * @example 4
@@ -4642,6 +4751,276 @@ export interface operations {
             };
             /** @description TOKEN_NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Volumes_list: {
+        parameters: {
+            query?: {
+                agentId?: string;
+                limit?: number;
+                offset?: number;
+                role?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersistentVolumePageDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Volumes_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePersistentVolumeDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersistentVolumeDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AGENT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AGENT_GONE, VOLUME_EXISTS, VOLUME_INSUFFICIENT_DISK */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description VOLUME_AGENT_FAILED */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description VOLUME_AGENT_UNREACHABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Volumes_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersistentVolumeDto"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description VOLUME_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+        };
+    };
+    Volumes_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description AUTH_TOKEN_MISSING, AUTH_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description VOLUME_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description VOLUME_IN_USE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description VOLUME_AGENT_FAILED */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDto"];
+                };
+            };
+            /** @description VOLUME_AGENT_UNREACHABLE */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -51,6 +51,11 @@ export const ResourceEntry = z
     revocable: z.boolean().optional(),
     shared: z.boolean().optional(),
     volume: z.string().min(1).max(255).optional(),
+    /** A disk's source other than the agent's root disk: PATH (shared out in any amount) or MOUNT (used only whole). */
+    source: z
+      .object({ type: z.enum(['PATH', 'MOUNT']), root: z.string().min(2).max(4096).startsWith('/') })
+      .strict()
+      .optional(),
   })
   .strict()
   .refine((e) => [e.value, e.ranges, e.set].filter((k) => k !== undefined).length === 1, {

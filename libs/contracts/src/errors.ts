@@ -59,6 +59,18 @@ export const ERROR_CODES = {
   RESERVATION_INSUFFICIENT_RESOURCES: { status: 409 },
   RESERVATION_IN_USE: { status: 409 },
   RESERVATION_REFINEMENT_INVALID: { status: 400 },
+  // Persistent volumes
+  VOLUME_NOT_FOUND: { status: 404 },
+  /** A volume with this persistence id exists for the role on the agent. */
+  VOLUME_EXISTS: { status: 409 },
+  /** Not enough disk reserved for the role (and not in a volume or used by a task) on the agent. */
+  VOLUME_INSUFFICIENT_DISK: { status: 409 },
+  /** A live task or executor uses the volume. */
+  VOLUME_IN_USE: { status: 409 },
+  /** The volume's agent is not connected, or did not answer in time (nothing changed). */
+  VOLUME_AGENT_UNREACHABLE: { status: 503 },
+  /** The agent could not make or remove the volume's directory (the message says why). */
+  VOLUME_AGENT_FAILED: { status: 502 },
   // What-if
   /** A what-if change past the bounds of WHAT_IF_LIMITS (added agents, added frameworks). */
   SIMULATION_TOO_LARGE: { status: 400 },

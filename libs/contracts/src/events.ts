@@ -66,6 +66,8 @@ export const AUDIT_ACTIONS = [
   'reservation.create',
   'reservation.update',
   'reservation.remove',
+  'volume.create',
+  'volume.destroy',
   'maintenance.schedule.update',
   'maintenance.start',
   'maintenance.stop',

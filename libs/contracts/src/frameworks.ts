@@ -30,6 +30,7 @@
  */
 import { z } from 'zod';
 import { Id, type Reply, Resources, type ResourceEntry, Role, type StatusUpdate, TaskSpec } from './common';
+import { CreateOperation, DestroyOperation } from './volumes';
 import { type ExecutorCall, type ExecutorFailure, LaunchGroupOperation, type SchedulerMessage } from './executors';
 import { type AcknowledgeOperationStatus, OperationId, type OperationStatus, type ReconcileOperations } from './operation-feedback';
 
@@ -130,6 +131,8 @@ export const Operation = z.discriminatedUnion('type', [
     .strict(),
   z.object({ type: z.literal('UNRESERVE'), id: OperationId.optional(), resources: Resources.min(1) }).strict(),
   LaunchGroupOperation,
+  CreateOperation,
+  DestroyOperation,
 ]);
 export type Operation = z.infer<typeof Operation>;
 

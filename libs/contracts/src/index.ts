@@ -7,6 +7,7 @@ export * from './input';
 export * from './agents';
 export * from './executors';
 export * from './files';
+export * from './volumes';
 export * from './frameworks';
 export * from './operation-feedback';
 export * from './events';

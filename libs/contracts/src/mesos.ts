@@ -67,7 +67,37 @@ export const MesosResource = z
       .optional(),
     reservation: Reservation.optional(),
     reservations: z.array(Reservation).max(100).optional(),
-    disk: z.unknown().optional(),
+    disk: z
+      .object({
+        persistence: z
+          .object({ id: text(128), principal: text(255).optional() })
+          .strict()
+          .optional(),
+        volume: z
+          .object({
+            container_path: text(1024),
+            mode: z.enum(['RW', 'RO']).optional(),
+            host_path: text().optional(),
+            image: z.unknown().optional(),
+            source: z.unknown().optional(),
+          })
+          .strict()
+          .optional(),
+        source: z
+          .object({
+            type: z.enum(['UNKNOWN', 'PATH', 'MOUNT', 'BLOCK', 'RAW']),
+            path: z.object({ root: text().optional() }).strict().optional(),
+            mount: z.object({ root: text().optional() }).strict().optional(),
+            vendor: z.unknown().optional(),
+            id: z.unknown().optional(),
+            metadata: z.unknown().optional(),
+            profile: z.unknown().optional(),
+          })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .optional(),
     revocable: z.object({}).strict().optional(),
     shared: z.object({}).strict().optional(),
   })
@@ -196,8 +226,14 @@ export const MesosOperation = z
       .object({ resources: z.array(MesosResource).max(1000).optional() })
       .strict()
       .optional(),
-    create: z.unknown().optional(),
-    destroy: z.unknown().optional(),
+    create: z
+      .object({ volumes: z.array(MesosResource).max(100).optional() })
+      .strict()
+      .optional(),
+    destroy: z
+      .object({ volumes: z.array(MesosResource).max(100).optional() })
+      .strict()
+      .optional(),
     grow_volume: z.unknown().optional(),
     shrink_volume: z.unknown().optional(),
     create_disk: z.unknown().optional(),

@@ -30,7 +30,9 @@ import {
   type Offer,
   type Operation,
   type OperationStatus,
+  type PersistentVolumeSpec,
   type Reply,
+  type ResourceEntry,
   type SchedulerMessage,
   socketClientOptions,
   type StatusUpdate,
@@ -56,7 +58,13 @@ export type {
   Subscribe,
   TaskSpec,
   Volume,
+  PersistentVolumeSpec,
 } from '@arbiter/contracts';
+
+/** The piece of a persistent volume in an offer, by its persistence id (what a task names in its resources to use it). */
+export function volumeIn(offer: Pick<Offer, 'resources'>, id: string): ResourceEntry | undefined {
+  return offer.resources.find((r) => r.name === 'disk' && r.volume === id);
+}
 
 /** Codes of a call whose answer never came: no answer in time, or the connection went first. */
 const UNANSWERED = new Set(['TIMEOUT', 'CONNECTION_LOST']);
@@ -212,6 +220,19 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
   launch(offers: Offer | Offer[], tasks: TaskSpec[], options: { refuseSeconds?: number } = {}): Promise<AcceptReply> {
     const ids = (Array.isArray(offers) ? offers : [offers]).map((o) => o.id);
     return this.accept(ids, [{ type: 'LAUNCH', tasks }], options);
+  }
+
+  /**
+   * Creates persistent volumes (Mesos's CREATE) on disk reserved for the offer's role (a MOUNT
+   * disk only whole): each comes back in later offers as `disk(role, volume=id)` (see volumeIn).
+   */
+  createVolumes(offer: Offer, volumes: PersistentVolumeSpec[]): Promise<AcceptReply> {
+    return this.accept([offer.id], [{ type: 'CREATE', volumes: volumes.map((v) => ({ ...v, mode: v.mode ?? 'RW' })) }]);
+  }
+
+  /** Destroys persistent volumes the offer holds (Mesos's DESTROY): their data is removed, their disk stays reserved. */
+  destroyVolumes(offer: Offer, ids: string[]): Promise<AcceptReply> {
+    return this.accept([offer.id], [{ type: 'DESTROY', volumes: ids.map((id) => ({ id })) }]);
   }
 
   /**

@@ -25,6 +25,7 @@ import { detectRuntime, Runc } from './runtime/runc';
 import { resolveVolumes } from './runtime/volumes';
 import { Sandboxes } from './sandbox';
 import { ModuleHooks, type ModuleHooksOptions } from './module-hooks';
+import { PersistentVolumes } from './persistent-volumes';
 import { detectNamespaceTools, detectPidNamespace } from './tools';
 import { type OsUser, TaskUsers } from './users';
 
@@ -120,8 +121,11 @@ export class Containerizer {
   private readonly images = new Map<string, ProvisionedImage>();
   /** Plain tasks' volumes, between prepare and launch. */
   private readonly binds = new Map<string, BindMount[]>();
+  /** Persistent volumes on this agent (created and destroyed by the control plane). */
+  readonly volumes: PersistentVolumes;
 
   constructor(workDir: string, options: ContainerizerOptions = {}) {
+    this.volumes = new PersistentVolumes(workDir);
     // Task cgroups under arbiter/<this work directory>: agents on one machine keep to their own.
     const self = crypto.createHash('sha256').update(path.resolve(workDir)).digest('hex').slice(0, 12);
     this.cgroups = options.isolator ?? Isolator.detect('/sys/fs/cgroup', path.join('arbiter', self));
@@ -251,14 +255,15 @@ export class Containerizer {
    * The sandbox (with the task's private /tmp), its volumes (checked: a VolumeError before
    * anything else is made), then every isolator's hold (its cgroup): throws when one cannot be made.
    */
-  prepare(c: Container, user: OsUser, spec?: Pick<TaskSpec, 'container'>): void {
+  prepare(c: Container, user: OsUser, spec?: Pick<TaskSpec, 'container'> & { resources?: TaskSpec['resources'] }): void {
     this.sandboxes.prepare(c.sandbox, user);
     const volumes = spec?.container?.volumes ?? [];
     const image = this.images.has(c.name);
     if (volumes.length && !image && !this.namespace)
       throw new ImageError(`this agent cannot mount volumes for tasks without an image: ${this.privateTmpProblem}`);
     const ctx = { allowedHostPaths: this.allowedHostPaths, sandbox: c.sandbox, image, owner: user };
-    this.binds.set(c.name, resolveVolumes(volumes, ctx));
+    const how = { sandbox: c.sandbox, image, mounts: !!this.namespace, ...(this.self === 0 ? { owner: user } : {}) };
+    this.binds.set(c.name, [...resolveVolumes(volumes, ctx), ...this.volumes.use(c.name, spec?.resources ?? [], how)]);
     this.sandboxes.prepareTmp(c.sandbox, user);
     for (const i of this.isolators) i.prepare?.(c);
   }
@@ -342,6 +347,7 @@ export class Containerizer {
     this.sandboxes.removeTmp(c.sandbox);
     this.gpus?.release(c);
     this.binds.delete(c.name);
+    this.volumes.release(c.name);
     this.holding.delete(c.name);
     const image = this.images.get(c.name);
     this.images.delete(c.name);

@@ -49,11 +49,12 @@ const BODY_ARGV = `trap ':' TERM; ( "$@" ); code=$?; echo $code > "$ARBITER_SAND
  * once the private /tmp covers it.
  */
 const MOUNTS =
-  `{ [ -z "$i" ] || { mkdir -p ./${INSTALL_STAGE} && "$m" --no-canonicalize --bind -o ro "$i" ./${INSTALL_STAGE}; }; } &&` +
+  `{ [ -z "$ARBITER_EARLY_BINDS" ] || eval "$ARBITER_EARLY_BINDS"; } && unset ARBITER_EARLY_BINDS &&` +
+  ` { [ -z "$i" ] || { mkdir -p ./${INSTALL_STAGE} && "$m" --no-canonicalize --bind -o ro "$i" ./${INSTALL_STAGE}; }; } &&` +
   ` "$m" --no-canonicalize --bind ./${PRIVATE_SHM} /dev/shm && "$m" --no-canonicalize --bind ./${PRIVATE_TMP} /tmp &&` +
   ` { [ -z "$i" ] || { mkdir -p "$i" && "$m" --no-canonicalize --move ./${INSTALL_STAGE} "$i"; }; } &&` +
   // A sandbox under /tmp or /dev/shm (a developer's work directory) is mounted back where it was.
-  ` { case "$ARBITER_SANDBOX" in /tmp/*|/dev/shm/*) mkdir -p "$ARBITER_SANDBOX" && "$m" --no-canonicalize --bind . "$ARBITER_SANDBOX";; esac; }` +
+  ` { case "$ARBITER_SANDBOX" in /tmp/*|/dev/shm/*) mkdir -p "$ARBITER_SANDBOX" && "$m" --no-canonicalize --rbind . "$ARBITER_SANDBOX";; esac; }` +
   ` || { echo 'arbiter: could not give the task a private /tmp' >&2; exit 125; };`;
 const SWITCH = `m=$1 sp=$2 u=$3 g=$4 gs=$5 body=$6 i=$7; shift 7; ${MOUNTS} if [ -n "$ARBITER_BINDS" ]; then eval "$ARBITER_BINDS" || { echo 'arbiter: could not mount the volumes' >&2; exit 125; }; fi; unset ARBITER_BINDS; exec "$sp" --reuid="$u" --regid="$g" "$gs" -- /bin/sh -c "$body" arbiter-task "$@"`;
 const NAMESPACED = `${GATE} ${SWITCH}`;
@@ -151,7 +152,10 @@ export function commandLine(req: LaunchRequest, env: NodeJS.ProcessEnv): { file:
   const { uid, gid, gids } = req.user;
   const groups = gids.filter((g) => g !== gid);
   const gs = groups.length ? `--groups=${[gid, ...groups].join(',')}` : '--clear-groups';
-  if (req.binds?.length) env.ARBITER_BINDS = bindScript(req.binds);
+  const late = req.binds?.filter((b) => !b.early) ?? [];
+  const early = req.binds?.filter((b) => b.early) ?? [];
+  if (late.length) env.ARBITER_BINDS = bindScript(late);
+  if (early.length) env.ARBITER_EARLY_BINDS = bindScript(early);
   if (req.pidNamespace) env.ARBITER_UNSHARE = tools.unshare;
   const script = req.pidNamespace ? PID_NAMESPACED : NAMESPACED;
   const args = ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', script, 'arbiter-task'];

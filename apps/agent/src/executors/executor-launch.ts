@@ -57,7 +57,7 @@ function start(ex: Executors, run: ExecutorRun): void {
   const { user } = found;
   [run.user, run.uid, run.gid] = [user.name, user.uid, user.gid];
   run.container.limits = executorLimits(run, ex.containerizer.pidsLimit, isTerminalTaskState);
-  ex.containerizer.prepare(run.container, user, { container: run.spec.container });
+  ex.containerizer.prepare(run.container, user, { container: run.spec.container, resources: run.spec.resources });
   ex.tryCheckpoint(run, true);
   // Its URIs first (Mesos's fetcher runs before the executor); a failure ends it and its tasks.
   if (!run.spec.uris?.length) {

@@ -14,6 +14,7 @@ import {
   type AgentEvents,
   type FilesBrowseReply,
   type FilesReadReply,
+  type CreateVolumeReply,
   AGENTS_NAMESPACE,
   type KillTask,
   leftSilent,
@@ -60,6 +61,9 @@ export interface SessionHandlers {
   /** Sandbox files: a directory's entries, a file's bytes (answered in the acknowledgement). */
   filesBrowse(payload: unknown, ack?: (r: Reply<FilesBrowseReply>) => void): void;
   filesRead(payload: unknown, ack?: (r: Reply<FilesReadReply>) => void): void;
+  /** Persistent volumes: made and removed when the control plane says (answered in the acknowledgement). */
+  createVolume(payload: unknown, ack?: (r: Reply<CreateVolumeReply>) => void): void;
+  destroyVolume(payload: unknown, ack?: (r: Reply) => void): void;
 }
 
 export class Session implements UpdateChannel {
@@ -119,6 +123,8 @@ export class Session implements UpdateChannel {
     this.socket.on('frameworkMessage', (payload: unknown, ack?: (r: Reply) => void) => handlers.frameworkMessage(payload, ack));
     this.socket.on('filesBrowse', (payload: unknown, ack?: (r: Reply<FilesBrowseReply>) => void) => handlers.filesBrowse(payload, ack));
     this.socket.on('filesRead', (payload: unknown, ack?: (r: Reply<FilesReadReply>) => void) => handlers.filesRead(payload, ack));
+    this.socket.on('createVolume', (payload: unknown, ack?: (r: Reply<CreateVolumeReply>) => void) => handlers.createVolume(payload, ack));
+    this.socket.on('destroyVolume', (payload: unknown, ack?: (r: Reply) => void) => handlers.destroyVolume(payload, ack));
   }
 
   connect(): void {

@@ -181,6 +181,31 @@ describe('containers', () => {
     expect(stdout(agent, 'plain-vol')).toBe('host data\n');
   });
 
+  it('mounts a persistent volume at its container path in an image (absolute) and read-only where asked; refuses one the agent lacks', async () => {
+    const agent = agentOn();
+    await until(() => cp.registered);
+    const made = (msg: object) => new Promise((resolve) => agent.tasks.containerizer.volumes.create(msg, (r) => resolve(r)));
+    await made({ role: 'db', id: 'pv-rw', containerPath: '/var/lib/db', mode: 'RW' });
+    await made({ role: 'db', id: 'pv-ro', containerPath: 'config', mode: 'RO' });
+    fs.writeFileSync(path.join(agent.tasks.containerizer.volumes.pathOf('db', 'pv-ro'), 'setting'), 'on\n');
+    const volume = (id: string) => ({ name: 'disk', value: 10, reservation: 'db', volume: id });
+    launch(
+      'pv',
+      'echo stored > /var/lib/db/file; cat /mnt/mesos/sandbox/config/setting; echo x > /mnt/mesos/sandbox/config/new || echo read-only',
+      {
+        ...image(),
+        resources: [{ name: 'cpus', value: 0.1 }, volume('pv-rw'), volume('pv-ro')],
+      },
+    );
+    launch('pv-missing', 'true', { ...image(), resources: [{ name: 'cpus', value: 0.1 }, volume('nowhere')] });
+    await until(() => ['pv', 'pv-missing'].every(ended));
+    expect(cp.last('pv')?.state).toBe('FINISHED');
+    expect(stdout(agent, 'pv')).toBe('on\nread-only\n');
+    expect(fs.readFileSync(path.join(agent.tasks.containerizer.volumes.pathOf('db', 'pv-rw'), 'file'), 'utf8')).toBe('stored\n');
+    expect(cp.last('pv-missing')).toMatchObject({ state: 'FAILED', reason: 'REASON_CONTAINER_LAUNCH_FAILED' });
+    expect(cp.last('pv-missing')?.message).toMatch(/persistent volume nowhere of role 'db' is not on this agent/);
+  });
+
   it("runs plain tasks in a PID namespace of their own, Spark's container without an image as a plain task, and fails unknown images", async () => {
     const agent = agentOn({ tasks: { isolation: ['filesystem/linux', 'namespaces/pid'] } });
     await until(() => cp.registered);

@@ -12,15 +12,21 @@
  *
  * `arbiter example task-group --master URL [--token T]`: task groups under the default executor,
  * one sharing files in its sandbox and one where a task fails and the group is killed.
+ *
+ * `arbiter example kv`: a key-value service keeping its data on a persistent volume, on a
+ * temporary cluster of its own; its server is killed and its agent restarted, and the data is
+ * still there. With `--master URL`, the same on a running cluster (without the agent restart).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
+import { registerKv } from './example-kv';
 
 export function register(program: Command): void {
-  const example = program.command('example').description('example frameworks: drf-demo, batch, throttle, mesos-throttle, task-group');
+  const example = program.command('example').description('example frameworks: drf-demo, batch, throttle, mesos-throttle, task-group, kv');
+  registerKv(example);
 
   example
     .command('drf-demo')

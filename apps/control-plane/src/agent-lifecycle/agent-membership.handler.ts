@@ -17,6 +17,8 @@ import { Kernel } from '../kernel/kernel';
 import { ProtocolError } from '../kernel/protocol-error';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
 import type { ReservationEntity } from '../reservations/reservation.entity';
+import type { VolumeEntity } from '../volumes/volume.entity';
+import { withVolumes } from '../volumes/volumes.rules';
 import type { AgentEntity } from '../agents/agent.entity';
 import { AgentSessionsRepository } from './agent-sessions.repository';
 
@@ -79,31 +81,37 @@ export class AgentMembership {
       );
       this.registry.attributesChanged(runtime.id, change.attributes);
       await this.offers.onAgent(row.id, "the agent's resources changed");
-      if (runtime.inAllocator) this.state.allocator.updateAgent(row.id, this.effectiveTotal(Object.assign(row, change), reservations));
+      const volumes = await this.agents.volumesOn(row.id);
+      if (runtime.inAllocator)
+        this.state.allocator.updateAgent(row.id, this.effectiveTotal(Object.assign(row, change), reservations, volumes));
       this.stream.emit('agent.updated', { agentId: row.id });
       this.loop.requestCycle();
     });
   }
 
-  /** Agent total with its reservations applied: unreserved minus reserved amounts, plus the reserved pieces. */
-  private effectiveTotal(agent: AgentEntity, reservations: readonly ReservationEntity[]): Resources {
+  /**
+   * Agent total with its reservations applied (unreserved minus reserved amounts, plus the
+   * reserved pieces), then its persistent volumes (reserved disk made into volume pieces).
+   */
+  private effectiveTotal(agent: AgentEntity, reservations: readonly ReservationEntity[], volumes: readonly VolumeEntity[]): Resources {
     let total = Resources.of(agent.resources);
     for (const r of reservations) {
       const reserved = Resources.of(r.resources);
       const unreserved = reserved.withReservation(undefined);
       if (total.contains(unreserved)) total = total.minus(unreserved).plus(reserved);
     }
-    return total;
+    this.state.volumes.set(agent.id, volumes);
+    return withVolumes(total, volumes);
   }
 
-  /** Adds an agent to the allocator with its reservations (read). */
+  /** Adds an agent to the allocator with its reservations and volumes (read). */
   async add(agent: AgentEntity, activated: boolean): Promise<void> {
-    this.addWith(agent, activated, await this.agents.reservationsOn(agent.id));
+    this.addWith(agent, activated, await this.agents.reservationsOn(agent.id), await this.agents.volumesOn(agent.id));
   }
 
-  /** Adds an agent to the allocator with its reservations as given. */
-  addWith(agent: AgentEntity, activated: boolean, reservations: readonly ReservationEntity[]): void {
-    const total = this.effectiveTotal(agent, reservations);
+  /** Adds an agent to the allocator with its reservations and volumes as given. */
+  addWith(agent: AgentEntity, activated: boolean, reservations: readonly ReservationEntity[], volumes: readonly VolumeEntity[] = []): void {
+    const total = this.effectiveTotal(agent, reservations, volumes);
     // The live tasks as they are in memory right now (not as read before an await): a task's end
     // committed after this is recovered from the allocator, one committed before is not counted.
     const used: Array<{ frameworkId: string; role: string; resources: Resources }> = [];

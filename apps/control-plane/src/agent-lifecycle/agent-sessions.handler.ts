@@ -84,7 +84,11 @@ export class AgentSessions {
     if (!admitted.length) return;
     await this.agents.registerMany(admitted.map((a) => a.row));
     const agentIds = admitted.map((a) => a.row.id);
-    const [live, reservations] = await Promise.all([this.tasks.liveOnAgents(agentIds), this.agents.reservationsOnAgents(agentIds)]);
+    const [live, reservations, volumes] = await Promise.all([
+      this.tasks.liveOnAgents(agentIds),
+      this.agents.reservationsOnAgents(agentIds),
+      this.agents.volumesOnAgents(agentIds),
+    ]);
     const created: Array<{ agent: AgentEntity; actor: Actor }> = [];
     for (const { entry, row: agent, isNew } of admitted) {
       const { socket, msg } = entry.item;
@@ -114,7 +118,7 @@ export class AgentSessions {
       // Before the agent joins the allocator, which counts the executors that still run (or
       // start again with the tasks sent again).
       this.executors.reconcileAgent(agent.id, msg.executors ?? [], resent);
-      this.membership.addWith(agent, true, reservations.get(agent.id) ?? []);
+      this.membership.addWith(agent, true, reservations.get(agent.id) ?? [], volumes.get(agent.id) ?? []);
       await this.maintenance.applyToAgent(agent.id);
       if (this.maintenance.isDown(this.state.agents.get(agent.id) ?? agent))
         this.state.allocator.deactivateAgent(agent.id, { maintenance: true });

@@ -4,6 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import { MasterDatabase } from '../database/master-database';
 import { ReservationEntity } from '../reservations/reservation.entity';
+import { VolumeEntity } from '../volumes/volume.entity';
 import { AgentEntity, AgentStatus, DrainState } from '../agents/agent.entity';
 
 /** Agents written per statement. */
@@ -78,6 +79,19 @@ export class AgentSessionsRepository {
 
   reservationsOn(agentId: string): Promise<ReservationEntity[]> {
     return this.dataSource.manager.find(ReservationEntity, { where: { agentId } });
+  }
+
+  volumesOn(agentId: string): Promise<VolumeEntity[]> {
+    return this.dataSource.manager.find(VolumeEntity, { where: { agentId } });
+  }
+
+  /** The persistent volumes on these agents, by agent. */
+  async volumesOnAgents(agentIds: string[]): Promise<Map<string, VolumeEntity[]>> {
+    const byAgent = new Map<string, VolumeEntity[]>();
+    if (!agentIds.length) return byAgent;
+    for (const v of await this.dataSource.manager.find(VolumeEntity, { where: { agentId: In(agentIds) } }))
+      byAgent.set(v.agentId, [...(byAgent.get(v.agentId) ?? []), v]);
+    return byAgent;
   }
 
   /** The reservations on these agents, by agent. */

@@ -93,6 +93,8 @@ export class AllocatorSync {
         break;
       case 'reservation.created':
       case 'reservation.removed':
+      case 'volume.created':
+      case 'volume.destroyed':
         await this.agentDrain.refresh(e.agentId, { resync: true });
         break;
       case 'maintenance.updated':

@@ -23,6 +23,13 @@ export class ResourceEntryDto implements ResourceEntry {
   @ApiPropertyOptional() revocable?: boolean;
   @ApiPropertyOptional() shared?: boolean;
   @ApiPropertyOptional() volume?: string;
+  @ApiPropertyOptional({
+    description: "a disk's source other than the agent's root disk: PATH (shared out in any amount) or MOUNT (offered and used only whole)",
+    type: 'object',
+    properties: { type: { type: 'string', enum: ['PATH', 'MOUNT'] }, root: { type: 'string' } },
+    required: ['type', 'root'],
+  })
+  source?: { type: 'PATH' | 'MOUNT'; root: string };
 }
 
 /**

@@ -24,6 +24,10 @@ export const ACL_OBJECTS = {
   teardown_frameworks: 'framework_principals',
   reserve_resources: 'roles',
   unreserve_resources: 'reserver_principals',
+  /** Persistent volumes (CREATE), on the role whose reserved disk they take (Mesos's create_volumes). */
+  create_volumes: 'roles',
+  /** Persistent volumes (DESTROY), on the principal that created them (Mesos's destroy_volumes). */
+  destroy_volumes: 'creator_principals',
   update_quotas: 'roles',
   update_weights: 'roles',
   view_frameworks: 'users',

@@ -17,6 +17,8 @@ export type ClusterEvent =
   | { type: 'quota.removed'; role: string }
   | { type: 'reservation.created'; agentId: string; reservationId: string }
   | { type: 'reservation.removed'; agentId: string; reservationId: string }
+  | { type: 'volume.created'; agentId: string; volumeId: string }
+  | { type: 'volume.destroyed'; agentId: string; volumeId: string }
   | { type: 'maintenance.updated' }
   /** Reload the configuration (weights, quota, whitelist, maintenance): events may have been missed. */
   | { type: 'config.resync' };

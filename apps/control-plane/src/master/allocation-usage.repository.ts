@@ -25,6 +25,18 @@ export interface Usage {
 
 @Injectable()
 export class AllocationUsageRepository {
+  /**
+   * The reserved disk a role's persistent volumes take on an agent (the `volumes` table), as plain
+   * reserved disk pieces: a reservation cannot be removed from under them.
+   */
+  async volumeDisk(tx: EntityManager, agentId: string, role: string): Promise<ResourceEntry[]> {
+    const rows: Array<{ disk: number; source: ResourceEntry['source'] | null }> = await tx.query(
+      'SELECT disk, source FROM volumes WHERE agent_id = $1 AND role = $2',
+      [agentId, role],
+    );
+    return rows.map((v) => ({ name: 'disk', value: v.disk, reservation: role, ...(v.source ? { source: v.source } : {}) }));
+  }
+
   /** Resources of live tasks and their executors only (outstanding offers can be rescinded, tasks cannot). */
   async liveTasks(tx: EntityManager, where: { agentId?: string } = {}): Promise<Usage[]> {
     const onAgent = where.agentId === undefined ? '' : ' AND agent_id = $1';

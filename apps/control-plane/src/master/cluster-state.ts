@@ -7,6 +7,7 @@
  */
 import type { LoadedModules } from '@arbiter/modules';
 import { LOADED_MODULES } from '../config/config.modules';
+import { VolumeCatalog } from './volume-catalog';
 import { HierarchicalAllocator, type ResourceEntry, Resources } from '@arbiter/allocator';
 import { PROTOCOL_ERRORS } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
@@ -157,6 +158,8 @@ export class ClusterState {
   readonly offers = new OfferBook();
   readonly inverseOffers = new Map<string, OutstandingInverseOffer>();
   readonly liveTasks = new LiveTasks();
+  /** Each agent's persistent volumes as the allocator offers them (their container paths, modes, creators). */
+  readonly volumes = new VolumeCatalog();
   /** Framework and task ids of tasks whose launch is being written (duplicates for later accepts). */
   readonly launching = new Set<string>();
   /** Hostnames of machines DOWN for maintenance. */

@@ -134,10 +134,10 @@ export class Outbox {
   }
 
   /**
-   * Asks an agent a question answered in the acknowledgement (sandbox files): its reply, or
+   * Asks an agent a question answered in the acknowledgement (sandbox files, volumes): its reply, or
    * undefined when the agent is not connected here or did not answer within `timeoutMs`.
    */
-  async ask<E extends 'filesBrowse' | 'filesRead'>(
+  async ask<E extends 'filesBrowse' | 'filesRead' | 'createVolume' | 'destroyVolume'>(
     agentId: string,
     event: E,
     payload: Parameters<AgentEvents[E]>[0],

@@ -32,6 +32,7 @@ import type { Subscription } from '../framework-lifecycle/framework-sessions.han
 import { reservationOpOf } from './mesos-operations-codec';
 import { ProtocolError } from '../kernel/protocol-error';
 import { containerOf } from './mesos-container-codec';
+import { diskOf, mesosDisk, volumeOf } from './mesos-volumes-codec';
 import { checksOf } from './mesos-checks-codec';
 import { executorOf, type TaskCodecParts } from './mesos-executor-codec';
 import { discoveryOf, labelsOf } from './mesos-labels-codec';
@@ -75,8 +76,6 @@ function rolesOf(roles: string[] | undefined, map: RoleMap, call: string): strin
 
 /** A Mesos Resource as Arbiter's ResourceEntry. */
 export function fromMesosResource(r: MesosResource, where: string): ResourceEntry {
-  if (r.disk !== undefined)
-    throw unsupported(`${where}: disk info (persistent volumes, disk sources)`, 'Arbiter has no persistent volumes');
   if (r.provider_id !== undefined) throw unsupported(`${where}: provider_id`, 'Arbiter has no resource providers');
   const entry: ResourceEntry = { name: r.name };
   switch (r.type) {
@@ -97,13 +96,18 @@ export function fromMesosResource(r: MesosResource, where: string): ResourceEntr
   if (role !== undefined && role !== MESOS_STAR) entry.reservation = role;
   if (r.revocable) entry.revocable = true;
   if (r.shared) entry.shared = true;
+  if (r.disk) Object.assign(entry, diskOf(r.disk, where));
   return entry;
 }
 
 const fromMesosResources = (list: MesosResource[] | undefined, where: string) => (list ?? []).map((r) => fromMesosResource(r, where));
 
 /** Arbiter's ResourceEntry as a Mesos Resource (reservations in both the refined and the pre-refinement form). */
-export function toMesosResource(e: ResourceEntry, allocationRole?: string): Record<string, unknown> {
+export function toMesosResource(
+  e: ResourceEntry,
+  allocationRole?: string,
+  volume?: { containerPath: string; mode: string; principal: string },
+): Record<string, unknown> {
   const out: Record<string, unknown> = { name: e.name };
   if (e.ranges) Object.assign(out, { type: 'RANGES', ranges: { range: e.ranges.map(([begin, end]) => ({ begin, end })) } });
   else if (e.set) Object.assign(out, { type: 'SET', set: { item: e.set } });
@@ -114,6 +118,8 @@ export function toMesosResource(e: ResourceEntry, allocationRole?: string): Reco
   if (allocationRole !== undefined) out.allocation_info = { role: allocationRole };
   if (e.revocable) out.revocable = {};
   if (e.shared) out.shared = {};
+  const disk = mesosDisk(e, volume);
+  if (disk) out.disk = disk;
   return out;
 }
 
@@ -309,8 +315,16 @@ function operationOf(op: MesosOperation, i: number): { op: Operation; launched: 
     case 'RESERVE':
     case 'UNRESERVE':
       return { op: reservationOpOf(op, where, fromMesosResources), launched: [] };
+    case 'CREATE':
+    case 'DESTROY': {
+      const volumes = (op.type === 'CREATE' ? op.create : op.destroy)?.volumes ?? [];
+      const specs = volumes.map((v, j) => volumeOf(v, fromMesosResource(v, `${where} volume ${j}`), `${where} volume ${j}`));
+      const volumeOp: Operation =
+        op.type === 'CREATE' ? { type: 'CREATE', volumes: specs } : { type: 'DESTROY', volumes: specs.map((v) => ({ id: v.id })) };
+      return { op: volumeOp, launched: [] };
+    }
     default:
-      throw unsupported(`operation ${op.type}`, 'Arbiter has LAUNCH, LAUNCH_GROUP, RESERVE and UNRESERVE (no persistent volumes or disks)');
+      throw unsupported(`operation ${op.type}`, 'Arbiter has LAUNCH, LAUNCH_GROUP, RESERVE, UNRESERVE, CREATE and DESTROY');
   }
 }
 

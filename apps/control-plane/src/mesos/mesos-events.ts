@@ -19,7 +19,12 @@ const toMesosRole = (role: string, ctx: EventContext) => (ctx.star && role === c
 export function mesosOffer(
   o: Offer,
   ctx: EventContext,
-  agent: { ip?: string; port?: number; executorIds?: string[] },
+  agent: {
+    ip?: string;
+    port?: number;
+    executorIds?: string[];
+    volume?: (role: string, id: string) => { containerPath: string; mode: string; principal: string } | undefined;
+  },
 ): Record<string, unknown> {
   const allocationRole = ctx.multiRole ? toMesosRole(o.role, ctx) : undefined;
   return {
@@ -32,7 +37,9 @@ export function mesosOffer(
       address: { hostname: o.hostname, ip: agent.ip ?? o.hostname, port: agent.port ?? 0 },
       path: '/agent',
     },
-    resources: o.resources.map((r) => toMesosResource(r, allocationRole)),
+    resources: o.resources.map((r) =>
+      toMesosResource(r, allocationRole, r.volume && r.reservation ? agent.volume?.(r.reservation, r.volume) : undefined),
+    ),
     attributes: Object.entries(o.attributes).map(([name, v]) =>
       typeof v === 'number' ? { name, type: 'SCALAR', scalar: { value: v } } : { name, type: 'TEXT', text: { value: v } },
     ),

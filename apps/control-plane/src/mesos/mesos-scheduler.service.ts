@@ -206,6 +206,7 @@ export class MesosScheduler {
         address: (agentId) => ({ ip: this.state.agents.get(agentId)?.ip }),
         executorIds: (agentId, frameworkId) =>
           [...this.state.executors.onAgent(agentId)].filter((e) => e.frameworkId === frameworkId).map((e) => e.executorId),
+        volume: (agentId, role, id) => this.state.volumes.get(agentId, role, id),
       },
       this.outbound,
     );

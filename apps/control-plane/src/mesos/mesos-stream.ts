@@ -21,6 +21,8 @@ export interface AgentAddresses {
   address(agentId: string): { ip?: string; port?: number };
   /** Ids of a framework's executors running on an agent. */
   executorIds(agentId: string, frameworkId: string): string[];
+  /** What a persistent volume on the agent is (its container path, mode, creator). */
+  volume?(agentId: string, role: string, id: string): { containerPath: string; mode: string; principal: string } | undefined;
 }
 
 export class MesosStream implements FrameworkConnection {
@@ -81,7 +83,11 @@ export class MesosStream implements FrameworkConnection {
         if (!ctx) return false;
         return this.send('OFFERS', {
           offers: offers.map((o) =>
-            mesosOffer(o, ctx, { ...this.agents.address(o.agentId), executorIds: this.agents.executorIds(o.agentId, o.frameworkId) }),
+            mesosOffer(o, ctx, {
+              ...this.agents.address(o.agentId),
+              executorIds: this.agents.executorIds(o.agentId, o.frameworkId),
+              volume: (role, id) => this.agents.volume?.(o.agentId, role, id),
+            }),
           ),
         });
       }

@@ -21,6 +21,7 @@ import { OfferState } from './offer.entity';
 import { OffersRepository, type RefusedAnswer } from './offers.repository';
 import { AnswerPlans, type PlannedAccept } from './answer-plans';
 import { ReservationAccepts } from './reservation-accepts.handler';
+import { isVolumeAccept, VolumeAccepts } from './volume-accepts.handler';
 import { Executors } from '../executors/executors.handler';
 import type { ExecutorRuntime } from '../master/executor-registry';
 
@@ -56,6 +57,7 @@ export class OfferAnswers {
     private readonly metrics: Metrics,
     private readonly outbox: Outbox,
     private readonly executors: Executors,
+    private readonly volumeAccepts: VolumeAccepts,
   ) {
     this.answers = kernel.batch('serial', (batch) => this.flushAnswers(batch));
     this.launchWrites = this.answerWrites('launches');
@@ -88,7 +90,8 @@ export class OfferAnswers {
       }
       await this.answerOffers(group);
       group = [];
-      await this.reservationAccepts.accept(socket, accept).then(
+      const handler = isVolumeAccept(accept) ? this.volumeAccepts : this.reservationAccepts;
+      await handler.accept(socket, accept).then(
         (reply) => entry.resolve(reply),
         (err: unknown) => entry.reject(err),
       );

@@ -9,6 +9,7 @@ import { AllocationModule } from '../allocation/allocation.module';
 import { ExecutorsModule } from '../executors/executors.module';
 import { MasterModule } from '../master/master.module';
 import { ReservationsModule } from '../reservations/reservations.module';
+import { VolumesModule } from '../volumes/volumes.module';
 import { TasksModule } from '../tasks/tasks.module';
 import { OperationsModule } from '../operations/operations.module';
 import { AnswerPlans } from './answer-plans';
@@ -16,10 +17,11 @@ import { LaunchHooks } from './launch-hooks';
 import { OfferAnswers } from './offer-answers.handler';
 import { OfferRescinds } from './offer-rescinds.handler';
 import { ReservationAccepts } from './reservation-accepts.handler';
+import { VolumeAccepts } from './volume-accepts.handler';
 
 @OwnsEntities(OfferEntity, OutstandingOfferEntity)
 @Module({
-  imports: [MasterModule, ExecutorsModule, TasksModule, AllocationModule, ReservationsModule, OperationsModule],
+  imports: [MasterModule, ExecutorsModule, TasksModule, AllocationModule, ReservationsModule, OperationsModule, VolumesModule],
   controllers: [OffersController],
   providers: [
     OffersService,
@@ -30,6 +32,7 @@ import { ReservationAccepts } from './reservation-accepts.handler';
     AnswerPlans,
     LaunchHooks,
     ReservationAccepts,
+    VolumeAccepts,
   ],
   exports: [OffersRepository, OfferRescinds, OfferAnswers],
 })

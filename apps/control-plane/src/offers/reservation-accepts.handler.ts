@@ -63,15 +63,15 @@ export class ReservationAccepts {
     const role = offers[0].role;
     const offered = pool.get(role) ?? Resources.empty();
     const ops = msg.operations.flatMap((op) =>
-      op.type === 'LAUNCH' || op.type === 'LAUNCH_GROUP'
-        ? []
-        : [
+      op.type === 'RESERVE' || op.type === 'UNRESERVE'
+        ? [
             {
               type: op.type,
               resources: Resources.of(op.resources),
               ...(op.type === 'RESERVE' && op.source ? { source: Resources.of(op.source) } : {}),
             },
-          ],
+          ]
+        : [],
     );
     // RESERVE is checked here against the role; UNRESERVE by the reservations service against
     // each reservation's principal, since which reservations it shrinks is known only there.

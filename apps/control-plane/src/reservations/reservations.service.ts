@@ -147,14 +147,15 @@ export class ReservationsService {
       const remaining = (await this.repo.onAgent(tx, row.agentId, row.role))
         .filter((r) => r.id !== row.id)
         .reduce((s, r) => s.plus(Resources.of(r.resources)), Resources.empty());
+      // Persistent volumes made of the role's reserved disk count as used.
       const inUse = (await this.usage.liveTasks(tx, { agentId: row.agentId })).reduce(
         (s, u) => s.plus(Resources.of(u.resources).reserved(row.role)),
-        Resources.empty(),
+        Resources.of(await this.usage.volumeDisk(tx, row.agentId, row.role)),
       );
       if (!inUse.isEmpty() && !remaining.contains(inUse)) {
         throw new ArbiterException(
           ReservationsErrorCode.RESERVATION_IN_USE,
-          `role '${row.role}' uses ${inUse.toString()} of its reservations on this agent; kill those tasks before unreserving`,
+          `role '${row.role}' uses ${inUse.toString()} of its reservations on this agent; kill those tasks (and destroy its volumes) before unreserving`,
           { inUse: inUse.toString() },
         );
       }

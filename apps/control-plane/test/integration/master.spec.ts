@@ -613,6 +613,25 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     expect((await auditOf({ action: 'access.denied', actor: 'fw-b' })).items).toHaveLength(1);
   });
 
+  it('refuses a CREATE the ACL create_volumes refuses for the role, with an access.denied entry, and makes no volume', async () => {
+    const token = await t.principal('fw-vol', 'FRAMEWORK');
+    const acls = await t.request('PUT', '/api/v1/acls', {
+      permissive: true,
+      create_volumes: [{ principals: { values: ['fw-vol'] }, roles: { type: 'NONE' } }],
+    });
+    expect(acls.status).toBe(200);
+    await agent('volume-host', { cpus: 2, mem: 1024, disk: 1024 });
+    const f = await framework({ name: 'vol', roles: ['vol'] }, { token });
+    await f.s.accept([(await f.nextOffer()).id], [{ type: 'RESERVE', resources: [{ name: 'disk', value: 100, reservation: 'vol' }] }]);
+    await until(() => f.offers.some((o) => Resources.of(o.resources).reserved('vol').get('disk') >= 100));
+    const offer = defined(f.offers.find((o) => Resources.of(o.resources).reserved('vol').get('disk') >= 100));
+    await expect(
+      f.s.accept([offer.id], [{ type: 'CREATE', volumes: [{ id: 'v1', disk: 100, containerPath: 'data', mode: 'RW' }] }]),
+    ).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    expect((await ok(t.client.GET('/api/v1/volumes'))).items).toEqual([]);
+    expect((await auditOf({ action: 'access.denied', actor: 'fw-vol' })).items).toHaveLength(1);
+  });
+
   it('follows the whitelist: agents not on it are not offered', async () => {
     await agent('listed', { cpus: 2, mem: 1024 });
     await agent('unlisted', { cpus: 2, mem: 1024 });

@@ -204,10 +204,10 @@ it('drops the tasks of an accept whose offers cannot be used, as Mesos does, and
 
   const refusals: Array<[Record<string, unknown>, number, string, string]> = [
     [
-      { type: 'ACCEPT', accept: { offer_ids: [offer.id], operations: [{ type: 'CREATE', create: { volumes: [] } }] } },
+      { type: 'ACCEPT', accept: { offer_ids: [offer.id], operations: [{ type: 'GROW_VOLUME', grow_volume: {} }] } },
       400,
       'UNSUPPORTED',
-      'CREATE',
+      'GROW_VOLUME',
     ],
     [{ type: 'SHUTDOWN' }, 400, 'INVALID_MESSAGE', "'shutdown' field"],
     [

@@ -10,6 +10,7 @@ export const NAV = [
   { href: '/agents', label: 'Agents' },
   { href: '/roles', label: 'Roles' },
   { href: '/reservations', label: 'Reservations' },
+  { href: '/volumes', label: 'Volumes' },
   { href: '/maintenance', label: 'Maintenance' },
   { href: '/frameworks', label: 'Frameworks' },
   { href: '/tasks', label: 'Tasks' },

@@ -86,6 +86,7 @@ export const firstLoad = {
   ],
   roles: (q: Queries) => [q.roles()],
   reservations: (q: Queries) => [q.reservations({ limit: LIST_LIMIT, offset: 0 })],
+  volumes: (q: Queries) => [q.volumes({ limit: LIST_LIMIT, offset: 0 })],
   maintenance: (q: Queries) => [q.schedule(), q.maintenanceStatus(), q.frameworkNames()],
   frameworks: (q: Queries) => [q.frameworks({ limit: LIST_LIMIT, offset: 0 })],
   framework: (q: Queries, id: string) => [

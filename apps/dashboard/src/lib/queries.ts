@@ -22,6 +22,7 @@ export const keys = {
   offers: ['offers'] as const,
   roles: ['roles'] as const,
   reservations: ['reservations'] as const,
+  volumes: ['volumes'] as const,
   maintenance: ['maintenance'] as const,
   whitelist: ['whitelist'] as const,
   cycles: ['cycles'] as const,
@@ -96,6 +97,8 @@ export function makeQueries(c: Client<paths>) {
     roles: () => queryOptions({ queryKey: keys.roles, queryFn: () => call(c.GET('/api/v1/roles')) }),
     reservations: (query: Query<'/api/v1/reservations'> = {}) =>
       queryOptions({ queryKey: [...keys.reservations, query], queryFn: () => call(c.GET('/api/v1/reservations', { params: { query } })) }),
+    volumes: (query: Query<'/api/v1/volumes'> = {}) =>
+      queryOptions({ queryKey: [...keys.volumes, query], queryFn: () => call(c.GET('/api/v1/volumes', { params: { query } })) }),
     schedule: () =>
       queryOptions({ queryKey: [...keys.maintenance, 'schedule'], queryFn: () => call(c.GET('/api/v1/maintenance/schedule')) }),
     maintenanceStatus: () =>

@@ -90,7 +90,7 @@ export function ReservationsTable({ agentId, role }: { agentId?: string; role?: 
 }
 
 /** Picks an agent by hostname (searched in the API as the operator types). */
-function AgentPicker({ value, onChange, error }: { value: string; onChange: (id: string) => void; error?: string }) {
+export function AgentPicker({ value, onChange, error }: { value: string; onChange: (id: string) => void; error?: string }) {
   const [text, setText] = useState('');
   const search = useDeferredValue(text.trim());
   const found = useQuery(q.agentSearch(search));

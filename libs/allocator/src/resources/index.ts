@@ -1,4 +1,5 @@
 export {
+  type DiskSource,
   isReservationUsableBy,
   MAX_SCALAR,
   type Range,
@@ -9,4 +10,4 @@ export {
   toMilli,
 } from './piece';
 export { Resources } from './resources';
-export { parseResources, parseResourcesInput, resourcesFromJSON } from './parse';
+export { parseResources, parseResourcesInput, resourcesFromJSON, resourcesFromMesosJSON } from './parse';

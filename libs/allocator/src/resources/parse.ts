@@ -21,10 +21,64 @@ export function resourcesFromJSON(value: unknown): Resources {
 }
 
 /**
+ * Resources in Mesos's JSON form (its `--resources` as JSON): a list of Resource objects such as
+ * `{"name": "disk", "type": "SCALAR", "scalar": {"value": 1024}, "role": "db",
+ * "disk": {"source": {"type": "MOUNT", "mount": {"root": "/mnt/d1"}}}}`. Disk sources PATH and
+ * MOUNT are read (their roots: `path.root`, `mount.root`); every other field is refused.
+ */
+export function resourcesFromMesosJSON(value: unknown): Resources {
+  if (!Array.isArray(value)) throw new ResourceParseError("Mesos's JSON resources are a list of Resource objects");
+  return Resources.of(
+    value.map((r: unknown, i) => {
+      const where = `resource ${i}`;
+      if (r === null || typeof r !== 'object') throw new ResourceParseError(`${where}: expected an object`);
+      const { name, type, scalar, ranges, set, role, disk, ...rest } = r as Record<string, unknown> & { disk?: MesosDiskInfo | null };
+      const extra = Object.keys(rest);
+      if (extra.length) throw new ResourceParseError(`${where}: unsupported field '${extra[0]}'`);
+      const entry: ResourceEntry = { name: name as string };
+      if (type === 'SCALAR') entry.value = (scalar as { value?: number } | undefined)?.value;
+      else if (type === 'RANGES')
+        entry.ranges = ((ranges as { range?: Array<{ begin: number; end: number }> } | undefined)?.range ?? []).map((x) => [
+          x.begin,
+          x.end,
+        ]);
+      else if (type === 'SET') entry.set = (set as { item?: string[] } | undefined)?.item ?? [];
+      else throw new ResourceParseError(`${where}: type must be SCALAR, RANGES or SET`);
+      if (role !== undefined && role !== '*') entry.reservation = role as string;
+      if (disk !== undefined) {
+        entry.source = diskSourceOf(disk, where);
+      }
+      return entry;
+    }),
+  );
+}
+
+interface MesosDiskInfo {
+  source?: { type?: string; path?: { root?: string }; mount?: { root?: string } };
+}
+
+/** A Mesos DiskInfo's source (PATH or MOUNT with its root), checked as an entry's source by Resources.of. */
+function diskSourceOf(disk: MesosDiskInfo | null, where: string): { type: 'PATH' | 'MOUNT'; root: string } {
+  const source = disk?.source;
+  if (!source) throw new ResourceParseError(`${where}: of disk info, only 'source' is read`);
+  const root = source.type === 'MOUNT' ? source.mount?.root : source.path?.root;
+  return { type: source.type as 'PATH' | 'MOUNT', root: root ?? '' };
+}
+
+/**
  * Parses Mesos's text form: `name[(role)]:value` pieces separated by `;`, where value is a
  * scalar (`4`, `0.5`), ranges (`[31000-32000,33000-33010]`) or a set (`{a,b}`).
  */
 export function parseResources(text: string): Resources {
+  if (text.trimStart().startsWith('[')) {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (err) {
+      throw new ResourceParseError(`invalid JSON resources: ${(err as Error).message}`);
+    }
+    return resourcesFromMesosJSON(json);
+  }
   if (typeof text !== 'string') throw new ResourceParseError('resources text must be a string');
   const entries: ResourceEntry[] = [];
   let offset = 0;

@@ -17,6 +17,17 @@ export interface ResourceEntry {
   revocable?: boolean;
   shared?: boolean;
   volume?: string;
+  /** Disk only: the disk it is on, other than the agent's root disk (Mesos's `disk.source`). */
+  source?: DiskSource;
+}
+
+/**
+ * A disk other than the agent's root disk: PATH (a directory on another filesystem, shared out
+ * in any amount) or MOUNT (a filesystem of its own, used only whole: never split, as Mesos's).
+ */
+export interface DiskSource {
+  type: 'PATH' | 'MOUNT';
+  root: string;
 }
 
 /** Thrown for malformed resource text or JSON; `position` is a 0-based offset into text. */
@@ -42,6 +53,8 @@ export interface ResourceKind {
   readonly revocable: boolean;
   readonly shared: boolean;
   readonly volume?: string;
+  /** The disk source as `TYPE:root` (see DiskSource). */
+  readonly source?: string;
 }
 
 export interface Piece extends ResourceKind {
@@ -64,7 +77,18 @@ export const NAME_RE = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 export const ROLE_RE = /^[A-Za-z0-9_.@+-]+(\/[A-Za-z0-9_.@+-]+)*$/;
 
 export function kindKey(p: ResourceKind): string {
-  return `${p.name}\u0000${p.type}\u0000${p.reservation ?? ''}\u0000${p.revocable ? 1 : 0}\u0000${p.shared ? 1 : 0}\u0000${p.volume ?? ''}`;
+  return `${p.name}\u0000${p.type}\u0000${p.reservation ?? ''}\u0000${p.revocable ? 1 : 0}\u0000${p.shared ? 1 : 0}\u0000${p.volume ?? ''}\u0000${p.source ?? ''}`;
+}
+
+/** A piece used only whole (a MOUNT disk): never split, contained only by an equal amount. */
+export function isAtomic(p: ResourceKind): boolean {
+  return p.source?.startsWith('MOUNT:') === true;
+}
+
+/** The DiskSource of a piece's `source` key. */
+export function diskSourceOf(source: string): DiskSource {
+  const i = source.indexOf(':');
+  return { type: source.slice(0, i) as DiskSource['type'], root: source.slice(i + 1) };
 }
 
 /** Converts a non-negative amount to integer thousandths, rejecting NaN, negatives and absurd values. */
@@ -189,8 +213,20 @@ export function pieceFromEntry(input: unknown, where: string): Piece {
   if (entry.volume !== undefined && (typeof entry.volume !== 'string' || entry.volume === '')) {
     throw new ResourceParseError(`${where} ('${name}'): 'volume' must be a non-empty string`);
   }
+  let source: string | undefined;
+  if (entry.source !== undefined) {
+    const src: unknown = entry.source;
+    const type: unknown = src !== null && typeof src === 'object' ? (src as Record<string, unknown>).type : undefined;
+    const root: unknown = src !== null && typeof src === 'object' ? (src as Record<string, unknown>).root : undefined;
+    if (name !== 'disk' || (type !== 'PATH' && type !== 'MOUNT'))
+      throw new ResourceParseError(`${where} ('${name}'): 'source' is a disk's, with type PATH or MOUNT`);
+    if (typeof root !== 'string' || !root.startsWith('/') || root.length > 4096 || root.includes('\0'))
+      throw new ResourceParseError(`${where} ('${name}'): a disk source's root must be an absolute path`);
+    source = `${type}:${root}`;
+  }
   const base = {
     name,
+    source,
     reservation,
     revocable: !!entry.revocable,
     shared: !!entry.shared,

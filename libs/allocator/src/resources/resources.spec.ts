@@ -181,3 +181,46 @@ describe('arithmetic', () => {
     expect(a.contains(a)).toBe(true);
   });
 });
+
+describe('disk sources', () => {
+  const mount = { name: 'disk', value: 500, source: { type: 'MOUNT' as const, root: '/mnt/d1' } };
+  const path = { name: 'disk', value: 300, source: { type: 'PATH' as const, root: '/srv/d2' } };
+
+  it('keeps PATH and MOUNT disks apart from the root disk and from each other', () => {
+    const r = Resources.of([{ name: 'disk', value: 100 }, mount, path]);
+    expect(r.get('disk')).toBe(900);
+    expect(r.toJSON()).toEqual(expect.arrayContaining([{ name: 'disk', value: 100 }, mount, path]));
+    expect(r.contains(Resources.of([{ name: 'disk', value: 200 }]))).toBe(false);
+    expect(r.contains(Resources.of([{ ...path, value: 200 }]))).toBe(true);
+  });
+
+  it('uses a MOUNT disk only whole: contained only by its whole amount, never cut by a cap', () => {
+    const r = Resources.of([mount]);
+    expect(r.contains(Resources.of([mount]))).toBe(true);
+    expect(r.contains(Resources.of([{ ...mount, value: 100 }]))).toBe(false);
+    expect(r.capScalars(new Map([['disk', 200_000]]), true).isEmpty()).toBe(true);
+    expect(r.capScalars(new Map([['disk', 600_000]]), true).equals(r)).toBe(true);
+    expect(
+      Resources.of([{ ...path }])
+        .capScalars(new Map([['disk', 200_000]]), true)
+        .get('disk'),
+    ).toBe(200);
+  });
+
+  it("reads Mesos's JSON resources with disk sources, and refuses a source on anything but disk", () => {
+    const r = parseResources(
+      JSON.stringify([
+        { name: 'cpus', type: 'SCALAR', scalar: { value: 2 } },
+        { name: 'ports', type: 'RANGES', ranges: { range: [{ begin: 31000, end: 31010 }] } },
+        { name: 'disk', type: 'SCALAR', scalar: { value: 500 }, disk: { source: { type: 'MOUNT', mount: { root: '/mnt/d1' } } } },
+        { name: 'disk', type: 'SCALAR', scalar: { value: 64 }, role: 'db' },
+      ]),
+    );
+    expect(r.toJSON()).toEqual(
+      expect.arrayContaining([mount, { name: 'disk', value: 64, reservation: 'db' }, { name: 'ports', ranges: [[31000, 31010]] }]),
+    );
+    expect(() => Resources.of([{ name: 'cpus', value: 1, source: { type: 'PATH', root: '/x' } }])).toThrow(/disk/);
+    expect(() => Resources.of([{ name: 'disk', value: 1, source: { type: 'PATH', root: 'relative' } }])).toThrow(/absolute/);
+    expect(() => parseResources('[{"name":"disk","type":"SCALAR","scalar":{"value":1},"provider_id":{}}]')).toThrow(/provider_id/);
+  });
+});

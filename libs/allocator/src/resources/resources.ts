@@ -11,6 +11,8 @@
 import {
   addPiece,
   comparePieces,
+  diskSourceOf,
+  isAtomic,
   isReservationUsableBy,
   kindKey,
   type Piece,
@@ -71,6 +73,7 @@ export class Resources {
       if (p.revocable) base.revocable = true;
       if (p.shared) base.shared = true;
       if (p.volume !== undefined) base.volume = p.volume;
+      if (p.source !== undefined) base.source = diskSourceOf(p.source);
       return p.shared ? Array.from({ length: p.copies }, () => ({ ...base })) : [base];
     });
   }
@@ -89,7 +92,13 @@ export class Resources {
         if (p.type === 'scalar') value = String(p.milli / 1000);
         else if (p.type === 'ranges') value = `[${p.ranges.map(([b, e]) => `${b}-${e}`).join(',')}]`;
         else value = `{${p.items.join(',')}}`;
-        const flags = [p.revocable ? 'revocable' : '', p.shared ? `shared${p.volume ? `:${p.volume}` : ''}` : ''].filter(Boolean).join(',');
+        const flags = [
+          p.revocable ? 'revocable' : '',
+          p.shared ? `shared${p.volume ? `:${p.volume}` : ''}` : '',
+          p.source ? p.source.replace(/^(PATH|MOUNT):/, (t) => t.toLowerCase()) : '',
+        ]
+          .filter(Boolean)
+          .join(',');
         const text = `${p.name}${role}:${value}${flags ? `{${flags}}` : ''}`;
         return p.shared && p.copies > 1 ? Array(p.copies).fill(text).join(';') : text;
       })
@@ -132,7 +141,7 @@ export class Resources {
         if (mine.copies < 1) return false;
         continue;
       }
-      if (p.type === 'scalar' && mine.milli < p.milli) return false;
+      if (p.type === 'scalar' && (mine.milli < p.milli || (isAtomic(p) && mine.milli !== p.milli))) return false;
       if (p.type === 'ranges' && !rangesContain(mine.ranges, p.ranges)) return false;
       if (p.type === 'set' && !p.items.every((i) => mine.items.includes(i))) return false;
     }
@@ -246,7 +255,9 @@ export class Resources {
     for (const [key, p] of this.pieces) {
       if (p.type !== 'scalar') continue;
       const cap = caps.get(p.name);
-      const milli = cap === undefined ? (absentIsUnlimited ? p.milli : 0) : Math.round(Math.min(p.milli, Math.max(0, cap)));
+      let milli = cap === undefined ? (absentIsUnlimited ? p.milli : 0) : Math.round(Math.min(p.milli, Math.max(0, cap)));
+      // A MOUNT disk goes whole or not at all.
+      if (isAtomic(p) && milli < p.milli) milli = 0;
       if (milli === p.milli) continue;
       map ??= new Map(this.pieces);
       if (milli > 0) map.set(key, { ...p, milli });

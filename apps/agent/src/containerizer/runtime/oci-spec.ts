@@ -15,6 +15,12 @@ export interface BindMount {
   source: string;
   destination: string;
   readOnly: boolean;
+  /**
+   * A plain task's mount made before its private /tmp covers the host's (a persistent volume,
+   * whose directory may be under /tmp): its destination is in the sandbox, carried along when
+   * the sandbox is mounted back.
+   */
+  early?: boolean;
 }
 
 export interface OciInput {
