@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { MesosCheckInfo, MesosCommandInfo, MesosHealthCheck } from './mesos-command';
 import { MesosContainerInfo } from './mesos-container';
+import { MesosDiskInfo } from './mesos-disk';
 import type { TaskStateName } from './task-states';
 
 /** Largest number of items in one repeated field (offers, operations, tasks, resources). */
@@ -67,37 +68,7 @@ export const MesosResource = z
       .optional(),
     reservation: Reservation.optional(),
     reservations: z.array(Reservation).max(100).optional(),
-    disk: z
-      .object({
-        persistence: z
-          .object({ id: text(128), principal: text(255).optional() })
-          .strict()
-          .optional(),
-        volume: z
-          .object({
-            container_path: text(1024),
-            mode: z.enum(['RW', 'RO']).optional(),
-            host_path: text().optional(),
-            image: z.unknown().optional(),
-            source: z.unknown().optional(),
-          })
-          .strict()
-          .optional(),
-        source: z
-          .object({
-            type: z.enum(['UNKNOWN', 'PATH', 'MOUNT', 'BLOCK', 'RAW']),
-            path: z.object({ root: text().optional() }).strict().optional(),
-            mount: z.object({ root: text().optional() }).strict().optional(),
-            vendor: z.unknown().optional(),
-            id: z.unknown().optional(),
-            metadata: z.unknown().optional(),
-            profile: z.unknown().optional(),
-          })
-          .strict()
-          .optional(),
-      })
-      .strict()
-      .optional(),
+    disk: MesosDiskInfo.optional(),
     revocable: z.object({}).strict().optional(),
     shared: z.object({}).strict().optional(),
   })

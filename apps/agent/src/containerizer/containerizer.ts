@@ -371,12 +371,8 @@ export class Containerizer {
 
   /** What the agent can contain tasks with (Mesos's names), for its registration. */
   capabilities(diskChecked: boolean): AgentCapabilities {
-    const cgroups =
-      this.cgroups.mode === 'posix'
-        ? ['posix/cpu', 'posix/mem']
-        : this.cgroups.controllers.map((c) => (c === 'memory' ? 'cgroups/mem' : `cgroups/${c}`));
     const isolators = [
-      ...cgroups,
+      ...this.cgroups.isolatorNames,
       ...(diskChecked ? ['disk/du'] : []),
       ...(this.namespace || this.runtime ? ['filesystem/linux', 'volume/host_path', 'volume/sandbox_path'] : []),
       ...(this.pidNamespace || this.runtime ? ['namespaces/pid'] : []),

@@ -87,6 +87,13 @@ export class Isolator implements TaskIsolator {
   }
 
   /** The isolation this process may use: cgroups v1, else v2, else posix. `root` is /sys/fs/cgroup (tests may point elsewhere). */
+  /** Its isolators by Mesos's names (posix/cpu and posix/mem without cgroups). */
+  get isolatorNames(): string[] {
+    return this.mode === 'posix'
+      ? ['posix/cpu', 'posix/mem']
+      : this.controllers.map((c) => (c === 'memory' ? 'cgroups/mem' : `cgroups/${c}`));
+  }
+
   static detect(root = '/sys/fs/cgroup', name = 'arbiter'): Isolator {
     let own: Map<string, string>;
     try {
