@@ -4,10 +4,8 @@
  * agent with disk and ports), where it also restarts the agent; ends with one JSON line of what
  * it read back, exit 0 when the data survived every step.
  */
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import type { Command } from 'commander';
+import { onTemporaryCluster } from './example-cluster';
 
 export function registerKv(example: Command): void {
   example
@@ -32,52 +30,23 @@ export function registerKv(example: Command): void {
         check(await runKvDemo({ master: flags.master, token, role: flags.role }), false);
         return;
       }
-      check(await onTemporaryCluster(flags.role), true);
+      check(await onItsOwnCluster(flags.role), true);
     });
 }
 
-async function onTemporaryCluster(role: string) {
-  const cp = await import('@arbiter/control-plane');
-  const { Agent } = await import('@arbiter/agent');
-  const { parseResources } = await import('@arbiter/allocator');
-  const { runKvDemo } = await import('@arbiter/examples');
-  const { default: pino } = await import('pino');
-  // Not under /tmp: tasks get a private /tmp, and the agent's volumes must stay reachable.
-  const dir = fs.mkdtempSync(path.join(fs.existsSync('/var/tmp') ? '/var/tmp' : os.tmpdir(), 'arbiter-kv-'));
-  fs.chmodSync(dir, 0o711);
-  const token = `kv-${Math.random().toString(36).slice(2)}-${Date.now()}`;
-  const silent = pino({ level: 'silent' });
-  console.log(`starting a temporary cluster in ${dir} ...`);
-  const run = async (databaseUrl: string | undefined) => {
-    const config = {
-      ...cp.loadConfig({}),
-      port: 0,
-      dataDir: dir,
-      databaseUrl,
-      adminToken: token,
-      allocationInterval: 0.2,
-      logLevel: 'silent' as const,
-    };
-    const controlPlane = await cp.startControlPlane(config);
-    const agentToken = await controlPlane.issueServiceToken('kv-agent');
-    const makeAgent = () =>
-      new Agent({
-        master: controlPlane.url,
-        token: agentToken,
-        hostname: 'kv-agent',
-        resources: parseResources('cpus:2;mem:1024;disk:512;ports:[31700-31720]').toJSON(),
-        attributes: {},
-        workDir: path.join(dir, 'agent'),
-        killTasksOnExit: true,
-        logger: silent,
-      });
+/** On a temporary cluster of its own (example-cluster.ts), with one agent it restarts midway. */
+function onItsOwnCluster(role: string) {
+  return onTemporaryCluster('kv', async (cluster) => {
+    const { runKvDemo } = await import('@arbiter/examples');
+    const agentToken = await cluster.issueServiceToken('kv-agent');
+    const makeAgent = () => cluster.agent('kv-agent', agentToken, 'cpus:2;mem:1024;disk:512;ports:[31700-31720]');
     let agent = makeAgent();
     try {
       agent.start();
-      console.log(`control plane ${controlPlane.url}; one agent with 512 MB of disk`);
+      console.log(`control plane ${cluster.url}; one agent with 512 MB of disk`);
       return await runKvDemo({
-        master: controlPlane.url,
-        token: await controlPlane.issueServiceToken('kv', 'FRAMEWORK'),
+        master: cluster.url,
+        token: await cluster.issueServiceToken('kv', 'FRAMEWORK'),
         role,
         host: '127.0.0.1',
         restartAgent: async () => {
@@ -88,12 +57,6 @@ async function onTemporaryCluster(role: string) {
       });
     } finally {
       await agent.stop();
-      await controlPlane.close();
     }
-  };
-  try {
-    return process.env.DATABASE_URL ? await cp.withScratchDatabase(process.env.DATABASE_URL, (url) => run(url)) : await run(undefined);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }

@@ -22,6 +22,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
+import { onTemporaryCluster } from './example-cluster';
 import { registerKv } from './example-kv';
 
 export function register(program: Command): void {
@@ -32,62 +33,25 @@ export function register(program: Command): void {
     .command('drf-demo')
     .description('the DRF example of the Mesos documentation on a temporary cluster; ends with a JSON line of the result')
     .action(async () => {
-      const cp = await import('@arbiter/control-plane');
-      const { Agent } = await import('@arbiter/agent');
-      const { parseResources } = await import('@arbiter/allocator');
       const { DRF_DEMO_CLUSTER, runDrfDemo } = await import('@arbiter/examples');
-      const { default: pino } = await import('pino');
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-drf-demo-'));
-      // Its agents' tasks run as another user, who must reach their sandboxes in here.
-      fs.chmodSync(dir, 0o711);
-      const token = `demo-${Math.random().toString(36).slice(2)}-${Date.now()}`;
-      const silent = pino({ level: 'silent' });
-      console.log(`starting a temporary cluster in ${dir} ...`);
-      const run = async (databaseUrl: string | undefined) => {
-        const config = {
-          ...cp.loadConfig({}),
-          port: 0,
-          dataDir: dir,
-          databaseUrl,
-          adminToken: token,
-          allocationInterval: 0.2,
-          logLevel: 'silent' as const,
-        };
-        const controlPlane = await cp.startControlPlane(config);
+      const result = await onTemporaryCluster('drf-demo', async (cluster) => {
         // The agent and the schedulers get principals of their own, as on a real cluster.
-        const agent = new Agent({
-          master: controlPlane.url,
-          token: await controlPlane.issueServiceToken('drf-demo-agent'),
-          hostname: 'drf-demo-agent',
-          resources: parseResources(`cpus:${DRF_DEMO_CLUSTER.cpus};mem:${DRF_DEMO_CLUSTER.mem}`).toJSON(),
-          attributes: {},
-          workDir: path.join(dir, 'agent'),
-          killTasksOnExit: true,
-          logger: silent,
-        });
+        const token = await cluster.issueServiceToken('drf-demo-agent');
+        const agent = cluster.agent('drf-demo-agent', token, `cpus:${DRF_DEMO_CLUSTER.cpus};mem:${DRF_DEMO_CLUSTER.mem}`);
         try {
           agent.start();
-          console.log(`control plane ${controlPlane.url}; one agent of <9 cpus, 18 GB>`);
+          console.log(`control plane ${cluster.url}; one agent of <9 cpus, 18 GB>`);
           // The frameworks' own token: they report what they see, not what only operators may read.
           return await runDrfDemo({
-            master: controlPlane.url,
-            token: await controlPlane.issueServiceToken('drf-demo', 'FRAMEWORK'),
+            master: cluster.url,
+            token: await cluster.issueServiceToken('drf-demo', 'FRAMEWORK'),
             cluster: DRF_DEMO_CLUSTER,
           });
         } finally {
           await agent.stop();
-          await controlPlane.close();
         }
-      };
-      try {
-        // With DATABASE_URL, a scratch database on that server; otherwise an embedded server in the temporary folder.
-        const result = process.env.DATABASE_URL
-          ? await cp.withScratchDatabase(process.env.DATABASE_URL, (url) => run(url))
-          : await run(undefined);
-        console.log(JSON.stringify(result));
-      } finally {
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
+      });
+      console.log(JSON.stringify(result));
     });
 
   example

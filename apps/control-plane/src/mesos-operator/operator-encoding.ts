@@ -12,7 +12,7 @@ import * as protobuf from 'protobufjs';
 import { ProtocolError } from '../kernel/protocol-error';
 import { recordIo } from '../mesos/mesos-events';
 import { JSON_TYPE, mediaType } from '../mesos/mesos-encoding';
-import { PROTOBUF_TYPE } from '../mesos/mesos-protobuf';
+import { decodeMessage, PROTOBUF_TYPE } from '../mesos/mesos-protobuf';
 
 const MESOS_V1_PROTO = require.resolve('@arbiter/contracts/proto/mesos-v1.proto');
 
@@ -68,19 +68,8 @@ export const OPERATOR_JSON: OperatorEncoding = {
 export const OPERATOR_PROTOBUF: OperatorEncoding = {
   contentType: PROTOBUF_TYPE,
   decodeCall(body) {
-    if (!Buffer.isBuffer(body))
-      throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, 'the body must be a protobuf-encoded mesos.v1.master.Call');
     const { call } = masterTypes();
-    let message: protobuf.Message;
-    try {
-      message = call.decode(body);
-    } catch (err) {
-      throw new ProtocolError(
-        PROTOCOL_ERRORS.INVALID_MESSAGE,
-        `the body is not a mesos.v1.master.Call: ${err instanceof Error ? err.message : String(err)}`,
-      );
-    }
-    return call.toObject(message, AS_JSON);
+    return call.toObject(decodeMessage(call, body, 'mesos.v1.master.Call'), AS_JSON);
   },
   encodeResponse(response) {
     const { response: type } = masterTypes();

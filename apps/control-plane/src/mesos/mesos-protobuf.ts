@@ -33,23 +33,26 @@ export function mesosTypes(): { call: protobuf.Type; event: protobuf.Type } {
 
 const AS_JSON: protobuf.IConversionOptions = { enums: String, longs: Number, bytes: String };
 
+/** A request body as a message of `type` (named `name` in errors): INVALID_MESSAGE when it is not one. */
+export function decodeMessage(type: protobuf.Type, body: unknown, name: string): protobuf.Message {
+  if (!Buffer.isBuffer(body)) throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `the body must be a protobuf-encoded ${name}`);
+  try {
+    return type.decode(body);
+  } catch (err) {
+    throw new ProtocolError(
+      PROTOCOL_ERRORS.INVALID_MESSAGE,
+      `the body is not a ${name}: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+}
+
 export const PROTOBUF_ENCODING: MesosEncoding = {
   contentType: PROTOBUF_TYPE,
   decodeCall(body) {
-    if (!Buffer.isBuffer(body))
-      throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, 'the body must be a protobuf-encoded mesos.v1.scheduler.Call');
     const { call } = mesosTypes();
-    let message: protobuf.Message;
-    try {
-      message = call.decode(body);
-    } catch (err) {
-      throw new ProtocolError(
-        PROTOCOL_ERRORS.INVALID_MESSAGE,
-        `the body is not a mesos.v1.scheduler.Call: ${err instanceof Error ? err.message : String(err)}`,
-      );
-    }
+    const message = decodeMessage(call, body, 'mesos.v1.scheduler.Call');
     // Decoding skips fields it does not know: a call that re-encodes shorter held some.
-    if (call.encode(message).finish().length !== body.length)
+    if (call.encode(message).finish().length !== (body as Buffer).length)
       throw new ProtocolError(
         PROTOCOL_ERRORS.UNSUPPORTED,
         'the call holds protobuf fields Arbiter does not know (docs/mesos-compat.md lists those it reads); send it as JSON to see which',
