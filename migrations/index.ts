@@ -6,6 +6,7 @@ import type { MigrationInterface } from 'typeorm';
 // migrations:imports
 import { OperationFeedbackAndRefinement1795784320547 } from './1795784320547-OperationFeedbackAndRefinement';
 import { PersistentVolumes1795785708285 } from './1795785708285-PersistentVolumes';
+import { FenceVolumes1795786000000 } from './1795786000000-FenceVolumes';
 import { TaskHealth1795775097492 } from './1795775097492-TaskHealth';
 import { ContainerTasksAgentCapabilities1795774378776 } from './1795774378776-ContainerTasksAgentCapabilities';
 import { FrameworkCheckpoint1795774300001 } from './1795774300001-FrameworkCheckpoint';
@@ -48,5 +49,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   TaskHealth1795775097492,
   OperationFeedbackAndRefinement1795784320547,
   PersistentVolumes1795785708285,
+  FenceVolumes1795786000000,
   // migrations:list
 ];
