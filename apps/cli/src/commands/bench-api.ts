@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as zlib from 'node:zlib';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -87,6 +88,8 @@ interface Route {
   body?: () => unknown;
   /** A body sent as it is, with its media type (the operator API's protobuf). */
   raw?: { contentType: string; bytes: Buffer };
+  /** Accept-Encoding: gzip, as most HTTP clients send it (the answer is gunzipped by the client). */
+  gzip?: boolean;
 }
 
 const READS: Route[] = [
@@ -105,6 +108,7 @@ const READS: Route[] = [
   { name: 'GET /api/v1/allocations?limit=50', method: 'GET', path: () => '/api/v1/allocations?limit=50' },
   // Mesos's operator API: the whole state at once (`npm run bench:operator`: 10 clients).
   { name: 'POST /api/v1 GET_STATE (json)', method: 'POST', path: () => '/api/v1', body: () => ({ type: 'GET_STATE' }) },
+  { name: 'POST /api/v1 GET_STATE (json, gzip)', method: 'POST', path: () => '/api/v1', body: () => ({ type: 'GET_STATE' }), gzip: true },
   {
     name: 'POST /api/v1 GET_STATE (protobuf)',
     method: 'POST',
@@ -146,11 +150,17 @@ function call(agent: http.Agent, base: URL, route: Route): Promise<number> {
         path: route.path(),
         method: route.method,
         agent,
-        headers: { authorization: `Bearer ${TOKEN}`, ...(body ? { 'content-type': type, accept: type } : {}) },
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          ...(body ? { 'content-type': type, accept: type } : {}),
+          ...(route.gzip ? { 'accept-encoding': 'gzip' } : {}),
+        },
       },
       (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
+        const read = res.headers['content-encoding'] === 'gzip' ? res.pipe(zlib.createGunzip()) : res;
+        read.resume();
+        read.on('end', () => resolve(res.statusCode ?? 0));
+        read.on('error', reject);
       },
     );
     req.on('error', reject);

@@ -9,6 +9,8 @@
  * (except for the calls about itself: health, flags, version, logging level); refusals are
  * `{ code, message }` with the status the REST API gives the same code.
  */
+import { promisify } from 'node:util';
+import * as zlib from 'node:zlib';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { PROTOCOL_ERRORS } from '@arbiter/contracts';
 import type { Request, Response } from 'express';
@@ -30,6 +32,18 @@ import { OperatorSubscriptions } from './operator-subscriptions';
 import { OperatorWrites } from './operator-writes';
 
 export const MESOS_OPERATOR_PATH = '/api/v1';
+/** Answers from this size are gzipped for callers that accept it (libprocess's GZIP_MINIMUM_BODY_LENGTH, as Mesos's master). */
+const GZIP_FROM = 1024;
+const gzipAsync = promisify(zlib.gzip);
+
+/** Whether the Accept-Encoding header allows gzip (by name or `*`, with a non-zero weight). */
+export function acceptsGzip(header: string | undefined): boolean {
+  return (header ?? '').split(',').some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+    return (coding === 'gzip' || coding === '*') && (q === undefined || Number(q) > 0);
+  });
+}
 /** Where the API is served: its path, and the alias Mesos's master answers too. */
 export const MESOS_OPERATOR_PATHS = [MESOS_OPERATOR_PATH, `/master${MESOS_OPERATOR_PATH}`];
 
@@ -102,10 +116,14 @@ export class MesosOperator {
       return;
     }
     if (!isRead(type)) throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `unknown call type '${type}'`);
-    const body = await this.shared(`${actor.principalId ?? 'anonymous'}\u0000${type}`, answerIn, () => this.reads.answer(type, actor, req));
+    const gzip = acceptsGzip(req.headers['accept-encoding']);
+    const key = `${actor.principalId ?? 'anonymous'}\u0000${type}`;
+    const body = await this.shared(key, answerIn, gzip, () => this.reads.answer(type, actor, req));
     res.status(200);
     res.setHeader('Content-Type', answerIn.contentType);
-    res.end(body);
+    res.setHeader('Vary', 'Accept-Encoding');
+    if (body.gzipped) res.setHeader('Content-Encoding', 'gzip');
+    res.end(body.bytes);
   }
 
   /**
@@ -114,19 +132,29 @@ export class MesosOperator {
    * Mesos's master's batched state reads do: ten monitors polling GET_STATE read the cluster
    * once. Nothing is kept once the answer is out.
    */
-  private shared(key: string, encoding: OperatorEncoding, read: () => Promise<Record<string, unknown>>): Promise<Buffer> {
-    let response = this.reading.get(key);
-    if (!response) {
-      response = read().finally(() => this.reading.delete(key));
-      this.reading.set(key, response);
-    }
+  private shared(
+    key: string,
+    encoding: OperatorEncoding,
+    gzip: boolean,
+    read: () => Promise<Record<string, unknown>>,
+  ): Promise<{ bytes: Buffer; gzipped: boolean }> {
+    const once = <T>(map: Map<string, Promise<T>>, k: string, make: () => Promise<T>): Promise<T> => {
+      let p = map.get(k);
+      if (!p) {
+        p = make().finally(() => map.delete(k));
+        map.set(k, p);
+      }
+      return p;
+    };
+    const response = once(this.reading, key, read);
     const encodedKey = `${key}\u0000${encoding.contentType}`;
-    let encoded = this.encoding.get(encodedKey);
-    if (!encoded) {
-      encoded = response.then((r) => encoding.encodeResponse(r)).finally(() => this.encoding.delete(encodedKey));
-      this.encoding.set(encodedKey, encoded);
-    }
-    return encoded;
+    const encoded = once(this.encoding, encodedKey, () => response.then((r) => encoding.encodeResponse(r)));
+    // Large answers gzipped once for every caller that accepts it (off the event loop: zlib's threads).
+    return encoded.then((bytes) =>
+      gzip && bytes.length >= GZIP_FROM
+        ? once(this.encoding, `${encodedKey}\u0000gzip`, () => gzipAsync(bytes, { level: 1 })).then((z) => ({ bytes: z, gzipped: true }))
+        : { bytes, gzipped: false },
+    );
   }
 
   private missingCredentials(type?: string): MesosHttpError {

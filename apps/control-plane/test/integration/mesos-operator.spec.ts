@@ -83,6 +83,23 @@ it.each(ENCODINGS)('answers every read call in %s with the cluster as Mesos shap
   expect(await answer('GET_VERSION')).toMatchObject({ version_info: { version: '1.11.0' } });
   expect((await answer('GET_FLAGS')).flags).toEqual(arrayContaining([{ name: 'allocation_interval', value: '0.1secs' }]));
   const state = await answer('GET_STATE');
+  // Callers that accept gzip get the same answer gzipped from 1 KiB (as Mesos's master); others never.
+  const plain = await operatorCall(cp.cp.url, { type: 'GET_STATE' }, { auth: ADMIN, encoding });
+  const large = Number(plain.headers['content-length']) >= 1024;
+  expect(large).toBe(encoding === 'json');
+  const zipped = await operatorCall(
+    cp.cp.url,
+    { type: 'GET_STATE' },
+    { auth: ADMIN, encoding, headers: { 'accept-encoding': 'br, gzip;q=0.8' } },
+  );
+  expect([zipped.headers['content-encoding'], zipped.headers.vary]).toEqual([large ? 'gzip' : undefined, 'Accept-Encoding']);
+  expect(zipped.body).toEqual(plain.body);
+  const refused = await operatorCall(
+    cp.cp.url,
+    { type: 'GET_STATE' },
+    { auth: ADMIN, encoding, headers: { 'accept-encoding': 'gzip;q=0' } },
+  );
+  expect(refused.headers['content-encoding']).toBeUndefined();
   expect(state).toMatchObject({
     get_agents: {
       agents: [objectContaining({ agent_info: objectContaining({ hostname: 'node-1', id: { value: a.agentId } }), active: true })],

@@ -5,6 +5,7 @@
  * field names and numbers (the control plane's mesos-v1-master.proto).
  */
 import * as http from 'node:http';
+import * as zlib from 'node:zlib';
 import type * as protobuf from 'protobufjs';
 import { masterTypes } from '../../src/mesos-operator/operator-encoding';
 import { RecordIoReader } from './mesos-client';
@@ -68,7 +69,8 @@ export async function operatorCall(base: string, call: Record<string, unknown>, 
   const res = await request(`${base}${o.path ?? '/api/v1'}`, body, headersOf(o, encoding));
   const chunks: Buffer[] = [];
   for await (const chunk of res) chunks.push(chunk as Buffer);
-  const buf = Buffer.concat(chunks);
+  const received = Buffer.concat(chunks);
+  const buf = res.headers['content-encoding'] === 'gzip' ? zlib.gunzipSync(received) : received;
   const isError = (res.statusCode ?? 0) >= 400;
   return {
     status: res.statusCode ?? 0,
