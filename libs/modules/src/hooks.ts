@@ -12,6 +12,7 @@
  * A later hook sees what the earlier ones added (labels, environment).
  */
 import type { ModuleCounters } from './counters';
+import type { EstimatorInput, QoSCorrection, QoSInput, Scalars } from './oversubscription';
 import type { ExecutorRemovedInput, ExtensionPoint, KeyValue, ModuleInstance, StartInput, TaskLaunchInput } from './points';
 
 /** A loaded module's hooks, in configuration order. */
@@ -47,7 +48,7 @@ export class HookRunner {
   ) {}
 
   /** Whether any module implements the hook (a host skips the await entirely when none does). */
-  has(member: 'taskLaunch' | 'executorStart' | 'containerStart' | 'executorRemoved'): boolean {
+  has(member: 'taskLaunch' | 'executorStart' | 'containerStart' | 'executorRemoved' | 'resourceEstimator' | 'qosController'): boolean {
     return this.modules.some((m) => m.instance[member] !== undefined);
   }
 
@@ -153,5 +154,50 @@ export class HookRunner {
       const hook = m.instance.executorRemoved;
       if (hook) await this.call(m.name, 'agent:executor-removed', () => hook(input), 'the next hook runs');
     }
+  }
+
+  /**
+   * The resource estimator's answer (agent:resource-estimator): revocable amounts by name, or
+   * undefined when it failed (the agent keeps its last estimate) or none is loaded.
+   */
+  async estimate(input: EstimatorInput): Promise<Scalars | undefined> {
+    const m = this.modules.find((x) => x.instance.resourceEstimator);
+    const estimator = m?.instance.resourceEstimator;
+    if (!m || !estimator) return undefined;
+    const instead = 'the agent keeps its last estimate';
+    const answer = await this.call(m.name, 'agent:resource-estimator', () => estimator(input), instead);
+    if (!answer.ok) return undefined;
+    const value: unknown = answer.value;
+    if (!isObject(value) || !Object.values(value).every((v) => typeof v === 'number' && Number.isFinite(v) && v >= 0)) {
+      this.counters.failed(this.counters.of(m.name, 'agent:resource-estimator'), new Error('answered no { name: amount >= 0 }'), instead);
+      return undefined;
+    }
+    return value as Scalars;
+  }
+
+  /** The QoS controller's corrections (agent:qos-controller); none when it failed or none is loaded. */
+  async corrections(input: QoSInput): Promise<QoSCorrection[]> {
+    const m = this.modules.find((x) => x.instance.qosController);
+    const controller = m?.instance.qosController;
+    if (!m || !controller) return [];
+    const instead = 'no task is killed this time';
+    const answer = await this.call(m.name, 'agent:qos-controller', () => controller(input), instead);
+    if (!answer.ok) return [];
+    const value: unknown = answer.value;
+    const valid = (c: unknown) =>
+      isObject(c) &&
+      isObject(c.kill) &&
+      typeof c.kill.frameworkId === 'string' &&
+      typeof c.kill.taskId === 'string' &&
+      (c.message === undefined || typeof c.message === 'string');
+    if (!Array.isArray(value) || !value.every(valid)) {
+      this.counters.failed(
+        this.counters.of(m.name, 'agent:qos-controller'),
+        new Error('answered no [{ kill: { frameworkId, taskId } }]'),
+        instead,
+      );
+      return [];
+    }
+    return value as QoSCorrection[];
   }
 }
