@@ -172,7 +172,8 @@ export async function loadModules(file: ModulesFile | undefined, options: LoadOp
     const made: unknown = instance;
     if (typeof made !== 'object' || made === null) return fail('create() returned no object');
     for (const p of known)
-      if (typeof instance[POINT_MEMBER[p]] !== 'function') fail(`declares ${p} but create() returned no ${POINT_MEMBER[p]} function`);
+      if (p === 'agent:isolator' ? typeof instance.isolator !== 'object' : typeof instance[POINT_MEMBER[p]] !== 'function')
+        fail(`declares ${p} but create() returned no ${POINT_MEMBER[p]} ${p === 'agent:isolator' ? 'object' : 'function'}`);
     // Only what it declared is used.
     const declared: ModuleInstance = {};
     for (const p of known) Object.assign(declared, { [POINT_MEMBER[p]]: instance[POINT_MEMBER[p]] });

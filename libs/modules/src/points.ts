@@ -5,6 +5,7 @@
  * written for; the loader refuses one it cannot run (loader.ts).
  */
 import type { AllocatorConfig, PlacementStrategy, SorterFactory } from '@arbiter/allocator';
+import type { ModuleIsolator } from './isolator-module';
 import type { QoSController, ResourceEstimator } from './oversubscription';
 
 /**
@@ -21,6 +22,7 @@ export const EXTENSION_POINTS = [
   'agent:executor-removed',
   'agent:resource-estimator',
   'agent:qos-controller',
+  'agent:isolator',
   'allocator:sorter',
   'allocator:placement',
 ] as const;
@@ -32,7 +34,14 @@ export type ModuleHost = 'control-plane' | 'agent' | 'allocator';
 /** The points each host runs. */
 export const HOST_POINTS: Readonly<Record<ModuleHost, readonly ExtensionPoint[]>> = {
   'control-plane': ['control-plane:task-launch', 'allocator:sorter', 'allocator:placement'],
-  agent: ['agent:executor-start', 'agent:container-start', 'agent:executor-removed', 'agent:resource-estimator', 'agent:qos-controller'],
+  agent: [
+    'agent:executor-start',
+    'agent:container-start',
+    'agent:executor-removed',
+    'agent:resource-estimator',
+    'agent:qos-controller',
+    'agent:isolator',
+  ],
   allocator: ['allocator:sorter', 'allocator:placement'],
 };
 
@@ -118,6 +127,8 @@ export interface ModuleInstance {
   resourceEstimator?: ResourceEstimator;
   /** Revocable tasks to kill when the agent gets busy (oversubscription.ts). */
   qosController?: QoSController;
+  /** An isolator the agent runs beside its own for every task's container (isolator-module.ts). */
+  isolator?: ModuleIsolator;
   /** Called once when the process stops. */
   close?: () => void | Promise<void>;
 }
@@ -130,6 +141,7 @@ export const POINT_MEMBER: Readonly<Record<ExtensionPoint, keyof ModuleInstance>
   'agent:executor-removed': 'executorRemoved',
   'agent:resource-estimator': 'resourceEstimator',
   'agent:qos-controller': 'qosController',
+  'agent:isolator': 'isolator',
   'allocator:sorter': 'sorter',
   'allocator:placement': 'placement',
 };
