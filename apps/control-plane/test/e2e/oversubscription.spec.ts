@@ -15,7 +15,7 @@ import { Resources } from '@arbiter/allocator';
 import type { ResourceEntry } from '@arbiter/contracts';
 import { loadModules, readModulesFile } from '@arbiter/modules';
 import pino from 'pino';
-import { closeStarted, STARTUP_TIMEOUT_MS, startTestControlPlane, type TestControlPlane } from '../support/app';
+import { ADMIN_TOKEN, closeStarted, STARTUP_TIMEOUT_MS, startTestControlPlane, type TestControlPlane } from '../support/app';
 import { ok } from '../support/client';
 import { Recorder } from '../support/recorder';
 import { until } from '../support/until';
@@ -32,6 +32,12 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 }, STARTUP_TIMEOUT_MS);
 
+/** One sample of the control plane's /metrics (undefined when absent). */
+const metric = async (sample: string) => {
+  const text = await (await fetch(`${t.cp.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
+  return line === undefined ? undefined : Number(line.slice(sample.length + 1));
+};
 const totalOf = async (id: string) =>
   Resources.of((await ok(t.client.GET('/api/v1/agents/{id}', { params: { path: { id } } }))).resources as ResourceEntry[]);
 
@@ -117,6 +123,10 @@ it('reports unused resources as revocable, and preempts the revocable task when 
     },
   ]);
   await until(() => r.states('best-effort').includes('RUNNING'), 20_000, 'the revocable task running');
+  expect(await metric('arbiter_revocable_resources{resource="cpus",kind="total"}')).toBe(revocableCpus);
+  // The task's 0.5, and what is left of them when it is offered again meanwhile.
+  expect(await metric('arbiter_revocable_resources{resource="cpus",kind="allocated"}')).toBeGreaterThanOrEqual(0.5);
+  expect(await metric('arbiter_revocable_resources{resource="cpus",kind="allocated"}')).toBeLessThanOrEqual(revocableCpus);
 
   // Quiet machine: nothing is preempted.
   clock += 1_000;
@@ -133,5 +143,10 @@ it('reports unused resources as revocable, and preempts the revocable task when 
   expect(killed?.reason).toBe('REASON_CONTAINER_PREEMPTED');
   expect(killed?.message).toContain('1-minute load average 9.5 is over 4');
   expect(r.states('regular')).toEqual(['STARTING', 'RUNNING']);
+  await until(
+    async () => (await metric('arbiter_task_ends_total{state="KILLED",reason="REASON_CONTAINER_PREEMPTED"}')) === 1,
+    10_000,
+    'the preemption counted',
+  );
   expect(agent.tasks.has(r.s.frameworkId ?? '', 'regular')).toBe(true);
 });
