@@ -70,3 +70,53 @@ describe('a QoS controller module (real processes)', () => {
     expect(bed.cp.last('regular')?.reason).toBe('REASON_TASK_KILLED');
   });
 });
+
+describe('the usage estimator under a synthetic load (real processes)', () => {
+  const bed = executorBed('arbiter-agent-usage-estimator-');
+
+  it("reports an idle task's allocation as revocable, and less of a busy one's", async () => {
+    const file = path.join(bed.dir, 'modules.json');
+    fs.writeFileSync(file, JSON.stringify({ modules: [{ use: 'arbiter:usage', parameters: { margin: 0 } }] }));
+    const modules = await loadModules(readModulesFile(file), { host: 'agent' });
+    const agent = await bed.agentOn({ modules, oversubscription: { intervalMs: 0 } });
+    const over = agent.oversubscription;
+    if (!over) throw new Error('the estimator should have started oversubscription');
+    const launch = (taskId: string, shell: string) =>
+      bed.cp.launch({
+        frameworkId: 'fw',
+        task: {
+          taskId,
+          name: taskId,
+          command: { shell },
+          resources: [
+            { name: 'cpus', value: 1 },
+            { name: 'mem', value: 256 },
+          ],
+        },
+      });
+    launch('idle', 'sleep 600');
+    launch('busy', 'while :; do :; done');
+    await until(() => bed.cp.states('idle').includes('RUNNING') && bed.cp.states('busy').includes('RUNNING'), 20_000, 'both run');
+
+    // Not measured twice yet: both count as using all they hold, nothing is revocable (no report).
+    await over.tick();
+    expect(over.stats).toMatchObject({ estimates: 1, reports: 0 });
+    // What is measured here is real CPU time: a second of it, however loaded the machine.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await over.tick();
+    expect(over.stats.reports).toBe(1);
+    const cpus = over.stats.revocable.cpus;
+    // The idle task's core, and less than the busy one's (it gets at least a fifth of a core).
+    expect(cpus).toBeGreaterThanOrEqual(0.9);
+    expect(cpus).toBeLessThan(1.8);
+    expect(over.stats.revocable.mem).toBeGreaterThan(400);
+    const sent = bed.cp.totals.at(-1)?.resources ?? [];
+    expect(sent.filter((r) => r.revocable)).toEqual([
+      { name: 'cpus', value: cpus, revocable: true },
+      { name: 'mem', value: over.stats.revocable.mem, revocable: true },
+    ]);
+    expect(sent.filter((r) => !r.revocable)).toEqual(agent.registration().resources.filter((r) => !r.revocable));
+    for (const taskId of ['idle', 'busy']) await bed.cp.call('kill', { frameworkId: 'fw', taskId, gracePeriodSeconds: 0 });
+    await until(() => bed.cp.states('busy').includes('KILLED') && bed.cp.states('idle').includes('KILLED'), 20_000, 'both killed');
+  });
+});
