@@ -33,6 +33,7 @@ import { Files } from './files/files';
 import { LogRotation, type LogRotationOptions } from './files/log-rotation';
 import { TaskRunner, type TaskRunnerOptions } from './executors/task-runner';
 import { UpdateJournal } from './session/journal';
+import { Oversubscription, type OversubscriptionOptions } from './oversubscription/oversubscription';
 import { Outbox } from './session/outbox';
 import { Session } from './session/session';
 import { StatusUpdates } from './session/status-updates';
@@ -66,8 +67,9 @@ export interface AgentOptions {
   images?: ProvisionerOptions;
   /** Task logs (stdout, stderr) rotated past a size, with a kept count (see LogRotationOptions). */
   logs?: LogRotationOptions;
-  /** Modules loaded from `--modules` (docs/modules.md): their hooks run around executors and containers. */
+  /** Modules loaded from `--modules` (docs/modules.md): hooks around executors and containers, oversubscription. */
   modules?: LoadedModules;
+  oversubscription?: OversubscriptionOptions;
   logger?: Logger;
 }
 
@@ -89,6 +91,8 @@ export class Agent {
   readonly gc: GarbageCollector;
   private readonly files: Files;
   private readonly logRotation: LogRotation;
+  /** Revocable resources estimated and reclaimed, when a module does either (oversubscription/). */
+  readonly oversubscription?: Oversubscription;
   /** Resolves once the executor API listens (start() connects after it). */
   listening?: Promise<void>;
 
@@ -192,6 +196,7 @@ export class Agent {
     if (gcEvery > 0) this.gc.every(gcEvery);
     this.capabilities = this.tasks.containerizer.capabilities(this.tasks.limits.diskChecked);
     logIsolation(this.log, this.tasks.containerizer, this.capabilities);
+    this.oversubscription = Oversubscription.of(this, () => options.resources, options.modules, options.oversubscription);
   }
 
   /** Recovers checkpointed tasks and executors, opens the executor API, then connects. */
@@ -211,11 +216,7 @@ export class Agent {
     this.tasks.recover(this.updates.lastStates(), this.executors.liveCgroups(), this.executors.liveContainers());
   }
 
-  /**
-   * Whether the agent can take new tasks: room on its work directory for its records, and a
-   * journal that takes updates. Logged when a launch is refused, and sent to the control plane
-   * with every heartbeat and registration (it shows it on the agent).
-   */
+  /** Whether it can take tasks: room for its records, a journal that takes updates (logged on a refusal, sent with heartbeats). */
   health(): AgentHealth {
     const problems: AgentHealth['problems'] = [];
     const reserve = this.options.workDirReserveBytes ?? DEFAULT_WORK_DIR_RESERVE;
@@ -247,10 +248,9 @@ export class Agent {
   }
 
   /**
-   * The agent's resources (and attributes, when given) changed while it runs: re-detected,
-   * reconfigured, or oversubscribed (revocable) resources added or taken back. The control plane
-   * is told at once (Mesos's UPDATE_SLAVE); a registration after a reconnect reports them too.
-   * Resolves once the control plane has taken them, rejects with its refusal.
+   * The agent's resources (and attributes) changed while it runs: re-detected, reconfigured, or
+   * revocable ones added or taken back. The control plane is told at once (Mesos's UPDATE_SLAVE),
+   * and with a registration after a reconnect. Resolves once it took them, rejects with its refusal.
    */
   async updateResources(resources: ResourceEntry[], attributes?: Record<string, string | number>): Promise<void> {
     this.options.resources = resources;
@@ -324,10 +324,7 @@ export class Agent {
     ack?.({ ok: true });
   }
 
-  /**
-   * Whether tasks may start here: refused (DUPLICATE_TASK) when one runs already; dropped, and
-   * said so with each task's update (launches are not acknowledged), while the agent is unhealthy.
-   */
+  /** Whether tasks may start: refused (DUPLICATE_TASK) when one runs already; each DROPPED while the agent is unhealthy. */
   private admit(frameworkId: string, tasks: Array<{ taskId: string }>, ack?: (r: Reply) => void): boolean {
     const dup = tasks.find((t) => this.has(frameworkId, t.taskId));
     if (dup) {
@@ -386,6 +383,7 @@ export class Agent {
     this.updates.stop();
     this.outbox.stop();
     this.logRotation.stop();
+    this.oversubscription?.stop();
     // Killed tasks end (and their ends are recorded) before the agent lets go of them.
     if (this.options.killTasksOnExit) await Promise.all([this.tasks.killAll(), this.executors.killAll()]);
     this.gc.stop();

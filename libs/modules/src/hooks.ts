@@ -12,6 +12,8 @@
  * A later hook sees what the earlier ones added (labels, environment).
  */
 import type { ModuleCounters } from './counters';
+import type { ModuleContainer, ModuleIsolator, ModuleLimitation } from './isolator-module';
+import type { EstimatorInput, QoSCorrection, QoSInput, Scalars } from './oversubscription';
 import type { ExecutorRemovedInput, ExtensionPoint, KeyValue, ModuleInstance, StartInput, TaskLaunchInput } from './points';
 
 /** A loaded module's hooks, in configuration order. */
@@ -32,6 +34,13 @@ export interface TaskLaunchOutcome {
 
 class HookTimeout extends Error {}
 
+/** An isolator's prepare, update or cleanup, called on the isolator (a module may use `this`). */
+function callStep(isolator: ModuleIsolator, step: 'prepare' | 'update' | 'cleanup', container: ModuleContainer): unknown {
+  if (step === 'prepare') return isolator.prepare?.(container);
+  if (step === 'update') return isolator.update?.(container);
+  return isolator.cleanup?.(container);
+}
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isEnv = (v: unknown): v is Record<string, string> =>
   isObject(v) && Object.entries(v).every(([k, s]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && typeof s === 'string');
@@ -47,7 +56,9 @@ export class HookRunner {
   ) {}
 
   /** Whether any module implements the hook (a host skips the await entirely when none does). */
-  has(member: 'taskLaunch' | 'executorStart' | 'containerStart' | 'executorRemoved'): boolean {
+  has(
+    member: 'taskLaunch' | 'executorStart' | 'containerStart' | 'executorRemoved' | 'resourceEstimator' | 'qosController' | 'isolator',
+  ): boolean {
     return this.modules.some((m) => m.instance[member] !== undefined);
   }
 
@@ -153,5 +164,86 @@ export class HookRunner {
       const hook = m.instance.executorRemoved;
       if (hook) await this.call(m.name, 'agent:executor-removed', () => hook(input), 'the next hook runs');
     }
+  }
+
+  /**
+   * The resource estimator's answer (agent:resource-estimator): revocable amounts by name, or
+   * undefined when it failed (the agent keeps its last estimate) or none is loaded.
+   */
+  async estimate(input: EstimatorInput): Promise<Scalars | undefined> {
+    const m = this.modules.find((x) => x.instance.resourceEstimator);
+    const estimator = m?.instance.resourceEstimator;
+    if (!m || !estimator) return undefined;
+    const instead = 'the agent keeps its last estimate';
+    const answer = await this.call(m.name, 'agent:resource-estimator', () => estimator(input), instead);
+    if (!answer.ok) return undefined;
+    const value: unknown = answer.value;
+    if (!isObject(value) || !Object.values(value).every((v) => typeof v === 'number' && Number.isFinite(v) && v >= 0)) {
+      this.counters.failed(this.counters.of(m.name, 'agent:resource-estimator'), new Error('answered no { name: amount >= 0 }'), instead);
+      return undefined;
+    }
+    return value as Scalars;
+  }
+
+  /** The QoS controller's corrections (agent:qos-controller); none when it failed or none is loaded. */
+  async corrections(input: QoSInput): Promise<QoSCorrection[]> {
+    const m = this.modules.find((x) => x.instance.qosController);
+    const controller = m?.instance.qosController;
+    if (!m || !controller) return [];
+    const instead = 'no task is killed this time';
+    const answer = await this.call(m.name, 'agent:qos-controller', () => controller(input), instead);
+    if (!answer.ok) return [];
+    const value: unknown = answer.value;
+    const valid = (c: unknown) =>
+      isObject(c) &&
+      isObject(c.kill) &&
+      typeof c.kill.frameworkId === 'string' &&
+      typeof c.kill.taskId === 'string' &&
+      (c.message === undefined || typeof c.message === 'string');
+    if (!Array.isArray(value) || !value.every(valid)) {
+      this.counters.failed(
+        this.counters.of(m.name, 'agent:qos-controller'),
+        new Error('answered no [{ kill: { frameworkId, taskId } }]'),
+        instead,
+      );
+      return [];
+    }
+    return value as QoSCorrection[];
+  }
+
+  /** The isolator modules' synchronous steps, in order; a throw is counted and logged, and the next one runs. */
+  isolatorStep(step: 'prepare' | 'isolate' | 'update' | 'cleanup', container: ModuleContainer, pid?: number): void {
+    for (const m of this.modules) {
+      const isolator = m.instance.isolator;
+      if (!isolator?.[step]) continue;
+      const count = this.counters.of(m.name, 'agent:isolator');
+      count.calls++;
+      try {
+        const out: unknown = step === 'isolate' ? isolator.isolate?.(container, pid ?? 0) : callStep(isolator, step, container);
+        if (out instanceof Promise) out.catch((err: unknown) => this.counters.failed(count, err, `its ${step} is ignored`));
+      } catch (err) {
+        this.counters.failed(count, err, `its ${step} is ignored, the container goes on`);
+      }
+    }
+  }
+
+  /** The first limitation an isolator module's watch finds, if any (time-limited; a failure counts as none). */
+  async isolatorWatch(container: ModuleContainer): Promise<Required<ModuleLimitation> | undefined> {
+    for (const m of this.modules) {
+      const isolator = m.instance.isolator;
+      if (!isolator?.watch) continue;
+      const instead = 'the task runs on';
+      const answer = await this.call(m.name, 'agent:isolator', () => isolator.watch?.(container), instead);
+      if (!answer.ok || answer.value === undefined) continue;
+      const found: unknown = answer.value;
+      if (!isObject(found) || typeof found.message !== 'string' || (found.reason !== undefined && typeof found.reason !== 'string')) {
+        this.counters.failed(this.counters.of(m.name, 'agent:isolator'), new Error('answered no { reason?, message }'), instead);
+        continue;
+      }
+      const reason =
+        typeof found.reason === 'string' && /^REASON_[A-Z0-9_]+$/.test(found.reason) ? found.reason : 'REASON_CONTAINER_LIMITATION';
+      return { reason, message: `${found.message} (isolator module ${m.name})` };
+    }
+    return undefined;
   }
 }

@@ -8,6 +8,8 @@ export * from './modules-file';
 export * from './counters';
 export * from './hooks';
 export * from './policies';
+export * from './oversubscription';
+export * from './isolator-module';
 export * from './loader';
 // The allocator's types a policy module implements, so that a module imports this package only.
 export type {

@@ -138,9 +138,9 @@ describe('loadModules', () => {
   });
 
   it('refuses an unknown extension point, naming the known ones', async () => {
-    fs.writeFileSync(path.join(dir, 'm.js'), moduleSource({ points: ['agent:qos-controller'], instance: '{}' }));
+    fs.writeFileSync(path.join(dir, 'm.js'), moduleSource({ points: ['agent:network-shaper'], instance: '{}' }));
     expect(await refusal(modulesFile([{ use: './m.js' }]))).toMatch(
-      /^module '\.\/m\.js' \(.*\) declares the unknown extension point 'agent:qos-controller' \(known: control-plane:task-launch, .*\)\.$/,
+      /^module '\.\/m\.js' \(.*\) declares the unknown extension point 'agent:network-shaper' \(known: control-plane:task-launch, .*\)\.$/,
     );
   });
 
@@ -165,7 +165,7 @@ describe('loadModules', () => {
     );
     fs.writeFileSync(path.join(dir, 's.js'), moduleSource({ name: 's', points: ['allocator:sorter'], instance: '{ sorter() {} }' }));
     expect(await refusal(modulesFile([{ use: './s.js' }, { use: './s.js' }]))).toMatch(
-      /replaces allocator:sorter, which module 's' replaces already/,
+      /implements allocator:sorter, which module 's' implements already/,
     );
     fs.writeFileSync(
       path.join(dir, 'c.js'),

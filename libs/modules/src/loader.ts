@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { ModuleCounters, type ModuleLog } from './counters';
 import { HookRunner } from './hooks';
 import type { ModuleEntry, ModulesFile } from './modules-file';
+import { BUILTIN_MODULES } from './oversubscription';
 import { guardPlacement, guardSorter } from './policies';
 import {
   type ArbiterModule,
@@ -84,7 +85,11 @@ export interface LoadOptions {
 
 const HOST_WORDS: Record<ModuleHost, string> = { 'control-plane': 'the control plane', agent: 'an agent', allocator: 'the allocator' };
 
+/** Points at most one module implements. */
+const SINGLE: readonly ExtensionPoint[] = ['allocator:sorter', 'allocator:placement', 'agent:resource-estimator', 'agent:qos-controller'];
+
 function requireModule(entry: ModuleEntry, baseDir: string): unknown {
+  if (Object.hasOwn(BUILTIN_MODULES, entry.use)) return BUILTIN_MODULES[entry.use];
   const isPath = entry.use.startsWith('.') || path.isAbsolute(entry.use);
   const target = isPath ? path.resolve(baseDir, entry.use) : entry.use;
   const bases = isPath ? [baseDir] : [baseDir, process.cwd()];
@@ -148,9 +153,9 @@ export async function loadModules(file: ModulesFile | undefined, options: LoadOp
     if (foreign.length)
       fail(`implements ${foreign.join(', ')}, which ${HOST_WORDS[options.host]} does not run (it runs ${runs.join(', ')})`);
     for (const p of known) {
-      if (p !== 'allocator:sorter' && p !== 'allocator:placement') continue;
+      if (!SINGLE.includes(p)) continue;
       const other = taken.get(p);
-      if (other !== undefined) fail(`replaces ${p}, which module '${other}' replaces already (one module per policy)`);
+      if (other !== undefined) fail(`implements ${p}, which module '${other}' implements already (one module for it)`);
       taken.set(p, name);
     }
     let instance: ModuleInstance;
@@ -167,7 +172,8 @@ export async function loadModules(file: ModulesFile | undefined, options: LoadOp
     const made: unknown = instance;
     if (typeof made !== 'object' || made === null) return fail('create() returned no object');
     for (const p of known)
-      if (typeof instance[POINT_MEMBER[p]] !== 'function') fail(`declares ${p} but create() returned no ${POINT_MEMBER[p]} function`);
+      if (p === 'agent:isolator' ? typeof instance.isolator !== 'object' : typeof instance[POINT_MEMBER[p]] !== 'function')
+        fail(`declares ${p} but create() returned no ${POINT_MEMBER[p]} ${p === 'agent:isolator' ? 'object' : 'function'}`);
     // Only what it declared is used.
     const declared: ModuleInstance = {};
     for (const p of known) Object.assign(declared, { [POINT_MEMBER[p]]: instance[POINT_MEMBER[p]] });

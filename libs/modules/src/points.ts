@@ -5,6 +5,8 @@
  * written for; the loader refuses one it cannot run (loader.ts).
  */
 import type { AllocatorConfig, PlacementStrategy, SorterFactory } from '@arbiter/allocator';
+import type { ModuleIsolator } from './isolator-module';
+import type { QoSController, ResourceEstimator } from './oversubscription';
 
 /**
  * The module API this Arbiter runs. A module written for another version is refused at start:
@@ -18,6 +20,9 @@ export const EXTENSION_POINTS = [
   'agent:executor-start',
   'agent:container-start',
   'agent:executor-removed',
+  'agent:resource-estimator',
+  'agent:qos-controller',
+  'agent:isolator',
   'allocator:sorter',
   'allocator:placement',
 ] as const;
@@ -29,7 +34,14 @@ export type ModuleHost = 'control-plane' | 'agent' | 'allocator';
 /** The points each host runs. */
 export const HOST_POINTS: Readonly<Record<ModuleHost, readonly ExtensionPoint[]>> = {
   'control-plane': ['control-plane:task-launch', 'allocator:sorter', 'allocator:placement'],
-  agent: ['agent:executor-start', 'agent:container-start', 'agent:executor-removed'],
+  agent: [
+    'agent:executor-start',
+    'agent:container-start',
+    'agent:executor-removed',
+    'agent:resource-estimator',
+    'agent:qos-controller',
+    'agent:isolator',
+  ],
   allocator: ['allocator:sorter', 'allocator:placement'],
 };
 
@@ -111,6 +123,12 @@ export interface ModuleInstance {
   /** Makes every sorter of the allocator (the roles' and each role's frameworks'); same inputs and outputs as the DRF sorter. */
   sorter?: SorterFactory;
   placement?: PlacementFactory;
+  /** The agent's revocable resources (oversubscription.ts). */
+  resourceEstimator?: ResourceEstimator;
+  /** Revocable tasks to kill when the agent gets busy (oversubscription.ts). */
+  qosController?: QoSController;
+  /** An isolator the agent runs beside its own for every task's container (isolator-module.ts). */
+  isolator?: ModuleIsolator;
   /** Called once when the process stops. */
   close?: () => void | Promise<void>;
 }
@@ -121,6 +139,9 @@ export const POINT_MEMBER: Readonly<Record<ExtensionPoint, keyof ModuleInstance>
   'agent:executor-start': 'executorStart',
   'agent:container-start': 'containerStart',
   'agent:executor-removed': 'executorRemoved',
+  'agent:resource-estimator': 'resourceEstimator',
+  'agent:qos-controller': 'qosController',
+  'agent:isolator': 'isolator',
   'allocator:sorter': 'sorter',
   'allocator:placement': 'placement',
 };

@@ -136,10 +136,10 @@ export class Containerizer {
       );
     // GPUs first (a launch with too few free fails before anything else is made); ports last (a
     // port only reported never hides another isolator's limit).
-    const all: Array<TaskIsolator | undefined> = [this.gpus, this.cgroups, new MemoryPolling(), new CompletionDeadline(), this.ports];
+    this.hooks = new ModuleHooks(options.hooks);
+    const all = [this.gpus, this.cgroups, new MemoryPolling(), new CompletionDeadline(), this.ports, this.hooks.isolator];
     this.isolators = all.filter((i): i is TaskIsolator => i !== undefined);
     this.pidsLimit = options.pidsLimit ?? DEFAULT_PIDS_LIMIT;
-    this.hooks = new ModuleHooks(options.hooks);
     this.defaultUser = options.taskUser ?? (this.self === 0 ? undefined : (process.env.USER ?? String(this.self)));
     this.dynamic = new DynamicUsers(path.join(workDir, 'task-users.json'));
     this.allowRoot = options.allowRootTasks ?? false;

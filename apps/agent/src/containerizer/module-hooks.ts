@@ -6,8 +6,8 @@
  * file's order and time limit; a failing or hanging hook is counted, logged and skipped.
  */
 import type { ExecutorSpec, TaskSpec } from '@arbiter/contracts';
-import type { HookRunner } from '@arbiter/modules';
-import type { Container } from './isolators/isolator';
+import type { HookRunner, ModuleContainer } from '@arbiter/modules';
+import type { Container, Limitation, TaskIsolator } from './isolators/isolator';
 
 export interface ModuleHooksOptions {
   runner: HookRunner;
@@ -19,10 +19,28 @@ export class ModuleHooks {
   /** Whether a start hook runs (launches wait for them only then). */
   readonly starts: boolean;
   private readonly removals: boolean;
+  /** The isolator modules (agent:isolator) as one isolator beside the agent's own; none when no module is one. */
+  readonly isolator?: TaskIsolator;
 
   constructor(private readonly options?: ModuleHooksOptions) {
     this.starts = !!options && (options.runner.has('containerStart') || options.runner.has('executorStart'));
     this.removals = !!options?.runner.has('executorRemoved');
+    const runner = options?.runner;
+    if (!runner?.has('isolator')) return;
+    const view = (c: Container): ModuleContainer => ({ name: c.name, sandbox: c.sandbox, pid: c.pid, limits: { ...c.limits } });
+    this.isolator = {
+      name: 'modules',
+      prepare: (c) => runner.isolatorStep('prepare', view(c)),
+      isolate: (c, pid) => runner.isolatorStep('isolate', view(c), pid),
+      update: (c) => runner.isolatorStep('update', view(c)),
+      cleanup: (c) => (runner.isolatorStep('cleanup', view(c)), true),
+    };
+  }
+
+  /** What the isolator modules' watches find of a running container (polled by the executors' limit watch). */
+  async watch(c: Container): Promise<Limitation | undefined> {
+    if (!this.isolator || !this.options) return undefined;
+    return this.options.runner.isolatorWatch({ name: c.name, sandbox: c.sandbox, pid: c.pid, limits: { ...c.limits } });
   }
 
   /** Before a task's container starts: what the hooks add goes into the container's environment. */

@@ -9,6 +9,8 @@ import type { Limitation } from '../containerizer/isolators/isolator';
 import type { RunningTask } from './task';
 
 const MEMORY_POLL_MS = 250;
+/** How often isolator modules' watches run (docs/modules.md). */
+const MODULES_POLL_MS = 1_000;
 
 export class LimitWatch {
   /** Whether disk use is measured (and enforced). */
@@ -16,6 +18,8 @@ export class LimitWatch {
   private readonly memory: NodeJS.Timeout;
   private readonly disk?: NodeJS.Timeout;
   private diskCheck?: Promise<void>;
+  private readonly modules?: NodeJS.Timeout;
+  private modulesCheck?: Promise<void>;
 
   constructor(
     private readonly containerizer: Containerizer,
@@ -26,6 +30,10 @@ export class LimitWatch {
   ) {
     this.memory = setInterval(() => this.enforceMemory(), MEMORY_POLL_MS);
     this.memory.unref();
+    if (containerizer.hooks.isolator) {
+      this.modules = setInterval(() => void this.checkModules(), MODULES_POLL_MS);
+      this.modules.unref();
+    }
     this.diskChecked = diskEveryMs > 0;
     if (diskEveryMs > 0) {
       this.disk = setInterval(() => void this.checkDisk(), diskEveryMs);
@@ -39,8 +47,20 @@ export class LimitWatch {
     return this.diskCheck;
   }
 
+  /** What isolator modules' watches find; one that finds a limitation is handed to `over` (a check under way is not started twice). */
+  checkModules(): Promise<void> {
+    this.modulesCheck ??= (async () => {
+      for (const t of this.watched()) {
+        const found = await this.containerizer.hooks.watch(t.container);
+        if (found && this.watched().includes(t)) this.over(t, found);
+      }
+    })().finally(() => (this.modulesCheck = undefined));
+    return this.modulesCheck;
+  }
+
   stop(): void {
     clearInterval(this.memory);
+    if (this.modules) clearInterval(this.modules);
     if (this.disk) clearInterval(this.disk);
   }
 

@@ -162,7 +162,7 @@ export class TaskRunner {
     [task.user, task.uid, task.gid] = [user.name, user.uid, user.gid];
     try {
       this.containerizer.prepare(task.container, user, task.spec);
-      this.checkpoint(task);
+      this.checkpoints.write(checkpointOf(task), task.file);
     } catch (e) {
       // A volume refused or an image it cannot run: the container's; anything else: the agent's.
       if (e instanceof VolumeError || e instanceof ImageError) throw new LaunchFailure('REASON_CONTAINER_LAUNCH_FAILED', e.message);
@@ -219,10 +219,10 @@ export class TaskRunner {
   }
 
   /** SIGTERM to the task's group, SIGKILL after the grace period (absent: its kill policy's, else 5 s). */
-  kill(frameworkId: string, taskId: string, gracePeriodSeconds?: number): boolean {
+  kill(frameworkId: string, taskId: string, gracePeriodSeconds?: number, ending?: RunningTask['ending']): boolean {
     const task = this.tasks.get(key(frameworkId, taskId));
     if (!task || terminal(task.state)) return false;
-    task.ending ??= { state: 'KILLED', reason: 'REASON_TASK_KILLED', message: 'killed on request' };
+    task.ending ??= ending ?? { state: 'KILLED', reason: 'REASON_TASK_KILLED', message: 'killed on request' };
     if (!task.container.pid) {
       task.fetching?.abort(new Error('the task was killed'));
       this.finish(task, 'KILLED', 'REASON_TASK_KILLED_DURING_LAUNCH', 'killed before it started');
@@ -302,6 +302,10 @@ export class TaskRunner {
   cgroupOf(frameworkId: string, taskId: string): TaskCgroup | undefined {
     return this.tasks.get(key(frameworkId, taskId))?.container.cgroup;
   }
+
+  /** A running task's first process and cgroup (oversubscription measures what it uses). */
+  processOf = (frameworkId: string, taskId: string): Pick<Container, 'pid' | 'cgroup'> | undefined =>
+    [this.tasks.get(key(frameworkId, taskId))].find((t) => t && !terminal(t.state))?.container;
 
   // ---------------------------------------------------------------- internals
 
@@ -387,10 +391,6 @@ export class TaskRunner {
     } catch (e) {
       this.options.onError?.(`could not checkpoint task ${task.spec.taskId} (${task.state})`, e as Error);
     }
-  }
-
-  private checkpoint(task: RunningTask): void {
-    this.checkpoints.write(checkpointOf(task), task.file);
   }
 
   /** Reports the change; false when it could not be made durable. */

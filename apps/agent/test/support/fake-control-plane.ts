@@ -9,6 +9,7 @@ import {
   type RegisterAgent,
   type Reply,
   type StatusUpdate,
+  type UpdateAgent,
 } from '@arbiter/contracts';
 import { Server, type Socket } from 'socket.io';
 
@@ -18,6 +19,8 @@ export class FakeControlPlane {
   /** What the agent said of its executors: their exits and their messages to their schedulers. */
   readonly executorExits: ExecutorExited[] = [];
   readonly executorMessages: FrameworkMessage[] = [];
+  /** The totals the agent sent while it runs (its `update` messages). */
+  readonly totals: UpdateAgent[] = [];
   /** Whether executorExited and executorMessage are answered (a control plane that does not know them leaves them unanswered). */
   answerExecutorCalls = true;
   private agent?: Socket;
@@ -34,6 +37,10 @@ export class FakeControlPlane {
       });
       socket.on('status', (update: StatusUpdate, ack: (r: Reply) => void) => {
         this.statuses.push(update);
+        ack({ ok: true });
+      });
+      socket.on('update', (m: UpdateAgent, ack: (r: Reply) => void) => {
+        this.totals.push(m);
         ack({ ok: true });
       });
       socket.on('executorExited', (m: ExecutorExited, ack: (r: Reply) => void) => {

@@ -2,7 +2,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { loadAgentModules } from './agent-flags';
+import * as agentLib from '@arbiter/agent';
+import { agentFlagOptions, loadAgentModules } from './agent-flags';
 
 let dir: string;
 beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-agent-modules-'))));
@@ -39,7 +40,33 @@ describe('loadAgentModules', () => {
     );
     const file = write([{ use: './cp.js' }]);
     await expect(loadAgentModules(file)).rejects.toThrow(
-      `module './cp.js' (${file}) implements control-plane:task-launch, which an agent does not run (it runs agent:executor-start, agent:container-start, agent:executor-removed).`,
+      `module './cp.js' (${file}) implements control-plane:task-launch, which an agent does not run (it runs agent:executor-start, agent:container-start, agent:executor-removed, agent:resource-estimator, agent:qos-controller, agent:isolator).`,
     );
+  });
+
+  it('loads the built-in estimator and QoS controller by name', async () => {
+    const loaded = await loadAgentModules(
+      write([
+        { use: 'arbiter:usage', parameters: { margin: 0.1 } },
+        { use: 'arbiter:load', parameters: { threshold5: 4 } },
+      ]),
+    );
+    expect(loaded?.modules.modules.map((m) => [m.name, m.points])).toEqual([
+      ['usage', ['agent:resource-estimator']],
+      ['load', ['agent:qos-controller']],
+    ]);
+  });
+});
+
+describe('--oversubscribed-resources-interval', () => {
+  const options = (value?: string) =>
+    agentFlagOptions({ oversubscribedResourcesInterval: value }, agentLib, {
+      toJSON: () => [],
+    }).oversubscription;
+
+  it('takes a duration, and refuses anything else in one sentence', () => {
+    expect(options('30s')).toEqual({ intervalMs: 30_000 });
+    expect(options(undefined)).toEqual({});
+    expect(() => options('often')).toThrow("--oversubscribed-resources-interval: 'often' is not a duration above 0 such as 15s");
   });
 });

@@ -52,6 +52,7 @@ export interface AgentFlags {
   logMaxSize?: string;
   logKeep?: string;
   modules?: string;
+  oversubscribedResourcesInterval?: string;
 }
 
 function imageOptions(flags: AgentFlags, lib: Pick<typeof import('@arbiter/agent'), 'imageOptionsFromEnv' | 'parseCredentials'>) {
@@ -89,7 +90,17 @@ export function agentFlagOptions(
     gc: gcOptions(flags, lib),
     logs: logOptions(flags, lib),
     fetch: fetchOptions(flags, lib),
+    oversubscription: oversubscriptionOptions(flags, lib),
   };
+}
+
+/** How often the resource estimator and QoS controller modules run (Mesos's --oversubscribed_resources_interval). */
+function oversubscriptionOptions(flags: AgentFlags, lib: AgentLib): { intervalMs?: number } {
+  const text = flags.oversubscribedResourcesInterval ?? process.env.ARBITER_OVERSUBSCRIBED_RESOURCES_INTERVAL;
+  const intervalMs = lib.durationMs(text);
+  if (text !== undefined && !(intervalMs !== undefined && intervalMs > 0))
+    throw new Error(`--oversubscribed-resources-interval: '${text}' is not a duration above 0 such as 15s`);
+  return intervalMs !== undefined ? { intervalMs } : {};
 }
 
 function portsOptions(

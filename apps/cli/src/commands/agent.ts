@@ -124,7 +124,11 @@ export function register(program: Command): void {
     .option('--log-keep <n>', 'rotated logs kept per task log (ARBITER_LOG_KEEP; default 5)')
     .option(
       '--modules <file>',
-      "a JSON file naming modules to load at start, in order, with their parameters (ARBITER_MODULES; Mesos's --modules; docs/modules.md): executor-start, container-start and executor-removed hooks",
+      "a JSON file naming modules to load at start, in order, with their parameters (ARBITER_MODULES; Mesos's --modules; docs/modules.md): executor-start, container-start and executor-removed hooks, isolators, a resource estimator and a QoS controller",
+    )
+    .option(
+      '--oversubscribed-resources-interval <duration>',
+      "how often the resource estimator and QoS controller modules run (ARBITER_OVERSUBSCRIBED_RESOURCES_INTERVAL; default 15s, as Mesos's)",
     )
     .option(
       '--fetcher-cache-dir <dir>',
@@ -269,6 +273,7 @@ export function register(program: Command): void {
         ...(ca ? { ca } : {}),
         ...(connectTimeoutMs ? { connectTimeoutMs } : {}),
         gc: more.gc,
+        oversubscription: more.oversubscription,
         executors: {
           ...(registrationTimeoutMs !== undefined ? { registrationTimeoutMs } : {}),
           ...(flags.executorApiAddress ? { host: flags.executorApiAddress } : {}),

@@ -121,6 +121,27 @@ export class ClusterMetrics {
         }
       },
     });
+    // Oversubscription (docs/modules.md): the revocable resources agents report, and how much of them tasks and offers hold.
+    new Gauge({
+      name: 'arbiter_revocable_resources',
+      help: "oversubscribed (revocable) scalar resources: the agents' total (from their estimators), and the part allocated to tasks and offers",
+      labelNames: ['resource', 'kind'] as const,
+      registers,
+      collect() {
+        this.reset();
+        if (!state.hasAllocator) return;
+        let allocated = Resources.empty();
+        let total = Resources.empty();
+        for (const agent of state.agents.values()) {
+          if (!state.allocator.hasAgent(agent.id)) continue;
+          const held = state.allocator.allocationsOn(agent.id).reduce((sum, a) => sum.plus(a.resources.revocable()), Resources.empty());
+          allocated = allocated.plus(held);
+          total = total.plus(held).plus(state.allocator.availableOn(agent.id).revocable());
+        }
+        for (const [resource, v] of total.scalarQuantities()) this.set({ resource, kind: 'total' }, v);
+        for (const [resource, v] of allocated.scalarQuantities()) this.set({ resource, kind: 'allocated' }, v);
+      },
+    });
     // Modules (docs/modules.md): hook calls, and failures and timeouts of hooks and policies, per module and point.
     new Gauge({
       name: 'arbiter_module_calls',
