@@ -157,6 +157,19 @@ export class PersistentVolumes {
     return binds;
   }
 
+  /**
+   * After an agent restart: a recovered container (still running) holds the volumes its
+   * resources name again, so that a DESTROY is refused while it runs (its mounts or links are
+   * there already). Volumes this agent does not have are skipped.
+   */
+  hold(container: string, resources: readonly ResourceEntry[]): void {
+    for (const e of resources) {
+      if (e.name !== 'disk' || !e.volume || !e.reservation || !this.records.has(keyOf(e.reservation, e.volume))) continue;
+      const key = keyOf(e.reservation, e.volume);
+      this.holders.set(key, (this.holders.get(key) ?? new Set<string>()).add(container));
+    }
+  }
+
   /** The container ended: it holds its volumes no longer. */
   release(container: string): void {
     for (const [key, holders] of this.holders) {

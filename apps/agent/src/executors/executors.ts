@@ -232,6 +232,8 @@ export class Executors {
       this.runs.set(executorKey(run.frameworkId, run.spec.executorId), run);
       const alive = cp.pid && cp.startTicks !== undefined && processStartTicks(cp.pid) === cp.startTicks;
       if (alive) this.watch(run);
+      // It holds its persistent volumes again (its tasks' are its own: see executor-launch.ts).
+      if (alive) this.containerizer.volumes.hold(run.container.name, run.spec.resources);
       // As Mesos: without checkpointing, an executor does not outlive the agent (its tasks are lost).
       if (alive && !run.checkpoint) this.kill(run, { state: 'LOST', reason: 'REASON_AGENT_RESTARTED', message: NO_CHECKPOINT });
       else if (alive) {
