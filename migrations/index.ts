@@ -4,6 +4,7 @@
  */
 import type { MigrationInterface } from 'typeorm';
 // migrations:imports
+import { SharedVolumes1795789169017 } from './1795789169017-SharedVolumes';
 import { OperationFeedbackAndRefinement1795784320547 } from './1795784320547-OperationFeedbackAndRefinement';
 import { PersistentVolumes1795785708285 } from './1795785708285-PersistentVolumes';
 import { TaskHealth1795775097492 } from './1795775097492-TaskHealth';
@@ -48,5 +49,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   TaskHealth1795775097492,
   OperationFeedbackAndRefinement1795784320547,
   PersistentVolumes1795785708285,
+  SharedVolumes1795789169017,
   // migrations:list
 ];

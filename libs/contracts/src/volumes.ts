@@ -48,6 +48,8 @@ export const PersistentVolumeSpec = z
     containerPath: VolumeContainerPath,
     mode: VolumeMode.default('RW'),
     source: VolumeDiskSource.optional(),
+    /** Shared (Mesos's `Resource.shared`, SHARED_RESOURCES frameworks): several tasks may use it at once. */
+    shared: z.boolean().optional(),
   })
   .strict();
 export type PersistentVolumeSpec = z.input<typeof PersistentVolumeSpec>;

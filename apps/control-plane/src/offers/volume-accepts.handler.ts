@@ -86,6 +86,8 @@ export class VolumeAccepts {
           `principal '${fw.actor.name}' may not CREATE volumes for '${role}' (ACL create_volumes)`,
         );
       }
+      if (creates.some((v) => v.shared) && !fw.capabilities.includes('SHARED_RESOURCES'))
+        throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, 'CREATE of a shared volume needs the SHARED_RESOURCES capability');
       // Each volume of the disk its source names (a MOUNT disk only whole).
       const wanted = Resources.of(creates.map((v) => plainDiskOf({ role, persistenceId: v.id, disk: v.disk, source: v.source })));
       if (!offered.contains(wanted))
