@@ -66,7 +66,7 @@ it('a shared volume is used by several tasks at once and cannot be destroyed whi
   const f = await framework(t, { name: 'sharer', roles: ['db'], capabilities: ['SHARED_RESOURCES'] });
   const free = await offerWith(f, withFreeDisk, 'an offer with reserved disk');
   await f.s.createVolumes(free, [{ id: 'sv', disk: 256, containerPath: 'data', shared: true }]);
-  expect(await volumes()).toEqual(['sv']);
+  expect((await ok(t.client.GET('/api/v1/volumes'))).items).toMatchObject([{ persistenceId: 'sv', shared: true }]);
 
   // Two tasks of one accept on the one shared volume.
   const offered = await offerWith(f, withShared, 'the shared volume offered');
