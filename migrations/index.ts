@@ -4,6 +4,7 @@
  */
 import type { MigrationInterface } from 'typeorm';
 // migrations:imports
+import { SharedVolumes1795789169017 } from './1795789169017-SharedVolumes';
 import { OperationFeedbackAndRefinement1795784320547 } from './1795784320547-OperationFeedbackAndRefinement';
 import { PersistentVolumes1795785708285 } from './1795785708285-PersistentVolumes';
 import { FenceVolumes1795786000000 } from './1795786000000-FenceVolumes';
@@ -50,5 +51,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   OperationFeedbackAndRefinement1795784320547,
   PersistentVolumes1795785708285,
   FenceVolumes1795786000000,
+  SharedVolumes1795789169017,
   // migrations:list
 ];

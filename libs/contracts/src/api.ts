@@ -1603,6 +1603,8 @@ export interface components {
              */
             resourcesText: string;
             role: string;
+            /** @description shared by several tasks at once (made by a SHARED_RESOURCES framework) */
+            shared: boolean;
             /** @description its disk, when not the root disk */
             source?: components["schemas"]["DiskSourceDto"] | null;
         };

@@ -16,6 +16,7 @@
  */
 import { z } from 'zod';
 import { Role } from './common';
+import { OperationId } from './operation-feedback';
 
 /** A volume's persistence id (Mesos's `disk.persistence.id`): unique per role on an agent. */
 export const PersistenceId = z
@@ -47,14 +48,20 @@ export const PersistentVolumeSpec = z
     containerPath: VolumeContainerPath,
     mode: VolumeMode.default('RW'),
     source: VolumeDiskSource.optional(),
+    /** Shared (Mesos's `Resource.shared`, SHARED_RESOURCES frameworks): several tasks may use it at once. */
+    shared: z.boolean().optional(),
   })
   .strict();
 export type PersistentVolumeSpec = z.input<typeof PersistentVolumeSpec>;
 
-export const CreateOperation = z.object({ type: z.literal('CREATE'), volumes: z.array(PersistentVolumeSpec).min(1).max(100) }).strict();
+/** `id`: feedback (UPDATE_OPERATION_STATUS), as for RESERVE and UNRESERVE. */
+export const CreateOperation = z
+  .object({ type: z.literal('CREATE'), id: OperationId.optional(), volumes: z.array(PersistentVolumeSpec).min(1).max(100) })
+  .strict();
 export const DestroyOperation = z
   .object({
     type: z.literal('DESTROY'),
+    id: OperationId.optional(),
     volumes: z
       .array(z.object({ id: PersistenceId }).strict())
       .min(1)

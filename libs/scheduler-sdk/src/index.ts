@@ -225,14 +225,17 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
   /**
    * Creates persistent volumes (Mesos's CREATE) on disk reserved for the offer's role (a MOUNT
    * disk only whole): each comes back in later offers as `disk(role, volume=id)` (see volumeIn).
+   * With `operationId`, how it ended comes as 'operationStatus' (as for any operation with an id).
    */
-  createVolumes(offer: Offer, volumes: PersistentVolumeSpec[]): Promise<AcceptReply> {
-    return this.accept([offer.id], [{ type: 'CREATE', volumes: volumes.map((v) => ({ ...v, mode: v.mode ?? 'RW' })) }]);
+  createVolumes(offer: Offer, volumes: PersistentVolumeSpec[], options: { operationId?: string } = {}): Promise<AcceptReply> {
+    const id = options.operationId !== undefined ? { id: options.operationId } : {};
+    return this.accept([offer.id], [{ type: 'CREATE', ...id, volumes: volumes.map((v) => ({ ...v, mode: v.mode ?? 'RW' })) }]);
   }
 
   /** Destroys persistent volumes the offer holds (Mesos's DESTROY): their data is removed, their disk stays reserved. */
-  destroyVolumes(offer: Offer, ids: string[]): Promise<AcceptReply> {
-    return this.accept([offer.id], [{ type: 'DESTROY', volumes: ids.map((id) => ({ id })) }]);
+  destroyVolumes(offer: Offer, ids: string[], options: { operationId?: string } = {}): Promise<AcceptReply> {
+    const id = options.operationId !== undefined ? { id: options.operationId } : {};
+    return this.accept([offer.id], [{ type: 'DESTROY', ...id, volumes: ids.map((v) => ({ id: v })) }]);
   }
 
   /**

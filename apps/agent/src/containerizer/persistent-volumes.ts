@@ -143,6 +143,8 @@ export class PersistentVolumes {
           `persistent volume ${record.id}: a task without an image takes only a container path relative to its sandbox`,
         );
       const holders = this.holders.get(keyOf(record.role, record.id)) ?? new Set<string>();
+      // Named twice (an executor's and its task's resources): made once.
+      if (holders.has(container)) continue;
       // Its first user owns it (as Mesos gives a volume to the task's user when none holds it).
       if (how.owner && holders.size === 0) fs.chownSync(source, how.owner.uid, how.owner.gid);
       holders.add(container);
@@ -157,10 +159,23 @@ export class PersistentVolumes {
     return binds;
   }
 
-  /** The container ended: it holds its volumes no longer. */
+  /**
+   * After an agent restart: a recovered container (still running) holds the volumes its
+   * resources name again, so that a DESTROY is refused while it runs (its mounts or links are
+   * there already). Volumes this agent does not have are skipped.
+   */
+  hold(container: string, resources: readonly ResourceEntry[]): void {
+    for (const e of resources) {
+      if (e.name !== 'disk' || !e.volume || !e.reservation || !this.records.has(keyOf(e.reservation, e.volume))) continue;
+      const key = keyOf(e.reservation, e.volume);
+      this.holders.set(key, (this.holders.get(key) ?? new Set<string>()).add(container));
+    }
+  }
+
+  /** The container ended: it holds its volumes no longer (nor do the tasks it ran, held as `<container>/<task id>`). */
   release(container: string): void {
     for (const [key, holders] of this.holders) {
-      holders.delete(container);
+      for (const h of holders) if (h === container || h.startsWith(`${container}/`)) holders.delete(h);
       if (!holders.size) this.holders.delete(key);
     }
   }

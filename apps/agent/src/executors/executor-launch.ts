@@ -9,6 +9,7 @@ import type { OsUser } from '../containerizer/users';
 import { FETCH_FAILED, fetchInto } from '../fetcher/fetcher';
 import { executorLimits, type ExecutorRun, launchSpecOf } from './executor-run';
 import type { Executors } from './executors';
+import { linkTaskVolumes } from './group-volumes';
 import { LaunchFailure } from './task';
 
 /** Starts a new executor's process (its image's container first, when it names one). */
@@ -58,6 +59,8 @@ function start(ex: Executors, run: ExecutorRun): void {
   [run.user, run.uid, run.gid] = [user.name, user.uid, user.gid];
   run.container.limits = executorLimits(run, ex.containerizer.pidsLimit, isTerminalTaskState);
   ex.containerizer.prepare(run.container, user, { container: run.spec.container, resources: run.spec.resources });
+  const refused = linkTaskVolumes(ex.containerizer, run, [...run.tasks.values()]);
+  if (refused) throw new LaunchFailure('REASON_CONTAINER_LAUNCH_FAILED', refused);
   ex.tryCheckpoint(run, true);
   // Its URIs first (Mesos's fetcher runs before the executor); a failure ends it and its tasks.
   if (!run.spec.uris?.length) {

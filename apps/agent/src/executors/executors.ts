@@ -37,6 +37,7 @@ import {
   newRun,
   recoveredRun,
 } from './executor-run';
+import { linkTaskVolumes, taskHolder } from './group-volumes';
 import { startExecutor } from './executor-launch';
 import { ExecutorProtocol } from './executor-protocol';
 import { allWithin, endOf } from './task';
@@ -123,8 +124,11 @@ export class Executors {
     run ??= newRun(this.containerizer, frameworkId, spec, checkpoint);
     for (const t of tasks) run.tasks.set(t.spec.taskId, t);
     if (!fresh) {
+      const refused = linkTaskVolumes(this.containerizer, run, tasks);
+      for (const t of refused ? tasks : [])
+        this.endTask(run, t.spec.taskId, 'FAILED', 'REASON_CONTAINER_LAUNCH_FAILED', refused ?? '', false);
       this.resize(run);
-      if (run.state === 'RUNNING' && run.stream) this.protocol.deliver(run, tasks);
+      if (run.state === 'RUNNING' && run.stream && !refused) this.protocol.deliver(run, tasks);
       this.tryCheckpoint(run);
       return;
     }
@@ -204,6 +208,7 @@ export class Executors {
     if (!task) return;
     const { state, reason, message, ...fromExecutor } = status;
     task.state = state;
+    if (terminal(state)) this.containerizer.volumes.release(taskHolder(run, taskId));
     run.awaitingAck.set(updateUuid, taskId);
     this.hooks.report({ frameworkId: run.frameworkId, taskId, state, updateUuid, reason, message, fromExecutor });
     if (terminal(state)) this.resize(run);
@@ -232,6 +237,10 @@ export class Executors {
       this.runs.set(executorKey(run.frameworkId, run.spec.executorId), run);
       const alive = cp.pid && cp.startTicks !== undefined && processStartTicks(cp.pid) === cp.startTicks;
       if (alive) this.watch(run);
+      // It holds its persistent volumes again (its tasks' are its own: see executor-launch.ts).
+      if (alive) this.containerizer.volumes.hold(run.container.name, run.spec.resources);
+      for (const t of alive && run.spec.type === 'DEFAULT' ? run.tasks.values() : [])
+        if (!terminal(t.state)) this.containerizer.volumes.hold(taskHolder(run, t.spec.taskId), t.spec.resources);
       // As Mesos: without checkpointing, an executor does not outlive the agent (its tasks are lost).
       if (alive && !run.checkpoint) this.kill(run, { state: 'LOST', reason: 'REASON_AGENT_RESTARTED', message: NO_CHECKPOINT });
       else if (alive) {
@@ -349,6 +358,7 @@ export class Executors {
     const task = run.tasks.get(taskId);
     if (!task || terminal(task.state)) return;
     task.state = state;
+    this.containerizer.volumes.release(taskHolder(run, taskId));
     this.hooks.report({ frameworkId: run.frameworkId, taskId, state, reason, message });
     if (save) {
       this.resize(run);

@@ -27,6 +27,7 @@ import {
   endFromRecord,
   endOf,
   eventOf,
+  holdRecovered,
   LaunchFailure,
   launchProcess,
   type LiveTask,
@@ -283,8 +284,7 @@ export class TaskRunner {
       } else this.endedWhileAway(task);
     }
     const running = [...this.tasks.values()].filter((t) => !terminal(t.state));
-    const unheld = (e: Error) => this.options.onError?.("could not hold a recovered container's image", e);
-    for (const t of running) if (t.image) this.containerizer.holdImage(t.container, t.image).catch(unheld);
+    holdRecovered(this.containerizer, running, this.options.onError);
     const live = running.flatMap((t) => (t.container.cgroup ? [t.container.cgroup] : []));
     this.containerizer.recover([...live, ...keep], [...running.map((t) => t.container.name), ...keepContainers]);
   }

@@ -185,3 +185,15 @@ export function launchProcess(containerizer: Containerizer, task: RunningTask, u
     throw e instanceof LaunchError ? new LaunchFailure('REASON_COMMAND_EXECUTOR_FAILED', e.message) : e;
   }
 }
+
+/**
+ * After an agent restart: what recovered running tasks hold again, their images (so that they are
+ * not collected) and their persistent volumes (so that a DESTROY is refused while they run).
+ */
+export function holdRecovered(containerizer: Containerizer, running: RunningTask[], onError?: (message: string, err: Error) => void): void {
+  const unheld = (e: Error) => onError?.("could not hold a recovered container's image", e);
+  for (const t of running) {
+    if (t.image) containerizer.holdImage(t.container, t.image).catch(unheld);
+    containerizer.volumes.hold(t.container.name, t.spec.resources);
+  }
+}

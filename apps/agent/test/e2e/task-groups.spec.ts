@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ExecutorSpec, LaunchGroup, TaskSpec } from '@arbiter/contracts';
+import type { ExecutorSpec, LaunchGroup, Reply, TaskSpec } from '@arbiter/contracts';
 import { until as untilWithin } from '@arbiter/test-support';
 import type { FakeControlPlane } from '../support/fake-control-plane';
 import { executorBed } from '../support/executor-bed';
@@ -114,5 +114,49 @@ describe('task groups under the default executor (real processes)', () => {
     });
     expect(agent.executors.runs.size).toBe(1);
     expect(cp.statuses.map((s) => s.taskId)).not.toContain('x');
+  }, 60_000);
+  it("mounts each task's persistent volumes in its sandbox, holds them while it runs, and fails a group naming a volume the agent lacks", async () => {
+    const agent = await agentOn();
+    const volumes = agent.tasks.containerizer.volumes;
+    const make = (id: string) =>
+      new Promise<Reply>((resolve) => volumes.create({ role: 'db', id, containerPath: 'data', mode: 'RW' }, resolve));
+    const destroy = (id: string) => new Promise<Reply>((resolve) => volumes.destroy({ role: 'db', id }, resolve));
+    for (const id of ['gv1', 'gv2', 'gv3']) expect(await make(id)).toMatchObject({ ok: true });
+    const onVolume = (taskId: string, volume: string, shell: string): TaskSpec => {
+      const t = task(taskId, shell);
+      return { ...t, resources: [...t.resources, { name: 'disk', value: 10, reservation: 'db', volume }] };
+    };
+    const written = (volume: string) => path.join(volumes.pathOf('db', volume), 'out');
+    expect(
+      await cp.call(
+        'launchGroup',
+        group('ex', [
+          onVolume('v1', 'gv1', 'echo "$MESOS_TASK_ID" > data/out; exec sleep 60'),
+          onVolume('v2', 'gv2', 'echo "$MESOS_TASK_ID" > data/out; exec sleep 60'),
+        ]),
+      ),
+    ).toEqual({ ok: true });
+    await until(() => fs.existsSync(written('gv1')) && fs.existsSync(written('gv2')), 'both tasks wrote in their volumes');
+    expect(fs.readFileSync(written('gv1'), 'utf8')).toBe('v1\n');
+    expect(fs.readFileSync(written('gv2'), 'utf8')).toBe('v2\n');
+    expect(await destroy('gv1')).toMatchObject({ ok: false, error: { code: 'VOLUME_IN_USE' } });
+
+    // A second group, to the running executor: its task's volume too, released once it ends.
+    expect(await cp.call('launchGroup', group('ex', [onVolume('v3', 'gv3', 'echo "$MESOS_TASK_ID" > data/out')]))).toEqual({ ok: true });
+    await until(() => cp.last('v3')?.state === 'FINISHED');
+    expect(fs.readFileSync(written('gv3'), 'utf8')).toBe('v3\n');
+    expect(await destroy('gv3')).toEqual({ ok: true });
+    // A volume the agent lacks fails its group, before it runs.
+    expect(await cp.call('launchGroup', group('ex', [onVolume('v4', 'nowhere', 'true'), task('v5', 'true')]))).toEqual({ ok: true });
+    await until(() => ended('v4', 'v5'));
+    expect(cp.last('v4')).toMatchObject({ state: 'FAILED', reason: 'REASON_CONTAINER_LAUNCH_FAILED' });
+    expect(cp.last('v4')?.message).toMatch(/persistent volume nowhere of role 'db' is not on this agent/);
+    expect(cp.last('v5')?.state).toBe('FAILED');
+    expect(cp.states('v5')).not.toContain('RUNNING');
+
+    expect(await cp.call('kill', { frameworkId: 'fw', taskId: 'v1' })).toEqual({ ok: true });
+    await until(() => ended('v1', 'v2'));
+    expect(await destroy('gv1')).toEqual({ ok: true });
+    expect(await destroy('gv2')).toEqual({ ok: true });
   }, 60_000);
 });

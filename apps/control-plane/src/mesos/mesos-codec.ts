@@ -319,8 +319,11 @@ function operationOf(op: MesosOperation, i: number): { op: Operation; launched: 
     case 'DESTROY': {
       const volumes = (op.type === 'CREATE' ? op.create : op.destroy)?.volumes ?? [];
       const specs = volumes.map((v, j) => volumeOf(v, fromMesosResource(v, `${where} volume ${j}`), `${where} volume ${j}`));
+      const id = op.id !== undefined ? { id: op.id.value } : {};
       const volumeOp: Operation =
-        op.type === 'CREATE' ? { type: 'CREATE', volumes: specs } : { type: 'DESTROY', volumes: specs.map((v) => ({ id: v.id })) };
+        op.type === 'CREATE'
+          ? { type: 'CREATE', ...id, volumes: specs }
+          : { type: 'DESTROY', ...id, volumes: specs.map((v) => ({ id: v.id })) };
       return { op: volumeOp, launched: [] };
     }
     default:

@@ -30,6 +30,18 @@ describe("Mesos's persistent volumes", () => {
     expect(acceptOf(MesosCall.parse(destroy)).accept.operations).toEqual([{ type: 'DESTROY', volumes: [{ id: 'data-1' }] }]);
   });
 
+  it('reads the operation id of CREATE and DESTROY and a shared volume (Resource.shared), in JSON and in protobuf', () => {
+    const create = accept({ type: 'CREATE', id: { value: 'op-1' }, create: { volumes: [{ ...volume(), shared: {} }] } });
+    const { call } = mesosTypes();
+    const body = Buffer.from(call.encode(call.fromObject(create)).finish());
+    for (const parsed of [MesosCall.parse(create), MesosCall.parse(PROTOBUF_ENCODING.decodeCall(body))])
+      expect(acceptOf(parsed).accept.operations).toEqual([
+        { type: 'CREATE', id: 'op-1', volumes: [{ id: 'data-1', disk: 512, containerPath: 'data', mode: 'RW', shared: true }] },
+      ]);
+    const destroy = accept({ type: 'DESTROY', id: { value: 'op-2' }, destroy: { volumes: [volume()] } });
+    expect(acceptOf(MesosCall.parse(destroy)).accept.operations).toEqual([{ type: 'DESTROY', id: 'op-2', volumes: [{ id: 'data-1' }] }]);
+  });
+
   it('refuses a CREATE without a persistence id or container path, and BLOCK disks', () => {
     const bare = { ...volume(), disk: { volume: { container_path: 'data' } } };
     expect(() => acceptOf(MesosCall.parse(accept({ type: 'CREATE', create: { volumes: [bare] } })))).toThrow(/disk.persistence.id/);

@@ -50,7 +50,7 @@ export function volumeOf(
   r: MesosResource,
   entry: ResourceEntry,
   where: string,
-): { id: string; disk: number; containerPath: string; mode: 'RW' | 'RO'; source?: DiskSource } {
+): { id: string; disk: number; containerPath: string; mode: 'RW' | 'RO'; source?: DiskSource; shared?: boolean } {
   if (r.name !== 'disk' || entry.value === undefined || !entry.volume)
     throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `${where}: a volume is a 'disk' scalar with disk.persistence.id`);
   return {
@@ -59,5 +59,6 @@ export function volumeOf(
     containerPath: r.disk?.volume?.container_path ?? '',
     mode: r.disk?.volume?.mode === 'RO' ? 'RO' : 'RW',
     ...(entry.source ? { source: entry.source } : {}),
+    ...(entry.shared ? { shared: true } : {}),
   };
 }

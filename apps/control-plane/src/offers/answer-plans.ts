@@ -190,7 +190,8 @@ export class AnswerPlans {
       for (const [r, left] of pool) {
         if (!left.contains(wanted)) continue;
         role = r;
-        pool.set(r, left.minus(wanted));
+        // Shared resources (shared volumes) stay for the accept's other tasks, as in Mesos.
+        pool.set(r, left.minus(wanted.nonShared()));
         break;
       }
       if (role === undefined) {

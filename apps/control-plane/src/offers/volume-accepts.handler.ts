@@ -3,9 +3,11 @@
  * plain disk reserved for the offer's role, DESTROY an offered volume; the volumes change
  * through the volumes service (same lock, rules, ACLs and audit as the operator API, and the
  * agent makes or removes the directory), and the offers close in the same transaction.
+ * Operations named with an id report how they ended (operations/operation-feedback.handler.ts):
+ * kept in the same transaction when applied, OPERATION_ERROR when refused.
  */
 import { Resources } from '@arbiter/allocator';
-import { type Accept, type AcceptReply, PROTOCOL_ERRORS } from '@arbiter/contracts';
+import { type Accept, type AcceptReply, type OperationStatus, PROTOCOL_ERRORS } from '@arbiter/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { AclsService } from '../acls/acls.service';
 import { AllocationLoop } from '../allocation/allocation-loop.handler';
@@ -13,8 +15,9 @@ import { AccessLog } from '../audit/access-log';
 import { ArbiterException } from '../errors/errors.exception';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { Kernel } from '../kernel/kernel';
-import { ProtocolError } from '../kernel/protocol-error';
-import { ClusterState, type FrameworkConnection } from '../master/cluster-state';
+import { asProtocolError, ProtocolError } from '../kernel/protocol-error';
+import { ClusterState, type FrameworkConnection, type FrameworkRuntime } from '../master/cluster-state';
+import { type NamedOperation, OperationFeedback } from '../operations/operation-feedback.handler';
 import { OperatorStream } from '../realtime/operator-stream';
 import { plainDiskOf } from '../volumes/volumes.rules';
 import { VolumesService, type VolumeSpec } from '../volumes/volumes.service';
@@ -37,11 +40,23 @@ export class VolumeAccepts {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly acls: AclsService,
     private readonly access: AccessLog,
+    private readonly feedback: OperationFeedback,
   ) {}
 
   async accept(socket: FrameworkConnection, msg: Accept): Promise<AcceptReply> {
     await this.kernel.settled();
     const fw = this.state.frameworkOf(socket);
+    const named = await this.feedback.named(fw.id, msg.operations);
+    try {
+      return await this.apply(fw, msg, named);
+    } catch (err) {
+      const refusal = asProtocolError(err);
+      if (refusal && refusal.code !== PROTOCOL_ERRORS.DATABASE_UNAVAILABLE) this.feedback.refused(fw.id, named, refusal.message);
+      throw err;
+    }
+  }
+
+  private async apply(fw: FrameworkRuntime, msg: Accept, named: NamedOperation[]): Promise<AcceptReply> {
     const creates: VolumeSpec[] = [];
     const destroys: Array<{ id: string }> = [];
     for (const op of msg.operations) {
@@ -71,6 +86,8 @@ export class VolumeAccepts {
           `principal '${fw.actor.name}' may not CREATE volumes for '${role}' (ACL create_volumes)`,
         );
       }
+      if (creates.some((v) => v.shared) && !fw.capabilities.includes('SHARED_RESOURCES'))
+        throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, 'CREATE of a shared volume needs the SHARED_RESOURCES capability');
       // Each volume of the disk its source names (a MOUNT disk only whole).
       const wanted = Resources.of(creates.map((v) => plainDiskOf({ role, persistenceId: v.id, disk: v.disk, source: v.source })));
       if (!offered.contains(wanted))
@@ -83,8 +100,15 @@ export class VolumeAccepts {
       if (!offered.entries().some((e) => e.name === 'disk' && e.reservation === role && e.volume === id))
         throw new ProtocolError(PROTOCOL_ERRORS.INSUFFICIENT_OFFERED_RESOURCES, `DESTROY of volume '${id}': it is not in the offers`);
     const at = this.clock.date();
-    const close = (tx: Parameters<Parameters<VolumesService['applyForFramework']>[4]>[0]) =>
-      closeOffers(tx, new Map(offers.map((o) => [o.id, OfferState.ACCEPTED])), at);
+    let statuses: OperationStatus[] = [];
+    const close = async (tx: Parameters<Parameters<VolumesService['applyForFramework']>[4]>[0]) => {
+      await closeOffers(tx, new Map(offers.map((o) => [o.id, OfferState.ACCEPTED])), at);
+      statuses = await this.feedback.record(
+        tx,
+        fw.id,
+        named.map((n) => ({ ...n, agentId })),
+      );
+    };
     try {
       await this.volumes.applyForFramework(
         fw,
@@ -101,6 +125,7 @@ export class VolumeAccepts {
       }
       throw err;
     }
+    this.feedback.deliver(fw.id, statuses);
     this.state.offers.take(offers.map((o) => o.id));
     for (const o of offers) this.stream.emit('offer.closed', { offerId: o.id, state: OfferState.ACCEPTED });
     for (const o of offers) this.state.allocator.recoverResources(fw.id, agentId, o.role, o.resources);

@@ -1,6 +1,6 @@
 /**
  * Operation feedback, one mechanism for every offer operation a framework names with an id
- * (Mesos's `Offer.Operation.id`): RESERVE and UNRESERVE today, any other the same way.
+ * (Mesos's `Offer.Operation.id`): RESERVE, UNRESERVE, CREATE and DESTROY, any other the same way.
  *
  * - An operation applied: `record` keeps its status (OPERATION_FINISHED, with a uuid) in the
  *   transaction that applies it, `deliver` sends it once that transaction committed. It is sent
@@ -12,9 +12,9 @@
  *   operation kept when none is named; an operation not kept is OPERATION_UNKNOWN (its agent
  *   known but disconnected: OPERATION_UNREACHABLE), as Mesos's master answers.
  *
- * Another operation (CREATE, DESTROY) gets feedback with an optional `id` in its contract schema
- * and, in its accept handler, `named` before it applies, `record` in its transaction, `deliver`
- * after, `refused` on a refusal (offers/reservation-accepts.handler.ts does so).
+ * An operation gets feedback with an optional `id` in its contract schema and, in its accept
+ * handler, `named` before it applies, `record` in its transaction, `deliver` after, `refused` on
+ * a refusal (offers/reservation-accepts.handler.ts and volume-accepts.handler.ts do so).
  */
 import { randomUUID } from 'node:crypto';
 import {

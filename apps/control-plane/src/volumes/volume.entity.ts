@@ -47,6 +47,10 @@ export class VolumeEntity {
   @Column('jsonb', { nullable: true })
   source!: { type: 'PATH' | 'MOUNT'; root: string } | null;
 
+  /** Shared (Mesos's `Resource.shared`, SHARED_RESOURCES frameworks): offered and used by several tasks at once. */
+  @Column('boolean', { default: false })
+  shared!: boolean;
+
   /** Where the volume lives on its agent, as the agent answered. */
   @Column('text', { nullable: true })
   hostPath!: string | null;

@@ -47,6 +47,7 @@ export class PersistentVolumeDto {
   @ApiPropertyOptional({ description: 'where it lives on its agent', nullable: true, type: String }) hostPath!: string | null;
   @ApiPropertyOptional({ type: DiskSourceDto, nullable: true, description: 'its disk, when not the root disk' })
   source!: { type: 'PATH' | 'MOUNT'; root: string } | null;
+  @ApiProperty({ description: 'shared by several tasks at once (made by a SHARED_RESOURCES framework)' }) shared!: boolean;
   @ApiProperty({ example: 'disk(db,volume=data-1):512', description: 'the resource tasks name to use it' }) resourcesText!: string;
   @ApiProperty() createdAt!: string;
   @ApiPropertyOptional({ type: [String], description: 'frameworks whose live tasks or executors use it (lists and detail)' })
@@ -71,6 +72,7 @@ export const toVolumeDto = (v: VolumeEntity, inUseBy?: string[]): PersistentVolu
   principal: v.principal,
   hostPath: v.hostPath,
   source: v.source,
+  shared: v.shared,
   resourcesText: `disk(${v.role},volume=${v.persistenceId}):${v.disk}`,
   createdAt: v.createdAt.toISOString(),
   ...(inUseBy ? { inUseBy } : {}),

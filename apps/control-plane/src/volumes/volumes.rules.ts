@@ -11,11 +11,13 @@ export interface VolumeLike {
   persistenceId: string;
   disk: number;
   source?: { type: 'PATH' | 'MOUNT'; root: string } | null;
+  /** Shared (Mesos's `Resource.shared`): offered and used by several tasks at once. */
+  shared?: boolean;
 }
 
 /** The piece a volume is offered and used as: `disk(role, volume=id):size`. */
 export function volumeResource(v: VolumeLike): ResourceEntry {
-  return { ...plainDiskOf(v), volume: v.persistenceId };
+  return { ...plainDiskOf(v), volume: v.persistenceId, ...(v.shared ? { shared: true } : {}) };
 }
 
 /** The reserved disk a volume is made of (on its disk source, if any). */

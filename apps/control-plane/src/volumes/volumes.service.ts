@@ -49,6 +49,8 @@ export interface VolumeSpec {
   mode: 'RW' | 'RO';
   /** The disk it is made on, when not the agent's root disk. */
   source?: VolumeDiskSource;
+  /** Shared by several tasks at once (SHARED_RESOURCES frameworks). */
+  shared?: boolean;
 }
 
 @Injectable()
@@ -198,6 +200,7 @@ export class VolumesService {
           containerPath: s.containerPath,
           mode: s.mode,
           source: s.source ?? null,
+          shared: s.shared ?? false,
           principal: actor.name,
           hostPath: reply.path,
           createdAt: new Date(),

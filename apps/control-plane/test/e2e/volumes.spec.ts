@@ -1,7 +1,8 @@
 /**
  * Persistent volumes end to end with real processes: a framework on the SDK reserves disk,
  * creates a volume, runs a task that writes there, and finds the data again from a new task,
- * after the task was killed, after its agent restarted and after the control plane restarted;
+ * after the task was killed, after its agent restarted and after the control plane restarted, and
+ * from a task group's task;
  * DESTROY is refused while a task uses the volume, then removes it and its data; the ACLs
  * create_volumes and destroy_volumes refuse other principals.
  */
@@ -22,7 +23,8 @@ const ROLE = 'kv';
 const VOLUME: ResourceEntry = { name: 'disk', value: 256, reservation: ROLE, volume: 'kv-data' };
 
 describe('persistent volumes end to end', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-volumes-'));
+  // Not under /tmp when root: tasks get a private /tmp, where a task group's links to volumes would not lead.
+  const dir = fs.mkdtempSync(path.join(process.getuid?.() === 0 ? '/var/tmp' : os.tmpdir(), 'arbiter-volumes-'));
   fs.chmodSync(dir, 0o711);
   let db: { url: string; drop: () => Promise<void> } | undefined;
   let port: number;
@@ -161,6 +163,24 @@ describe('persistent volumes end to end', () => {
     await until(() => states('after-failover').some((x) => x === 'FINISHED' || x === 'FAILED'), 30_000, 'task done');
     expect(states('after-failover')).toContain('FINISHED');
   }, 120_000);
+
+  it("mounts the volume for a task group's task, in its own sandbox under the default executor", async () => {
+    const offer = await offerWith(hasVolume, 'an offer with the volume for a group');
+    await defined(s).launchGroup(
+      offer,
+      { executorId: 'group-ex', type: 'DEFAULT', resources: Resources.fromScalars({ cpus: 0.1, mem: 256 }).toJSON() },
+      [
+        {
+          taskId: 'group-reader',
+          name: 'group-reader',
+          command: { shell: 'grep -q hello-volume data/greeting' },
+          resources: [...Resources.fromScalars({ cpus: 0.1, mem: 32 }).toJSON(), VOLUME],
+        },
+      ],
+    );
+    await until(() => states('group-reader').some((x) => x === 'FINISHED' || x === 'FAILED'), 60_000, 'group task done');
+    expect(updates.filter((u) => u.taskId === 'group-reader').at(-1)).toMatchObject({ state: 'FINISHED' });
+  }, 90_000);
 
   it('refuses CREATE and DESTROY to principals the ACLs refuse', async () => {
     const ops = await principal({ url: master, token: ADMIN_TOKEN }, 'ops-b', 'OPERATOR');

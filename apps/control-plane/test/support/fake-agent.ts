@@ -6,6 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { io, type Socket } from 'socket.io-client';
 import type {
+  CreateVolume,
+  DestroyVolume,
   ExecutorExited,
   FilesBrowse,
   FilesRead,
@@ -44,6 +46,9 @@ export class ProtocolAgent {
   readonly sandboxes = new Map<string, Map<string, string>>();
   /** Every sandbox files request it was sent, in order. */
   readonly filesRequests: Array<FilesBrowse | FilesRead> = [];
+  /** Its volumes ('role/id'); those in `volumesInUse` refuse 'destroyVolume' with VOLUME_IN_USE, as the agent does. */
+  readonly volumes = new Set<string>();
+  readonly volumesInUse = new Set<string>();
 
   constructor(
     url: string,
@@ -70,6 +75,19 @@ export class ProtocolAgent {
     this.socket.on('frameworkMessage', (m: FrameworkMessage, ack?: (r: { ok: true }) => void) => {
       ack?.({ ok: true });
       this.frameworkMessages.push(m);
+    });
+    this.socket.on('createVolume', (m: CreateVolume, ack: (r: unknown) => void) => {
+      this.volumes.add(`${m.role}/${m.id}`);
+      ack({ ok: true, path: `/volumes/roles/${m.role}/${m.id}` });
+    });
+    this.socket.on('destroyVolume', (m: DestroyVolume, ack: (r: unknown) => void) => {
+      const key = `${m.role}/${m.id}`;
+      if (this.volumesInUse.has(key)) {
+        ack({ ok: false, error: { code: 'VOLUME_IN_USE', message: `volume ${key} is in use` } });
+        return;
+      }
+      this.volumes.delete(key);
+      ack({ ok: true });
     });
     this.socket.on('kill', (m: KillTask, ack?: (r: { ok: true }) => void) => {
       ack?.({ ok: true });
