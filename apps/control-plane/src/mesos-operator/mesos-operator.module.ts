@@ -12,6 +12,7 @@ import { MesosModule } from '../mesos/mesos.module';
 import { ReservationsModule } from '../reservations/reservations.module';
 import { RolesModule } from '../roles/roles.module';
 import { TasksModule } from '../tasks/tasks.module';
+import { VolumesModule } from '../volumes/volumes.module';
 import { MesosOperatorController } from './mesos-operator.controller';
 import { MesosOperator } from './mesos-operator.service';
 import { OperatorReads } from './operator-reads';
@@ -33,6 +34,7 @@ import { OperatorWrites } from './operator-writes';
     RolesModule,
     ReservationsModule,
     MaintenanceModule,
+    VolumesModule,
   ],
   controllers: [MesosOperatorController],
   providers: [MesosOperator, OperatorReads, OperatorWrites, OperatorSubscriptions, OperatorStateRepository],

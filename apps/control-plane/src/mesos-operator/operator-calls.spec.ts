@@ -18,7 +18,7 @@ describe('operator calls', () => {
     expect(codeOf(() => callType({ type: 'UNKNOWN' }))).toBe(PROTOCOL_ERRORS.INVALID_MESSAGE);
     expect(codeOf(() => callType({ type: 99 }))).toBe(PROTOCOL_ERRORS.INVALID_MESSAGE);
     expect(codeOf(() => callType({ type: 'GET_EVERYTHING' }))).toBe(PROTOCOL_ERRORS.INVALID_MESSAGE);
-    for (const type of ['CREATE_VOLUMES', 'DESTROY_VOLUMES', 'READ_FILE', 'SET_QUOTA'])
+    for (const type of ['GROW_VOLUME', 'SHRINK_VOLUME', 'READ_FILE', 'SET_QUOTA'])
       expect(codeOf(() => callType({ type }))).toBe(PROTOCOL_ERRORS.UNSUPPORTED);
   });
 

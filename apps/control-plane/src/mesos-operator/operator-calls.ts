@@ -45,15 +45,15 @@ export const WRITE_CALLS = [
   'REACTIVATE_AGENT',
   'MARK_AGENT_GONE',
   'TEARDOWN',
+  'CREATE_VOLUMES',
+  'DESTROY_VOLUMES',
 ] as const;
 export type WriteCall = (typeof WRITE_CALLS)[number];
 
 /** Mesos's calls Arbiter does not serve, refused by name (400 UNSUPPORTED), and why. */
 export const REFUSED_CALLS: Record<string, string> = {
-  CREATE_VOLUMES: 'persistent volumes are not supported yet',
-  DESTROY_VOLUMES: 'persistent volumes are not supported yet',
-  GROW_VOLUME: 'persistent volumes are not supported yet',
-  SHRINK_VOLUME: 'persistent volumes are not supported yet',
+  GROW_VOLUME: 'persistent volumes are not resized: destroy it and create a larger one',
+  SHRINK_VOLUME: 'persistent volumes are not resized: destroy it and create a smaller one',
   LIST_FILES: "the master has no files to browse: read a task's sandbox with GET /api/v1/tasks/{id}/files",
   READ_FILE: "the master has no files to read: read a task's sandbox with GET /api/v1/tasks/{id}/files",
   SET_QUOTA: 'SET_QUOTA is deprecated in Mesos: use UPDATE_QUOTA',

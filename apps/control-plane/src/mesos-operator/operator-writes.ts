@@ -11,14 +11,18 @@ import { Injectable } from '@nestjs/common';
 import { AgentsService } from '../agents/agents.service';
 import type { Actor } from '../auth/auth.actor';
 import { FrameworkTeardown } from '../framework-lifecycle/framework-teardown.service';
+import { ArbiterException } from '../errors/errors.exception';
 import { ProtocolError } from '../kernel/protocol-error';
 import { MachinesDto, ScheduleDto } from '../maintenance/maintenance.dto';
 import { MaintenanceService } from '../maintenance/maintenance.service';
 import { fromMesosResource } from '../mesos/mesos-codec';
+import { volumeOf } from '../mesos/mesos-volumes-codec';
 import { CreateReservationDto } from '../reservations/reservations.dto';
 import { ReservationsService } from '../reservations/reservations.service';
 import { UpdateQuotaDto, UpdateWeightsDto } from '../roles/roles.dto';
 import { RolesService } from '../roles/roles.service';
+import { VolumesErrorCode } from '../volumes/volumes.errors';
+import { VolumesService } from '../volumes/volumes.service';
 import { body, checked, idOf, listOf, secondsOf, type WriteCall } from './operator-calls';
 import { setOperatorLogLevel } from './operator-logging';
 
@@ -66,6 +70,7 @@ export class OperatorWrites {
     private readonly reservations: ReservationsService,
     private readonly maintenance: MaintenanceService,
     private readonly teardowns: FrameworkTeardown,
+    private readonly volumes: VolumesService,
   ) {}
 
   /** Carries the call out; its HTTP status (200, or 202 for the reservation calls, as Mesos answers them). */
@@ -131,6 +136,43 @@ export class OperatorWrites {
       case 'TEARDOWN':
         await this.teardowns.teardown(idOf(message, 'framework_id', type), actor);
         return 200;
+      case 'CREATE_VOLUMES':
+      case 'DESTROY_VOLUMES':
+        await this.volumeCall(type, idOf(message, 'agent_id', type), listOf(message, 'volumes', type), actor);
+        return 202;
+    }
+  }
+
+  /**
+   * CREATE_VOLUMES and DESTROY_VOLUMES: each volume through the REST operation (its ACL,
+   * create_volumes or destroy_volumes, and its audit entry), one after the other: a refusal stops
+   * the call there, and the volumes before it stay made (Mesos applies the call whole).
+   */
+  private async volumeCall(type: 'CREATE_VOLUMES' | 'DESTROY_VOLUMES', agentId: string, list: Obj[], actor: Actor): Promise<void> {
+    const volumes = list.map((r, i) => {
+      const [entry] = resourcesOf([r], type);
+      const spec = volumeOf(MesosResource.parse(withoutNulls(r)), entry, `${type} volumes.${i}`);
+      if (spec.shared)
+        throw new ProtocolError(
+          PROTOCOL_ERRORS.UNSUPPORTED,
+          `${type}: shared volumes are made by SHARED_RESOURCES frameworks (CREATE in an ACCEPT)`,
+        );
+      return { spec, role: reservedRole([entry], type) };
+    });
+    for (const { spec, role } of volumes) {
+      if (type === 'CREATE_VOLUMES') {
+        const { id, ...rest } = spec;
+        await this.volumes.create({ agentId, role, persistenceId: id, ...rest }, actor);
+        continue;
+      }
+      const found = (await this.volumes.list({ agentId, role }, 1000, 0)).items.find((v) => v.persistenceId === spec.id);
+      if (!found)
+        throw new ArbiterException(
+          VolumesErrorCode.VOLUME_NOT_FOUND,
+          `${type}: no volume '${spec.id}' of role '${role}' on agent '${agentId}'`,
+          { id: spec.id },
+        );
+      await this.volumes.destroy(found.id, actor);
     }
   }
 

@@ -137,6 +137,7 @@ it('carries out every write call in both encodings through the REST services, au
   const a1 = await agent(cp, 'node-1', 'cpus:4;mem:4096');
   const a2 = await agent(cp, 'node-2', 'cpus:4;mem:4096');
   const a3 = await agent(cp, 'node-3', 'cpus:4;mem:4096');
+  const a4 = await agent(cp, 'node-4', 'cpus:1;mem:1024;disk:1024');
   for (const [i, encoding] of ENCODINGS.entries()) {
     const weight = 2 + i;
     expect((await call(cp, 'UPDATE_WEIGHTS', { update_weights: { weight_infos: [{ role: 'eng', weight }] } }, encoding)).status).toBe(200);
@@ -183,7 +184,26 @@ it('carries out every write call in both encodings through the REST services, au
     ).toBe(200);
     expect((await call(cp, 'GET_LOGGING_LEVEL', {}, encoding)).body.get_logging_level).toEqual({ level: 0 });
 
-    const refused = await call(cp, 'CREATE_VOLUMES', { create_volumes: { agent_id: { value: a1.agentId }, volumes: [] } }, encoding);
+    // A persistent volume on disk reserved for the role, made and destroyed through the REST operations.
+    const disk = { agent_id: { value: a4.agentId }, resources: [{ ...reserved[0], name: 'disk', scalar: { value: 128 } }] };
+    expect((await call(cp, 'RESERVE_RESOURCES', { reserve_resources: disk }, encoding)).status).toBe(202);
+    const volume = {
+      ...disk.resources[0],
+      scalar: { value: 64 },
+      disk: { persistence: { id: `data-${encoding}` }, volume: { container_path: 'data', mode: 'RW' } },
+    };
+    const volumes = { agent_id: { value: a4.agentId }, volumes: [volume] };
+    expect((await call(cp, 'CREATE_VOLUMES', { create_volumes: volumes }, encoding)).status).toBe(202);
+    expect((await get(cp, `/api/v1/volumes?agentId=${a4.agentId}`)).body.items).toEqual([
+      objectContaining({ role: 'eng', persistenceId: `data-${encoding}`, disk: 64, containerPath: 'data', mode: 'RW' }),
+    ]);
+    expect((await call(cp, 'CREATE_VOLUMES', { create_volumes: volumes }, encoding)).body.code).toBe('VOLUME_EXISTS');
+    expect((await call(cp, 'DESTROY_VOLUMES', { destroy_volumes: volumes }, encoding)).status).toBe(202);
+    expect((await get(cp, `/api/v1/volumes?agentId=${a4.agentId}`)).body.items).toEqual([]);
+    expect(a4.volumes.size).toBe(0);
+    expect((await call(cp, 'DESTROY_VOLUMES', { destroy_volumes: volumes }, encoding)).body.code).toBe('VOLUME_NOT_FOUND');
+    expect((await call(cp, 'UNRESERVE_RESOURCES', { unreserve_resources: disk }, encoding)).status).toBe(202);
+    const refused = await call(cp, 'GROW_VOLUME', { grow_volume: { agent_id: { value: a4.agentId } } }, encoding);
     expect([refused.status, refused.body.code]).toEqual([400, 'UNSUPPORTED']);
   }
   expect((await call(cp, 'MARK_AGENT_GONE', { mark_agent_gone: { agent_id: { value: a3.agentId } } }, 'protobuf')).status).toBe(200);
@@ -202,6 +222,8 @@ it('carries out every write call in both encodings through the REST services, au
       'quota.remove',
       'reservation.create',
       'reservation.remove',
+      'volume.create',
+      'volume.destroy',
       'maintenance.schedule.update',
       'maintenance.start',
       'maintenance.stop',
@@ -286,7 +308,8 @@ it('refuses by kind, by ACL, without credentials and malformed calls, each with 
     'VALIDATION_FAILED',
   ]);
   expect(await bad({ type: 'READ_FILE' })).toEqual([400, 'UNSUPPORTED']);
-  expect(await bad({ type: 'DESTROY_VOLUMES' }, 'protobuf')).toEqual([400, 'UNSUPPORTED']);
+  expect(await bad({ type: 'GROW_VOLUME' }, 'protobuf')).toEqual([400, 'UNSUPPORTED']);
+  expect(await bad({ type: 'DESTROY_VOLUMES' }, 'protobuf')).toEqual([400, 'INVALID_MESSAGE']);
   const unreserve = {
     agent_id: { value: a.agentId },
     resources: [{ name: 'cpus', type: 'SCALAR', scalar: { value: 1 }, reservations: [{ type: 'DYNAMIC', role: 'eng' }] }],
