@@ -18,6 +18,7 @@ import * as path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { Reply } from '@arbiter/contracts';
 import { type FloodFlags, floodPhase } from './bench-flood';
+import { followOperatorStream, streamLag } from './bench-operator-stream';
 import { cpuSeconds, loopHold, percentile, residentMb, scrape, sliceCounts, startChildControlPlane, stopChild } from './bench-process';
 
 interface E2eFlags {
@@ -37,6 +38,8 @@ interface E2eFlags {
   executor?: boolean;
   /** Hostile clients in the second half of the measurement. */
   flood?: FloodFlags;
+  /** A monitor on Mesos's operator API SUBSCRIBE stream beside the run (bench-operator-stream.ts). */
+  operatorStream?: boolean;
   /** The control plane's modules file (ARBITER_MODULES of the child). */
   modules?: string;
   /** A modules file whose agent hooks the simulated agents run (container-start before STARTING, as an agent does). */
@@ -235,6 +238,7 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
           marks.delete(u.taskId);
           if (!measuring || t === undefined) return;
           const now = performance.now();
+          if (stream) frameworkSaw.set(u.taskId, now);
           running++;
           latencies.push(now - t);
           if (mark?.starting !== undefined && mark.running !== undefined) {
@@ -245,6 +249,9 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
           }
         });
       }
+      const stream = flags.operatorStream ? followOperatorStream(url, TOKEN) : undefined;
+      const frameworkSaw = new Map<string, number>();
+      await stream?.subscribed;
       // Every framework subscribes at once; a refused or unanswered subscription ends the run.
       await Promise.all(schedulers.map((s) => s.start()));
       if (flags.rate) {
@@ -273,6 +280,10 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
       await new Promise((r) => setTimeout(r, flags.seconds * 1000));
       const floodResult = await flooded;
       measuring = false;
+      // What the stream has not shown yet after a second more is missed.
+      if (stream) await new Promise((r) => setTimeout(r, 1000));
+      const operatorStream = stream ? streamLag(frameworkSaw, stream) : undefined;
+      stream?.close();
       const after = await scrape(base, TOKEN);
       const hold = loopHold(slices0, sliceCounts(after));
       const lagMaxMs = Math.round(after('arbiter_nodejs_eventloop_lag_max_seconds') * 10_000) / 10;
@@ -308,6 +319,7 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
         ...(flags.rate ? { rate: flags.rate, backlogAtEnd: backlog.reduce((a, b) => a + b, 0) } : {}),
         failures: Object.fromEntries(failures),
         ...(floodResult ? { flood: floodResult } : {}),
+        ...(operatorStream ? { operatorStream } : {}),
       };
       console.log(
         `node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB; load ${os
@@ -336,6 +348,10 @@ export async function runE2eBench(flags: E2eFlags): Promise<void> {
       console.log(
         `this process (agents and frameworks): CPU ${result.benchCpuPercent}% of one core, event loop delay p99 ${result.benchEventLoopDelayP99Ms} ms`,
       );
+      if (operatorStream)
+        console.log(
+          `operator SUBSCRIBE stream behind the frameworks: p50 ${operatorStream.lagP50Ms} ms, p99 ${operatorStream.lagP99Ms} ms (first quarter p50 ${operatorStream.firstQuarterP50Ms} ms, last ${operatorStream.lastQuarterP50Ms} ms); ${operatorStream.missed} of ${operatorStream.tasks} RUNNING never on it`,
+        );
       if (failures.size) console.log(`failures (first: ${firstFailure}): ${[...failures].map(([k, n]) => `${k} x${n}`).join('; ')}`);
       console.log(JSON.stringify(result));
     } finally {

@@ -62,6 +62,10 @@ export function register(program: Command): void {
     .option('--rate <n>', 'e2e: tasks submitted per second across the frameworks (default: every offer is used)')
     .option('--allocation-interval <seconds>', "e2e: the control plane's allocation interval (default 0.25)")
     .option('--executor', 'e2e: launch tasks onto long-lived executors (one per framework and agent, started with its first task)')
+    .option(
+      '--operator-stream',
+      "e2e: a monitor on Mesos's operator API SUBSCRIBE stream beside the run: how far behind the frameworks it shows each RUNNING",
+    )
     .option('--flood', 'e2e: flood unauthenticated 1 MB bodies and slow sockets in the second half of the measurement')
     .option('--flood-bodies <n>', 'e2e --flood: clients sending unauthenticated 1 MB bodies (default 64)')
     .option('--flood-slow <n>', 'e2e --flood: slow sockets (default 1000)')
@@ -91,6 +95,7 @@ export function register(program: Command): void {
           fault?: string;
           flood?: boolean;
           executor?: boolean;
+          operatorStream?: boolean;
           floodBodies?: string;
           floodSlow?: string;
           faultSeconds?: string;
@@ -152,6 +157,7 @@ export function register(program: Command): void {
               rate: positive(flags.rate, 'rate') ?? 0,
               allocationInterval: positive(flags.allocationInterval, 'allocation-interval', true) ?? 0.25,
               executor: flags.executor === true,
+              operatorStream: flags.operatorStream === true,
               ...(flags.modules ? { modules: flags.modules } : {}),
               ...(flags.agentModules ? { agentModules: flags.agentModules } : {}),
               flood:
