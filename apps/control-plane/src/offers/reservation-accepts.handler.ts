@@ -17,7 +17,7 @@ import { OperatorStream } from '../realtime/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { ClusterState, type FrameworkConnection, type FrameworkRuntime } from '../master/cluster-state';
 import { Kernel } from '../kernel/kernel';
-import { asProtocolError, ProtocolError } from '../kernel/protocol-error';
+import { ProtocolError } from '../kernel/protocol-error';
 import { type AppliedOperation, type NamedOperation, OperationFeedback } from '../operations/operation-feedback.handler';
 import { ReservationsService } from '../reservations/reservations.service';
 import { AnswerPlans } from './answer-plans';
@@ -48,14 +48,7 @@ export class ReservationAccepts {
     // It reads and changes the agent's rows: after the writes in flight.
     await this.kernel.settled();
     const fw = this.state.frameworkOf(socket);
-    const named = await this.feedback.named(fw.id, msg.operations);
-    try {
-      return await this.apply(fw, msg, named);
-    } catch (err) {
-      const refusal = asProtocolError(err);
-      if (refusal && refusal.code !== PROTOCOL_ERRORS.DATABASE_UNAVAILABLE) this.feedback.refused(fw.id, named, refusal.message);
-      throw err;
-    }
+    return this.feedback.applying(fw.id, msg.operations, (named) => this.apply(fw, msg, named));
   }
 
   private async apply(fw: FrameworkRuntime, msg: Accept, named: NamedOperation[]): Promise<AcceptReply> {

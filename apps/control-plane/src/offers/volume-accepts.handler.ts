@@ -15,7 +15,7 @@ import { AccessLog } from '../audit/access-log';
 import { ArbiterException } from '../errors/errors.exception';
 import { CLOCK, type Clock } from '../kernel/clock';
 import { Kernel } from '../kernel/kernel';
-import { asProtocolError, ProtocolError } from '../kernel/protocol-error';
+import { ProtocolError } from '../kernel/protocol-error';
 import { ClusterState, type FrameworkConnection, type FrameworkRuntime } from '../master/cluster-state';
 import { type NamedOperation, OperationFeedback } from '../operations/operation-feedback.handler';
 import { OperatorStream } from '../realtime/operator-stream';
@@ -46,14 +46,7 @@ export class VolumeAccepts {
   async accept(socket: FrameworkConnection, msg: Accept): Promise<AcceptReply> {
     await this.kernel.settled();
     const fw = this.state.frameworkOf(socket);
-    const named = await this.feedback.named(fw.id, msg.operations);
-    try {
-      return await this.apply(fw, msg, named);
-    } catch (err) {
-      const refusal = asProtocolError(err);
-      if (refusal && refusal.code !== PROTOCOL_ERRORS.DATABASE_UNAVAILABLE) this.feedback.refused(fw.id, named, refusal.message);
-      throw err;
-    }
+    return this.feedback.applying(fw.id, msg.operations, (named) => this.apply(fw, msg, named));
   }
 
   private async apply(fw: FrameworkRuntime, msg: Accept, named: NamedOperation[]): Promise<AcceptReply> {

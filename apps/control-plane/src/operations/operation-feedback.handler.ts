@@ -29,7 +29,7 @@ import {
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Database, type Tx } from '../database/database.service';
 import { CLOCK, type Clock } from '../kernel/clock';
-import { ProtocolError } from '../kernel/protocol-error';
+import { asProtocolError, ProtocolError } from '../kernel/protocol-error';
 import { ClusterState, type FrameworkConnection } from '../master/cluster-state';
 import { Outbox } from '../master/outbox';
 import type { OperationStatusEntity } from './operation-status.entity';
@@ -88,6 +88,22 @@ export class OperationFeedback {
         `operation id '${kept[0].operationId}' is in use by an operation whose status is not acknowledged yet`,
       );
     return named;
+  }
+
+  /**
+   * Runs an accept's operations under feedback: its named operations are checked first (`named`),
+   * then `apply` gets them; a refusal (not a database outage, which the framework retries) sends
+   * OPERATION_ERROR for each of them and is thrown on.
+   */
+  async applying<T>(frameworkId: string, operations: readonly Operation[], apply: (named: NamedOperation[]) => Promise<T>): Promise<T> {
+    const named = await this.named(frameworkId, operations);
+    try {
+      return await apply(named);
+    } catch (err) {
+      const refusal = asProtocolError(err);
+      if (refusal && refusal.code !== PROTOCOL_ERRORS.DATABASE_UNAVAILABLE) this.refused(frameworkId, named, refusal.message);
+      throw err;
+    }
   }
 
   /** Keeps, in the transaction that applies them, the statuses of applied operations; `deliver` sends them after it. */
