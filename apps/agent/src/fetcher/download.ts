@@ -53,11 +53,16 @@ export async function download(source: Source, dest: string, limits: DownloadLim
       done(null, chunk);
     },
   });
+  let out: fs.WriteStream | undefined;
   try {
     const body = source.kind === 'http' ? await httpBody(source.url, limits.maxBytes, signal) : localBody(source.path, reader);
-    await pipeline(body, meter, fs.createWriteStream(dest, { mode: 0o600 }), { signal });
+    out = fs.createWriteStream(dest, { mode: 0o600 });
+    await pipeline(body, meter, out, { signal });
     return { bytes, digest: hash.digest('hex') };
   } catch (e) {
+    // A source that fails at once can fail before `dest` is even opened: removed once the stream is closed, never before.
+    const stream = out;
+    if (stream && !stream.closed) await new Promise<void>((resolve) => stream.once('close', () => resolve()));
     fs.rmSync(dest, { force: true });
     const cause: unknown = signal.aborted ? signal.reason : e;
     throw cause instanceof FetchError ? cause : new FetchError((cause as Error).message);
