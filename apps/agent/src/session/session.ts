@@ -105,7 +105,8 @@ export class Session implements UpdateChannel {
       this.registered = false;
       // A control plane that stopped answering (paused, cut off): reconnect to the next one.
       leftSilent(this.socket, AGENTS_NAMESPACE, this.masters, reason);
-      this.log.warn({ reason, next: this.masters.current }, 'disconnected from the control plane; reconnecting');
+      if (this.stopped) this.log.info({ reason }, 'disconnected from the control plane (the agent is stopping)');
+      else this.log.warn({ reason, next: this.masters.current }, 'disconnected from the control plane; reconnecting');
       // socket.io reconnects by itself except after the server closed the connection (it took
       // the agent for lost, say, after a pause): then the agent reconnects and registers again.
       if (reason === 'io server disconnect' && !this.stopped) {

@@ -14,6 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { addSettingFlags, configOrExit, printAdminToken, settingFlags, startOrExplain, untilSignal } from './control-plane';
+import { loadAgentModules } from './agent-flags';
 import { assertPortFree, dashboardPort, ensureDashboardBuilt, type RunningDashboard, startDashboard } from './dashboard';
 
 /** The admin token to show: the one just generated (kept for later starts), or the one kept. */
@@ -37,6 +38,10 @@ export function register(program: Command): void {
     .option('--no-agent', 'do not start the local agent')
     .option('--no-dashboard', 'do not start the dashboard')
     .option('--dashboard-port <n>', 'port of the dashboard (env DASHBOARD_PORT, default 3000)')
+    .option(
+      '--agent-modules <file>',
+      "the local agent's modules, a JSON file as `arbiter agent --modules` takes (ARBITER_AGENT_MODULES; docs/modules.md); --modules names the control plane's",
+    )
     .action(async (opts: Record<string, string | undefined> & { agent?: boolean; dashboard?: boolean }) => {
       const cp = await import('@arbiter/control-plane');
       const config = configOrExit(cp, settingFlags(opts));
@@ -49,6 +54,16 @@ export function register(program: Command): void {
         process.exitCode = 2;
         return;
       }
+      // The local agent's modules load before anything runs: one that cannot be loaded stops the start.
+      let agentModules: Awaited<ReturnType<typeof loadAgentModules>>;
+      try {
+        agentModules =
+          opts.agent === false ? undefined : await loadAgentModules(opts.agentModules ?? (process.env.ARBITER_AGENT_MODULES || undefined));
+      } catch (err) {
+        console.error(`The local agent did not start: ${(err as Error).message}`);
+        process.exitCode = 1;
+        return;
+      }
       // Build and check the port before anything runs: a failure leaves nothing behind.
       if (opts.dashboard !== false) {
         try {
@@ -56,12 +71,16 @@ export function register(program: Command): void {
           await assertPortFree(port);
         } catch (err) {
           console.error((err as Error).message);
+          await agentModules?.modules.close();
           process.exitCode = 1;
           return;
         }
       }
       const controlPlane = await startOrExplain(cp, config);
-      if (!controlPlane) return;
+      if (!controlPlane) {
+        await agentModules?.modules.close();
+        return;
+      }
       const tokenFile = path.join(config.dataDir, 'admin-token');
       const admin = localAdminToken(tokenFile, controlPlane.admin);
       let dashboard: RunningDashboard | undefined;
@@ -72,6 +91,7 @@ export function register(program: Command): void {
         } catch (err) {
           console.error((err as Error).message);
           await controlPlane.close();
+          await agentModules?.modules.close();
           process.exitCode = 1;
           return;
         }
@@ -84,7 +104,9 @@ export function register(program: Command): void {
         const workDir = path.join(config.dataDir, 'agent');
         const resources = parseResources(detectResources(workDir));
         const token = await controlPlane.issueServiceToken('local-agent');
+        const logger = pino({ name: 'arbiter-agent', level: config.logLevel });
         agent = new Agent({
+          ...(agentModules ? { modules: agentModules.modules } : {}),
           master: controlPlane.url,
           token,
           hostname: os.hostname(),
@@ -95,8 +117,9 @@ export function register(program: Command): void {
             ? { ca: process.env.ARBITER_CA_FILE ? fs.readFileSync(process.env.ARBITER_CA_FILE, 'utf8') : config.tlsCert.pem }
             : {}),
           killTasksOnExit: true,
-          logger: pino({ name: 'arbiter-agent', level: config.logLevel }),
+          logger,
         });
+        agentModules?.attach(logger);
         agent.start();
       }
       console.log('');
@@ -114,6 +137,7 @@ export function register(program: Command): void {
       const signal = await untilSignal();
       console.log(`\n${signal}: stopping`);
       await agent?.stop();
+      await agentModules?.modules.close();
       await dashboard?.stop();
       await controlPlane.close();
       console.log('stopped');
