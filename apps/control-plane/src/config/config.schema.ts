@@ -26,10 +26,11 @@ import {
 } from './config.values';
 import { LIMIT_SETTINGS, type LimitsConfig } from './config.limits';
 import { modulesFile } from './config.modules';
+import { RETENTION_SETTINGS, type RetentionConfig } from './config.retention';
 
 export { LOG_LEVELS, type LogLevel } from './config.values';
 
-export interface AppConfig extends LimitsConfig {
+export interface AppConfig extends LimitsConfig, RetentionConfig {
   /** HTTP port; 0 picks a free one. */
   port: number;
   /** External PostgreSQL; when unset an embedded server runs with its data in dataDir. */
@@ -83,10 +84,6 @@ export interface AppConfig extends LimitsConfig {
   mesosReadonlyAnonymous: boolean;
   /** The role a Mesos framework subscribed as `*` (no role) is in. */
   mesosDefaultRole: string;
-  /** Days of allocation history (cycles, traces, shares) kept. */
-  historyRetentionDays: number;
-  /** Days ended tasks (with their status updates) are kept. */
-  taskRetentionDays: number;
   logLevel: LogLevel;
   /** The URL this replica gives clients that must reach the leader; unset: its own http(s)://<host>:<port>. */
   advertiseUrl?: string;
@@ -293,22 +290,7 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     default: 'default',
     schema: Role,
   },
-  {
-    key: 'historyRetentionDays',
-    env: 'ARBITER_HISTORY_RETENTION_DAYS',
-    flag: '--history-retention-days',
-    description: 'days of allocation history kept',
-    default: 7,
-    schema: numberIn(0.001, 3650),
-  },
-  {
-    key: 'taskRetentionDays',
-    env: 'ARBITER_TASK_RETENTION_DAYS',
-    flag: '--task-retention-days',
-    description: 'days ended tasks and their status updates are kept',
-    default: 7,
-    schema: numberIn(0.001, 3650),
-  },
+  ...RETENTION_SETTINGS,
   {
     key: 'logLevel',
     env: 'LOG_LEVEL',

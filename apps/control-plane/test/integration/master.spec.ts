@@ -744,17 +744,20 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     const outstanding = await f.nextOffer();
     const db = t.cp.dataSource;
     const count = async (sql: string) => Number((await db.query<Array<{ n: string }>>(sql))[0].n);
-    const cycles = await count('SELECT count(*) AS n FROM allocation_cycles');
-    expect(cycles).toBeGreaterThanOrEqual(2);
-    // Everything so far is made old.
-    await db.query(`UPDATE allocation_cycles SET started_at = now() - interval '30 days'`);
+    // Everything so far is made old (cycles keep running meanwhile: those after this stay recent).
+    const [old] = await db.query<[Array<{ id: string }>, number]>(
+      `UPDATE allocation_cycles SET started_at = now() - interval '30 days' RETURNING id`,
+    );
+    const cycles = old.map((c) => `'${c.id}'`).join(', ');
+    expect(old.length).toBeGreaterThanOrEqual(2);
     await db.query(`UPDATE offers SET created_at = now() - interval '30 days'`);
     const master = t.cp.app.get(Retention);
     const removed = await master.prune({ history: new Date(Date.now() - 86_400_000) });
-    expect(removed.cycles).toBe(cycles);
+    expect(removed.cycles).toBe(old.length);
     expect(removed.offers).toBeGreaterThanOrEqual(1);
-    expect(await count('SELECT count(*) AS n FROM allocation_cycles')).toBe(0);
-    expect(await count('SELECT count(*) AS n FROM allocation_shares')).toBe(0);
+    expect(await count(`SELECT count(*) AS n FROM allocation_cycles WHERE id IN (${cycles})`)).toBe(0);
+    expect(await count(`SELECT count(*) AS n FROM allocation_shares WHERE cycle_id IN (${cycles})`)).toBe(0);
+    expect(await count(`SELECT count(*) AS n FROM allocation_cycles WHERE started_at < now() - interval '1 day'`)).toBe(0);
     expect(await count(`SELECT count(*) AS n FROM offers WHERE id = '${kept.id}'`)).toBe(0);
     // The outstanding offer is kept, still listed as outstanding, and can still be accepted.
     const listed = await offersOf({ state: 'OUTSTANDING' });
@@ -822,6 +825,56 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     await until(() => acked.states('live').includes('KILLED'));
     expect((await master.prune(dayAgo)).tasks).toBe(0);
     expect(await taskIds()).toEqual(['live']);
+  });
+
+  it('forgets agents unreachable or gone past the agent retention once none of their tasks is live or kept; others stay', async () => {
+    const db = t.cp.dataSource;
+    const statusOf = async (id: string) =>
+      (await db.query<Array<{ status: string }>>('SELECT status FROM agents WHERE id = $1', [id]))[0]?.status ?? 'forgotten';
+    const gone = defined((await agent('forget-gone', { cpus: 1, mem: 256 })).agentId);
+    await ok(t.client.POST('/api/v1/agents/{id}/drain', { params: { path: { id: gone } }, body: { markGone: true } }));
+    await until(async () => (await statusOf(gone)) === 'GONE');
+    const reachable = await agent('forget-reachable', { cpus: 1, mem: 256 });
+    const f = await framework({ name: 'forgetter', roles: ['r'] });
+    await f.s.launch(await f.nextOffer(), [task('on-reachable', { cpus: 1, mem: 64 })]);
+    await until(() => f.states('on-reachable').includes('RUNNING'));
+    // An agent unreachable for a month with a task on it out of contact, as the database keeps them.
+    const [{ id: unreachable }] = await db.query<Array<{ id: string }>>(
+      `INSERT INTO agents SELECT (jsonb_populate_record(NULL::agents, to_jsonb(a) || jsonb_build_object(
+         'id', gen_random_uuid(), 'hostname', 'forget-unreachable', 'status', 'UNREACHABLE'))).* FROM agents a WHERE a.id = $1 RETURNING id`,
+      [reachable.agentId],
+    );
+    await db.query(
+      `INSERT INTO tasks SELECT (jsonb_populate_record(NULL::tasks, to_jsonb(t) || jsonb_build_object(
+         'id', gen_random_uuid(), 'task_id', 'out-of-contact', 'agent_id', $1::text, 'state', 'UNREACHABLE'))).* FROM tasks t WHERE t.task_id = 'on-reachable'`,
+      [unreachable],
+    );
+    await db.query(`UPDATE agents SET last_seen_at = now() - interval '30 days'`);
+    const retention = t.cp.app.get(Retention);
+    const dayAgo = new Date(Date.now() - 86_400_000);
+    const before = { tasks: dayAgo, agents: dayAgo };
+
+    // The gone agent goes; the unreachable one stays while its task is not ended; a reachable one always stays.
+    expect((await retention.prune(before)).agents).toBe(1);
+    expect([await statusOf(gone), await statusOf(unreachable), await statusOf(defined(reachable.agentId))]).toEqual([
+      'forgotten',
+      'UNREACHABLE',
+      'REACHABLE',
+    ]);
+    const listed = await ok(t.client.GET('/api/v1/agents', { params: { query: {} } }));
+    expect(listed.items.map((a) => a.hostname).sort()).toEqual(['forget-reachable', 'forget-unreachable']);
+    // Its task ended recently: kept by the task retention, and the agent with it.
+    await db.query(`UPDATE tasks SET state = 'LOST', updated_at = now() WHERE task_id = 'out-of-contact'`);
+    expect(await retention.prune(before)).toMatchObject({ tasks: 0, agents: 0 });
+    // Ended long ago: the task goes, then the agent, in one pruning.
+    await db.query(`UPDATE tasks SET updated_at = now() - interval '30 days' WHERE task_id = 'out-of-contact'`);
+    expect(await retention.prune(before)).toMatchObject({ tasks: 1, agents: 1 });
+    expect(await statusOf(unreachable)).toBe('forgotten');
+    // Within the agent retention nothing goes.
+    await db.query(`UPDATE agents SET status = 'UNREACHABLE' WHERE id = $1`, [reachable.agentId]);
+    await db.query(`DELETE FROM tasks WHERE agent_id = $1`, [reachable.agentId]);
+    await db.query(`UPDATE agents SET last_seen_at = now()`);
+    expect((await retention.prune(before)).agents).toBe(0);
   });
 
   it('offers again when it leads again after stepping down while a cycle was booked', async () => {

@@ -78,6 +78,7 @@ export function testConfig(databaseUrl: string, overrides: Partial<AppConfig> = 
     principalQueueMb: 64,
     historyRetentionDays: 7,
     taskRetentionDays: 7,
+    agentRetentionDays: 14,
     logLevel: 'silent',
     leaderLease: 10,
     pingInterval: 5,
