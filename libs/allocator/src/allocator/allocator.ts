@@ -55,7 +55,15 @@ export class HierarchicalAllocator {
 
   // ---------------------------------------------------------------- agents
 
-  addAgent(id: string, total: Resources, options: { hostname?: string; used?: UsedResources[]; activated?: boolean } = {}): void {
+  /**
+   * Adds an agent. `refinedReservations`: the roles whose reservations on it are refined (Mesos's
+   * reservation stacks of two layers or more), offered only to frameworks with RESERVATION_REFINEMENT.
+   */
+  addAgent(
+    id: string,
+    total: Resources,
+    options: { hostname?: string; used?: UsedResources[]; activated?: boolean; refinedReservations?: Iterable<string> } = {},
+  ): void {
     this.idle();
     if (this.state.agents.has(id)) throw new AllocatorError('DUPLICATE_AGENT', `agent '${id}' already exists`);
     const agent = this.state.addAgent(id, total, options);
@@ -70,11 +78,17 @@ export class HierarchicalAllocator {
     this.state.removeAgent(this.requireAgent(id));
   }
 
-  /** New total; allocations stay, so an agent may end up over-allocated (available clamps at 0). */
-  updateAgent(id: string, total: Resources): boolean {
+  /**
+   * New total (and, when given, the roles whose reservations on it are refined); allocations
+   * stay, so an agent may end up over-allocated (available clamps at 0). Whether anything changed.
+   */
+  updateAgent(id: string, total: Resources, refinedReservations?: Iterable<string>): boolean {
     this.idle();
     const agent = this.requireAgent(id);
-    if (agent.total.equals(total)) return false;
+    const refinedChanged = refinedReservations !== undefined && agent.setRefinedReservations(refinedReservations);
+    // What frameworks were passed by for no longer holds when the refined roles change.
+    if (refinedChanged) this.state.epoch++;
+    if (agent.total.equals(total)) return refinedChanged;
     this.state.setAgentTotal(agent, total);
     return true;
   }

@@ -92,6 +92,8 @@ export interface AllocatorSnapshot {
     total: ResourceEntry[];
     activated: boolean;
     maintenance: boolean;
+    /** Roles whose reservations on the agent are refined (absent: none). */
+    refinedReservations?: string[];
     used: Array<{ frameworkId: string; role: string; resources: ResourceEntry[] }>;
   }>;
   frameworks: Array<{
