@@ -25,6 +25,7 @@ import { quotasOf, snapshotOf } from './snapshot';
 import { AllocatorState } from './state';
 import { type DecisionReason, type Quantities, TraceCollector } from './trace';
 import {
+  type AgentOptions,
   type AllocatorConfig,
   AllocatorError,
   type AllocatorOptions,
@@ -32,7 +33,6 @@ import {
   type Clock,
   type CycleResult,
   DEFAULT_CONFIG,
-  type UsedResources,
 } from './types';
 
 export class HierarchicalAllocator {
@@ -55,15 +55,7 @@ export class HierarchicalAllocator {
 
   // ---------------------------------------------------------------- agents
 
-  /**
-   * Adds an agent. `refinedReservations`: the roles whose reservations on it are refined (Mesos's
-   * reservation stacks of two layers or more), offered only to frameworks with RESERVATION_REFINEMENT.
-   */
-  addAgent(
-    id: string,
-    total: Resources,
-    options: { hostname?: string; used?: UsedResources[]; activated?: boolean; refinedReservations?: Iterable<string> } = {},
-  ): void {
+  addAgent(id: string, total: Resources, options: AgentOptions = {}): void {
     this.idle();
     if (this.state.agents.has(id)) throw new AllocatorError('DUPLICATE_AGENT', `agent '${id}' already exists`);
     const agent = this.state.addAgent(id, total, options);
@@ -78,10 +70,7 @@ export class HierarchicalAllocator {
     this.state.removeAgent(this.requireAgent(id));
   }
 
-  /**
-   * New total (and, when given, the roles whose reservations on it are refined); allocations
-   * stay, so an agent may end up over-allocated (available clamps at 0). Whether anything changed.
-   */
+  /** New total (and refined roles, when given); allocations stay (available clamps at 0). Whether anything changed. */
   updateAgent(id: string, total: Resources, refinedReservations?: Iterable<string>): boolean {
     this.idle();
     const agent = this.requireAgent(id);

@@ -110,6 +110,19 @@ export interface AllocatorSnapshot {
   whitelist: string[] | null;
 }
 
+/** How an agent is added (`HierarchicalAllocator.addAgent`). */
+export interface AgentOptions {
+  hostname?: string;
+  /** Resources already in use on it (its tasks), counted as allocated. */
+  used?: UsedResources[];
+  activated?: boolean;
+  /**
+   * The roles whose reservations on it are refined (Mesos's reservation stacks of two layers or
+   * more): offered only to frameworks with RESERVATION_REFINEMENT.
+   */
+  refinedReservations?: Iterable<string>;
+}
+
 export interface UsedResources {
   frameworkId: string;
   role: string;
