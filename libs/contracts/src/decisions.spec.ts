@@ -9,6 +9,15 @@ describe('decision reasons', () => {
     );
   });
 
+  it('tells a missing capability for GPUs from one for refined reservations', () => {
+    expect(explainDecision('MISSING_CAPABILITY', 1, { capability: 'GPU_RESOURCES' })).toBe(
+      '1 time(s) an agent was skipped because it has GPUs and the framework lacks the GPU_RESOURCES capability.',
+    );
+    expect(explainDecision('MISSING_CAPABILITY', 2, { capability: 'RESERVATION_REFINEMENT' })).toBe(
+      '2 time(s) an agent was skipped because all it had for the role was refined reservations and the framework lacks the RESERVATION_REFINEMENT capability.',
+    );
+  });
+
   it('names a reason it does not know as it is', () => {
     expect(explainDecision('SOMETHING_NEW', 1)).toBe('1 time(s): SOMETHING_NEW.');
     expect(formatQuantities({})).toBe('nothing');

@@ -56,7 +56,9 @@ export const DECISION_SENTENCES: Readonly<Record<DecisionReasonCode, (n: number,
   FRAMEWORK_FILTERED: (n, e) =>
     `${n} time(s) an agent was skipped because the framework declined its resources with a filter (refuse_seconds); e.g. agent ${str(e.agent)} was filtered until t=${Math.round(Number(e.until) * 10) / 10} s on the allocator's clock. Revive to clear filters.`,
   MISSING_CAPABILITY: (n, e) =>
-    `${n} time(s) an agent was skipped because it has ${e.capability === 'GPU_RESOURCES' ? 'GPUs' : 'resources'} and the framework lacks the ${str(e.capability)} capability.`,
+    e.capability === 'RESERVATION_REFINEMENT'
+      ? `${n} time(s) an agent was skipped because all it had for the role was refined reservations and the framework lacks the RESERVATION_REFINEMENT capability.`
+      : `${n} time(s) an agent was skipped because it has ${e.capability === 'GPU_RESOURCES' ? 'GPUs' : 'resources'} and the framework lacks the ${str(e.capability)} capability.`,
   BELOW_MIN_ALLOCATABLE: (n, e) =>
     `${n} time(s) what was left on an agent (${formatQuantities(e.leftover)}) was below the minimum allocatable resources.`,
   NO_QUOTA_GUARANTEE_ON_AGENT: (n, e) =>

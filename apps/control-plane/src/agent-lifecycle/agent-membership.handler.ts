@@ -83,7 +83,11 @@ export class AgentMembership {
       await this.offers.onAgent(row.id, "the agent's resources changed");
       const volumes = await this.agents.volumesOn(row.id);
       if (runtime.inAllocator)
-        this.state.allocator.updateAgent(row.id, this.effectiveTotal(Object.assign(row, change), reservations, volumes));
+        this.state.allocator.updateAgent(
+          row.id,
+          this.effectiveTotal(Object.assign(row, change), reservations, volumes),
+          refinedRoles(reservations),
+        );
       this.stream.emit('agent.updated', { agentId: row.id });
       this.loop.requestCycle();
     });
@@ -126,8 +130,14 @@ export class AgentMembership {
       hostname: agent.hostname,
       used,
       activated: activated && agent.activated && !agent.drainState,
+      refinedReservations: refinedRoles(reservations),
     });
     this.state.unavailability.delete(agent.id);
     this.registry.addedToAllocator(agent.id);
   }
+}
+
+/** The roles whose reservations refine another's (offered only to frameworks with RESERVATION_REFINEMENT). */
+function refinedRoles(reservations: readonly ReservationEntity[]): string[] {
+  return [...new Set(reservations.filter((r) => r.refines.length > 0).map((r) => r.role))];
 }

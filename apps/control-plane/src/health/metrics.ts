@@ -105,6 +105,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly volumeOperations = new Counter({
+    name: 'arbiter_volume_operations_total',
+    help: "persistent volumes created and destroyed, by operation (create, destroy) and source (offer: a framework's CREATE or DESTROY; operator: the REST or Mesos operator API)",
+    labelNames: ['operation', 'source'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'arbiter_' });
   }

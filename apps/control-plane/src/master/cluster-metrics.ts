@@ -1,7 +1,8 @@
 /**
  * The cluster as Prometheus gauges, read from the leader's memory at each scrape (no SQL): agents,
  * frameworks, live tasks, outstanding offers and filters, and per role the dominant share, the
- * resources its tasks use and its offers hold, and its quota against what it consumes. On a
+ * resources its tasks use and its offers hold, and its quota against what it consumes; persistent
+ * volumes (how many, in use or idle, and their disk). On a
  * standby the master's state is empty, so these have no series (or 0) there.
  */
 import { Resources } from '@arbiter/allocator';
@@ -11,6 +12,10 @@ import { LOADED_MODULES } from '../config/config.modules';
 import { Gauge } from 'prom-client';
 import { ClusterState } from './cluster-state';
 import { Metrics } from '../health/metrics';
+import { volumeKeyOf } from './volume-catalog';
+
+/** Bytes in a MB, Mesos's unit of disk. */
+const MB = 1024 * 1024;
 
 @Injectable()
 export class ClusterMetrics {
@@ -140,6 +145,42 @@ export class ClusterMetrics {
         }
         for (const [resource, v] of total.scalarQuantities()) this.set({ resource, kind: 'total' }, v);
         for (const [resource, v] of allocated.scalarQuantities()) this.set({ resource, kind: 'allocated' }, v);
+      },
+    });
+    // Persistent volumes on the agents in the allocator: how many, in use by a live task or executor or not, and their disk.
+    const volumes = () => {
+      const counts = { in_use: 0, idle: 0 };
+      let bytes = 0;
+      if (!state.hasAllocator) return { counts, bytes };
+      for (const [agentId, onAgent] of state.volumes.agents()) {
+        if (!state.allocator.hasAgent(agentId)) continue;
+        const used = new Set<string>();
+        for (const holder of [...state.liveTasks.onAgent(agentId), ...state.executors.onAgent(agentId)])
+          for (const e of holder.resources) if (e.volume && e.reservation) used.add(volumeKeyOf(e.reservation, e.volume));
+        for (const [key, v] of onAgent) {
+          counts[used.has(key) ? 'in_use' : 'idle']++;
+          bytes += v.disk * MB;
+        }
+      }
+      return { counts, bytes };
+    };
+    new Gauge({
+      name: 'arbiter_persistent_volumes',
+      help: 'persistent volumes on the agents the leader knows, by state: in_use (a live task or executor holds it) or idle',
+      labelNames: ['state'] as const,
+      registers,
+      collect() {
+        const { counts } = volumes();
+        this.set({ state: 'in_use' }, counts.in_use);
+        this.set({ state: 'idle' }, counts.idle);
+      },
+    });
+    new Gauge({
+      name: 'arbiter_persistent_volume_bytes',
+      help: 'disk reserved by persistent volumes on the agents the leader knows, in bytes',
+      registers,
+      collect() {
+        this.set(volumes().bytes);
       },
     });
     // Modules (docs/modules.md): hook calls, and failures and timeouts of hooks and policies, per module and point.

@@ -23,6 +23,7 @@ import type { Actor } from '../auth/auth.actor';
 import { AuthErrorCode } from '../auth/auth.errors';
 import { PrincipalKind } from '../auth/principal.entity';
 import { AuditService } from '../audit/audit.service';
+import { Metrics } from '../health/metrics';
 import type { Page } from '../common/pagination.dto';
 import { Database, lockDomain, LockDomain, type Tx } from '../database/database.service';
 import { CommonErrorCode } from '../errors/errors.codes';
@@ -63,6 +64,7 @@ export class VolumesService {
     private readonly events: ClusterEvents,
     private readonly acls: AclsService,
     private readonly outbox: Outbox,
+    private readonly metrics: Metrics,
   ) {}
 
   async list(filter: { agentId?: string; role?: string }, limit: number, offset: number): Promise<Page<PersistentVolumeDto>> {
@@ -217,6 +219,7 @@ export class VolumesService {
       return rows;
     });
     for (const v of created) this.events.emit({ type: 'volume.created', agentId, volumeId: v.id });
+    this.metrics.volumeOperations.inc({ operation: 'create', source: options.within ? 'offer' : 'operator' }, created.length);
     return created;
   }
 
@@ -264,6 +267,7 @@ export class VolumesService {
       return rows;
     });
     for (const v of destroyed) this.events.emit({ type: 'volume.destroyed', agentId, volumeId: v.id });
+    this.metrics.volumeOperations.inc({ operation: 'destroy', source: within ? 'offer' : 'operator' }, destroyed.length);
   }
 
   /** Has the agent make or remove a volume's directory; its refusal or silence is the operation's. */

@@ -1,6 +1,7 @@
 /**
  * Mesos's allocator settings as the control plane applies them: minimum allocatable resources,
- * GPU filtering, resources left out of fair sharing, and the offer timeout (on a manual clock).
+ * GPU filtering, refined reservations only to frameworks with RESERVATION_REFINEMENT, resources left
+ * out of fair sharing, and the offer timeout (on a manual clock).
  */
 import { Resources } from '@arbiter/allocator';
 import type { Subscribe } from '@arbiter/scheduler-sdk';
@@ -9,6 +10,7 @@ import { ClusterState } from '../../src/master/cluster-state';
 import { Kernel } from '../../src/kernel/kernel';
 import { ManualClock } from '@arbiter/test-support';
 import { ADMIN_TOKEN, controlPlaneBed, type TestControlPlane } from '../support/app';
+import { ok } from '../support/client';
 import { ProtocolAgent } from '../support/fake-agent';
 import { Recorder } from '../support/recorder';
 import { never } from '@arbiter/test-support';
@@ -150,4 +152,28 @@ it('offers agents in the pack order when ARBITER_PLACEMENT is pack: the smallest
   await f.s.start();
   await until(() => batches.some((b) => b.length === 2));
   expect(batches.find((b) => b.length === 2)).toEqual([small, big]);
+});
+
+it('offers refined reservations only to frameworks with RESERVATION_REFINEMENT, and says why the others get none', async () => {
+  const cp = await start({});
+  const agentId = await agent(cp, 'refined', { cpus: 2, mem: 1024 });
+  await ok(cp.client.POST('/api/v1/reservations', { body: { agentId, role: 'eng', resources: 'cpus:2;mem:1024' } }), 201);
+  await ok(
+    cp.client.POST('/api/v1/reservations', { body: { agentId, role: 'eng/ml', refines: 'eng', resources: 'cpus:2;mem:1024' } }),
+    201,
+  );
+  const old = await framework(cp, { name: 'old', roles: ['eng/ml'] });
+  await cyclesPass(cp);
+  expect(old.offers).toEqual([]);
+  const explain = await fetch(`${cp.cp.url}/api/v1/frameworks/${defined(old.s.frameworkId)}/explain`, {
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  const why = JSON.stringify(await explain.json());
+  expect(why).toContain('MISSING_CAPABILITY');
+  expect(why).toContain('refined reservations and the framework lacks the RESERVATION_REFINEMENT capability');
+  // One with the capability is offered them, though the other sorts first (both have nothing).
+  const able = await framework(cp, { name: 'able', roles: ['eng/ml'], capabilities: ['RESERVATION_REFINEMENT'] });
+  const offer = await able.nextOffer();
+  expect(Resources.of(offer.resources).toString()).toBe('cpus(eng/ml):2;mem(eng/ml):1024');
+  expect(old.offers).toEqual([]);
 });

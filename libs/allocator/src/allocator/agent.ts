@@ -35,6 +35,8 @@ export class Agent {
   private isPlain: boolean;
   private sharedHeld: boolean;
   private gpus: boolean;
+  /** Roles whose reservations on the agent are refined (Mesos's stacks of two layers or more). */
+  private refined: ReadonlySet<string>;
 
   constructor(
     readonly id: string,
@@ -43,7 +45,7 @@ export class Agent {
     total: Resources,
     /** Offer filters on this agent (shared with the allocator's filters by agent id). */
     readonly filters: AgentFilters,
-    options: { hostname?: string; activated?: boolean } = {},
+    options: { hostname?: string; activated?: boolean; refinedReservations?: Iterable<string> } = {},
   ) {
     this.hostname = options.hostname ?? id;
     this.activated = options.activated ?? true;
@@ -53,6 +55,7 @@ export class Agent {
     this.sharedHeld = !total.shared().isEmpty();
     this.allocatedFits = !this.sharedHeld;
     this.gpus = total.get('gpus') > 0;
+    this.refined = new Set(options.refinedReservations ?? []);
   }
 
   get total(): Resources {
@@ -75,6 +78,18 @@ export class Agent {
   }
   get hasGpus(): boolean {
     return this.gpus;
+  }
+  /** Roles whose reservations on the agent are refined: offered only to frameworks with RESERVATION_REFINEMENT. */
+  get refinedReservations(): ReadonlySet<string> {
+    return this.refined;
+  }
+
+  /** Sets the roles whose reservations are refined; whether that changed them. */
+  setRefinedReservations(roles: Iterable<string>): boolean {
+    const next = new Set(roles);
+    if (next.size === this.refined.size && [...next].every((r) => this.refined.has(r))) return false;
+    this.refined = next;
+    return true;
   }
 
   /** What the framework holds on the agent under the role. */

@@ -25,6 +25,7 @@ import { quotasOf, snapshotOf } from './snapshot';
 import { AllocatorState } from './state';
 import { type DecisionReason, type Quantities, TraceCollector } from './trace';
 import {
+  type AgentOptions,
   type AllocatorConfig,
   AllocatorError,
   type AllocatorOptions,
@@ -32,7 +33,6 @@ import {
   type Clock,
   type CycleResult,
   DEFAULT_CONFIG,
-  type UsedResources,
 } from './types';
 
 export class HierarchicalAllocator {
@@ -55,7 +55,7 @@ export class HierarchicalAllocator {
 
   // ---------------------------------------------------------------- agents
 
-  addAgent(id: string, total: Resources, options: { hostname?: string; used?: UsedResources[]; activated?: boolean } = {}): void {
+  addAgent(id: string, total: Resources, options: AgentOptions = {}): void {
     this.idle();
     if (this.state.agents.has(id)) throw new AllocatorError('DUPLICATE_AGENT', `agent '${id}' already exists`);
     const agent = this.state.addAgent(id, total, options);
@@ -70,11 +70,14 @@ export class HierarchicalAllocator {
     this.state.removeAgent(this.requireAgent(id));
   }
 
-  /** New total; allocations stay, so an agent may end up over-allocated (available clamps at 0). */
-  updateAgent(id: string, total: Resources): boolean {
+  /** New total (and refined roles, when given); allocations stay (available clamps at 0). Whether anything changed. */
+  updateAgent(id: string, total: Resources, refinedReservations?: Iterable<string>): boolean {
     this.idle();
     const agent = this.requireAgent(id);
-    if (agent.total.equals(total)) return false;
+    const refinedChanged = refinedReservations !== undefined && agent.setRefinedReservations(refinedReservations);
+    // What frameworks were passed by for no longer holds when the refined roles change.
+    if (refinedChanged) this.state.epoch++;
+    if (agent.total.equals(total)) return refinedChanged;
     this.state.setAgentTotal(agent, total);
     return true;
   }

@@ -25,7 +25,9 @@ export class Eligibility {
 
   /**
    * What `fw` may take on `agent` under `role`: allocatable to the role, minus what the
-   * framework's capabilities exclude. `undefined` when the whole agent is excluded.
+   * framework's capabilities exclude. `undefined` when the whole agent is excluded, or when all
+   * it could take there is refined reservations and it lacks RESERVATION_REFINEMENT (as Mesos's
+   * `stripIncapableResources`, which drops them for such frameworks).
    */
   usableBy(
     agent: Agent,
@@ -47,6 +49,15 @@ export class Eligibility {
     }
     usable = usable.allocatableTo(role);
     if (!fw.capabilities.has('REVOCABLE_RESOURCES')) usable = usable.nonRevocable();
+    const refined = agent.refinedReservations;
+    if (refined.size > 0 && !fw.capabilities.has('RESERVATION_REFINEMENT')) {
+      const kept = usable.filter((k) => k.reservation === undefined || !refined.has(k.reservation));
+      if (kept.isEmpty() && !usable.isEmpty()) {
+        trace?.add({ reason: 'MISSING_CAPABILITY', agent: agent.id, role, framework: fw.id, capability: 'RESERVATION_REFINEMENT' });
+        return undefined;
+      }
+      usable = kept;
+    }
     return usable;
   }
 

@@ -21,6 +21,7 @@ export function restoreAllocator(snapshot: AllocatorSnapshot, options: Omit<Allo
     allocator.addAgent(a.id, Resources.of(a.total), {
       hostname: a.hostname,
       activated: a.activated,
+      refinedReservations: a.refinedReservations,
       used: a.used.map((u) => ({ frameworkId: u.frameworkId, role: u.role, resources: Resources.of(u.resources) })),
     });
     if (a.maintenance) allocator.deactivateAgent(a.id, { maintenance: true });

@@ -20,6 +20,7 @@ export function snapshotOf(state: AllocatorState): AllocatorSnapshot {
     total: a.total.toJSON(),
     activated: a.activated,
     maintenance: a.deactivatedForMaintenance,
+    ...(a.refinedReservations.size > 0 ? { refinedReservations: [...a.refinedReservations] } : {}),
     used: [...a.allocations()].flatMap(([frameworkId, byRole]) =>
       [...byRole].map(([role, resources]) => ({ frameworkId, role, resources: resources.toJSON() })),
     ),

@@ -51,7 +51,11 @@ export class AllocatorState {
     return this.nextSlot;
   }
 
-  addAgent(id: string, total: Resources, options: { hostname?: string; activated?: boolean }): Agent {
+  addAgent(
+    id: string,
+    total: Resources,
+    options: { hostname?: string; activated?: boolean; refinedReservations?: Iterable<string> },
+  ): Agent {
     const slot = this.freeSlots.pop() ?? this.nextSlot++;
     const agent = new Agent(id, slot, total, this.filters.forAgent(id), options);
     this.agents.set(id, agent);

@@ -92,6 +92,8 @@ export interface AllocatorSnapshot {
     total: ResourceEntry[];
     activated: boolean;
     maintenance: boolean;
+    /** Roles whose reservations on the agent are refined (absent: none). */
+    refinedReservations?: string[];
     used: Array<{ frameworkId: string; role: string; resources: ResourceEntry[] }>;
   }>;
   frameworks: Array<{
@@ -106,6 +108,19 @@ export interface AllocatorSnapshot {
   weights: Record<string, number>;
   quotas: Record<string, { guarantees: Quantities; limits: Quantities }>;
   whitelist: string[] | null;
+}
+
+/** How an agent is added (`HierarchicalAllocator.addAgent`). */
+export interface AgentOptions {
+  hostname?: string;
+  /** Resources already in use on it (its tasks), counted as allocated. */
+  used?: UsedResources[];
+  activated?: boolean;
+  /**
+   * The roles whose reservations on it are refined (Mesos's reservation stacks of two layers or
+   * more): offered only to frameworks with RESERVATION_REFINEMENT.
+   */
+  refinedReservations?: Iterable<string>;
 }
 
 export interface UsedResources {

@@ -77,6 +77,7 @@ interface StepFields {
   order: string[];
   roles: string[];
   capabilities?: string[];
+  refinedReservations?: string[];
   agents?: string[];
   hostnames: string[] | null;
   quantities: Quantities;
@@ -260,6 +261,7 @@ function runAllocatorSteps(scenario: ScenarioDocument, fail: Fail, policies: Sce
     switch (step.op) {
       case 'addAgent':
         allocator.addAgent(s.id, res(s.resources), {
+          refinedReservations: s.refinedReservations,
           used: (s.used ?? []).map((u) => ({ frameworkId: u.framework, role: u.role, resources: res(u.resources) })),
         });
         break;
@@ -267,7 +269,7 @@ function runAllocatorSteps(scenario: ScenarioDocument, fail: Fail, policies: Sce
         allocator.removeAgent(s.id);
         break;
       case 'updateAgent':
-        allocator.updateAgent(s.id, res(s.resources));
+        allocator.updateAgent(s.id, res(s.resources), s.refinedReservations);
         break;
       case 'addFramework':
         allocator.addFramework(s.id, s.roles, { capabilities: s.capabilities ?? [] });

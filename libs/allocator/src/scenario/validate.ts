@@ -40,9 +40,9 @@ export const SORTER_OPS: Record<string, Spec> = {
 };
 
 export const ALLOCATOR_OPS: Record<string, Spec> = {
-  addAgent: { id: 'string', resources: 'resources', used: 'array?' },
+  addAgent: { id: 'string', resources: 'resources', used: 'array?', refinedReservations: 'strings?' },
   removeAgent: { id: 'string' },
-  updateAgent: { id: 'string', resources: 'resources' },
+  updateAgent: { id: 'string', resources: 'resources', refinedReservations: 'strings?' },
   addFramework: { id: 'string', roles: 'strings', capabilities: 'strings?' },
   deactivateFramework: { id: 'string' },
   activateFramework: { id: 'string' },
