@@ -28,7 +28,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
  * Serves the document NestJS builds: Swagger UI at /api/docs (swagger-ui-express) and the JSON
  * at /api/docs-json. Both are open, like /health: the API itself still needs a token. The
  * document is built on the first request for it, not at start: building it (every controller's
- * and DTO's metadata walked) was most of the CPU time of a start.
+ * and DTO's metadata walked) was a third of the CPU time of a start (docs/benchmarks.md).
  */
 export function serveApiDocs(app: INestApplication, document: () => OpenAPIObject): void {
   const http = app.getHttpAdapter().getInstance() as Express;
