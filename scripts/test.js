@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// `npm test`: the type check and lint (ESLint, Prettier, folder-deps) side by side, then every Jest
-// project (see runChecks and runJest), with a JSON report in reports/jest.json (read by .ci/run).
+// `npm test`: the type check and lint (ESLint, Prettier, folder-deps) side by side, on the CPU time
+// left by every Jest project running meanwhile (see runChecks and runJest), with a JSON report in
+// reports/jest.json (read by .ci/run).
 // A failed check or test fails the run. Extra arguments go to Jest, e.g. `npm test -- libs/allocator`
 // or `npm test -- -t "quota"`. SKIP_TYPECHECK=1 and SKIP_LINT=1 skip those steps while iterating.
 //
 // `--tier unit|integration|e2e` (`npm run test:unit`, ...) runs only that tier's Jest projects
 // (see jest.preset.js), without the type check and lint.
-const { spawn } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const os = require('node:os');
 const path = require('node:path');
 const fs = require('node:fs');
@@ -75,17 +76,29 @@ if (!process.env.SKIP_LINT) {
 /** The Jest project of the dashboard's browser tests (see runJest). */
 const BROWSER_TESTS = 'dashboard:e2e';
 
+/** The dashboard's production build, made beside the tests (see runJest). */
+const DASHBOARD_BUILD = 'dashboard build';
+
+/** chrt (util-linux), which starts a command under Linux's SCHED_IDLE policy, where there is one. */
+const CHRT = ['/usr/bin/chrt', '/bin/chrt'].find((f) => process.platform === 'linux' && fs.existsSync(f));
+
+/** The commands started `idle` that are still running, by process id: their names (see run and unidle). */
+const idling = new Map();
+
 /**
  * Starts a command, its output piped (`collect`: kept and printed as one block when it ends) or
- * inherited; resolves with its exit code. `nice` lowers its priority (and its children's).
+ * inherited; resolves with its exit code. `idle` runs it (and its children) only on a CPU that
+ * nothing else wants: Linux's SCHED_IDLE policy, through chrt; nice 19 elsewhere.
  */
-function run(name, command, commandArgs, { collect = false, nice = 0, env = process.env } = {}) {
+function run(name, command, commandArgs, { collect = false, idle = false, env = process.env } = {}) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(command, commandArgs, { cwd: root, env, stdio: collect ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
-    if (nice) {
+    const [file, fileArgs] = idle && CHRT ? [CHRT, ['--idle', '0', command, ...commandArgs]] : [command, commandArgs];
+    const child = spawn(file, fileArgs, { cwd: root, env, stdio: collect ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    if (idle) idling.set(child.pid, name);
+    if (idle && !CHRT) {
       try {
-        os.setPriority(child.pid, nice);
+        os.setPriority(child.pid, 19);
       } catch {
         // Only the scheduling changes: the command runs all the same.
       }
@@ -94,6 +107,7 @@ function run(name, command, commandArgs, { collect = false, nice = 0, env = proc
     child.stdout?.on('data', (c) => (output += c));
     child.stderr?.on('data', (c) => (output += c));
     child.on('close', (code, signal) => {
+      idling.delete(child.pid);
       console.log(`> ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
       if (output) process.stdout.write(output);
       resolve(code ?? (signal ? 1 : 0));
@@ -102,16 +116,43 @@ function run(name, command, commandArgs, { collect = false, nice = 0, env = proc
 }
 
 /**
- * The checks run beside the tests, at a lower priority: they only need CPU time, where tests wait
- * on timers, sockets and processes and assert on what happens meanwhile. A failed check fails the
- * run once the tests end (its output is printed when it ends).
+ * Gives the commands started `idle` (and their children) the CPU like any other once nothing waits
+ * for the CPU they were leaving: on a machine loaded by others, a command on SCHED_IDLE gets almost
+ * none. Where the policy cannot be changed back (not root, a RLIMIT_NICE of 0), they stay idle.
+ */
+function unidle(which = () => true) {
+  const tree = (pid) => {
+    let children = [];
+    try {
+      for (const task of fs.readdirSync(`/proc/${pid}/task`))
+        children.push(...fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+    } catch {
+      children = [];
+    }
+    return [pid, ...children.flatMap(tree)];
+  };
+  for (const pid of [...idling].filter(([, name]) => which(name)).flatMap(([pid]) => tree(pid))) {
+    if (CHRT) spawnSync(CHRT, ['--other', '--all-tasks', '--pid', '0', String(pid)], { stdio: 'ignore' });
+    try {
+      os.setPriority(pid, 0);
+    } catch {
+      // Not allowed: it goes on at its priority.
+    }
+  }
+}
+
+/**
+ * The checks run beside the tests, on the CPU time the tests leave (SCHED_IDLE, see run): they
+ * only need CPU time, where tests wait on timers, sockets, PostgreSQL and processes and assert on
+ * what happens meanwhile; a test woken on a timer takes its core back from a check at once. A
+ * failed check fails the run once the tests end (its output is printed when it ends).
  */
 async function runChecks() {
   const codes = await Promise.all(
     checks.map(async (check) => {
       // Their output is piped, to be printed in one block: colours only when this run has a terminal.
       const env = process.stdout.isTTY ? { FORCE_COLOR: '1', ...process.env } : process.env;
-      const code = await run(check.name, check.command ?? bin(check.tool), check.args, { collect: true, nice: 10, env });
+      const code = await run(check.name, check.command ?? bin(check.tool), check.args, { collect: true, idle: true, env });
       if (code !== 0) console.error(check.failure);
       return code;
     }),
@@ -129,8 +170,10 @@ async function runChecks() {
  * machine three files starting together left control planes unstarted after 60 s. The
  * dashboard's browser tests are a run of their own, since their global setup makes the
  * dashboard's production build when it is missing (as in a fresh clone): the other end-to-end
- * tests do not wait for it. Each run writes its report; reports/jest.json holds them merged.
- * Given --maxWorkers (or --runInBand), one run does it all as told.
+ * tests do not wait for it. In a whole run the build starts with the tests, on idle CPU time
+ * (scripts/build-dashboard.js), and only the browser tests wait for it. Each run writes its
+ * report; reports/jest.json holds them merged. Given --maxWorkers (or --runInBand), one run does
+ * it all as told.
  */
 async function runJest() {
   const reports = path.join(root, 'reports');
@@ -150,10 +193,20 @@ async function runJest() {
           : []),
       ];
   const files = runs.map((_, n) => path.join(reports, runs.length > 1 ? `jest-${n + 1}.json` : 'jest.json'));
+  const browser = runs.find((r) => r.options.includes(BROWSER_TESTS));
+  // The whole run (no paths or filters given): the dashboard's production build starts now, on the
+  // CPU time the tests leave, and the browser tests wait for it rather than make it themselves.
+  if (browser && !args.length)
+    browser.waitFor = run(DASHBOARD_BUILD, process.execPath, [path.join('scripts', 'build-dashboard.js')], { collect: true, idle: true });
   // One run after the other: side by side on two cores, files that assert on timing (leases,
   // fuzzing time budgets) were starved into timeouts.
   const codes = [];
   for (const [n, r] of runs.entries()) {
+    // A failed build is made again (and its error shown) by the browser tests' global setup.
+    if (r.waitFor) {
+      unidle((name) => name === DASHBOARD_BUILD);
+      await r.waitFor;
+    }
     codes.push(
       await (() => {
         const jestArgs = ['--json', '--outputFile', files[n], ...r.options, ...(runs.length > 1 ? ['--passWithNoTests'] : []), ...args];
@@ -182,10 +235,10 @@ function mergeReports(files, into) {
   for (const f of files) fs.rmSync(f, { force: true });
 }
 
-// The checks first (side by side, each one process), then the tests: together, on two cores, the
-// checks' CPU time starved the tests that assert on timing.
-void runChecks().then(async (checked) => {
-  const tested = await runJest();
+// The checks and the tests at once, the checks on the CPU time the tests leave (see runChecks).
+// (At nice 10 rather than SCHED_IDLE, the checks beside the tests starved those that assert on
+// timing; so did the end-to-end tier beside the others, which still run one after the other.)
+void Promise.all([runChecks(), runJest().finally(unidle)]).then(([checked, tested]) => {
   if (checked !== 0) console.error('Tests ran, but a check failed (above).');
   process.exit(tested || checked);
 });

@@ -114,8 +114,9 @@ export async function startControlPlane(config: AppConfig, options: { clock?: Cl
     await dataSource.initialize();
     const applied = await migrateOnce(database.url);
     if (applied.length) log.info({ migrations: applied }, 'applied migrations');
-    app = await createApp(config, dataSource, options.clock, modules);
-    serveApiDocs(app, buildOpenApiDocument(app));
+    const created = await createApp(config, dataSource, options.clock, modules);
+    app = created;
+    serveApiDocs(app, () => buildOpenApiDocument(created));
     limitConnections(app.getHttpServer() as Server, config, (fields, message) => log.warn(fields, message));
     await app.listen(config.port);
     const admin = await app.get(AuthService).bootstrapAdmin(config.adminToken);

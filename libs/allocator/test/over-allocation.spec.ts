@@ -7,6 +7,9 @@
  */
 import { HierarchicalAllocator, parseResources, type Resources, seededRandom } from '../src';
 
+/** No resources (Resources are values: adding to it makes a new one). */
+const NOTHING = parseResources('cpus:0');
+
 /** A violation found by one seeded run, or null. */
 function run(seed: number): string | null {
   const rnd = seededRandom(seed);
@@ -34,9 +37,11 @@ function run(seed: number): string | null {
     if (r < 0.35) {
       const res = a.allocate({ trace: rnd() < 0.7 });
       for (const o of res.offers) offers.push({ fw: o.frameworkId, role: o.role, agent: o.agentId, res: o.resources });
+      // What each agent holds, offered or running, summed in one pass.
+      const held = new Map<string, Resources>();
+      for (const h of [...offers, ...tasks]) held.set(h.agent, (held.get(h.agent) ?? NOTHING).plus(h.res));
       for (const [ag, total] of totals) {
-        let used = parseResources('cpus:0');
-        for (const h of [...offers, ...tasks]) if (h.agent === ag) used = used.plus(h.res);
+        const used = held.get(ag) ?? NOTHING;
         if (!total.contains(used)) return `seed ${seed} step ${step}: ${ag} holds ${used.toString()} of ${total.toString()}`;
       }
     } else if (r < 0.6 && offers.length) {
@@ -58,7 +63,7 @@ function run(seed: number): string | null {
       for (const o of offers.filter((x) => x.agent === ag)) a.recoverResources(o.fw, o.agent, o.role, o.res);
       offers = offers.filter((x) => x.agent !== ag);
       a.removeAgent(ag);
-      a.addAgent(ag, totals.get(ag) ?? parseResources('cpus:0'), {
+      a.addAgent(ag, totals.get(ag) ?? NOTHING, {
         used: tasks.filter((t) => t.agent === ag).map((t) => ({ frameworkId: t.fw, role: t.role, resources: t.res })),
       });
     } else if (r < 0.85) {

@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import type { Express } from 'express';
+import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import * as swaggerUi from 'swagger-ui-express';
 
 const API_VERSION = '1.0.0';
@@ -26,16 +26,33 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 
 /**
  * Serves the document NestJS builds: Swagger UI at /api/docs (swagger-ui-express) and the JSON
- * at /api/docs-json. Both are open, like /health: the API itself still needs a token.
+ * at /api/docs-json. Both are open, like /health: the API itself still needs a token. The
+ * document is built on the first request for it, not at start: building it (every controller's
+ * and DTO's metadata walked) was a third of the CPU time of a start (docs/benchmarks.md).
  */
-export function serveApiDocs(app: INestApplication, document: OpenAPIObject): void {
+export function serveApiDocs(app: INestApplication, document: () => OpenAPIObject): void {
   const http = app.getHttpAdapter().getInstance() as Express;
   // Written once: an open route must not cost a serialisation of the whole document per request.
-  const json = JSON.stringify(document);
+  let built: { json: string; page: RequestHandler } | undefined;
+  const docs = () => {
+    if (built) return built;
+    const doc = document();
+    // setup also writes the swagger-ui-init.js that swaggerUi.serve answers with.
+    built = { json: JSON.stringify(doc), page: swaggerUi.setup(doc, { customSiteTitle: 'Arbiter API' }) };
+    return built;
+  };
   http.get('/api/docs-json', (_req, res) => {
-    res.type('application/json').send(json);
+    res.type('application/json').send(docs().json);
   });
-  app.use('/api/docs', swaggerUi.serve, swaggerUi.setup(document, { customSiteTitle: 'Arbiter API' }));
+  app.use(
+    '/api/docs',
+    (_req: Request, _res: Response, next: NextFunction) => {
+      docs();
+      next();
+    },
+    swaggerUi.serve,
+    (req: Request, res: Response, next: NextFunction) => docs().page(req, res, next),
+  );
 }
 
 export const OPENAPI_FILE = path.resolve(__dirname, '../../../../libs/contracts/openapi.json');

@@ -737,10 +737,14 @@ describe('master: offers, tasks and DRF over the protocols', () => {
   });
 
   it('prunes history past the retention: old cycles with their shares and closed offers; outstanding and recent offers stay', async () => {
+    // On a manual clock: no cycle runs between the counts and the prunes below.
+    const { advance } = await onManualClock();
     await agent('prune', { cpus: 2, mem: 1024 });
     const f = await framework({ name: 'pruned', roles: ['r'] });
+    await advance(100, f);
     const kept = await f.nextOffer();
     await f.s.decline([kept.id], { refuseSeconds: 0 });
+    await advance(100, f);
     const outstanding = await f.nextOffer();
     const db = t.cp.dataSource;
     const count = async (sql: string) => Number((await db.query<Array<{ n: string }>>(sql))[0].n);
