@@ -748,7 +748,7 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     const outstanding = await f.nextOffer();
     const db = t.cp.dataSource;
     const count = async (sql: string) => Number((await db.query<Array<{ n: string }>>(sql))[0].n);
-    // Everything so far is made old (cycles keep running meanwhile: those after this stay recent).
+    // Everything so far is made old (the cycles made old are the ones checked below).
     const [old] = await db.query<[Array<{ id: string }>, number]>(
       `UPDATE allocation_cycles SET started_at = now() - interval '30 days' RETURNING id`,
     );
