@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { principal } from '@arbiter/test-support';
-import { ADMIN_TOKEN } from '../../../control-plane/test/support/app';
+import { ADMIN_TOKEN } from '../../../control-plane/test/support/admin-token';
 import { freshDatabase } from '../../../control-plane/test/support/postgres';
 import { AgentProcess, type ControlPlaneProcess, spawnControlPlane } from '../../../control-plane/test/support/process';
 import { lastLine, root, runArbiter, untilAgents } from './npx-arbiter';

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { until } from '@arbiter/test-support';
-import { ADMIN_TOKEN } from '../../../control-plane/test/support/app';
+import { ADMIN_TOKEN } from '../../../control-plane/test/support/admin-token';
 import { freshDatabase } from '../../../control-plane/test/support/postgres';
 import { AgentProcess, type ControlPlaneProcess, spawnControlPlane } from '../../../control-plane/test/support/process';
 import { untilAgents } from './npx-arbiter';

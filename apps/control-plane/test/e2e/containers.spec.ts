@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Offer, Scheduler, type StatusUpdate } from '@arbiter/scheduler-sdk';
 import { pushTestImage, startRegistry, type TestRegistry } from '../../../agent/test/support/registry';
-import { ADMIN_TOKEN } from '../support/app';
+import { ADMIN_TOKEN } from '../support/admin-token';
 import { rawRequest } from '../support/client';
 import { MesosClient, shellTaskInfo } from '../support/mesos-client';
 import { freshDatabase } from '../support/postgres';

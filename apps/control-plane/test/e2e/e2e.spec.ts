@@ -12,7 +12,7 @@ import { type Offer, Scheduler, type StatusUpdate, type Subscribe } from '@arbit
 import { freePort } from '../../src/database/database.embedded';
 import { principal } from '@arbiter/test-support';
 import { defined, sleep, until } from '../support/until';
-import { ADMIN_TOKEN } from '../support/app';
+import { ADMIN_TOKEN } from '../support/admin-token';
 import { apiClient, ok } from '../support/client';
 import { freshDatabase } from '../support/postgres';
 import { AgentProcess, type ControlPlaneProcess, spawnControlPlane } from '../support/process';

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { Resources } from '@arbiter/allocator';
 import { type Offer, Scheduler, type StatusUpdate } from '@arbiter/scheduler-sdk';
 import { freePort } from '../../src/database/database.embedded';
-import { ADMIN_TOKEN } from '../support/app';
+import { ADMIN_TOKEN } from '../support/admin-token';
 import { freshDatabase } from '../support/postgres';
 import { AgentProcess, type ControlPlaneProcess, getAsAdmin, spawnReplica } from '../support/process';
 import { defined, until } from '../support/until';

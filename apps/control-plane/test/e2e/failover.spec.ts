@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { Resources } from '@arbiter/allocator';
 import { Client } from 'pg';
 import { freePort } from '../../src/database/database.embedded';
-import { ADMIN_TOKEN } from '../support/app';
+import { ADMIN_TOKEN } from '../support/admin-token';
 import { CuttableProxy, Launcher } from '../support/faults';
 import { freshDatabase } from '../support/postgres';
 import { AgentProcess, type ControlPlaneProcess, getAsAdmin, spawnReplica } from '../support/process';

@@ -11,7 +11,7 @@ import { Resources } from '@arbiter/allocator';
 import type { Reply } from '@arbiter/contracts';
 import { io } from 'socket.io-client';
 import { freePort } from '../../src/database/database.embedded';
-import { ADMIN_TOKEN } from '../support/app';
+import { ADMIN_TOKEN } from '../support/admin-token';
 import { CuttableProxy, Launcher } from '../support/faults';
 import { freshDatabase } from '../support/postgres';
 import { AgentProcess, type ControlPlaneProcess, spawnReplica } from '../support/process';

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { isTerminalTaskState, type TaskSpec } from '@arbiter/contracts';
 import { type Offer, Scheduler, type StatusUpdate } from '@arbiter/scheduler-sdk';
 import { freePort } from '../../src/database/database.embedded';
-import { ADMIN_TOKEN } from '../support/app';
+import { ADMIN_TOKEN } from '../support/admin-token';
 import { apiClient, ok } from '../support/client';
 import { freshDatabase } from '../support/postgres';
 import { AgentProcess, type ControlPlaneProcess, spawnSingleControlPlane } from '../support/process';

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { freePort } from '../../src/database/database.embedded';
-import { ADMIN_TOKEN } from '../support/app';
+import { ADMIN_TOKEN } from '../support/admin-token';
 import { MesosClient, shellTaskInfo } from '../support/mesos-client';
 import { freshDatabase } from '../support/postgres';
 import { AgentProcess, type ControlPlaneProcess, spawnControlPlane } from '../support/process';

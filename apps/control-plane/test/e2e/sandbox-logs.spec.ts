@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { Resources } from '@arbiter/allocator';
 import { type Offer, Scheduler, type StatusUpdate } from '@arbiter/scheduler-sdk';
 import { defined, until } from '../support/until';
-import { ADMIN_TOKEN } from '../support/app';
+import { ADMIN_TOKEN } from '../support/admin-token';
 import { freshDatabase } from '../support/postgres';
 import { AgentProcess, type ControlPlaneProcess, spawnSingleControlPlane } from '../support/process';
 

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ADMIN_TOKEN } from '../support/app';
+import { ADMIN_TOKEN } from '../support/admin-token';
 import { MesosClient, shellTaskInfo } from '../support/mesos-client';
 import { freshDatabase } from '../support/postgres';
 import { AgentProcess, type ControlPlaneProcess, spawnSingleControlPlane } from '../support/process';

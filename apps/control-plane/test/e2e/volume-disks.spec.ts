@@ -8,7 +8,7 @@ import { Resources } from '@arbiter/allocator';
 import type { ResourceEntry } from '@arbiter/contracts';
 import { type Offer, Scheduler, type StatusUpdate } from '@arbiter/scheduler-sdk';
 import { freePort } from '../../src/database/database.embedded';
-import { ADMIN_TOKEN } from '../support/app';
+import { ADMIN_TOKEN } from '../support/admin-token';
 import { freshDatabase } from '../support/postgres';
 import { AgentProcess, type ControlPlaneProcess, spawnControlPlane } from '../support/process';
 import { defined, until } from '../support/until';

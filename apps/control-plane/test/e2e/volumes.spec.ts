@@ -14,7 +14,7 @@ import type { ResourceEntry } from '@arbiter/contracts';
 import { principal } from '@arbiter/test-support';
 import { type Offer, Scheduler, type StatusUpdate, volumeIn } from '@arbiter/scheduler-sdk';
 import { freePort } from '../../src/database/database.embedded';
-import { ADMIN_TOKEN } from '../support/app';
+import { ADMIN_TOKEN } from '../support/admin-token';
 import { freshDatabase } from '../support/postgres';
 import { AgentProcess, type ControlPlaneProcess, spawnControlPlane } from '../support/process';
 import { defined, until } from '../support/until';

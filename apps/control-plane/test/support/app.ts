@@ -10,7 +10,9 @@ import { apiClient, type ApiClient, type RawOptions, type RawResponse, rawReques
 import { makeDataDir, removeDataDir } from './data-dir';
 import { freshDatabase } from './postgres';
 
-export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+import { ADMIN_TOKEN } from './admin-token';
+
+export { ADMIN_TOKEN };
 
 /**
  * Jest's limit for a hook that starts or stops control planes in the test's own process.

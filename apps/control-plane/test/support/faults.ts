@@ -5,7 +5,7 @@
 import * as net from 'node:net';
 import { Resources } from '@arbiter/allocator';
 import { LAUNCH_UNKNOWN, type Offer, Scheduler, type StatusUpdate } from '@arbiter/scheduler-sdk';
-import { ADMIN_TOKEN } from './app';
+import { ADMIN_TOKEN } from './admin-token';
 
 /**
  * A TCP proxy in front of PostgreSQL that can be cut: while cut, bytes are no longer passed

@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { TaskRunner } from '@arbiter/agent';
 import { freePort } from '../../src/database/database.embedded';
-import { ADMIN_TOKEN } from './app';
+import { ADMIN_TOKEN } from './admin-token';
 
 const BIN = path.resolve(__dirname, '../../../cli/bin/arbiter.js');
 
