@@ -3,8 +3,10 @@
  * SUBSCRIBED holding the whole state (GET_STATE, under the caller's view ACLs), then follows the
  * master's event stream (the one /events serves the dashboard: realtime/operator-stream.ts) as
  * TASK_ADDED, TASK_UPDATED, AGENT_ADDED, AGENT_REMOVED, FRAMEWORK_ADDED, FRAMEWORK_UPDATED and
- * FRAMEWORK_REMOVED, each filtered by the same view, and HEARTBEAT every 15 seconds. Events
- * that happen while the state is read wait and follow it. A subscriber that stops reading is
+ * FRAMEWORK_REMOVED, each filtered by the same view, and HEARTBEAT every 15 seconds. AGENT_ADDED
+ * and the FRAMEWORK_* events carry the whole agent or framework, as GET_AGENTS and
+ * GET_FRAMEWORKS show it (Mesos's master does the same). Events that happen while the state is
+ * read wait and follow it. A subscriber that stops reading is
  * cut off once what waits for it passes a bound; the streams end when this replica stops
  * leading (the client subscribes again, to the new leader), or when the caller's token is
  * revoked.
@@ -27,6 +29,8 @@ const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 
 type Obj = Record<string, unknown>;
 type Payload<E extends keyof OperatorEvents> = Parameters<OperatorEvents[E]>[0];
+/** The agent or framework an event carries, as the read calls show it; undefined when not read. */
+type Detail = Obj | undefined;
 
 const id = (value: string) => ({ value });
 
@@ -77,16 +81,16 @@ class Subscriber {
 export class OperatorSubscriptions {
   private readonly logger = new Logger('MesosOperatorSubscribe');
   private readonly subscribers = new Set<Subscriber>();
+  /** Events waiting for what an earlier one reads, and the end of that queue. */
+  private waiting = 0;
+  private tail: Promise<void> | undefined;
 
   constructor(
     private readonly stream: OperatorStream,
     private readonly realtime: Realtime,
     private readonly reads: OperatorReads,
   ) {
-    stream.listen((event, payload) => {
-      if (!this.subscribers.size) return;
-      for (const s of this.subscribers) this.deliver(s, event, payload);
-    });
+    stream.listen((event, payload) => this.publish(event, payload));
     // When this replica stops leading, or the process stops, the streams end.
     realtime.addSessions(() => {
       for (const s of this.subscribers) s.end();
@@ -128,18 +132,59 @@ export class OperatorSubscriptions {
     s.open({ get_state: state, heartbeat_interval_seconds: OPERATOR_HEARTBEAT_SECONDS });
   }
 
-  private deliver<E extends keyof OperatorEvents>(s: Subscriber, event: E, payload: Payload<E>): void {
+  /**
+   * Each event to every subscriber, in the order they happened. AGENT_ADDED and FRAMEWORK_*
+   * carry the agent or framework as GET_AGENTS and GET_FRAMEWORKS show it, as Mesos's do: it is
+   * read once for all subscribers, and the events after it wait for it (only then).
+   */
+  private publish<E extends keyof OperatorEvents>(event: E, payload: Payload<E>): void {
+    if (!this.subscribers.size) return;
+    const detail = this.detail(event, payload);
+    if (!detail && !this.waiting) {
+      this.broadcast(event, payload, undefined);
+      return;
+    }
+    this.waiting++;
+    const read = (detail ?? Promise.resolve(undefined)).catch((err: unknown) => {
+      this.logger.warn({ err, event }, 'an event goes out on the SUBSCRIBE streams without the details that could not be read');
+      return undefined;
+    });
+    this.tail = (this.tail ?? Promise.resolve())
+      .then(() => read)
+      .then((d) => this.broadcast(event, payload, d))
+      .finally(() => {
+        if (--this.waiting === 0) this.tail = undefined;
+      });
+  }
+
+  private detail<E extends keyof OperatorEvents>(event: E, payload: Payload<E>): Promise<Detail> | undefined {
+    switch (event) {
+      case 'agent.added':
+        return this.reads.agent((payload as Payload<'agent.added'>).agentId);
+      case 'framework.added':
+      case 'framework.removed':
+        return this.reads.framework((payload as Payload<'framework.added' | 'framework.removed'>).frameworkId);
+      default:
+        return undefined;
+    }
+  }
+
+  private broadcast<E extends keyof OperatorEvents>(event: E, payload: Payload<E>, detail: Detail): void {
+    for (const s of this.subscribers) this.deliver(s, event, payload, detail);
+  }
+
+  private deliver<E extends keyof OperatorEvents>(s: Subscriber, event: E, payload: Payload<E>, detail: Detail): void {
     if (s.ended) return;
     const view = this.stream.view(s.actor);
     if (view && !visible(event, payload, view)) return;
     try {
-      this.translate(s, event, payload);
+      this.translate(s, event, payload, detail);
     } catch (err) {
       this.logger.error({ err, event }, 'an event could not be sent on a SUBSCRIBE stream');
     }
   }
 
-  private translate<E extends keyof OperatorEvents>(s: Subscriber, event: E, payload: Payload<E>): void {
+  private translate<E extends keyof OperatorEvents>(s: Subscriber, event: E, payload: Payload<E>, detail: Detail): void {
     switch (event) {
       case 'task.added': {
         const t = payload as Payload<'task.added'>;
@@ -176,14 +221,13 @@ export class OperatorSubscriptions {
       case 'agent.added': {
         const a = payload as Payload<'agent.added'>;
         const total = resources(a.resources);
-        s.send('AGENT_ADDED', 'agent_added', {
-          agent: {
-            agent_info: { hostname: a.hostname, id: id(a.agentId), resources: total },
-            active: true,
-            version: '',
-            total_resources: total,
-          },
-        });
+        const agent = detail ?? {
+          agent_info: { hostname: a.hostname, id: id(a.agentId), resources: total },
+          active: true,
+          version: '',
+          total_resources: total,
+        };
+        s.send('AGENT_ADDED', 'agent_added', { agent });
         return;
       }
       case 'agent.removed':
@@ -193,11 +237,11 @@ export class OperatorSubscriptions {
         const f = payload as Payload<'framework.added'>;
         const seen = s.frameworks.has(f.frameworkId);
         s.frameworks.set(f.frameworkId, f.name);
+        // It has just subscribed: active and connected, whatever the read saw of its connection.
         const framework = {
-          framework_info: { user: '', name: f.name, id: id(f.frameworkId), roles: f.roles },
+          ...(detail ?? { framework_info: { user: '', name: f.name, id: id(f.frameworkId), roles: f.roles }, recovered: false }),
           active: true,
           connected: true,
-          recovered: false,
         };
         if (seen) s.send('FRAMEWORK_UPDATED', 'framework_updated', { framework });
         else s.send('FRAMEWORK_ADDED', 'framework_added', { framework });
@@ -207,7 +251,9 @@ export class OperatorSubscriptions {
         const f = payload as Payload<'framework.removed'>;
         const name = s.frameworks.get(f.frameworkId) ?? '';
         s.frameworks.delete(f.frameworkId);
-        s.send('FRAMEWORK_REMOVED', 'framework_removed', { framework_info: { user: '', name, id: id(f.frameworkId) } });
+        s.send('FRAMEWORK_REMOVED', 'framework_removed', {
+          framework_info: detail?.framework_info ?? { user: '', name, id: id(f.frameworkId) },
+        });
         return;
       }
       default:

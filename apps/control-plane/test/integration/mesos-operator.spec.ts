@@ -15,7 +15,7 @@ import { basic, MesosClient } from '../support/mesos-client';
 import { ENCODINGS, type Encoding, operatorCall, OperatorSubscription } from '../support/mesos-operator-client';
 import { freshDatabase } from '../support/postgres';
 import { defined, until } from '../support/until';
-import { anyOf, arrayContaining, objectContaining } from '../support/matchers';
+import { anyOf, arrayContaining, objectContaining, stringMatching } from '../support/matchers';
 
 const { closers, start: startControlPlane } = controlPlaneBed();
 const start = (config: Partial<AppConfig> = {}) => startControlPlane({ config: { allocationInterval: 0.1, ...config } });
@@ -349,10 +349,16 @@ it('streams SUBSCRIBE: the state, then a task launched and updated and its frame
   const taskOf = (e: Record<string, unknown>) => (e.task_added as { task: { task_id: { value: string } } }).task.task_id.value;
   for (const s of [json, proto]) {
     await until(() => s.of('TASK_UPDATED').some((e) => (e.task_updated as { state: string }).state === 'TASK_RUNNING'));
+    // The whole framework, as GET_FRAMEWORKS shows it (Mesos's FRAMEWORK_ADDED carries it).
     expect(s.of('FRAMEWORK_ADDED')).toEqual([
       objectContaining({
         framework_added: {
-          framework: objectContaining({ framework_info: objectContaining({ id: { value: c.frameworkId } }) }),
+          framework: objectContaining({
+            framework_info: objectContaining({ id: { value: c.frameworkId }, user: 'alice', name: 'fw-watched' }),
+            active: true,
+            connected: true,
+            registered_time: { nanoseconds: anyOf(Number) },
+          }),
         },
       }),
     ]);
@@ -363,9 +369,25 @@ it('streams SUBSCRIBE: the state, then a task launched and updated and its frame
   for (const s of [json, proto]) {
     await until(() => s.of('FRAMEWORK_REMOVED').length === 1);
     expect(s.of('FRAMEWORK_REMOVED')[0]).toMatchObject({
-      framework_removed: { framework_info: { id: { value: c.frameworkId }, name: 'fw-watched' } },
+      framework_removed: { framework_info: { id: { value: c.frameworkId }, name: 'fw-watched', user: 'alice' } },
     });
     await until(() => s.of('TASK_UPDATED').some((e) => (e.task_updated as { state: string }).state === 'TASK_KILLED'));
+  }
+  // A new agent: the whole agent, as GET_AGENTS shows it (Mesos's AGENT_ADDED carries it).
+  const b = await agent(cp, 'node-2', 'cpus:2;mem:1024');
+  for (const s of [json, proto]) {
+    await until(() => s.of('AGENT_ADDED').length === 1);
+    expect(s.of('AGENT_ADDED')[0]).toMatchObject({
+      agent_added: {
+        agent: {
+          agent_info: { hostname: 'node-2', id: { value: b.agentId } },
+          active: true,
+          pid: stringMatching(/^slave\(1\)@/),
+          registered_time: { nanoseconds: anyOf(Number) },
+          total_resources: [objectContaining({ name: 'cpus' }), objectContaining({ name: 'mem' })],
+        },
+      },
+    });
   }
   // The viewer may not see alice's framework: none of its events reached it.
   const bob = await framework(cp, 'bobs', 'bob');
