@@ -40,6 +40,17 @@ interface Framework {
   connected?: boolean;
   registered?: boolean;
 }
+const OTHER_CALLS = [
+  'GET_FLAGS',
+  'GET_EXECUTORS',
+  'GET_METRICS',
+  'GET_LOGGING_LEVEL',
+  'GET_MASTER',
+  'GET_MAINTENANCE_SCHEDULE',
+  'GET_QUOTA',
+  'GET_WEIGHTS',
+];
+
 interface Line {
   call?: string;
   event?: string;
@@ -53,6 +64,9 @@ interface Line {
   roles?: string[];
   draining?: number;
   down?: number;
+  flags?: number;
+  metrics?: boolean;
+  weights?: Record<string, number>;
   agent?: Agent;
   framework?: Framework | string;
   task?: string;
@@ -230,6 +244,13 @@ describe("a Mesos operator tool on mesos-go's operator API client, unchanged, on
     });
     expect(json.call('GET_ROLES')).toEqual({ call: 'GET_ROLES', roles: ['default'] });
     expect(json.events()).toEqual([{ event: 'SUBSCRIBED', agents, frameworks, tasks: [`${serviceId}=TASK_RUNNING`] }]);
+    // The library's other read calls, and a write (UPDATE_WEIGHTS, answered without a body), in both codecs.
+    for (const t of [pb, json]) {
+      expect(OTHER_CALLS.filter((c) => !t.call(c))).toEqual([]);
+      expect(t.call('GET_FLAGS')?.flags).toBeGreaterThan(0);
+      expect(t.call('GET_METRICS')?.metrics).toBe(true);
+      expect(t.call('GET_WEIGHTS')?.weights).toEqual({ default: 2 });
+    }
 
     // Teardown: the service is killed, and the framework removed, with its whole FrameworkInfo.
     framework.child.stdin?.write('teardown\n');

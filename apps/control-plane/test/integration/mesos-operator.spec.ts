@@ -147,7 +147,12 @@ it('carries out every write call in both encodings through the REST services, au
 
     const quota = { role: 'eng', guarantees: { cpus: { value: 1 + i } }, limits: { cpus: { value: 3 } } };
     expect((await call(cp, 'UPDATE_QUOTA', { update_quota: { quota_configs: [quota] } }, encoding)).status).toBe(200);
-    expect((await call(cp, 'GET_QUOTA', {}, encoding)).body.get_quota).toEqual({ status: { configs: [quota] } });
+    expect((await call(cp, 'GET_QUOTA', {}, encoding)).body.get_quota).toEqual({
+      status: {
+        infos: [{ role: 'eng', guarantee: [{ name: 'cpus', type: 'SCALAR', scalar: { value: 1 + i }, role: '*' }] }],
+        configs: [quota],
+      },
+    });
 
     const reserved = [{ name: 'cpus', type: 'SCALAR', scalar: { value: 1 }, reservations: [{ type: 'DYNAMIC', role: 'eng' }] }];
     const reserve = { agent_id: { value: a1.agentId }, resources: reserved };
@@ -213,7 +218,7 @@ it('carries out every write call in both encodings through the REST services, au
   expect((await get(cp, `/api/v1/frameworks/${defined(c.frameworkId)}`)).body).toMatchObject({ state: 'COMPLETED' });
   // A role given neither guarantees nor limits loses its quota, as in Mesos.
   expect((await call(cp, 'UPDATE_QUOTA', { update_quota: { quota_configs: [{ role: 'eng' }] } })).status).toBe(200);
-  expect((await call(cp, 'GET_QUOTA')).body.get_quota).toEqual({ status: { configs: [] } });
+  expect((await call(cp, 'GET_QUOTA')).body.get_quota).toEqual({ status: { infos: [], configs: [] } });
   const audit = (await get(cp, '/api/v1/audit?limit=200')).body.items as Array<{ action: string }>;
   expect([...new Set(audit.map((e) => e.action))]).toEqual(
     arrayContaining([
