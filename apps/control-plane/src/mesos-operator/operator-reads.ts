@@ -154,17 +154,6 @@ export class OperatorReads {
     };
   }
 
-  /** One agent as GET_AGENTS shows it (AGENT_ADDED carries it); undefined once it is not there. A new agent runs nothing yet. */
-  async agent(id: string): Promise<Obj | undefined> {
-    const row = await this.rows.agent(id);
-    return row && operatorAgent({ ...row, usage: { used: {}, offered: {} } });
-  }
-
-  /** One framework as GET_FRAMEWORKS shows it (FRAMEWORK_ADDED, FRAMEWORK_UPDATED and FRAMEWORK_REMOVED carry it). */
-  async framework(id: string): Promise<Obj> {
-    return operatorFramework(await this.frameworks.get(id));
-  }
-
   /** A test of the action's object for the caller, each value decided once; everything for a caller the ACL does not limit. */
   private filter(actor: Actor, action: 'view_agents' | 'view_tasks'): (object: string) => boolean {
     const scope = this.acls.scope(actor, action);

@@ -38,22 +38,18 @@ export interface TaskRow {
   user: string;
 }
 
-const AGENT_COLUMNS = `SELECT id, hostname, address, attributes, resources, status, activated, drain_state AS "drainState",
-       drain_config AS "drainConfig", version, first_seen_at AS "firstSeenAt" FROM agents`;
-
 @Injectable()
 export class OperatorStateRepository {
   constructor(private readonly db: Database) {}
 
   /** Agents not marked gone, by hostname. */
   agents(limit: number): Promise<AgentRow[]> {
-    return this.db.manager.query(`${AGENT_COLUMNS} WHERE status <> 'GONE' ORDER BY hostname LIMIT $1`, [limit]);
-  }
-
-  /** One agent, gone or not. */
-  async agent(id: string): Promise<AgentRow | undefined> {
-    const rows: AgentRow[] = await this.db.manager.query(`${AGENT_COLUMNS} WHERE id = $1`, [id]);
-    return rows[0];
+    return this.db.manager.query(
+      `SELECT id, hostname, address, attributes, resources, status, activated, drain_state AS "drainState",
+              drain_config AS "drainConfig", version, first_seen_at AS "firstSeenAt"
+         FROM agents WHERE status <> 'GONE' ORDER BY hostname LIMIT $1`,
+      [limit],
+    );
   }
 
   /** Tasks, newest first, with their framework's user. */
