@@ -16,10 +16,33 @@ interface CycleSummary {
 }
 
 export interface OperatorEvents {
-  'agent.added': (m: { agentId: string; hostname: string; resources: ResourceEntry[] }) => void;
+  /** A new agent (Mesos's AGENT_ADDED carries what it says of it). */
+  'agent.added': (m: {
+    agentId: string;
+    hostname: string;
+    resources: ResourceEntry[];
+    address: string | null;
+    attributes: Record<string, string | number>;
+    version: string | null;
+    activated: boolean;
+    registeredAt: string;
+  }) => void;
   'agent.updated': (m: { agentId: string }) => void;
   'agent.removed': (m: { agentId: string; reason: string; hostname?: string }) => void;
-  'framework.added': (m: { frameworkId: string; name: string; roles: string[] }) => void;
+  /** A framework subscribed (Mesos's FRAMEWORK_ADDED carries its FrameworkInfo, from what it says). */
+  'framework.added': (m: {
+    frameworkId: string;
+    name: string;
+    roles: string[];
+    user: string | null;
+    principal: string | null;
+    hostname: string | null;
+    webuiUrl: string | null;
+    capabilities: string[];
+    failoverTimeoutSeconds: number;
+    checkpoint: boolean;
+    registeredAt: string;
+  }) => void;
   'framework.removed': (m: { frameworkId: string; reason: string }) => void;
   'offer.created': (m: { offerId: string; frameworkId: string; agentId: string; role: string; resources: ResourceEntry[] }) => void;
   'offer.closed': (m: { offerId: string; state: string }) => void;

@@ -125,7 +125,16 @@ export class AgentSessions {
       // A drain that was under way goes on (after a restart or a reconnection).
       if (agent.drainState === DrainState.DRAINING) await this.drain.drain(agent);
       if (isNew) {
-        this.stream.emit('agent.added', { agentId: agent.id, hostname: agent.hostname, resources: agent.resources });
+        this.stream.emit('agent.added', {
+          agentId: agent.id,
+          hostname: agent.hostname,
+          resources: agent.resources,
+          address: agent.address,
+          attributes: agent.attributes,
+          version: agent.version,
+          activated: agent.activated,
+          registeredAt: new Date(agent.firstSeenAt).toISOString(),
+        });
         created.push({ agent, actor: entry.item.actor });
       } else this.stream.emit('agent.updated', { agentId: agent.id });
     }

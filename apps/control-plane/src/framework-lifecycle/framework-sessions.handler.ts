@@ -180,7 +180,19 @@ export class FrameworkSessions {
           user: row.user,
         };
         this.registry.put(runtime);
-        this.stream.emit('framework.added', { frameworkId: row.id, name: row.name, roles: row.roles });
+        this.stream.emit('framework.added', {
+          frameworkId: row.id,
+          name: row.name,
+          roles: row.roles,
+          user: row.user,
+          principal: row.principal,
+          hostname: row.hostname,
+          webuiUrl: row.webuiUrl,
+          capabilities: row.capabilities,
+          failoverTimeoutSeconds: row.failoverTimeoutSeconds,
+          checkpoint: row.checkpoint,
+          registeredAt: new Date(row.registeredAt).toISOString(),
+        });
         if (!fw)
           await this.db.transaction((tx) =>
             this.audit.record(

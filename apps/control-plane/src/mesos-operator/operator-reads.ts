@@ -22,7 +22,16 @@ import { TaskState } from '../tasks/task.entity';
 import type { ReadCall } from './operator-calls';
 import { OperatorStateRepository } from './operator-state.repository';
 import { operatorLogLevel } from './operator-logging';
-import { operatorAgent, operatorExecutor, operatorFramework, operatorRole, operatorTask, scalarMap, timeInfo } from './operator-views';
+import {
+  operatorAgent,
+  operatorExecutor,
+  operatorFramework,
+  operatorRole,
+  operatorTask,
+  scalarMap,
+  scalarResources,
+  timeInfo,
+} from './operator-views';
 
 type Obj = Record<string, unknown>;
 
@@ -102,7 +111,11 @@ export class OperatorReads {
       case 'GET_QUOTA': {
         const quotas = await this.roles.quotas(actor);
         return {
-          status: { configs: quotas.map((q) => ({ role: q.role, guarantees: scalarMap(q.guarantees), limits: scalarMap(q.limits) })) },
+          status: {
+            // `infos`: the guarantees as Mesos still reports them to clients that predate `configs`.
+            infos: quotas.map((q) => ({ role: q.role, guarantee: scalarResources(q.guarantees) })),
+            configs: quotas.map((q) => ({ role: q.role, guarantees: scalarMap(q.guarantees), limits: scalarMap(q.limits) })),
+          },
         };
       }
     }

@@ -3,8 +3,10 @@
  * SUBSCRIBED holding the whole state (GET_STATE, under the caller's view ACLs), then follows the
  * master's event stream (the one /events serves the dashboard: realtime/operator-stream.ts) as
  * TASK_ADDED, TASK_UPDATED, AGENT_ADDED, AGENT_REMOVED, FRAMEWORK_ADDED, FRAMEWORK_UPDATED and
- * FRAMEWORK_REMOVED, each filtered by the same view, and HEARTBEAT every 15 seconds. Events
- * that happen while the state is read wait and follow it. A subscriber that stops reading is
+ * FRAMEWORK_REMOVED, each filtered by the same view, and HEARTBEAT every 15 seconds. AGENT_ADDED
+ * and the FRAMEWORK_* events carry the whole agent or framework, as GET_AGENTS and
+ * GET_FRAMEWORKS show it (Mesos's master does the same), from what the events say. Events that
+ * happen while the state is read wait and follow it. A subscriber that stops reading is
  * cut off once what waits for it passes a bound; the streams end when this replica stops
  * leading (the client subscribes again, to the new leader), or when the caller's token is
  * revoked.
@@ -12,13 +14,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { mesosTaskState, type OperatorEvents } from '@arbiter/contracts';
 import type { Response } from 'express';
+import { AgentStatus } from '../agents/agent.entity';
 import type { Actor } from '../auth/auth.actor';
 import { OperatorStream, visible } from '../realtime/operator-stream';
 import { Realtime } from '../realtime/realtime';
 import { mesosReason } from '../mesos/mesos-events';
 import type { OperatorEncoding } from './operator-encoding';
 import { OperatorReads } from './operator-reads';
-import { resources } from './operator-views';
+import { frameworkInfo, operatorAgent, resources, timeInfo } from './operator-views';
 
 /** Seconds between HEARTBEAT events (Mesos's master sends one every 15 s). */
 export const OPERATOR_HEARTBEAT_SECONDS = 15;
@@ -33,8 +36,8 @@ const id = (value: string) => ({ value });
 class Subscriber {
   /** Records that wait for SUBSCRIBED; undefined once it has gone out. */
   private waiting: Buffer[] | undefined = [];
-  /** Frameworks the subscriber knows, by id (their names, for FRAMEWORK_REMOVED). */
-  readonly frameworks = new Map<string, string>();
+  /** Frameworks the subscriber knows, by id: their FrameworkInfo, which FRAMEWORK_REMOVED carries. */
+  readonly frameworks = new Map<string, Obj>();
   ended = false;
 
   constructor(
@@ -123,8 +126,8 @@ export class OperatorSubscriptions {
       s.end();
       return;
     }
-    const known = (state.get_frameworks as Obj).frameworks as Array<{ framework_info: { id: { value: string }; name: string } }>;
-    for (const f of known) s.frameworks.set(f.framework_info.id.value, f.framework_info.name);
+    const known = (state.get_frameworks as Obj).frameworks as Array<{ framework_info: Obj & { id: { value: string } } }>;
+    for (const f of known) s.frameworks.set(f.framework_info.id.value, f.framework_info);
     s.open({ get_state: state, heartbeat_interval_seconds: OPERATOR_HEARTBEAT_SECONDS });
   }
 
@@ -174,30 +177,37 @@ export class OperatorSubscriptions {
         return;
       }
       case 'agent.added': {
+        // The whole agent, as GET_AGENTS shows it; a new agent runs nothing yet.
         const a = payload as Payload<'agent.added'>;
-        const total = resources(a.resources);
-        s.send('AGENT_ADDED', 'agent_added', {
-          agent: {
-            agent_info: { hostname: a.hostname, id: id(a.agentId), resources: total },
-            active: true,
-            version: '',
-            total_resources: total,
-          },
+        const agent = operatorAgent({
+          ...a,
+          id: a.agentId,
+          status: AgentStatus.REACHABLE,
+          drainState: null,
+          drainConfig: null,
+          firstSeenAt: a.registeredAt,
+          usage: { used: {}, offered: {} },
         });
+        s.send('AGENT_ADDED', 'agent_added', { agent });
         return;
       }
       case 'agent.removed':
         s.send('AGENT_REMOVED', 'agent_removed', { agent_id: id((payload as Payload<'agent.removed'>).agentId) });
         return;
       case 'framework.added': {
+        // The whole framework, as GET_FRAMEWORKS shows it: it has just subscribed.
         const f = payload as Payload<'framework.added'>;
         const seen = s.frameworks.has(f.frameworkId);
-        s.frameworks.set(f.frameworkId, f.name);
+        const info = frameworkInfo({ ...f, id: f.frameworkId });
+        s.frameworks.set(f.frameworkId, info);
         const framework = {
-          framework_info: { user: '', name: f.name, id: id(f.frameworkId), roles: f.roles },
+          framework_info: info,
           active: true,
           connected: true,
           recovered: false,
+          registered_time: timeInfo(f.registeredAt),
+          allocated_resources: [],
+          offered_resources: [],
         };
         if (seen) s.send('FRAMEWORK_UPDATED', 'framework_updated', { framework });
         else s.send('FRAMEWORK_ADDED', 'framework_added', { framework });
@@ -205,9 +215,9 @@ export class OperatorSubscriptions {
       }
       case 'framework.removed': {
         const f = payload as Payload<'framework.removed'>;
-        const name = s.frameworks.get(f.frameworkId) ?? '';
+        const info = s.frameworks.get(f.frameworkId) ?? { user: '', name: '', id: id(f.frameworkId) };
         s.frameworks.delete(f.frameworkId);
-        s.send('FRAMEWORK_REMOVED', 'framework_removed', { framework_info: { user: '', name, id: id(f.frameworkId) } });
+        s.send('FRAMEWORK_REMOVED', 'framework_removed', { framework_info: info });
         return;
       }
       default:

@@ -71,7 +71,13 @@ export function operatorTask(t: TaskLike): Obj {
   });
 }
 
-export function frameworkInfo(f: FrameworkDto): Obj {
+/** What a framework's FrameworkInfo is made of: a REST FrameworkDto, or what its framework.added event says. */
+export type FrameworkInfoLike = Pick<
+  FrameworkDto,
+  'id' | 'name' | 'user' | 'failoverTimeoutSeconds' | 'checkpoint' | 'roles' | 'hostname' | 'principal' | 'webuiUrl' | 'capabilities'
+>;
+
+export function frameworkInfo(f: FrameworkInfoLike): Obj {
   return present({
     user: f.user ?? '',
     name: f.name,

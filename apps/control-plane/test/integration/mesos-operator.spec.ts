@@ -15,7 +15,7 @@ import { basic, MesosClient } from '../support/mesos-client';
 import { ENCODINGS, type Encoding, operatorCall, OperatorSubscription } from '../support/mesos-operator-client';
 import { freshDatabase } from '../support/postgres';
 import { defined, until } from '../support/until';
-import { anyOf, arrayContaining, objectContaining } from '../support/matchers';
+import { anyOf, arrayContaining, objectContaining, stringMatching } from '../support/matchers';
 
 const { closers, start: startControlPlane } = controlPlaneBed();
 const start = (config: Partial<AppConfig> = {}) => startControlPlane({ config: { allocationInterval: 0.1, ...config } });
@@ -147,7 +147,12 @@ it('carries out every write call in both encodings through the REST services, au
 
     const quota = { role: 'eng', guarantees: { cpus: { value: 1 + i } }, limits: { cpus: { value: 3 } } };
     expect((await call(cp, 'UPDATE_QUOTA', { update_quota: { quota_configs: [quota] } }, encoding)).status).toBe(200);
-    expect((await call(cp, 'GET_QUOTA', {}, encoding)).body.get_quota).toEqual({ status: { configs: [quota] } });
+    expect((await call(cp, 'GET_QUOTA', {}, encoding)).body.get_quota).toEqual({
+      status: {
+        infos: [{ role: 'eng', guarantee: [{ name: 'cpus', type: 'SCALAR', scalar: { value: 1 + i }, role: '*' }] }],
+        configs: [quota],
+      },
+    });
 
     const reserved = [{ name: 'cpus', type: 'SCALAR', scalar: { value: 1 }, reservations: [{ type: 'DYNAMIC', role: 'eng' }] }];
     const reserve = { agent_id: { value: a1.agentId }, resources: reserved };
@@ -213,7 +218,7 @@ it('carries out every write call in both encodings through the REST services, au
   expect((await get(cp, `/api/v1/frameworks/${defined(c.frameworkId)}`)).body).toMatchObject({ state: 'COMPLETED' });
   // A role given neither guarantees nor limits loses its quota, as in Mesos.
   expect((await call(cp, 'UPDATE_QUOTA', { update_quota: { quota_configs: [{ role: 'eng' }] } })).status).toBe(200);
-  expect((await call(cp, 'GET_QUOTA')).body.get_quota).toEqual({ status: { configs: [] } });
+  expect((await call(cp, 'GET_QUOTA')).body.get_quota).toEqual({ status: { infos: [], configs: [] } });
   const audit = (await get(cp, '/api/v1/audit?limit=200')).body.items as Array<{ action: string }>;
   expect([...new Set(audit.map((e) => e.action))]).toEqual(
     arrayContaining([
@@ -349,10 +354,16 @@ it('streams SUBSCRIBE: the state, then a task launched and updated and its frame
   const taskOf = (e: Record<string, unknown>) => (e.task_added as { task: { task_id: { value: string } } }).task.task_id.value;
   for (const s of [json, proto]) {
     await until(() => s.of('TASK_UPDATED').some((e) => (e.task_updated as { state: string }).state === 'TASK_RUNNING'));
+    // The whole framework, as GET_FRAMEWORKS shows it (Mesos's FRAMEWORK_ADDED carries it).
     expect(s.of('FRAMEWORK_ADDED')).toEqual([
       objectContaining({
         framework_added: {
-          framework: objectContaining({ framework_info: objectContaining({ id: { value: c.frameworkId } }) }),
+          framework: objectContaining({
+            framework_info: objectContaining({ id: { value: c.frameworkId }, user: 'alice', name: 'fw-watched' }),
+            active: true,
+            connected: true,
+            registered_time: { nanoseconds: anyOf(Number) },
+          }),
         },
       }),
     ]);
@@ -363,9 +374,25 @@ it('streams SUBSCRIBE: the state, then a task launched and updated and its frame
   for (const s of [json, proto]) {
     await until(() => s.of('FRAMEWORK_REMOVED').length === 1);
     expect(s.of('FRAMEWORK_REMOVED')[0]).toMatchObject({
-      framework_removed: { framework_info: { id: { value: c.frameworkId }, name: 'fw-watched' } },
+      framework_removed: { framework_info: { id: { value: c.frameworkId }, name: 'fw-watched', user: 'alice' } },
     });
     await until(() => s.of('TASK_UPDATED').some((e) => (e.task_updated as { state: string }).state === 'TASK_KILLED'));
+  }
+  // A new agent: the whole agent, as GET_AGENTS shows it (Mesos's AGENT_ADDED carries it).
+  const b = await agent(cp, 'node-2', 'cpus:2;mem:1024');
+  for (const s of [json, proto]) {
+    await until(() => s.of('AGENT_ADDED').length === 1);
+    expect(s.of('AGENT_ADDED')[0]).toMatchObject({
+      agent_added: {
+        agent: {
+          agent_info: { hostname: 'node-2', id: { value: b.agentId } },
+          active: true,
+          pid: stringMatching(/^slave\(1\)@/),
+          registered_time: { nanoseconds: anyOf(Number) },
+          total_resources: [objectContaining({ name: 'cpus' }), objectContaining({ name: 'mem' })],
+        },
+      },
+    });
   }
   // The viewer may not see alice's framework: none of its events reached it.
   const bob = await framework(cp, 'bobs', 'bob');
