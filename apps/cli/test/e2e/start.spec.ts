@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { defined, until } from '@arbiter/test-support';
-import { ADMIN_TOKEN } from '../../../control-plane/test/support/app';
+import { ADMIN_TOKEN } from '../../../control-plane/test/support/admin-token';
 import { freshDatabase } from '../../../control-plane/test/support/postgres';
 import { lastLine, root, runArbiter, untilAgents } from './npx-arbiter';
 
