@@ -40,6 +40,7 @@ import {
 import { linkTaskVolumes, taskHolder } from './group-volumes';
 import { startExecutor } from './executor-launch';
 import { ExecutorProtocol } from './executor-protocol';
+import { NestedContainers } from './nested-containers';
 import { allWithin, endOf } from './task';
 
 export type { ExecutorHooks, ExecutorOptions } from './executor-run';
@@ -53,6 +54,8 @@ export class Executors {
   /** Their records, and the executor API's last port (executors that outlive a restart reach it there again). */
   readonly checkpoints: ExecutorCheckpoints;
   readonly protocol: ExecutorProtocol;
+  /** The containers executors launch under their own (task groups' image tasks). */
+  readonly nested: NestedContainers;
   private readonly monitor: NodeJS.Timeout;
   closed = false;
   readonly fetcher: Fetcher;
@@ -66,6 +69,7 @@ export class Executors {
     this.checkpoints = new ExecutorCheckpoints(workDir);
     this.fetcher = options.fetcher ?? new Fetcher(workDir);
     this.protocol = new ExecutorProtocol(this, hooks, options.heartbeatIntervalMs ?? 30_000);
+    this.nested = new NestedContainers(containerizer);
     this.monitor = setInterval(() => this.enforceMemory(), MEMORY_POLL_MS);
     this.monitor.unref();
   }
@@ -327,15 +331,23 @@ export class Executors {
   terminated(run: ExecutorRun, code: number | null, signal: NodeJS.Signals | null): void {
     if (run.state === 'TERMINATED' || this.closed) return;
     run.state = 'TERMINATED';
+    // The kernel's OOM kill may take the executor itself (the largest process of its cgroup, nested containers' too).
+    const oom = run.ending ? undefined : this.containerizer.endLimitation(run.container);
     for (const t of Object.values(run.timers)) clearTimeout(t);
     run.stream?.close();
     run.stream = undefined;
     this.containerizer.signal(run.container, 'SIGKILL');
+    this.nested.ended(run);
     this.containerizer.destroy(run.container);
     this.containerizer.ended(run.container);
     void this.containerizer.hooks.executorRemoved(run.container, run.frameworkId, run.spec.executorId);
     const how = code === null && signal === null ? 'ended' : endOf(code, signal).message.replace('the command', 'the executor');
-    const end = run.ending ?? { state: 'FAILED' as TaskState, reason: 'REASON_EXECUTOR_TERMINATED', message: how };
+    const end = run.ending ??
+      (oom ? { state: 'FAILED' as TaskState, ...oom } : undefined) ?? {
+        state: 'FAILED' as TaskState,
+        reason: 'REASON_EXECUTOR_TERMINATED',
+        message: how,
+      };
     for (const t of run.tasks.values()) if (!terminal(t.state)) this.endTask(run, t.spec.taskId, end.state, end.reason, end.message, false);
     this.hooks.exited(exitedOf(run, code, signal, end));
     try {
