@@ -69,7 +69,7 @@ export class Executors {
     this.checkpoints = new ExecutorCheckpoints(workDir);
     this.fetcher = options.fetcher ?? new Fetcher(workDir);
     this.protocol = new ExecutorProtocol(this, hooks, options.heartbeatIntervalMs ?? 30_000);
-    this.nested = new NestedContainers(containerizer);
+    this.nested = new NestedContainers(containerizer, (run) => this.tryCheckpoint(run));
     this.monitor = setInterval(() => this.enforceMemory(), MEMORY_POLL_MS);
     this.monitor.unref();
   }
@@ -241,6 +241,7 @@ export class Executors {
       this.runs.set(executorKey(run.frameworkId, run.spec.executorId), run);
       const alive = cp.pid && cp.startTicks !== undefined && processStartTicks(cp.pid) === cp.startTicks;
       if (alive) this.watch(run);
+      if (alive) this.nested.recover(run, cp.nested ?? []);
       // It holds its persistent volumes again (its tasks' are its own: see executor-launch.ts).
       if (alive) this.containerizer.volumes.hold(run.container.name, run.spec.resources);
       for (const t of alive && run.spec.type === 'DEFAULT' ? run.tasks.values() : [])
@@ -278,12 +279,16 @@ export class Executors {
 
   /** The containers of executors still running (their image containers are kept at recovery). */
   liveContainers(): string[] {
-    return [...this.runs.values()].filter((r) => r.state !== 'TERMINATED').map((r) => r.container.name);
+    return [...this.runs.values()]
+      .filter((r) => r.state !== 'TERMINATED')
+      .map((r) => r.container.name)
+      .concat(this.nested.names());
   }
 
   /** Stops watching: executors stay for a restarted agent to recover. */
   close(): void {
     this.closed = true;
+    this.nested.close();
     clearInterval(this.monitor);
     for (const run of this.runs.values()) {
       for (const t of Object.values(run.timers)) clearTimeout(t);

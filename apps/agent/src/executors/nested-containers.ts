@@ -6,7 +6,8 @@
  * kernel OOM kill in one is the executor's memory limitation), share its network (the host's),
  * and have their own root filesystem and mount namespace (runc's), a PID namespace of their own
  * unless they share their executor's, their sandbox under the executor's (`containers/<id>`),
- * and the executor's user. They end with their executor.
+ * and the executor's user. They end with their executor, and are recorded with it: a restarted
+ * agent finds them running and answers their waits again.
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -14,8 +15,9 @@ import type { Command, ContainerSpec, TaskSpec } from '@arbiter/contracts';
 import type { Containerizer } from '../containerizer/containerizer';
 import type { Container } from '../containerizer/isolators/isolator';
 import { hiddenName } from '../containerizer/names';
-import type { ExecutorRun } from './executor-run';
-import { endOf } from './task';
+import { processStartTicks } from '../containerizer/launcher';
+import type { ExecutorRun, NestedRecord } from './executor-run';
+import { endFromRecord, endOf } from './task';
 
 export interface NestedLaunch {
   /** Its id under the executor's container (letters, digits, `.`, `_`, `-`). */
@@ -57,8 +59,13 @@ interface Nested {
 
 export class NestedContainers {
   private readonly all = new Map<string, Nested>();
+  private closed = false;
 
-  constructor(private readonly containerizer: Containerizer) {}
+  /** `checkpoint`: writes the executor's record (with its nested containers'). */
+  constructor(
+    private readonly containerizer: Containerizer,
+    private readonly checkpoint: (run: ExecutorRun) => void,
+  ) {}
 
   /** Provisions its image and starts it; resolves once its process runs (rejects with a NestedError otherwise). */
   async launch(run: ExecutorRun, l: NestedLaunch): Promise<void> {
@@ -85,8 +92,9 @@ export class NestedContainers {
       const launched = this.containerizer.launchNested(container, run.container, found.user, run.frameworkId, spec, share);
       nested.spawned = true;
       container.pid = launched.child.pid;
-      launched.child.once('exit', (code, signal) => this.exited(nested, code, signal));
-      launched.child.once('error', (e) => this.finish(nested, failed(`could not start it: ${e.message}`)));
+      launched.child.once('exit', (code, signal) => this.closed || this.exited(nested, code, signal));
+      launched.child.once('spawn', () => this.record(run, l.id, container));
+      launched.child.once('error', (e) => this.closed || this.finish(nested, failed(`could not start it: ${e.message}`)));
       if (launched.isolationError) throw new NestedError(500, `could not isolate it: ${launched.isolationError.message}`);
       if (!(await launched.started)) {
         const why = this.containerizer.endLimitation(container)?.message ?? 'runc did not start it';
@@ -137,6 +145,41 @@ export class NestedContainers {
       }
   }
 
+  /**
+   * After an agent restart, the nested containers of a recovered executor (alive): each still
+   * running is watched until its first process is gone (its end read from the status its wrapper
+   * recorded) and holds its image again; one gone meanwhile ends so.
+   */
+  recover(run: ExecutorRun, records: readonly NestedRecord[]): void {
+    for (const r of records) {
+      const container: Container = {
+        name: r.name,
+        sandbox: r.sandbox,
+        limits: run.container.limits,
+        cgroup: run.container.cgroup,
+        pid: r.pid,
+      };
+      const nested: Nested = { run, container, spawned: true, waiters: [] };
+      this.all.set(keyOf(run, r.id), nested);
+      run.nested.set(r.id, r);
+      if (r.image) void this.containerizer.holdImage(container, r.image).catch(() => undefined);
+      const poll = setInterval(() => {
+        if (this.closed || nested.end) return void clearInterval(poll);
+        if (r.pid && processStartTicks(r.pid) === r.startTicks) return;
+        clearInterval(poll);
+        const code = this.containerizer.sandboxes.exitStatus(r.sandbox);
+        const end = endFromRecord(code);
+        this.finish(nested, { ...(code !== undefined ? { exitStatus: code << 8 } : { reason: end.reason }), message: end.message });
+      }, 200);
+      poll.unref();
+    }
+  }
+
+  /** The agent stops: its nested containers stay for a restarted one to recover. */
+  close(): void {
+    this.closed = true;
+  }
+
   /** The names of the live nested containers (kept when an agent recovers). */
   names(): string[] {
     return [...this.all.values()].filter((n) => !n.end).map((n) => n.container.name);
@@ -155,9 +198,19 @@ export class NestedContainers {
     this.finish(nested, limitation ? { exitStatus, ...limitation } : { exitStatus, message: endOf(code, signal).message });
   }
 
+  /** Its first process runs: recorded with its executor's, for a restarted agent. */
+  private record(run: ExecutorRun, id: string, c: Container): void {
+    const startTicks = c.pid ? processStartTicks(c.pid) : undefined;
+    const image = this.containerizer.imageOf(c);
+    run.nested.set(id, { id, name: c.name, sandbox: c.sandbox, pid: c.pid, startTicks, ...(image ? { image } : {}) });
+    this.checkpoint(run);
+  }
+
   private finish(nested: Nested, end: NestedEnd): void {
     if (nested.end) return;
     nested.end = end;
+    const id = [...nested.run.nested.values()].find((r) => r.name === nested.container.name)?.id;
+    if (id !== undefined && nested.run.nested.delete(id)) this.checkpoint(nested.run);
     // Its bundle and image go; runc deletes the container (killing what is left of it).
     this.containerizer.ended(nested.container);
     for (const resolve of nested.waiters.splice(0)) resolve(end);

@@ -68,7 +68,7 @@ describe('task groups in containers (nested containers under the default executo
     const agent = await agentOn();
     // Each writes to the shared volume, then waits (at most 10 s) for the other's file.
     const shell = (me: string, other: string) =>
-      `cat /etc/os-release; ps -o pid,comm; echo ${me} > shared/${me}; i=0; while [ ! -e shared/${other} ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; cat shared/${other}`;
+      `cat /etc/os-release; ps -o pid,comm; cat /proc/self/cgroup; echo ${me} > shared/${me}; i=0; while [ ! -e shared/${other} ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; cat shared/${other}`;
     const tasks = [inImage('a', 'alpha:1', shell('a', 'b')), inImage('b', 'beta:1', shell('b', 'a'))];
     expect(await bed.cp.call('launchGroup', group('ex', tasks))).toEqual({ ok: true });
     const run = agent.executors.find('fw', 'ex');
@@ -81,6 +81,9 @@ describe('task groups in containers (nested containers under the default executo
     expect(out('a')).not.toContain('image-beta');
     expect(out('b')).toContain('ID=image-beta');
     expect(pids(out('a'))).toBeLessThanOrEqual(2);
+    // In the executor's memory cgroup (runc's own below it).
+    const memory = path.basename(run?.container.cgroup?.dirs.memory ?? 'none');
+    expect(out('b')).toMatch(new RegExp(`memory:/.*${memory}/arbiter-`));
     expect(out('a').trim().split('\n').at(-1)).toBe('b');
     expect(out('b').trim().split('\n').at(-1)).toBe('a');
     await until(() => bed.cp.executorExits.length === 1, 'the executor exit reported');
@@ -115,16 +118,50 @@ describe('task groups in containers (nested containers under the default executo
 
   it("fails the group with the memory reason when a nested container goes over the group's memory", async () => {
     await agentOn();
-    // 48 + 16 + 16 MiB for the executor (Node.js) and both; /dev/shm's pages count against it.
+    // 64 + 16 + 16 MiB for the executor (Node.js) and both; /dev/shm's pages (each container's own) count against it.
     const tasks = [
-      inImage('hog', 'alpha:1', 'head -c 60000000 /dev/zero > /dev/shm/fill; exec sleep 30', { mem: 16 }),
-      inImage('quiet', 'beta:1', 'exec sleep 30', { mem: 16 }),
+      inImage('hog', 'alpha:1', 'sleep 1; head -c 50000000 /dev/zero > /dev/shm/fill; exec sleep 30', { mem: 16 }),
+      inImage('hog2', 'beta:1', 'head -c 50000000 /dev/zero > /dev/shm/fill; exec sleep 30', { mem: 16 }),
     ];
-    expect(await bed.cp.call('launchGroup', group('ex', tasks, 48))).toEqual({ ok: true });
-    await until(() => ended('hog', 'quiet'));
-    expect(bed.cp.last('hog')).toMatchObject({ state: 'FAILED', reason: 'REASON_CONTAINER_LIMITATION_MEMORY' });
-    expect(ENDED).toContain(bed.cp.last('quiet')?.state);
+    expect(await bed.cp.call('launchGroup', group('ex', tasks))).toEqual({ ok: true });
+    await until(() => ended('hog', 'hog2'));
+    // Whichever process the kernel killed, the group's tasks end with the memory reason.
+    for (const id of ['hog', 'hog2'])
+      expect(bed.cp.last(id)).toMatchObject({ state: 'FAILED', reason: 'REASON_CONTAINER_LIMITATION_MEMORY' });
   }, 60_000);
+
+  it('a kill of one task kills the group', async () => {
+    await agentOn();
+    const tasks = [inImage('k1', 'alpha:1', 'exec sleep 60'), inImage('k2', 'beta:1', 'exec sleep 60')];
+    expect(await bed.cp.call('launchGroup', group('ex', tasks))).toEqual({ ok: true });
+    await until(() => bed.cp.last('k1')?.state === 'RUNNING' && bed.cp.last('k2')?.state === 'RUNNING');
+    expect(await bed.cp.call('kill', { frameworkId: 'fw', taskId: 'k1' })).toEqual({ ok: true });
+    await until(() => ended('k1', 'k2'));
+    expect([bed.cp.last('k1')?.state, bed.cp.last('k2')?.state]).toEqual(['KILLED', 'KILLED']);
+    await until(() => bed.cp.executorExits.length === 1, 'the executor exit reported');
+  }, 60_000);
+
+  it('keeps nested containers across an agent restart: the restarted agent answers their waits', async () => {
+    const first = await agentOn();
+    // Each ends once the group's shared directory has the word.
+    const shell = 'while [ ! -e shared/go ]; do sleep 0.1; done; echo done';
+    expect(await bed.cp.call('launchGroup', group('ex', [inImage('r1', 'alpha:1', shell), inImage('r2', 'beta:1', shell)]))).toEqual({
+      ok: true,
+    });
+    await until(() => bed.cp.last('r1')?.state === 'RUNNING' && bed.cp.last('r2')?.state === 'RUNNING');
+    const sandbox = first.executors.find('fw', 'ex')?.container.sandbox ?? '';
+    await first.stop();
+    bed.forget(first);
+    const second = await bed.agentOn({
+      tasks: { provisioner: new BusyboxProvisioner(path.join(bed.dir, 'images'), undefined, true) },
+      executors: { registrationTimeoutMs: 60_000, recoveryTimeoutMs: 60_000 },
+    });
+    expect(second.executors.liveContainers()).toHaveLength(3);
+    fs.writeFileSync(path.join(sandbox, 'shared', 'go'), '');
+    await until(() => ended('r1', 'r2'));
+    expect([bed.cp.last('r1')?.state, bed.cp.last('r2')?.state]).toEqual(['FINISHED', 'FINISHED']);
+    await until(() => bed.cp.executorExits.length === 1, 'the executor exit reported');
+  }, 90_000);
 
   it("refuses an executor's credential on another executor's containers, and calls without one", async () => {
     const agent = await agentOn();
