@@ -16,9 +16,9 @@ type MesosVolume = NonNullable<MesosContainerInfo['volumes']>[number];
 /** The errors a refusal throws: the control plane's protocol errors, the agent API's HTTP ones. */
 export interface ContainerCodecErrors {
   /** A field that names a feature Arbiter does not have (`${what} is not supported: ${why}`). */
-  unsupported(what: string, why: string): Error;
+  unsupported: (what: string, why: string) => Error;
   /** A field that is malformed. */
-  invalid(message: string): Error;
+  invalid: (message: string) => Error;
 }
 
 /**

@@ -12,7 +12,9 @@ export async function main(): Promise<void> {
   const token = process.env.MESOS_EXECUTOR_AUTHENTICATION_TOKEN;
   const endpoint = process.env.MESOS_AGENT_ENDPOINT;
   const agent: AgentApi | undefined = token && endpoint ? { token, endpoint } : undefined;
-  executor.on('subscribed', (s) => agent && (agent.parent = s.container_id?.value));
+  executor.on('subscribed', (s) => {
+    if (agent) agent.parent = s.container_id?.value;
+  });
   // The tasks' grace period fits in the executor's own, as Mesos's default executor does.
   const grace = durationSeconds(process.env.MESOS_EXECUTOR_SHUTDOWN_GRACE_PERIOD);
   new DefaultExecutor(executor, {

@@ -156,8 +156,8 @@ export class DefaultExecutor {
         else this.report(task, 'TASK_RUNNING');
         this.exited(task, await nested.wait());
       },
-      (err: Error) => {
-        const message = `could not launch its container: ${err.message}`;
+      (err: unknown) => {
+        const message = `could not launch its container: ${(err as Error).message}`;
         this.exited(task, { code: null, signal: null, reason: 'REASON_CONTAINER_LAUNCH_FAILED', message });
       },
     );

@@ -164,9 +164,10 @@ export class NestedContainers {
       run.nested.set(r.id, r);
       if (r.image) void this.containerizer.holdImage(container, r.image).catch(() => undefined);
       const poll = setInterval(() => {
-        if (this.closed || nested.end) return void clearInterval(poll);
-        if (r.pid && processStartTicks(r.pid) === r.startTicks) return;
+        const alive = r.pid !== undefined && processStartTicks(r.pid) === r.startTicks;
+        if (alive && !this.closed && !nested.end) return;
         clearInterval(poll);
+        if (this.closed || nested.end) return;
         const code = this.containerizer.sandboxes.exitStatus(r.sandbox);
         const end = endFromRecord(code);
         this.finish(nested, { ...(code !== undefined ? { exitStatus: code << 8 } : { reason: end.reason }), message: end.message });
@@ -194,7 +195,7 @@ export class NestedContainers {
   /** Its wrapper exited: the container's status, with the executor's OOM kill (or runc's failure) as its reason. */
   private exited(nested: Nested, code: number | null, signal: NodeJS.Signals | null): void {
     const limitation = this.containerizer.endLimitation(nested.container);
-    const exitStatus = signal ? (os.constants.signals[signal] ?? 9) : (code ?? 0) << 8;
+    const exitStatus = signal ? os.constants.signals[signal] : (code ?? 0) << 8;
     this.finish(nested, limitation ? { exitStatus, ...limitation } : { exitStatus, message: endOf(code, signal).message });
   }
 

@@ -88,8 +88,8 @@ export class ExecutorApi {
       if (at === AGENT_API_PATH) {
         if (contentType !== JSON_TYPE) throw new WireError(415, `Expecting 'Content-Type' of ${JSON_TYPE} (the agent API takes JSON here)`);
         const answer = await agentCall(this.executors.nested, run, body);
-        if (!answer) return void reply(res, 200);
-        res.writeHead(200, { 'Content-Type': JSON_TYPE }).end(JSON.stringify(answer));
+        if (answer) res.writeHead(200, { 'Content-Type': JSON_TYPE }).end(JSON.stringify(answer));
+        else reply(res, 200);
         return;
       }
       const call = decodeCall(contentType, body);
