@@ -232,9 +232,12 @@ export class DefaultExecutor {
   /** A task ended: once none is left (and the agent has every update), the executor is done. */
   private ended(_task?: GroupTask): void {
     if (![...this.tasks.values()].every((t) => TERMINAL.has(t.state))) return;
-    void Promise.allSettled([...this.sending]).then(() => {
-      if ([...this.tasks.values()].every((t) => TERMINAL.has(t.state))) this.options.onIdle();
-    });
+    void Promise.allSettled([...this.sending])
+      // Updates made while the agent was away (restarting) go with the next subscription: it must happen first.
+      .then(() => this.executor.isSubscribed || new Promise((resolve) => this.executor.once('subscribed', resolve)))
+      .then(() => {
+        if ([...this.tasks.values()].every((t) => TERMINAL.has(t.state))) this.options.onIdle();
+      });
   }
 }
 

@@ -52,6 +52,7 @@ const group = (executorId: string, tasks: TaskSpec[], mem?: number): LaunchGroup
 describe('task groups in containers (nested containers under the default executor)', () => {
   const bed = executorBed('arbiter-nested-', { executors: { registrationTimeoutMs: 30_000 } });
   const agentOn = () => bed.agentOn({ tasks: { provisioner: new BusyboxProvisioner(path.join(bed.dir, 'images'), undefined, true) } });
+  const bundles = () => fs.readdirSync(path.join(bed.dir, 'work', 'containers')).filter((n) => !n.startsWith('.'));
   const ended = (...ids: string[]) => ids.every((id) => ENDED.includes(bed.cp.last(id)?.state ?? ''));
 
   if (!canRun) {
@@ -89,7 +90,7 @@ describe('task groups in containers (nested containers under the default executo
     await until(() => bed.cp.executorExits.length === 1, 'the executor exit reported');
     expect(bed.cp.executorExits[0]).toMatchObject({ executorId: 'ex', exitCode: 0 });
     // Nothing is left of the containers.
-    await until(() => fs.readdirSync(path.join(bed.dir, 'work', 'containers')).filter((n) => !n.startsWith('.')).length === 0);
+    await until(() => bundles().length === 0, 'the containers removed');
   }, 60_000);
 
   it("shares the executor's PID namespace when the task asks (share_pid_namespace)", async () => {
@@ -160,8 +161,12 @@ describe('task groups in containers (nested containers under the default executo
     expect(second.executors.liveContainers()).toHaveLength(3);
     fs.writeFileSync(path.join(sandbox, 'shared', 'go'), '');
     await until(() => ended('r1', 'r2'));
-    expect([bed.cp.last('r1')?.state, bed.cp.last('r2')?.state]).toEqual(['FINISHED', 'FINISHED']);
+    for (const id of ['r1', 'r2'])
+      expect(`${id} ${bed.cp.last(id)?.state} (${bed.cp.last(id)?.reason}: ${bed.cp.last(id)?.message})`).toBe(
+        `${id} FINISHED (undefined: the command exited with status 0)`,
+      );
     await until(() => bed.cp.executorExits.length === 1, 'the executor exit reported');
+    await until(() => bundles().length === 0, 'the containers removed');
   }, 90_000);
 
   it("refuses an executor's credential on another executor's containers, and calls without one", async () => {
@@ -195,5 +200,7 @@ describe('task groups in containers (nested containers under the default executo
     });
     // Nothing changed: both still run.
     expect([bed.cp.last('one')?.state, bed.cp.last('two')?.state]).toEqual(['RUNNING', 'RUNNING']);
+    await agent.executors.killAll();
+    await until(() => bundles().length === 0, 'the containers removed');
   }, 60_000);
 });

@@ -222,3 +222,21 @@ it("bounds each framework's completed_executors in /master/state at 150, the las
   // The REST API lists them all.
   expect(((await cp.request('GET', '/api/v1/executors?frameworkId=fw&state=ENDED&limit=500')).body as { total: number }).total).toBe(152);
 });
+
+it("refuses share_pid_namespace outside a task group (it shares the default executor's), changing nothing", async () => {
+  const cp = await start();
+  const a = await agent(cp, 'mx-sharepid');
+  const c = client(cp);
+  expect(await c.subscribe({ user: 'nobody', name: 'mesos-sharepid', role: 'analytics' })).toBe(200);
+  const offer = await offerOf(c, 4);
+  const container = {
+    type: 'MESOS',
+    mesos: { image: { type: 'DOCKER', docker: { name: 'busybox' } } },
+    linux_info: { share_pid_namespace: true },
+  };
+  const task = { ...taskInfo('sp1', offer), executor: undefined, command: { value: 'true' }, container };
+  const res = await accept(c, offer, [{ type: 'LAUNCH', launch: { task_infos: [task] } }]);
+  expect(res.status).toBe(400);
+  expect(res.body).toContain('share_pid_namespace');
+  expect(a.launches).toEqual([]);
+});
