@@ -236,7 +236,13 @@ it("refuses share_pid_namespace outside a task group (it shares the default exec
   };
   const task = { ...taskInfo('sp1', offer), executor: undefined, command: { value: 'true' }, container };
   const res = await accept(c, offer, [{ type: 'LAUNCH', launch: { task_infos: [task] } }]);
-  expect(res.status).toBe(400);
-  expect(res.body).toContain('share_pid_namespace');
+  // As Mesos answers a task it refuses: 202, then TASK_ERROR naming why.
+  expect(res.status).toBe(202);
+  const update = () =>
+    c
+      .of<{ status: { task_id: { value: string }; state: string; message?: string } }>('UPDATE')
+      .find((u) => u.status.task_id.value === 'sp1');
+  await until(() => update() !== undefined);
+  expect(update()?.status).toMatchObject({ state: 'TASK_ERROR', message: expect.stringContaining('share_pid_namespace') });
   expect(a.launches).toEqual([]);
 });
