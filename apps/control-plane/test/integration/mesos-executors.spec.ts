@@ -243,6 +243,6 @@ it("refuses share_pid_namespace outside a task group (it shares the default exec
       .of<{ status: { task_id: { value: string }; state: string; message?: string } }>('UPDATE')
       .find((u) => u.status.task_id.value === 'sp1');
   await until(() => update() !== undefined);
-  expect(update()?.status).toMatchObject({ state: 'TASK_ERROR', message: expect.stringContaining('share_pid_namespace') });
+  expect(update()?.status).toMatchObject({ state: 'TASK_ERROR', message: expect.stringContaining('share_pid_namespace') as unknown });
   expect(a.launches).toEqual([]);
 });
