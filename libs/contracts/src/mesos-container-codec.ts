@@ -14,7 +14,7 @@ import type { ContainerSpec, Volume } from './task-parts';
 type MesosVolume = NonNullable<MesosContainerInfo['volumes']>[number];
 
 /** The errors a refusal throws: the control plane's protocol errors, the agent API's HTTP ones. */
-export interface ContainerCodecErrors {
+interface ContainerCodecErrors {
   /** A field that names a feature Arbiter does not have (`${what} is not supported: ${why}`). */
   unsupported: (what: string, why: string) => Error;
   /** A field that is malformed. */

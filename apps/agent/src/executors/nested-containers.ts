@@ -28,7 +28,7 @@ export interface NestedLaunch {
 }
 
 /** How a nested container ended (Mesos's WAIT_NESTED_CONTAINER answer). */
-export interface NestedEnd {
+interface NestedEnd {
   /** Its wait status (Mesos's `exit_status`): the exit code shifted left 8 bits, or the signal's number. */
   exitStatus?: number;
   /** Why, when it was not its own end: a limitation (REASON_CONTAINER_LIMITATION_MEMORY), a failed launch, its executor's end. */

@@ -11,7 +11,7 @@ import type { ProvisionedImage } from '../provisioner/image';
 import { type BindMount, CONTAINER_SANDBOX } from './oci-spec';
 import type { Runc } from './runc';
 
-export interface ImageLaunch {
+interface ImageLaunch {
   /** The container's name (its bundle, and its cgroups under its first process's: `arbiter-<name>`). */
   name: string;
   image: ProvisionedImage;
