@@ -20,4 +20,5 @@ export type Schema<Name extends keyof import('./api').components['schemas']> = i
 export * from './what-if';
 export * from './mesos';
 export * from './mesos-container';
+export * from './mesos-container-codec';
 export * from './mesos-command';

@@ -147,6 +147,11 @@ export const ContainerSpec = z
       .max(100)
       .optional(),
     hostname: z.string().min(1).max(253).optional(),
+    /**
+     * Mesos's LinuxInfo: `sharePidNamespace`, for a task of a group running in an image of its
+     * own, shares its executor's PID namespace instead of having one of its own.
+     */
+    linux: z.object({ sharePidNamespace: z.boolean().optional() }).strict().optional(),
   })
   .strict()
   .refine((c) => c.type === 'MESOS' || c.image !== undefined, { message: 'a DOCKER container needs an image', path: ['image'] });

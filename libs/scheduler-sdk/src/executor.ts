@@ -187,6 +187,11 @@ export class Executor extends EventEmitter<ExecutorEvents> {
     }
   }
 
+  /** Whether its subscription is open now (false while the agent is away: updates wait for the next one). */
+  get isSubscribed(): boolean {
+    return this.connected;
+  }
+
   /** Sends bytes to the framework's scheduler (Mesos's MESSAGE; delivery is not guaranteed). */
   async message(data: Buffer): Promise<void> {
     await this.call({ type: 'MESSAGE', message: { data: data.toString('base64') } });

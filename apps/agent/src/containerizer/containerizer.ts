@@ -12,15 +12,15 @@ import { Isolator, type TaskCgroup } from './isolators/cgroups';
 import { CompletionDeadline } from './isolators/deadline';
 import { DiskUsage } from './isolators/disk';
 import { type GpuOptions, NvidiaGpus } from './isolators/gpus';
-import { nvidiaContainerMounts } from './isolators/nvidia';
 import type { Container, Limitation, TaskIsolator } from './isolators/isolator';
 import { MemoryPolling } from './isolators/memory';
 import { PortsIsolator, type PortsOptions } from './isolators/ports';
 import { DYNAMIC_UID_BASE, dynamicUser, DynamicUsers, NoDynamicUserLeft } from './dynamic-users';
-import { type Launched, launch, type NamespaceTools, TASK_PATH } from './launcher';
+import { type Launched, launch, type NamespaceTools } from './launcher';
 import { ImageError, type ProvisionedImage, type Provisioner } from './provisioner/image';
 import { formatReference, parseReference } from './provisioner/reference';
-import { type BindMount, CONTAINER_SANDBOX } from './runtime/oci-spec';
+import { launchImage } from './runtime/image-launch';
+import type { BindMount } from './runtime/oci-spec';
 import { detectRuntime, Runc } from './runtime/runc';
 import { resolveVolumes } from './runtime/volumes';
 import { Sandboxes } from './sandbox';
@@ -278,36 +278,26 @@ export class Containerizer {
       for (const i of this.isolators) i.isolate?.(c, pid);
     };
     if (!image || !this.runtime) return launch({ ...base, pidNamespace: this.pidNamespace, binds }, isolate);
-    // Its GPUs: their device nodes, and the driver's tools and libraries under /usr/local/nvidia.
-    const gpus = this.gpus?.heldBy(c) ?? [];
-    const nvidia = gpus.length ? nvidiaContainerMounts(gpus) : undefined;
-    const search = (name: string, dir: string) => ({
-      [name]: [dir, spec.env?.[name] ?? (name === 'PATH' ? TASK_PATH : '')].filter(Boolean).join(':'),
-    });
-    const runtime = this.runtime.create(c.name, {
-      image: image.config,
-      command: spec.command,
-      // What its isolators add (its GPUs) over the spec's, as for plain tasks.
-      env: {
-        ...spec.env,
-        ...c.env,
-        ...(nvidia ? { ...search('PATH', nvidia.binDir), ...search('LD_LIBRARY_PATH', nvidia.libDir) } : {}),
-        ARBITER_TASK_ID: spec.taskId,
-        ARBITER_FRAMEWORK_ID: frameworkId,
-        ARBITER_SANDBOX: CONTAINER_SANDBOX,
-      },
-      ...(nvidia ? { devices: nvidia.devices } : {}),
-      uid: user.uid,
-      gid: user.gid,
-      gids: user.gids,
-      hostname: spec.container?.hostname,
-      // Under the task's own cgroups (runc is started inside them): `arbiter-<name>` beside nothing else.
-      cgroupsPath: `arbiter-${c.name}`,
-      mounts: [{ source: c.sandbox, destination: CONTAINER_SANDBOX, readOnly: false }, ...binds, ...(nvidia?.mounts ?? [])],
-    });
-    const launched = launch({ ...base, runtime }, isolate);
-    const exited = new Promise((resolve) => launched.child.once('exit', resolve).once('error', resolve));
-    return { ...launched, started: this.runtime.whenStarted(c.name, exited) };
+    return launchImage(this.runtime, base, { name: c.name, image, binds, gpus: this.gpus?.heldBy(c) }, isolate);
+  }
+
+  /**
+   * A nested container (a task group's task in its own image, provisioned first): its first
+   * process joins its parent's cgroups (the group's limits hold it), and runc gives it its own
+   * root filesystem and mount namespace with its sandbox and volumes (SANDBOX_PATH PARENT: the
+   * parent's sandbox), and a PID namespace of its own unless `pidNamespace` names one to join.
+   */
+  launchNested(c: Container, parent: Container, user: OsUser, frameworkId: string, spec: TaskSpec, pidNamespace?: string): Launched {
+    const image = this.images.get(c.name);
+    if (!image || !this.runtime) throw new ImageError('a nested container runs an image, provisioned first');
+    for (const dir of [path.dirname(c.sandbox), c.sandbox]) {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o750 });
+      fs.chownSync(dir, user.uid, user.gid);
+    }
+    const ctx = { allowedHostPaths: this.allowedHostPaths, sandbox: c.sandbox, parentSandbox: parent.sandbox, image: true, owner: user };
+    const binds = resolveVolumes(spec.container?.volumes ?? [], ctx);
+    const req = { frameworkId, spec, sandbox: c.sandbox, user, switchUser: this.self === 0 };
+    return launchImage(this.runtime, req, { name: c.name, image, binds, pidNamespace }, (pid) => this.cgroups.isolate(parent, pid));
   }
 
   /** The container's limits changed (an executor took or ended a task): its isolators follow. */

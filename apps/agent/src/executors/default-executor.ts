@@ -12,10 +12,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Executor, ExecutorTaskInfo, ExecutorTaskState } from '@arbiter/scheduler-sdk';
+import { type AgentApi, namesImage, type NestedExit, NestedTask } from './nested-task';
 
 interface GroupTask {
   info: ExecutorTaskInfo;
   child?: ChildProcess;
+  /** Its container, when it names an image (nested-task.ts). */
+  nested?: NestedTask;
   state: ExecutorTaskState;
   /** Set when the executor kills it: the state to report when it ends. */
   killedAs?: { state: ExecutorTaskState; reason?: string; message: string };
@@ -32,6 +35,8 @@ export interface DefaultExecutorOptions {
   gracePeriodSeconds?: number;
   /** Called once every task has ended: the executor exits. */
   onIdle: () => void;
+  /** The agent API, for the tasks that run in images of their own (nested containers). */
+  agent?: AgentApi;
 }
 
 export class DefaultExecutor {
@@ -82,6 +87,10 @@ export class DefaultExecutor {
   private start(task: GroupTask): void {
     const id = task.info.task_id.value;
     const command = task.info.command;
+    if (namesImage(task.info)) {
+      this.startNested(task);
+      return;
+    }
     if (!command?.value) {
       this.report(task, 'TASK_ERROR', { message: 'a task of a group needs a command' });
       this.ended(task);
@@ -119,27 +128,63 @@ export class DefaultExecutor {
       this.report(task, 'TASK_FAILED', { message: `cannot start its command: ${err.message}`, reason: 'REASON_COMMAND_EXECUTOR_FAILED' });
       this.failed(task);
     });
-    child.once('exit', (code, signal) => {
-      if (TERMINAL.has(task.state)) return;
-      if (task.killedAs) {
-        this.report(task, task.killedAs.state, {
-          message: task.killedAs.message,
-          ...(task.killedAs.reason ? { reason: task.killedAs.reason } : {}),
-        });
-        this.ended(task);
-        return;
-      }
-      if (code === 0) {
-        this.report(task, 'TASK_FINISHED', { message: 'the command exited with status 0' });
-        this.ended(task);
-        return;
-      }
-      this.report(task, 'TASK_FAILED', {
-        message: signal ? `the command was killed by ${signal}` : `the command exited with status ${code}`,
-        reason: 'REASON_COMMAND_EXECUTOR_FAILED',
-      });
+    child.once('exit', (code, signal) => this.exited(task, { code, signal }));
+  }
+
+  /**
+   * A task in an image of its own: its container launched by the agent under the executor's
+   * (nested-task.ts), linked at tasks/<task id>, and waited for.
+   */
+  private startNested(task: GroupTask): void {
+    const agent = this.options.agent;
+    if (!agent) {
+      this.report(task, 'TASK_FAILED', { message: 'the executor cannot reach the agent API', reason: 'REASON_CONTAINER_LAUNCH_FAILED' });
       this.failed(task);
+      return;
+    }
+    const nested = new NestedTask(agent, task.info);
+    task.nested = nested;
+    try {
+      fs.mkdirSync(path.join(this.options.sandbox, 'tasks'), { recursive: true, mode: 0o750 });
+      fs.symlinkSync(path.join('..', 'containers', nested.id), path.join(this.options.sandbox, 'tasks', task.info.task_id.value));
+    } catch {
+      // Only a convenience (its sandbox is containers/<id>): a task holding persistent volumes has its directory there already.
+    }
+    nested.launch().then(
+      async () => {
+        if (task.killedAs) void nested.kill('SIGKILL');
+        else this.report(task, 'TASK_RUNNING');
+        this.exited(task, await nested.wait());
+      },
+      (err: unknown) => {
+        const message = `could not launch its container: ${(err as Error).message}`;
+        this.exited(task, { code: null, signal: null, reason: 'REASON_CONTAINER_LAUNCH_FAILED', message });
+      },
+    );
+  }
+
+  /** A task's command or container ended: reported, and a failure ends the group. */
+  private exited(task: GroupTask, end: NestedExit): void {
+    if (TERMINAL.has(task.state)) return;
+    if (task.killedAs) {
+      this.report(task, task.killedAs.state, {
+        message: task.killedAs.message,
+        ...(task.killedAs.reason ? { reason: task.killedAs.reason } : {}),
+      });
+      this.ended(task);
+      return;
+    }
+    if (end.code === 0 && !end.reason) {
+      this.report(task, 'TASK_FINISHED', { message: 'the command exited with status 0' });
+      this.ended(task);
+      return;
+    }
+    const { code, signal } = end;
+    this.report(task, 'TASK_FAILED', {
+      message: end.message ?? (signal ? `the command was killed by ${signal}` : `the command exited with status ${code}`),
+      reason: end.reason ?? 'REASON_COMMAND_EXECUTOR_FAILED',
     });
+    this.failed(task);
   }
 
   /** One task failed: the group's others are killed, as Mesos's default executor does. */
@@ -164,6 +209,13 @@ export class DefaultExecutor {
       if (id === except || TERMINAL.has(task.state) || task.killedAs) continue;
       task.killedAs = as;
       if (task.state !== 'TASK_STARTING') this.report(task, 'TASK_KILLING');
+      const nested = task.nested;
+      if (nested) {
+        // Its wait ends it; killed before it runs, its launch fails and ends it.
+        void nested.kill('SIGTERM');
+        setTimeout(() => void nested.kill('SIGKILL'), grace).unref();
+        continue;
+      }
       const child = task.child;
       if (!child?.pid || child.exitCode !== null || child.signalCode !== null) {
         this.report(task, as.state, { message: as.message });
@@ -180,9 +232,12 @@ export class DefaultExecutor {
   /** A task ended: once none is left (and the agent has every update), the executor is done. */
   private ended(_task?: GroupTask): void {
     if (![...this.tasks.values()].every((t) => TERMINAL.has(t.state))) return;
-    void Promise.allSettled([...this.sending]).then(() => {
-      if ([...this.tasks.values()].every((t) => TERMINAL.has(t.state))) this.options.onIdle();
-    });
+    void Promise.allSettled([...this.sending])
+      // Updates made while the agent was away (restarting) go with the next subscription: it must happen first.
+      .then(() => this.executor.isSubscribed || new Promise((resolve) => this.executor.once('subscribed', resolve)))
+      .then(() => {
+        if ([...this.tasks.values()].every((t) => TERMINAL.has(t.state))) this.options.onIdle();
+      });
   }
 }
 

@@ -65,6 +65,18 @@ export interface ExecutorCheckpoint {
   startedAt: string;
   /** Whether its framework checkpoints (absent in older records: true). */
   checkpoint?: boolean;
+  /** Its nested containers (nested-containers.ts), found again after an agent restart. */
+  nested?: NestedRecord[];
+}
+
+/** A nested container's record: its id under the executor's, its container, its first process and its image. */
+export interface NestedRecord {
+  id: string;
+  name: string;
+  sandbox: string;
+  pid?: number;
+  startTicks?: number;
+  image?: { reference: string; digest: string };
 }
 
 export interface ExecutorRun {
@@ -99,6 +111,8 @@ export interface ExecutorRun {
    * started it said): only then does it outlive an agent restart.
    */
   checkpoint: boolean;
+  /** The records of its running nested containers, by id. */
+  nested: Map<string, NestedRecord>;
 }
 
 export interface ExecutorOptions {
@@ -180,6 +194,7 @@ export function checkpointOf(run: ExecutorRun): ExecutorCheckpoint {
     })),
     startedAt: run.startedAt,
     checkpoint: run.checkpoint,
+    ...(run.nested.size ? { nested: [...run.nested.values()] } : {}),
   };
 }
 
@@ -222,6 +237,7 @@ export function newRun(containerizer: Containerizer, frameworkId: string, spec: 
     timers: {},
     startedAt: new Date().toISOString(),
     checkpoint,
+    nested: new Map(),
   };
 }
 

@@ -40,6 +40,7 @@ import {
 import { linkTaskVolumes, taskHolder } from './group-volumes';
 import { startExecutor } from './executor-launch';
 import { ExecutorProtocol } from './executor-protocol';
+import { NestedContainers } from './nested-containers';
 import { allWithin, endOf } from './task';
 
 export type { ExecutorHooks, ExecutorOptions } from './executor-run';
@@ -53,6 +54,8 @@ export class Executors {
   /** Their records, and the executor API's last port (executors that outlive a restart reach it there again). */
   readonly checkpoints: ExecutorCheckpoints;
   readonly protocol: ExecutorProtocol;
+  /** The containers executors launch under their own (task groups' image tasks). */
+  readonly nested: NestedContainers;
   private readonly monitor: NodeJS.Timeout;
   closed = false;
   readonly fetcher: Fetcher;
@@ -66,6 +69,7 @@ export class Executors {
     this.checkpoints = new ExecutorCheckpoints(workDir);
     this.fetcher = options.fetcher ?? new Fetcher(workDir);
     this.protocol = new ExecutorProtocol(this, hooks, options.heartbeatIntervalMs ?? 30_000);
+    this.nested = new NestedContainers(containerizer, (run) => this.tryCheckpoint(run));
     this.monitor = setInterval(() => this.enforceMemory(), MEMORY_POLL_MS);
     this.monitor.unref();
   }
@@ -237,6 +241,7 @@ export class Executors {
       this.runs.set(executorKey(run.frameworkId, run.spec.executorId), run);
       const alive = cp.pid && cp.startTicks !== undefined && processStartTicks(cp.pid) === cp.startTicks;
       if (alive) this.watch(run);
+      if (alive) this.nested.recover(run, cp.nested ?? []);
       // It holds its persistent volumes again (its tasks' are its own: see executor-launch.ts).
       if (alive) this.containerizer.volumes.hold(run.container.name, run.spec.resources);
       for (const t of alive && run.spec.type === 'DEFAULT' ? run.tasks.values() : [])
@@ -274,12 +279,16 @@ export class Executors {
 
   /** The containers of executors still running (their image containers are kept at recovery). */
   liveContainers(): string[] {
-    return [...this.runs.values()].filter((r) => r.state !== 'TERMINATED').map((r) => r.container.name);
+    return [...this.runs.values()]
+      .filter((r) => r.state !== 'TERMINATED')
+      .map((r) => r.container.name)
+      .concat(this.nested.names());
   }
 
   /** Stops watching: executors stay for a restarted agent to recover. */
   close(): void {
     this.closed = true;
+    this.nested.close();
     clearInterval(this.monitor);
     for (const run of this.runs.values()) {
       for (const t of Object.values(run.timers)) clearTimeout(t);
@@ -327,15 +336,23 @@ export class Executors {
   terminated(run: ExecutorRun, code: number | null, signal: NodeJS.Signals | null): void {
     if (run.state === 'TERMINATED' || this.closed) return;
     run.state = 'TERMINATED';
+    // The kernel's OOM kill may take the executor itself (the largest process of its cgroup, nested containers' too).
+    const oom = run.ending ? undefined : this.containerizer.endLimitation(run.container);
     for (const t of Object.values(run.timers)) clearTimeout(t);
     run.stream?.close();
     run.stream = undefined;
     this.containerizer.signal(run.container, 'SIGKILL');
+    this.nested.ended(run);
     this.containerizer.destroy(run.container);
     this.containerizer.ended(run.container);
     void this.containerizer.hooks.executorRemoved(run.container, run.frameworkId, run.spec.executorId);
     const how = code === null && signal === null ? 'ended' : endOf(code, signal).message.replace('the command', 'the executor');
-    const end = run.ending ?? { state: 'FAILED' as TaskState, reason: 'REASON_EXECUTOR_TERMINATED', message: how };
+    const end = run.ending ??
+      (oom ? { state: 'FAILED' as TaskState, ...oom } : undefined) ?? {
+        state: 'FAILED' as TaskState,
+        reason: 'REASON_EXECUTOR_TERMINATED',
+        message: how,
+      };
     for (const t of run.tasks.values()) if (!terminal(t.state)) this.endTask(run, t.spec.taskId, end.state, end.reason, end.message, false);
     this.hooks.exited(exitedOf(run, code, signal, end));
     try {

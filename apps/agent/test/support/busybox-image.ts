@@ -11,8 +11,8 @@ import { type ImageConfig, ImageError, type ProvisionedImage, type Provisioner }
 export const OS_RELEASE_MARKER = 'ID=arbiter-test-image';
 const APPLETS = ['sh', 'ps', 'cat', 'sleep', 'id', 'ls', 'head', 'echo', 'pwd', 'touch', 'mkdir', 'test', '[', 'true', 'false'];
 
-/** A busybox root filesystem under `dir` (made once). */
-export function busyboxRootfs(dir: string): string {
+/** A busybox root filesystem under `dir` (made once); `id`: its os-release's ID (default arbiter-test-image). */
+export function busyboxRootfs(dir: string, id = 'arbiter-test-image'): string {
   const rootfs = path.join(dir, 'rootfs');
   if (fs.existsSync(path.join(rootfs, 'etc', 'os-release'))) return rootfs;
   for (const d of ['bin', 'etc', 'tmp', 'work']) fs.mkdirSync(path.join(rootfs, d), { recursive: true });
@@ -21,7 +21,7 @@ export function busyboxRootfs(dir: string): string {
   fs.copyFileSync('/bin/busybox', path.join(rootfs, 'bin', 'busybox'));
   fs.chmodSync(path.join(rootfs, 'bin', 'busybox'), 0o755);
   for (const a of APPLETS) fs.symlinkSync('busybox', path.join(rootfs, 'bin', a));
-  fs.writeFileSync(path.join(rootfs, 'etc', 'os-release'), `NAME="Arbiter test image"\n${OS_RELEASE_MARKER}\n`);
+  fs.writeFileSync(path.join(rootfs, 'etc', 'os-release'), `NAME="Arbiter test image"\nID=${id}\n`);
   return rootfs;
 }
 
@@ -32,12 +32,15 @@ export class BusyboxProvisioner implements Provisioner {
   constructor(
     private readonly dir: string,
     private readonly config: ImageConfig = { env: ['PATH=/bin', 'IMAGE_VAR=from-image'] },
+    /** Each reference an image of its own, its os-release's ID `image-<name>` (`alpha:1`: image-alpha). */
+    private readonly perReference = false,
   ) {}
 
   async provision(reference: string): Promise<ProvisionedImage> {
     await new Promise((resolve) => setImmediate(resolve));
     if (reference.startsWith('missing')) throw new ImageError(`image ${reference} was not found in the registry`);
-    const rootfs = busyboxRootfs(this.dir);
+    const name = reference.split(':')[0].replace(/[^a-z0-9]/gi, '-');
+    const rootfs = this.perReference ? busyboxRootfs(path.join(this.dir, name), `image-${name}`) : busyboxRootfs(this.dir);
     this.provisioned++;
     return {
       reference: `localhost/${reference}`,

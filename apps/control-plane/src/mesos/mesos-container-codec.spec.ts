@@ -31,7 +31,7 @@ const acceptWith = (container: Record<string, unknown>, executor?: Record<string
 /** The call as the Mesos API reads it from JSON, and from protobuf (encoded with Mesos's field numbers). */
 const json = (call: Record<string, unknown>): MesosCall => MesosCallSchema.parse(withoutNulls(call));
 /** Fields the proto declares as `bytes` (refused by name): their value goes as opaque bytes, as any message would. */
-const OPAQUE = new Set(['appc', 'credential', 'config', 'linux_info', 'rlimit_info', 'tty_info', 'secret', 'network_infos']);
+const OPAQUE = new Set(['appc', 'credential', 'config', 'capability_info', 'rlimit_info', 'tty_info', 'secret', 'network_infos']);
 const opaque = (v: unknown): unknown => Buffer.from(JSON.stringify(v)).toString('base64');
 function asProto(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(asProto);
@@ -130,6 +130,12 @@ describe.each([
       type: 'MESOS',
       image: { name: 'registry.local:5000/spark:3.5' },
     });
+  });
+
+  it("takes linux_info's share_pid_namespace (for a task of a group: its executor's PID namespace), and an empty linux_info", () => {
+    const container = { ...SPARK, mesos: MESOS_IMAGE.mesos, linux_info: { share_pid_namespace: true } };
+    expect(taskContainer(read(acceptWith(container)))).toMatchObject({ linux: { sharePidNamespace: true } });
+    expect(taskContainer(read(acceptWith({ ...SPARK, linux_info: {} })))).toEqual({ type: 'MESOS' });
   });
 
   it('accepts what frameworks always send and changes nothing: HOST networking, no privileges, empty lists', () => {

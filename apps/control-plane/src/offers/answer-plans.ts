@@ -46,6 +46,12 @@ function launchesOf(msg: Accept): Array<{ spec: TaskSpec; group?: number }> {
   for (const [i, op] of msg.operations.entries()) {
     if (op.type === 'LAUNCH') {
       for (const spec of op.tasks) {
+        if (spec.container?.linux?.sharePidNamespace || spec.executor?.container?.linux?.sharePidNamespace)
+          throw new ProtocolError(
+            PROTOCOL_ERRORS.UNSUPPORTED,
+            `task '${spec.taskId}': sharing a PID namespace (share_pid_namespace) is for the tasks of a task group, with their executor's`,
+            { taskId: spec.taskId },
+          );
         if (spec.executor?.type === 'DEFAULT')
           throw new ProtocolError(
             PROTOCOL_ERRORS.INVALID_MESSAGE,
@@ -57,6 +63,11 @@ function launchesOf(msg: Accept): Array<{ spec: TaskSpec; group?: number }> {
     } else if (op.type === 'LAUNCH_GROUP') {
       if (op.executor.type !== 'DEFAULT')
         throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `operation ${i}: a task group runs under the DEFAULT executor`);
+      if (op.executor.container?.linux?.sharePidNamespace)
+        throw new ProtocolError(
+          PROTOCOL_ERRORS.UNSUPPORTED,
+          `operation ${i}: the default executor shares no PID namespace (its tasks may)`,
+        );
       for (const spec of op.tasks) {
         if (spec.executor && !sameExecutor(spec.executor, op.executor))
           throw new ProtocolError(

@@ -222,3 +222,27 @@ it("bounds each framework's completed_executors in /master/state at 150, the las
   // The REST API lists them all.
   expect(((await cp.request('GET', '/api/v1/executors?frameworkId=fw&state=ENDED&limit=500')).body as { total: number }).total).toBe(152);
 });
+
+it("refuses share_pid_namespace outside a task group (it shares the default executor's), changing nothing", async () => {
+  const cp = await start();
+  const a = await agent(cp, 'mx-sharepid');
+  const c = client(cp);
+  expect(await c.subscribe({ user: 'nobody', name: 'mesos-sharepid', role: 'analytics' })).toBe(200);
+  const offer = await offerOf(c, 4);
+  const container = {
+    type: 'MESOS',
+    mesos: { image: { type: 'DOCKER', docker: { name: 'busybox' } } },
+    linux_info: { share_pid_namespace: true },
+  };
+  const task = { ...taskInfo('sp1', offer), executor: undefined, command: { value: 'true' }, container };
+  const res = await accept(c, offer, [{ type: 'LAUNCH', launch: { task_infos: [task] } }]);
+  // As Mesos answers a task it refuses: 202, then TASK_ERROR naming why.
+  expect(res.status).toBe(202);
+  const update = () =>
+    c
+      .of<{ status: { task_id: { value: string }; state: string; message?: string } }>('UPDATE')
+      .find((u) => u.status.task_id.value === 'sp1');
+  await until(() => update() !== undefined);
+  expect(update()?.status).toMatchObject({ state: 'TASK_ERROR', message: expect.stringContaining('share_pid_namespace') as unknown });
+  expect(a.launches).toEqual([]);
+});

@@ -40,6 +40,15 @@ describe('what an image task runs (Mesos rules)', () => {
     expect(inWorkDir.process.cwd).toBe('/app');
   });
 
+  it("joins the PID namespace it is given (a nested container sharing its executor's) instead of making one", () => {
+    const base = { rootfs: '/r', env: {}, uid: 1000, gid: 1000, gids: [], cgroupsPath: 'arbiter-x', mounts: [], image: { env: [] } };
+    const config = ociConfig({ ...base, command: { shell: 'true' }, pidNamespace: '/proc/42/ns/pid' }) as {
+      linux: { namespaces: Array<{ type: string; path?: string }> };
+    };
+    expect(config.linux.namespaces[0]).toEqual({ type: 'pid', path: '/proc/42/ns/pid' });
+    expect(config.linux.namespaces.slice(1).every((n) => n.path === undefined)).toBe(true);
+  });
+
   it('creates only the device nodes it is given (its GPUs) and allows only those beside the default deny', () => {
     const base = { rootfs: '/r', env: {}, uid: 1000, gid: 1000, gids: [], cgroupsPath: 'arbiter-x', mounts: [], image: { env: [] } };
     const devices = [{ path: '/dev/nvidia1', type: 'c' as const, major: 195, minor: 1 }];

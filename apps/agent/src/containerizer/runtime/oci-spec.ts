@@ -1,7 +1,8 @@
 /**
  * The OCI runtime configuration (config.json) of an image task, written as an object: what
  * `runc spec` generates by default, with the task's process, user, mounts and namespaces.
- * PID, mount, IPC and UTS namespaces of its own; the host's network (Mesos's default).
+ * PID (unless it joins its executor's), mount, IPC and UTS namespaces of its own; the host's
+ * network (Mesos's default).
  */
 import type { Command } from '@arbiter/contracts';
 import type { ImageConfig } from '../provisioner/image';
@@ -42,6 +43,8 @@ export interface OciInput {
   devices?: Array<{ path: string; type: 'c'; major: number; minor: number }>;
   /** A file runc's poststart hook creates once the container's process has started. */
   startedMark?: string;
+  /** A PID namespace to join (`/proc/<pid>/ns/pid`: a nested container sharing its executor's), instead of a new one. */
+  pidNamespace?: string;
 }
 
 /** Thrown when an image task has nothing to run (no command, and the image names none). */
@@ -130,7 +133,12 @@ export function ociConfig(input: OciInput): Record<string, unknown> {
           ...(input.devices ?? []).map((d) => ({ allow: true, type: d.type, major: d.major, minor: d.minor, access: 'rwm' })),
         ],
       },
-      namespaces: [{ type: 'pid' }, { type: 'ipc' }, { type: 'uts' }, { type: 'mount' }],
+      namespaces: [
+        { type: 'pid', ...(input.pidNamespace ? { path: input.pidNamespace } : {}) },
+        { type: 'ipc' },
+        { type: 'uts' },
+        { type: 'mount' },
+      ],
       maskedPaths: [
         '/proc/acpi',
         '/proc/asound',

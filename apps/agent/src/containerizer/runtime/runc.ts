@@ -161,6 +161,14 @@ export class Runc {
     return undefined;
   }
 
+  /** Signals every process of the container (runc's own `kill --all`); false when runc could not (it is gone). */
+  async kill(name: string, signal: NodeJS.Signals): Promise<boolean> {
+    return run(this.info.runc, ['--root', this.state, 'kill', '--all', name, signal]).then(
+      () => true,
+      () => false,
+    );
+  }
+
   /** Removes the container (killed if still there), its cgroups, mounts and bundle. True once all are gone. */
   async destroy(name: string): Promise<boolean> {
     const bundle = this.bundleOf(name);

@@ -4,13 +4,15 @@
  * credential (`Authorization: Bearer <MESOS_EXECUTOR_AUTHENTICATION_TOKEN>`): without a known
  * one it is 401; with another executor's ids than the credential's, 403. Bodies are JSON or
  * protobuf; SUBSCRIBE answers with a RecordIO stream of events in the encoding the executor
- * accepts. Status codes and messages are Mesos's (src/slave/http.cpp).
+ * accepts. Status codes and messages are Mesos's (src/slave/http.cpp). The same credential
+ * makes the agent API calls of its nested containers (`POST /api/v1`, agent-api.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { EventStream, ExecutorRun } from '../executor-run';
 import { tokenMatches } from '../executor-run';
 import type { Executors } from '../executors';
+import { AGENT_API_PATH, agentCall } from './agent-api';
 import { decodeCall, encodeEvent, JSON_TYPE, type MediaType, PROTOBUF_TYPE, WireError } from './wire';
 
 export const EXECUTOR_API_PATH = '/api/v1/executor';
@@ -70,8 +72,9 @@ export class ExecutorApi {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      if ((req.url ?? '').split('?')[0] !== EXECUTOR_API_PATH)
-        throw new WireError(404, `no such endpoint (the executor API is POST ${EXECUTOR_API_PATH})`);
+      const at = (req.url ?? '').split('?')[0];
+      if (at !== EXECUTOR_API_PATH && at !== AGENT_API_PATH)
+        throw new WireError(404, `no such endpoint (the executor API is POST ${EXECUTOR_API_PATH}, the agent API POST ${AGENT_API_PATH})`);
       if (req.method !== 'POST') {
         res.setHeader('Allow', 'POST');
         throw new WireError(405, `Expecting one of { 'POST' }, but received '${req.method}'`);
@@ -82,6 +85,13 @@ export class ExecutorApi {
         throw new WireError(415, `Expecting 'Content-Type' of ${JSON_TYPE} or ${PROTOBUF_TYPE}`);
       const run = this.authenticate(req);
       const body = await readBody(req);
+      if (at === AGENT_API_PATH) {
+        if (contentType !== JSON_TYPE) throw new WireError(415, `Expecting 'Content-Type' of ${JSON_TYPE} (the agent API takes JSON here)`);
+        const answer = await agentCall(this.executors.nested, run, body);
+        if (answer) res.writeHead(200, { 'Content-Type': JSON_TYPE }).end(JSON.stringify(answer));
+        else reply(res, 200);
+        return;
+      }
       const call = decodeCall(contentType, body);
       if (call.framework_id.value !== run.frameworkId || call.executor_id.value !== run.spec.executorId)
         throw new WireError(

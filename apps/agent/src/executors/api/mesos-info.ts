@@ -3,7 +3,16 @@
  * TaskInfo, Resource, FrameworkInfo and AgentInfo in their JSON form (the protobuf encoder takes
  * the same objects).
  */
-import type { Check, Command, ExecutorSpec, HealthCheck, Label, ResourceEntry, TaskSpec } from '@arbiter/contracts';
+import {
+  type Check,
+  type Command,
+  type ExecutorSpec,
+  type HealthCheck,
+  type Label,
+  type ResourceEntry,
+  type TaskSpec,
+  toMesosContainer,
+} from '@arbiter/contracts';
 
 type Json = Record<string, unknown>;
 
@@ -86,6 +95,8 @@ export function mesosTaskInfo(frameworkId: string, agentId: string, t: TaskSpec)
     resources: mesosResources(t.resources),
     ...(t.executor ? { executor: mesosExecutorInfo(frameworkId, t.executor) } : {}),
     ...(command ? { command } : {}),
+    // Its image: the default executor runs it in a nested container of its own.
+    ...(t.container ? { container: toMesosContainer(t.container) } : {}),
     ...(t.killPolicy ? { kill_policy: { grace_period: nanos(t.killPolicy.gracePeriodSeconds) } } : {}),
     ...(t.data ? { data: t.data } : {}),
     ...labels(t.labels),
