@@ -15,6 +15,9 @@ type Obj = Record<string, unknown>;
 
 /** One entity's message: built from its row when asked, its encodings made once. */
 export class Fragment {
+  private static made = 0;
+  /** Unique to this fragment in this process: what an answer's signature names it by. */
+  readonly serial = ++Fragment.made;
   private text?: string;
   private readonly bytes = new Map<protobuf.Type, Uint8Array>();
 
@@ -44,6 +47,22 @@ export class FragmentList {
   objects(): Obj[] {
     return this.items.map((f) => f.object());
   }
+}
+
+/**
+ * What an answer made of fragments is, as one text: the JSON of everything but its
+ * FragmentLists, and for those their fragments' serials. Two answers with the same signature
+ * encode to the same bytes. Undefined for an answer without fragments.
+ */
+export function signatureOf(answer: unknown): string | undefined {
+  let lists = 0;
+  const text = JSON.stringify(answer, function (this: Record<string, unknown>, key: string, v: unknown) {
+    const own = this[key];
+    if (!(own instanceof FragmentList)) return v;
+    lists++;
+    return own.items.map((f) => f.serial).join(' ');
+  });
+  return lists ? text : undefined;
 }
 
 interface Entry<R> {
