@@ -108,7 +108,7 @@ export function protoOf(type: protobuf.Type, value: Record<string, unknown>): Bu
   const rest: Record<string, unknown> = {};
   const w = protobuf.Writer.create();
   for (const [key, v] of Object.entries(value)) {
-    const field = type.fields[key];
+    const field = type.fields[key] as protobuf.Field | undefined;
     if (!field || !holdsFragments(v)) {
       rest[key] = v;
       continue;

@@ -2,7 +2,10 @@ import { masterTypes, OPERATOR_JSON, OPERATOR_PROTOBUF } from './operator-encodi
 import { Fragment, FragmentList, RowCache } from './operator-fragments';
 import type { Versioned } from './operator-state.repository';
 
-type Row = { name: string; n: number };
+interface Row {
+  name: string;
+  n: number;
+}
 
 const task = (name: string, state = 'TASK_RUNNING') => ({
   name,
@@ -20,7 +23,10 @@ const answer = (tasks: unknown, completed: unknown) => ({
   get_state: {
     get_tasks: { tasks, unreachable_tasks: [], completed_tasks: completed },
     get_executors: { executors: [] },
-    get_frameworks: { frameworks: [{ framework_info: { user: 'u', name: 'f', id: { value: 'f1' } }, active: true }], completed_frameworks: [] },
+    get_frameworks: {
+      frameworks: [{ framework_info: { user: 'u', name: 'f', id: { value: 'f1' } }, active: true }],
+      completed_frameworks: [],
+    },
     get_agents: { agents: [], recovered_agents: [] },
   },
 });
@@ -41,12 +47,12 @@ describe('operator answers made of fragments', () => {
 
   it('writes protobuf that decodes to the plain answer', () => {
     const { response } = masterTypes();
-    const decoded = (b: Buffer) => response.toObject(response.decode(b), { enums: String, longs: Number, defaults: false });
+    const decoded = (b: Buffer) =>
+      response.toObject(response.decode(b), { enums: String, longs: Number, defaults: false }) as {
+        get_state: { get_tasks: { tasks: Row[] } };
+      };
     expect(decoded(OPERATOR_PROTOBUF.encodeResponse(withFragments))).toEqual(decoded(OPERATOR_PROTOBUF.encodeResponse(asPlain)));
-    expect(decoded(OPERATOR_PROTOBUF.encodeResponse(withFragments)).get_state.get_tasks.tasks.map((t: Row) => t.name)).toEqual([
-      't1',
-      't2',
-    ]);
+    expect(decoded(OPERATOR_PROTOBUF.encodeResponse(withFragments)).get_state.get_tasks.tasks.map((t) => t.name)).toEqual(['t1', 't2']);
     // Empty lists of fragments, as empty arrays: the nested messages are still there.
     const empty = answer(fragments([]), fragments([]));
     expect(decoded(OPERATOR_PROTOBUF.encodeResponse(empty))).toEqual(decoded(OPERATOR_PROTOBUF.encodeResponse(answer([], []))));
@@ -65,21 +71,31 @@ describe('operator answers made of fragments', () => {
 
 describe('RowCache', () => {
   const read = (rows: Record<string, Row & Versioned>) =>
-    jest.fn(async (keys: string[]) => keys.map((k) => rows[k]).filter((r) => r !== undefined));
-  const row = (key: string, version: string, n = 0) => ({ key, version, name: key, n });
+    jest.fn((keys: string[]) => Promise.resolve(keys.flatMap((k) => (k in rows ? [rows[k]] : []))));
+  const row = (key: string, stamp: string, n = 0) => ({ key, stamp, name: key, n });
 
   it('reads only the rows it does not hold at their version, in the order given', async () => {
     const cache = new RowCache<Row>();
     const first = read({ a: row('a', '1'), b: row('b', '1') });
-    expect((await cache.current([{ key: 'b', version: '1' }, { key: 'a', version: '1' }], first)).map((h) => h.row.name)).toEqual(['b', 'a']);
+    expect(
+      (
+        await cache.current(
+          [
+            { key: 'b', stamp: '1' },
+            { key: 'a', stamp: '1' },
+          ],
+          first,
+        )
+      ).map((h) => h.row.name),
+    ).toEqual(['b', 'a']);
     expect(first).toHaveBeenCalledWith(['b', 'a']);
 
     const second = read({ b: row('b', '2', 7), c: row('c', '1') });
     const held = await cache.current(
       [
-        { key: 'a', version: '1' },
-        { key: 'b', version: '2' },
-        { key: 'c', version: '1' },
+        { key: 'a', stamp: '1' },
+        { key: 'b', stamp: '2' },
+        { key: 'c', stamp: '1' },
       ],
       second,
     );
@@ -92,7 +108,17 @@ describe('RowCache', () => {
 
     // A key no longer named is dropped; one that vanished before its row was read is left out.
     const third = read({});
-    expect((await cache.current([{ key: 'c', version: '1' }, { key: 'd', version: '1' }], third)).map((h) => h.row.name)).toEqual(['c']);
+    expect(
+      (
+        await cache.current(
+          [
+            { key: 'c', stamp: '1' },
+            { key: 'd', stamp: '1' },
+          ],
+          third,
+        )
+      ).map((h) => h.row.name),
+    ).toEqual(['c']);
     expect(third).toHaveBeenCalledWith(['d']);
     expect(cache.size).toBe(1);
   });
@@ -101,13 +127,13 @@ describe('RowCache', () => {
     const cache = new RowCache<Row>();
     const rows = { a: row('a', '1') };
     const build = (r: Row) => ({ name: r.name });
-    const [h1] = await cache.current([{ key: 'a', version: '1' }], read(rows));
+    const [h1] = await cache.current([{ key: 'a', stamp: '1' }], read(rows));
     const f1 = h1.fragment(build, 'used 1');
-    const [h2] = await cache.current([{ key: 'a', version: '1' }], read(rows));
+    const [h2] = await cache.current([{ key: 'a', stamp: '1' }], read(rows));
     expect(h2.fragment(build, 'used 1')).toBe(f1);
     const f2 = h2.fragment(build, 'used 2');
     expect(f2).not.toBe(f1);
-    const [h3] = await cache.current([{ key: 'a', version: '2' }], read({ a: row('a', '2') }));
+    const [h3] = await cache.current([{ key: 'a', stamp: '2' }], read({ a: row('a', '2') }));
     expect(h3.fragment(build, 'used 2')).not.toBe(f2);
   });
 });

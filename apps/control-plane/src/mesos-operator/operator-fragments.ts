@@ -66,7 +66,7 @@ export function signatureOf(answer: unknown): string | undefined {
 }
 
 interface Entry<R> {
-  version: string;
+  stamp: string;
   row: R;
   /** The fragment, and what it was built from besides the row (e.g. an agent's usage). */
   fragment?: { extra: string; fragment: Fragment };
@@ -85,14 +85,14 @@ export class RowCache<R> {
    */
   async current<V extends Versioned>(versions: V[], read: (keys: string[]) => Promise<Array<R & Versioned>>): Promise<Array<Held<R, V>>> {
     const kept = this.entries;
-    const missing = versions.filter((v) => kept.get(v.key)?.version !== v.version).map((v) => v.key);
+    const missing = versions.filter((v) => kept.get(v.key)?.stamp !== v.stamp).map((v) => v.key);
     const fresh = new Map<string, Entry<R>>();
-    for (const row of missing.length ? await read(missing) : []) fresh.set(row.key, { version: row.version, row });
+    for (const row of missing.length ? await read(missing) : []) fresh.set(row.key, { stamp: row.stamp, row });
     const next = new Map<string, Entry<R>>();
     const out: Array<Held<R, V>> = [];
     for (const v of versions) {
       const old = this.entries.get(v.key);
-      const entry = fresh.get(v.key) ?? (old?.version === v.version ? old : undefined);
+      const entry = fresh.get(v.key) ?? (old?.stamp === v.stamp ? old : undefined);
       if (!entry) continue;
       next.set(v.key, entry);
       out.push(new Held(v, entry));
@@ -119,7 +119,7 @@ export class Held<R, V> {
 
   fragment(build: (row: R) => Obj, extra = ''): Fragment {
     const kept = this.entry.fragment;
-    if (kept && kept.extra === extra) return kept.fragment;
+    if (kept?.extra === extra) return kept.fragment;
     const row = this.entry.row;
     const fragment = new Fragment(() => build(row));
     this.entry.fragment = { extra, fragment };

@@ -194,7 +194,11 @@ export class OperatorReads {
       const list = state === TaskState.UNREACHABLE ? unreachable : isTerminalTaskState(state) ? completed : tasks;
       list.push(t.fragment(operatorTask));
     }
-    return { tasks: new FragmentList(tasks), unreachable_tasks: new FragmentList(unreachable), completed_tasks: new FragmentList(completed) };
+    return {
+      tasks: new FragmentList(tasks),
+      unreachable_tasks: new FragmentList(unreachable),
+      completed_tasks: new FragmentList(completed),
+    };
   }
 
   private async schedule(): Promise<Obj> {

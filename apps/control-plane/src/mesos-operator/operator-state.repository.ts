@@ -41,10 +41,10 @@ export interface TaskRow {
   user: string;
 }
 
-/** A row's key and version: the version changes whenever anything of the row the answers show does. */
+/** A row's key and version (`stamp`): the stamp changes whenever anything of the row the answers show does. */
 export interface Versioned {
   key: string;
-  version: string;
+  stamp: string;
 }
 
 /** An agent's key and version, with the view_agents ACL's object. */
@@ -65,7 +65,7 @@ export class OperatorStateRepository {
   /** Agents not marked gone, by hostname: their keys and versions. */
   agentVersions(limit: number): Promise<AgentVersion[]> {
     return this.db.manager.query(
-      `SELECT a.id AS key, a.hostname, ${AGENT_VERSION} AS version FROM agents a WHERE a.status <> 'GONE' ORDER BY a.hostname LIMIT $1`,
+      `SELECT a.id AS key, a.hostname, ${AGENT_VERSION} AS stamp FROM agents a WHERE a.status <> 'GONE' ORDER BY a.hostname LIMIT $1`,
       [limit],
     );
   }
@@ -74,7 +74,7 @@ export class OperatorStateRepository {
   agents(keys: string[]): Promise<Array<AgentRow & Versioned>> {
     if (!keys.length) return Promise.resolve([]);
     return this.db.manager.query(
-      `SELECT a.id AS key, ${AGENT_VERSION} AS version, a.id, a.hostname, a.address, a.attributes, a.resources, a.status, a.activated,
+      `SELECT a.id AS key, ${AGENT_VERSION} AS stamp, a.id, a.hostname, a.address, a.attributes, a.resources, a.status, a.activated,
               a.drain_state AS "drainState", a.drain_config AS "drainConfig", a.version, a.first_seen_at AS "firstSeenAt"
          FROM agents a WHERE a.id = ANY($1::text[])`,
       [keys],
@@ -84,7 +84,7 @@ export class OperatorStateRepository {
   /** Tasks, newest first: their keys and versions, with their framework's user. */
   taskVersions(limit: number): Promise<TaskVersion[]> {
     return this.db.manager.query(
-      `SELECT t.id AS key, COALESCE(f."user", '') AS "user", ${TASK_VERSION} AS version
+      `SELECT t.id AS key, COALESCE(f."user", '') AS "user", ${TASK_VERSION} AS stamp
          FROM tasks t JOIN frameworks f ON f.id = t.framework_id
         ORDER BY t.created_at DESC LIMIT $1`,
       [limit],
@@ -95,7 +95,7 @@ export class OperatorStateRepository {
   tasks(keys: string[]): Promise<Array<TaskRow & Versioned>> {
     if (!keys.length) return Promise.resolve([]);
     return this.db.manager.query(
-      `SELECT t.id AS key, ${TASK_VERSION} AS version, t.task_id AS "taskId", t.framework_id AS "frameworkId", t.agent_id AS "agentId",
+      `SELECT t.id AS key, ${TASK_VERSION} AS stamp, t.task_id AS "taskId", t.framework_id AS "frameworkId", t.agent_id AS "agentId",
               t.name, t.role, t.resources, t.state, t.updated_at AS "updatedAt", t.healthy, t.labels, COALESCE(f."user", '') AS "user"
          FROM tasks t JOIN frameworks f ON f.id = t.framework_id
         WHERE t.id = ANY($1::uuid[])`,
