@@ -27,6 +27,7 @@ import { Leadership } from '../leadership/leadership.service';
 import { answerWith, httpErrorOf, MesosHttpError } from '../mesos/mesos-http';
 import { callType, isRead, isWrite, LOCAL_CALLS, permissionOf } from './operator-calls';
 import { encodingOf, negotiateAnswer, OPERATOR_ENCODINGS, type OperatorEncoding } from './operator-encoding';
+import { EncodedAnswers } from './operator-answers';
 import { OperatorReads } from './operator-reads';
 import { OperatorSubscriptions } from './operator-subscriptions';
 import { OperatorWrites } from './operator-writes';
@@ -55,6 +56,8 @@ export class MesosOperator {
   /** Reads being computed, and their encodings, by caller and call (`shared`). */
   private readonly reading = new Map<string, Promise<Record<string, unknown>>>();
   private readonly encoding = new Map<string, Promise<Buffer>>();
+  /** The last bytes of each whole-cluster answer, while it stays the same. */
+  private readonly answers = new EncodedAnswers();
 
   constructor(
     private readonly leadership: Leadership,
@@ -118,7 +121,7 @@ export class MesosOperator {
     if (!isRead(type)) throw new ProtocolError(PROTOCOL_ERRORS.INVALID_MESSAGE, `unknown call type '${type}'`);
     const gzip = acceptsGzip(req.headers['accept-encoding']);
     const key = `${actor.principalId ?? 'anonymous'}\u0000${type}`;
-    const body = await this.shared(key, answerIn, gzip, () => this.reads.answer(type, actor, req));
+    const body = await this.shared(key, type, answerIn, gzip, () => this.reads.answer(type, actor, req));
     res.status(200);
     res.setHeader('Content-Type', answerIn.contentType);
     res.setHeader('Vary', 'Accept-Encoding');
@@ -130,10 +133,12 @@ export class MesosOperator {
    * Concurrent identical reads of one caller (the same principal, so view ACLs cannot leak) share
    * one computation, and one encoding per media type, as the REST API's coalesced routes and
    * Mesos's master's batched state reads do: ten monitors polling GET_STATE read the cluster
-   * once. Nothing is kept once the answer is out.
+   * once. The answer is not kept once it is out; its bytes are, while the next answer is the
+   * same (EncodedAnswers).
    */
   private shared(
     key: string,
+    type: string,
     encoding: OperatorEncoding,
     gzip: boolean,
     read: () => Promise<Record<string, unknown>>,
@@ -148,11 +153,16 @@ export class MesosOperator {
     };
     const response = once(this.reading, key, read);
     const encodedKey = `${key}\u0000${encoding.contentType}`;
-    const encoded = once(this.encoding, encodedKey, () => response.then((r) => encoding.encodeResponse(r)));
+    const slot = `${type}\u0000${encoding.contentType}`;
+    const encoded = once(this.encoding, encodedKey, () =>
+      response.then((r) => this.answers.bytes(slot, r, () => Promise.resolve(encoding.encodeResponse(r)))),
+    );
     // Large answers gzipped once for every caller that accepts it (off the event loop: zlib's threads).
     return encoded.then((bytes) =>
       gzip && bytes.length >= GZIP_FROM
-        ? once(this.encoding, `${encodedKey}\u0000gzip`, () => gzipAsync(bytes, { level: 1 })).then((z) => ({ bytes: z, gzipped: true }))
+        ? once(this.encoding, `${encodedKey}\u0000gzip`, () =>
+            response.then((r) => this.answers.bytes(`${slot}\u0000gzip`, r, () => gzipAsync(bytes, { level: 1 }))),
+          ).then((z) => ({ bytes: z, gzipped: true }))
         : { bytes, gzipped: false },
     );
   }

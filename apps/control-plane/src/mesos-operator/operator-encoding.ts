@@ -13,6 +13,7 @@ import { ProtocolError } from '../kernel/protocol-error';
 import { recordIo } from '../mesos/mesos-events';
 import { JSON_TYPE, mediaType } from '../mesos/mesos-encoding';
 import { decodeMessage, PROTOBUF_TYPE } from '../mesos/mesos-protobuf';
+import { FragmentList } from './operator-fragments';
 
 const MESOS_V1_PROTO = require.resolve('@arbiter/contracts/proto/mesos-v1.proto');
 
@@ -61,8 +62,8 @@ export const OPERATOR_JSON: OperatorEncoding = {
       );
     return body as Record<string, unknown>;
   },
-  encodeResponse: (response) => Buffer.from(JSON.stringify(response)),
-  encodeEvent: (event) => recordIo(JSON.stringify(event)),
+  encodeResponse: (response) => Buffer.from(jsonOf(response)),
+  encodeEvent: (event) => recordIo(jsonOf(event)),
 };
 
 export const OPERATOR_PROTOBUF: OperatorEncoding = {
@@ -72,14 +73,52 @@ export const OPERATOR_PROTOBUF: OperatorEncoding = {
     return call.toObject(decodeMessage(call, body, 'mesos.v1.master.Call'), AS_JSON);
   },
   encodeResponse(response) {
-    const { response: type } = masterTypes();
-    return Buffer.from(type.encode(type.fromObject(response)).finish());
+    return protoOf(masterTypes().response, response);
   },
   encodeEvent(event) {
-    const { event: type } = masterTypes();
-    return recordIo(Buffer.from(type.encode(type.fromObject(event)).finish()));
+    return recordIo(protoOf(masterTypes().event, event));
   },
 };
+
+/** Marks where a FragmentList goes in the JSON of the rest of an answer (control characters, escaped by JSON.stringify). */
+const SLOT = /"\\u0000(\d+)\\u0000"/g;
+
+/** JSON.stringify's text of an answer, its FragmentLists written from their fragments' kept JSON. */
+export function jsonOf(value: unknown): string {
+  const lists: FragmentList[] = [];
+  // The holder's own value (what JSON.stringify hands the replacer may be what a toJSON made of it).
+  const skeleton = JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown) {
+    const own = this[key];
+    return own instanceof FragmentList ? `\u0000${lists.push(own) - 1}\u0000` : v;
+  });
+  if (!lists.length) return skeleton;
+  return skeleton.replace(SLOT, (_m, i: string) => `[${lists[Number(i)].items.map((f) => f.json()).join(',')}]`);
+}
+
+const holdsFragments = (v: unknown): boolean =>
+  v instanceof FragmentList || (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.values(v).some(holdsFragments));
+
+/**
+ * The protobuf encoding of an answer as `type`. Fields without fragments are encoded as usual;
+ * a FragmentList is written as its fragments' kept bytes, each a field of the repeated message
+ * (a message's fields may come in any order, and a repeated field's elements one by one).
+ */
+export function protoOf(type: protobuf.Type, value: Record<string, unknown>): Buffer {
+  if (!holdsFragments(value)) return Buffer.from(type.encode(type.fromObject(value)).finish());
+  const rest: Record<string, unknown> = {};
+  const w = protobuf.Writer.create();
+  for (const [key, v] of Object.entries(value)) {
+    const field = type.fields[key] as protobuf.Field | undefined;
+    if (!field || !holdsFragments(v)) {
+      rest[key] = v;
+      continue;
+    }
+    const inner = field.resolvedType as protobuf.Type;
+    if (v instanceof FragmentList) for (const f of v.items) w.uint32((field.id << 3) | 2).bytes(f.proto(inner));
+    else w.uint32((field.id << 3) | 2).bytes(protoOf(inner, v as Record<string, unknown>));
+  }
+  return Buffer.concat([type.encode(type.fromObject(rest)).finish(), w.finish()]);
+}
 
 export const OPERATOR_ENCODINGS: OperatorEncoding[] = [OPERATOR_JSON, OPERATOR_PROTOBUF];
 

@@ -20,7 +20,8 @@ import { MesosMaster } from '../mesos/mesos-master.service';
 import { RolesService } from '../roles/roles.service';
 import { TaskState } from '../tasks/task.entity';
 import type { ReadCall } from './operator-calls';
-import { OperatorStateRepository } from './operator-state.repository';
+import { type Fragment, FragmentList, type Held, RowCache } from './operator-fragments';
+import { type AgentRow, OperatorStateRepository, type TaskRow, type TaskVersion } from './operator-state.repository';
 import { operatorLogLevel } from './operator-logging';
 import {
   operatorAgent,
@@ -49,6 +50,9 @@ const machine = (m: { hostname?: string; ip?: string }) => ({
 export class OperatorReads {
   /** When this process started (GET_MASTER's start_time). */
   private readonly started = Date.now() / 1000 - process.uptime();
+  /** Agents' and tasks' rows and messages, kept while unchanged (operator-fragments.ts). */
+  private readonly agentRows = new RowCache<AgentRow>();
+  private readonly taskRows = new RowCache<TaskRow>();
 
   constructor(
     private readonly rows: OperatorStateRepository,
@@ -123,14 +127,19 @@ export class OperatorReads {
 
   /** GET_STATE: tasks, executors, frameworks and agents at once (SUBSCRIBED carries it too). */
   async state(actor: Actor): Promise<Obj> {
-    const rows = this.rows.tasks(MAX_TASKS);
+    const tasks = this.tasksNow();
     const [get_tasks, get_executors, get_frameworks, get_agents] = await Promise.all([
-      this.taskList(actor, rows),
+      this.taskList(actor, tasks),
       this.executorList(actor),
       this.frameworkList(actor),
-      this.agentList(actor, rows),
+      this.agentList(actor, tasks),
     ]);
     return { get_tasks, get_executors, get_frameworks, get_agents };
+  }
+
+  /** Every task now (live and kept ended ones), newest first: the kept rows, and those new or changed read. */
+  private async tasksNow(): Promise<Array<Held<TaskRow, TaskVersion>>> {
+    return this.taskRows.current(await this.rows.taskVersions(MAX_TASKS), (keys) => this.rows.tasks(keys));
   }
 
   /**
@@ -138,18 +147,25 @@ export class OperatorReads {
    * (`allocated_resources`). From plain rows (operator-state.repository.ts): the REST list's
    * per-agent views take seconds at 10,000 agents.
    */
-  async agentList(actor: Actor, taskRows = this.rows.tasks(MAX_TASKS)): Promise<Obj> {
-    const [rows, tasks] = await Promise.all([this.rows.agents(MAX_ITEMS), taskRows]);
+  async agentList(actor: Actor, taskRows = this.tasksNow()): Promise<Obj> {
+    const agentRows = this.rows.agentVersions(MAX_ITEMS).then((v) => this.agentRows.current(v, (keys) => this.rows.agents(keys)));
+    const [agents, tasks] = await Promise.all([agentRows, taskRows]);
     const used = new Map<string, Record<string, number>>();
-    for (const t of tasks) {
+    for (const { row: t } of tasks) {
       if (isTerminalTaskState(t.state)) continue;
       const sum = used.get(t.agentId) ?? {};
       for (const r of t.resources) if (r.value !== undefined) sum[r.name] = (sum[r.name] ?? 0) + r.value;
       used.set(t.agentId, sum);
     }
     const see = this.filter(actor, 'view_agents');
+    const shown = agents.filter((a) => see(a.row.hostname));
     return {
-      agents: rows.filter((a) => see(a.hostname)).map((a) => operatorAgent({ ...a, usage: { used: used.get(a.id) ?? {}, offered: {} } })),
+      agents: new FragmentList(
+        shown.map((a) => {
+          const usage = { used: used.get(a.row.id) ?? {}, offered: {} };
+          return a.fragment((row) => operatorAgent({ ...row, usage }), JSON.stringify(usage.used));
+        }),
+      ),
       recovered_agents: [],
     };
   }
@@ -179,19 +195,23 @@ export class OperatorReads {
   }
 
   /** The tasks the caller's view_tasks ACL shows (by their framework's user), from plain rows. */
-  private async taskList(actor: Actor, taskRows = this.rows.tasks(MAX_TASKS)): Promise<Obj> {
-    const rows = await taskRows;
+  private async taskList(actor: Actor, taskRows = this.tasksNow()): Promise<Obj> {
+    const held = await taskRows;
     const see = this.filter(actor, 'view_tasks');
-    const tasks: Obj[] = [];
-    const unreachable: Obj[] = [];
-    const completed: Obj[] = [];
-    for (const t of rows) {
-      if (!see(t.user)) continue;
-      const state = t.state;
+    const tasks: Fragment[] = [];
+    const unreachable: Fragment[] = [];
+    const completed: Fragment[] = [];
+    for (const t of held) {
+      if (!see(t.row.user)) continue;
+      const state = t.row.state;
       const list = state === TaskState.UNREACHABLE ? unreachable : isTerminalTaskState(state) ? completed : tasks;
-      list.push(operatorTask(t));
+      list.push(t.fragment(operatorTask));
     }
-    return { tasks, unreachable_tasks: unreachable, completed_tasks: completed };
+    return {
+      tasks: new FragmentList(tasks),
+      unreachable_tasks: new FragmentList(unreachable),
+      completed_tasks: new FragmentList(completed),
+    };
   }
 
   private async schedule(): Promise<Obj> {

@@ -130,6 +130,21 @@ it.each(ENCODINGS)('answers every read call in %s with the cluster as Mesos shap
   expect(metrics).toEqual(arrayContaining([{ name: 'master/tasks_running', value: 1 }]));
   // The alias Mesos's master also answers.
   expect((await operatorCall(cp.cp.url, { type: 'GET_HEALTH' }, { auth: ADMIN, encoding, path: '/master/api/v1' })).status).toBe(200);
+  // What changes shows in the next read, though the last one's messages are kept: the task ended
+  // (its framework torn down), the agent deactivated and no longer used.
+  const agentOf = async () => ((await answer('GET_STATE')).get_agents as { agents: Array<Record<string, unknown>> }).agents[0];
+  const reported = (await cp.request('GET', `/api/v1/agents/${a.agentId}`)).body as { version: string | null };
+  expect(await agentOf()).toMatchObject({
+    version: reported.version ?? '',
+    allocated_resources: [objectContaining({ scalar: { value: 1 } })],
+  });
+  expect((await call(cp, 'TEARDOWN', { teardown: { framework_id: { value: c.frameworkId } } }, encoding)).status).toBe(200);
+  expect((await call(cp, 'DEACTIVATE_AGENT', { deactivate_agent: { agent_id: { value: a.agentId } } }, encoding)).status).toBe(200);
+  const ended = async () => ((await answer('GET_STATE')).get_tasks as { completed_tasks?: unknown[] }).completed_tasks ?? [];
+  await until(async () => (await ended()).length === 1);
+  expect(await ended()).toEqual([objectContaining({ task_id: { value: 'op-1' }, state: 'TASK_KILLED' })]);
+  const deactivated = await agentOf();
+  expect([deactivated.deactivated, deactivated.allocated_resources ?? []]).toEqual([true, []]);
 });
 
 it('carries out every write call in both encodings through the REST services, audited', async () => {
@@ -287,8 +302,14 @@ it('refuses by kind, by ACL, without credentials and malformed calls, each with 
     ],
   };
   expect((await cp.request('PUT', '/api/v1/acls', acls)).status).toBe(200);
+  type State = Record<string, Record<string, Array<{ task_id: { value: string } }>>>;
+  const taskIds = (state: State) => state.get_tasks.tasks.map((t) => t.task_id.value).sort();
   for (const encoding of ENCODINGS) {
+    // The admin's read keeps every task's and agent's message and the answer's bytes: the
+    // viewer's read, from the same kept messages, still shows only what its ACLs let it see.
+    expect(taskIds((await call(cp, 'GET_STATE', {}, encoding)).body.get_state as State)).toEqual(['alice-1', 'bob-1']);
     const state = (await call(cp, 'GET_STATE', {}, encoding, viewer)).body.get_state as Record<string, Record<string, unknown[]>>;
+    expect(taskIds((await call(cp, 'GET_STATE', {}, encoding)).body.get_state as State)).toEqual(['alice-1', 'bob-1']);
     expect((state.get_frameworks.frameworks as Array<{ framework_info: { user: string } }>).map((f) => f.framework_info.user)).toEqual([
       'bob',
     ]);
