@@ -7,6 +7,7 @@ import { ResourceEntryDto, SCALAR_MAP_SCHEMA, sumScalars } from '../common/resou
 import { ExecutorDto } from '../executors/executors.dto';
 import { type AgentEntity, AgentStatus, DrainState } from './agent.entity';
 import type { AgentOccupancy, OnAgent } from '../master/agent-occupancy.repository';
+import { NO_REVOCABLE, type RevocableUsage } from '../master/revocable';
 import { AGENT_SORT_FIELDS } from './agents.repository';
 
 const SORTS = AGENT_SORT_FIELDS.flatMap((f) => [f, `-${f}`]);
@@ -158,12 +159,38 @@ class AgentMaintenanceDto {
     number | null;
 }
 
+class RevocableUsageDto {
+  @ApiProperty({
+    ...SCALAR_MAP_SCHEMA,
+    example: { cpus: 2 },
+    description: "what the agent offers as revocable now (its resource estimator's answer plus what revocable tasks hold)",
+  })
+  total!: Record<string, number>;
+  @ApiProperty({ ...SCALAR_MAP_SCHEMA, example: { cpus: 1 }, description: 'held by revocable tasks and executors' })
+  used!: Record<string, number>;
+  @ApiProperty({ ...SCALAR_MAP_SCHEMA, example: { cpus: 1 }, description: 'offered and not yet answered' })
+  offered!: Record<string, number>;
+}
+
 class AgentUsageDto {
-  @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'scalar totals of the agent' }) total!: Record<string, number>;
-  @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'held by live tasks and their executors' }) used!: Record<string, number>;
-  @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'offered and not yet answered' }) offered!: Record<string, number>;
+  @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'scalar totals of the agent (revocable amounts included)' }) total!: Record<
+    string,
+    number
+  >;
+  @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'held by live tasks and their executors (revocable amounts included)' })
+  used!: Record<string, number>;
+  @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'offered and not yet answered (revocable amounts included)' }) offered!: Record<
+    string,
+    number
+  >;
   @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'reserved for roles (used or not)' }) reserved!: Record<string, number>;
   @ApiProperty({ description: 'tasks not in a terminal state' }) activeTasks!: number;
+  @ApiProperty({
+    type: RevocableUsageDto,
+    description:
+      "oversubscription: the agent's revocable resources as the leader's allocator has them (empty maps when it reports none, or is not reachable)",
+  })
+  revocable!: RevocableUsageDto;
 }
 
 /** An agent as operators see it: its row, what sits on it, and the cluster settings that concern it. */
@@ -209,8 +236,8 @@ export function toAgentDto(a: AgentEntity): AgentDto {
   };
 }
 
-/** Agents with what sits on them (see AgentOccupancyRepository). */
-export function toAgentViews(agents: AgentEntity[], o: AgentOccupancy): AgentViewDto[] {
+/** Agents with what sits on them (see AgentOccupancyRepository) and their revocable resources (LiveView). */
+export function toAgentViews(agents: AgentEntity[], o: AgentOccupancy, revocable: ReadonlyMap<string, RevocableUsage>): AgentViewDto[] {
   const group = (rows: OnAgent[]) => {
     const m = new Map<string, OnAgent[]>();
     for (const r of rows) m.set(r.agentId, [...(m.get(r.agentId) ?? []), r]);
@@ -229,6 +256,7 @@ export function toAgentViews(agents: AgentEntity[], o: AgentOccupancy): AgentVie
         offered: sum(offers.get(a.id)),
         reserved: sum(reservations.get(a.id)),
         activeTasks: tasks.get(a.id)?.length ?? 0,
+        revocable: revocable.get(a.id) ?? NO_REVOCABLE,
       },
       whitelisted: whitelist === null || whitelist.has(a.hostname),
       maintenance: machine ? { mode: machine.mode, start: machine.startAt.toISOString(), durationSeconds: machine.durationSeconds } : null,
