@@ -1126,6 +1126,8 @@ export interface components {
             outstandingOffers: number;
             /** @description scalar resources, by name */
             resources: components["schemas"]["ResourceSummaryDto"][];
+            /** @description oversubscription: reachable agents' revocable resources as the leader's allocator has them (empty maps when none reports any) */
+            revocable: components["schemas"]["RevocableUsageDto"];
             /**
              * @description tasks by state (every task ever launched)
              * @example {
@@ -1754,7 +1756,7 @@ export interface components {
                 [key: string]: number;
             };
             /**
-             * @description what the agent offers as revocable now (its resource estimator's answer plus what revocable tasks hold)
+             * @description what agents offer as revocable now (their resource estimators' answers plus what revocable tasks hold)
              * @example {
              *       "cpus": 2
              *     }

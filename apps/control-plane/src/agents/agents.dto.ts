@@ -3,7 +3,7 @@ import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } fro
 import { AGENT_PROBLEM_CODES } from '@arbiter/contracts';
 import { Resources } from '@arbiter/allocator';
 import { PageQueryDto } from '../common/pagination.dto';
-import { ResourceEntryDto, SCALAR_MAP_SCHEMA, sumScalars } from '../common/resources.dto';
+import { ResourceEntryDto, RevocableUsageDto, SCALAR_MAP_SCHEMA, sumScalars } from '../common/resources.dto';
 import { ExecutorDto } from '../executors/executors.dto';
 import { type AgentEntity, AgentStatus, DrainState } from './agent.entity';
 import type { AgentOccupancy, OnAgent } from '../master/agent-occupancy.repository';
@@ -157,19 +157,6 @@ class AgentMaintenanceDto {
   @ApiProperty({ description: "start of the machine's unavailability" }) start!: string;
   @ApiProperty({ type: Number, nullable: true, description: 'seconds; null: until maintenance is stopped' }) durationSeconds!:
     number | null;
-}
-
-class RevocableUsageDto {
-  @ApiProperty({
-    ...SCALAR_MAP_SCHEMA,
-    example: { cpus: 2 },
-    description: "what the agent offers as revocable now (its resource estimator's answer plus what revocable tasks hold)",
-  })
-  total!: Record<string, number>;
-  @ApiProperty({ ...SCALAR_MAP_SCHEMA, example: { cpus: 1 }, description: 'held by revocable tasks and executors' })
-  used!: Record<string, number>;
-  @ApiProperty({ ...SCALAR_MAP_SCHEMA, example: { cpus: 1 }, description: 'offered and not yet answered' })
-  offered!: Record<string, number>;
 }
 
 class AgentUsageDto {

@@ -38,3 +38,10 @@ export function revocableUsage(r: ReturnType<typeof revocableOn>): RevocableUsag
 export function sumRevocable(lists: Iterable<ResourceEntry[]>): Record<string, number> {
   return sumScalars([...lists].map((l) => l.filter((e) => e.revocable)));
 }
+
+/** Several agents' revocable resources added up. */
+export function addRevocable(usages: Iterable<RevocableUsage>): RevocableUsage {
+  const list = [...usages];
+  const add = (key: keyof RevocableUsage) => sumScalars(list.map((u) => Object.entries(u[key]).map(([name, value]) => ({ name, value }))));
+  return { total: add('total'), used: add('used'), offered: add('offered') };
+}

@@ -79,6 +79,8 @@ describe("the agent view's revocable resources", () => {
     expect(await revocableOf(plainId)).toEqual({ total: {}, used: {}, offered: {} });
     const list = await ok(t.client.GET('/api/v1/agents'));
     expect(list.items.find((a) => a.id === agentId)?.usage.revocable).toEqual({ total: { cpus: 2 }, used: { cpus: 1 }, offered: {} });
+    // The cluster's overview adds up the reachable agents'.
+    expect((await ok(t.client.GET('/api/v1/cluster'))).revocable).toEqual({ total: { cpus: 2 }, used: { cpus: 1 }, offered: {} });
   });
 
   it('answers on a standby from the database what the leader answers from its allocator', async () => {
