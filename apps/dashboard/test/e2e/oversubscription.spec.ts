@@ -65,7 +65,7 @@ describe('oversubscription on the dashboard', () => {
     const tasks = page.getByRole('table', { name: 'Tasks on this agent' });
     await tasks
       .getByRole('row', { name: /batch-1/ })
-      .getByText('revocable')
+      .getByText('revocable', { exact: true })
       .waitFor();
     expect(await screenshot(page, 'agent-revocable')).toBeGreaterThan(0);
     // An agent that reports none has no such panel.
