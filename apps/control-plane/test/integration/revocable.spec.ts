@@ -7,7 +7,7 @@
  */
 import { Resources } from '@arbiter/allocator';
 import { LiveViewRepository } from '../../src/master/live-view.repository';
-import { ADMIN_TOKEN, startTestControlPlane, type TestControlPlane } from '../support/app';
+import { ADMIN_TOKEN, STARTUP_TIMEOUT_MS, startTestControlPlane, type TestControlPlane } from '../support/app';
 import { ok } from '../support/client';
 import { ProtocolAgent } from '../support/fake-agent';
 import { Recorder } from '../support/recorder';
@@ -83,13 +83,27 @@ describe("the agent view's revocable resources", () => {
     expect((await ok(t.client.GET('/api/v1/cluster'))).revocable).toEqual({ total: { cpus: 2 }, used: { cpus: 1 }, offered: {} });
   });
 
-  it('answers on a standby from the database what the leader answers from its allocator', async () => {
-    const leader = await revocableOf(agentId);
-    const standby = await t.cp.app.get(LiveViewRepository).revocable([agentId, plainId, 'no-such-agent']);
-    expect(standby.get(agentId)).toEqual(leader);
-    expect(standby.get(plainId)).toEqual({ total: {}, used: {}, offered: {} });
-    expect(standby.get('no-such-agent')).toEqual({ total: {}, used: {}, offered: {} });
-  });
+  it(
+    'answers on a standby from the database what the leader answers from its allocator',
+    async () => {
+      const leader = await revocableOf(agentId);
+      const read = await t.cp.app.get(LiveViewRepository).revocable([agentId, plainId, 'no-such-agent']);
+      expect(read.get(agentId)).toEqual(leader);
+      expect(read.get(plainId)).toEqual({ total: {}, used: {}, offered: {} });
+      expect(read.get('no-such-agent')).toEqual({ total: {}, used: {}, offered: {} });
+      // A second replica on the same database is a standby: its agent view and overview read so.
+      const standby = await startTestControlPlane({ databaseUrl: t.databaseUrl });
+      try {
+        expect(((await standby.request('GET', '/health')).body as { role: string }).role).toBe('standby');
+        const view = await ok(standby.client.GET('/api/v1/agents/{id}', { params: { path: { id: agentId } } }));
+        expect(view.usage.revocable).toEqual(leader);
+        expect((await ok(standby.client.GET('/api/v1/cluster'))).revocable).toEqual(leader);
+      } finally {
+        await standby.stop();
+      }
+    },
+    STARTUP_TIMEOUT_MS,
+  );
 
   it('shows them only to whoever may view the agent', async () => {
     const refused = await t.request('GET', `/api/v1/agents/${agentId}`, undefined, { token: viewer });
