@@ -7,7 +7,6 @@ import { ResourceEntryDto, RevocableUsageDto, SCALAR_MAP_SCHEMA, sumScalars } fr
 import { ExecutorDto } from '../executors/executors.dto';
 import { type AgentEntity, AgentStatus, DrainState } from './agent.entity';
 import type { AgentOccupancy, OnAgent } from '../master/agent-occupancy.repository';
-import { NO_REVOCABLE, type RevocableUsage } from '../master/revocable';
 import { AGENT_SORT_FIELDS } from './agents.repository';
 
 const SORTS = AGENT_SORT_FIELDS.flatMap((f) => [f, `-${f}`]);
@@ -224,7 +223,7 @@ export function toAgentDto(a: AgentEntity): AgentDto {
 }
 
 /** Agents with what sits on them (see AgentOccupancyRepository) and their revocable resources (LiveView). */
-export function toAgentViews(agents: AgentEntity[], o: AgentOccupancy, revocable: ReadonlyMap<string, RevocableUsage>): AgentViewDto[] {
+export function toAgentViews(agents: AgentEntity[], o: AgentOccupancy, revocable: ReadonlyMap<string, RevocableUsageDto>): AgentViewDto[] {
   const group = (rows: OnAgent[]) => {
     const m = new Map<string, OnAgent[]>();
     for (const r of rows) m.set(r.agentId, [...(m.get(r.agentId) ?? []), r]);
@@ -243,7 +242,7 @@ export function toAgentViews(agents: AgentEntity[], o: AgentOccupancy, revocable
         offered: sum(offers.get(a.id)),
         reserved: sum(reservations.get(a.id)),
         activeTasks: tasks.get(a.id)?.length ?? 0,
-        revocable: revocable.get(a.id) ?? NO_REVOCABLE,
+        revocable: revocable.get(a.id) ?? { total: {}, used: {}, offered: {} },
       },
       whitelisted: whitelist === null || whitelist.has(a.hostname),
       maintenance: machine ? { mode: machine.mode, start: machine.startAt.toISOString(), durationSeconds: machine.durationSeconds } : null,
