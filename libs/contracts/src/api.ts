@@ -581,7 +581,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Tasks, newest first (filter by state, framework, agent) */
+        /** Tasks, newest first (filter by state, framework, agent, reason, last update) */
         get: operations["Tasks_list"];
         put?: never;
         post?: never;
@@ -970,7 +970,7 @@ export interface components {
             /** @description tasks not in a terminal state */
             activeTasks: number;
             /**
-             * @description offered and not yet answered
+             * @description offered and not yet answered (revocable amounts included)
              * @example {
              *       "cpus": 4,
              *       "mem": 8192
@@ -989,8 +989,10 @@ export interface components {
             reserved: {
                 [key: string]: number;
             };
+            /** @description oversubscription: the agent's revocable resources as the leader's allocator has them (empty maps when it reports none, or is not reachable) */
+            revocable: components["schemas"]["RevocableUsageDto"];
             /**
-             * @description scalar totals of the agent
+             * @description scalar totals of the agent (revocable amounts included)
              * @example {
              *       "cpus": 4,
              *       "mem": 8192
@@ -1000,7 +1002,7 @@ export interface components {
                 [key: string]: number;
             };
             /**
-             * @description held by live tasks and their executors
+             * @description held by live tasks and their executors (revocable amounts included)
              * @example {
              *       "cpus": 4,
              *       "mem": 8192
@@ -1124,6 +1126,8 @@ export interface components {
             outstandingOffers: number;
             /** @description scalar resources, by name */
             resources: components["schemas"]["ResourceSummaryDto"][];
+            /** @description oversubscription: reachable agents' revocable resources as the leader's allocator has them (empty maps when none reports any) */
+            revocable: components["schemas"]["RevocableUsageDto"];
             /**
              * @description tasks by state (every task ever launched)
              * @example {
@@ -1740,6 +1744,35 @@ export interface components {
             total: number;
             /** @description held by live tasks */
             used: number;
+        };
+        RevocableUsageDto: {
+            /**
+             * @description offered and not yet answered
+             * @example {
+             *       "cpus": 1
+             *     }
+             */
+            offered: {
+                [key: string]: number;
+            };
+            /**
+             * @description what agents offer as revocable now (their resource estimators' answers plus what revocable tasks hold)
+             * @example {
+             *       "cpus": 2
+             *     }
+             */
+            total: {
+                [key: string]: number;
+            };
+            /**
+             * @description held by revocable tasks and executors
+             * @example {
+             *       "cpus": 1
+             *     }
+             */
+            used: {
+                [key: string]: number;
+            };
         };
         RoleDto: {
             /**
@@ -4320,7 +4353,11 @@ export interface operations {
                 frameworkId?: string;
                 limit?: number;
                 offset?: number;
+                /** @description the reason of the status that brought the task to its current state (REASON_CONTAINER_PREEMPTED: evicted by its agent's QoS controller) */
+                reason?: string;
                 state?: components["schemas"]["TaskState"];
+                /** @description tasks updated at or after this time (ISO 8601) */
+                updatedSince?: string;
             };
             header?: never;
             path?: never;

@@ -3,7 +3,7 @@ import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } fro
 import { AGENT_PROBLEM_CODES } from '@arbiter/contracts';
 import { Resources } from '@arbiter/allocator';
 import { PageQueryDto } from '../common/pagination.dto';
-import { ResourceEntryDto, SCALAR_MAP_SCHEMA, sumScalars } from '../common/resources.dto';
+import { ResourceEntryDto, RevocableUsageDto, SCALAR_MAP_SCHEMA, sumScalars } from '../common/resources.dto';
 import { ExecutorDto } from '../executors/executors.dto';
 import { type AgentEntity, AgentStatus, DrainState } from './agent.entity';
 import type { AgentOccupancy, OnAgent } from '../master/agent-occupancy.repository';
@@ -159,11 +159,24 @@ class AgentMaintenanceDto {
 }
 
 class AgentUsageDto {
-  @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'scalar totals of the agent' }) total!: Record<string, number>;
-  @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'held by live tasks and their executors' }) used!: Record<string, number>;
-  @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'offered and not yet answered' }) offered!: Record<string, number>;
+  @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'scalar totals of the agent (revocable amounts included)' }) total!: Record<
+    string,
+    number
+  >;
+  @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'held by live tasks and their executors (revocable amounts included)' })
+  used!: Record<string, number>;
+  @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'offered and not yet answered (revocable amounts included)' }) offered!: Record<
+    string,
+    number
+  >;
   @ApiProperty({ ...SCALAR_MAP_SCHEMA, description: 'reserved for roles (used or not)' }) reserved!: Record<string, number>;
   @ApiProperty({ description: 'tasks not in a terminal state' }) activeTasks!: number;
+  @ApiProperty({
+    type: RevocableUsageDto,
+    description:
+      "oversubscription: the agent's revocable resources as the leader's allocator has them (empty maps when it reports none, or is not reachable)",
+  })
+  revocable!: RevocableUsageDto;
 }
 
 /** An agent as operators see it: its row, what sits on it, and the cluster settings that concern it. */
@@ -209,8 +222,8 @@ export function toAgentDto(a: AgentEntity): AgentDto {
   };
 }
 
-/** Agents with what sits on them (see AgentOccupancyRepository). */
-export function toAgentViews(agents: AgentEntity[], o: AgentOccupancy): AgentViewDto[] {
+/** Agents with what sits on them (see AgentOccupancyRepository) and their revocable resources (LiveView). */
+export function toAgentViews(agents: AgentEntity[], o: AgentOccupancy, revocable: ReadonlyMap<string, RevocableUsageDto>): AgentViewDto[] {
   const group = (rows: OnAgent[]) => {
     const m = new Map<string, OnAgent[]>();
     for (const r of rows) m.set(r.agentId, [...(m.get(r.agentId) ?? []), r]);
@@ -229,6 +242,7 @@ export function toAgentViews(agents: AgentEntity[], o: AgentOccupancy): AgentVie
         offered: sum(offers.get(a.id)),
         reserved: sum(reservations.get(a.id)),
         activeTasks: tasks.get(a.id)?.length ?? 0,
+        revocable: revocable.get(a.id) ?? { total: {}, used: {}, offered: {} },
       },
       whitelisted: whitelist === null || whitelist.has(a.hostname),
       maintenance: machine ? { mode: machine.mode, start: machine.startAt.toISOString(), durationSeconds: machine.durationSeconds } : null,

@@ -7,6 +7,7 @@ import type { AuditAction } from '@arbiter/contracts';
 import { Injectable } from '@nestjs/common';
 import { AgentOccupancyRepository } from '../master/agent-occupancy.repository';
 import { AllocationUsageRepository } from '../master/allocation-usage.repository';
+import { LiveView } from '../master/live-view';
 import type { AclAction } from '../config/acls.rules';
 import { AclsService } from '../acls/acls.service';
 import type { Actor } from '../auth/auth.actor';
@@ -36,6 +37,7 @@ export class AgentsService {
     private readonly events: ClusterEvents,
     private readonly acls: AclsService,
     private readonly executors: ExecutorsService,
+    private readonly live: LiveView,
   ) {}
 
   async list(
@@ -66,9 +68,13 @@ export class AgentsService {
     return Object.assign(view[0], { executors: executors.items });
   }
 
-  /** Agents with their usage, whitelist and maintenance state. */
+  /** Agents with their usage (revocable resources from the live state), whitelist and maintenance state. */
   async view(agents: AgentEntity[]): Promise<AgentViewDto[]> {
-    return toAgentViews(agents, await this.occupancy.occupancy(this.db.manager, agents));
+    const [occupancy, revocable] = await Promise.all([
+      this.occupancy.occupancy(this.db.manager, agents),
+      this.live.revocable(agents.map((a) => a.id)),
+    ]);
+    return toAgentViews(agents, occupancy, revocable);
   }
 
   /** No new offers from the agent; its running tasks are left alone. Idempotent. */

@@ -1,6 +1,7 @@
 /** The cluster summary's shapes. */
 import { ALERT_CODES, type AlertCode } from '@arbiter/contracts';
 import { ApiProperty } from '@nestjs/swagger';
+import { RevocableUsageDto } from '../common/resources.dto';
 
 class ResourceSummaryDto {
   @ApiProperty({ example: 'cpus' }) name!: string;
@@ -69,6 +70,12 @@ export class ClusterSummaryDto {
   })
   tasks!: Record<string, number>;
   @ApiProperty({ description: 'tasks not in a terminal state' }) activeTasks!: number;
+  @ApiProperty({
+    type: RevocableUsageDto,
+    description:
+      "oversubscription: reachable agents' revocable resources as the leader's allocator has them (empty maps when none reports any)",
+  })
+  revocable!: RevocableUsageDto;
   @ApiProperty({ description: 'offers made and not yet answered' }) outstandingOffers!: number;
   @ApiProperty({ type: LastCycleDto, nullable: true, description: 'the latest recorded allocation cycle' }) lastCycle!: LastCycleDto | null;
   @ApiProperty({ type: [AlertDto], description: 'most severe first' }) alerts!: AlertDto[];

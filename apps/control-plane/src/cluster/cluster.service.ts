@@ -9,6 +9,7 @@ import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.service';
 import { FrameworkState } from '../frameworks/framework.entity';
 import { LiveView } from '../master/live-view';
+import { addRevocable } from '../master/revocable';
 import { Alerts } from './cluster.alerts';
 import { AlertSeverity, type ClusterSummaryDto } from './cluster.dto';
 import { ClusterRepository } from './cluster.repository';
@@ -44,7 +45,7 @@ export class ClusterService {
     const names = [...new Set([...sums.total.keys(), ...sums.used.keys(), ...sums.reserved.keys()])].sort();
     const reachable = agents.filter((a) => a.status === 'REACHABLE');
     const downHosts = new Set(down.map((m) => m.hostname));
-    const live = await this.live.snapshot();
+    const [live, revocable] = await Promise.all([this.live.snapshot(), this.live.revocable(reachable.map((a) => a.id))]);
     const outstanding = live.offers;
     const alerts = new Alerts();
 
@@ -192,6 +193,7 @@ export class ClusterService {
         .filter(([s]) => !isTerminalTaskState(s))
         .reduce((n, [, c]) => n + c, 0),
       outstandingOffers: outstanding.length,
+      revocable: addRevocable(revocable.values()),
       lastCycle: cycle
         ? {
             id: cycle.id,

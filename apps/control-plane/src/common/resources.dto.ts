@@ -117,6 +117,20 @@ export function scalarMap(r: Resources): Record<string, number> {
 /** OpenAPI schema of a scalar map such as `{"cpus": 4, "mem": 8192}`. */
 export const SCALAR_MAP_SCHEMA = { type: 'object', additionalProperties: { type: 'number' }, example: { cpus: 4, mem: 8192 } } as const;
 
+/** Oversubscription: revocable scalars, by resource name. */
+export class RevocableUsageDto {
+  @ApiProperty({
+    ...SCALAR_MAP_SCHEMA,
+    example: { cpus: 2 },
+    description: "what agents offer as revocable now (their resource estimators' answers plus what revocable tasks hold)",
+  })
+  total!: Record<string, number>;
+  @ApiProperty({ ...SCALAR_MAP_SCHEMA, example: { cpus: 1 }, description: 'held by revocable tasks and executors' })
+  used!: Record<string, number>;
+  @ApiProperty({ ...SCALAR_MAP_SCHEMA, example: { cpus: 1 }, description: 'offered and not yet answered' })
+  offered!: Record<string, number>;
+}
+
 /** Scalar amounts of several resource lists added up, reservations ignored. */
 export function sumScalars(lists: Iterable<ResourceEntry[]>): Record<string, number> {
   // Integer thousandths, as Resources adds them (exact), without building a Resources per list:

@@ -11,6 +11,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { LOADED_MODULES } from '../config/config.modules';
 import { Gauge } from 'prom-client';
 import { ClusterState } from './cluster-state';
+import { revocableOn } from './revocable';
 import { Metrics } from '../health/metrics';
 import { volumeKeyOf } from './volume-catalog';
 
@@ -138,10 +139,10 @@ export class ClusterMetrics {
         let allocated = Resources.empty();
         let total = Resources.empty();
         for (const agent of state.agents.values()) {
-          if (!state.allocator.hasAgent(agent.id)) continue;
-          const held = state.allocator.allocationsOn(agent.id).reduce((sum, a) => sum.plus(a.resources.revocable()), Resources.empty());
-          allocated = allocated.plus(held);
-          total = total.plus(held).plus(state.allocator.availableOn(agent.id).revocable());
+          const on = revocableOn(state, agent.id);
+          if (!on) continue;
+          allocated = allocated.plus(on.used).plus(on.offered);
+          total = total.plus(on.total);
         }
         for (const [resource, v] of total.scalarQuantities()) this.set({ resource, kind: 'total' }, v);
         for (const [resource, v] of allocated.scalarQuantities()) this.set({ resource, kind: 'allocated' }, v);

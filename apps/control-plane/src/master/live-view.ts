@@ -7,9 +7,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Leadership } from '../leadership/leadership.service';
 import { CLOCK, type Clock } from '../kernel/clock';
+import { Kernel } from '../kernel/kernel';
 import { AGENT_HEARTBEAT_SECONDS } from './agent-registry';
 import { ClusterState } from './cluster-state';
 import { LiveViewRepository } from './live-view.repository';
+import { revocableOn, revocableUsage, type RevocableUsage } from './revocable';
 
 export interface LiveSnapshot {
   connectedFrameworks: ReadonlySet<string>;
@@ -24,6 +26,7 @@ export class LiveView {
     private readonly leadership: Leadership,
     private readonly state: ClusterState,
     private readonly repo: LiveViewRepository,
+    private readonly kernel: Kernel,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -45,5 +48,19 @@ export class LiveView {
       this.repo.outstandingOffers(),
     ]);
     return { connectedFrameworks: new Set(frameworks), connectedAgents: new Set(agents), offers };
+  }
+
+  /**
+   * Revocable (oversubscribed) resources on these agents. The leader reads its allocator and
+   * offer book in one turn of the serial order, so between two cycles (never of a cycle paused
+   * between slices) and the same instant for every agent; a standby sums the revocable entries
+   * of what the leader wrote (the agents' totals, live tasks and executors, outstanding offers)
+   * for reachable agents. An agent the allocator does not have (unreachable, gone) has none.
+   */
+  async revocable(agentIds: readonly string[]): Promise<Map<string, RevocableUsage>> {
+    if (!agentIds.length) return new Map();
+    if (this.leadership.isLeader)
+      return this.kernel.serial(() => Promise.resolve(new Map(agentIds.map((id) => [id, revocableUsage(revocableOn(this.state, id))]))));
+    return this.repo.revocable(agentIds);
   }
 }

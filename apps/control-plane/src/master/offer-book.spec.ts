@@ -37,6 +37,18 @@ describe('OfferBook', () => {
   );
 
   it(
+    "reads an agent's offers without taking them out",
+    inTurn(() => {
+      const b = book();
+      expect(ids(b.onAgent('a2'))).toEqual(['2', '4']);
+      expect(ids(b.onAgent('unknown'))).toEqual([]);
+      b.take(['2']);
+      expect(ids(b.onAgent('a2'))).toEqual(['4']);
+      expect(b.size).toBe(3);
+    }),
+  );
+
+  it(
     'takes out the offers made by a time, oldest first',
     inTurn(() => {
       const b = book();

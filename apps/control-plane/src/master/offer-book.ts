@@ -24,6 +24,8 @@ export interface OfferBookView {
   get(id: string): OutstandingOffer | undefined;
   readonly size: number;
   values(): Iterable<OutstandingOffer>;
+  /** The outstanding offers of an agent's resources. */
+  onAgent(agentId: string): OutstandingOffer[];
 }
 
 export class OfferBook implements OfferBookView {
@@ -42,6 +44,10 @@ export class OfferBook implements OfferBookView {
 
   values(): Iterable<OutstandingOffer> {
     return this.byId.values();
+  }
+
+  onAgent(agentId: string): OutstandingOffer[] {
+    return [...(this.byAgent.get(agentId) ?? [])].flatMap((id) => this.byId.get(id) ?? []);
   }
 
   /** Books offers a cycle made (not sent yet; offer ids are never reused). */

@@ -19,11 +19,12 @@ export class TasksController {
   @Get()
   @Coalesced()
   @Requires('read', 'view_tasks')
-  @ApiOperation({ summary: 'Tasks, newest first (filter by state, framework, agent)' })
+  @ApiOperation({ summary: 'Tasks, newest first (filter by state, framework, agent, reason, last update)' })
   @ApiOkResponse({ type: TaskPageDto })
   @ApiErrors()
   list(@Query() q: TaskListQueryDto, @CurrentActor() actor: Actor): Promise<TaskPageDto> {
-    return this.tasks.list({ state: q.state, frameworkId: q.frameworkId, agentId: q.agentId }, q.limit, q.offset, actor);
+    const filter = { state: q.state, frameworkId: q.frameworkId, agentId: q.agentId, reason: q.reason, updatedSince: q.updatedSince };
+    return this.tasks.list(filter, q.limit, q.offset, actor);
   }
 
   @Get(':id')

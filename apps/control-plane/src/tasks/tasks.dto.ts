@@ -1,9 +1,12 @@
 /** The tasks API's request and response shapes. */
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsNumber, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsISO8601, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { CAPPED_PAGE_DOCS, PageQueryDto } from '../common/pagination.dto';
 import { ResourceEntryDto } from '../common/resources.dto';
 import { TaskState } from './task.entity';
+
+/** A status reason as tasks carry them: Mesos's (REASON_CONTAINER_PREEMPTED) and Arbiter's own (REASON_MEMORY_LIMIT). */
+const TASK_REASON = /^REASON_[A-Z0-9_]{1,100}$/;
 
 export class TaskListQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: TaskState, enumName: 'TaskState' })
@@ -13,6 +16,22 @@ export class TaskListQueryDto extends PageQueryDto {
 
   @ApiPropertyOptional() @IsOptional() @MaxLength(255) @IsString() frameworkId?: string;
   @ApiPropertyOptional() @IsOptional() @MaxLength(255) @IsString() agentId?: string;
+
+  @ApiPropertyOptional({
+    description:
+      "the reason of the status that brought the task to its current state (REASON_CONTAINER_PREEMPTED: evicted by its agent's QoS controller)",
+    example: 'REASON_CONTAINER_PREEMPTED',
+    pattern: TASK_REASON.source,
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(TASK_REASON, { message: 'reason must be a status reason such as REASON_CONTAINER_PREEMPTED (REASON_ and capitals, digits, _)' })
+  reason?: string;
+
+  @ApiPropertyOptional({ description: 'tasks updated at or after this time (ISO 8601)', example: '2026-01-31T12:00:00Z' })
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'updatedSince must be an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z' })
+  updatedSince?: string;
 }
 
 class TaskStatusDto {

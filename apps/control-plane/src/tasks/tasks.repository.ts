@@ -224,6 +224,15 @@ export class TasksRepository {
   }
 }
 
+/** What operators filter the tasks' list by (`updatedSince`: ISO 8601). */
+export interface TaskListFilter {
+  state?: TaskState;
+  frameworkId?: string;
+  agentId?: string;
+  reason?: string;
+  updatedSince?: string;
+}
+
 /** Tasks as operators list them, newest first, with their status history. */
 @Injectable()
 export class TaskListRepository {
@@ -231,7 +240,7 @@ export class TaskListRepository {
 
   /** `users`: the framework users whose tasks the caller may see (the view_tasks ACL). */
   async list(
-    filter: { state?: TaskState; frameworkId?: string; agentId?: string; users?: Scope },
+    filter: TaskListFilter & { users?: Scope },
     limit: number,
     offset: number,
   ): Promise<{ rows: TaskEntity[]; total: number; totalCapped: boolean }> {
@@ -241,6 +250,13 @@ export class TaskListRepository {
     if (filter.state) q.andWhere('t.state = :state', { state: filter.state });
     if (filter.frameworkId) q.andWhere('t.framework_id = :frameworkId', { frameworkId: filter.frameworkId });
     if (filter.agentId) q.andWhere('t.agent_id = :agentId', { agentId: filter.agentId });
+    if (filter.updatedSince) q.andWhere('t.updated_at >= :updatedSince', { updatedSince: new Date(filter.updatedSince) });
+    // The reason of the status that brought the task to its current state.
+    if (filter.reason)
+      q.andWhere(
+        `EXISTS (SELECT 1 FROM task_status_updates u WHERE u.task_ref = t.id AND u.state::text = t.state::text AND u.reason = :reason)`,
+        { reason: filter.reason },
+      );
     // Every column but the command, which may hold the data handed to an executor (up to 1 MiB).
     const columns = this.dataSource.getMetadata(TaskEntity).columns.filter((c) => c.propertyName !== 'command');
     const [rows, count] = await Promise.all([

@@ -9,10 +9,10 @@ import { TaskKills } from './task-kills.handler';
 import type { Actor } from '../auth/auth.actor';
 import type { CappedPage } from '../common/pagination.dto';
 import { ArbiterException } from '../errors/errors.exception';
-import type { TaskEntity, TaskState } from './task.entity';
+import type { TaskEntity } from './task.entity';
 import type { TaskDto } from './tasks.dto';
 import { TasksErrorCode } from './tasks.errors';
-import { TaskListRepository } from './tasks.repository';
+import { type TaskListFilter, TaskListRepository } from './tasks.repository';
 
 const UUID = /^[0-9a-f-]{36}$/i;
 
@@ -53,12 +53,7 @@ export class TasksService {
   }
 
   /** Tasks of the frameworks whose user the view_tasks ACL lets the actor see. */
-  async list(
-    filter: { state?: TaskState; frameworkId?: string; agentId?: string },
-    limit: number,
-    offset: number,
-    actor: Actor,
-  ): Promise<CappedPage<TaskDto>> {
+  async list(filter: TaskListFilter, limit: number, offset: number, actor: Actor): Promise<CappedPage<TaskDto>> {
     const { rows, total, totalCapped } = await this.repo.list({ ...filter, users: this.acls.scope(actor, 'view_tasks') }, limit, offset);
     return { items: rows.map(toTaskDto), total, totalCapped, limit, offset };
   }

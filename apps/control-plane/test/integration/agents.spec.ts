@@ -180,9 +180,18 @@ describe('agents API', () => {
       offered: { cpus: 2 },
       reserved: { cpus: 1, mem: 2048 },
       activeTasks: 2,
+      // Seeded agents are in no allocator's bookkeeping: nothing revocable.
+      revocable: { total: {}, used: {}, offered: {} },
     });
     expect(u1).toMatchObject({ whitelisted: true, maintenance: null });
-    expect(u2.usage).toEqual({ total: { cpus: 4, disk: 10000, mem: 8192 }, used: {}, offered: {}, reserved: {}, activeTasks: 0 });
+    expect(u2.usage).toEqual({
+      total: { cpus: 4, disk: 10000, mem: 8192 },
+      used: {},
+      offered: {},
+      reserved: {},
+      activeTasks: 0,
+      revocable: { total: {}, used: {}, offered: {} },
+    });
     expect(u2).toMatchObject({
       whitelisted: false,
       maintenance: { mode: 'DRAINING', start: '2030-01-01T00:00:00.000Z', durationSeconds: 3600 },

@@ -20,11 +20,14 @@ const one = (p: Params, k: string) => (typeof p[k] === 'string' ? p[k] : '');
 export const fromSearch = <K extends string>(p: Params, names: readonly K[]): UrlFilters<K> =>
   Object.fromEntries(names.map((n) => [n, one(p, n)])) as UrlFilters<K>;
 
-export const TASK_FILTERS = ['state', 'frameworkId', 'agentId', 'offset'] as const;
+export const TASK_FILTERS = ['state', 'frameworkId', 'agentId', 'reason', 'offset'] as const;
+/** The reason that ends a revocable task its agent's QoS controller evicted (oversubscription). */
+export const EVICTION_REASON = 'REASON_CONTAINER_PREEMPTED';
 export const tasksQuery = (f: UrlFilters<(typeof TASK_FILTERS)[number]>) => ({
   state: (f.state || undefined) as TaskStateName | undefined,
   frameworkId: f.frameworkId || undefined,
   agentId: f.agentId || undefined,
+  reason: f.reason || undefined,
   limit: LIST_LIMIT,
   offset: Number(f.offset) || 0,
 });

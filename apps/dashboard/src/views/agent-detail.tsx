@@ -1,6 +1,6 @@
 'use client';
 import { When } from '@/components/when';
-/** One agent: its settings, resources, attributes, container capabilities, tasks, reservations and outstanding offers. */
+/** One agent: its settings, resources (revocable ones apart), attributes, container capabilities, tasks, reservations and outstanding offers. */
 import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate } from '@/lib/navigation';
 import { DataTable } from '@/components/table';
@@ -16,6 +16,7 @@ import { offerColumns, taskColumns } from './common-columns';
 import { ReservationsTable } from './reservations';
 import { ExecutorsPanel } from './executors';
 import { AgentContainersPanel } from './containers';
+import { regularUsage, RevocablePanel } from './oversubscription';
 
 export function AgentDetailView({ id }: { id: string }) {
   const navigate = useNavigate();
@@ -33,7 +34,9 @@ export function AgentDetailView({ id }: { id: string }) {
   if (agent.error) return <ErrorPanel error={agent.error} onRetry={() => void agent.refetch()} />;
   if (!agent.data) return <Loading rows={8} />;
   const a = agent.data;
-  const resources = Object.keys(a.usage.total).sort();
+  // Regular resources here, revocable ones in their own panel.
+  const regular = regularUsage(a.usage);
+  const resources = Object.keys(regular.total).sort();
   return (
     <>
       <PageHeader
@@ -142,9 +145,9 @@ export function AgentDetailView({ id }: { id: string }) {
                 <strong>{name}</strong>
                 <UsageBar
                   name={name}
-                  total={a.usage.total[name]}
-                  used={a.usage.used[name]}
-                  offered={a.usage.offered[name]}
+                  total={regular.total[name]}
+                  used={regular.used[name]}
+                  offered={regular.offered[name]}
                   reserved={a.usage.reserved[name]}
                 />
               </div>
@@ -152,6 +155,7 @@ export function AgentDetailView({ id }: { id: string }) {
           </div>
         </Panel>
       </div>
+      <RevocablePanel revocable={a.usage.revocable} />
       <AgentContainersPanel capabilities={a.capabilities} />
       <Panel
         title={`Tasks (${tasks.data ? formatTotal(tasks.data) : '…'})`}

@@ -14,6 +14,7 @@ import type { Schemas } from '@/lib/api';
 import { useLiveInvalidate } from '@/lib/live';
 import { type AgentQuery, keys, q } from '@/lib/queries';
 import { AgentActions, WhitelistSwitch } from './agent-actions';
+import { regularUsage } from './oversubscription';
 
 type Agent = Schemas['AgentViewDto'];
 
@@ -73,20 +74,23 @@ export function AgentStateBadges({ agent }: { agent: Agent }) {
   return badges.length ? <span className="actions">{badges}</span> : <Badge tone="ok">offered</Badge>;
 }
 
+/** Regular resources (revocable ones are on the agent's page). */
 function usageCell(name: string) {
-  return (a: Agent) =>
-    a.usage.total[name] ? (
+  return (a: Agent) => {
+    const regular = regularUsage(a.usage);
+    return regular.total[name] ? (
       <UsageBar
         compact
         name={name}
-        total={a.usage.total[name]}
-        used={a.usage.used[name]}
-        offered={a.usage.offered[name]}
+        total={regular.total[name]}
+        used={regular.used[name]}
+        offered={regular.offered[name]}
         reserved={a.usage.reserved[name]}
       />
     ) : (
       <span className="muted">—</span>
     );
+  };
 }
 
 export function AgentsView() {

@@ -38,9 +38,17 @@ export function taskColumns(
     c.accessor('taskId', {
       header: 'Task',
       cell: (i) => (
-        <Link href={`/tasks/${i.row.original.id}`} onClick={(e) => e.stopPropagation()}>
-          {i.getValue()}
-        </Link>
+        <>
+          <Link href={`/tasks/${i.row.original.id}`} onClick={(e) => e.stopPropagation()}>
+            {i.getValue()}
+          </Link>
+          {i.row.original.resources.some((r) => r.revocable) ? (
+            <>
+              {' '}
+              <Badge tone="info">revocable</Badge>
+            </>
+          ) : null}
+        </>
       ),
     }),
     c.accessor('state', { header: 'State', cell: (i) => <TaskStateBadge state={i.getValue()} /> }),

@@ -1,6 +1,7 @@
 'use client';
 /**
- * Overview: capacity, use and reservations per resource; counts; live dominant shares per
+ * Overview: capacity, use and reservations per resource; revocable capacity and evictions
+ * (oversubscription, when there is any); counts; live dominant shares per
  * role and per framework (history from the API, then every cycle event); recent cycles; alerts.
  */
 import { useQuery } from '@tanstack/react-query';
@@ -16,6 +17,7 @@ import { trim } from '@/lib/format';
 import { type ClusterEvent, useLiveEvents, useLiveInvalidate } from '@/lib/live';
 import { RECENT_CYCLES, SHARE_POINTS } from '@/lib/pages';
 import { frameworkNames, keys, q } from '@/lib/queries';
+import { EvictionsStat, hasRevocable, RevocablePanel, useEvictions, withoutRevocable } from './oversubscription';
 
 type Cycle = Schemas['CycleDto'];
 const cycleColumns = (() => {
@@ -60,6 +62,7 @@ export function OverviewView() {
   const cluster = useQuery(q.cluster());
   const cycles = useQuery(q.cycles({ limit: RECENT_CYCLES }));
   const names = useQuery(frameworkNames());
+  const evictions = useEvictions();
   const roleShares = useShares('ROLE');
   const frameworkShares = useShares('FRAMEWORK');
   useLiveInvalidate(
@@ -74,7 +77,7 @@ export function OverviewView() {
       'offer.closed',
       'cycle',
     ],
-    [keys.cluster],
+    [keys.cluster, [...keys.tasks, 'list']],
     2000,
   );
   useLiveInvalidate(['cycle'], [[...keys.cycles, 'list']], 2000);
@@ -114,6 +117,14 @@ export function OverviewView() {
               <Stat label="offers outstanding" value={c.outstandingOffers.toLocaleString('en-US')} />
             </Panel>
           </div>
+          {hasRevocable(c.revocable) || evictions.data?.total ? (
+            <div className="grid cols-2">
+              {hasRevocable(c.revocable) ? <RevocablePanel revocable={c.revocable} /> : <div />}
+              <Panel title="Evictions">
+                <EvictionsStat evicted={evictions.data} />
+              </Panel>
+            </div>
+          ) : null}
           <div className="grid cols-2">
             <Panel title="Capacity" actions={<UsageLegend />}>
               {c.resources.length ? (
@@ -121,7 +132,13 @@ export function OverviewView() {
                   {c.resources.map((r) => (
                     <div key={r.name}>
                       <strong>{r.name}</strong>
-                      <UsageBar name={r.name} total={r.total} used={r.used} offered={r.offered} reserved={r.reserved} />
+                      <UsageBar
+                        name={r.name}
+                        total={withoutRevocable(r.total, c.revocable.total[r.name])}
+                        used={withoutRevocable(r.used, c.revocable.used[r.name])}
+                        offered={withoutRevocable(r.offered, c.revocable.offered[r.name])}
+                        reserved={r.reserved}
+                      />
                     </div>
                   ))}
                 </div>

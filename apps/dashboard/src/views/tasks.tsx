@@ -1,5 +1,5 @@
 'use client';
-/** Tasks: filtered by state, framework and agent; one task with every state it went through. */
+/** Tasks: filtered by state, framework, reason and agent; one task with every state it went through. */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ActionDialog } from '@/components/dialog';
@@ -11,13 +11,27 @@ import { columnsFor, DataTable } from '@/components/table';
 import { ErrorPanel, Field, Loading, PageHeader, Pager, Panel } from '@/components/ui';
 import { api, call, type Schemas } from '@/lib/api';
 import { useLiveInvalidate } from '@/lib/live';
-import { TASK_FILTERS, tasksQuery } from '@/lib/pages';
+import { EVICTION_REASON, TASK_FILTERS, tasksQuery } from '@/lib/pages';
 import { frameworkNames, keys, q } from '@/lib/queries';
 import { useUrlState } from '@/lib/use-url-state';
 import { FrameworkSelect, TASK_STATES, TaskStateBadge, taskColumns } from './common-columns';
 import { ContainerPanel } from './containers';
 import { DiscoveryRows, TaskFieldRows } from './task-fields';
 import { TaskSandbox } from './task-sandbox';
+
+/** The reasons operators look for most: why the task reached its current state. */
+const TASK_REASONS = [
+  EVICTION_REASON,
+  'REASON_COMMAND_EXITED',
+  'REASON_CONTAINER_LIMITATION_MEMORY',
+  'REASON_CONTAINER_LIMITATION_DISK',
+  'REASON_CONTAINER_LAUNCH_FAILED',
+  'REASON_MAX_COMPLETION_TIME_REACHED',
+  'REASON_AGENT_REMOVED',
+  'REASON_AGENT_DRAINING',
+  'REASON_FRAMEWORK_REMOVED',
+  'REASON_TASK_KILLED_DURING_LAUNCH',
+];
 
 export function TasksView() {
   const navigate = useNavigate();
@@ -48,6 +62,18 @@ export function TasksView() {
           names={names.data}
           onChange={(id) => setF({ frameworkId: id, offset: '' })}
         />
+        <Field label="Reason">
+          {(p) => (
+            <select {...p} value={f.reason} onChange={(e) => setF({ reason: e.target.value, offset: '' })}>
+              <option value="">any</option>
+              {[...new Set([...TASK_REASONS, ...(f.reason ? [f.reason] : [])])].map((r) => (
+                <option key={r} value={r}>
+                  {r === EVICTION_REASON ? `${r} (evicted)` : r}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
         <Field label="Agent id">
           {(p) => (
             <input

@@ -63,6 +63,12 @@ export function agentFields(a: Agent): string {
     ['Reserved', amounts(a.usage.reserved)],
     ['Active tasks', a.usage.activeTasks],
     [
+      'Revocable',
+      Object.keys(a.usage.revocable.total).length
+        ? `${amounts(a.usage.revocable.total)} (used ${amounts(a.usage.revocable.used) || 'none'}, offered ${amounts(a.usage.revocable.offered) || 'none'})`
+        : null,
+    ],
+    [
       'Attributes',
       Object.entries(a.attributes)
         .map(([k, v]) => `${k}:${String(v)}`)
