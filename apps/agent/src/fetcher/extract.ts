@@ -52,6 +52,16 @@ async function entriesOf(archive: string, kind: ArchiveKind, reader: Reader | un
   return out.split('\n').filter((n) => n.length > 0);
 }
 
+/** How many entries the archive has, once none of their names leaves the folder it is unpacked in; else a FetchError. */
+async function safeEntries(archive: string, kind: ArchiveKind, reader: Reader | undefined, timeoutMs: number): Promise<number> {
+  const names = await entriesOf(archive, kind, reader, timeoutMs);
+  for (const n of names) {
+    const why = escapingEntry(n);
+    if (why) throw new FetchError(why);
+  }
+  return names.length;
+}
+
 /** An entry name that would land outside the folder it is unpacked in: why, else undefined. */
 function escapingEntry(name: string): string | undefined {
   if (name.startsWith('/')) return `the archive entry ${JSON.stringify(name)} is an absolute path`;
@@ -98,7 +108,8 @@ function merge(from: string, to: string): void {
 /**
  * Unpacks `archive` into `sandbox` as `reader` (its files are the task user's). `owner`: who
  * owns the staging folder (the task's user). Refuses, before anything lands in the sandbox,
- * entries that escape it.
+ * entries that escape it. `checked`: the number of entries of this very archive (the same
+ * content) when they were listed and found safe before, so they are not listed again.
  */
 export async function extract(
   archive: string,
@@ -108,12 +119,9 @@ export async function extract(
   reader: Reader | undefined,
   timeoutMs: number,
   signal?: AbortSignal,
+  checked?: number,
 ): Promise<number> {
-  const names = await entriesOf(archive, kind, reader, timeoutMs);
-  for (const n of names) {
-    const why = escapingEntry(n);
-    if (why) throw new FetchError(why);
-  }
+  const entries = checked ?? (await safeEntries(archive, kind, reader, timeoutMs));
   const staging = fs.mkdtempSync(path.join(sandbox, '.fetch-'));
   try {
     fs.chownSync(staging, owner.uid, owner.gid);
@@ -122,7 +130,7 @@ export async function extract(
     const why = escapingLink(staging);
     if (why) throw new FetchError(why);
     merge(staging, sandbox);
-    return names.length;
+    return entries;
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }

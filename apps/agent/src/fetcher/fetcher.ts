@@ -69,12 +69,16 @@ export class FetchFailure extends Error {
 const DEFAULT_CACHE_BYTES = 2 * 1024 ** 3;
 const DEFAULT_MAX_BYTES = 4 * 1024 ** 3;
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+/** How many archives' checked listings are remembered. */
+const CHECKED_ARCHIVES = 1024;
 
 export class Fetcher {
   readonly cache: FetchCache;
   private readonly limits: DownloadLimits;
   private readonly root = (process.getuid?.() ?? 0) === 0;
   private readonly log?: FetchLog;
+  /** Archives' contents (kind and sha256) whose entries were listed and found safe: their number of entries. */
+  private readonly checkedArchives = new Map<string, number>();
 
   constructor(workDir: string, options: FetcherOptions = {}) {
     this.cache = new FetchCache(options.cacheDir ?? path.join(workDir, 'fetch-cache'), options.cacheBytes ?? DEFAULT_CACHE_BYTES);
@@ -138,8 +142,20 @@ export class Fetcher {
     const fetched: FetchedUri = { uri: uri.value, file: path.relative(sandbox, target), ...got };
     // As Mesos: an executable file is never unpacked, and `extract` on a non-archive leaves the file as it is.
     const kind = uri.extract && !uri.executable ? archiveKindOf(target) : undefined;
-    if (kind) fetched.extracted = await extract(target, kind, sandbox, user, reader, this.limits.timeoutMs, signal);
+    if (!kind) return fetched;
+    // A cached archive's entries were checked when its content (its digest) was first unpacked: not listed again.
+    const known = uri.cache && got.digest ? `${kind}:${got.digest}` : undefined;
+    const checked = known ? this.checkedArchives.get(known) : undefined;
+    fetched.extracted = await extract(target, kind, sandbox, user, reader, this.limits.timeoutMs, signal, checked);
+    if (known && checked === undefined) this.remember(known, fetched.extracted);
     return fetched;
+  }
+
+  /** An archive's content found safe to unpack, with its number of entries (the most recent CHECKED_ARCHIVES kept). */
+  private remember(known: string, entries: number): void {
+    this.checkedArchives.set(known, entries);
+    const [oldest] = this.checkedArchives.keys();
+    if (this.checkedArchives.size > CHECKED_ARCHIVES) this.checkedArchives.delete(oldest);
   }
 
   /** The target's folder, made (owned by the user) where missing; it must resolve inside the sandbox. */
