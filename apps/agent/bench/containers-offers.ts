@@ -97,6 +97,7 @@ async function main(): Promise<void> {
   });
   const offeredAt = new Map<string, number>();
   const running = new Map<string, number>();
+  const starting = new Map<string, number>();
   const ended = new Map<string, string>();
   // What to launch on the next offer: one task at a time, then a batch at once.
   let pending: TaskSpec[] = [];
@@ -114,22 +115,24 @@ async function main(): Promise<void> {
     });
   });
   scheduler.on('update', (u: StatusUpdate) => {
+    if (u.state === 'STARTING' && !starting.has(u.taskId)) starting.set(u.taskId, performance.now());
     if (u.state === 'RUNNING' && !running.has(u.taskId)) running.set(u.taskId, performance.now());
     if (['FINISHED', 'FAILED', 'KILLED', 'LOST', 'ERROR', 'DROPPED'].includes(u.state)) ended.set(u.taskId, u.state);
   });
   await scheduler.start();
 
-  /** Offer-to-RUNNING of `n` tasks launched one after the other (each ended before the next). */
-  const sequential = async (prefix: string, n: number, uris?: FetchUri[]): Promise<number[]> => {
-    const toRunning: number[] = [];
+  /** Offer-to-RUNNING (and to STARTING) of `n` tasks launched one after the other (each ended before the next). */
+  const sequential = async (prefix: string, n: number, uris?: FetchUri[]): Promise<Timings> => {
+    const [toRunning, toStarting]: number[][] = [[], []];
     for (let i = 0; i < n; i++) {
       const id = `${prefix}-${i}`;
       pending = [task(id, uris)];
       await waitFor(() => ended.has(id), `${id} to end`);
       if (ended.get(id) !== 'FINISHED') throw new Error(`${id} ended ${ended.get(id)}`);
       toRunning.push((running.get(id) ?? NaN) - (offeredAt.get(id) ?? NaN));
+      toStarting.push((starting.get(id) ?? NaN) - (offeredAt.get(id) ?? NaN));
     }
-    return toRunning;
+    return { toRunning, toStarting };
   };
   /** `n` tasks on one offer: from the offer until all are RUNNING, and those that did not finish. */
   const together = async (prefix: string, n: number, uris?: FetchUri[]): Promise<{ ms: number; failed: number }> => {
@@ -146,7 +149,7 @@ async function main(): Promise<void> {
   let failed: number;
   if (FETCH) failed = await compareFetch(dir, { sequential, together });
   else {
-    const toRunning = await sequential('seq', SEQUENTIAL);
+    const { toRunning } = await sequential('seq', SEQUENTIAL);
     const batch = await together('con', CONCURRENT);
     failed = batch.failed;
     console.log(
@@ -168,8 +171,14 @@ async function main(): Promise<void> {
   if (failed) process.exitCode = 1;
 }
 
+interface Timings {
+  toRunning: number[];
+  /** Offer to STARTING: a task with URIs is STARTING once they are fetched. */
+  toStarting: number[];
+}
+
 interface Launches {
-  sequential(prefix: string, n: number, uris?: FetchUri[]): Promise<number[]>;
+  sequential(prefix: string, n: number, uris?: FetchUri[]): Promise<Timings>;
   together(prefix: string, n: number, uris?: FetchUri[]): Promise<{ ms: number; failed: number }>;
 }
 
@@ -183,10 +192,10 @@ async function compareFetch(dir: string, launches: Launches): Promise<number> {
   const served = await archiveServer(dir);
   const uris: FetchUri[] = [{ value: served.url, cache: true, extract: true }];
   try {
-    const [cold] = await launches.sequential('cold', 1, uris);
+    const [cold] = (await launches.sequential('cold', 1, uris)).toRunning;
     const runs = {
-      plain: { toRunning: [] as number[], perSecond: [] as number[] },
-      cached: { toRunning: [] as number[], perSecond: [] as number[] },
+      plain: { toRunning: [] as number[], toStarting: [] as number[], perSecond: [] as number[] },
+      cached: { toRunning: [] as number[], toStarting: [] as number[], perSecond: [] as number[] },
     };
     let failed = 0;
     for (let round = 0; round < ROUNDS; round++) {
@@ -194,14 +203,17 @@ async function compareFetch(dir: string, launches: Launches): Promise<number> {
       const order = round % 2 ? (['cached', 'plain'] as const) : (['plain', 'cached'] as const);
       for (const kind of order) {
         const with_ = kind === 'cached' ? uris : undefined;
-        runs[kind].toRunning.push(...(await launches.sequential(`${kind}-${round}`, SEQUENTIAL, with_)));
+        const timings = await launches.sequential(`${kind}-${round}`, SEQUENTIAL, with_);
+        runs[kind].toRunning.push(...timings.toRunning);
+        runs[kind].toStarting.push(...timings.toStarting);
         const batch = await launches.together(`${kind}-batch-${round}`, CONCURRENT, with_);
         runs[kind].perSecond.push(CONCURRENT / (batch.ms / 1000));
         failed += batch.failed;
       }
     }
-    const figures = (r: { toRunning: number[]; perSecond: number[] }) => ({
+    const figures = (r: Timings & { perSecond: number[] }) => ({
       offerToRunningMs: { p50: percentile(r.toRunning, 50), p99: percentile(r.toRunning, 99) },
+      offerToStartingMs: { p50: percentile(r.toStarting, 50), p99: percentile(r.toStarting, 99) },
       launchesPerSecond: r.perSecond.map((x) => Math.round(x * 10) / 10),
     });
     const [p, c] = [figures(runs.plain), figures(runs.cached)];

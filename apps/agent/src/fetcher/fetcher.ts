@@ -11,12 +11,13 @@ import type { FetchUri } from '@arbiter/contracts';
 import { FetchCache } from './cache';
 import { download, type DownloadLimits, type Reader } from './download';
 import { extract } from './extract';
+import { UnpackedTrees } from './trees';
 import { archiveKindOf, FetchError, sourceOf, targetOf } from './uris';
 
 export interface FetcherOptions {
   /** Where cached files go (default: `<work dir>/fetch-cache`). */
   cacheDir?: string;
-  /** The cache's size in bytes (default 2 GiB, Mesos's --fetcher_cache_size). */
+  /** The cache's size in bytes (default 2 GiB, Mesos's --fetcher_cache_size); cached archives' unpacked trees get as much again. */
   cacheBytes?: number;
   /** The most bytes one URI may bring (default 4 GiB). */
   maxBytes?: number;
@@ -74,6 +75,8 @@ const CHECKED_ARCHIVES = 1024;
 
 export class Fetcher {
   readonly cache: FetchCache;
+  /** Cached archives as they unpacked (trees.ts). */
+  readonly trees: UnpackedTrees;
   private readonly limits: DownloadLimits;
   private readonly root = (process.getuid?.() ?? 0) === 0;
   private readonly log?: FetchLog;
@@ -82,6 +85,7 @@ export class Fetcher {
 
   constructor(workDir: string, options: FetcherOptions = {}) {
     this.cache = new FetchCache(options.cacheDir ?? path.join(workDir, 'fetch-cache'), options.cacheBytes ?? DEFAULT_CACHE_BYTES);
+    this.trees = new UnpackedTrees(path.join(this.cache.dir, 'trees'), options.cacheBytes ?? DEFAULT_CACHE_BYTES);
     this.log = options.log;
     this.limits = { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES };
   }
@@ -116,11 +120,11 @@ export class Fetcher {
     const reader: Reader | undefined = this.root && user.uid !== 0 ? { uid: user.uid, gid: user.gid } : undefined;
     const dir = this.folderFor(sandbox, target, user);
     const tmp = path.join(dir, `.fetching-${crypto.randomBytes(4).toString('hex')}`);
+    const cacheKey = FetchCache.keyOf(user.name, uri.value);
     let got: { bytes: number; digest?: string; cacheHit: boolean };
     try {
       if (uri.cache) {
-        const key = FetchCache.keyOf(user.name, uri.value);
-        const handle = await this.cache.get(key, (into) => download(source, into, this.limits, reader));
+        const handle = await this.cache.get(cacheKey, (into) => download(source, into, this.limits, reader));
         try {
           // Off the event loop: a cached file may be large.
           await fs.promises.copyFile(handle.file, tmp);
@@ -146,7 +150,9 @@ export class Fetcher {
     // A cached archive's entries were checked when its content (its digest) was first unpacked: not listed again.
     const known = uri.cache && got.digest ? `${kind}:${got.digest}` : undefined;
     const checked = known ? this.checkedArchives.get(known) : undefined;
-    fetched.extracted = await extract(target, kind, sandbox, user, reader, this.limits.timeoutMs, signal, checked);
+    // Its unpacked tree is kept with it: a later hit copies it instead of unpacking again.
+    const kept = uri.cache && got.digest ? { trees: this.trees, id: UnpackedTrees.idOf(cacheKey, got.digest, kind) } : undefined;
+    fetched.extracted = await extract(target, kind, sandbox, user, reader, this.limits.timeoutMs, signal, checked, kept);
     if (known && checked === undefined) this.remember(known, fetched.extracted);
     return fetched;
   }
