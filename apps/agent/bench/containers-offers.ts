@@ -98,6 +98,7 @@ async function main(): Promise<void> {
   const offeredAt = new Map<string, number>();
   const running = new Map<string, number>();
   const starting = new Map<string, number>();
+  const endedAt = new Map<string, number>();
   const ended = new Map<string, string>();
   // What to launch on the next offer: one task at a time, then a batch at once.
   let pending: TaskSpec[] = [];
@@ -117,7 +118,10 @@ async function main(): Promise<void> {
   scheduler.on('update', (u: StatusUpdate) => {
     if (u.state === 'STARTING' && !starting.has(u.taskId)) starting.set(u.taskId, performance.now());
     if (u.state === 'RUNNING' && !running.has(u.taskId)) running.set(u.taskId, performance.now());
-    if (['FINISHED', 'FAILED', 'KILLED', 'LOST', 'ERROR', 'DROPPED'].includes(u.state)) ended.set(u.taskId, u.state);
+    if (['FINISHED', 'FAILED', 'KILLED', 'LOST', 'ERROR', 'DROPPED'].includes(u.state) && !ended.has(u.taskId)) {
+      ended.set(u.taskId, u.state);
+      endedAt.set(u.taskId, performance.now());
+    }
   });
   await scheduler.start();
 
@@ -141,7 +145,8 @@ async function main(): Promise<void> {
     await waitFor(() => ids.every((id) => offeredAt.has(id)), 'an offer for the batch');
     const t0 = offeredAt.get(ids[0]) ?? NaN;
     await waitFor(() => ids.every((id) => running.has(id) || ended.has(id)), 'the batch to run');
-    const ms = Math.max(...ids.map((id) => running.get(id) ?? NaN)) - t0;
+    // A task whose RUNNING did not reach the framework (it ended first) counts by its end's arrival.
+    const ms = Math.max(...ids.map((id) => running.get(id) ?? endedAt.get(id) ?? NaN)) - t0;
     await waitFor(() => ids.every((id) => ended.has(id)), 'the batch to end');
     return { ms, failed: ids.filter((id) => ended.get(id) !== 'FINISHED').length };
   };
