@@ -24,7 +24,7 @@ import {
 import pino, { type Logger } from 'pino';
 import { createProvisioner } from './containerizer/provisioner';
 import { logIsolation } from './isolation-log';
-import { DEFAULT_GC_INTERVAL_MS, diskUsage, GarbageCollector, type GcOptions } from './gc/gc';
+import { DEFAULT_GC_INTERVAL_MS, diskUsage, GarbageCollector, type GcOptions, sandboxDisk } from './gc/gc';
 import type { ProvisionerOptions } from './containerizer/provisioner/options';
 import { ExecutorApi, type ExecutorApiOptions } from './executors/api/executor-api';
 import { durationMs } from './executors/executor-protocol';
@@ -216,7 +216,7 @@ export class Agent {
     this.tasks.recover(this.updates.lastStates(), this.executors.liveCgroups(), this.executors.liveContainers());
   }
 
-  /** Whether it can take tasks: room for its records, a journal that takes updates (logged on a refusal, sent with heartbeats). */
+  /** Whether it can take tasks (room for its records, a journal that takes updates) and its sandboxes' disk; sent with heartbeats. */
   health(): AgentHealth {
     const problems: AgentHealth['problems'] = [];
     const reserve = this.options.workDirReserveBytes ?? DEFAULT_WORK_DIR_RESERVE;
@@ -236,7 +236,8 @@ export class Agent {
     }
     const failure = this.updates.journalFailure;
     if (failure) problems.push({ code: 'JOURNAL_UNWRITABLE', message: `its status update journal cannot be written: ${failure.message}` });
-    return { ok: problems.length === 0, problems };
+    const disk = sandboxDisk(this.tasks.containerizer.sandboxes.root, this.options.gc?.diskHeadroom);
+    return { ok: problems.length === 0, problems, ...(disk ? { sandboxDisk: disk } : {}) };
   }
 
   get id(): string | undefined {

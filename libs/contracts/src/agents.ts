@@ -90,12 +90,31 @@ export type AgentCapabilities = z.input<typeof AgentCapabilities>;
  * cannot be read (WORK_DIR_UNREADABLE).
  */
 export const AGENT_PROBLEM_CODES = ['DISK_RESERVE_IN_USE', 'JOURNAL_UNWRITABLE', 'WORK_DIR_UNREADABLE'] as const;
+
+/**
+ * The disk that holds the agent's sandboxes, as its garbage collection sees it: its size, what is
+ * free (bytes anyone may still write), and the share the GC keeps free (at that headroom it
+ * removes ended tasks' sandboxes at once). Rounded by the agent (to a thousandth of the disk), so
+ * that it changes only when the disk does.
+ */
+export const SandboxDisk = z
+  .object({
+    totalBytes: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+    freeBytes: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+    gcHeadroom: z.number().min(0).max(1),
+  })
+  .strict()
+  .refine((d) => d.freeBytes <= d.totalBytes, { message: 'freeBytes cannot be over totalBytes', path: ['freeBytes'] });
+export type SandboxDisk = z.infer<typeof SandboxDisk>;
+
 export const AgentHealth = z
   .object({
     ok: z.boolean(),
     problems: z
       .array(z.object({ code: z.enum(AGENT_PROBLEM_CODES), message: z.string().max(1000) }).strict())
       .max(AGENT_PROBLEM_CODES.length),
+    /** Its sandboxes' disk (absent: an older agent, or one that could not read it). */
+    sandboxDisk: SandboxDisk.optional(),
   })
   .strict()
   .refine((h) => h.ok === (h.problems.length === 0), { message: 'ok must be true exactly when no problem is listed', path: ['ok'] });

@@ -908,6 +908,8 @@ export interface components {
             /** @description false while something keeps it from running new tasks */
             ok: boolean;
             problems: components["schemas"]["AgentProblemDto"][];
+            /** @description its sandboxes' disk, as it last reported (absent: not reported) */
+            sandboxDisk?: components["schemas"]["SandboxDiskDto"];
         };
         AgentIsolationDto: {
             /**
@@ -1814,6 +1816,23 @@ export interface components {
              * @example registry.local:5000/team/app:1.2
              */
             reference: string;
+        };
+        SandboxDiskDto: {
+            /**
+             * @description what is free on it (rounded down to a thousandth of the disk)
+             * @example 80530636800
+             */
+            freeBytes: number;
+            /**
+             * @description the share its garbage collection keeps free: there it removes ended sandboxes at once
+             * @example 0.1
+             */
+            gcHeadroom: number;
+            /**
+             * @description the size of the disk that holds its sandboxes
+             * @example 268435456000
+             */
+            totalBytes: number;
         };
         ScheduleDto: {
             windows: components["schemas"]["WindowDto"][];

@@ -1,8 +1,9 @@
 /**
  * One probe of a task, as Mesos's checkers make them: a command run beside the task (by a
  * `CommandRunner`, which gives it the task's isolation), an HTTP GET on 127.0.0.1 (healthy:
- * statuses 200-399, or the listed ones) or a TCP connect. The checker aborts a probe past its
- * timeout.
+ * statuses 200-399, or the listed ones) or a TCP connect. Tasks, in containers too, share the
+ * host's network, so the agent reaches their ports on 127.0.0.1. The checker aborts a probe past
+ * its timeout.
  */
 import * as http from 'node:http';
 import * as https from 'node:https';

@@ -6,12 +6,12 @@
 import type { CheckStatus, TaskSpec } from '@arbiter/contracts';
 import { GeneralChecker, HealthChecker } from './checker';
 import { type CheckClock, systemClock } from './clock';
-import { type CheckTarget, processRunner } from './command';
+import { type CheckTarget, containerRunner, processRunner } from './command';
 import { type CommandRunner, probeOf } from './probes';
 
 export interface ChecksOptions {
   clock?: CheckClock;
-  /** Who runs a task's check commands (default: processRunner, beside the task in its cgroup; `runc exec` for a container). */
+  /** Who runs a task's check commands (default: beside the task in its cgroup; inside its container, `runc exec`, for an image's). */
   commands?: (task: CheckedTask) => CommandRunner;
 }
 
@@ -58,7 +58,8 @@ export class TaskChecks {
     this.stop(key);
     if (!healthCheck && !check) return;
     const clock = this.options.clock ?? systemClock;
-    const commands = this.options.commands?.(task) ?? processRunner(task.target);
+    const { target } = task;
+    const commands = this.options.commands?.(task) ?? (target.container ? containerRunner(target.container) : processRunner(target));
     const checkers: Array<{ stop(): void }> = [];
     const { healthy, checkStatus } = task.last ?? {};
     if (healthCheck) checkers.push(new HealthChecker(healthCheck, probeOf(healthCheck.probe, commands), clock, events, healthy));

@@ -154,11 +154,12 @@ export function eventOf(task: RunningTask, state: TaskState, reason?: string, me
 
 /**
  * Where and as whom its check commands run: beside it, as its user (when the agent can switch
- * to it), in its sandbox and its cgroup.
+ * to it), in its sandbox and its cgroup; a task in an image's container, inside the container.
  */
 export function checkedTask(task: RunningTask, containerizer: Containerizer): CheckedTask {
   const { sandbox } = task.container;
   const asUser = process.getuid?.() === 0 && task.uid !== undefined && task.gid !== undefined;
+  const { runtime } = containerizer;
   const env = { ...checkEnv(task.spec, task.frameworkId, sandbox, TASK_PATH), TMPDIR: path.join(sandbox, PRIVATE_TMP) };
   return {
     frameworkId: task.frameworkId,
@@ -169,6 +170,8 @@ export function checkedTask(task: RunningTask, containerizer: Containerizer): Ch
       ...(asUser ? { uid: task.uid, gid: task.gid } : {}),
       env: task.user ? { ...env, USER: task.user, LOGNAME: task.user } : env,
       join: (pid) => containerizer.cgroups.isolate(task.container, pid),
+      // In its image's container: the commands run inside it, where its files are.
+      ...(task.image && runtime ? { container: (argv: string[]) => runtime.exec(task.container.name, argv) } : {}),
     },
   };
 }

@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Reader } from './download';
+import type { UnpackedTrees } from './trees';
 import { type ArchiveKind, FetchError } from './uris';
 
 const TAR_FLAG: Record<Exclude<ArchiveKind, 'zip'>, string[]> = { tar: [], 'tar.gz': ['-z'], 'tar.bz2': ['-j'], 'tar.xz': ['-J'] };
@@ -50,6 +51,16 @@ async function entriesOf(archive: string, kind: ArchiveKind, reader: Reader | un
       ? await run('unzip', ['-Z1', archive], { reader, timeoutMs })
       : await run('tar', ['-t', ...TAR_FLAG[kind], '-f', archive], { reader, timeoutMs });
   return out.split('\n').filter((n) => n.length > 0);
+}
+
+/** How many entries the archive has, once none of their names leaves the folder it is unpacked in; else a FetchError. */
+async function safeEntries(archive: string, kind: ArchiveKind, reader: Reader | undefined, timeoutMs: number): Promise<number> {
+  const names = await entriesOf(archive, kind, reader, timeoutMs);
+  for (const n of names) {
+    const why = escapingEntry(n);
+    if (why) throw new FetchError(why);
+  }
+  return names.length;
 }
 
 /** An entry name that would land outside the folder it is unpacked in: why, else undefined. */
@@ -98,7 +109,9 @@ function merge(from: string, to: string): void {
 /**
  * Unpacks `archive` into `sandbox` as `reader` (its files are the task user's). `owner`: who
  * owns the staging folder (the task's user). Refuses, before anything lands in the sandbox,
- * entries that escape it.
+ * entries that escape it. `checked`: the number of entries of this very archive (the same
+ * content) when they were listed and found safe before, so they are not listed again. `kept`:
+ * where the tree of a cached archive is kept (copied from there when it is, kept there when not).
  */
 export async function extract(
   archive: string,
@@ -108,21 +121,24 @@ export async function extract(
   reader: Reader | undefined,
   timeoutMs: number,
   signal?: AbortSignal,
+  checked?: number,
+  kept?: { trees: UnpackedTrees; id: string },
 ): Promise<number> {
-  const names = await entriesOf(archive, kind, reader, timeoutMs);
-  for (const n of names) {
-    const why = escapingEntry(n);
-    if (why) throw new FetchError(why);
-  }
   const staging = fs.mkdtempSync(path.join(sandbox, '.fetch-'));
   try {
     fs.chownSync(staging, owner.uid, owner.gid);
-    if (kind === 'zip') await run('unzip', ['-q', '-o', archive, '-d', staging], { reader, timeoutMs, signal });
-    else await run('tar', ['-x', ...TAR_FLAG[kind], '--no-same-owner', '-f', archive, '-C', staging], { reader, timeoutMs, signal });
-    const why = escapingLink(staging);
-    if (why) throw new FetchError(why);
+    // The same archive unpacked before (a cache hit): its tree copied, no tool run.
+    let entries = kept && (await kept.trees.copyInto(kept.id, staging, owner));
+    if (entries === undefined) {
+      entries = checked ?? (await safeEntries(archive, kind, reader, timeoutMs));
+      if (kind === 'zip') await run('unzip', ['-q', '-o', archive, '-d', staging], { reader, timeoutMs, signal });
+      else await run('tar', ['-x', ...TAR_FLAG[kind], '--no-same-owner', '-f', archive, '-C', staging], { reader, timeoutMs, signal });
+      const why = escapingLink(staging);
+      if (why) throw new FetchError(why);
+      await kept?.trees.keep(kept.id, staging, entries);
+    }
     merge(staging, sandbox);
-    return names.length;
+    return entries;
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }

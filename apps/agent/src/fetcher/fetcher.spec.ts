@@ -85,4 +85,32 @@ describe('Fetcher', () => {
     expect(fetcher.cache.downloads).toBe(1);
     expect(fs.readFileSync(path.join(other, 'run.sh'), 'utf8')).toContain('echo run');
   });
+
+  it("unpacks a cached archive's later hits from its kept tree: the same files, modes and times; each sandbox's its own", async () => {
+    fs.chmodSync(src('app', 'bin', 'run.sh'), 0o750);
+    fs.symlinkSync('run.sh', src('app', 'bin', 'link'));
+    tar('app.tar.gz', '-cz');
+    const uri = { value: src('app.tar.gz'), cache: true, extract: true };
+    const first = await fetcher.fetch([uri], sandbox, me);
+    expect(fetcher.trees.size).toBeGreaterThan(0);
+    const other = path.join(dir, 'sandbox2');
+    fs.mkdirSync(other);
+    // tar is not on the PATH for the hit: the tree is copied, no tool runs.
+    const pathBefore = process.env.PATH;
+    process.env.PATH = '/nonexistent';
+    const second = await fetcher.fetch([uri], other, me).finally(() => (process.env.PATH = pathBefore));
+    expect([first.uris[0].extracted, second.uris[0].extracted, second.uris[0].cacheHit]).toEqual([3 + 1, 3 + 1, true]);
+    const stat = (root: string, ...p: string[]) => fs.lstatSync(path.join(root, ...p));
+    for (const p of [['app', 'bin', 'run.sh'], ['app', 'bin'], ['app']]) {
+      const [a, b] = [stat(sandbox, ...p), stat(other, ...p)];
+      expect([b.mode, b.uid, b.mtimeMs]).toEqual([a.mode, a.uid, a.mtimeMs]);
+    }
+    expect(fs.readlinkSync(path.join(other, 'app', 'bin', 'link'))).toBe('run.sh');
+    // A task changing its copy changes neither the other sandbox's nor the next one's.
+    fs.writeFileSync(path.join(other, 'app', 'bin', 'run.sh'), 'changed');
+    const third = path.join(dir, 'sandbox3');
+    fs.mkdirSync(third);
+    await fetcher.fetch([uri], third, me);
+    for (const root of [sandbox, third]) expect(fs.readFileSync(path.join(root, 'app', 'bin', 'run.sh'), 'utf8')).toContain('echo run');
+  });
 });

@@ -11,12 +11,13 @@ import type { FetchUri } from '@arbiter/contracts';
 import { FetchCache } from './cache';
 import { download, type DownloadLimits, type Reader } from './download';
 import { extract } from './extract';
+import { UnpackedTrees } from './trees';
 import { archiveKindOf, FetchError, sourceOf, targetOf } from './uris';
 
 export interface FetcherOptions {
   /** Where cached files go (default: `<work dir>/fetch-cache`). */
   cacheDir?: string;
-  /** The cache's size in bytes (default 2 GiB, Mesos's --fetcher_cache_size). */
+  /** The cache's size in bytes (default 2 GiB, Mesos's --fetcher_cache_size); cached archives' unpacked trees get as much again. */
   cacheBytes?: number;
   /** The most bytes one URI may bring (default 4 GiB). */
   maxBytes?: number;
@@ -69,15 +70,22 @@ export class FetchFailure extends Error {
 const DEFAULT_CACHE_BYTES = 2 * 1024 ** 3;
 const DEFAULT_MAX_BYTES = 4 * 1024 ** 3;
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+/** How many archives' checked listings are remembered. */
+const CHECKED_ARCHIVES = 1024;
 
 export class Fetcher {
   readonly cache: FetchCache;
+  /** Cached archives as they unpacked (trees.ts). */
+  readonly trees: UnpackedTrees;
   private readonly limits: DownloadLimits;
   private readonly root = (process.getuid?.() ?? 0) === 0;
   private readonly log?: FetchLog;
+  /** Archives' contents (kind and sha256) whose entries were listed and found safe: their number of entries. */
+  private readonly checkedArchives = new Map<string, number>();
 
   constructor(workDir: string, options: FetcherOptions = {}) {
     this.cache = new FetchCache(options.cacheDir ?? path.join(workDir, 'fetch-cache'), options.cacheBytes ?? DEFAULT_CACHE_BYTES);
+    this.trees = new UnpackedTrees(path.join(this.cache.dir, 'trees'), options.cacheBytes ?? DEFAULT_CACHE_BYTES);
     this.log = options.log;
     this.limits = { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES };
   }
@@ -112,11 +120,11 @@ export class Fetcher {
     const reader: Reader | undefined = this.root && user.uid !== 0 ? { uid: user.uid, gid: user.gid } : undefined;
     const dir = this.folderFor(sandbox, target, user);
     const tmp = path.join(dir, `.fetching-${crypto.randomBytes(4).toString('hex')}`);
+    const cacheKey = FetchCache.keyOf(user.name, uri.value);
     let got: { bytes: number; digest?: string; cacheHit: boolean };
     try {
       if (uri.cache) {
-        const key = FetchCache.keyOf(user.name, uri.value);
-        const handle = await this.cache.get(key, (into) => download(source, into, this.limits, reader));
+        const handle = await this.cache.get(cacheKey, (into) => download(source, into, this.limits, reader));
         try {
           // Off the event loop: a cached file may be large.
           await fs.promises.copyFile(handle.file, tmp);
@@ -138,8 +146,22 @@ export class Fetcher {
     const fetched: FetchedUri = { uri: uri.value, file: path.relative(sandbox, target), ...got };
     // As Mesos: an executable file is never unpacked, and `extract` on a non-archive leaves the file as it is.
     const kind = uri.extract && !uri.executable ? archiveKindOf(target) : undefined;
-    if (kind) fetched.extracted = await extract(target, kind, sandbox, user, reader, this.limits.timeoutMs, signal);
+    if (!kind) return fetched;
+    // A cached archive's entries were checked when its content (its digest) was first unpacked: not listed again.
+    const known = uri.cache && got.digest ? `${kind}:${got.digest}` : undefined;
+    const checked = known ? this.checkedArchives.get(known) : undefined;
+    // Its unpacked tree is kept with it: a later hit copies it instead of unpacking again.
+    const kept = uri.cache && got.digest ? { trees: this.trees, id: UnpackedTrees.idOf(cacheKey, got.digest, kind) } : undefined;
+    fetched.extracted = await extract(target, kind, sandbox, user, reader, this.limits.timeoutMs, signal, checked, kept);
+    if (known && checked === undefined) this.remember(known, fetched.extracted);
     return fetched;
+  }
+
+  /** An archive's content found safe to unpack, with its number of entries (the most recent CHECKED_ARCHIVES kept). */
+  private remember(known: string, entries: number): void {
+    this.checkedArchives.set(known, entries);
+    const [oldest] = this.checkedArchives.keys();
+    if (this.checkedArchives.size > CHECKED_ARCHIVES) this.checkedArchives.delete(oldest);
   }
 
   /** The target's folder, made (owned by the user) where missing; it must resolve inside the sandbox. */

@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { type Collectable, GarbageCollector, keptFor } from './gc';
+import { SandboxDisk } from '@arbiter/contracts';
+import { type Collectable, GarbageCollector, keptFor, sandboxDisk } from './gc';
 
 const DAY = 24 * 3600 * 1000;
 
@@ -16,6 +17,21 @@ describe('garbage collection', () => {
     fs.writeFileSync(path.join(p, 'stdout'), 'x');
     return { what: name, since, paths: [p] };
   };
+
+  it("reports the sandboxes' disk as the statfs of their folder says, rounded to a thousandth of it, with the GC's headroom", () => {
+    const st = fs.statfsSync(dir);
+    const disk = sandboxDisk(dir, 0.2);
+    if (!disk) throw new Error('no disk reported');
+    const step = Math.max(1024 * 1024, Math.floor((st.blocks * st.bsize) / 1000));
+    expect(disk.totalBytes % step).toBe(0);
+    expect(disk.freeBytes % step).toBe(0);
+    expect(st.blocks * st.bsize - disk.totalBytes).toBeLessThan(step);
+    expect(Math.abs(st.bavail * st.bsize - disk.freeBytes)).toBeLessThan(2 * step);
+    expect(disk.gcHeadroom).toBe(0.2);
+    expect(SandboxDisk.safeParse(disk).success).toBe(true);
+    expect(sandboxDisk(dir)?.gcHeadroom).toBe(0.1);
+    expect(sandboxDisk(path.join(dir, 'missing'))).toBeUndefined();
+  });
 
   it('keeps things for the delay, shorter as the disk fills, nothing at the headroom (as Mesos)', () => {
     expect(keptFor(7 * DAY, 0.1, 0)).toBeCloseTo(6.3 * DAY);

@@ -6,6 +6,7 @@
  * collected (a task whose end the control plane has acknowledged), never what still runs.
  */
 import * as fs from 'node:fs';
+import type { SandboxDisk } from '@arbiter/contracts';
 
 export interface GcOptions {
   /** How long an ended task's sandbox and record are kept (default one week, as Mesos). */
@@ -37,6 +38,23 @@ export function keptFor(delayMs: number, headroom: number, usage: number): numbe
 export function diskUsage(dir: string): number {
   const st = fs.statfsSync(dir);
   return st.blocks > 0 ? 1 - st.bavail / st.blocks : 0;
+}
+
+/**
+ * The disk holding `dir` (the sandboxes) as the GC sees it, for the control plane: its size and
+ * free bytes rounded down to a thousandth of it (at least 1 MiB), so that a report changes only
+ * when the disk does; undefined when it cannot be read.
+ */
+export function sandboxDisk(dir: string, headroom = DEFAULT_GC_DISK_HEADROOM): SandboxDisk | undefined {
+  try {
+    const st = fs.statfsSync(dir);
+    const totalBytes = st.blocks * st.bsize;
+    const step = Math.max(1024 * 1024, Math.floor(totalBytes / 1000));
+    const round = (n: number) => Math.floor(n / step) * step;
+    return { totalBytes: round(totalBytes), freeBytes: Math.min(round(st.bavail * st.bsize), round(totalBytes)), gcHeadroom: headroom };
+  } catch {
+    return undefined;
+  }
 }
 
 export class GarbageCollector {

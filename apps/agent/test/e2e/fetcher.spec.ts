@@ -122,9 +122,12 @@ describe('fetcher (real processes, a local HTTP server)', () => {
     expect([cp.last('c1')?.state, cp.last('c2')?.state]).toEqual(['FINISHED', 'FINISHED']);
     expect(requests.filter((r) => r === '/app.tar.gz')).toHaveLength(1);
     // A third, later: a hit.
-    cp.launch(withUris('c3', 'grep -q tarball app/hello.txt', [uri]));
+    const owned = '[ "$(stat -c %u app/hello.txt)" = "$(id -u)" ] && [ "$(stat -c %u app)" = "$(id -u)" ]';
+    cp.launch(withUris('c3', `grep -q tarball app/hello.txt && ${owned}`, [uri]));
     await ended('c3');
     expect(cp.statuses.find((u) => u.taskId === 'c3' && u.state === 'STARTING')?.message).toMatch(/1 from the cache/);
+    // Unpacked from the tree the first hit kept, owned by its user as tar would have made it.
+    expect(cp.last('c3')?.state).toBe('FINISHED');
     expect(requests.filter((r) => r === '/app.tar.gz')).toHaveLength(1);
   });
 

@@ -80,9 +80,19 @@ class AgentProblemDto {
   message!: string;
 }
 
+class SandboxDiskDto {
+  @ApiProperty({ example: 268435456000, description: 'the size of the disk that holds its sandboxes' }) totalBytes!: number;
+  @ApiProperty({ example: 80530636800, description: 'what is free on it (rounded down to a thousandth of the disk)' })
+  freeBytes!: number;
+  @ApiProperty({ example: 0.1, description: 'the share its garbage collection keeps free: there it removes ended sandboxes at once' })
+  gcHeadroom!: number;
+}
+
 class AgentHealthDto {
   @ApiProperty({ description: 'false while something keeps it from running new tasks' }) ok!: boolean;
   @ApiProperty({ type: [AgentProblemDto] }) problems!: AgentProblemDto[];
+  @ApiPropertyOptional({ type: SandboxDiskDto, description: "its sandboxes' disk, as it last reported (absent: not reported)" })
+  sandboxDisk?: SandboxDiskDto;
 }
 
 class AgentRuntimeInfoDto {

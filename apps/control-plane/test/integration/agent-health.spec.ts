@@ -4,6 +4,7 @@
  * and shows on the agent, on the leader and on a standby.
  */
 import type { AgentHealth, Reply } from '@arbiter/contracts';
+import { principal } from '@arbiter/test-support';
 import { ADMIN_TOKEN, STARTUP_TIMEOUT_MS, startTestControlPlane, stopStarted, type TestControlPlane } from '../support/app';
 import { ok } from '../support/client';
 import { ProtocolAgent } from '../support/fake-agent';
@@ -14,6 +15,8 @@ const RESERVE_IN_USE: AgentHealth = {
   ok: false,
   problems: [{ code: 'DISK_RESERVE_IN_USE', message: 'its work directory /w has 1.0 MiB free, under the 32.0 MiB it keeps' }],
 };
+
+const DISK = { totalBytes: 250 * 1024 ** 3, freeBytes: 80 * 1024 ** 3, gcHeadroom: 0.1 };
 
 describe('agent health', () => {
   let db: { url: string; drop: () => Promise<void> } | undefined;
@@ -61,6 +64,30 @@ describe('agent health', () => {
     await until(async () => (await agentView(leader, id)).health?.ok === true, 5_000, 'the agent healthy again');
   });
 
+  it("carries the sandboxes' disk: shown with the agent to whoever may read agents, on the leader and standbys", async () => {
+    const a = new ProtocolAgent(leader.cp.url, ADMIN_TOKEN, {
+      hostname: 'health-disk',
+      resources: [{ name: 'cpus', value: 1 }],
+      attributes: {},
+      health: { ok: true, problems: [], sandboxDisk: DISK },
+    });
+    agents.push(a);
+    const id = await a.register();
+    expect((await agentView(leader, id)).health).toEqual({ ok: true, problems: [], sandboxDisk: DISK });
+    const fuller = { ...DISK, freeBytes: 1024 ** 3 };
+    expect(await heartbeat(a, { health: { ok: true, problems: [], sandboxDisk: fuller } })).toEqual({ ok: true });
+    await until(async () => (await agentView(standby, id)).health?.sandboxDisk?.freeBytes === fuller.freeBytes, 5_000, 'the standby');
+    // A viewer reads it as it reads the agent; an agent's or a framework's principal (no read) sees neither.
+    const api = { url: leader.cp.url, token: ADMIN_TOKEN };
+    const viewer = await leader.request('GET', `/api/v1/agents/${id}`, undefined, { token: await principal(api, 'disk-viewer', 'VIEWER') });
+    expect([viewer.status, JSON.stringify(viewer.body)]).toEqual([200, expect.stringContaining(`"freeBytes":${fuller.freeBytes}`)]);
+    for (const kind of ['AGENT', 'FRAMEWORK']) {
+      const token = await principal(api, `disk-${kind.toLowerCase()}`, kind);
+      const refused = await leader.request('GET', `/api/v1/agents/${id}`, undefined, { token });
+      expect([refused.status, JSON.stringify(refused.body)]).toEqual([403, expect.not.stringContaining('freeBytes')]);
+    }
+  });
+
   it('refuses a malformed health with INVALID_MESSAGE and changes nothing', async () => {
     const a = new ProtocolAgent(leader.cp.url, ADMIN_TOKEN, {
       hostname: 'health-2',
@@ -77,6 +104,10 @@ describe('agent health', () => {
       { health: { ok: true, problems: RESERVE_IN_USE.problems } },
       { health: { ok: false, problems: [] } },
       { health: { ...RESERVE_IN_USE, extra: 1 } },
+      { health: { ok: true, problems: [], sandboxDisk: { ...DISK, freeBytes: DISK.totalBytes + 1 } } },
+      { health: { ok: true, problems: [], sandboxDisk: { ...DISK, gcHeadroom: 2 } } },
+      { health: { ok: true, problems: [], sandboxDisk: { ...DISK, totalBytes: -1 } } },
+      { health: { ok: true, problems: [], sandboxDisk: { ...DISK, extra: 1 } } },
       { health: { ok: false, problems: [{ code: 'DISK_RESERVE_IN_USE', message: 'x'.repeat(1001) }] } },
       { unknown: true },
     ]) {

@@ -16,6 +16,14 @@ export function trim(n: number, digits = 2): string {
   return Number.isInteger(n) ? n.toLocaleString('en-US') : n.toLocaleString('en-US', { maximumFractionDigits: digits });
 }
 
+/** A number of bytes in B, KiB, MiB, GiB or TiB. */
+export function bytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) [n, i] = [n / 1024, i + 1];
+  return `${i === 0 ? n : n.toFixed(1)} ${units[i]}`;
+}
+
 export function percent(fraction: number, digits = 1): string {
   return `${(fraction * 100).toFixed(digits)}%`;
 }

@@ -6,10 +6,11 @@ import { Link, useNavigate } from '@/lib/navigation';
 import { DataTable } from '@/components/table';
 import { ErrorPanel, formatTotal, Loading, PageHeader, Panel } from '@/components/ui';
 import { UsageBar, UsageLegend } from '@/components/usage';
-import { duration } from '@/lib/format';
+import { bytes, duration, percent } from '@/lib/format';
 import { useLiveInvalidate } from '@/lib/live';
 import { DETAIL_LIMIT } from '@/lib/pages';
 import { frameworkNames, keys, q } from '@/lib/queries';
+import type { Schemas } from '@/lib/api';
 import { AgentActions, WhitelistSwitch } from './agent-actions';
 import { AgentHealthBadges, AgentStateBadges, AgentStatusBadge } from './agents';
 import { offerColumns, taskColumns } from './common-columns';
@@ -69,6 +70,10 @@ export function AgentDetailView({ id }: { id: string }) {
                   ))}
                 </ul>
               ) : null}
+            </dd>
+            <dt>Sandbox disk</dt>
+            <dd>
+              <SandboxDiskUse disk={a.health?.sandboxDisk} />
             </dd>
             <dt>Whitelisted</dt>
             <dd>
@@ -195,6 +200,23 @@ export function AgentDetailView({ id }: { id: string }) {
           <Loading />
         )}
       </Panel>
+    </>
+  );
+}
+
+/** The disk holding the agent's sandboxes, as it last reported: free of total, used share, and where its GC acts at once. */
+function SandboxDiskUse({ disk }: { disk: Schemas['SandboxDiskDto'] | undefined }) {
+  if (!disk) return <>not reported</>;
+  const used = disk.totalBytes > 0 ? 1 - disk.freeBytes / disk.totalBytes : 0;
+  const tight = used >= 1 - disk.gcHeadroom;
+  return (
+    <>
+      {bytes(disk.freeBytes)} free of {bytes(disk.totalBytes)} ({percent(used)} used)
+      <div className="muted">
+        {tight
+          ? `under the ${percent(disk.gcHeadroom, 0)} its garbage collection keeps free: ended tasks' sandboxes go at once`
+          : `ended tasks' sandboxes go sooner as it fills, at once under ${percent(disk.gcHeadroom, 0)} free`}
+      </div>
     </>
   );
 }

@@ -2,7 +2,8 @@
 /**
  * Containers on the dashboard, in headless Chromium against the production build: a task's
  * page shows its container (type, image and the digest its agent runs, volumes, port mappings),
- * an agent's page what it can contain tasks with (runtime, isolators, tools, GPUs). The agent
+ * an agent's page what it can contain tasks with (runtime, isolators, tools, GPUs) and its
+ * sandboxes' disk as its heartbeats report it. The agent
  * running the container task speaks the agents' protocol from the test (no image is pulled).
  */
 import type { Page } from 'playwright-core';
@@ -15,6 +16,7 @@ import { ProtocolAgent } from '../../../control-plane/test/support/fake-agent';
 import { ADMIN_TOKEN, type BrowserCluster, screenshot, startBrowserCluster } from '../support/cluster';
 
 const DIGEST = `sha256:${'5e'.repeat(32)}`;
+const GIB = 1024 ** 3;
 const CONTAINER: ContainerSpec = {
   type: 'DOCKER',
   image: { name: 'registry.local:5000/web:1.0' },
@@ -45,6 +47,7 @@ describe('containers on the dashboard', () => {
         tools: { skopeo: '1.9.3', umoci: '0.4.7' },
         gpus: [{ index: 0, model: 'NVIDIA H100 80GB HBM3' }],
       },
+      health: { ok: true, problems: [], sandboxDisk: { totalBytes: 250 * GIB, freeBytes: 80 * GIB, gcHeadroom: 0.1 } },
     });
     await node.register();
     scheduler = new Scheduler({ master: c.t.cp.url, token: ADMIN_TOKEN, framework: { name: 'web', roles: ['web'] } });
@@ -105,6 +108,22 @@ describe('containers on the dashboard', () => {
     await shown(c.page, 'namespaces/pid');
     await shown(c.page, 'skopeo 1.9.3');
     expect(await screenshot(c.page, 'agent-containers')).toBeGreaterThan(10_000);
+    expect(c.errors).toEqual([]);
+  });
+
+  it("shows the agent's sandbox disk as it reports it, and when its garbage collection removes ended sandboxes at once", async () => {
+    await c.page.goto(c.url(`/agents/${node.agentId ?? ''}`));
+    await shown(c.page, '80.0 GiB free of 250.0 GiB (68.0% used)');
+    await shown(c.page, "ended tasks' sandboxes go sooner as it fills, at once under 10% free");
+    // A heartbeat says the disk filled up: the page follows.
+    const sandboxDisk = { totalBytes: 250 * GIB, freeBytes: 20 * GIB, gcHeadroom: 0.1 };
+    expect(await node.socket.timeout(5_000).emitWithAck('heartbeat', { health: { ok: true, problems: [], sandboxDisk } })).toEqual({
+      ok: true,
+    });
+    await c.page.reload();
+    await shown(c.page, '20.0 GiB free of 250.0 GiB (92.0% used)');
+    await shown(c.page, "under the 10% its garbage collection keeps free: ended tasks' sandboxes go at once");
+    expect(await screenshot(c.page, 'agent-sandbox-disk')).toBeGreaterThan(10_000);
     expect(c.errors).toEqual([]);
   });
 });

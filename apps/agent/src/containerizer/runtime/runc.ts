@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { systemTool } from '../tools';
-import { type OciInput, ociConfig } from './oci-spec';
+import { CONTAINER_SANDBOX, type OciInput, ociConfig } from './oci-spec';
 
 const run = promisify(execFile);
 /** runc's own log (its errors), in the bundle. */
@@ -53,6 +53,8 @@ export class Runc {
   private readonly state: string;
   /** Whether root filesystems are overlays (else copies of the image's). */
   readonly overlay: boolean;
+  /** Commands run in containers so far (their pid files' names). */
+  private execs = 0;
 
   /** `layering`: overlay or copy (default: overlay where the kernel mounts one in the work directory). */
   constructor(
@@ -116,6 +118,20 @@ export class Runc {
     fs.writeFileSync(path.join(bundle, 'config.json'), JSON.stringify(ociConfig({ ...config, rootfs, startedMark })), { mode: 0o600 });
     const log = ['--log', path.join(bundle, RUNC_LOG), '--log-format', 'json'];
     return [this.info.runc, '--root', this.state, ...log, 'run', '--bundle', bundle, '--no-new-keyring', name];
+  }
+
+  /**
+   * The command line that runs `argv` inside the running container (`runc exec`: in its
+   * namespaces and cgroups, as its user, with its environment, in its sandbox), and the file
+   * where runc writes the host pid of what it runs (so that a caller giving up can kill it).
+   */
+  exec(name: string, argv: string[], env: Record<string, string> = {}): { argv: string[]; pidFile: string } {
+    const dir = path.join(this.bundleOf(name), 'exec');
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const pidFile = path.join(dir, `${process.pid}-${++this.execs}.pid`);
+    const envs = Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
+    const line = [this.info.runc, '--root', this.state, 'exec', '--pid-file', pidFile, '--cwd', CONTAINER_SANDBOX, ...envs, name, ...argv];
+    return { argv: line, pidFile };
   }
 
   /**
