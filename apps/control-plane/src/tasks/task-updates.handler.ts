@@ -25,6 +25,7 @@ import { type TaskEntity, TaskState } from './task.entity';
 import { TasksRepository } from './tasks.repository';
 import { countUpdates } from './task-update-metrics';
 import { groupOf, launchOf } from './task-launch';
+import { newerThanSent } from './resend-order';
 
 /** Answers of a reconciliation sent between looks at the connection's queue (it waits while that is backed up). */
 export const RECONCILE_CHUNK = 100;
@@ -351,9 +352,9 @@ export class TaskUpdates {
   }
 
   /**
-   * After a (re-)subscription: the framework's unacknowledged updates go out again, oldest first,
-   * then those recorded meanwhile that were not among them, so each task's updates arrive in
-   * order. Should the read fail, the periodic resend delivers them.
+   * After a (re-)subscription: the framework's unacknowledged updates go out again (each task's
+   * latest), then those recorded meanwhile that are newer, so each task's updates arrive in order
+   * and never an older one after a newer one. Should the read fail, the periodic resend delivers them.
    */
   async resync(frameworkId: string): Promise<void> {
     const held = this.held().get(frameworkId);
@@ -363,7 +364,7 @@ export class TaskUpdates {
       const fw = this.state.frameworks.get(frameworkId);
       if (!fw) return;
       const sent = fw.socket ? await this.resendUnacknowledged(frameworkId, 0) : new Set<string>();
-      for (const update of held) if (!sent.has(update.updateUuid)) this.outbox.update(frameworkId, update);
+      for (const update of newerThanSent(held, sent)) this.outbox.update(frameworkId, update);
     } catch (err) {
       this.logger.error({ err, frameworkId }, 'resending unacknowledged updates after a subscription failed; the periodic resend will');
     } finally {
@@ -371,7 +372,7 @@ export class TaskUpdates {
     }
   }
 
-  /** Status updates not yet acknowledged go out again (oldest first, per framework); resolves with their uuids. */
+  /** Status updates not yet acknowledged go out again (each task's latest, oldest first); resolves with their uuids. */
   async resendUnacknowledged(frameworkId?: string, minAgeSeconds = 1): Promise<Set<string>> {
     const sent = new Set<string>();
     const connected = [...this.state.frameworks.values()].filter((f) => f.socket && (!frameworkId || f.id === frameworkId));

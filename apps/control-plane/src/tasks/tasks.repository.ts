@@ -180,16 +180,29 @@ export class TasksRepository {
     );
   }
 
+  /**
+   * Marks status updates acknowledged, each by its framework, task and update uuid, and with each
+   * the task's earlier updates not acknowledged yet: an update supersedes those before it (only
+   * a task's latest unacknowledged update is sent again, see `unacknowledged`).
+   */
   async acknowledge(acks: Array<{ frameworkId: string; taskId: string; updateUuid: string }>): Promise<void> {
     await this.dataSource.query(
       `UPDATE task_status_updates u SET acknowledged_at = now()
-         FROM unnest($1::text[], $2::text[], $3::uuid[]) AS v(framework_id, task_id, update_uuid), tasks t
-        WHERE u.update_uuid = v.update_uuid AND t.id = u.task_ref AND t.framework_id = v.framework_id AND t.task_id = v.task_id AND u.acknowledged_at IS NULL`,
+         FROM (SELECT a.task_ref, max(a.id) AS id
+                 FROM unnest($1::text[], $2::text[], $3::uuid[]) AS v(framework_id, task_id, update_uuid)
+                 JOIN tasks t ON t.framework_id = v.framework_id AND t.task_id = v.task_id
+                 JOIN task_status_updates a ON a.update_uuid = v.update_uuid AND a.task_ref = t.id
+                GROUP BY a.task_ref) acked
+        WHERE u.task_ref = acked.task_ref AND u.id <= acked.id AND u.acknowledged_at IS NULL`,
       [acks.map((a) => a.frameworkId), acks.map((a) => a.taskId), acks.map((a) => a.updateUuid)],
     );
   }
 
-  /** Status updates of these frameworks not yet acknowledged and at least `minAgeSeconds` old, oldest first. */
+  /**
+   * Status updates of these frameworks not yet acknowledged and at least `minAgeSeconds` old, oldest
+   * first: of each task only its latest update (one the framework has not acknowledged), so that
+   * sending them again never gives a framework an older state of a task after a newer one.
+   */
   async unacknowledged(frameworkIds: string[], minAgeSeconds: number, limit = 5000): Promise<UnacknowledgedUpdate[]> {
     const rows: Array<{
       framework_id: string;
@@ -206,6 +219,7 @@ export class TasksRepository {
       `SELECT t.framework_id, t.task_id, t.agent_id, u.state, u.reason, u.message, u.update_uuid, u.at, u.source, u.executor_fields
          FROM task_status_updates u JOIN tasks t ON t.id = u.task_ref
         WHERE u.acknowledged_at IS NULL AND t.framework_id = ANY($1) AND u.at <= now() - make_interval(secs => $2)
+          AND NOT EXISTS (SELECT 1 FROM task_status_updates later WHERE later.task_ref = u.task_ref AND later.id > u.id)
         ORDER BY u.id LIMIT ${limit}`,
       [frameworkIds, minAgeSeconds],
     );

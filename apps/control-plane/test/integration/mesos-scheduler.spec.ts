@@ -115,11 +115,12 @@ it('subscribes over a RecordIO stream, offers in Mesos shape, launches a shell t
   };
   expect(listed.items).toEqual([expect.objectContaining({ taskId: 'hello-1', name: 'hello', state: 'RUNNING' })]);
 
-  // Unacknowledged updates go out again (the periodic resend); acknowledged ones do not.
+  // Unacknowledged updates go out again (the periodic resend), each task's latest; acknowledged ones do not.
   const tasks = cp.cp.app.get(TaskUpdates);
   const before = updates(c).length;
-  expect([...(await tasks.resendUnacknowledged(c.frameworkId, 0))]).toHaveLength(before);
-  await until(() => updates(c).length === 2 * before);
+  expect([...(await tasks.resendUnacknowledged(c.frameworkId, 0))]).toHaveLength(1);
+  await until(() => updates(c).length === before + 1);
+  expect(updates(c).at(-1)).toMatchObject({ state: 'TASK_RUNNING', uuid: updates(c)[before - 1].uuid });
   for (const s of updates(c).slice(0, before))
     expect((await c.call('ACKNOWLEDGE', { acknowledge: { agent_id: s.agent_id, task_id: s.task_id, uuid: s.uuid } })).status).toBe(202);
   await until(async () => (await tasks.resendUnacknowledged(c.frameworkId, 0)).size === 0);
