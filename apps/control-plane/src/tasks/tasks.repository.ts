@@ -187,13 +187,11 @@ export class TasksRepository {
    */
   async acknowledge(acks: Array<{ frameworkId: string; taskId: string; updateUuid: string }>): Promise<void> {
     await this.dataSource.query(
+      // The task's earlier updates through its (task_ref, at) index; \`id\` keeps the order exact.
       `UPDATE task_status_updates u SET acknowledged_at = now()
-         FROM (SELECT a.task_ref, max(a.id) AS id
-                 FROM unnest($1::text[], $2::text[], $3::uuid[]) AS v(framework_id, task_id, update_uuid)
-                 JOIN tasks t ON t.framework_id = v.framework_id AND t.task_id = v.task_id
-                 JOIN task_status_updates a ON a.update_uuid = v.update_uuid AND a.task_ref = t.id
-                GROUP BY a.task_ref) acked
-        WHERE u.task_ref = acked.task_ref AND u.id <= acked.id AND u.acknowledged_at IS NULL`,
+         FROM unnest($1::text[], $2::text[], $3::uuid[]) AS v(framework_id, task_id, update_uuid), task_status_updates a, tasks t
+        WHERE a.update_uuid = v.update_uuid AND t.id = a.task_ref AND t.framework_id = v.framework_id AND t.task_id = v.task_id
+          AND u.task_ref = a.task_ref AND u.at <= a.at AND u.id <= a.id AND u.acknowledged_at IS NULL`,
       [acks.map((a) => a.frameworkId), acks.map((a) => a.taskId), acks.map((a) => a.updateUuid)],
     );
   }
