@@ -130,6 +130,8 @@ describe('task groups in containers (nested containers under the default executo
     // Whichever process the kernel killed, the group's tasks end with the memory reason.
     for (const id of ['hog', 'hog2'])
       expect(bed.cp.last(id)).toMatchObject({ state: 'FAILED', reason: 'REASON_CONTAINER_LIMITATION_MEMORY' });
+    // The group's containers are taken down (root filesystems unmounted, bundles removed).
+    await until(() => bundles().length === 0, 'the containers removed');
   }, 60_000);
 
   it('a kill of one task kills the group', async () => {
@@ -141,6 +143,7 @@ describe('task groups in containers (nested containers under the default executo
     await until(() => ended('k1', 'k2'));
     expect([bed.cp.last('k1')?.state, bed.cp.last('k2')?.state]).toEqual(['KILLED', 'KILLED']);
     await until(() => bed.cp.executorExits.length === 1, 'the executor exit reported');
+    await until(() => bundles().length === 0, 'the containers removed');
   }, 60_000);
 
   it('keeps nested containers across an agent restart: the restarted agent answers their waits', async () => {

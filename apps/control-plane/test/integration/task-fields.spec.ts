@@ -171,17 +171,17 @@ it.each([['JSON', false] as const, ['protobuf', true] as const])(
     expect(plain.map((s) => s.source)).toEqual(['SOURCE_AGENT', 'SOURCE_AGENT', 'SOURCE_EXECUTOR']);
     expect(plain[1]).not.toHaveProperty('data');
     expect(plain[2]).toMatchObject({ data: DATA, healthy: false, labels: { labels: [{ key: 'phase', value: 'warm' }] } });
-    // Not acknowledged, it goes out again with them (the periodic resend reads the master's records).
+    // Not acknowledged, the task's latest goes out again with them (the periodic resend reads the master's records).
     await cp.cp.app.get(TaskUpdates).resendUnacknowledged(c.frameworkId, 0);
-    await until(() => updates(c).filter((s) => s.task_id.value === 'plain').length === 6);
-    const again = updates(c).filter((s) => s.task_id.value === 'plain') as unknown as Array<Record<string, unknown>>;
-    expect(again[5]).toMatchObject({
-      uuid: plain[2].uuid,
-      data: DATA,
-      healthy: false,
-      labels: { labels: [{ key: 'phase', value: 'warm' }] },
-    });
-    expect(again[3]).not.toHaveProperty('data');
+    await until(() => updates(c).filter((s) => s.task_id.value === 'plain').length >= 4);
+    const again = (updates(c).filter((s) => s.task_id.value === 'plain') as unknown as Array<Record<string, unknown>>).slice(3);
+    for (const resent of again)
+      expect(resent).toMatchObject({
+        uuid: plain[2].uuid,
+        data: DATA,
+        healthy: false,
+        labels: { labels: [{ key: 'phase', value: 'warm' }] },
+      });
 
     // A KILL without a grace period uses the task's kill policy; one with it, its own; else 5 s.
     for (const [id, policy] of [
