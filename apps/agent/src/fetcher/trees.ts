@@ -52,11 +52,10 @@ export class UnpackedTrees {
     this.trees.set(id, tree);
     tree.pins++;
     try {
-      await fs.promises.cp(tree.dir, into, COPY);
+      await copyTree(tree.dir, into, owner);
     } finally {
       tree.pins--;
     }
-    await settle(tree.dir, into, owner);
     return tree.entries;
   }
 
@@ -94,6 +93,41 @@ export class UnpackedTrees {
       fs.rmSync(tree.dir, { recursive: true, force: true });
     }
   }
+}
+
+/**
+ * Copies `tree` into `into` (an existing folder, given `mode` when told) as a cache hit needs it,
+ * the entries of each folder at once: folders with their modes, files with their modes (the kernel drops set-user and set-group bits of a file given to
+ * another owner) and times, links as they are, folders with the tree's times once filled; every
+ * entry given to `owner`. Anything else (an archive's fifo, say) goes through `fs.promises.cp`.
+ * Node's `cp` checks both paths at every entry, a cost a hit paid for each of a task's files.
+ */
+async function copyTree(tree: string, into: string, owner: { uid: number; gid: number }, mode?: number): Promise<void> {
+  const entries = await fs.promises.readdir(tree, { withFileTypes: true });
+  await Promise.all(
+    entries.map(async (d) => {
+      const from = path.join(tree, d.name);
+      const to = path.join(into, d.name);
+      if (d.isDirectory()) {
+        // Its mode once filled (a folder may be read-only).
+        await fs.promises.mkdir(to);
+        await copyTree(from, to, owner, (await fs.promises.stat(from)).mode & 0o7777);
+        return;
+      }
+      if (d.isSymbolicLink()) await fs.promises.symlink(await fs.promises.readlink(from), to);
+      else if (d.isFile()) {
+        // libuv's copy keeps the source's mode; the times are set here.
+        await fs.promises.copyFile(from, to, fs.constants.COPYFILE_FICLONE);
+        const st = await fs.promises.stat(from);
+        await fs.promises.utimes(to, st.atime, st.mtime);
+      } else await fs.promises.cp(from, to, COPY);
+      await fs.promises.lchown(to, owner.uid, owner.gid);
+    }),
+  );
+  if (mode !== undefined) await fs.promises.chmod(into, mode);
+  await fs.promises.lchown(into, owner.uid, owner.gid);
+  const st = await fs.promises.stat(tree);
+  await fs.promises.utimes(into, st.atime, st.mtime);
 }
 
 /**
