@@ -1,6 +1,23 @@
-/** Which of a framework's held status updates go out after its unacknowledged ones were sent again. */
-import type { StatusUpdate } from '@arbiter/contracts';
+/** Status updates sent again: an unacknowledged one as recorded, and which held ones follow them. */
+import type { StatusUpdate, TaskState } from '@arbiter/contracts';
 import { taskKey } from '../master/cluster-state';
+import type { UnacknowledgedUpdate } from './tasks.repository';
+
+/** The update as the framework first got it, from the master's record of it. */
+export function statusUpdateOf(r: UnacknowledgedUpdate): StatusUpdate {
+  return {
+    updateUuid: r.updateUuid,
+    frameworkId: r.frameworkId,
+    taskId: r.taskId,
+    agentId: r.agentId,
+    state: r.state as TaskState,
+    ...(r.reason ? { reason: r.reason } : {}),
+    ...(r.message ? { message: r.message } : {}),
+    timestamp: r.at.toISOString(),
+    source: r.source as StatusUpdate['source'],
+    ...r.executorFields,
+  };
+}
 
 /**
  * Of the updates recorded while a framework's unacknowledged ones were read and sent again (`held`,

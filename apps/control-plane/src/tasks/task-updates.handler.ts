@@ -5,14 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Resources } from '@arbiter/allocator';
-import {
-  type Acknowledge,
-  isTerminalTaskState,
-  PROTOCOL_ERRORS,
-  type RegisterAgent,
-  type StatusUpdate,
-  type TaskState as WireTaskState,
-} from '@arbiter/contracts';
+import { type Acknowledge, isTerminalTaskState, PROTOCOL_ERRORS, type RegisterAgent, type StatusUpdate } from '@arbiter/contracts';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { OperatorStream } from '../realtime/operator-stream';
 import { Metrics } from '../health/metrics';
@@ -25,7 +18,7 @@ import { type TaskEntity, TaskState } from './task.entity';
 import { TasksRepository } from './tasks.repository';
 import { countUpdates } from './task-update-metrics';
 import { groupOf, launchOf } from './task-launch';
-import { newerThanSent } from './resend-order';
+import { newerThanSent, statusUpdateOf } from './resend-order';
 
 /** Answers of a reconciliation sent between looks at the connection's queue (it waits while that is backed up). */
 export const RECONCILE_CHUNK = 100;
@@ -383,18 +376,7 @@ export class TaskUpdates {
     );
     for (const r of rows) {
       sent.add(r.updateUuid);
-      this.outbox.update(r.frameworkId, {
-        updateUuid: r.updateUuid,
-        frameworkId: r.frameworkId,
-        taskId: r.taskId,
-        agentId: r.agentId,
-        state: r.state as WireTaskState,
-        ...(r.reason ? { reason: r.reason } : {}),
-        ...(r.message ? { message: r.message } : {}),
-        timestamp: r.at.toISOString(),
-        source: r.source as StatusUpdate['source'],
-        ...r.executorFields,
-      });
+      this.outbox.update(r.frameworkId, statusUpdateOf(r));
     }
     return sent;
   }
