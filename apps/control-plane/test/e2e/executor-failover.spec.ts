@@ -13,21 +13,12 @@ import { type Offer, Scheduler, type StatusUpdate } from '@arbiter/scheduler-sdk
 import { freePort } from '../../src/database/database.embedded';
 import { ADMIN_TOKEN } from '../support/admin-token';
 import { freshDatabase } from '../support/postgres';
-import { AgentProcess, type ControlPlaneProcess, getAsAdmin, spawnReplica } from '../support/process';
+import { AgentProcess, type ControlPlaneProcess, getAsAdmin, replicaRole, spawnReplica } from '../support/process';
 import { defined, until } from '../support/until';
 
 const PROGRAM = path.resolve(__dirname, '../../../../examples/executors/throttle-executor.js');
 const TASK = Resources.fromScalars({ cpus: 0.1, mem: 16 });
 const OWN = Resources.fromScalars({ cpus: 0.1, mem: 256 });
-
-async function role(url: string): Promise<string | undefined> {
-  try {
-    const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1_000) });
-    return ((await res.json()) as { role: string }).role;
-  } catch {
-    return undefined;
-  }
-}
 
 interface TaskView {
   taskId: string;
@@ -79,7 +70,7 @@ describe('a control-plane failover with an executor running', () => {
 
   it('leaves the executor alone: same process, its task RUNNING in the new leader, a new task onto it', async () => {
     const [first, second] = replicas;
-    expect([await role(first.url), await role(second.url)]).toEqual(['leader', 'standby']);
+    expect([await replicaRole(first.url), await replicaRole(second.url)]).toEqual(['leader', 'standby']);
     const masters = replicas.map((r) => r.url).join(',');
     agent.start(masters, ADMIN_TOKEN);
     await until(async () => (await getAsAdmin<{ total: number }>(first.url, '/api/v1/agents?status=REACHABLE')).total === 1);
@@ -128,7 +119,7 @@ describe('a control-plane failover with an executor running', () => {
     expect(executorsBefore.items).toMatchObject([{ executorId: 'throttle', state: 'RUNNING', tasks: ['before'] }]);
 
     await defined(first.process).stop('SIGKILL');
-    await until(async () => (await role(second.url)) === 'leader', 20_000, 'the standby to lead');
+    await until(async () => (await replicaRole(second.url)) === 'leader', 20_000, 'the standby to lead');
     await until(
       async () => (await getAsAdmin<{ total: number }>(second.url, '/api/v1/agents?status=REACHABLE')).total === 1,
       30_000,

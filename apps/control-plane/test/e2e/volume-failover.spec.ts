@@ -14,20 +14,11 @@ import { type Offer, Scheduler, type StatusUpdate, volumeIn } from '@arbiter/sch
 import { freePort } from '../../src/database/database.embedded';
 import { ADMIN_TOKEN } from '../support/app';
 import { freshDatabase } from '../support/postgres';
-import { AgentProcess, type ControlPlaneProcess, getAsAdmin, spawnReplica } from '../support/process';
+import { AgentProcess, type ControlPlaneProcess, getAsAdmin, replicaRole, spawnReplica } from '../support/process';
 import { defined, until } from '../support/until';
 
 const ROLE = 'store';
 const VOLUME: ResourceEntry = { name: 'disk', value: 128, reservation: ROLE, volume: 'store-data' };
-
-async function role(url: string): Promise<string | undefined> {
-  try {
-    const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1_000) });
-    return ((await res.json()) as { role: string }).role;
-  } catch {
-    return undefined;
-  }
-}
 
 interface VolumeView {
   id: string;
@@ -89,7 +80,7 @@ describe('a persistent volume across a control-plane failover', () => {
 
   it('offers the volume again from the new leader, which lists it, and a new task reads what the first wrote', async () => {
     const [first, second] = replicas;
-    expect([await role(first.url), await role(second.url)]).toEqual(['leader', 'standby']);
+    expect([await replicaRole(first.url), await replicaRole(second.url)]).toEqual(['leader', 'standby']);
     const masters = replicas.map((r) => r.url).join(',');
     agent.start(masters, ADMIN_TOKEN);
     s = new Scheduler({ master: masters, token: ADMIN_TOKEN, framework: { name: 'store', roles: [ROLE], failoverTimeoutSeconds: 300 } });
@@ -122,7 +113,7 @@ describe('a persistent volume across a control-plane failover', () => {
     // The leader dies at once; the standby takes over.
     await defined(first.process).stop('SIGKILL');
     offers.splice(0);
-    await until(async () => (await role(second.url)) === 'leader', 20_000, 'the standby to lead');
+    await until(async () => (await replicaRole(second.url)) === 'leader', 20_000, 'the standby to lead');
     await until(
       async () => (await getAsAdmin<{ total: number }>(second.url, '/api/v1/agents?status=REACHABLE')).total === 1,
       30_000,

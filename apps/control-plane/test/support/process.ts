@@ -148,3 +148,13 @@ export class AgentProcess {
     runner.close();
   }
 }
+
+/** A replica's role as its /health says (leader, standby), or undefined while it does not answer. */
+export async function replicaRole(url: string): Promise<string | undefined> {
+  try {
+    const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1_000) });
+    return ((await res.json()) as { role: string }).role;
+  } catch {
+    return undefined;
+  }
+}
