@@ -24,7 +24,7 @@ import { AppModule, createDataSource } from './app.module';
 import { declaredBodyLimit } from './app/body-reader';
 import { limitConnections } from './app/connection-limits';
 import { inputGate } from './app/input-gate';
-import { createLogging } from './app/logging';
+import { createLogging, flushLogs } from './app/logging';
 import { buildOpenApiDocument, serveApiDocs } from './app/openapi';
 
 /** How long a REST request waits for the database (a query, or a connection) before 503. */
@@ -140,6 +140,8 @@ export async function startControlPlane(config: AppConfig, options: { clock?: Cl
           if (dataSource.isInitialized) await dataSource.destroy();
           await database.stop();
           await modules.close();
+          // Closed means all said: its last lines are out before whatever the caller prints next.
+          await flushLogs();
         })()),
     };
   } catch (err) {

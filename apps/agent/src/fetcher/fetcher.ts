@@ -11,7 +11,7 @@ import type { FetchUri } from '@arbiter/contracts';
 import { FetchCache } from './cache';
 import { download, type DownloadLimits, type Reader } from './download';
 import { extract } from './extract';
-import { UnpackedTrees } from './trees';
+import { SLICE_BYTES, UnpackedTrees } from './trees';
 import { archiveKindOf, FetchError, sourceOf, targetOf } from './uris';
 
 export interface FetcherOptions {
@@ -126,8 +126,9 @@ export class Fetcher {
       if (uri.cache) {
         const handle = await this.cache.get(cacheKey, (into) => download(source, into, this.limits, reader));
         try {
-          // Off the event loop: a cached file may be large.
-          await fs.promises.copyFile(handle.file, tmp);
+          // A small file at once, as a kept tree is copied (trees.ts); a large one off the event loop.
+          if (handle.bytes <= SLICE_BYTES) fs.copyFileSync(handle.file, tmp);
+          else await fs.promises.copyFile(handle.file, tmp);
         } finally {
           handle.release();
         }

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { UnpackedTrees } from './trees';
+import { SLICE_BYTES, UnpackedTrees } from './trees';
 
 describe('UnpackedTrees', () => {
   let dir: string;
@@ -48,5 +48,28 @@ describe('UnpackedTrees', () => {
     expect(fs.readdirSync(at)).toHaveLength(1);
     const again = new UnpackedTrees(at, 1000);
     expect([fs.readdirSync(at), again.size, (await copy(again, 'a')).entries]).toEqual([[], 0, undefined]);
+  });
+
+  it('copies a small tree without waiting for a turn of the event loop, a large one in slices between turns', async () => {
+    /** Whether the event loop turned (a callback queued before ran) while `id` was copied. */
+    const turnedDuring = async (trees: UnpackedTrees, id: string) => {
+      let turned = false;
+      setImmediate(() => (turned = true));
+      const copied = await copy(trees, id);
+      return { turned, copied };
+    };
+    const trees = new UnpackedTrees(path.join(dir, 'trees'), 4 * SLICE_BYTES);
+    await trees.keep('small', unpacked('small', 1000), 2);
+    expect((await turnedDuring(trees, 'small')).turned).toBe(false);
+
+    const at = path.join(dir, 'big');
+    fs.mkdirSync(path.join(at, 'sub'), { recursive: true });
+    const files = ['one', 'two', 'sub/three'].map((f, i) => [f, Buffer.alloc(SLICE_BYTES / 2 + 1, i + 1)] as const);
+    for (const [f, content] of files) fs.writeFileSync(path.join(at, f), content);
+    await trees.keep('big', at, 4);
+    const big = await turnedDuring(trees, 'big');
+    expect(big.turned).toBe(true);
+    expect(big.copied.entries).toBe(4);
+    for (const [f, content] of files) expect(fs.readFileSync(path.join(big.copied.into, f)).equals(content)).toBe(true);
   });
 });

@@ -97,6 +97,7 @@ export function register(program: Command): void {
         }
       }
       let agent: import('@arbiter/agent').Agent | undefined;
+      let agentLogger: import('pino').Logger | undefined;
       if (opts.agent !== false) {
         const { Agent, detectResources } = await import('@arbiter/agent');
         const { parseResources } = await import('@arbiter/allocator');
@@ -105,6 +106,7 @@ export function register(program: Command): void {
         const resources = parseResources(detectResources(workDir));
         const token = await controlPlane.issueServiceToken('local-agent');
         const logger = pino({ name: 'arbiter-agent', level: config.logLevel });
+        agentLogger = logger;
         agent = new Agent({
           ...(agentModules ? { modules: agentModules.modules } : {}),
           master: controlPlane.url,
@@ -140,6 +142,8 @@ export function register(program: Command): void {
       await agentModules?.modules.close();
       await dashboard?.stop();
       await controlPlane.close();
+      // The agent's last lines out first (pino writes asynchronously; the control plane's close flushes its own).
+      await new Promise<void>((resolve) => (agentLogger ? agentLogger.flush(() => resolve()) : resolve()));
       console.log('stopped');
     });
 }

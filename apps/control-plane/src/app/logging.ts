@@ -38,6 +38,11 @@ export function raiseLogLevel(level: 'debug' | 'trace' | null): void {
   for (const [root, configured] of roots) root.level = level ?? configured;
 }
 
+/** Writes out what every root logger of the process still holds (pino writes to stdout asynchronously). */
+export async function flushLogs(): Promise<void> {
+  await Promise.all([...roots.keys()].map((root) => new Promise<void>((resolve) => root.flush(() => resolve()))));
+}
+
 export function createLogging(level: LevelWithSilent): Logging {
   const root = pino({ level, base: { name: 'arbiter-control-plane' } });
   roots.set(root, level);

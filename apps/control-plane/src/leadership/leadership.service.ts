@@ -130,7 +130,8 @@ export class Leadership {
   async stop(): Promise<void> {
     this.stopped = true;
     this.timer?.cancel();
-    if (this.isLeader) await this.resign('the control plane is stopping');
+    // A stop asked for is no warning.
+    if (this.isLeader) await this.resign('the control plane is stopping', 'log');
     await this.connection?.close();
     this.connection = undefined;
   }
@@ -265,10 +266,10 @@ export class Leadership {
   }
 
   /** Stops leading: the master stops, its pool closes, the lock goes with the session. */
-  private async resign(reason: string): Promise<void> {
+  private async resign(reason: string, level: 'log' | 'warn' = 'warn'): Promise<void> {
     if (!this.isLeader) return;
     this.roleNow = 'standby';
-    this.logger.warn({ epoch: this.term?.epoch, reason }, `this replica is no longer the leader: ${reason}`);
+    this.logger[level]({ epoch: this.term?.epoch, reason }, `this replica is no longer the leader: ${reason}`);
     try {
       await this.duties?.stepDown(reason);
     } catch (err) {
