@@ -161,62 +161,51 @@ async function runChecks() {
 }
 
 /**
- * Jest runs, one after the other: unit and integration tests on at least two workers (Jest's
- * default on two cores is one, which leaves a core idle while a test waits on PostgreSQL or a
- * socket), then end-to-end tests on two workers, more on a machine with more cores (half of
- * them): they mostly wait on processes (leases, timeouts, grace periods), so two files' waits
- * overlap (on two cores the tier took 333 s on one worker, 176 s on two). Not more: each file
- * starts a control plane and agents at once, a few seconds of CPU time each, and on a loaded
- * machine three files starting together left control planes unstarted after 60 s. The
- * dashboard's browser tests are a run of their own, since their global setup makes the
- * dashboard's production build when it is missing (as in a fresh clone): the other end-to-end
- * tests do not wait for it. In a whole run the build starts with the tests, on idle CPU time
- * (scripts/build-dashboard.js), and only the browser tests wait for it. Each run writes its
- * report; reports/jest.json holds them merged. Given --maxWorkers (or --runInBand), one run does
- * it all as told.
+ * The Jest runs, side by side: every tier but the browser tests in one run on twice as many
+ * workers as cores (at least four), and the dashboard's browser tests in a run of their own.
+ *
+ * Most files wait far more than they compute: integration files on PostgreSQL, end-to-end files
+ * on processes (leases, timeouts, grace periods, agents registering). One after the other, on
+ * two workers each, the unit and integration tiers used 1.4 of two cores and the end-to-end tier
+ * 1.1 (135 s and 188 s); in one run on four workers the same files took 212 s in all. Jest starts
+ * the largest files first (the end-to-end ones), and the short unit and integration files fill
+ * the waits. No test asserts how fast something happens (performance is measured by the bench
+ * scripts), so a slower test is still a passing one; what would not pass, a wait with a deadline
+ * that CPU starvation outlasts, is what `until`'s tier defaults are sized for.
+ *
+ * The browser tests need the dashboard's production build; their own run waits for it while the
+ * others test (in a whole run the build starts with the tests, at normal priority: it is short,
+ * and the browser tests wait on it), and its output is printed in one block when it ends. Each
+ * run writes its report; reports/jest.json holds them merged. Given --maxWorkers (or
+ * --runInBand), one run does it all as told.
  */
 async function runJest() {
   const reports = path.join(root, 'reports');
   fs.mkdirSync(reports, { recursive: true });
   const selected = (process.env.ARBITER_TEST_TIER ?? 'unit,integration,e2e').split(',').filter(Boolean);
   const told = args.some((a) => /^(--maxWorkers|-w|--runInBand|-i$)/.test(a));
-  const others = selected.filter((t) => t !== 'e2e');
   const runs = told
     ? [{ tiers: selected, options: [] }]
     : [
-        ...(others.length ? [{ tiers: others, options: [`--maxWorkers=${Math.max(2, cores - 1)}`] }] : []),
-        ...(selected.includes('e2e')
-          ? [
-              { tiers: ['e2e'], options: [`--maxWorkers=${Math.max(2, Math.floor(cores / 2))}`, '--ignoreProjects', BROWSER_TESTS] },
-              { tiers: ['e2e'], options: ['--maxWorkers=1', '--selectProjects', BROWSER_TESTS] },
-            ]
-          : []),
+        { tiers: selected, options: [`--maxWorkers=${Math.max(4, 2 * cores)}`, ...(selected.includes('e2e') ? ['--ignoreProjects', BROWSER_TESTS] : [])] },
+        ...(selected.includes('e2e') ? [{ tiers: ['e2e'], options: ['--maxWorkers=1', '--selectProjects', BROWSER_TESTS], collect: true }] : []),
       ];
   const files = runs.map((_, n) => path.join(reports, runs.length > 1 ? `jest-${n + 1}.json` : 'jest.json'));
   const browser = runs.find((r) => r.options.includes(BROWSER_TESTS));
-  // The whole run (no paths or filters given): the dashboard's production build starts now, on the
-  // CPU time the tests leave, and the browser tests wait for it rather than make it themselves.
-  if (browser && !args.length)
-    browser.waitFor = run(DASHBOARD_BUILD, process.execPath, [path.join('scripts', 'build-dashboard.js')], { collect: true, idle: true });
-  // One run after the other: side by side on two cores, files that assert on timing (leases,
-  // fuzzing time budgets) were starved into timeouts.
-  const codes = [];
-  for (const [n, r] of runs.entries()) {
-    // A failed build is made again (and its error shown) by the browser tests' global setup.
-    if (r.waitFor) {
-      unidle((name) => name === DASHBOARD_BUILD);
+  // The whole run (no paths or filters given): the dashboard's production build starts now, and
+  // the browser tests wait for it rather than make it themselves.
+  if (browser && !args.length) browser.waitFor = run(DASHBOARD_BUILD, process.execPath, [path.join('scripts', 'build-dashboard.js')], { collect: true });
+  const codes = await Promise.all(
+    runs.map(async (r, n) => {
+      // A failed build is made again (and its error shown) by the browser tests' global setup.
       await r.waitFor;
-    }
-    codes.push(
-      await (() => {
-        const jestArgs = ['--json', '--outputFile', files[n], ...r.options, ...(runs.length > 1 ? ['--passWithNoTests'] : []), ...args];
-        if (process.env.CI) jestArgs.push('--ci');
-        const name = `jest: ${r.tiers.join(', ')}${r.options.length ? ` (${r.options.join(' ')})` : ''}`;
-        if (runs.length > 1) console.log(`> ${name}`);
-        return run(name, bin('jest'), jestArgs, { env: { ...process.env, ARBITER_TEST_TIER: r.tiers.join(',') } });
-      })(),
-    );
-  }
+      const jestArgs = ['--json', '--outputFile', files[n], ...r.options, ...(runs.length > 1 ? ['--passWithNoTests'] : []), ...args];
+      if (process.env.CI) jestArgs.push('--ci');
+      const name = `jest: ${r.tiers.join(', ')}${r.options.length ? ` (${r.options.join(' ')})` : ''}`;
+      if (runs.length > 1) console.log(`> ${name}`);
+      return run(name, bin('jest'), jestArgs, { collect: r.collect, env: { ...process.env, ARBITER_TEST_TIER: r.tiers.join(',') } });
+    }),
+  );
   if (files.length > 1) mergeReports(files, path.join(reports, 'jest.json'));
   return codes.find((code) => code !== 0) ?? 0;
 }
@@ -237,7 +226,7 @@ function mergeReports(files, into) {
 
 // The checks and the tests at once, the checks on the CPU time the tests leave (see runChecks).
 // (At nice 10 rather than SCHED_IDLE, the checks beside the tests starved those that assert on
-// timing; so did the end-to-end tier beside the others, which still run one after the other.)
+// timing.)
 void Promise.all([runChecks(), runJest().finally(unidle)]).then(([checked, tested]) => {
   if (checked !== 0) console.error('Tests ran, but a check failed (above).');
   process.exit(tested || checked);

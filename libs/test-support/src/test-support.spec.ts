@@ -56,6 +56,36 @@ describe('until', () => {
   });
 });
 
+describe('until: how often it polls', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  /** How many times `check` was polled in 2 s of a wait that never ends. */
+  const pollsIn2s = async (check: () => boolean | Promise<boolean>) => {
+    let polls = 0;
+    const waiting = until(
+      () => {
+        polls++;
+        return check();
+      },
+      2_000,
+      'never',
+    ).catch(() => undefined);
+    await jest.advanceTimersByTimeAsync(2_100);
+    await waiting;
+    return polls;
+  };
+
+  it('polls a check of memory every 20 ms, and one that asks another process less and less often, down to 5 a second', async () => {
+    const memory = await pollsIn2s(() => false);
+    const io = await pollsIn2s(() => Promise.resolve(false));
+    expect(memory).toBeGreaterThanOrEqual(95);
+    // 20, 30, 45, 67.5, 101, 152, then 200 ms: 7 polls in the first 416 ms, 8 more in the next 1.6 s.
+    expect(io).toBeGreaterThanOrEqual(14);
+    expect(io).toBeLessThanOrEqual(17);
+  });
+});
+
 describe('defined', () => {
   it('passes a value through and fails on a missing one', () => {
     expect(defined(0)).toBe(0);

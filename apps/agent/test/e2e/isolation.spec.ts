@@ -143,6 +143,8 @@ describe('tenant isolation on one agent', () => {
     );
     const sandbox = agent.tasks.sandboxOf('fw', 'filler');
     await until(() => fs.existsSync(path.join(sandbox, 'done')) || ended('filler'), 'the task wrote its files');
+    // Its updates may reach the control plane after the files are written.
+    await until(() => bed.cp.states('filler').includes('RUNNING') || ended('filler'), 'the task RUNNING');
     expect(bed.cp.states('filler')).toEqual(['STARTING', 'RUNNING']);
     // Not in the machine's /tmp or /dev/shm: in the sandbox.
     expect(fs.existsSync(path.join('/tmp', marker))).toBe(false);

@@ -112,7 +112,9 @@ describe('task runner (real processes)', () => {
     // reaches the wrapper before it started the command leaves it to the SIGKILL after the
     // grace period); each command says when it runs, the stubborn one once it ignores SIGTERM.
     const said = (id: string, file: string) => fs.existsSync(path.join(runner.sandboxOf('fw', id), file));
+    // And the runner has seen both start (RUNNING): a kill before that ends a task at once, killed during its launch.
     await until(() => said('sleeper', 'started') && said('stubborn', 'trapped'));
+    await until(() => states('sleeper').includes('RUNNING') && states('stubborn').includes('RUNNING'));
     // Wall-clock on purpose: the grace period is real time between two signals to real processes.
     const t0 = Date.now();
     runner.kill('fw', 'sleeper', 5);
@@ -121,6 +123,7 @@ describe('task runner (real processes)', () => {
     expect(Date.now() - t0).toBeLessThan(900);
     await until(() => states('stubborn').includes('KILLED'));
     expect(Date.now() - t0).toBeGreaterThanOrEqual(950);
+    expect([last('sleeper')?.reason, last('stubborn')?.reason]).toEqual(['REASON_TASK_KILLED', 'REASON_TASK_KILLED']);
     expect(runner.kill('fw', 'sleeper')).toBe(false);
   });
 
