@@ -2,9 +2,7 @@
 // Starts the throttle example's executor (throttle-executor.ts) through SWC, as `arbiter` runs
 // the TypeScript sources.
 'use strict';
-const path = require('node:path');
-process.env.SWC_NODE_PROJECT = process.env.SWC_NODE_PROJECT || path.join(__dirname, '..', '..', 'tsconfig.base.json');
-require('@swc-node/register');
+require('../../scripts/register');
 require('./throttle-executor.ts')
   .main()
   .catch((err) => {

@@ -1,9 +1,7 @@
 #!/usr/bin/env node
 // The `arbiter` command. Runs the TypeScript sources directly through SWC (which, unlike
-// esbuild, emits the decorator metadata NestJS needs), with the workspace's tsconfig.
-const path = require('node:path');
-process.env.SWC_NODE_PROJECT = process.env.SWC_NODE_PROJECT || path.join(__dirname, '..', '..', '..', 'tsconfig.base.json');
-require('@swc-node/register');
+// esbuild, emits the decorator metadata NestJS needs): scripts/register.js.
+require('../../../scripts/register');
 require('../src/main.ts')
   .main(process.argv.slice(2))
   .then((code) => {

@@ -34,10 +34,9 @@ describe('agent', () => {
     const work = path.join(bed.dir, 'work');
     const crashing = spawn(
       process.execPath,
-      ['-r', '@swc-node/register', path.join(__dirname, 'fixtures', 'crash-after-terminal-update.ts'), work],
+      ['-r', path.join(ROOT, 'scripts', 'register.js'), path.join(__dirname, 'fixtures', 'crash-after-terminal-update.ts'), work],
       {
         cwd: ROOT,
-        env: { ...process.env, SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.base.json') },
         stdio: ['ignore', 'ignore', 'inherit'],
       },
     );

@@ -18,7 +18,6 @@ import type { SimulationJob, SimulationOutcome } from './what-if.worker';
  */
 const BOOT = `
 const { workerData } = require('node:worker_threads');
-process.env.SWC_NODE_PROJECT = process.env.SWC_NODE_PROJECT || workerData.project;
 require(workerData.register);
 require(workerData.file);
 `;
@@ -27,8 +26,7 @@ function startWorker(modules: AppConfig['modules']): Worker {
   const worker = new Worker(BOOT, {
     eval: true,
     workerData: {
-      register: require.resolve('@swc-node/register'),
-      project: path.resolve(__dirname, '..', '..', '..', '..', 'tsconfig.base.json'),
+      register: path.resolve(__dirname, '..', '..', '..', '..', 'scripts', 'register.js'),
       file: path.join(__dirname, 'what-if.worker.ts'),
       // The worker loads the policy modules itself (the allocator's sorter or placement run there too).
       modules,

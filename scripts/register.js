@@ -1,0 +1,86 @@
+// Runs the TypeScript sources in Node.js (`require('./scripts/register')`, or `node -r`): each
+// .ts or .tsx file is compiled by SWC as it is required, with the settings the tests compile
+// with (jest.preset.js: decorators and their metadata, which NestJS needs; CommonJS; ES2022).
+//
+// Each file's output is kept under node_modules/.cache/arbiter/swc, named by a hash of its path,
+// its source and the settings: a process compiles only what changed since one before it, and
+// one whose files are all kept never loads SWC. Stack traces name the TypeScript lines (the map
+// of each file is read from the cache when a trace needs it); the code carries its map inline
+// too, for debuggers.
+//
+// In place of @swc-node/register, which loads the TypeScript compiler in every process to read
+// tsconfig.json: 0.13 s of CPU for every `arbiter` command, control plane, agent, executor and
+// what-if worker (docs/benchmarks.md, "Every tier at once").
+'use strict';
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
+const { addHook } = require('pirates');
+
+const CACHE = path.join(__dirname, '..', 'node_modules', '.cache', 'arbiter', 'swc');
+
+/** The settings of jest.preset.js, with a map for each file. */
+function optionsFor(filename) {
+  return {
+    filename,
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true, tsx: filename.endsWith('.tsx') },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+    },
+    module: { type: 'commonjs' },
+    sourceMaps: true,
+  };
+}
+
+/** What a change of settings or of SWC must miss: the settings as written here and SWC's version. */
+const SETTINGS = `${optionsFor.toString()}\0${require('@swc/core/package.json').version}`;
+
+/** Each compiled file's map (read when a stack trace needs it). */
+const maps = new Map();
+
+/** `filename`'s JavaScript: from the cache when its source was compiled before, else compiled (and kept). */
+function compile(source, filename) {
+  const key = crypto.createHash('sha256').update(`${SETTINGS}\0${filename}\0${source}`).digest('hex');
+  const code = path.join(CACHE, `${key}.js`);
+  maps.set(filename, () => fs.readFileSync(`${code}.map`, 'utf8'));
+  try {
+    return fs.readFileSync(code, 'utf8');
+  } catch {
+    // Not compiled yet.
+  }
+  const out = require('@swc/core').transformSync(source, optionsFor(filename));
+  const inline = `${out.code}\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(out.map).toString('base64')}\n`;
+  try {
+    // Map first, then the code, each written whole (renamed into place): a code file found has its map.
+    fs.mkdirSync(CACHE, { recursive: true });
+    for (const [file, content] of [
+      [`${code}.map`, out.map],
+      [code, inline],
+    ]) {
+      const tmp = `${file}.${process.pid}.tmp`;
+      fs.writeFileSync(tmp, content);
+      fs.renameSync(tmp, file);
+    }
+  } catch {
+    // A read-only checkout: compiled again next time, its map kept in memory meanwhile.
+    maps.set(filename, () => out.map);
+  }
+  return inline;
+}
+
+require('source-map-support').install({
+  environment: 'node',
+  handleUncaughtExceptions: false,
+  retrieveSourceMap(file) {
+    const map = maps.get(file);
+    if (!map) return null;
+    try {
+      return { url: file, map: map() };
+    } catch {
+      return null;
+    }
+  },
+});
+
+addHook(compile, { exts: ['.ts', '.tsx'], ignoreNodeModules: true });
