@@ -187,14 +187,20 @@ async function runJest() {
   const runs = told
     ? [{ tiers: selected, options: [] }]
     : [
-        { tiers: selected, options: [`--maxWorkers=${Math.max(4, 2 * cores)}`, ...(selected.includes('e2e') ? ['--ignoreProjects', BROWSER_TESTS] : [])] },
-        ...(selected.includes('e2e') ? [{ tiers: ['e2e'], options: ['--maxWorkers=1', '--selectProjects', BROWSER_TESTS], collect: true }] : []),
+        {
+          tiers: selected,
+          options: [`--maxWorkers=${Math.max(4, 2 * cores)}`, ...(selected.includes('e2e') ? ['--ignoreProjects', BROWSER_TESTS] : [])],
+        },
+        ...(selected.includes('e2e')
+          ? [{ tiers: ['e2e'], options: ['--maxWorkers=1', '--selectProjects', BROWSER_TESTS], collect: true, browser: true }]
+          : []),
       ];
   const files = runs.map((_, n) => path.join(reports, runs.length > 1 ? `jest-${n + 1}.json` : 'jest.json'));
-  const browser = runs.find((r) => r.options.includes(BROWSER_TESTS));
+  const browser = runs.find((r) => r.browser);
   // The whole run (no paths or filters given): the dashboard's production build starts now, and
   // the browser tests wait for it rather than make it themselves.
-  if (browser && !args.length) browser.waitFor = run(DASHBOARD_BUILD, process.execPath, [path.join('scripts', 'build-dashboard.js')], { collect: true });
+  if (browser && !args.length)
+    browser.waitFor = run(DASHBOARD_BUILD, process.execPath, [path.join('scripts', 'build-dashboard.js')], { collect: true });
   const codes = await Promise.all(
     runs.map(async (r, n) => {
       // A failed build is made again (and its error shown) by the browser tests' global setup.
