@@ -47,6 +47,14 @@ export interface OciInput {
   pidNamespace?: string;
 }
 
+/**
+ * The poststart hook that marks a container started. runc writes the container's state to a
+ * hook's stdin, and passes every signal it receives on to the container's process: a hook that
+ * exits before that write leaves runc a broken pipe, and its SIGPIPE killed the task's process
+ * before it ran (status 141, seen under load). So the hook reads its stdin to the end first.
+ */
+const STARTED_HOOK = 'while read -r _; do :; done; : > "$1"';
+
 /** Thrown when an image task has nothing to run (no command, and the image names none). */
 export class NoCommand extends Error {}
 
@@ -123,7 +131,9 @@ export function ociConfig(input: OciInput): Record<string, unknown> {
         options: ['rbind', 'rprivate', m.readOnly ? 'ro' : 'rw'],
       })),
     ],
-    ...(input.startedMark ? { hooks: { poststart: [{ path: '/bin/sh', args: ['sh', '-c', ': > "$1"', 'sh', input.startedMark] }] } } : {}),
+    ...(input.startedMark
+      ? { hooks: { poststart: [{ path: '/bin/sh', args: ['sh', '-c', STARTED_HOOK, 'sh', input.startedMark] }] } }
+      : {}),
     linux: {
       cgroupsPath: input.cgroupsPath,
       devices: (input.devices ?? []).map((d) => ({ ...d, fileMode: 0o666, uid: 0, gid: 0 })),
