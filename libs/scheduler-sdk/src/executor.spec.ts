@@ -101,6 +101,19 @@ it('subscribes as itself with its token, reads events split anywhere, and keeps 
   executor.close();
 });
 
+it('sends an update again when its request is lost on the way while the subscription stays open', async () => {
+  const executor = new Executor({ env: env() });
+  const subscribed = executor.start();
+  await until(() => streams.length === 1);
+  streams[0].write(record(SUBSCRIBED));
+  await subscribed;
+  agent.dropNext('UPDATE', 2);
+  await executor.update('t1', 'TASK_KILLED', { message: 'the group was killed' });
+  const updates = calls.filter((c) => c.body.type === 'UPDATE').map((c) => (c.body.update as { status: { state: string } }).status.state);
+  expect(updates).toEqual(['TASK_KILLED']);
+  executor.close();
+});
+
 it('hands on kills with their grace period, messages and shutdown; sends messages as base64', async () => {
   const executor = new Executor({ env: env() });
   const kills: Array<[string, number | undefined]> = [];

@@ -26,6 +26,10 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import type { Label } from '@arbiter/contracts';
 
+/** How often an update lost on the way is sent again while subscribed, and the first pause (doubled each time). */
+const UPDATE_RESENDS = 5;
+const UPDATE_RESEND_MS = 50;
+
 /** A Mesos id object ({ value }). */
 export interface MesosId {
   value: string;
@@ -178,12 +182,18 @@ export class Executor extends EventEmitter<ExecutorEvents> {
       ...(extra.labels?.length ? { labels: { labels: extra.labels } } : {}),
     };
     this.updates.set(uuid, { status });
-    if (!this.connected) return;
-    try {
-      await this.call({ type: 'UPDATE', update: { status } });
-    } catch (err) {
-      // Lost on the way (the agent restarting): sent again with the next subscription. A refusal is the caller's.
-      if ((err as { status?: number }).status !== undefined) throw err;
+    // Lost on the way while the subscription stays open (a connection reset, say): sent again
+    // after a pause, a few times; once the subscription is lost, the next one sends it (with every
+    // update not acknowledged). A refusal is the caller's.
+    for (let attempt = 0; this.connected && this.updates.has(uuid); attempt++) {
+      try {
+        await this.call({ type: 'UPDATE', update: { status } });
+        return;
+      } catch (err) {
+        if ((err as { status?: number }).status !== undefined) throw err;
+        if (attempt >= UPDATE_RESENDS) return;
+        await new Promise((resolve) => setTimeout(resolve, UPDATE_RESEND_MS * 2 ** attempt));
+      }
     }
   }
 

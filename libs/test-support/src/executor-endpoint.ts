@@ -22,6 +22,8 @@ export interface ExecutorEndpoint {
   server: http.Server;
   /** Writes events to the latest stream, each as one RecordIO record. */
   send(...events: object[]): void;
+  /** Loses the next `n` calls of `type` on the way: their connection is cut, unanswered and unrecorded. */
+  dropNext(type: string, n?: number): void;
   close(): Promise<void>;
 }
 
@@ -34,11 +36,18 @@ export function recordIO(event: object): string {
 export async function startExecutorEndpoint(): Promise<ExecutorEndpoint> {
   const calls: ExecutorCall[] = [];
   const streams: http.ServerResponse[] = [];
+  const drops = new Map<string, number>();
   const server = http.createServer((req, res) => {
     let text = '';
     req.on('data', (c: Buffer) => (text += c.toString()));
     req.on('end', () => {
       const body = JSON.parse(text) as ExecutorCall['body'];
+      const dropping = drops.get(body.type) ?? 0;
+      if (dropping > 0) {
+        drops.set(body.type, dropping - 1);
+        req.socket.destroy();
+        return;
+      }
       calls.push({ auth: req.headers.authorization, body });
       if (body.type !== 'SUBSCRIBE') {
         res.writeHead(202).end();
@@ -55,6 +64,7 @@ export async function startExecutorEndpoint(): Promise<ExecutorEndpoint> {
     streams,
     server,
     send: (...events) => streams.at(-1)?.write(events.map(recordIO).join('')),
+    dropNext: (type, n = 1) => drops.set(type, (drops.get(type) ?? 0) + n),
     close: async () => {
       for (const s of streams) s.destroy();
       server.closeAllConnections();
