@@ -105,6 +105,24 @@ describe('task runner (real processes)', () => {
     expect(last('hog2')?.reason).toBe('REASON_CONTAINER_LIMITATION_MEMORY');
   });
 
+  it('kills a task asked to die in the same turn it was launched: its process, already forked, does not outlive the KILLED', async () => {
+    launch('hasty', { shell: 'exec sleep 30' });
+    const sandbox = runner.sandboxOf('fw', 'hasty');
+    runner.kill('fw', 'hasty', 1);
+    await until(() => states('hasty').includes('KILLED'));
+    /** Processes of this task (its wrapper, its command): those whose environment names its sandbox. */
+    const processes = () =>
+      fs.readdirSync('/proc').filter((pid) => {
+        try {
+          return /^\d+$/.test(pid) && fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`ARBITER_SANDBOX=${sandbox}`);
+        } catch {
+          return false;
+        }
+      });
+    await until(() => processes().length === 0, 'no process of the task left');
+    expect(runner.kill('fw', 'hasty')).toBe(false);
+  });
+
   it('kills on request with SIGTERM, and with SIGKILL after the grace period when SIGTERM is ignored', async () => {
     launch('sleeper', { shell: 'touch "$ARBITER_SANDBOX/started"; sleep 100' });
     launch('stubborn', { shell: 'trap "" TERM; touch "$ARBITER_SANDBOX/trapped"; while true; do sleep 0.1; done' });
