@@ -224,6 +224,8 @@ export class TaskRunner {
     const task = this.tasks.get(key(frameworkId, taskId));
     if (!task || terminal(task.state)) return false;
     task.ending ??= ending ?? { state: 'KILLED', reason: 'REASON_TASK_KILLED', message: 'killed on request' };
+    // Forked, its start not seen yet (that comes a turn later): its process is there, to be signalled like any other.
+    if (!task.container.pid && task.child?.pid) task.container.pid = task.child.pid;
     if (!task.container.pid) {
       task.fetching?.abort(new Error('the task was killed'));
       this.finish(task, 'KILLED', 'REASON_TASK_KILLED_DURING_LAUNCH', 'killed before it started');

@@ -20,10 +20,11 @@ export function testAgent(cp: FakeControlPlane, workDir: string, extra: Partial<
   });
 }
 
-/** Kills the agents' tasks and stops them (emptying the list). */
+/** Kills the agents' tasks and executors (which an agent's stop leaves running, for recovery) and stops them (emptying the list). */
 export async function stopAgents(agents: Agent[]): Promise<void> {
   for (const a of agents.splice(0)) {
     await a.tasks.killAll();
+    await a.executors.killAll();
     await a.stop();
   }
 }
