@@ -4,9 +4,9 @@
 //
 // Each file's output is kept under node_modules/.cache/arbiter/swc, named by a hash of its path,
 // its source and the settings: a process compiles only what changed since one before it, and
-// one whose files are all kept never loads SWC. Stack traces name the TypeScript lines (the map
-// of each file is read from the cache when a trace needs it); the code carries its map inline
-// too, for debuggers.
+// one whose files are all kept never loads SWC. The code carries its map inline (debuggers read
+// it there), and stack traces name the TypeScript lines (the map is read from the kept code when
+// a trace needs it).
 //
 // In place of @swc-node/register, which loads the TypeScript compiler in every process to read
 // tsconfig.json: 0.13 s of CPU for every `arbiter` command, control plane, agent, executor and
@@ -39,34 +39,37 @@ const SETTINGS = `${optionsFor.toString()}\0${require('@swc/core/package.json').
 /** Each compiled file's map (read when a stack trace needs it). */
 const maps = new Map();
 
+/** How compiled code ends: its map, inline. */
+const MAP_URL = '//# sourceMappingURL=data:application/json;base64,';
+
+/** The map inlined at the end of compiled code. */
+function inlineMap(js) {
+  return Buffer.from(js.slice(js.lastIndexOf(MAP_URL) + MAP_URL.length).trim(), 'base64').toString('utf8');
+}
+
 /** `filename`'s JavaScript: from the cache when its source was compiled before, else compiled (and kept). */
 function compile(source, filename) {
   const key = crypto.createHash('sha256').update(`${SETTINGS}\0${filename}\0${source}`).digest('hex');
   const code = path.join(CACHE, `${key}.js`);
-  maps.set(filename, () => fs.readFileSync(`${code}.map`, 'utf8'));
+  maps.set(filename, () => inlineMap(fs.readFileSync(code, 'utf8')));
   try {
     return fs.readFileSync(code, 'utf8');
   } catch {
     // Not compiled yet.
   }
   const out = require('@swc/core').transformSync(source, optionsFor(filename));
-  const inline = `${out.code}\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(out.map).toString('base64')}\n`;
+  const js = `${out.code}\n${MAP_URL}${Buffer.from(out.map).toString('base64')}\n`;
   try {
-    // Map first, then the code, each written whole (renamed into place): a code file found has its map.
+    // Written whole (renamed into place): another process never reads half of it.
     fs.mkdirSync(CACHE, { recursive: true });
-    for (const [file, content] of [
-      [`${code}.map`, out.map],
-      [code, inline],
-    ]) {
-      const tmp = `${file}.${process.pid}.tmp`;
-      fs.writeFileSync(tmp, content);
-      fs.renameSync(tmp, file);
-    }
+    const tmp = `${code}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, js);
+    fs.renameSync(tmp, code);
   } catch {
     // A read-only checkout: compiled again next time, its map kept in memory meanwhile.
     maps.set(filename, () => out.map);
   }
-  return inline;
+  return js;
 }
 
 require('source-map-support').install({

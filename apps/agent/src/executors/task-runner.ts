@@ -188,10 +188,10 @@ export class TaskRunner {
   private run(task: RunningTask, user: OsUser): void {
     const launched = launchProcess(this.containerizer, task, user);
     const child = (task.child = launched.child);
+    task.container.pid = child.pid; // known at the fork, a turn before its start is seen: a kill from now on signals it
     child.once('error', (e) => this.finish(task, 'FAILED', 'REASON_COMMAND_EXECUTOR_FAILED', `could not start the task: ${e.message}`));
     child.once('spawn', () => {
       if (this.closed) return;
-      task.container.pid = child.pid;
       task.startTicks = child.pid ? processStartTicks(child.pid) : undefined;
       // An image task runs once the runtime has started its process (never, when runc fails: its exit says why).
       if (!launched.started) {
@@ -224,8 +224,6 @@ export class TaskRunner {
     const task = this.tasks.get(key(frameworkId, taskId));
     if (!task || terminal(task.state)) return false;
     task.ending ??= ending ?? { state: 'KILLED', reason: 'REASON_TASK_KILLED', message: 'killed on request' };
-    // Forked, its start not seen yet (that comes a turn later): its process is there, to be signalled like any other.
-    if (!task.container.pid && task.child?.pid) task.container.pid = task.child.pid;
     if (!task.container.pid) {
       task.fetching?.abort(new Error('the task was killed'));
       this.finish(task, 'KILLED', 'REASON_TASK_KILLED_DURING_LAUNCH', 'killed before it started');

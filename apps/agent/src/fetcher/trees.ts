@@ -147,17 +147,12 @@ async function copyTree(tree: string, into: string, owner: { uid: number; gid: n
 }
 
 /**
- * Gives every entry of `copy` (a copy of `tree`) to `owner` when given (links themselves, not what
- * they point to; the kernel drops set-user and set-group bits of files), and its folders the times
- * of the tree's (a copy's folders take the time their entries were copied in), deepest first.
+ * Gives the folders of `copy` (a copy of `tree`) the times of the tree's (a copy's folders take
+ * the time their entries were copied in), deepest first.
  */
-async function settle(tree: string, copy: string, owner?: { uid: number; gid: number }): Promise<void> {
-  for (const d of await fs.promises.readdir(copy, { withFileTypes: true })) {
-    const at = path.join(copy, d.name);
-    if (d.isDirectory()) await settle(path.join(tree, d.name), at, owner);
-    else if (owner) await fs.promises.lchown(at, owner.uid, owner.gid);
-  }
-  if (owner) await fs.promises.lchown(copy, owner.uid, owner.gid);
+async function settle(tree: string, copy: string): Promise<void> {
+  for (const d of await fs.promises.readdir(copy, { withFileTypes: true }))
+    if (d.isDirectory()) await settle(path.join(tree, d.name), path.join(copy, d.name));
   const st = await fs.promises.stat(tree);
   await fs.promises.utimes(copy, st.atime, st.mtime);
 }

@@ -105,8 +105,7 @@ export function register(program: Command): void {
         const workDir = path.join(config.dataDir, 'agent');
         const resources = parseResources(detectResources(workDir));
         const token = await controlPlane.issueServiceToken('local-agent');
-        const logger = pino({ name: 'arbiter-agent', level: config.logLevel });
-        agentLogger = logger;
+        const logger = (agentLogger = pino({ name: 'arbiter-agent', level: config.logLevel }));
         agent = new Agent({
           ...(agentModules ? { modules: agentModules.modules } : {}),
           master: controlPlane.url,
