@@ -43,6 +43,14 @@ const SUBSCRIBED = {
   },
 };
 
+/** Starts the executor and answers its subscription. */
+async function subscribe(executor: Executor): Promise<void> {
+  const subscribed = executor.start();
+  await until(() => streams.length === 1);
+  streams[0].write(record(SUBSCRIBED));
+  await subscribed;
+}
+
 it('subscribes as itself with its token, reads events split anywhere, and keeps updates until acknowledged', async () => {
   const executor = new Executor({ env: env({ MESOS_CHECKPOINT: '1' }) });
   const launched: ExecutorTaskInfo[] = [];
@@ -103,14 +111,21 @@ it('subscribes as itself with its token, reads events split anywhere, and keeps 
 
 it('sends an update again when its request is lost on the way while the subscription stays open', async () => {
   const executor = new Executor({ env: env() });
-  const subscribed = executor.start();
-  await until(() => streams.length === 1);
-  streams[0].write(record(SUBSCRIBED));
-  await subscribed;
+  await subscribe(executor);
   agent.dropNext('UPDATE', 2);
   await executor.update('t1', 'TASK_KILLED', { message: 'the group was killed' });
   const updates = calls.filter((c) => c.body.type === 'UPDATE').map((c) => (c.body.update as { status: { state: string } }).status.state);
   expect(updates).toEqual(['TASK_KILLED']);
+  executor.close();
+});
+
+it('sends updates one at a time in the order they were made, even when the first must be sent again', async () => {
+  const executor = new Executor({ env: env() });
+  await subscribe(executor);
+  agent.dropNext('UPDATE', 1);
+  await Promise.all([executor.update('t1', 'TASK_KILLING'), executor.update('t1', 'TASK_KILLED')]);
+  const updates = calls.filter((c) => c.body.type === 'UPDATE').map((c) => (c.body.update as { status: { state: string } }).status.state);
+  expect(updates).toEqual(['TASK_KILLING', 'TASK_KILLED']);
   executor.close();
 });
 
@@ -122,10 +137,7 @@ it('hands on kills with their grace period, messages and shutdown; sends message
   executor.on('kill', (id, grace) => kills.push([id, grace]));
   executor.on('message', (data) => messages.push(data.toString()));
   executor.on('shutdown', () => (shutdown = true));
-  const subscribed = executor.start();
-  await until(() => streams.length === 1);
-  streams[0].write(record(SUBSCRIBED));
-  await subscribed;
+  await subscribe(executor);
   streams[0].write(
     record({ type: 'KILL', kill: { task_id: { value: 't1' }, kill_policy: { grace_period: { nanoseconds: 2_500_000_000 } } } }) +
       record({ type: 'HEARTBEAT' }) +
@@ -144,10 +156,7 @@ it('shuts down when it loses the agent and the framework did not ask for checkpo
   const executor = new Executor({ env: env() });
   let shutdown = false;
   executor.on('shutdown', () => (shutdown = true));
-  const subscribed = executor.start();
-  await until(() => streams.length === 1);
-  streams[0].write(record(SUBSCRIBED));
-  await subscribed;
+  await subscribe(executor);
   streams[0].destroy();
   await until(() => shutdown);
   expect(streams).toHaveLength(1);

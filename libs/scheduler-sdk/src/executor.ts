@@ -130,6 +130,8 @@ export class Executor extends EventEmitter<ExecutorEvents> {
   private readonly backoffMaxMs: number;
   /** Updates not yet acknowledged by the agent, by uuid (base64), in the order sent. */
   private readonly updates = new Map<string, PendingUpdate>();
+  /** The last update's sending: the next one goes once it is done. */
+  private sending: Promise<void> = Promise.resolve();
   /** Tasks none of whose updates the agent has acknowledged yet, by task id. */
   private readonly tasks = new Map<string, ExecutorTaskInfo>();
   private stream?: http.ClientRequest;
@@ -160,9 +162,11 @@ export class Executor extends EventEmitter<ExecutorEvents> {
 
   /**
    * Reports a task's state (Mesos's UPDATE). Resolves once the agent took it (202); the update
-   * is kept, and sent again after a reconnection, until the agent acknowledges it.
+   * is kept, and sent again after a reconnection, until the agent acknowledges it. Updates go to
+   * the agent one at a time, in the order they were made (as Mesos's library sends its calls on
+   * one connection): a task's KILLING never arrives after its KILLED.
    */
-  async update(
+  update(
     taskId: string,
     state: ExecutorTaskState,
     extra: { message?: string; reason?: string; data?: Buffer; healthy?: boolean; labels?: Label[] } = {},
@@ -182,9 +186,17 @@ export class Executor extends EventEmitter<ExecutorEvents> {
       ...(extra.labels?.length ? { labels: { labels: extra.labels } } : {}),
     };
     this.updates.set(uuid, { status });
-    // Lost on the way while the subscription stays open (a connection reset, say): sent again
-    // after a pause, a few times; once the subscription is lost, the next one sends it (with every
-    // update not acknowledged). A refusal is the caller's.
+    const sent = this.sending.then(() => this.send(uuid, status));
+    this.sending = sent.catch(() => undefined);
+    return sent;
+  }
+
+  /**
+   * Sends one update. Lost on the way while the subscription stays open (a connection reset, say):
+   * sent again after a pause, a few times; once the subscription is lost, the next one sends it
+   * (with every update not acknowledged). A refusal is the caller's.
+   */
+  private async send(uuid: string, status: Record<string, unknown>): Promise<void> {
     for (let attempt = 0; this.connected && this.updates.has(uuid); attempt++) {
       try {
         await this.call({ type: 'UPDATE', update: { status } });

@@ -4,7 +4,7 @@
  * and its calls once authenticated (SUBSCRIBE, UPDATE, MESSAGE). The HTTP side (framing,
  * credentials, status codes) is api/executor-api.ts.
  */
-import { type CheckStatus, TaskState } from '@arbiter/contracts';
+import { type CheckStatus, isTerminalTaskState, TaskState } from '@arbiter/contracts';
 import { mesosAgentInfo, mesosExecutorInfo, mesosFrameworkInfo, mesosTaskInfo } from './api/mesos-info';
 import { uuidBytes, uuidOf, type WireCall, WireError, type WireStatus } from './api/wire';
 import type { EventStream, ExecutorHooks, ExecutorRun, ExecutorTask } from './executor-run';
@@ -177,7 +177,9 @@ export class ExecutorProtocol {
     const uuid = uuidOf(status.uuid ?? '') ?? '';
     const taskId = status.task_id.value;
     if (run.awaitingAck.has(uuid)) return;
-    if (run.acknowledged.has(uuid)) {
+    // Taken before, or after the task's end (Mesos's status update stream takes nothing after a
+    // terminal update): acknowledged, so the executor stops sending it, and nothing changes.
+    if (run.acknowledged.has(uuid) || isTerminalTaskState(run.tasks.get(taskId)?.state ?? 'STAGING')) {
       this.acknowledged(run, taskId, uuid);
       return;
     }
