@@ -185,6 +185,17 @@ export class Containerizer {
     return this.defaultUser ?? 'dynamic';
   }
 
+  /** The task's user, its sandbox made (its URIs are fetched while its image is provisioned); none when either cannot be had. */
+  sandboxFor(c: Container, frameworkId: string, name: string | undefined): OsUser | undefined {
+    const found = this.userOf(frameworkId, name);
+    try {
+      if ('user' in found) this.sandboxes.prepare(c.sandbox, found.user);
+      return 'user' in found ? found.user : undefined;
+    } catch {
+      return undefined; // its launch says why
+    }
+  }
+
   /**
    * The OS user a framework's task runs as (`name`: its spec's, else its framework's), or why it
    * may not: none named, or `nobody` (which every tenant could name), is the framework's dynamic

@@ -5,7 +5,7 @@
  * every change, checkpoints what a restarted agent needs to find them (checkpoints.ts), fetches URIs (../fetcher) and runs checks (../checks).
  */
 import * as fs from 'node:fs';
-import { type FetchUri, isTerminalTaskState, type LaunchTask, type TaskSpec, type TaskState } from '@arbiter/contracts';
+import { isTerminalTaskState, type LaunchTask, type TaskSpec, type TaskState } from '@arbiter/contracts';
 import { type ChecksOptions, initialCheckStatus, TaskChecks } from '../checks/task-checks';
 import { Containerizer, type ContainerizerOptions } from '../containerizer/containerizer';
 import type { TaskCgroup } from '../containerizer/isolators/cgroups';
@@ -127,10 +127,14 @@ export class TaskRunner {
       container: this.containerOf(msg.frameworkId, msg.task, msg.memLimitBytes),
     };
     this.tasks.set(key(msg.frameworkId, msg.task.taskId), task);
-    // With URIs, STARTING follows the fetch and says what it took (STAGING meanwhile, as in Mesos).
+    // With URIs, STARTING follows the fetch and says what it took (STAGING meanwhile, as in Mesos); an image task's
+    // URIs are fetched while its image is provisioned (they need its sandbox and user, not its image).
     if (!msg.task.uris?.length) this.emit(task, 'STARTING');
-    if (msg.task.container?.image || this.containerizer.hooks.starts) void this.provisionThenStart(task);
-    else this.attempt(task, () => this.start(task));
+    if (msg.task.container?.image || this.containerizer.hooks.starts) {
+      const user = msg.task.uris?.length ? this.containerizer.sandboxFor(task.container, msg.frameworkId, msg.task.user) : undefined;
+      if (user) task.fetched = this.fetch(task, user);
+      void this.provisionThenStart(task);
+    } else this.attempt(task, () => this.start(task));
   }
 
   /** The modules' start hooks, then its image: a kill meanwhile ends the task KILLED, and the image goes unused. */
@@ -169,20 +173,18 @@ export class TaskRunner {
       if (e instanceof VolumeError || e instanceof ImageError) throw new LaunchFailure('REASON_CONTAINER_LAUNCH_FAILED', e.message);
       throw new LaunchFailure('REASON_COMMAND_EXECUTOR_FAILED', `could not prepare the task: ${(e as Error).message}`);
     }
-    if (task.spec.uris?.length) void this.fetchThenRun(task, user, task.spec.uris);
-    else this.run(task, user);
+    if (!task.spec.uris?.length) this.run(task, user);
+    else void (task.fetched ?? this.fetch(task, user)).then((fetched) => fetched && this.attempt(task, () => this.run(task, user)));
   }
 
-  /** Its URIs first: STARTING then says what the fetch took; a failure ends it FAILED, never started. */
-  private async fetchThenRun(task: RunningTask, user: OsUser, uris: FetchUri[]): Promise<void> {
+  /** Its URIs into its sandbox: STARTING then says what the fetch took; a failure ends it FAILED, never started. */
+  private async fetch(task: RunningTask, user: OsUser): Promise<boolean> {
     task.fetching = new AbortController();
-    const fetched = await fetchInto(this.fetcher, uris, task.container.sandbox, user, task.fetching.signal);
-    if (terminal(task.state) || this.closed) return; // killed, or the agent stopped, meanwhile
-    this.attempt(task, () => {
-      if ('failure' in fetched) throw new LaunchFailure(FETCH_FAILED, fetched.failure);
-      this.emit(task, 'STARTING', undefined, fetched.message);
-      this.run(task, user);
-    });
+    const fetched = await fetchInto(this.fetcher, task.spec.uris ?? [], task.container.sandbox, user, task.fetching.signal);
+    if (terminal(task.state) || this.closed) return false; // killed, or the agent stopped, meanwhile
+    if ('failure' in fetched) this.finish(task, 'FAILED', FETCH_FAILED, fetched.failure);
+    else this.emit(task, 'STARTING', undefined, fetched.message);
+    return !terminal(task.state);
   }
 
   private run(task: RunningTask, user: OsUser): void {
@@ -306,8 +308,6 @@ export class TaskRunner {
   /** A running task's first process and cgroup (oversubscription measures what it uses). */
   processOf = (frameworkId: string, taskId: string): Pick<Container, 'pid' | 'cgroup'> | undefined =>
     [this.tasks.get(key(frameworkId, taskId))].find((t) => t && !terminal(t.state))?.container;
-
-  // ---------------------------------------------------------------- internals
 
   /** Its checks: each change is an update of its state, then recorded (a restarted agent's checks go on from it). */
   private startChecks(task: RunningTask): void {

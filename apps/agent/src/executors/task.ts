@@ -38,6 +38,8 @@ export interface RunningTask extends Omit<Checkpoint, 'pid' | 'cgroup' | 'sandbo
   killTimer?: NodeJS.Timeout;
   /** Ends its URIs' fetch, while it runs (a kill before the task starts). */
   fetching?: AbortController;
+  /** Its URIs' fetch, begun while its image is provisioned: whether the task may run once it is done. */
+  fetched?: Promise<boolean>;
   /** Called once the task has ended (see killAll). */
   onEnded?: Array<() => void>;
 }

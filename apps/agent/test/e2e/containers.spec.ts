@@ -110,6 +110,35 @@ describe('containers', () => {
     await until(() => bundles().length === 0 && overlays().length === 0 && provisioner.released === 1, 'the container removed');
   });
 
+  it("fetches an image task's URIs while its image is provisioned; a failed fetch ends its task before the image is ready", async () => {
+    let ready: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (ready = resolve));
+    const provision = provisioner.provision.bind(provisioner);
+    provisioner.provision = async (reference) => {
+      await gate;
+      return provision(reference);
+    };
+    const agent = agentOn();
+    await until(() => cp.registered);
+    launch('fetched', 'cat /mnt/mesos/sandbox/data.txt', {
+      ...image(),
+      uris: [{ value: `file://${path.join(dir, 'allowed', 'data.txt')}` }],
+    });
+    launch('unfetched', 'true', { ...image(), uris: [{ value: `file://${path.join(dir, 'allowed', 'missing.txt')}` }] });
+    await until(() => cp.states('fetched').includes('STARTING') && ended('unfetched'), 'both fetches done');
+    expect(provisioner.provisioned).toBe(0);
+    expect(cp.last('fetched')?.message).toMatch(/^fetched 1 URI \(10 bytes, 0 from the cache\)/);
+    expect(cp.last('unfetched')).toMatchObject({ state: 'FAILED', reason: 'REASON_CONTAINER_LAUNCH_FAILED' });
+    expect(cp.last('unfetched')?.message).toContain('missing.txt');
+    ready();
+    await until(() => ended('fetched'));
+    expect(cp.states('fetched')).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
+    expect(stdout(agent, 'fetched')).toBe('host data\n');
+    // The failed task's image, provisioned after its end, went unused.
+    expect(cp.states('unfetched')).toEqual(['FAILED']);
+    await until(() => bundles().length === 0 && overlays().length === 0 && provisioner.released === 2, 'both images released');
+  });
+
   it('OOM-kills a container over its memory limit with the memory reason, fails one over its disk, and kills one on request', async () => {
     const agent = agentOn();
     await until(() => cp.registered);
