@@ -24,8 +24,9 @@ if (tiers.length) {
   process.env.SKIP_LINT ??= '1';
 }
 
-// The checks: with both the type check and lint, one process does the type check and ESLint on
-// the same TypeScript programs (scripts/typecheck-lint.js); either alone runs tsc or ESLint.
+// The checks: with both the type check and lint, one process per share of the packages does the
+// type check and ESLint on the same TypeScript programs (scripts/typecheck-lint.js); either alone
+// runs tsc or ESLint.
 const checks = [];
 const tscChecks = () => {
   // The workspace, then the dashboard (its own settings: JSX, the DOM, bundler resolution);
@@ -42,12 +43,15 @@ const tscChecks = () => {
   }));
 };
 if (!process.env.SKIP_TYPECHECK && !process.env.SKIP_LINT) {
-  checks.push({
-    name: 'type check and eslint',
-    command: process.execPath,
-    args: [path.join('scripts', 'typecheck-lint.js')],
-    failure: 'Type check or lint failed (above); `npm run typecheck` and `npm run lint` run them alone.',
-  });
+  // In two shares on two cores or more: what is left of them when the tests end runs on both.
+  const shares = cores >= 2 ? 2 : 1;
+  for (let i = 1; i <= shares; i++)
+    checks.push({
+      name: `type check and eslint${shares > 1 ? ` (${i}/${shares})` : ''}`,
+      command: process.execPath,
+      args: [path.join('scripts', 'typecheck-lint.js'), ...(shares > 1 ? ['--part', `${i}/${shares}`] : [])],
+      failure: 'Type check or lint failed (above); `npm run typecheck` and `npm run lint` run them alone.',
+    });
 } else if (!process.env.SKIP_TYPECHECK) {
   checks.push(...tscChecks());
 } else if (!process.env.SKIP_LINT) {
