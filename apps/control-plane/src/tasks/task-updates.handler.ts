@@ -289,9 +289,10 @@ export class TaskUpdates {
   /**
    * Answers with the latest state of the tasks named, or of every live task of the framework
    * (implicit reconciliation). The tasks are read in a turn of the serial order; the answers go
-   * out after it, RECONCILE_CHUNK at a time, each chunk once the connection's queue is no longer
-   * backed up (a reader that takes nothing is cut off, kernel/outbound.ts), so that a large
-   * reconciliation queues little more than a chunk for a slow reader and never holds up the master.
+   * out after it, RECONCILE_CHUNK at a time, each chunk at a turn of the event loop of its own and
+   * once the connection's queue is no longer backed up (a reader that takes nothing is cut off,
+   * kernel/outbound.ts), so that a large reconciliation queues little more than a chunk for a slow
+   * reader and never holds up the master.
    */
   async reconcile(socket: FrameworkConnection, msg: { tasks: Array<{ taskId: string }> }): Promise<void> {
     const { fw, tasks } = await this.kernel.exclusive(async () => {
@@ -331,7 +332,11 @@ export class TaskUpdates {
     const queue = sessionOf(socket).outbound;
     let sent = 0;
     for (const status of answers()) {
-      if (sent % RECONCILE_CHUNK === 0 && queue?.backedUp && !(await queue.drained())) return;
+      if (sent % RECONCILE_CHUNK === 0) {
+        if (queue?.backedUp && !(await queue.drained())) return;
+        // The event loop's turn for everything else (pings, heartbeats, other calls) between chunks.
+        if (sent > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
       // The framework went, or subscribed again elsewhere: the rest is no longer this connection's.
       if (fw.socket !== socket || this.state.frameworks.get(fw.id) !== fw) return;
       this.outbox.update(fw.id, status);

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { Resources } from '@arbiter/allocator';
 import type { ResourceEntry } from '@arbiter/contracts';
 import { principal } from '@arbiter/test-support';
-import { type Offer, Scheduler, type StatusUpdate, volumeIn } from '@arbiter/scheduler-sdk';
+import { type Offer, Scheduler, SchedulerError, type StatusUpdate, volumeIn } from '@arbiter/scheduler-sdk';
 import { freePort } from '../../src/database/database.embedded';
 import { ADMIN_TOKEN } from '../support/admin-token';
 import { freshDatabase } from '../support/postgres';
@@ -71,11 +71,21 @@ describe('persistent volumes end to end', () => {
   };
   const hasVolume = (r: Resources) => r.contains(Resources.of([VOLUME]));
   const states = (taskId: string) => updates.filter((u) => u.taskId === taskId).map((u) => u.state);
-  const launchOnVolume = async (taskId: string, shell: string) => {
+  /** Launches on the next offer holding the volume; one rescinded meanwhile (its agent registered again) is passed over, as a framework would. */
+  const launchOnVolume = async (taskId: string, shell: string): Promise<void> => {
     const offer = await offerWith(hasVolume, `an offer with volume kv-data for ${taskId}`);
-    await defined(s).launch(offer, [
-      { taskId, name: taskId, command: { shell }, resources: [...Resources.fromScalars({ cpus: 0.1, mem: 32 }).toJSON(), VOLUME] },
-    ]);
+    const task = {
+      taskId,
+      name: taskId,
+      command: { shell },
+      resources: [...Resources.fromScalars({ cpus: 0.1, mem: 32 }).toJSON(), VOLUME],
+    };
+    try {
+      await defined(s).launch(offer, [task]);
+    } catch (e) {
+      if (!(e instanceof SchedulerError && e.code === 'OFFER_STALE')) throw e;
+      await launchOnVolume(taskId, shell);
+    }
   };
   const subscribe = async (frameworkId?: string) => {
     s = new Scheduler({
