@@ -10,8 +10,8 @@
 // out by the size of their TypeScript sources, largest first, each to the share with the least so
 // far; a share type-checks and lints its packages' files only (building each program that holds
 // one of them: a package's checks need the types of what it imports). The program-wide findings
-// (its options, global types) are reported by the first share that builds it. Together the N
-// shares report what one process does.
+// (its options, global types, the sources it imports from outside its own files) are reported by
+// the first share that builds it. Together the N shares report what one process does.
 const fs = require('node:fs');
 const path = require('node:path');
 const ts = require('typescript');
@@ -80,6 +80,7 @@ async function main() {
   for (const { project, parsed, configErrors } of configs) {
     const held = (parsed?.fileNames ?? []).filter((f) => owner.get(f) === project);
     const ours = held.filter(mine);
+    const heldSet = new Set(held);
     // The first share with a file of this program reports what concerns the whole program.
     const whole = held.length ? Math.min(...held.map((f) => shareOf.get(packageOf(f)))) === index : index === 0;
     if (!parsed) {
@@ -96,16 +97,20 @@ async function main() {
     });
     programs.push(program);
     files.push(...ours);
-    const diagnostics =
-      count === 1
-        ? [...configErrors, ...ts.getPreEmitDiagnostics(program)]
-        : [
-            ...(whole ? [...configErrors, ...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()] : []),
-            ...ours.flatMap((f) => {
-              const file = program.getSourceFile(f);
-              return [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
-            }),
-          ];
+    // Its files of this share; the first share also checks what the program holds besides its own
+    // files (sources it imports from elsewhere, checked with its settings), as `tsc -p` would.
+    const rest = whole
+      ? program
+          .getSourceFiles()
+          .filter(
+            (sf) => !heldSet.has(sf.fileName) && !program.isSourceFileDefaultLibrary(sf) && !program.isSourceFileFromExternalLibrary(sf),
+          )
+      : [];
+    const diagnostics = [...ours.map((f) => program.getSourceFile(f)), ...rest].flatMap((file) => [
+      ...program.getSyntacticDiagnostics(file),
+      ...program.getSemanticDiagnostics(file),
+    ]);
+    if (whole) diagnostics.push(...configErrors, ...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics());
     if (report(project, ts.sortAndDeduplicateDiagnostics(diagnostics))) failed = true;
   }
   if (unread) return 1;
