@@ -129,6 +129,33 @@ it('sends updates one at a time in the order they were made, even when the first
   executor.close();
 });
 
+it('sends the updates made while a subscription was on its way once it opens, and says when the agent has them all', async () => {
+  const executor = new Executor({ env: env({ MESOS_CHECKPOINT: '1' }) });
+  await subscribe(executor);
+  await executor.update('t1', 'TASK_RUNNING');
+  await executor.delivered();
+  // The agent restarts; the executor's next subscription is on its way when its task finishes.
+  const release = agent.holdSubscriptions();
+  const subscriptions = () => calls.filter((c) => c.body.type === 'SUBSCRIBE');
+  streams[0].destroy();
+  await until(() => subscriptions().length === 2);
+  const finished = executor.update('t1', 'TASK_FINISHED');
+  let delivered = false;
+  void executor.delivered().then(() => (delivered = true));
+  await finished;
+  const held = subscriptions()[1].body.subscribe as { unacknowledged_updates: Array<{ status: { state: string } }> };
+  expect(held.unacknowledged_updates.map((u) => u.status.state)).toEqual(['TASK_RUNNING']);
+  expect(delivered).toBe(false);
+
+  release();
+  await until(() => streams.length === 2);
+  streams[1].write(record(SUBSCRIBED));
+  await until(() => delivered, 'the agent to have every update');
+  const sent = calls.filter((c) => c.body.type === 'UPDATE').map((c) => (c.body.update as { status: { state: string } }).status.state);
+  expect(sent).toEqual(['TASK_RUNNING', 'TASK_FINISHED']);
+  executor.close();
+});
+
 it('hands on kills with their grace period, messages and shutdown; sends messages as base64', async () => {
   const executor = new Executor({ env: env() });
   const kills: Array<[string, number | undefined]> = [];

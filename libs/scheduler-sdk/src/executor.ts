@@ -92,6 +92,8 @@ interface ExecutorEvents {
 
 interface PendingUpdate {
   status: Record<string, unknown>;
+  /** The agent has it: it answered its UPDATE, or held it in a subscription it accepted. */
+  taken: boolean;
 }
 
 const TERMINAL = new Set<ExecutorTaskState>([
@@ -139,6 +141,8 @@ export class Executor extends EventEmitter<ExecutorEvents> {
   private connected = false;
   private disconnectedAt?: number;
   private retry?: NodeJS.Timeout;
+  /** Waiting for every update to reach the agent (delivered()). */
+  private deliveredWaiters: Array<() => void> = [];
 
   constructor(options: ExecutorOptions = {}) {
     super();
@@ -185,7 +189,12 @@ export class Executor extends EventEmitter<ExecutorEvents> {
       ...(extra.healthy !== undefined ? { healthy: extra.healthy } : {}),
       ...(extra.labels?.length ? { labels: { labels: extra.labels } } : {}),
     };
-    this.updates.set(uuid, { status });
+    this.updates.set(uuid, { status, taken: false });
+    return this.enqueue(uuid, status);
+  }
+
+  /** Sends an update after those before it. */
+  private enqueue(uuid: string, status: Record<string, unknown>): Promise<void> {
     const sent = this.sending.then(() => this.send(uuid, status));
     this.sending = sent.catch(() => undefined);
     return sent;
@@ -197,16 +206,47 @@ export class Executor extends EventEmitter<ExecutorEvents> {
    * (with every update not acknowledged). A refusal is the caller's.
    */
   private async send(uuid: string, status: Record<string, unknown>): Promise<void> {
-    for (let attempt = 0; this.connected && this.updates.has(uuid); attempt++) {
+    const pending = () => this.updates.get(uuid)?.taken === false;
+    for (let attempt = 0; this.connected && pending(); attempt++) {
       try {
         await this.call({ type: 'UPDATE', update: { status } });
+        this.taken(uuid);
         return;
       } catch (err) {
-        if ((err as { status?: number }).status !== undefined) throw err;
+        if ((err as { status?: number }).status !== undefined) {
+          // Refused: sending it again changes nothing, so it counts as answered.
+          this.taken(uuid);
+          throw err;
+        }
         if (attempt >= UPDATE_RESENDS) return;
         await new Promise((resolve) => setTimeout(resolve, UPDATE_RESEND_MS * 2 ** attempt));
       }
     }
+  }
+
+  /**
+   * Resolves once the agent has every update made so far (it answered their UPDATE, or held them
+   * in a subscription it accepted), waiting across reconnections, or once the executor has stopped.
+   * An executor that ends after it loses no update: its agent would end a task whose last update
+   * it never got as the executor's failure.
+   */
+  delivered(): Promise<void> {
+    if (this.stopped || [...this.updates.values()].every((u) => u.taken)) return Promise.resolve();
+    return new Promise((resolve) => this.deliveredWaiters.push(resolve));
+  }
+
+  /** The agent has this update; those waiting for them all are told when it was the last. */
+  private taken(uuid: string): void {
+    const update = this.updates.get(uuid);
+    if (update) update.taken = true;
+    this.settle();
+  }
+
+  private settle(): void {
+    if (!this.stopped && ![...this.updates.values()].every((u) => u.taken)) return;
+    const waiters = this.deliveredWaiters;
+    this.deliveredWaiters = [];
+    for (const resolve of waiters) resolve();
   }
 
   /** Whether its subscription is open now (false while the agent is away: updates wait for the next one). */
@@ -229,6 +269,7 @@ export class Executor extends EventEmitter<ExecutorEvents> {
     this.stopped = true;
     clearTimeout(this.retry);
     this.stream?.destroy();
+    this.settle();
   }
 
   private request(body: object, onResponse: (res: http.IncomingMessage) => void): http.ClientRequest {
@@ -274,6 +315,7 @@ export class Executor extends EventEmitter<ExecutorEvents> {
 
   private subscribe(firstFailure?: (err: Error) => void): void {
     if (this.stopped) return;
+    const held = [...this.updates.keys()];
     const subscribe = {
       unacknowledged_tasks: [...this.tasks.values()],
       unacknowledged_updates: [...this.updates.values()].map((u) => ({ framework_id: { value: this.frameworkId }, status: u.status })),
@@ -292,6 +334,10 @@ export class Executor extends EventEmitter<ExecutorEvents> {
       }
       this.connected = true;
       this.disconnectedAt = undefined;
+      // The agent took the updates the subscription held; those made while it was on its way
+      // (not in it, and not sent: there was no subscription) go now, in the order made.
+      for (const uuid of held) this.taken(uuid);
+      for (const [uuid, u] of this.updates) if (!u.taken) void this.enqueue(uuid, u.status).catch(() => undefined);
       let buffer = Buffer.alloc(0);
       res.on('data', (chunk: Buffer) => {
         buffer = Buffer.concat([buffer, chunk]);
@@ -344,6 +390,7 @@ export class Executor extends EventEmitter<ExecutorEvents> {
         const ack = e.acknowledged as { task_id: MesosId; uuid: string };
         this.updates.delete(ack.uuid);
         this.tasks.delete(ack.task_id.value);
+        this.settle();
         this.emit('acknowledged', ack.task_id.value, ack.uuid);
         return;
       }

@@ -24,6 +24,8 @@ export interface ExecutorEndpoint {
   send(...events: object[]): void;
   /** Loses the next `n` calls of `type` on the way: their connection is cut, unanswered and unrecorded. */
   dropNext(type: string, n?: number): void;
+  /** Subscriptions from now are recorded but answered only once the returned function is called. */
+  holdSubscriptions(): () => void;
   close(): Promise<void>;
 }
 
@@ -37,6 +39,7 @@ export async function startExecutorEndpoint(): Promise<ExecutorEndpoint> {
   const calls: ExecutorCall[] = [];
   const streams: http.ServerResponse[] = [];
   const drops = new Map<string, number>();
+  let held: Array<() => void> | undefined;
   const server = http.createServer((req, res) => {
     let text = '';
     req.on('data', (c: Buffer) => (text += c.toString()));
@@ -53,8 +56,12 @@ export async function startExecutorEndpoint(): Promise<ExecutorEndpoint> {
         res.writeHead(202).end();
         return;
       }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      streams.push(res);
+      const open = () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        streams.push(res);
+      };
+      if (held) held.push(open);
+      else open();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -65,6 +72,14 @@ export async function startExecutorEndpoint(): Promise<ExecutorEndpoint> {
     server,
     send: (...events) => streams.at(-1)?.write(events.map(recordIO).join('')),
     dropNext: (type, n = 1) => drops.set(type, (drops.get(type) ?? 0) + n),
+    holdSubscriptions: () => {
+      const mine: Array<() => void> = [];
+      held = mine;
+      return () => {
+        if (held === mine) held = undefined;
+        for (const open of mine) open();
+      };
+    },
     close: async () => {
       for (const s of streams) s.destroy();
       server.closeAllConnections();

@@ -42,8 +42,6 @@ export interface DefaultExecutorOptions {
 export class DefaultExecutor {
   private readonly tasks = new Map<string, GroupTask>();
   private shuttingDown = false;
-  /** Updates on their way to the agent: the executor ends only once the agent has taken them all. */
-  private readonly sending = new Set<Promise<void>>();
 
   constructor(
     private readonly executor: Executor,
@@ -66,9 +64,7 @@ export class DefaultExecutor {
 
   private report(task: GroupTask, state: ExecutorTaskState, extra: { message?: string; reason?: string } = {}): void {
     task.state = state;
-    const sent = this.executor.update(task.info.task_id.value, state, extra).catch(() => undefined);
-    this.sending.add(sent);
-    void sent.then(() => this.sending.delete(sent));
+    void this.executor.update(task.info.task_id.value, state, extra).catch(() => undefined);
   }
 
   private launch(infos: ExecutorTaskInfo[]): void {
@@ -232,12 +228,11 @@ export class DefaultExecutor {
   /** A task ended: once none is left (and the agent has every update), the executor is done. */
   private ended(_task?: GroupTask): void {
     if (![...this.tasks.values()].every((t) => TERMINAL.has(t.state))) return;
-    void Promise.allSettled([...this.sending])
-      // Updates made while the agent was away (restarting) go with the next subscription: it must happen first.
-      .then(() => this.executor.isSubscribed || new Promise((resolve) => this.executor.once('subscribed', resolve)))
-      .then(() => {
-        if ([...this.tasks.values()].every((t) => TERMINAL.has(t.state))) this.options.onIdle();
-      });
+    // Every update reaches the agent first (those made while it was away, restarting, go with the
+    // next subscription): it would end a task whose last update it never got as a failure.
+    void this.executor.delivered().then(() => {
+      if ([...this.tasks.values()].every((t) => TERMINAL.has(t.state))) this.options.onIdle();
+    });
   }
 }
 
