@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { loadModules, type LoadedModules, readModulesFile } from '@arbiter/modules';
+import type { LoadedModules } from '@arbiter/modules';
 
 type AgentLib = typeof import('@arbiter/agent');
 
@@ -207,6 +207,8 @@ export async function loadAgentModules(
   file: string | undefined,
 ): Promise<{ modules: LoadedModules; attach(log: AgentLog): void } | undefined> {
   if (file === undefined) return undefined;
+  // Loaded only for an agent with modules (the allocator's types come with them).
+  const { loadModules, readModulesFile } = await import('@arbiter/modules');
   let log: Pick<AgentLog, 'warn'> = { warn: (_fields, message) => console.error(message) };
   const modules = await loadModules(readModulesFile(file), { host: 'agent', log: (message, fields) => log.warn(fields, message) });
   return {

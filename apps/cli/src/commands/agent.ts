@@ -6,10 +6,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { MasterUrls } from '@arbiter/contracts';
+import { MasterUrls } from '@arbiter/contracts/masters';
 import type { Command } from 'commander';
 import { type AgentFlags, agentFlagOptions, loadAgentModules } from './agent-flags';
-import { untilSignal } from './control-plane';
+import { untilSignal } from '../signals';
+import { registerAgentOperations } from './ops/agents';
 
 /** "rack:r1;zone:a;level:3" -> { rack: 'r1', zone: 'a', level: 3 } */
 export function parseAttributes(text: string): Record<string, string | number> {
@@ -25,7 +26,7 @@ export function parseAttributes(text: string): Record<string, string | number> {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('agent')
     .description('run an agent: register this machine with the control plane and run the tasks it is sent')
     .option('--master <urls>', "control plane URL, or its replicas' URLs comma-separated (ARBITER_MASTER), e.g. http://127.0.0.1:8080")
@@ -309,4 +310,6 @@ export function register(program: Command): void {
       await agent.stop();
       await loaded?.modules.close();
     });
+  // Its operations on a running cluster: `agent drain|undrain|...` (ops/agents.ts).
+  registerAgentOperations(command);
 }

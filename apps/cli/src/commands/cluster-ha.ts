@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { composeYaml, haTopology, masterList, type Service } from '../topology';
-import { untilSignal } from './control-plane';
+import { untilSignal } from '../signals';
 import { assertPortFree, ensureDashboardBuilt, startDashboard } from './dashboard';
 
 const ARBITER_BIN = path.resolve(__dirname, '../../bin/arbiter.js');

@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { type AppConfig, SETTINGS } from '@arbiter/control-plane/config';
+import { untilSignal } from '../signals';
 
 type ControlPlaneModule = typeof import('@arbiter/control-plane');
 
@@ -40,19 +41,6 @@ export function configOrExit(cp: ControlPlaneModule, flags: Partial<Record<keyof
     process.exitCode = 2;
     return undefined;
   }
-}
-
-/** Resolves when SIGINT or SIGTERM arrives. */
-export function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const on = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
-      resolve(signal);
-    };
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
-  });
 }
 
 /** Prints the admin token line; `keptIn` names the file a local cluster keeps a generated token in. */

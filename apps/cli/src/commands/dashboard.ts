@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import type { Command } from 'commander';
-import { untilSignal } from './control-plane';
+import { untilSignal } from '../signals';
 
 export const DASHBOARD_DIR = path.resolve(__dirname, '../../../dashboard');
 const NEXT_BIN = require.resolve('next/dist/bin/next', { paths: [DASHBOARD_DIR] });

@@ -13,7 +13,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Command } from 'commander';
-import { addSettingFlags, configOrExit, printAdminToken, settingFlags, startOrExplain, untilSignal } from './control-plane';
+import { untilSignal } from '../signals';
+import { addSettingFlags, configOrExit, printAdminToken, settingFlags, startOrExplain } from './control-plane';
 import { loadAgentModules } from './agent-flags';
 import { assertPortFree, dashboardPort, ensureDashboardBuilt, type RunningDashboard, startDashboard } from './dashboard';
 

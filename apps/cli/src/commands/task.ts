@@ -10,6 +10,7 @@
 import { FILES_READ_MAX, isTerminalTaskState, type TaskState } from '@arbiter/contracts';
 import type { Command } from 'commander';
 import { call, type Connection, connection, run } from './access';
+import { registerTaskKill } from './ops/tasks';
 
 interface LogsFlags extends Connection {
   stderr?: boolean;
@@ -111,4 +112,5 @@ export function register(program: Command): void {
       .argument('<task-id>', 'the task id of GET /api/v1/tasks')
       .argument('[path]', 'a directory (or file) relative to the sandbox'),
   ).action(run(async (id: string, path: string | undefined, opts: Connection) => files(id, path, opts)));
+  registerTaskKill(task);
 }

@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as tls from 'node:tls';
-import { MasterUrls } from '@arbiter/contracts';
+import { MasterUrls } from '@arbiter/contracts/masters';
 import { resolveToken } from '../credentials';
 import { type ConnectionFlags, resolveConnection } from './config';
 import { ApiError, UnreachableError, UsageError } from './errors';

@@ -7,7 +7,8 @@
  * answers) it fetches every 2 s, as `--watch 2` does, and the socket follows the master list and
  * the leader a standby names, as an agent's does.
  */
-import { EVENTS_NAMESPACE, MasterUrls, reconnectElsewhere, refusalOf, leftSilent, socketClientOptions } from '@arbiter/contracts';
+import { EVENTS_NAMESPACE } from '@arbiter/contracts/events';
+import { MasterUrls, reconnectElsewhere, refusalOf, leftSilent, socketClientOptions } from '@arbiter/contracts/masters';
 import type { Command } from 'commander';
 import type { Client } from './client';
 import { ApiError, describe, UnreachableError, UsageError } from './errors';

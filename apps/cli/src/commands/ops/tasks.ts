@@ -5,7 +5,8 @@
  *   arbiter task kill TASK_ID [--grace SECONDS] [--wait]
  * TASK_ID is the task's id in the API (the first column of `tasks list`).
  */
-import { isTerminalTaskState, type Schema } from '@arbiter/contracts';
+import type { Schema } from '@arbiter/contracts';
+import { isTerminalTaskState } from '@arbiter/contracts/task-states';
 import type { Command } from 'commander';
 import { action, ago, connect, connectionOptions, enc, intFlag, type OutputFlags, query, watchOptions } from '../../ops/output';
 import { type FollowFlags, followOption, TASK_EVENTS, view } from '../../ops/follow';
