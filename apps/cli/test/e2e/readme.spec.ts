@@ -31,7 +31,9 @@ describe('the README, typed as a user types it', () => {
     // The line the README shows, exactly.
     expect(readme).toContain(`\`${lastLine(r.stdout)}\``);
     expect(JSON.parse(lastLine(r.stdout))).toEqual({ tasks: { A: 3, B: 2 }, dominantShares: { A: 0.667, B: 0.667 } });
-  });
+    // A whole cluster starts and stops in the command: slow while the rest of the suite shares the
+    // machine's cores (the command's own limit, 120 s, comes first).
+  }, 150_000);
 
   it('npx arbiter simulate FILE.json: replays a scenario and reports it passed', async () => {
     const r = await npxArbiter('`npx arbiter simulate FILE.json...`', ['simulate', 'libs/allocator/scenarios/sorter-drf-example.json']);
