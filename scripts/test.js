@@ -188,17 +188,21 @@ async function runJest() {
   fs.mkdirSync(reports, { recursive: true });
   const selected = (process.env.ARBITER_TEST_TIER ?? 'unit,integration,e2e').split(',').filter(Boolean);
   const told = args.some((a) => /^(--maxWorkers|-w|--runInBand|-i$)/.test(a));
+  const workers = Math.max(4, 2 * cores);
   const runs = told
     ? [{ tiers: selected, options: [] }]
     : [
         {
           tiers: selected,
-          options: [`--maxWorkers=${Math.max(4, 2 * cores)}`, ...(selected.includes('e2e') ? ['--ignoreProjects', BROWSER_TESTS] : [])],
+          options: [`--maxWorkers=${workers}`, ...(selected.includes('e2e') ? ['--ignoreProjects', BROWSER_TESTS] : [])],
         },
         ...(selected.includes('e2e')
           ? [{ tiers: ['e2e'], options: ['--maxWorkers=1', '--selectProjects', BROWSER_TESTS], collect: true, browser: true }]
           : []),
       ];
+  // The time bounds of the tests (libs/test-support's timeScale): a whole run keeps about
+  // (workers + the browser tests + the checks) processes busy on `cores` cores.
+  if (!told) process.env.ARBITER_TEST_TIME_SCALE ??= String(Math.max(1, Math.round((workers + 2) / cores)));
   const files = runs.map((_, n) => path.join(reports, runs.length > 1 ? `jest-${n + 1}.json` : 'jest.json'));
   const browser = runs.find((r) => r.browser);
   // The whole run (no paths or filters given): the dashboard's production build starts now, and

@@ -32,6 +32,13 @@ const waiting = [];
 const running = new Map();
 /** Updates the agent has not acknowledged yet, by uuid. */
 const unacknowledged = new Map();
+/**
+ * The last update's call: the next goes once it is answered. Updates go one at a time, in the
+ * order made, as Mesos's executor library sends its calls on one connection; each on a
+ * connection of its own, a task's FINISHED could overtake its RUNNING, and the agent takes
+ * nothing after a task's end.
+ */
+let sending = Promise.resolve();
 
 function update(taskId, state, message) {
   const status = {
@@ -44,7 +51,10 @@ function update(taskId, state, message) {
     message: `${me}: ${message}`,
   };
   unacknowledged.set(status.uuid, status);
-  post(url, headers, { ...ids, type: 'UPDATE', update: { status } }).catch((err) => console.error(err.message));
+  sending = sending
+    .then(() => post(url, headers, { ...ids, type: 'UPDATE', update: { status } }))
+    .then((response) => response.body?.cancel())
+    .catch((err) => console.error(err.message));
 }
 
 function next() {

@@ -1,4 +1,4 @@
-export { defined, setUntilTimeout, until } from './until';
+export { defined, setUntilTimeout, timeScale, until } from './until';
 export { type AdvancingClock, never } from './never';
 export { ManualClock } from './manual-clock';
 export { principal } from './principal';

@@ -1,4 +1,17 @@
-import { defined, never, setUntilTimeout, until } from './index';
+import { defined, never, setUntilTimeout, timeScale, until } from './index';
+
+/** Runs `body` with ARBITER_TEST_TIME_SCALE set to `scale` (unset when undefined), then puts it back. */
+async function withScale(scale: string | undefined, body: () => Promise<void>): Promise<void> {
+  const before = process.env.ARBITER_TEST_TIME_SCALE;
+  if (scale === undefined) delete process.env.ARBITER_TEST_TIME_SCALE;
+  else process.env.ARBITER_TEST_TIME_SCALE = scale;
+  try {
+    await body();
+  } finally {
+    if (before === undefined) delete process.env.ARBITER_TEST_TIME_SCALE;
+    else process.env.ARBITER_TEST_TIME_SCALE = before;
+  }
+}
 
 /** A clock whose timers fire when `advance` reaches them (what the control plane's ManualClock does). */
 class StepClock {
@@ -46,13 +59,27 @@ describe('until', () => {
   });
 
   it("fails naming what it awaited and for how long, by default for the tier's bound", async () => {
-    await expect(until(() => false, 50, 'nothing')).rejects.toThrow('nothing not met within 50 ms');
-    setUntilTimeout(40);
-    try {
-      await expect(until(() => Promise.resolve(false), 'nothing at all')).rejects.toThrow(/^nothing at all not met within 40 ms$/);
-    } finally {
-      setUntilTimeout(5_000);
-    }
+    await withScale(undefined, async () => {
+      await expect(until(() => false, 50, 'nothing')).rejects.toThrow('nothing not met within 50 ms');
+      setUntilTimeout(40);
+      try {
+        await expect(until(() => Promise.resolve(false), 'nothing at all')).rejects.toThrow(/^nothing at all not met within 40 ms$/);
+      } finally {
+        setUntilTimeout(5_000);
+      }
+    });
+  });
+
+  it('stretches its bounds by ARBITER_TEST_TIME_SCALE (a whole run shares the cores), never shrinks them', async () => {
+    await withScale('3', async () => {
+      expect(timeScale()).toBe(3);
+      await expect(until(() => false, 20, 'nothing')).rejects.toThrow('nothing not met within 60 ms');
+    });
+    for (const odd of ['0.5', 'fast', '-2'])
+      await withScale(odd, () => {
+        expect(timeScale()).toBe(1);
+        return Promise.resolve();
+      });
   });
 });
 
@@ -63,16 +90,18 @@ describe('until: how often it polls', () => {
   /** How many times `check` was polled in 2 s of a wait that never ends. */
   const pollsIn2s = async (check: () => boolean | Promise<boolean>) => {
     let polls = 0;
-    const waiting = until(
-      () => {
-        polls++;
-        return check();
-      },
-      2_000,
-      'never',
-    ).catch(() => undefined);
-    await jest.advanceTimersByTimeAsync(2_100);
-    await waiting;
+    await withScale(undefined, async () => {
+      const waiting = until(
+        () => {
+          polls++;
+          return check();
+        },
+        2_000,
+        'never',
+      ).catch(() => undefined);
+      await jest.advanceTimersByTimeAsync(2_100);
+      await waiting;
+    });
     return polls;
   };
 

@@ -60,6 +60,8 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
   const agent1 = new AgentProcess('e2e-agent-1', path.join(dir, 'agent-1'), 'cpus:9;mem:18432');
   const agent2 = new AgentProcess('e2e-agent-2', path.join(dir, 'agent-2'), 'cpus:4;mem:4096');
   const frameworks: Framework[] = [];
+  /** The frameworks the running test subscribed (torn down after it, even when it failed half-way). */
+  let ofThisTest: Framework[] = [];
   const env = () => ({
     DATABASE_URL: defined(db).url,
     PORT: String(port),
@@ -76,6 +78,7 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
   const framework = async (info: Subscribe) => {
     const f = new Framework(master, info);
     frameworks.push(f);
+    ofThisTest.push(f);
     await f.s.start();
     return f;
   };
@@ -88,6 +91,18 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
     cp = await spawnControlPlane(env());
     master = cp.url;
   }, 60_000);
+
+  // A test that fails before its own teardown leaves its framework holding offers, which would
+  // starve the tests after it: the operator's teardown ends it (refused when it is gone already).
+  afterEach(async () => {
+    const ids = ofThisTest.map((f) => f.s.frameworkId).filter((id) => id !== undefined);
+    ofThisTest = [];
+    for (const id of ids)
+      await fetch(`${master}/api/v1/frameworks/${id}/teardown`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      }).catch(() => undefined);
+  });
 
   afterAll(async () => {
     for (const f of frameworks) f.s.close();
