@@ -52,7 +52,12 @@ describe('an isolator module (real processes)', () => {
     await until(() => bed.cp.states('big').includes('FAILED'), 20_000, 'the big task ends');
     const failed = bed.cp.last('big');
     expect(failed?.reason).toBe('REASON_CONTAINER_LIMITATION_DISK');
-    expect(failed?.message).toMatch(/^disk quota exceeded: the sandbox holds 3\.\d MB of 2\.0 MB \(isolator module disk-du\)$/);
+    // What the sandbox held when the module looked: over the limit, at most the whole file (3.8 MB),
+    // which the task may still be writing on a loaded machine.
+    const held = /^disk quota exceeded: the sandbox holds (\d+\.\d) MB of 2\.0 MB \(isolator module disk-du\)$/.exec(failed?.message ?? '');
+    expect(held?.[0]).toBe(failed?.message);
+    expect(Number(held?.[1])).toBeGreaterThan(2);
+    expect(Number(held?.[1])).toBeLessThanOrEqual(3.9);
     expect(modules.counters.all().map((c) => [c.module, c.point, c.failures, c.timeouts])).toEqual([['disk-du', 'agent:isolator', 0, 0]]);
   });
 });
