@@ -136,9 +136,11 @@ describe('task groups under the default executor (real processes)', () => {
         ]),
       ),
     ).toEqual({ ok: true });
-    await until(() => fs.existsSync(written('gv1')) && fs.existsSync(written('gv2')), 'both tasks wrote in their volumes');
-    expect(fs.readFileSync(written('gv1'), 'utf8')).toBe('v1\n');
-    expect(fs.readFileSync(written('gv2'), 'utf8')).toBe('v2\n');
+    // The shell makes the file before it writes the line: wait for whole lines.
+    const line = (volume: string) => (fs.existsSync(written(volume)) ? fs.readFileSync(written(volume), 'utf8') : '');
+    await until(() => line('gv1').endsWith('\n') && line('gv2').endsWith('\n'), 'both tasks wrote in their volumes');
+    expect(line('gv1')).toBe('v1\n');
+    expect(line('gv2')).toBe('v2\n');
     expect(await destroy('gv1')).toMatchObject({ ok: false, error: { code: 'VOLUME_IN_USE' } });
 
     // A second group, to the running executor: its task's volume too, released once it ends.
