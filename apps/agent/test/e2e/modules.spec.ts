@@ -79,7 +79,8 @@ describe('modules on the agent (real processes)', () => {
     };
     bed.cp.launch({ frameworkId: 'fw', task: { taskId: 't2', name: 't2', executor, resources: [{ name: 'cpus', value: 0.1 }] } });
     const removed = path.join(bed.dir, 'removed-ex1');
-    await until(() => fs.existsSync(removed), 20_000, 'the executor-removed hook runs');
+    // The hook's file exists a moment before it holds what it writes.
+    await until(() => fs.existsSync(removed) && fs.readFileSync(removed, 'utf8') !== '', 20_000, 'the executor-removed hook runs');
     expect(fs.readFileSync(removed, 'utf8')).toBe('ex1');
   });
 
