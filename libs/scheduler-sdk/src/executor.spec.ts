@@ -5,7 +5,8 @@
  */
 import type * as http from 'node:http';
 import { type ExecutorEndpoint, recordIO as record, startExecutorEndpoint, until } from '@arbiter/test-support';
-import { durationSeconds, Executor, type ExecutorTaskInfo } from './executor';
+import { durationSeconds, Executor } from './executor';
+import type { ExecutorTaskInfo } from './executor-types';
 
 let agent: ExecutorEndpoint;
 let endpoint: string;

@@ -25,53 +25,12 @@ import { EventEmitter } from 'node:events';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { Label } from '@arbiter/contracts';
+import type { ExecutorTaskInfo, ExecutorTaskState, MesosId, Subscribed } from './executor-types';
+import { type Status, UnacknowledgedUpdates } from './executor-updates';
 
 /** How often an update lost on the way is sent again while subscribed, and the first pause (doubled each time). */
 const UPDATE_RESENDS = 5;
 const UPDATE_RESEND_MS = 50;
-
-/** A Mesos id object ({ value }). */
-export interface MesosId {
-  value: string;
-}
-
-/** A task as the executor receives it (Mesos's TaskInfo in its JSON form). */
-export interface ExecutorTaskInfo {
-  name: string;
-  task_id: MesosId;
-  agent_id: MesosId;
-  resources?: unknown[];
-  command?: {
-    value?: string;
-    arguments?: string[];
-    shell?: boolean;
-    environment?: { variables?: Array<{ name: string; value?: string }> };
-  };
-  /** Base64. */
-  data?: string;
-  labels?: { labels?: Array<{ key: string; value?: string }> };
-  [field: string]: unknown;
-}
-
-/** The first event on the stream: who the executor is and where it runs. */
-export interface Subscribed {
-  executor_info: { executor_id: MesosId; framework_id?: MesosId; data?: string; [field: string]: unknown };
-  framework_info: { id?: MesosId; name: string; user?: string; [field: string]: unknown };
-  agent_info: { id?: MesosId; hostname: string; [field: string]: unknown };
-  container_id?: MesosId;
-}
-
-export type ExecutorTaskState =
-  | 'TASK_STARTING'
-  | 'TASK_RUNNING'
-  | 'TASK_FINISHED'
-  | 'TASK_FAILED'
-  | 'TASK_KILLING'
-  | 'TASK_KILLED'
-  | 'TASK_ERROR'
-  | 'TASK_LOST'
-  | 'TASK_DROPPED'
-  | 'TASK_GONE';
 
 export interface ExecutorOptions {
   /** The environment to read (default process.env). */
@@ -88,12 +47,6 @@ interface ExecutorEvents {
   shutdown: [];
   error: [Error];
   disconnected: [];
-}
-
-interface PendingUpdate {
-  status: Record<string, unknown>;
-  /** The agent has it: it answered its UPDATE, or held it in a subscription it accepted. */
-  taken: boolean;
 }
 
 const TERMINAL = new Set<ExecutorTaskState>([
@@ -130,8 +83,8 @@ export class Executor extends EventEmitter<ExecutorEvents> {
   private readonly checkpoint: boolean;
   private readonly recoveryTimeoutMs: number;
   private readonly backoffMaxMs: number;
-  /** Updates not yet acknowledged by the agent, by uuid (base64), in the order sent. */
-  private readonly updates = new Map<string, PendingUpdate>();
+  /** Updates not yet acknowledged by the agent. */
+  private readonly updates = new UnacknowledgedUpdates();
   /** The last update's sending: the next one goes once it is done. */
   private sending: Promise<void> = Promise.resolve();
   /** Tasks none of whose updates the agent has acknowledged yet, by task id. */
@@ -141,8 +94,6 @@ export class Executor extends EventEmitter<ExecutorEvents> {
   private connected = false;
   private disconnectedAt?: number;
   private retry?: NodeJS.Timeout;
-  /** Waiting for every update to reach the agent (delivered()). */
-  private deliveredWaiters: Array<() => void> = [];
 
   constructor(options: ExecutorOptions = {}) {
     super();
@@ -176,7 +127,7 @@ export class Executor extends EventEmitter<ExecutorEvents> {
     extra: { message?: string; reason?: string; data?: Buffer; healthy?: boolean; labels?: Label[] } = {},
   ): Promise<void> {
     const uuid = Buffer.from(randomUUID().replaceAll('-', ''), 'hex').toString('base64');
-    const status: Record<string, unknown> = {
+    const status: Status = {
       task_id: { value: taskId },
       state,
       source: 'SOURCE_EXECUTOR',
@@ -189,12 +140,12 @@ export class Executor extends EventEmitter<ExecutorEvents> {
       ...(extra.healthy !== undefined ? { healthy: extra.healthy } : {}),
       ...(extra.labels?.length ? { labels: { labels: extra.labels } } : {}),
     };
-    this.updates.set(uuid, { status, taken: false });
+    this.updates.add(uuid, status);
     return this.enqueue(uuid, status);
   }
 
   /** Sends an update after those before it. */
-  private enqueue(uuid: string, status: Record<string, unknown>): Promise<void> {
+  private enqueue(uuid: string, status: Status): Promise<void> {
     const sent = this.sending.then(() => this.send(uuid, status));
     this.sending = sent.catch(() => undefined);
     return sent;
@@ -205,17 +156,16 @@ export class Executor extends EventEmitter<ExecutorEvents> {
    * sent again after a pause, a few times; once the subscription is lost, the next one sends it
    * (with every update not acknowledged). A refusal is the caller's.
    */
-  private async send(uuid: string, status: Record<string, unknown>): Promise<void> {
-    const pending = () => this.updates.get(uuid)?.taken === false;
-    for (let attempt = 0; this.connected && pending(); attempt++) {
+  private async send(uuid: string, status: Status): Promise<void> {
+    for (let attempt = 0; this.connected && this.updates.pending(uuid); attempt++) {
       try {
         await this.call({ type: 'UPDATE', update: { status } });
-        this.taken(uuid);
+        this.updates.taken(uuid);
         return;
       } catch (err) {
         if ((err as { status?: number }).status !== undefined) {
           // Refused: sending it again changes nothing, so it counts as answered.
-          this.taken(uuid);
+          this.updates.taken(uuid);
           throw err;
         }
         if (attempt >= UPDATE_RESENDS) return;
@@ -231,22 +181,7 @@ export class Executor extends EventEmitter<ExecutorEvents> {
    * it never got as the executor's failure.
    */
   delivered(): Promise<void> {
-    if (this.stopped || [...this.updates.values()].every((u) => u.taken)) return Promise.resolve();
-    return new Promise((resolve) => this.deliveredWaiters.push(resolve));
-  }
-
-  /** The agent has this update; those waiting for them all are told when it was the last. */
-  private taken(uuid: string): void {
-    const update = this.updates.get(uuid);
-    if (update) update.taken = true;
-    this.settle();
-  }
-
-  private settle(): void {
-    if (!this.stopped && ![...this.updates.values()].every((u) => u.taken)) return;
-    const waiters = this.deliveredWaiters;
-    this.deliveredWaiters = [];
-    for (const resolve of waiters) resolve();
+    return this.updates.delivered();
   }
 
   /** Whether its subscription is open now (false while the agent is away: updates wait for the next one). */
@@ -269,7 +204,7 @@ export class Executor extends EventEmitter<ExecutorEvents> {
     this.stopped = true;
     clearTimeout(this.retry);
     this.stream?.destroy();
-    this.settle();
+    this.updates.stop();
   }
 
   private request(body: object, onResponse: (res: http.IncomingMessage) => void): http.ClientRequest {
@@ -315,10 +250,10 @@ export class Executor extends EventEmitter<ExecutorEvents> {
 
   private subscribe(firstFailure?: (err: Error) => void): void {
     if (this.stopped) return;
-    const held = [...this.updates.keys()];
+    const held = this.updates.kept();
     const subscribe = {
       unacknowledged_tasks: [...this.tasks.values()],
-      unacknowledged_updates: [...this.updates.values()].map((u) => ({ framework_id: { value: this.frameworkId }, status: u.status })),
+      unacknowledged_updates: held.map(([, status]) => ({ framework_id: { value: this.frameworkId }, status })),
     };
     const req = this.request({ type: 'SUBSCRIBE', subscribe }, (res) => {
       if (res.statusCode !== 200) {
@@ -336,8 +271,8 @@ export class Executor extends EventEmitter<ExecutorEvents> {
       this.disconnectedAt = undefined;
       // The agent took the updates the subscription held; those made while it was on its way
       // (not in it, and not sent: there was no subscription) go now, in the order made.
-      for (const uuid of held) this.taken(uuid);
-      for (const [uuid, u] of this.updates) if (!u.taken) void this.enqueue(uuid, u.status).catch(() => undefined);
+      for (const [uuid] of held) this.updates.taken(uuid);
+      for (const [uuid, status] of this.updates.untaken()) void this.enqueue(uuid, status).catch(() => undefined);
       let buffer = Buffer.alloc(0);
       res.on('data', (chunk: Buffer) => {
         buffer = Buffer.concat([buffer, chunk]);
@@ -388,9 +323,8 @@ export class Executor extends EventEmitter<ExecutorEvents> {
       }
       case 'ACKNOWLEDGED': {
         const ack = e.acknowledged as { task_id: MesosId; uuid: string };
-        this.updates.delete(ack.uuid);
+        this.updates.acknowledged(ack.uuid);
         this.tasks.delete(ack.task_id.value);
-        this.settle();
         this.emit('acknowledged', ack.task_id.value, ack.uuid);
         return;
       }

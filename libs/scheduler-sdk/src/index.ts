@@ -43,6 +43,7 @@ import {
 import { io, type Socket } from 'socket.io-client';
 
 export * from './executor';
+export * from './executor-types';
 export * from './scheduler-api';
 import { LAUNCH_UNKNOWN, permanentConnectError, SchedulerError, type SchedulerEvents, type SchedulerOptions } from './scheduler-api';
 export type {
