@@ -90,7 +90,7 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
     port = await freePort();
     cp = await spawnControlPlane(env());
     master = cp.url;
-  }, 60_000 * timeScale());
+  });
 
   // A test that fails before its own teardown leaves its framework holding offers, which would
   // starve the tests after it: the operator's teardown ends it (refused when it is gone already).
@@ -112,104 +112,80 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it(
-    'runs the DRF example on a real agent: A 3 tasks, B 2, both at 2/3',
-    async () => {
-      agent1.start(master, ADMIN_TOKEN);
-      await agentsUp(1);
-      // As a user runs it: with a framework principal's token.
-      const token = await principal({ url: master, token: ADMIN_TOKEN }, 'drf-demo', 'FRAMEWORK');
-      const result = await runDrfDemo({ master, token, log: () => undefined, settleMs: 1500 });
-      expect(result).toEqual({ tasks: { A: 3, B: 2 }, dominantShares: { A: 0.667, B: 0.667 } });
-      // The demo tears its frameworks down: their tasks are killed on the agent.
-      await until(async () => (await tasksOf({ state: 'RUNNING' })).total === 0, 20_000, 'demo tasks killed');
-      agent2.start(master, ADMIN_TOKEN);
-      await agentsUp(2);
-    },
-    60_000 * timeScale(),
-  );
+  it('runs the DRF example on a real agent: A 3 tasks, B 2, both at 2/3', async () => {
+    agent1.start(master, ADMIN_TOKEN);
+    await agentsUp(1);
+    // As a user runs it: with a framework principal's token.
+    const token = await principal({ url: master, token: ADMIN_TOKEN }, 'drf-demo', 'FRAMEWORK');
+    const result = await runDrfDemo({ master, token, log: () => undefined, settleMs: 1500 });
+    expect(result).toEqual({ tasks: { A: 3, B: 2 }, dominantShares: { A: 0.667, B: 0.667 } });
+    // The demo tears its frameworks down: their tasks are killed on the agent.
+    await until(async () => (await tasksOf({ state: 'RUNNING' })).total === 0, 20_000, 'demo tasks killed');
+    agent2.start(master, ADMIN_TOKEN);
+    await agentsUp(2);
+  });
 
-  it(
-    'respects a decline filter for its duration',
-    async () => {
-      const f = await framework({ name: 'filterer', roles: ['e2e'] });
-      try {
-        const first = await f.offerFrom('e2e-agent-2');
-        await f.s.decline(first.id, { refuseSeconds: 2 });
-        const t0 = Date.now();
-        const next = await f.offerFrom('e2e-agent-2');
-        const waitedMs = Date.now() - t0;
-        // Nothing comes back for 2 s, unless the offer was rescinded before its decline arrived (no filter then, as in
-        // Mesos). On failure, what was declined and what came back.
-        const seen = { waitedMs, rescinded: f.rescinded.includes(first.id), declined: first.resources, next: next.resources };
-        expect(seen.rescinded || waitedMs >= 1900 ? 'filtered' : seen).toBe('filtered');
-      } finally {
-        // Torn down even when it fails: an offer it holds would starve the tests after it.
-        await f.s.teardown();
-      }
-    },
-    60_000 * timeScale(),
-  );
+  it('respects a decline filter for its duration', async () => {
+    const f = await framework({ name: 'filterer', roles: ['e2e'] });
+    const first = await f.offerFrom('e2e-agent-2');
+    await f.s.decline(first.id, { refuseSeconds: 2 });
+    const t0 = Date.now();
+    const next = await f.offerFrom('e2e-agent-2');
+    const waitedMs = Date.now() - t0;
+    // Nothing comes back for 2 s, unless the offer was rescinded before its decline arrived (no filter then, as in
+    // Mesos). On failure, what was declined and what came back.
+    const seen = { waitedMs, rescinded: f.rescinded.includes(first.id), declined: first.resources, next: next.resources };
+    expect(seen.rescinded || waitedMs >= 1900 ? 'filtered' : seen).toBe('filtered');
+    await f.s.teardown();
+  });
 
-  it(
-    'suppresses and revives',
-    async () => {
-      const f = await framework({ name: 'sleepy', roles: ['e2e'] });
-      await until(() => f.offers.length > 0);
-      await f.s.suppress();
-      await f.s.decline(
-        f.offers.splice(0).map((o) => o.id),
-        { refuseSeconds: 0 },
+  it('suppresses and revives', async () => {
+    const f = await framework({ name: 'sleepy', roles: ['e2e'] });
+    await until(() => f.offers.length > 0);
+    await f.s.suppress();
+    await f.s.decline(
+      f.offers.splice(0).map((o) => o.id),
+      { refuseSeconds: 0 },
+    );
+    // Nothing is offered over several allocation intervals (0.2 s each) of the real process.
+    await sleep(800);
+    expect(f.offers).toHaveLength(0);
+    await f.s.revive();
+    await until(() => f.offers.length > 0);
+    await f.s.teardown();
+  });
+
+  it("reports several tasks side by side, each task's updates in order", async () => {
+    const f = await framework({ name: 'streams', roles: ['e2e'] });
+    const ids = ['s1', 's2', 's3', 's4'];
+    await f.s.launch(
+      await f.offerFrom('e2e-agent-2'),
+      ids.map((id) => task(id, 'exit 0', { cpus: 0.1, mem: 16 })),
+    );
+    await until(() => ids.every((id) => f.states(id).includes('FINISHED')), 20_000, 'every task FINISHED').catch((err: unknown) => {
+      // Seen once in a few whole runs on a loaded machine: what each task got, and what its agent did.
+      throw new Error(
+        `${(err as Error).message}: ${JSON.stringify(Object.fromEntries(ids.map((id) => [id, f.states(id)])))}\n${agent2.log.slice(-8000)}`,
       );
-      // Nothing is offered over several allocation intervals (0.2 s each) of the real process.
-      await sleep(800);
-      expect(f.offers).toHaveLength(0);
-      await f.s.revive();
-      await until(() => f.offers.length > 0);
-      await f.s.teardown();
-    },
-    60_000 * timeScale(),
-  );
+    });
+    for (const id of ids) expect(f.states(id)).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
+    const tasks = (await tasksOf({ frameworkId: f.s.frameworkId })).items;
+    for (const t of tasks) expect((await taskView(t.id)).history?.map((h) => h.state)).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
+    await f.s.teardown();
+  });
 
-  it(
-    "reports several tasks side by side, each task's updates in order",
-    async () => {
-      const f = await framework({ name: 'streams', roles: ['e2e'] });
-      const ids = ['s1', 's2', 's3', 's4'];
-      await f.s.launch(
-        await f.offerFrom('e2e-agent-2'),
-        ids.map((id) => task(id, 'exit 0', { cpus: 0.1, mem: 16 })),
-      );
-      await until(() => ids.every((id) => f.states(id).includes('FINISHED')), 20_000, 'every task FINISHED').catch((err: unknown) => {
-        // Seen once in a few whole runs on a loaded machine: what each task got, and what its agent did.
-        throw new Error(
-          `${(err as Error).message}: ${JSON.stringify(Object.fromEntries(ids.map((id) => [id, f.states(id)])))}\n${agent2.log.slice(-8000)}`,
-        );
-      });
-      for (const id of ids) expect(f.states(id)).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
-      const tasks = (await tasksOf({ frameworkId: f.s.frameworkId })).items;
-      for (const t of tasks) expect((await taskView(t.id)).history?.map((h) => h.state)).toEqual(['STARTING', 'RUNNING', 'FINISHED']);
-      await f.s.teardown();
-    },
-    60_000 * timeScale(),
-  );
-
-  it(
-    'kills a running task: the process ends and KILLED is reported',
-    async () => {
-      const f = await framework({ name: 'killer', roles: ['e2e'] });
-      await f.s.launch(await f.offerFrom('e2e-agent-2'), [task('victim', 'echo $$ > pid; exec sleep 300')]);
-      await until(() => f.states('victim').includes('RUNNING'));
-      const pidFile = path.join(sandboxOf(agent2.workDir, defined(f.s.frameworkId), 'victim'), 'pid');
-      await until(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() !== '');
-      const pid = Number(fs.readFileSync(pidFile, 'utf8'));
-      await f.s.kill('victim');
-      await until(() => f.states('victim').includes('KILLED'));
-      expect(() => process.kill(pid, 0)).toThrow();
-      await f.s.teardown();
-    },
-    60_000 * timeScale(),
-  );
+  it('kills a running task: the process ends and KILLED is reported', async () => {
+    const f = await framework({ name: 'killer', roles: ['e2e'] });
+    await f.s.launch(await f.offerFrom('e2e-agent-2'), [task('victim', 'echo $$ > pid; exec sleep 300')]);
+    await until(() => f.states('victim').includes('RUNNING'));
+    const pidFile = path.join(sandboxOf(agent2.workDir, defined(f.s.frameworkId), 'victim'), 'pid');
+    await until(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() !== '');
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    await f.s.kill('victim');
+    await until(() => f.states('victim').includes('KILLED'));
+    expect(() => process.kill(pid, 0)).toThrow();
+    await f.s.teardown();
+  });
 
   it(
     'survives a control plane restart: agents re-register, running tasks are kept, no status update is lost; the framework fails over within its timeout',
@@ -253,20 +229,16 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
     120_000 * timeScale(),
   );
 
-  it(
-    'loses the tasks of an agent killed with SIGKILL and rescinds its offers',
-    async () => {
-      const f = await framework({ name: 'witness', roles: ['e2e'] });
-      await f.s.launch(await f.offerFrom('e2e-agent-2'), [task('doomed', 'exec sleep 300')], { refuseSeconds: 0 });
-      await until(() => f.states('doomed').includes('RUNNING'));
-      const pending = await f.offerFrom('e2e-agent-2');
-      await agent2.stop('SIGKILL');
-      await until(() => f.rescinded.includes(pending.id), 20_000, 'offer rescinded');
-      await until(() => f.states('doomed').includes('LOST'), 20_000, 'task LOST');
-      const agents = (await agentsOf({ hostname: 'e2e-agent-2' })).items;
-      expect(agents[0].status).toBe('UNREACHABLE');
-      await f.s.teardown();
-    },
-    60_000 * timeScale(),
-  );
+  it('loses the tasks of an agent killed with SIGKILL and rescinds its offers', async () => {
+    const f = await framework({ name: 'witness', roles: ['e2e'] });
+    await f.s.launch(await f.offerFrom('e2e-agent-2'), [task('doomed', 'exec sleep 300')], { refuseSeconds: 0 });
+    await until(() => f.states('doomed').includes('RUNNING'));
+    const pending = await f.offerFrom('e2e-agent-2');
+    await agent2.stop('SIGKILL');
+    await until(() => f.rescinded.includes(pending.id), 20_000, 'offer rescinded');
+    await until(() => f.states('doomed').includes('LOST'), 20_000, 'task LOST');
+    const agents = (await agentsOf({ hostname: 'e2e-agent-2' })).items;
+    expect(agents[0].status).toBe('UNREACHABLE');
+    await f.s.teardown();
+  });
 });
