@@ -391,6 +391,7 @@ export class Agent {
     this.tasks.close();
     this.executors.close();
     await this.executorApi.close().catch(() => undefined);
+    await this.tasks.containerizer.runtime?.settled();
     this.session.stop();
   }
 }

@@ -120,6 +120,25 @@ describe('HealthChecker', () => {
     expect(aborted()).toBe(true);
   });
 
+  it('starts no probe while a timed-out one is still ending (its command not yet gone)', async () => {
+    const clock = new ManualClock();
+    let calls = 0;
+    let gone!: () => void;
+    const probe: Probe = (signal) => {
+      calls++;
+      return new Promise((resolve) => signal.addEventListener('abort', () => (gone = () => resolve(pass))));
+    };
+    const { told } = health({ ...tcp, delaySeconds: 0, gracePeriodSeconds: 0, timeoutSeconds: 3 }, probe, clock);
+    await clock.advance(3_000 + 2_000 * 3);
+    expect(calls).toBe(1);
+    expect(told).toEqual([]);
+    gone();
+    await clock.advance(0);
+    expect(told).toEqual([false]);
+    await clock.advance(2_000);
+    expect(calls).toBe(2);
+  });
+
   it('a probe that throws failed', async () => {
     const clock = new ManualClock();
     const { told } = health({ ...tcp, delaySeconds: 0, gracePeriodSeconds: 0 }, () => Promise.reject(new Error('boom')), clock);

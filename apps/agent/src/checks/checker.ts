@@ -71,6 +71,8 @@ abstract class Periodic {
     } finally {
       cancel();
       abort.abort();
+      // An aborted probe is waited for (its command killed and gone), so that no two probes overlap.
+      await probed;
     }
   }
 }

@@ -97,6 +97,8 @@ export function containerRunner(exec: NonNullable<CheckTarget['container']>): Co
       child.once('exit', (code, sig) => {
         signal.removeEventListener('abort', killAll);
         if (child.pid) killGroup(child.pid);
+        // Aborted before runc had written what it runs: that may have started since.
+        if (signal.aborted) killAll();
         fs.rmSync(line.pidFile, { force: true });
         // runc exec exits with the status of what it ran.
         resolve(code === null ? { error: `the check's command was killed by ${sig}` } : { exitCode: code });

@@ -84,6 +84,10 @@ describe('Kernel', () => {
     await tick();
     const rest = [batch.push(2), batch.push(3), batch.push(4)];
     expect(batch.size).toBe(3);
+    // A batch flushed in the serial order waits for no lane.
+    const serial = k.batch<number, number>('serial', () => held.promise);
+    void serial.push(5);
+    expect(k.waitingForLanes).toBe(3);
     held.open();
     await expect(Promise.all([first, ...rest])).resolves.toEqual([10, 20, 30, 40]);
     expect(batches).toEqual([[1], [2, 3, 4]]);

@@ -53,6 +53,8 @@ export class Kernel {
   /** Set when a term is abandoned (stepped down), until the next begins. */
   private abandoned = false;
   private generation = 0;
+  /** The group commits whose flushes run in a write lane (see waitingForLanes). */
+  private readonly laneBatches: Array<{ readonly size: number }> = [];
 
   /** Runs `work` in the serial order. */
   serial<T>(work: () => Promise<T>): Promise<T> {
@@ -112,12 +114,14 @@ export class Kernel {
     // One group commit per term: a batch booked in a term that ended (its flush waiting in that
     // term's queue, which may never run) must not hold up the next term's calls.
     const current = this.perTerm(() => new GroupCommit(schedule, flush, options.isolate ? isDataError : undefined));
-    return {
+    const batch: Batch<I, R> = {
       push: (item) => current().push(item),
       get size() {
         return current().size;
       },
     };
+    if (turn !== 'serial' && turn !== 'exclusive') this.laneBatches.push(batch);
+    return batch;
   }
 
   /**
@@ -138,6 +142,11 @@ export class Kernel {
     let n = 0;
     for (const q of this.lanes.values()) n += q.size;
     return n;
+  }
+
+  /** Calls waiting in group commits for a flush in a write lane (those that will go out together). */
+  get waitingForLanes(): number {
+    return this.laneBatches.reduce((n, b) => n + b.size, 0);
   }
 
   /** Work queued or running in the serial order. */

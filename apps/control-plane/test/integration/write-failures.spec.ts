@@ -121,7 +121,7 @@ it('writes the other launches of a batch when the database refuses one of them, 
   void t.cp.app.get(Kernel).write('launches', () => gate);
   const good = a.s.launch(oa, [task('fine')]);
   const bad = b.s.launch(ob, [{ ...task('poison'), name: 'poison' }]).catch((err: unknown) => err);
-  await until(() => t.cp.app.get(Kernel).pendingWrites >= 2);
+  await until(() => t.cp.app.get(Kernel).waitingForLanes >= 2);
   open();
 
   await expect(good).resolves.toBeDefined();
@@ -155,7 +155,7 @@ it('records the other status updates of a batch when the database refuses one of
   void t.cp.app.get(Kernel).write('statuses', () => gate);
   const frameworkId = a.s.frameworkId ?? '';
   const sent = ['t1', 't2', 't3'].map((id) => h1.status(frameworkId, id, 'FINISHED').catch((err: unknown) => err));
-  await until(() => t.cp.app.get(Kernel).pendingWrites >= 2);
+  await until(() => t.cp.app.get(Kernel).waitingForLanes >= 3);
   open();
   const [r1, r2, r3] = await Promise.all(sent);
   expect((r1 as StatusUpdate).state).toBe('FINISHED');

@@ -55,6 +55,8 @@ export class Runc {
   readonly overlay: boolean;
   /** Commands run in containers so far (their pid files' names). */
   private execs = 0;
+  /** The removals under way (see settled). */
+  private readonly destroying = new Set<Promise<boolean>>();
 
   /** `layering`: overlay or copy (default: overlay where the kernel mounts one in the work directory). */
   constructor(
@@ -186,7 +188,19 @@ export class Runc {
   }
 
   /** Removes the container (killed if still there), its cgroups, mounts and bundle. True once all are gone. */
-  async destroy(name: string): Promise<boolean> {
+  destroy(name: string): Promise<boolean> {
+    const removal = this.remove(name);
+    this.destroying.add(removal);
+    void removal.finally(() => this.destroying.delete(removal));
+    return removal;
+  }
+
+  /** Resolves once every removal under way has ended (an agent stopping waits for its containers' mounts to go). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.destroying]);
+  }
+
+  private async remove(name: string): Promise<boolean> {
     const bundle = this.bundleOf(name);
     await run(this.info.runc, ['--root', this.state, 'delete', '--force', name]).catch(() => undefined);
     const rootfs = path.join(bundle, 'rootfs');
