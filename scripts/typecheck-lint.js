@@ -12,10 +12,14 @@
 // one of them: a package's checks need the types of what it imports). The program-wide findings
 // (its options, global types, the sources it imports from outside its own files) are reported by
 // the first share that builds it. Together the N shares report what one process does.
+//
+// A file found clean before with the same inputs (itself, what it imports, the settings: see
+// scripts/check-cache.js) is not type-checked or linted again.
 const fs = require('node:fs');
 const path = require('node:path');
 const ts = require('typescript');
 const { ESLint } = require('eslint');
+const { CheckCache } = require('./check-cache');
 
 const root = path.resolve(__dirname, '..');
 /** In the order of eslint.config.mjs's `project`: a file is linted in the first program that holds it. */
@@ -77,6 +81,9 @@ async function main() {
   let unread = false;
   const programs = [];
   const files = [];
+  const cache = new CheckCache(root, `${index + 1}-of-${count}`);
+  /** The inputs' key of each file this share lints. */
+  const lintKeys = new Map();
   for (const { project, parsed, configErrors } of configs) {
     const held = (parsed?.fileNames ?? []).filter((f) => owner.get(f) === project);
     const ours = held.filter(mine);
@@ -97,6 +104,8 @@ async function main() {
     });
     programs.push(program);
     files.push(...ours);
+    const keys = cache.keysOf(ts, program, project);
+    for (const f of ours) lintKeys.set(f, keys.get(f));
     // Its files of this share; the first share also checks what the program holds besides its own
     // files (sources it imports from elsewhere, checked with its settings), as `tsc -p` would.
     const rest = whole
@@ -106,23 +115,36 @@ async function main() {
             (sf) => !heldSet.has(sf.fileName) && !program.isSourceFileDefaultLibrary(sf) && !program.isSourceFileFromExternalLibrary(sf),
           )
       : [];
-    const diagnostics = [...ours.map((f) => program.getSourceFile(f)), ...rest].flatMap((file) => [
-      ...program.getSyntacticDiagnostics(file),
-      ...program.getSemanticDiagnostics(file),
-    ]);
+    const check = `types ${project}`;
+    const diagnostics = [...ours.map((f) => program.getSourceFile(f)), ...rest].flatMap((file) => {
+      const key = keys.get(file.fileName);
+      if (key && cache.clean(check, file.fileName, key)) return [];
+      const found = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
+      if (key && !found.length) cache.found(check, file.fileName, key);
+      return found;
+    });
     if (whole) diagnostics.push(...configErrors, ...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics());
     if (report(project, ts.sortAndDeduplicateDiagnostics(diagnostics))) failed = true;
   }
-  if (unread) return 1;
+  if (unread) {
+    cache.save();
+    return 1;
+  }
 
   const eslint = new ESLint({
     cwd: root,
     errorOnUnmatchedPattern: false,
     overrideConfig: { languageOptions: { parserOptions: { programs, project: false, projectService: false } } },
   });
-  const targets = count === 1 ? ['.'] : (await Promise.all(files.map(async (f) => ((await eslint.isPathIgnored(f)) ? [] : [f])))).flat();
+  // Alone, ESLint lints the whole workspace (its files outside the programs too); in shares, each its
+  // programs' files not found clean before with the same inputs.
+  const unchecked = files.filter((f) => !cache.clean('lint', f, lintKeys.get(f)));
+  const targets =
+    count === 1 ? ['.'] : (await Promise.all(unchecked.map(async (f) => ((await eslint.isPathIgnored(f)) ? [] : [f])))).flat();
   const results = targets.length ? await eslint.lintFiles(targets) : [];
   if (results.some((r) => r.errorCount > 0 || r.fatalErrorCount > 0)) failed = true;
+  for (const r of results) if (!r.messages.length && lintKeys.get(r.filePath)) cache.found('lint', r.filePath, lintKeys.get(r.filePath));
+  cache.save();
   const formatted = await (await eslint.loadFormatter('stylish')).format(results);
   if (formatted) console.log(formatted);
   return failed ? 1 : 0;
