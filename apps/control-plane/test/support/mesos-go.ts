@@ -2,7 +2,9 @@
  * Programs written against mesos-go (Debian's golang-github-mesos-mesos-go-dev, v0.0.6), built
  * with Debian's Go (golang-go) offline: a GOPATH whose src links the packaged sources and the
  * program, in GOPATH mode. The build cache is kept between runs (the first build compiles the
- * library, about a minute).
+ * library, about a minute). Built with -trimpath: the GOPATH is made afresh in each test's folder,
+ * and without it the folder is part of every package's cache key (each build compiled everything
+ * again: 9 s of wall and 15 s of CPU, against 0.6 s and under 1 s with the cache hit).
  */
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -45,7 +47,7 @@ export async function buildMesosGo(dir: string, out: string): Promise<string> {
     GOCACHE: process.env.GOCACHE ?? path.join(os.tmpdir(), 'arbiter-go-build-cache'),
   };
   try {
-    await promisify(execFile)('go', ['build', '-o', binary, name], { cwd: src, env, timeout: 300_000 });
+    await promisify(execFile)('go', ['build', '-trimpath', '-o', binary, name], { cwd: src, env, timeout: 300_000 });
   } catch (err) {
     const e = err as { stderr?: string; message: string };
     throw new Error(`go build of ${name} failed: ${e.stderr || e.message}`, { cause: err });
