@@ -82,9 +82,10 @@ class CheckCache {
       }
       edges.set(sf.fileName, to);
     }
-    // Declarations without imports or exports are global: any file may see them.
+    // Declarations without imports or exports are global, and so are a module's `declare global`
+    // and augmentations of other modules (`declare module 'x'`): any file may see them.
     const globals = own
-      .filter((sf) => !ts.isExternalModule(sf))
+      .filter((sf) => !ts.isExternalModule(sf) || /\bdeclare\s+(global|module)\b/.test(sf.text))
       .map((sf) => `${sf.fileName}\0${hash.get(sf.fileName)}`)
       .sort()
       .join('\n');

@@ -25,7 +25,7 @@ describe('the check records (scripts/check-cache.js)', () => {
   /** Each file's key, by its name relative to the workspace. */
   const keys = (): Record<string, string> => {
     const options: ts.CompilerOptions = { strict: true, noEmit: true, types: [] };
-    const names = ['src/a.ts', 'src/b.ts', 'src/c.ts', 'src/globals.d.ts'].map((f) => path.join(root, f));
+    const names = ['src/a.ts', 'src/b.ts', 'src/c.ts', 'src/d.ts', 'src/globals.d.ts'].map((f) => path.join(root, f));
     const program = ts.createProgram({ rootNames: names, options });
     const found = new CheckCache(root, 'test').keysOf(ts, program, 'tsconfig.json');
     return Object.fromEntries([...found].map(([f, k]) => [path.relative(root, f), k]));
@@ -38,6 +38,7 @@ describe('the check records (scripts/check-cache.js)', () => {
     write('src/a.ts', "import { b } from './b';\nexport const a = b + 1;\n");
     write('src/b.ts', "import { c } from './c';\nexport const b: number = c;\n");
     write('src/c.ts', 'export const c = 1;\n');
+    write('src/d.ts', 'export const d = 1;\n');
     write('src/globals.d.ts', 'declare const BUILD: string;\n');
   });
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -49,14 +50,18 @@ describe('the check records (scripts/check-cache.js)', () => {
     expect(after['src/b.ts']).not.toBe(before['src/b.ts']);
     expect(after['src/a.ts']).not.toBe(before['src/a.ts']);
     expect(after['src/c.ts']).toBe(before['src/c.ts']);
+    expect(after['src/d.ts']).toBe(before['src/d.ts']);
     write('src/c.ts', 'export const c = 2;\n');
     const later = keys();
     for (const f of ['src/a.ts', 'src/b.ts', 'src/c.ts']) expect(later[f]).not.toBe(after[f]);
+    expect(later['src/d.ts']).toBe(after['src/d.ts']);
   });
 
-  it('changes every key with a global declaration, a tsconfig or a package.json', () => {
+  it('changes every key with a global declaration (or a module augmentation), a tsconfig or a package.json', () => {
     const changes: Array<[string, string]> = [
       ['src/globals.d.ts', 'declare const BUILD: number;\n'],
+      ['src/c.ts', 'export const c = 1;\ndeclare global {\n  const STAGE: string;\n}\n'],
+      ['src/c.ts', 'export const c = 1;\ndeclare global {\n  const STAGE: number;\n}\n'],
       ['tsconfig.json', '{"compilerOptions":{"strict":false}}'],
       ['libs/x/package.json', '{"name":"x","exports":{"./y":"./y.ts"}}'],
     ];
@@ -64,7 +69,8 @@ describe('the check records (scripts/check-cache.js)', () => {
       const before = keys();
       write(file, text);
       const after = keys();
-      for (const f of ['src/a.ts', 'src/b.ts', 'src/c.ts']) expect(after[f]).not.toBe(before[f]);
+      // d.ts imports nothing: it sees what changed only as a global.
+      for (const f of ['src/a.ts', 'src/b.ts', 'src/c.ts', 'src/d.ts']) expect(after[f]).not.toBe(before[f]);
     }
   });
 
