@@ -1,7 +1,7 @@
 /**
  * Starting an executor's process through the containerizer: its image first when it names one
- * (a kill meanwhile ends it before it starts), then its user, container, fetched URIs and command; it must
- * subscribe within the registration timeout.
+ * (a kill meanwhile ends it before it starts; its URIs are fetched meanwhile), then its user,
+ * container, fetched URIs and command; it must subscribe within the registration timeout.
  */
 import { isTerminalTaskState } from '@arbiter/contracts';
 import { processStartTicks } from '../containerizer/launcher';
@@ -14,8 +14,25 @@ import { LaunchFailure } from './task';
 
 /** Starts a new executor's process (its image's container first, when it names one). */
 export function startExecutor(ex: Executors, run: ExecutorRun): void {
-  if (run.spec.container?.image || ex.containerizer.hooks.starts) void provisionThenStart(ex, run);
-  else tryStart(ex, run);
+  if (run.spec.container?.image || ex.containerizer.hooks.starts) {
+    // Its URIs are fetched while its image is provisioned (they need its sandbox and user, not its image), as a task's.
+    const user = run.spec.uris?.length ? ex.containerizer.sandboxFor(run.container, run.frameworkId, run.spec.user) : undefined;
+    if (user) fetchWhileProvisioned(ex, run, user);
+    void provisionThenStart(ex, run);
+  } else tryStart(ex, run);
+}
+
+/** Its URIs into its sandbox before its image is ready: a failure ends it (and its tasks) at once, the image unused. */
+function fetchWhileProvisioned(ex: Executors, run: ExecutorRun, user: OsUser): void {
+  const abort = new AbortController();
+  const result = fetchInto(ex.fetcher, run.spec.uris ?? [], run.container.sandbox, user, abort.signal);
+  run.fetch = { result, abort };
+  void result.then((fetched) => {
+    if ('failure' in fetched && run.state === 'REGISTERING' && !ex.closed)
+      attempt(ex, run, () => {
+        throw new LaunchFailure(FETCH_FAILED, fetched.failure);
+      });
+  });
 }
 
 /** The modules' start hooks, then its image (see TaskRunner); a kill meanwhile ends it before it starts. */
@@ -67,7 +84,7 @@ function start(ex: Executors, run: ExecutorRun): void {
     spawn(ex, run, user);
     return;
   }
-  void fetchInto(ex.fetcher, run.spec.uris, run.container.sandbox, user).then((fetched) => {
+  void (run.fetch?.result ?? fetchInto(ex.fetcher, run.spec.uris, run.container.sandbox, user)).then((fetched) => {
     if (run.state !== 'REGISTERING' || ex.closed) return; // killed meanwhile
     attempt(ex, run, () => {
       if ('failure' in fetched) throw new LaunchFailure(FETCH_FAILED, fetched.failure);

@@ -19,7 +19,7 @@ import type { Container } from '../containerizer/isolators/isolator';
 import type { Containerizer } from '../containerizer/containerizer';
 import type { TaskCgroup } from '../containerizer/isolators/cgroups';
 import { hiddenName } from '../containerizer/names';
-import type { Fetcher } from '../fetcher/fetcher';
+import type { Fetcher, fetchInto } from '../fetcher/fetcher';
 import { limitsOf, type TaskEvent } from './task';
 
 /**
@@ -113,6 +113,8 @@ export interface ExecutorRun {
   checkpoint: boolean;
   /** The records of its running nested containers, by id. */
   nested: Map<string, NestedRecord>;
+  /** Its URIs' fetch when it started while its image was provisioned (aborted if it ends first). */
+  fetch?: { result: ReturnType<typeof fetchInto>; abort: AbortController };
 }
 
 export interface ExecutorOptions {

@@ -336,6 +336,7 @@ export class Executors {
   terminated(run: ExecutorRun, code: number | null, signal: NodeJS.Signals | null): void {
     if (run.state === 'TERMINATED' || this.closed) return;
     run.state = 'TERMINATED';
+    run.fetch?.abort.abort();
     // The kernel's OOM kill may take the executor itself (the largest process of its cgroup, nested containers' too).
     const oom = run.ending ? undefined : this.containerizer.endLimitation(run.container);
     for (const t of Object.values(run.timers)) clearTimeout(t);

@@ -9,7 +9,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { LaunchTask } from '@arbiter/contracts';
+import type { ExecutorSpec, LaunchTask } from '@arbiter/contracts';
 import { Agent, type AgentOptions } from '../../src/agent';
 import { systemTool } from '../../src/containerizer/tools';
 import { BusyboxProvisioner, OS_RELEASE_MARKER } from '../support/busybox-image';
@@ -37,6 +37,17 @@ describe('containers', () => {
     return agent;
   };
   const ended = (taskId: string) => cp.states(taskId).some((s) => ENDED.includes(s));
+  /** Images are provisioned only once the function returned is called. */
+  const holdProvisioning = (): (() => void) => {
+    let ready: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (ready = resolve));
+    const provision = provisioner.provision.bind(provisioner);
+    provisioner.provision = async (reference) => {
+      await gate;
+      return provision(reference);
+    };
+    return ready;
+  };
   const launch = (taskId: string, shell: string, task: Partial<LaunchTask['task']> = {}) => {
     const msg = launchOf(taskId, shell);
     cp.launch({ ...msg, task: { ...msg.task, ...task } });
@@ -111,13 +122,7 @@ describe('containers', () => {
   });
 
   it("fetches an image task's URIs while its image is provisioned; a failed fetch ends its task before the image is ready", async () => {
-    let ready: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => (ready = resolve));
-    const provision = provisioner.provision.bind(provisioner);
-    provisioner.provision = async (reference) => {
-      await gate;
-      return provision(reference);
-    };
+    const ready = holdProvisioning();
     const agent = agentOn();
     await until(() => cp.registered);
     launch('fetched', 'cat /mnt/mesos/sandbox/data.txt', {
@@ -137,6 +142,38 @@ describe('containers', () => {
     // The failed task's image, provisioned after its end, went unused.
     expect(cp.states('unfetched')).toEqual(['FAILED']);
     await until(() => bundles().length === 0 && overlays().length === 0 && provisioner.released === 2, 'both images released');
+  });
+
+  it("fetches an image executor's URIs while its image is provisioned; a failed fetch ends it and its task before the image is ready", async () => {
+    const ready = holdProvisioning();
+    const agent = agentOn();
+    await until(() => cp.registered);
+    const executor = (executorId: string, file: string): ExecutorSpec => ({
+      executorId,
+      type: 'CUSTOM',
+      // It never subscribes: what it shows is that it ran, in its image, after its fetch.
+      command: { shell: 'cp data.txt copied; exec sleep 100' },
+      resources: [{ name: 'cpus', value: 0.1 }],
+      uris: [{ value: `file://${path.join(dir, 'allowed', file)}` }],
+      ...image(),
+    });
+    const task = (taskId: string, ex: ExecutorSpec) =>
+      cp.launch({ frameworkId: 'fw', task: { taskId, name: taskId, executor: ex, resources: [{ name: 'cpus', value: 0.1 }] } });
+    task('on-fetched', executor('fetched', 'data.txt'));
+    task('on-unfetched', executor('unfetched', 'missing.txt'));
+    const sandbox = agent.tasks.containerizer.sandboxes.executorPathOf('fw', 'fetched');
+    await until(() => fs.existsSync(path.join(sandbox, 'data.txt')) && ended('on-unfetched'), 'both fetches done');
+    expect(provisioner.provisioned).toBe(0);
+    expect(cp.last('on-unfetched')).toMatchObject({ state: 'FAILED', reason: 'REASON_CONTAINER_LAUNCH_FAILED' });
+    expect(cp.last('on-unfetched')?.message).toContain('missing.txt');
+    expect(fs.existsSync(path.join(sandbox, 'copied'))).toBe(false);
+    ready();
+    await until(
+      () => fs.existsSync(path.join(sandbox, 'copied')) && fs.readFileSync(path.join(sandbox, 'copied'), 'utf8') === 'host data\n',
+      'the executor ran',
+    );
+    // The failed executor's image, provisioned after its end, went unused.
+    await until(() => provisioner.provisioned === 2 && provisioner.released === 1, "the failed executor's image released");
   });
 
   it('OOM-kills a container over its memory limit with the memory reason, fails one over its disk, and kills one on request', async () => {
