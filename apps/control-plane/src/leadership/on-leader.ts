@@ -11,7 +11,7 @@ import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestI
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { from, type Observable } from 'rxjs';
-import * as undici from 'undici';
+import type * as Undici from 'undici';
 import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { CommonErrorCode } from '../errors/errors.codes';
 import { ArbiterException } from '../errors/errors.exception';
@@ -24,12 +24,15 @@ export const FORWARDED_HEADER = 'x-arbiter-forwarded-by';
 /** How long a standby waits for the leader's answer. */
 const FORWARD_TIMEOUT_MS = 30_000;
 
+/** undici, loaded by the first request a standby hands on (a replica that never does loads none of its 110 modules). */
+const loadUndici = (): Promise<typeof Undici> => import('undici');
+
 /** The route runs on the leader; a standby hands it over. */
 export const OnLeader = (): MethodDecorator => SetMetadata(ON_LEADER, true);
 
 @Injectable()
 export class OnLeaderInterceptor implements NestInterceptor {
-  private dispatcher?: undici.Dispatcher;
+  private dispatcher?: Undici.Dispatcher;
 
   constructor(
     private readonly reflector: Reflector,
@@ -55,15 +58,16 @@ export class OnLeaderInterceptor implements NestInterceptor {
     for (const name of ['authorization', 'cookie', 'content-type'])
       if (typeof req.headers[name] === 'string') headers[name] = req.headers[name];
     const hasBody = req.body !== undefined && !['GET', 'HEAD'].includes(req.method);
-    let answer: undici.Dispatcher.ResponseData;
+    let answer: Undici.Dispatcher.ResponseData;
     try {
+      const undici = await loadUndici();
       answer = await undici.request(new URL(req.originalUrl, leader), {
         method: req.method,
         headers,
         body: hasBody ? JSON.stringify(req.body) : undefined,
         headersTimeout: FORWARD_TIMEOUT_MS,
         bodyTimeout: FORWARD_TIMEOUT_MS,
-        dispatcher: this.tlsDispatcher(),
+        dispatcher: this.tlsDispatcher(undici),
       });
     } catch (err) {
       throw noLeader(`the leader at ${leader} did not answer (${(err as Error).message})`);
@@ -84,7 +88,7 @@ export class OnLeaderInterceptor implements NestInterceptor {
   }
 
   /** Under TLS, the leader's certificate is trusted like this replica's own (or ARBITER_CA_FILE's CA). */
-  private tlsDispatcher(): undici.Dispatcher | undefined {
+  private tlsDispatcher(undici: typeof Undici): Undici.Dispatcher | undefined {
     if (!this.config.tlsCert) return undefined;
     const caFile = process.env.ARBITER_CA_FILE;
     const ca = caFile ? fs.readFileSync(caFile, 'utf8') : this.config.tlsCert.pem;
