@@ -195,9 +195,15 @@ export class Runc {
     return removal;
   }
 
-  /** Resolves once every removal under way has ended (an agent stopping waits for its containers' mounts to go). */
-  async settled(): Promise<void> {
-    await Promise.all([...this.destroying]);
+  /**
+   * Resolves once every removal under way has ended (an agent stopping waits for its containers'
+   * mounts to go), or after `timeoutMs`: a runc that hangs does not hold the agent's stop.
+   */
+  async settled(timeoutMs = 10_000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    await Promise.race([Promise.all([...this.destroying]), late]);
+    clearTimeout(timer);
   }
 
   private async remove(name: string): Promise<boolean> {
