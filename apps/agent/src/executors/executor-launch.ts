@@ -17,22 +17,26 @@ export function startExecutor(ex: Executors, run: ExecutorRun): void {
   if (run.spec.container?.image || ex.containerizer.hooks.starts) {
     // Its URIs are fetched while its image is provisioned (they need its sandbox and user, not its image), as a task's.
     const user = run.spec.uris?.length ? ex.containerizer.sandboxFor(run.container, run.frameworkId, run.spec.user) : undefined;
-    if (user) fetchWhileProvisioned(ex, run, user);
+    if (user) fetchUris(ex, run, user);
     void provisionThenStart(ex, run);
   } else tryStart(ex, run);
 }
 
-/** Its URIs into its sandbox before its image is ready: a failure ends it (and its tasks) at once, the image unused. */
-function fetchWhileProvisioned(ex: Executors, run: ExecutorRun, user: OsUser): void {
+/**
+ * Its URIs into its sandbox, fetched once (while its image is provisioned, or before it starts):
+ * a failure ends it and its tasks at once (an image it was given goes unused); its end aborts the fetch.
+ */
+function fetchUris(ex: Executors, run: ExecutorRun, user: OsUser): NonNullable<ExecutorRun['fetch']> {
+  if (run.fetch) return run.fetch;
   const abort = new AbortController();
   const result = fetchInto(ex.fetcher, run.spec.uris ?? [], run.container.sandbox, user, abort.signal);
-  run.fetch = { result, abort };
   void result.then((fetched) => {
     if ('failure' in fetched && run.state === 'REGISTERING' && !ex.closed)
       attempt(ex, run, () => {
         throw new LaunchFailure(FETCH_FAILED, fetched.failure);
       });
   });
+  return (run.fetch = { result, abort });
 }
 
 /** The modules' start hooks, then its image (see TaskRunner); a kill meanwhile ends it before it starts. */
@@ -84,12 +88,10 @@ function start(ex: Executors, run: ExecutorRun): void {
     spawn(ex, run, user);
     return;
   }
-  void (run.fetch?.result ?? fetchInto(ex.fetcher, run.spec.uris, run.container.sandbox, user)).then((fetched) => {
-    if (run.state !== 'REGISTERING' || ex.closed) return; // killed meanwhile
-    attempt(ex, run, () => {
-      if ('failure' in fetched) throw new LaunchFailure(FETCH_FAILED, fetched.failure);
-      spawn(ex, run, user);
-    });
+  void fetchUris(ex, run, user).result.then((fetched) => {
+    // A failed fetch has ended it; or it was killed meanwhile.
+    if ('failure' in fetched || run.state !== 'REGISTERING' || ex.closed) return;
+    attempt(ex, run, () => spawn(ex, run, user));
   });
 }
 

@@ -113,7 +113,7 @@ export interface ExecutorRun {
   checkpoint: boolean;
   /** The records of its running nested containers, by id. */
   nested: Map<string, NestedRecord>;
-  /** Its URIs' fetch when it started while its image was provisioned (aborted if it ends first). */
+  /** Its URIs' fetch, once started (aborted if it ends first). */
   fetch?: { result: ReturnType<typeof fetchInto>; abort: AbortController };
 }
 
