@@ -60,9 +60,9 @@ describe('the executor examples, typed as a user types them', () => {
   }, 120_000);
 
   it('npx arbiter example mesos-throttle: the same over the Mesos v1 scheduler and executor APIs', async () => {
-    expect(readme).toContain('`npx arbiter example mesos-throttle --master URL`');
+    expect(readme).toContain('`npx arbiter example mesos-throttle --master URL --token T`');
     const user = process.getuid?.() === 0 ? ['--user', 'nobody'] : [];
-    const r = await runArbiter(['example', 'mesos-throttle', '--master', cp.url, ...user], { ARBITER_FRAMEWORK_TOKEN: token });
+    const r = await runArbiter(['example', 'mesos-throttle', '--master', cp.url, '--token', token, ...user]);
     expect([r.status, lastLine(r.stdout)]).toEqual([0, '{"tasks":6,"finished":6,"executorProcesses":1}']);
     const events = r.stdout
       .split('\n')
@@ -76,8 +76,8 @@ describe('the executor examples, typed as a user types them', () => {
   }, 120_000);
 
   it('npx arbiter example task-group: three tasks share their sandbox under the default executor; a failing task kills its group', async () => {
-    expect(readme).toContain('`npx arbiter example task-group --master URL`');
-    const r = await runArbiter(['example', 'task-group', '--master', cp.url], { ARBITER_FRAMEWORK_TOKEN: token });
+    expect(readme).toContain('`npx arbiter example task-group --master URL --token T`');
+    const r = await runArbiter(['example', 'task-group', '--master', cp.url, '--token', token]);
     expect(r.stderr).not.toMatch(/TypeError|Error:/);
     expect([r.status, lastLine(r.stdout)]).toEqual([0, '{"shared":{"tasks":3,"finished":3},"failing":{"tasks":3,"failed":1,"killed":2}}']);
     const lines = r.stdout.split('\n');
