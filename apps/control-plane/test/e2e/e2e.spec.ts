@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { Resources } from '@arbiter/allocator';
 import { sandboxOf } from '@arbiter/agent';
 import { runDrfDemo } from '@arbiter/examples';
-import { type Offer, Scheduler, type StatusUpdate, type Subscribe } from '@arbiter/scheduler-sdk';
+import { type Offer, Scheduler, SchedulerError, type StatusUpdate, type Subscribe, type TaskSpec } from '@arbiter/scheduler-sdk';
 import { freePort } from '../../src/database/database.embedded';
 import { principal, timeScale } from '@arbiter/test-support';
 import { defined, sleep, until } from '../support/until';
@@ -36,6 +36,21 @@ class Framework {
     await until(() => this.offers.some((o) => o.hostname === hostname), ms, `an offer from ${hostname}`);
     const i = this.offers.findIndex((o) => o.hostname === hostname);
     return this.offers.splice(i, 1)[0];
+  }
+  /**
+   * Launches `tasks` on an offer from `hostname`. An offer rescinded before the launch reached
+   * the control plane (its agent re-registered, or went silent for a while on a loaded machine)
+   * is refused as stale: the launch goes on the next offer, as a framework's would.
+   */
+  async launchOn(hostname: string, tasks: TaskSpec[], options: { refuseSeconds?: number } = {}): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.s.launch(await this.offerFrom(hostname), tasks, options);
+        return;
+      } catch (err) {
+        if (!(err instanceof SchedulerError && err.code === 'OFFER_STALE') || attempt === 3) throw err;
+      }
+    }
   }
   states(taskId: string): string[] {
     return this.updates.filter((u) => u.taskId === taskId).map((u) => u.state);
@@ -158,8 +173,8 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
   it("reports several tasks side by side, each task's updates in order", async () => {
     const f = await framework({ name: 'streams', roles: ['e2e'] });
     const ids = ['s1', 's2', 's3', 's4'];
-    await f.s.launch(
-      await f.offerFrom('e2e-agent-2'),
+    await f.launchOn(
+      'e2e-agent-2',
       ids.map((id) => task(id, 'exit 0', { cpus: 0.1, mem: 16 })),
     );
     await until(() => ids.every((id) => f.states(id).includes('FINISHED')), 20_000, 'every task FINISHED').catch((err: unknown) => {
@@ -176,7 +191,7 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
 
   it('kills a running task: the process ends and KILLED is reported', async () => {
     const f = await framework({ name: 'killer', roles: ['e2e'] });
-    await f.s.launch(await f.offerFrom('e2e-agent-2'), [task('victim', 'echo $$ > pid; exec sleep 300')]);
+    await f.launchOn('e2e-agent-2', [task('victim', 'echo $$ > pid; exec sleep 300')]);
     await until(() => f.states('victim').includes('RUNNING'));
     const pidFile = path.join(sandboxOf(agent2.workDir, defined(f.s.frameworkId), 'victim'), 'pid');
     await until(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() !== '');
@@ -231,7 +246,7 @@ describe('end to end: control plane, two agents, SDK frameworks', () => {
 
   it('loses the tasks of an agent killed with SIGKILL and rescinds its offers', async () => {
     const f = await framework({ name: 'witness', roles: ['e2e'] });
-    await f.s.launch(await f.offerFrom('e2e-agent-2'), [task('doomed', 'exec sleep 300')], { refuseSeconds: 0 });
+    await f.launchOn('e2e-agent-2', [task('doomed', 'exec sleep 300')], { refuseSeconds: 0 });
     await until(() => f.states('doomed').includes('RUNNING'));
     const pending = await f.offerFrom('e2e-agent-2');
     await agent2.stop('SIGKILL');

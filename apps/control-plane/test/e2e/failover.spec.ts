@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Resources } from '@arbiter/allocator';
+import { timeScale } from '@arbiter/test-support';
 import { Client } from 'pg';
 import { freePort } from '../../src/database/database.embedded';
 import { ADMIN_TOKEN } from '../support/admin-token';
@@ -21,9 +22,10 @@ interface Health {
   epoch: number | null;
 }
 
+/** A replica's /health, or undefined when it does not answer within a second (scaled to the machine's load). */
 async function health(url: string): Promise<Health | undefined> {
   try {
-    const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1_000) });
+    const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1_000 * timeScale()) });
     return (await res.json()) as Health;
   } catch {
     return undefined;
