@@ -48,7 +48,17 @@ const BOUNDARY = {
       message: "import a package's public entry point: `@arbiter/<name>` or a subpath its package.json `exports` names.",
     },
     {
-      group: ['**/libs/*/**', '**/apps/*/**', '**/examples/**', '../../*/src', '../../*/src/**', '../../../*/src/**'],
+      // (`../../*/src` would match a file's own package from three folders down, `*` being `..`.)
+      group: [
+        '**/libs/*/**',
+        '**/apps/*/**',
+        '**/examples/**',
+        '../../*/src',
+        '../../*/src/**',
+        '../../../*/src/**',
+        '!../../../src',
+        '!../../../src/**',
+      ],
       message: 'import another package by its name (`@arbiter/<name>`), not by path.',
     },
   ],
