@@ -112,6 +112,19 @@ function rowProps<T>(row: T, onRowClick?: (row: T) => void) {
   };
 }
 
+/**
+ * A cell's content: its column's `cell` called as a function of the cell. TanStack's FlexRender
+ * mounts a function as a component, and the columns a page builds as it renders are new
+ * functions each time: each render (a live page's, every second or so) would mount every cell
+ * afresh, and what a cell holds would be lost (a kill confirmation opened in it closed under the
+ * operator's pointer). Cells are plain functions of their row, using no hooks; the components
+ * they return (KillButton, links) keep their state across renders.
+ */
+function cellContent(cell: { column: { columnDef: { cell?: unknown } }; getContext: () => unknown }): ReactNode {
+  const render = cell.column.columnDef.cell;
+  return typeof render === 'function' ? (render as (context: unknown) => ReactNode)(cell.getContext()) : (render as ReactNode);
+}
+
 export function DataTable<T extends RowData>({ columns, data, getRowId, sort, onSort, empty, onRowClick, label }: TableProps<T>) {
   const table = useDataTable({ columns, data, getRowId });
   return (
@@ -123,7 +136,7 @@ export function DataTable<T extends RowData>({ columns, data, getRowId, sort, on
             <tr key={row.id} {...rowProps(row.original, onRowClick)}>
               {row.getAllCells().map((cell) => (
                 <td key={cell.id} className={cell.column.columnDef.meta?.align === 'right' ? 'num' : undefined}>
-                  <table.FlexRender cell={cell} />
+                  {cellContent(cell)}
                 </td>
               ))}
             </tr>
@@ -189,7 +202,7 @@ export function VirtualTable<T extends RowData>({
               >
                 {row.getAllCells().map((cell) => (
                   <td key={cell.id} className={cell.column.columnDef.meta?.align === 'right' ? 'num' : undefined}>
-                    <table.FlexRender cell={cell} />
+                    {cellContent(cell)}
                   </td>
                 ))}
               </tr>

@@ -11,7 +11,7 @@ import type { Locator, Page } from 'playwright-core';
 import { type Offer, Scheduler } from '@arbiter/scheduler-sdk';
 import { ok } from '../../../control-plane/test/support/client';
 import { MesosClient } from '../../../control-plane/test/support/mesos-client';
-import { until } from '@arbiter/test-support';
+import { defined, until } from '@arbiter/test-support';
 import { ADMIN_TOKEN, type BrowserCluster, screenshot, startBrowserCluster } from '../support/cluster';
 
 const HOST = 'dashboard-test-node';
@@ -521,10 +521,16 @@ describe('dashboard in a real browser', () => {
 
   it("kills a running task from its framework's page, without leaving it", async () => {
     const other = new Scheduler({ master: c.t.cp.url, token: ADMIN_TOKEN, framework: { name: 'killable', roles: ['ops'] } });
-    const offered = new Promise<Offer>((resolve) => other.once('offers', (offers) => resolve(offers[0])));
+    const offers: Offer[] = [];
+    other.on('offers', (o) => offers.push(...o));
+    other.on('rescind', (id) => offers.splice(0, offers.length, ...offers.filter((o) => o.id !== id)));
+    const nextOffer = async () => {
+      await until(() => offers.length > 0, 20_000, 'an offer to killable');
+      return defined(offers.shift());
+    };
     await other.start();
     try {
-      await other.launch(await offered, [
+      await other.launch(await nextOffer(), [
         {
           taskId: 'victim-2',
           name: 'victim-2',
@@ -536,6 +542,8 @@ describe('dashboard in a real browser', () => {
         },
       ]);
       const frameworkId = other.frameworkId ?? '';
+      const stateOf = async (taskId: string) =>
+        (await ok(c.t.client.GET('/api/v1/tasks', { params: { query: { frameworkId } } }))).items.find((t) => t.taskId === taskId)?.state;
       await until(
         async () => (await ok(c.t.client.GET('/api/v1/tasks', { params: { query: { frameworkId, state: 'RUNNING' } } }))).total === 1,
         20_000,
@@ -543,17 +551,33 @@ describe('dashboard in a real browser', () => {
       );
       await page.goto(c.url(`/frameworks/${frameworkId}`));
       await page.getByRole('button', { name: 'Kill victim-2' }).click();
-      await page.getByRole('dialog', { name: 'Kill task victim-2?' }).getByRole('button', { name: 'Kill' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Kill task victim-2?' });
+      await dialog.evaluate((el) => el.setAttribute('data-opened-before-update', ''));
+      // The page updates under the open confirmation (another task of the framework runs, briefly):
+      // the confirmation stays open, the same element.
+      await other.launch(await nextOffer(), [
+        {
+          taskId: 'bystander',
+          name: 'bystander',
+          command: { shell: 'exit 0' },
+          resources: [
+            { name: 'cpus', value: 0.1 },
+            { name: 'mem', value: 16 },
+          ],
+        },
+      ]);
+      // (Behind the modal dialog the page is inert: found by its markup, not its role.)
+      await page.locator('a', { hasText: 'bystander' }).waitFor({ state: 'attached' });
+      expect(await page.locator('dialog[data-opened-before-update][open]').count()).toBe(1);
+      await dialog.getByRole('button', { name: 'Kill' }).click();
       await shown(page, 'kill sent to task victim-2');
-      await until(
-        async () => (await ok(c.t.client.GET('/api/v1/tasks', { params: { query: { frameworkId } } }))).items[0]?.state === 'KILLED',
-        20_000,
-        'victim-2 KILLED',
-      );
+      await until(async () => (await stateOf('victim-2')) === 'KILLED', 20_000, 'victim-2 KILLED');
       // Still on the framework's page.
       expect(new URL(page.url()).pathname).toBe(`/frameworks/${frameworkId}`);
       await page.getByRole('cell', { name: 'KILLED' }).first().waitFor();
       expect(c.errors).toEqual([]);
+      // The next tests take a running task: none of this one's is left.
+      await until(async () => (await stateOf('bystander')) === 'FINISHED', 20_000, 'bystander FINISHED');
     } finally {
       other.close();
     }
