@@ -138,9 +138,8 @@ async function main() {
   });
   // Alone, ESLint lints the whole workspace (its files outside the programs too); in shares, each its
   // programs' files not found clean before with the same inputs.
-  const unchecked = () => files.filter((f) => !cache.clean('lint', f, lintKeys.get(f)));
-  const targets =
-    count === 1 ? ['.'] : (await Promise.all(unchecked().map(async (f) => ((await eslint.isPathIgnored(f)) ? [] : [f])))).flat();
+  const lintable = async (f) => !cache.clean('lint', f, lintKeys.get(f)) && !(await eslint.isPathIgnored(f));
+  const targets = count === 1 ? ['.'] : (await Promise.all(files.map(async (f) => ((await lintable(f)) ? [f] : [])))).flat();
   const results = targets.length ? await eslint.lintFiles(targets) : [];
   if (results.some((r) => r.errorCount > 0 || r.fatalErrorCount > 0)) failed = true;
   for (const r of results) if (!r.messages.length && lintKeys.get(r.filePath)) cache.found('lint', r.filePath, lintKeys.get(r.filePath));

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 
 /**
  * Runs the test cases of a folder (its `*.cases.ts` files, in name order) in one Jest test file,
- * each in a `describe` named for its file: `jest -t '<file name>'` runs one of them.
+ * each in a `describe` named for its file: `jest <folder> -t '^<file name> '` runs one of them.
  *
  * Jest loads a test file's modules afresh: an integration file loads NestJS, TypeORM and the
  * control plane again, about 1 s of CPU on a fast machine before its first test (2 s on a slow
