@@ -4,7 +4,7 @@
  * variable with a matching flag; a wrong one stops the process with a message naming it.
  */
 import type { Command } from 'commander';
-import { type AppConfig, SETTINGS } from '@arbiter/control-plane/config';
+import { type AppConfig, ConfigError, loadConfig, SETTINGS } from '@arbiter/control-plane/config';
 import { untilSignal } from '../signals';
 
 type ControlPlaneModule = typeof import('@arbiter/control-plane');
@@ -31,12 +31,16 @@ export function settingFlags(opts: Record<string, string | undefined>): Partial<
   return out;
 }
 
-/** Loads the configuration or prints what is wrong and returns undefined (exit code 2). */
-export function configOrExit(cp: ControlPlaneModule, flags: Partial<Record<keyof AppConfig, string>>): AppConfig | undefined {
+/**
+ * Loads the configuration or prints what is wrong and returns undefined (exit code 2). It needs
+ * only the configuration's module: a wrong setting stops the process before the control plane
+ * (NestJS, TypeORM, every noun) is loaded.
+ */
+export function configOrExit(flags: Partial<Record<keyof AppConfig, string>>): AppConfig | undefined {
   try {
-    return cp.loadConfig(process.env, flags);
+    return loadConfig(process.env, flags);
   } catch (err) {
-    if (!(err instanceof cp.ConfigError)) throw err;
+    if (!(err instanceof ConfigError)) throw err;
     console.error(err.message);
     process.exitCode = 2;
     return undefined;
@@ -64,9 +68,9 @@ export function register(program: Command): void {
     .command('control-plane')
     .description('run the control plane (REST API, Swagger UI) on DATABASE_URL or an embedded PostgreSQL');
   addSettingFlags(command).action(async (opts: Record<string, string | undefined>) => {
-    const cp = await import('@arbiter/control-plane');
-    const config = configOrExit(cp, settingFlags(opts));
+    const config = configOrExit(settingFlags(opts));
     if (!config) return;
+    const cp = await import('@arbiter/control-plane');
     const running = await startOrExplain(cp, config);
     if (!running) return;
     console.log(`Arbiter control plane on ${running.url}`);
@@ -88,7 +92,7 @@ export function register(program: Command): void {
  */
 export async function startOrExplain(
   cp: ControlPlaneModule,
-  config: ReturnType<ControlPlaneModule['loadConfig']>,
+  config: AppConfig,
 ): Promise<Awaited<ReturnType<ControlPlaneModule['startControlPlane']>> | undefined> {
   try {
     return await cp.startControlPlane(config);

@@ -44,8 +44,7 @@ export function register(program: Command): void {
       "the local agent's modules, a JSON file as `arbiter agent --modules` takes (ARBITER_AGENT_MODULES; docs/modules.md); --modules names the control plane's",
     )
     .action(async (opts: Record<string, string | undefined> & { agent?: boolean; dashboard?: boolean }) => {
-      const cp = await import('@arbiter/control-plane');
-      const config = configOrExit(cp, settingFlags(opts));
+      const config = configOrExit(settingFlags(opts));
       if (!config) return;
       let port: number;
       try {
@@ -77,6 +76,7 @@ export function register(program: Command): void {
           return;
         }
       }
+      const cp = await import('@arbiter/control-plane');
       const controlPlane = await startOrExplain(cp, config);
       if (!controlPlane) {
         await agentModules?.modules.close();

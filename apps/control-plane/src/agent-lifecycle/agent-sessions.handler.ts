@@ -11,8 +11,9 @@ import { AllocationLoop } from '../allocation/allocation-loop.handler';
 import type { Actor } from '../auth/auth.actor';
 import { OperatorStream } from '../realtime/operator-stream';
 import { CLOCK, type Clock } from '../kernel/clock';
+import { APP_CONFIG, type AppConfig } from '../config/config.schema';
 import { type AgentRuntime, ClusterState, sessionOf, type AgentSocket } from '../master/cluster-state';
-import { AGENT_HEARTBEAT_SECONDS, AgentRegistry, imagesRefusal } from '../master/agent-registry';
+import { agentHeartbeatSeconds, AgentRegistry, imagesRefusal } from '../master/agent-registry';
 import { type Batch, Kernel, type Pending } from '../kernel/kernel';
 import { MaintenanceSync } from './maintenance-sync.handler';
 import { OfferRescinds } from '../offers/offer-rescinds.handler';
@@ -47,6 +48,7 @@ export class AgentSessions {
     private readonly stream: OperatorStream,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly executors: Executors,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.registrations = kernel.batch('exclusive', (batch) => this.registerBatch(batch));
   }
@@ -140,6 +142,7 @@ export class AgentSessions {
     }
     await this.admission.recordRegistered(created, now);
     this.loop.requestCycle();
-    for (const { entry, row } of admitted) entry.resolve({ agentId: row.id, heartbeatIntervalSeconds: AGENT_HEARTBEAT_SECONDS });
+    const heartbeatIntervalSeconds = agentHeartbeatSeconds(this.config.agentTimeout);
+    for (const { entry, row } of admitted) entry.resolve({ agentId: row.id, heartbeatIntervalSeconds });
   }
 }

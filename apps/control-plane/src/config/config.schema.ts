@@ -193,7 +193,8 @@ export const SETTINGS: ReadonlyArray<Setting<keyof AppConfig>> = [
     key: 'agentTimeout',
     env: 'ARBITER_AGENT_TIMEOUT',
     flag: '--agent-timeout',
-    description: 'seconds without a heartbeat before an agent is unreachable and its tasks LOST',
+    description:
+      'seconds without a heartbeat before an agent is unreachable and its tasks LOST (agents heartbeat every 5 s, or three times in a shorter timeout)',
     default: 15,
     schema: numberIn(1, 86_400),
   },

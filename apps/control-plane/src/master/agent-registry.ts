@@ -9,9 +9,19 @@ import type { AgentCalls, AgentEvents } from '@arbiter/contracts';
 import type { Socket } from 'socket.io';
 import { Registry, type RegistryView } from './registry';
 
-/** An agent's connection to /agents: what it may call, what it is sent (libs/contracts). */
-/** How often an agent says it is alive. */
+/** How often an agent says it is alive, at most (a short agent timeout asks for more often). */
 export const AGENT_HEARTBEAT_SECONDS = 5;
+
+/**
+ * The heartbeat interval agents are given at registration: three heartbeats fit in the agent
+ * timeout, so an agent is unreachable only after missing two in a row (a timeout shorter than the
+ * interval would drop every agent between its heartbeats), and never more often than needed.
+ */
+export function agentHeartbeatSeconds(agentTimeoutSeconds: number): number {
+  return Math.min(AGENT_HEARTBEAT_SECONDS, agentTimeoutSeconds / 3);
+}
+
+/** An agent's connection to /agents: what it may call, what it is sent (libs/contracts). */
 
 export type AgentSocket = Socket<AgentCalls, AgentEvents>;
 

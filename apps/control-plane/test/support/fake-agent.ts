@@ -181,11 +181,27 @@ export class ProtocolAgent {
       executors: [...this.executors.values()],
     })) as Reply<{
       agentId: string;
+      heartbeatIntervalSeconds: number;
     }>;
     if (!reply.ok) throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
     this.agentId = reply.agentId;
-    this.heartbeat = setInterval(() => this.socket.emit('heartbeat', {}, () => undefined), 1000);
+    // As often as the control plane asks, as an agent does (at least once a second: tests on a
+    // manual clock move it faster than the heartbeats' real time).
+    this.heartbeatIntervalSeconds = reply.heartbeatIntervalSeconds;
+    clearInterval(this.heartbeat);
+    this.heartbeat = setInterval(
+      () => this.socket.emit('heartbeat', {}, () => undefined),
+      Math.min(1, reply.heartbeatIntervalSeconds) * 1000,
+    );
     return reply.agentId;
+  }
+
+  /** The heartbeat interval the last registration was given. */
+  heartbeatIntervalSeconds?: number;
+
+  /** One heartbeat, once the control plane has taken it. */
+  async beat(): Promise<void> {
+    await this.socket.emitWithAck('heartbeat', {});
   }
 
   async status(

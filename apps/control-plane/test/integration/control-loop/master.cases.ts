@@ -499,6 +499,19 @@ describe('master: offers, tasks and DRF over the protocols', () => {
     expect((await agentView(ag.agentId ?? '')).status).toBe('UNREACHABLE');
   });
 
+  it('gives agents a heartbeat interval three of which fit in the agent timeout: one that heartbeats as told stays reachable', async () => {
+    const { advance } = await onManualClock({ config: { agentTimeout: 2 } });
+    const ag = await agent('steady', { cpus: 1, mem: 64 });
+    const interval = ag.heartbeatIntervalSeconds ?? 0;
+    expect(interval).toBeCloseTo(2 / 3);
+    // Over three timeouts, a heartbeat each interval.
+    for (let at = 0; at < 6; at += interval) {
+      await advance(interval * 1000);
+      await ag.beat();
+    }
+    expect((await agentView(ag.agentId ?? '')).status).toBe('REACHABLE');
+  });
+
   it('after a restart gives known agents the re-registration timeout: one back after the heartbeat timeout keeps its task, one that stays away is unreachable with its task LOST', async () => {
     const resources = Resources.fromScalars({ cpus: 4, mem: 4096 }).toJSON();
     const returning = await agent('returning', { cpus: 4, mem: 4096 });
