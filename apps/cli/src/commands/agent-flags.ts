@@ -77,20 +77,30 @@ function imageOptions(flags: AgentFlags, lib: Pick<typeof import('@arbiter/agent
   return options;
 }
 
-/** The agent's other options from its flags (see the module's comment); `resources`: what it offers (its ports). */
+/**
+ * The agent's options that shape how tasks run, from its flags (see the module's comment):
+ * `arbiter agent` passes its flags, `arbiter start`'s local agent none (the same ARBITER_*
+ * variables apply). `resources`: what it offers (its ports).
+ */
 export function agentFlagOptions(
   flags: AgentFlags,
   lib: AgentLib,
   resources: { toJSON(): Array<{ name: string; ranges?: Array<[number, number]> }> },
 ) {
+  const { isolation, allowedHostPaths } = isolationOptions(flags, lib);
   return {
     images: imageOptions(flags, lib),
-    ports: portsOptions(flags, lib, resources),
-    ...isolationOptions(flags, lib),
     gc: gcOptions(flags, lib),
     logs: logOptions(flags, lib),
-    fetch: fetchOptions(flags, lib),
     oversubscription: oversubscriptionOptions(flags, lib),
+    tasks: {
+      taskUser: flags.taskUser ?? process.env.ARBITER_TASK_USER,
+      allowRootTasks: flags.allowRootTasks ?? process.env.ARBITER_ALLOW_ROOT_TASKS === 'true',
+      ports: portsOptions(flags, lib, resources),
+      fetch: fetchOptions(flags, lib),
+      ...(isolation ? { isolation } : {}),
+      allowedHostPaths,
+    },
   };
 }
 

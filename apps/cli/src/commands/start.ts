@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import type { Command } from 'commander';
 import { untilSignal } from '../signals';
 import { addSettingFlags, configOrExit, printAdminToken, settingFlags, startOrExplain } from './control-plane';
-import { loadAgentModules } from './agent-flags';
+import { agentFlagOptions, loadAgentModules } from './agent-flags';
 import { assertPortFree, dashboardPort, ensureDashboardBuilt, type RunningDashboard, startDashboard } from './dashboard';
 
 /** The admin token to show: the one just generated (kept for later starts), or the one kept. */
@@ -51,6 +51,16 @@ export function register(program: Command): void {
         port = dashboardPort(opts.dashboardPort);
       } catch (err) {
         console.error((err as Error).message);
+        process.exitCode = 2;
+        return;
+      }
+      // The local agent's settings are the ARBITER_* variables `arbiter agent` reads (GC, logs,
+      // images, ports, isolation, the fetcher, the task user), checked before anything runs.
+      let local: Awaited<ReturnType<typeof localAgentSettings>> | undefined;
+      try {
+        local = opts.agent === false ? undefined : await localAgentSettings(path.join(config.dataDir, 'agent'));
+      } catch (err) {
+        console.error(`The local agent did not start: ${(err as Error).message}`);
         process.exitCode = 2;
         return;
       }
@@ -99,15 +109,12 @@ export function register(program: Command): void {
       }
       let agent: import('@arbiter/agent').Agent | undefined;
       let agentLogger: import('pino').Logger | undefined;
-      if (opts.agent !== false) {
-        const { Agent, detectResources } = await import('@arbiter/agent');
-        const { parseResources } = await import('@arbiter/allocator');
+      if (local) {
+        const { lib, resources, workDir, more } = local;
         const { default: pino } = await import('pino');
-        const workDir = path.join(config.dataDir, 'agent');
-        const resources = parseResources(detectResources(workDir));
         const token = await controlPlane.issueServiceToken('local-agent');
         const logger = (agentLogger = pino({ name: 'arbiter-agent', level: config.logLevel }));
-        agent = new Agent({
+        agent = new lib.Agent({
           ...(agentModules ? { modules: agentModules.modules } : {}),
           master: controlPlane.url,
           token,
@@ -115,6 +122,7 @@ export function register(program: Command): void {
           resources: resources.toJSON(),
           attributes: {},
           workDir,
+          ...more,
           ...(config.tlsCert
             ? { ca: process.env.ARBITER_CA_FILE ? fs.readFileSync(process.env.ARBITER_CA_FILE, 'utf8') : config.tlsCert.pem }
             : {}),
@@ -146,4 +154,12 @@ export function register(program: Command): void {
       await new Promise<void>((resolve) => (agentLogger ? agentLogger.flush(() => resolve()) : resolve()));
       console.log('stopped');
     });
+}
+
+/** The local agent's resources (this machine's) and its options from the environment (agent-flags.ts). */
+async function localAgentSettings(workDir: string) {
+  const lib = await import('@arbiter/agent');
+  const { parseResources } = await import('@arbiter/allocator');
+  const resources = parseResources(lib.detectResources(workDir));
+  return { lib, resources, workDir, more: agentFlagOptions({}, lib, resources) };
 }

@@ -68,10 +68,11 @@ describe('arbiter start', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it("runs a local cluster whose agent runs its modules' hooks around tasks; Ctrl-C stops it", async () => {
+  it("runs a local cluster whose agent runs its modules' hooks around tasks and takes the agent's settings; Ctrl-C stops it", async () => {
     const modules = path.join(dir, 'agent-modules.json');
     fs.writeFileSync(modules, JSON.stringify({ modules: [{ use: './start-env.js', parameters: { value: 'start-test' } }] }));
-    const cluster = start(['--agent-modules', modules], env);
+    // The local agent reads the variables `arbiter agent` does: here, the user its tasks run as.
+    const cluster = start(['--agent-modules', modules], { ...env, ARBITER_TASK_USER: 'daemon' });
     try {
       await until(() => cluster.output().includes('Press Ctrl-C to stop.'), 60_000, 'the cluster is running');
       const url = defined(/control plane: +(\S+)/.exec(cluster.output())?.[1], 'the control plane URL printed');
@@ -86,8 +87,16 @@ describe('arbiter start', () => {
         }).then((r) => r.json() as Promise<{ token?: string }>);
       await post('principals', { name: 'start-fw', kind: 'FRAMEWORK' });
       const token = defined((await post('principals/start-fw/tokens', {})).token, 'a framework token');
-      // The task finishes only where the agent's module put HOOKED_BY in its environment.
-      const batch = await runArbiter(['example', 'batch', '--master', url, '--token', token, 'test "$HOOKED_BY" = start-test']);
+      // The task finishes only where the agent's module put HOOKED_BY in its environment, as daemon.
+      const batch = await runArbiter([
+        'example',
+        'batch',
+        '--master',
+        url,
+        '--token',
+        token,
+        'test "$HOOKED_BY" = start-test && test "$(id -un)" = daemon',
+      ]);
       expect([batch.status, lastLine(batch.stdout)]).toEqual([0, '{"finished":1,"failed":0}']);
     } finally {
       cluster.child.kill('SIGINT');
@@ -106,6 +115,18 @@ describe('arbiter start', () => {
     expect(cluster.output()).toMatch(
       /^The local agent did not start: module '\.\/no-such-module\.js' \(.*missing-modules\.json\) could not be loaded: /m,
     );
+    expect(cluster.output()).not.toContain('Arbiter is running');
+  });
+
+  it("stops the start with the setting named when a local agent's setting is wrong, before anything runs", async () => {
+    const cluster = start([], { ...env, ARBITER_GC_DELAY: 'soon' });
+    try {
+      await until(() => cluster.child.exitCode !== null, 20_000, 'the start stopped');
+    } finally {
+      cluster.child.kill('SIGKILL'); // a start that went on is not left running
+    }
+    expect(await cluster.exit).toBe(2);
+    expect(cluster.output()).toMatch(/^The local agent did not start: --gc-delay: 'soon' is not a duration/m);
     expect(cluster.output()).not.toContain('Arbiter is running');
   });
 });
