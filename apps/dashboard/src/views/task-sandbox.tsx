@@ -166,13 +166,23 @@ function SandboxBrowser({ id, onOpen }: { id: string; onOpen: (path: string) => 
   );
 }
 
+/**
+ * The log the Output panel opens on: stdout, but stderr for an ended task that wrote only there
+ * (a failed command says why on stderr). A running task's stays stdout: its sizes still change.
+ */
+function firstLog(root: Schemas['FilesBrowseDto'] | undefined, ended: boolean): string {
+  if (!root) return 'stdout';
+  const size = (path: string) => root.entries.find((e) => e.path === path)?.size;
+  return ended && size(root.logs.stdout) === 0 && (size(root.logs.stderr) ?? 0) > 0 ? root.logs.stderr : root.logs.stdout;
+}
+
 /** The task's logs (stdout, stderr, or a file opened from the sandbox) and its sandbox. */
 export function TaskSandbox({ task }: { task: Schemas['TaskDto'] }) {
   const root = useQuery(browseQuery(task.id, ''));
   const [open, setOpen] = useState<string | null>(null);
   const logs = root.data?.logs;
-  const shown = open ?? logs?.stdout ?? 'stdout';
   const live = !isTerminalTaskState(task.state);
+  const shown = open ?? firstLog(root.data, !live);
   const choose = (path: string) => (
     <button
       type="button"

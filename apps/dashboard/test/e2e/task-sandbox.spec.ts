@@ -2,7 +2,8 @@
 /**
  * A task's output in the dashboard (issue #31 item 3), in headless Chromium against the
  * production build, a real control plane and a real agent: the task page shows stdout as the
- * task writes it (live follow), switches to stderr, and opens a file from the sandbox browser.
+ * task writes it (live follow), switches to stderr, and opens a file from the sandbox browser; a
+ * failed task that wrote only to stderr opens on stderr.
  */
 import { type Offer, Scheduler } from '@arbiter/scheduler-sdk';
 import { ok } from '../../../control-plane/test/support/client';
@@ -71,6 +72,34 @@ describe("a task's output and sandbox in the dashboard", () => {
     await files.getByRole('button', { name: 'result.txt' }).click();
     await page.getByLabel('Contents of out/result.txt').getByText('result-42').waitFor();
     expect(await screenshot(page, 'task-output')).toBeGreaterThan(10_000);
+
+    // A failed task that wrote only to stderr opens on it: why it failed, without a click.
+    const again = new Promise<Offer>((resolve) => s.once('offers', (offers) => resolve(offers[0])));
+    await s.launch(await again, [
+      {
+        taskId: 'broken-1',
+        name: 'broken-1',
+        command: { shell: 'echo "disk full: /data" >&2; exit 1' },
+        resources: [
+          { name: 'cpus', value: 0.1 },
+          { name: 'mem', value: 32 },
+        ],
+      },
+    ]);
+    let broken = '';
+    await until(
+      async () => {
+        const failed = await ok(c.t.client.GET('/api/v1/tasks', { params: { query: { frameworkId, state: 'FAILED' } } }));
+        broken = failed.items[0]?.id ?? '';
+        return broken !== '';
+      },
+      20_000,
+      'broken-1 FAILED',
+    );
+    await page.goto(c.url(`/tasks/${broken}`));
+    await page.getByLabel('Contents of stderr').getByText('disk full: /data').waitFor();
+    const pressed = page.getByRole('region', { name: 'Output' }).getByRole('button', { name: 'stderr' });
+    expect(await pressed.getAttribute('aria-pressed')).toBe('true');
     expect(c.errors).toEqual([]);
   }, 90_000);
 });
