@@ -22,7 +22,6 @@ export function agentHeartbeatSeconds(agentTimeoutSeconds: number): number {
 }
 
 /** An agent's connection to /agents: what it may call, what it is sent (libs/contracts). */
-
 export type AgentSocket = Socket<AgentCalls, AgentEvents>;
 
 export interface AgentRuntime {
