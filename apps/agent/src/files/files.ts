@@ -36,7 +36,14 @@ export class Files {
   ): Reply<T> {
     const sandbox = this.locate(ref);
     if (!fs.existsSync(sandbox))
-      return { ok: false, error: { code: 'SANDBOX_FILE_NOT_FOUND', message: `task ${ref.taskId} has no sandbox on this agent` } };
+      return {
+        ok: false,
+        error: {
+          code: 'SANDBOX_FILE_NOT_FOUND',
+          // Most often asked of a task ended long ago: say where its sandbox went.
+          message: `task ${ref.taskId} has no sandbox on this agent (an ended task's sandbox is removed after the agent's GC delay)`,
+        },
+      };
     try {
       return { ok: true, ...work(sandbox) };
     } catch (err) {

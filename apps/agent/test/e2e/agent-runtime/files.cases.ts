@@ -46,6 +46,12 @@ describe('sandbox files and log rotation (real processes)', () => {
     const refused = await bed.cp.call('filesRead', { frameworkId: 'fw', taskId: 'chatty', path: 'leak' });
     expect(refused).toMatchObject({ ok: false, error: { code: 'SANDBOX_PATH_INVALID' } });
     const missing = await bed.cp.call('filesRead', { frameworkId: 'fw', taskId: 'other', path: 'stdout' });
-    expect(missing).toMatchObject({ ok: false, error: { code: 'SANDBOX_FILE_NOT_FOUND' } });
+    expect(missing).toMatchObject({
+      ok: false,
+      error: {
+        code: 'SANDBOX_FILE_NOT_FOUND',
+        message: "task other has no sandbox on this agent (an ended task's sandbox is removed after the agent's GC delay)",
+      },
+    });
   }, 60_000);
 });
