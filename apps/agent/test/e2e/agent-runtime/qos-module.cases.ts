@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadModules, readModulesFile } from '@arbiter/modules';
 import { until } from '@arbiter/test-support';
+import { groupPids, sample } from '../../../src/oversubscription/usage';
 import { executorBed } from '../../support/executor-bed';
 
 const GREEDY = `let calls = 0;
@@ -78,7 +79,10 @@ describe('the usage estimator under a synthetic load (real processes)', () => {
     const file = path.join(bed.dir, 'modules.json');
     fs.writeFileSync(file, JSON.stringify({ modules: [{ use: 'arbiter:usage', parameters: { margin: 0 } }] }));
     const modules = await loadModules(readModulesFile(file), { host: 'agent' });
-    const agent = await bed.agentOn({ modules, oversubscription: { intervalMs: 0 } });
+    // The estimator's wall clock is the test's: a round measures the CPU time the busy task
+    // really spent over one second of it, however loaded the machine.
+    let clock = Date.now();
+    const agent = await bed.agentOn({ modules, oversubscription: { intervalMs: 0, now: () => clock } });
     const over = agent.oversubscription;
     if (!over) throw new Error('the estimator should have started oversubscription');
     const launch = (taskId: string, shell: string) =>
@@ -98,17 +102,29 @@ describe('the usage estimator under a synthetic load (real processes)', () => {
     launch('busy', 'while :; do :; done');
     await until(() => bed.cp.states('idle').includes('RUNNING') && bed.cp.states('busy').includes('RUNNING'), 20_000, 'both run');
 
+    // The busy task's CPU time as the test reads it, around the estimator's own two samples.
+    const pid = agent.tasks.processOf('fw', 'busy')?.pid;
+    if (!pid) throw new Error('the busy task should have a process');
+    const cpuOf = () => sample(groupPids(pid), 0).cpuSeconds;
+
     // Not measured twice yet: both count as using all they hold, nothing is revocable (no report).
+    const before = cpuOf();
     await over.tick();
     expect(over.stats).toMatchObject({ estimates: 1, reports: 0 });
-    // What is measured here is real CPU time: a second of it, however loaded the machine.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // The busy task spends half a second of CPU time while the estimator's clock moves one.
+    const from = cpuOf();
+    await until(() => cpuOf() - from >= 0.5, 20_000, 'the busy task spends half a second of CPU');
+    const to = cpuOf();
+    clock += 1_000;
     await over.tick();
+    const after = cpuOf();
     expect(over.stats.reports).toBe(1);
+    // The idle task's core (it sleeps), and what the busy one left of its own: its core less the
+    // CPU time it spent between the estimator's samples, which lies between to - from and
+    // after - before.
     const cpus = over.stats.revocable.cpus;
-    // The idle task's core, and less than the busy one's (it gets at least a fifth of a core).
-    expect(cpus).toBeGreaterThanOrEqual(0.9);
-    expect(cpus).toBeLessThan(1.8);
+    expect(cpus).toBeLessThanOrEqual(1 + 1 - (to - from) + 0.001);
+    expect(cpus).toBeGreaterThanOrEqual(0.9 + Math.max(0, 1 - (after - before)) - 0.001);
     expect(over.stats.revocable.mem).toBeGreaterThan(400);
     const sent = bed.cp.totals.at(-1)?.resources ?? [];
     expect(sent.filter((r) => r.revocable)).toEqual([
