@@ -68,12 +68,12 @@ export class AgentsService {
     return Object.assign(view[0], { executors: executors.items });
   }
 
-  /** Agents with their usage (revocable resources from the live state), whitelist and maintenance state. */
-  async view(agents: AgentEntity[]): Promise<AgentViewDto[]> {
-    const [occupancy, revocable] = await Promise.all([
-      this.occupancy.occupancy(this.db.manager, agents),
-      this.live.revocable(agents.map((a) => a.id)),
-    ]);
+  /**
+   * Agents with their usage (revocable resources from the live state), whitelist and maintenance
+   * state; read in `tx` where the view must agree with what that transaction wrote.
+   */
+  async view(agents: AgentEntity[], tx: Tx = this.db.manager): Promise<AgentViewDto[]> {
+    const [occupancy, revocable] = await Promise.all([this.occupancy.occupancy(tx, agents), this.live.revocable(agents.map((a) => a.id))]);
     return toAgentViews(agents, occupancy, revocable);
   }
 
@@ -143,7 +143,9 @@ export class AgentsService {
   ): Promise<AgentViewDto> {
     const target = await this.require(this.db.manager, id);
     for (const acl of acls) await this.acls.authorize(actor, acl, target.hostname, `${action.replace('agent.', '')} agent ${id}`);
-    const saved = await this.db.transaction(async (tx) => {
+    // The answer is read in the change's transaction: a drain answers the tasks it left to
+    // kill, not what the leader (told once committed) has already killed.
+    const answer = await this.db.transaction(async (tx) => {
       const agent = await this.require(tx, id, true);
       if (agent.status === AgentStatus.GONE) {
         throw new ArbiterException(
@@ -162,10 +164,10 @@ export class AgentsService {
         before: pickState(before),
         after: pickState(toAgentDto(after)),
       });
-      return after;
+      return (await this.view([after], tx))[0];
     });
-    this.events.emit({ type: 'agent.updated', agentId: saved.id });
-    return (await this.view([saved]))[0];
+    this.events.emit({ type: 'agent.updated', agentId: answer.id });
+    return answer;
   }
 }
 

@@ -4,6 +4,17 @@ import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
 /** A transaction (or the pool, outside one): what services hand to repositories. */
 export type Tx = EntityManager;
 
+/**
+ * Runs independent reads: side by side on the pool, one after another in a transaction (whose
+ * one connection takes one query at a time; pg deprecates queueing them on it).
+ */
+export async function reads<T extends readonly unknown[]>(tx: Tx, steps: { [K in keyof T]: () => Promise<T[K]> }): Promise<T> {
+  if (!tx.queryRunner) return (await Promise.all(steps.map((step) => step()))) as unknown as T;
+  const out: unknown[] = [];
+  for (const step of steps) out.push(await step());
+  return out as unknown as T;
+}
+
 /** The Postgres error code of a failed query, if it is one. */
 export function databaseErrorCode(err: unknown): string | undefined {
   return err instanceof QueryFailedError ? (err.driverError as { code?: string }).code : undefined;

@@ -7,6 +7,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { ResourceEntry } from '@arbiter/allocator';
+import { reads } from '../database/database.service';
 import { OUTSTANDING_OFFERS_SQL } from './allocation-usage.repository';
 import { TERMINAL_TASK_STATES_SQL } from './task-state';
 
@@ -45,18 +46,19 @@ export class AgentOccupancyRepository {
     const hostnames = [...new Set(agents.map((a) => a.hostname))];
     const onAgents = (from: string): Promise<OnAgent[]> =>
       tx.query(`SELECT agent_id AS "agentId", resources FROM (${from}) src WHERE agent_id = ANY($1)`, [ids]);
-    const [tasks, executors, offers, reservations, whitelist, machines] = await Promise.all([
-      onAgents(`SELECT agent_id, resources FROM tasks WHERE state NOT IN ${TERMINAL_TASK_STATES_SQL}`),
-      onAgents(`SELECT agent_id, resources FROM executors WHERE state = 'RUNNING'`),
-      onAgents(OUTSTANDING_OFFERS_SQL),
-      onAgents('SELECT agent_id, resources FROM reservations'),
-      tx.query<Array<{ hostnames: string[] | null }>>('SELECT hostnames FROM whitelist WHERE id = 1'),
-      tx.query<MachineInMaintenance[]>(
-        `SELECT m.hostname, m.mode, w.start_at AS "startAt", w.duration_seconds AS "durationSeconds"
+    const [tasks, executors, offers, reservations, whitelist, machines] = await reads(tx, [
+      () => onAgents(`SELECT agent_id, resources FROM tasks WHERE state NOT IN ${TERMINAL_TASK_STATES_SQL}`),
+      () => onAgents(`SELECT agent_id, resources FROM executors WHERE state = 'RUNNING'`),
+      () => onAgents(OUTSTANDING_OFFERS_SQL),
+      () => onAgents('SELECT agent_id, resources FROM reservations'),
+      () => tx.query<Array<{ hostnames: string[] | null }>>('SELECT hostnames FROM whitelist WHERE id = 1'),
+      () =>
+        tx.query<MachineInMaintenance[]>(
+          `SELECT m.hostname, m.mode, w.start_at AS "startAt", w.duration_seconds AS "durationSeconds"
            FROM maintenance_machines m JOIN maintenance_windows w ON w.id = m.window_id
           WHERE m.hostname = ANY($1) AND m.mode <> 'UP'`,
-        [hostnames],
-      ),
+          [hostnames],
+        ),
     ]);
     return { tasks, executors, offers, reservations, whitelist: whitelist[0]?.hostnames ?? null, machines };
   }

@@ -50,6 +50,8 @@ it('kills the tasks with the grace period, then the agent is DRAINED and offers 
   const { agentId, f, kills } = await busyAgent('drained-host', 'drainee');
   const res = await t.request('POST', `/api/v1/agents/${agentId}/drain`, { maxGracePeriodSeconds: 7 });
   expect(res.status).toBe(200);
+  // The answer is the drain as committed: both tasks left to kill, however fast they are killed.
+  expect(res.body).toMatchObject({ activated: false, drainState: 'DRAINING', usage: { activeTasks: 2 } });
   await until(() => f.states('drainee-1').includes('KILLED') && f.states('drainee-2').includes('KILLED'), 10_000, 'the tasks KILLED');
   expect(kills.map((k) => [k.taskId, k.gracePeriodSeconds]).sort()).toEqual([
     ['drainee-1', 7],
