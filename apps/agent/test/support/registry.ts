@@ -7,6 +7,7 @@
  * images into it or save them as archives. Built layouts are cached per marker for the run.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
@@ -93,14 +94,6 @@ export function buildTestImage(marker = 'arbitertest', extraBytes = 0): Promise<
     built.set(key, layout);
   }
   return layout;
-}
-
-function randomBytes(n: number): Buffer {
-  const fd = fs.openSync('/dev/urandom', 'r');
-  const buf = Buffer.alloc(n);
-  fs.readSync(fd, buf, 0, n, null);
-  fs.closeSync(fd);
-  return buf;
 }
 
 function freePort(): Promise<number> {
