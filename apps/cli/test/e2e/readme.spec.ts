@@ -43,6 +43,8 @@ describe('the README, typed as a user types it', () => {
   it('npx arbiter db check: the entities and the committed migrations agree', async () => {
     const r = await npxArbiter('`npx arbiter db check`', ['db', 'check'], { DATABASE_URL: testPostgres().serverUrl });
     expect([r.status, r.stdout.trim()]).toEqual([0, 'entities and migrations agree']);
+    // Nothing on stderr: no driver's deprecation warning either.
+    expect(r.stderr).toBe('');
   });
 
   it('npx arbiter openapi --check: the document and libs/contracts/src/api.ts, its TypeScript types, are up to date', async () => {

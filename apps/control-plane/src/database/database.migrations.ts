@@ -20,9 +20,19 @@ export async function runMigrations(dataSource: DataSource): Promise<string[]> {
   return applied.map((m) => m.name);
 }
 
-/** SQL that would make the database match the entities (up) and undo that (down, in order). */
+/**
+ * SQL that would make the database match the entities (up) and undo that (down, in order).
+ * TypeORM's schema builder reads the tables with queries queued on one connection, which pg
+ * deprecates: its warning, which an operator can do nothing about, is not printed (`arbiter db
+ * check` and `db generate` printed it on every run).
+ */
 export async function pendingSchemaChanges(dataSource: DataSource): Promise<SchemaDiff> {
-  const sql = await dataSource.driver.createSchemaBuilder().log();
+  const quiet = process.noDeprecation;
+  process.noDeprecation = true;
+  const sql = await dataSource.driver
+    .createSchemaBuilder()
+    .log()
+    .finally(() => (process.noDeprecation = quiet));
   return {
     up: sql.upQueries.map((q) => q.query),
     down: sql.downQueries.map((q) => q.query).reverse(),
