@@ -24,35 +24,46 @@ describe("a task's output and sandbox in the dashboard", () => {
     await c.close();
   }, 60_000);
 
-  it('follows stdout while the task writes, shows stderr, and opens a sandbox file', async () => {
-    const s = (scheduler = new Scheduler({ master: c.t.cp.url, token: ADMIN_TOKEN, framework: { name: 'chatty', roles: ['ops'] } }));
-    const offered = new Promise<Offer>((resolve) => s.once('offers', (offers) => resolve(offers[0])));
-    await s.start();
-    await s.launch(await offered, [
+  const nextOffer = (s: Scheduler) => new Promise<Offer>((resolve) => s.once('offers', (offers) => resolve(offers[0])));
+  /** One task of this shell command on the offer. */
+  const launchOne = (s: Scheduler, offer: Offer, taskId: string, task: { shell: string; cpus: number; mem: number }) =>
+    s.launch(offer, [
       {
-        taskId: 'chatty-1',
-        name: 'chatty-1',
-        command: {
-          shell:
-            'mkdir -p out; echo result-42 > out/result.txt; echo warning-7 >&2; for i in $(seq 1 300); do echo tick-$i; sleep 0.1; done',
-        },
+        taskId,
+        name: taskId,
+        command: { shell: task.shell },
         resources: [
-          { name: 'cpus', value: 0.5 },
-          { name: 'mem', value: 64 },
+          { name: 'cpus', value: task.cpus },
+          { name: 'mem', value: task.mem },
         ],
       },
     ]);
-    const frameworkId = s.frameworkId ?? '';
+  /** The API id of the framework's first task in `state`, once it has one. */
+  const firstTaskIn = async (frameworkId: string, state: 'RUNNING' | 'FAILED', what: string) => {
     let id = '';
     await until(
       async () => {
-        const page = await ok(c.t.client.GET('/api/v1/tasks', { params: { query: { frameworkId, state: 'RUNNING' } } }));
-        id = page.items[0]?.id ?? '';
+        const tasks = await ok(c.t.client.GET('/api/v1/tasks', { params: { query: { frameworkId, state } } }));
+        id = tasks.items[0]?.id ?? '';
         return id !== '';
       },
       20_000,
-      'chatty-1 RUNNING',
+      what,
     );
+    return id;
+  };
+
+  it('follows stdout while the task writes, shows stderr, and opens a sandbox file', async () => {
+    const s = (scheduler = new Scheduler({ master: c.t.cp.url, token: ADMIN_TOKEN, framework: { name: 'chatty', roles: ['ops'] } }));
+    const offered = nextOffer(s);
+    await s.start();
+    await launchOne(s, await offered, 'chatty-1', {
+      shell: 'mkdir -p out; echo result-42 > out/result.txt; echo warning-7 >&2; for i in $(seq 1 300); do echo tick-$i; sleep 0.1; done',
+      cpus: 0.5,
+      mem: 64,
+    });
+    const frameworkId = s.frameworkId ?? '';
+    const id = await firstTaskIn(frameworkId, 'RUNNING', 'chatty-1 RUNNING');
     const { page } = c;
     await c.signIn();
     await page.goto(c.url(`/tasks/${id}`));
@@ -74,28 +85,8 @@ describe("a task's output and sandbox in the dashboard", () => {
     expect(await screenshot(page, 'task-output')).toBeGreaterThan(10_000);
 
     // A failed task that wrote only to stderr opens on it: why it failed, without a click.
-    const again = new Promise<Offer>((resolve) => s.once('offers', (offers) => resolve(offers[0])));
-    await s.launch(await again, [
-      {
-        taskId: 'broken-1',
-        name: 'broken-1',
-        command: { shell: 'echo "disk full: /data" >&2; exit 1' },
-        resources: [
-          { name: 'cpus', value: 0.1 },
-          { name: 'mem', value: 32 },
-        ],
-      },
-    ]);
-    let broken = '';
-    await until(
-      async () => {
-        const failed = await ok(c.t.client.GET('/api/v1/tasks', { params: { query: { frameworkId, state: 'FAILED' } } }));
-        broken = failed.items[0]?.id ?? '';
-        return broken !== '';
-      },
-      20_000,
-      'broken-1 FAILED',
-    );
+    await launchOne(s, await nextOffer(s), 'broken-1', { shell: 'echo "disk full: /data" >&2; exit 1', cpus: 0.1, mem: 32 });
+    const broken = await firstTaskIn(frameworkId, 'FAILED', 'broken-1 FAILED');
     await page.goto(c.url(`/tasks/${broken}`));
     await page.getByLabel('Contents of stderr').getByText('disk full: /data').waitFor();
     const pressed = page.getByRole('region', { name: 'Output' }).getByRole('button', { name: 'stderr' });
