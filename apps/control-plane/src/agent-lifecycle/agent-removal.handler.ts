@@ -50,6 +50,10 @@ export class AgentRemoval {
     partitionAwareState: TaskState = taskState,
   ): Promise<void> {
     const runtime = this.state.agents.get(agentId);
+    // The agent's new status is stored before anyone hears of its tasks' end (as Mesos's master
+    // marks an agent unreachable in its registry first): whoever reads the agent after a task's
+    // LOST or UNREACHABLE update sees why.
+    if (status) await this.agents.setStatus(agentId, status);
     await this.offers.onAgent(agentId, reason);
     this.inverseOffers.rescindOnAgent(agentId, reason);
     // Tasks already out of contact stay so (their agent may come back) unless the agent is gone.
@@ -58,7 +62,6 @@ export class AgentRemoval {
     );
     await this.updates.masterUpdateByFramework(live, taskState, partitionAwareState, 'REASON_AGENT_REMOVED', `agent removed: ${reason}`);
     this.executors.agentRemoved(agentId, reason);
-    if (status) await this.agents.setStatus(agentId, status);
     if (runtime?.inAllocator) this.state.allocator.removeAgent(agentId);
     this.registry.remove(agentId);
     this.stream.emit('agent.removed', { agentId, reason, ...(runtime ? { hostname: runtime.hostname } : {}) });
