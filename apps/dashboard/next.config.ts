@@ -32,6 +32,9 @@ const config: NextConfig = {
   transpilePackages: ['@arbiter/contracts'],
   poweredByHeader: false,
   reactStrictMode: true,
+  // The workspace's type check (`npm run typecheck`, and `npm test`) checks the dashboard with this
+  // same tsconfig.json; the build does not check it a second time (8 s of a 17 s build).
+  typescript: { ignoreBuildErrors: true },
   // The workspace root holds the lock file and the hoisted node_modules.
   turbopack: { root: path.resolve(__dirname, '../..') },
   outputFileTracingRoot: path.resolve(__dirname, '../..'),
