@@ -4,6 +4,7 @@
  */
 import { Resources } from '@arbiter/allocator';
 import { type Offer, Scheduler, type StatusUpdate } from '@arbiter/scheduler-sdk';
+import { START_TIMEOUT_MS } from './connect';
 
 export interface BatchOutcome {
   taskId: string;
@@ -55,7 +56,7 @@ export async function runBatch(options: {
     log(`${u.taskId} ${u.state}${u.message ? ` (${u.message})` : ''}: ${command}`);
     if (outcomes.size === options.commands.length) finish();
   });
-  await s.start();
+  await s.start({ timeoutMs: START_TIMEOUT_MS });
   if (!options.commands.length) finish();
   try {
     await done;

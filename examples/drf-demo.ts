@@ -11,6 +11,7 @@
  */
 import { Resources } from '@arbiter/allocator';
 import { type Offer, Scheduler } from '@arbiter/scheduler-sdk';
+import { START_TIMEOUT_MS } from './connect';
 
 export interface DrfDemoResult {
   tasks: { A: number; B: number };
@@ -84,7 +85,7 @@ export async function runDrfDemo(options: {
           }
         }
       });
-      ids[name] = (await s.start()).frameworkId;
+      ids[name] = (await s.start({ timeoutMs: START_TIMEOUT_MS })).frameworkId;
       log(`framework ${name} subscribed as ${ids[name]} (tasks of ${describe(need)})`);
     }
     for (const s of schedulers) await s.revive();

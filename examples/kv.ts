@@ -9,6 +9,7 @@
 import { Resources } from '@arbiter/allocator';
 import type { ResourceEntry } from '@arbiter/contracts';
 import { type Offer, Scheduler, type StatusUpdate } from '@arbiter/scheduler-sdk';
+import { START_TIMEOUT_MS } from './connect';
 
 /** The server: GET and PUT /<key>, each key a file under data/ (written whole, then renamed). */
 const KV_SERVER = `const http = require('http'), fs = require('fs'), path = require('path');
@@ -153,7 +154,7 @@ export async function runKvDemo(options: KvDemoOptions): Promise<KvDemoResult> {
     log(`${taskId} ${stateOf(taskId)}`);
   };
 
-  await s.start();
+  await s.start({ timeoutMs: START_TIMEOUT_MS });
   try {
     // The volume from an earlier run, else reserved disk, else disk to reserve.
     const first = await offerWith(

@@ -11,6 +11,7 @@
  */
 import { Resources } from '@arbiter/allocator';
 import { type ExecutorSpec, type Offer, Scheduler, type StatusUpdate, type TaskSpec } from '@arbiter/scheduler-sdk';
+import { START_TIMEOUT_MS } from './connect';
 
 export interface TaskGroupResult {
   /** The shared-sandbox group: its three tasks' ends. */
@@ -112,7 +113,7 @@ export async function runTaskGroup(options: {
     if (current === groups.length - 1) finish();
     else s.revive().catch(() => undefined);
   });
-  await s.start();
+  await s.start({ timeoutMs: START_TIMEOUT_MS });
   try {
     await done;
   } finally {

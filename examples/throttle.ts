@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Resources } from '@arbiter/allocator';
 import { type Offer, Scheduler, type StatusUpdate } from '@arbiter/scheduler-sdk';
+import { START_TIMEOUT_MS } from './connect';
 
 export interface ThrottleResult {
   tasks: number;
@@ -108,7 +109,7 @@ export async function runThrottle(options: {
     ended.set(u.taskId, u.state);
     if (ended.size === count) finish();
   });
-  await s.start();
+  await s.start({ timeoutMs: START_TIMEOUT_MS });
   if (!count) finish();
   try {
     await done;

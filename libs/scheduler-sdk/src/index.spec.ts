@@ -202,4 +202,25 @@ describe('Scheduler', () => {
     expect(failure).toMatchObject({ code: 'AUTH_TOKEN_INVALID' });
     expect(s.connected).toBe(false);
   });
+
+  it('gives up starting after timeoutMs when no control plane answers, naming it and the last error, and retries no more', async () => {
+    // A port nothing listens on.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const nowhere = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const s = scheduler({ master: nowhere });
+    const failure: unknown = await s.start({ timeoutMs: 300 }).catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(SchedulerError);
+    expect(failure).toMatchObject({ code: 'UNREACHABLE' });
+    expect((failure as Error).message).toMatch(new RegExp(`^no control plane answered within 0.3 s: ${nowhere} \\(.*ECONNREFUSED`));
+    expect(s.connected).toBe(false);
+    expect((s as unknown as { socket: { active: boolean } }).socket.active).toBe(false);
+  });
+
+  it('starts within timeoutMs as without it when the control plane answers', async () => {
+    const s = scheduler();
+    expect(await s.start({ timeoutMs: 5_000 })).toEqual({ frameworkId: 'fw-1', heartbeatIntervalSeconds: 15 });
+    expect(s.connected).toBe(true);
+  });
 });

@@ -41,6 +41,7 @@ import {
   type TaskSpec,
 } from '@arbiter/contracts';
 import { io, type Socket } from 'socket.io-client';
+import { firstSubscription } from './first-subscription';
 
 export * from './executor';
 export * from './executor-types';
@@ -171,25 +172,25 @@ export class Scheduler extends EventEmitter<SchedulerEvents> {
     });
   }
 
-  /** Connects and subscribes; resolves with the framework id. */
-  start(): Promise<SubscribeReply> {
-    return new Promise((resolve, reject) => {
-      const onSubscribed = (reply: SubscribeReply) => {
-        this.off('error', onError);
-        this.off('completed', onError);
-        resolve(reply);
-      };
-      const onError = (err: Error) => {
-        this.off('subscribed', onSubscribed);
-        this.off('error', onError);
-        this.off('completed', onError);
-        reject(err);
-      };
-      this.once('subscribed', onSubscribed);
-      this.once('error', onError);
-      this.once('completed', onError);
-      this.socket.connect();
+  /**
+   * Connects and subscribes; resolves with the framework id. Until then the scheduler retries
+   * (every control plane of its list, for as long as it takes), as a long-lived framework should;
+   * with `timeoutMs`, it gives up after that long instead (a command-line tool, say), closed, with
+   * a SchedulerError UNREACHABLE naming the control planes and the last error.
+   */
+  start(options: { timeoutMs?: number } = {}): Promise<SubscribeReply> {
+    const { timeoutMs } = options;
+    const subscribed = firstSubscription(this, this.socket, timeoutMs, (lastError) => {
+      this.close();
+      const where = this.masters.urls.join(', ');
+      const seconds = (timeoutMs ?? 0) / 1000;
+      return new SchedulerError(
+        'UNREACHABLE',
+        `no control plane answered within ${seconds} s: ${where}${lastError ? ` (${lastError})` : ''}`,
+      );
     });
+    this.socket.connect();
+    return subscribed;
   }
 
   get connected(): boolean {

@@ -28,4 +28,9 @@ describe("the CLI's errors: one sentence and an exit code", () => {
     expect(describeError(new UnreachableError('unreachable: x')).exitCode).toBe(5);
     expect(describeError(new Error('anything else')).exitCode).toBe(1);
   });
+
+  it("counts a framework's start that no control plane answered (the SDK's UNREACHABLE) as unreachable", () => {
+    const sdk = Object.assign(new Error('no control plane answered within 30 s: http://127.0.0.1:1'), { code: 'UNREACHABLE' });
+    expect(describeError(sdk)).toEqual({ line: 'arbiter: no control plane answered within 30 s: http://127.0.0.1:1', exitCode: 5 });
+  });
 });
