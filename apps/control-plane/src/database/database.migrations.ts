@@ -22,21 +22,40 @@ export async function runMigrations(dataSource: DataSource): Promise<string[]> {
 
 /**
  * SQL that would make the database match the entities (up) and undo that (down, in order).
- * TypeORM's schema builder reads the tables with queries queued on one connection, which pg
- * deprecates: its warning, which an operator can do nothing about, is not printed (`arbiter db
- * check` and `db generate` printed it on every run).
+ * TypeORM's schema builder reads the tables with queries sent side by side on its one
+ * connection, which pg deprecates (a warning on every `arbiter db check`) and pg 9 will refuse:
+ * its connection's queries go one after another here (see oneAtATime).
  */
 export async function pendingSchemaChanges(dataSource: DataSource): Promise<SchemaDiff> {
-  const quiet = process.noDeprecation;
-  process.noDeprecation = true;
-  const sql = await dataSource.driver
-    .createSchemaBuilder()
-    .log()
-    .finally(() => (process.noDeprecation = quiet));
+  const sql = await oneAtATime(dataSource, () => dataSource.driver.createSchemaBuilder().log());
   return {
     up: sql.upQueries.map((q) => q.query),
     down: sql.downQueries.map((q) => q.query).reverse(),
   };
+}
+
+/**
+ * Runs `body` with each query runner the data source makes meanwhile sending its queries one
+ * after another: a query starts once the one before it has ended, as pg wants of one connection.
+ */
+async function oneAtATime<T>(dataSource: DataSource, body: () => Promise<T>): Promise<T> {
+  const create = dataSource.createQueryRunner.bind(dataSource);
+  dataSource.createQueryRunner = (...args: Parameters<DataSource['createQueryRunner']>) => {
+    const runner = create(...args);
+    const query = runner.query.bind(runner);
+    let previous: Promise<unknown> = Promise.resolve();
+    runner.query = ((...q: Parameters<typeof query>) => {
+      const next = previous.then(() => query(...q));
+      previous = next.catch(() => undefined);
+      return next;
+    }) as typeof runner.query;
+    return runner;
+  };
+  try {
+    return await body();
+  } finally {
+    dataSource.createQueryRunner = create;
+  }
 }
 
 function literal(query: string): string {

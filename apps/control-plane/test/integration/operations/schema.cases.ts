@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { Client } from 'pg';
 import { getMetadataArgsStorage } from 'typeorm';
 import { createDataSource, ENTITIES } from '../../../src/app.module';
 import { pendingSchemaChanges } from '../../../src/database/database.migrations';
@@ -24,15 +25,31 @@ describe('schema', () => {
     expect(ENTITIES.length).toBeGreaterThanOrEqual(20);
   });
 
-  it('the committed migrations produce exactly the entities (`arbiter db check`)', async () => {
+  it('the committed migrations produce exactly the entities (`arbiter db check`), asking one query at a time of a connection', async () => {
     const db = await freshDatabase();
     const ds = createDataSource(db.url, { poolSize: 1 });
     await ds.initialize();
+    // How many queries each pg connection has in flight at most (pg deprecates more than one, and pg 9 refuses it).
+    const inFlight = new Map<Client, number>();
+    let most = 0;
+    const original = Reflect.get(Client.prototype, 'query') as (...args: unknown[]) => unknown;
+    const query = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
+      const now = (inFlight.get(this) ?? 0) + 1;
+      inFlight.set(this, now);
+      most = Math.max(most, now);
+      const done = () => inFlight.set(this, (inFlight.get(this) ?? 1) - 1);
+      const result: unknown = Reflect.apply(original, this, args);
+      if (result instanceof Promise) void result.then(done, done);
+      else done();
+      return result as never;
+    });
     try {
       const diff = await pendingSchemaChanges(ds);
       // When this fails, run `npx arbiter db generate <Name>` and commit the migration.
       expect(diff.up).toEqual([]);
+      expect(most).toBe(1);
     } finally {
+      query.mockRestore();
       await ds.destroy();
       await db.drop();
     }
