@@ -11,13 +11,12 @@ export interface Run {
   stderr: string;
 }
 
-export function runArbiter(args: string[], env: Record<string, string> = {}): Promise<Run> {
+/** `env` is added to this process's environment; a variable set to undefined is left out. */
+export function runArbiter(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+  const merged = Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined));
   return new Promise((resolve) => {
-    execFile(
-      'npx',
-      ['arbiter', ...args],
-      { cwd: root, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 120_000 },
-      (err, stdout, stderr) => resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+    execFile('npx', ['arbiter', ...args], { cwd: root, encoding: 'utf8', env: merged, timeout: 120_000 }, (err, stdout, stderr) =>
+      resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
     );
   });
 }
