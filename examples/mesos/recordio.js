@@ -19,12 +19,17 @@ async function* events(response) {
   }
 }
 
-/** POSTs a JSON call; rejects with the response's text unless it is 2xx. */
+/**
+ * POSTs a JSON call; rejects with the response's text unless it is 2xx, and with the URL and the
+ * cause when nothing answers (fetch says only "fetch failed").
+ */
 async function post(url, headers, body) {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...headers },
     body: JSON.stringify(body),
+  }).catch((err) => {
+    throw new Error(`${body.type}: no answer from ${url}${err.cause ? ` (${err.cause.message})` : `: ${err.message}`}`);
   });
   if (!response.ok) throw new Error(`${body.type}: ${response.status} ${await response.text()}`);
   return response;

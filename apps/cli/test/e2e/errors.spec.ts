@@ -4,21 +4,23 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { stringMatching } from '../../../control-plane/test/support/matchers';
 import { root } from './npx-arbiter';
 
 const BIN = path.join(root, 'apps/cli/bin/arbiter.js');
 
 /** `arbiter ARGS` without DATABASE_URL (the embedded server's commands), with `env` added. */
-function arbiter(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stderr: string }> {
+function arbiter(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'DATABASE_URL' && k !== 'ARBITER_DEBUG'));
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [BIN, ...args],
       { cwd: root, encoding: 'utf8', env: { ...base, ...env }, timeout: 60_000 },
-      (err, _out, stderr) => resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stderr }),
+      (err, stdout, stderr) => resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -60,5 +62,18 @@ describe('arbiter: a command that fails says why in one line', () => {
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/is in use by a server already running/);
     expect(run.stderr).toMatch(/\n\s+at .*database\.embedded\.ts/);
+  });
+
+  it('`example mesos-throttle` with a master that does not answer names its URL and the cause', async () => {
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const nowhere = `http://127.0.0.1:${(closed.address() as net.AddressInfo).port}`;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const run = await arbiter(['example', 'mesos-throttle', '--master', nowhere, '--token', 'arb_unused']);
+    expect(run.status).toBe(1);
+    expect(JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}') as unknown).toEqual({
+      event: 'error',
+      message: stringMatching(new RegExp(`^SUBSCRIBE: no answer from ${nowhere}/api/v1/scheduler \\(.*ECONNREFUSED`)),
+    });
   });
 });
