@@ -3,7 +3,8 @@
  * `commands/`, loaded only when its command runs (COMMANDS), and loads its heavy dependencies
  * (NestJS, the agent, Chromium) with `import()` only when it runs, so `arbiter simulate` never
  * loads NestJS.
- * A command reports failure by setting `process.exitCode`.
+ * A command reports failure by setting `process.exitCode`, or by throwing an Error whose message
+ * says what went wrong (main prints it as one line).
  */
 import { Command, CommanderError } from 'commander';
 import { describe } from './ops/errors';
