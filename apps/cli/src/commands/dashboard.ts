@@ -86,6 +86,33 @@ export interface RunningDashboard {
 }
 
 /**
+ * Stops the dashboard server `pidFile` names when an `arbiter start` that ended without stopping
+ * it (killed, say) left it running: its parent is init and it works in this dashboard's folder.
+ * Anything else it names is left alone (the port check then says the port is taken).
+ */
+export async function stopLeftDashboard(pidFile: string): Promise<void> {
+  let pid: number;
+  let stat: string;
+  let cwd: string;
+  try {
+    pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Next.js renames its process (`next-server (v16...)`): the dashboard's is the one working in its folder.
+    cwd = fs.readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    return;
+  }
+  // "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses.
+  const [state, parent] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  if (parent !== '1' || state === 'Z' || cwd !== fs.realpathSync(DASHBOARD_DIR)) return;
+  console.log(`stopping the dashboard server (pid ${pid}) an arbiter start that ended without stopping it left running`);
+  process.kill(pid, 'SIGTERM');
+  for (let waited = 0; waited < 5_000 && fs.existsSync(`/proc/${pid}`); waited += 100) await new Promise((r) => setTimeout(r, 100));
+  if (fs.existsSync(`/proc/${pid}`)) process.kill(pid, 'SIGKILL');
+  fs.rmSync(pidFile, { force: true });
+}
+
+/**
  * Starts `next start` for the built dashboard; resolves once it serves. `caFile` (or
  * ARBITER_CA_FILE): certificates its server trusts for an https:// control plane.
  */
@@ -94,6 +121,8 @@ export async function startDashboard(options: {
   port: number;
   hostname?: string;
   caFile?: string;
+  /** Where its server's process id is kept while it runs (see stopLeftDashboard). */
+  pidFile?: string;
 }): Promise<RunningDashboard> {
   await assertPortFree(options.port);
   const caFile = options.caFile ?? (process.env.ARBITER_CA_FILE || undefined);
@@ -127,10 +156,15 @@ export async function startDashboard(options: {
   child.stderr.removeAllListeners('data');
   child.stderr.pipe(process.stderr);
   child.stdout.resume();
+  if (options.pidFile && child.pid) {
+    fs.mkdirSync(path.dirname(options.pidFile), { recursive: true });
+    fs.writeFileSync(options.pidFile, `${child.pid}\n`);
+  }
   return {
     url,
     child,
     stop: async () => {
+      if (options.pidFile) fs.rmSync(options.pidFile, { force: true });
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');

@@ -16,7 +16,7 @@ import type { Command } from 'commander';
 import { untilSignal } from '../signals';
 import { addSettingFlags, configOrExit, printAdminToken, settingFlags, startOrExplain } from './control-plane';
 import { agentFlagOptions, loadAgentModules } from './agent-flags';
-import { assertPortFree, dashboardPort, ensureDashboardBuilt, type RunningDashboard, startDashboard } from './dashboard';
+import { assertPortFree, dashboardPort, ensureDashboardBuilt, type RunningDashboard, startDashboard, stopLeftDashboard } from './dashboard';
 
 /** The admin token to show: the one just generated (kept for later starts), or the one kept. */
 function localAdminToken(file: string, admin: { source: string; token?: string }): { source: string; token?: string } {
@@ -74,10 +74,13 @@ export function register(program: Command): void {
         process.exitCode = 1;
         return;
       }
-      // Build and check the port before anything runs: a failure leaves nothing behind.
+      // Build and check the port before anything runs: a failure leaves nothing behind. A dashboard
+      // server a killed `arbiter start` left running on this data directory is stopped first.
+      const dashboardPidFile = path.join(config.dataDir, 'dashboard.pid');
       if (opts.dashboard !== false) {
         try {
           ensureDashboardBuilt();
+          await stopLeftDashboard(dashboardPidFile);
           await assertPortFree(port);
         } catch (err) {
           console.error((err as Error).message);
@@ -98,7 +101,12 @@ export function register(program: Command): void {
       if (opts.dashboard !== false) {
         try {
           // Under TLS, the dashboard trusts ARBITER_CA_FILE, else the certificate itself (self-signed).
-          dashboard = await startDashboard({ apiUrl: controlPlane.url, port, caFile: process.env.ARBITER_CA_FILE || config.tlsCert?.file });
+          dashboard = await startDashboard({
+            apiUrl: controlPlane.url,
+            port,
+            caFile: process.env.ARBITER_CA_FILE || config.tlsCert?.file,
+            pidFile: dashboardPidFile,
+          });
         } catch (err) {
           console.error((err as Error).message);
           await controlPlane.close();

@@ -4,13 +4,14 @@
  * a module that cannot be loaded stops the start before anything runs. The dashboard is left
  * out (`--no-dashboard`): the browser tests cover it.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { defined, until } from '@arbiter/test-support';
 import { ADMIN_TOKEN } from '../../../control-plane/test/support/admin-token';
 import { freshDatabase } from '../../../control-plane/test/support/postgres';
+import { DASHBOARD_DIR, stopLeftDashboard } from '../../src/commands/dashboard';
 import { lastLine, root, runArbiter, untilAgents } from './npx-arbiter';
 
 const MODULE = `
@@ -29,10 +30,11 @@ interface Started {
   exit: Promise<number | null>;
 }
 
-function start(args: string[], env: Record<string, string>): Started {
+/** `arbiter start ARGS` with `env` added to this process's environment (a variable set to undefined left out). */
+function start(args: string[], env: Record<string, string | undefined>): Started {
   const child = spawn(process.execPath, [path.join(root, 'apps/cli/bin/arbiter.js'), 'start', '--no-dashboard', ...args], {
     cwd: root,
-    env: { ...process.env, ...env },
+    env: Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined)),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -41,6 +43,9 @@ function start(args: string[], env: Record<string, string>): Started {
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, output: () => output, exit };
 }
+
+/** Whether process `pid` runs (a zombie does not). */
+const alive = (pid: number) => fs.existsSync(`/proc/${pid}`) && !/^\S+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
 
 describe('arbiter start', () => {
   let db: Awaited<ReturnType<typeof freshDatabase>>;
@@ -128,5 +133,50 @@ describe('arbiter start', () => {
     expect(await cluster.exit).toBe(2);
     expect(cluster.output()).toMatch(/^The local agent did not start: --gc-delay: 'soon' is not a duration/m);
     expect(cluster.output()).not.toContain('Arbiter is running');
+  });
+
+  it('starts again after a start killed with SIGKILL, stopping the PostgreSQL server the killed one left on its data directory', async () => {
+    // The embedded server, as `npm start` runs it: no DATABASE_URL.
+    const embedded = { ...env, DATABASE_URL: undefined, ARBITER_DATA_DIR: path.join(dir, 'killed') };
+    const serverPid = () => Number(fs.readFileSync(path.join(dir, 'killed', 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const first = start(['--no-agent'], embedded);
+    await until(() => first.output().includes('Press Ctrl-C to stop.'), 60_000, 'the first start is running');
+    const left = serverPid();
+    first.child.kill('SIGKILL');
+    await first.exit;
+    // Its server goes on without it (adopted by init), holding the data directory.
+    expect(alive(left)).toBe(true);
+    const second = start(['--no-agent'], { ...embedded, LOG_LEVEL: 'debug' });
+    try {
+      await until(() => second.output().includes('Press Ctrl-C to stop.'), 60_000, 'the second start is running');
+      expect(second.output()).toContain(
+        `stopping the PostgreSQL server (pid ${left}) an Arbiter that ended without stopping it left running`,
+      );
+      expect(alive(left)).toBe(false);
+      expect(serverPid()).not.toBe(left);
+    } finally {
+      second.child.kill('SIGINT');
+    }
+    expect(await second.exit).toBe(0);
+  });
+
+  it('stops a dashboard server a killed start left running (adopted by init, working in the dashboard folder), and nothing else', async () => {
+    // A process whose parent has gone, as a killed start's `next start` is.
+    const orphan = (cwd: string) =>
+      Number(execFileSync('sh', ['-c', 'sleep 60 >/dev/null 2>&1 & echo $!'], { cwd, encoding: 'utf8' }).trim());
+    const left = orphan(DASHBOARD_DIR);
+    const other = orphan(dir);
+    const pidFile = path.join(dir, 'dashboard.pid');
+    try {
+      fs.writeFileSync(pidFile, `${other}\n`);
+      await stopLeftDashboard(pidFile);
+      expect(alive(other)).toBe(true);
+      fs.writeFileSync(pidFile, `${left}\n`);
+      await stopLeftDashboard(pidFile);
+      await until(() => !alive(left), 10_000, 'the left dashboard server stopped');
+      expect(fs.existsSync(pidFile)).toBe(false);
+    } finally {
+      for (const pid of [left, other]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    }
   });
 });

