@@ -103,7 +103,11 @@ export async function startControlPlane(config: AppConfig, options: { clock?: Cl
   const modules = await loadModules(config.modules, { host: 'control-plane', log: (message, fields) => log.warn(fields, message) });
   if (modules.modules.length)
     log.info({ modules: modules.modules.map((m) => ({ name: m.name, use: m.use, points: m.points })) }, 'modules');
-  const database = await openDatabase({ ...config, onLog: (line) => log.debug({ postgres: line }, 'embedded postgres') });
+  const database = await openDatabase({
+    ...config,
+    onLog: (line) => log.debug({ postgres: line }, 'embedded postgres'),
+    onNotice: (line) => log.warn(line),
+  });
   log.info({ database: database.kind, at: describeUrl(database.url) }, 'database');
   // The REST API's pool fails a query the database leaves unanswered (a silent outage) with
   // 503 DATABASE_UNAVAILABLE rather than hanging the request; migrations, which may run long,

@@ -146,7 +146,7 @@ describe('arbiter start', () => {
     await first.exit;
     // Its server goes on without it (adopted by init), holding the data directory.
     expect(alive(left)).toBe(true);
-    const second = start(['--no-agent'], { ...embedded, LOG_LEVEL: 'debug' });
+    const second = start(['--no-agent'], embedded);
     try {
       await until(() => second.output().includes('Press Ctrl-C to stop.'), 60_000, 'the second start is running');
       expect(second.output()).toContain(

@@ -55,9 +55,11 @@ export async function openDatabase(options: {
   dataDir: string;
   embeddedDbPort: number;
   onLog?: (line: string) => void;
+  onNotice?: (line: string) => void;
 }): Promise<DatabaseTarget> {
   if (options.databaseUrl) return { url: options.databaseUrl, kind: 'external', stop: () => Promise.resolve() };
-  const server = await startEmbeddedPostgres({ dataDir: options.dataDir, port: options.embeddedDbPort, onLog: options.onLog });
+  const { dataDir, embeddedDbPort: port, onLog, onNotice } = options;
+  const server = await startEmbeddedPostgres({ dataDir, port, onLog, onNotice });
   try {
     await ensureDatabase(server.url, 'arbiter');
   } catch (err) {

@@ -106,7 +106,10 @@ export interface EmbeddedPostgresOptions {
   port: number;
   /** Delete the data when stopped (tests). */
   ephemeral?: boolean;
+  /** The server's own log lines. */
   onLog?: (line: string) => void;
+  /** What its operator should see: a server an Arbiter left running, stopped (onLog when not given). */
+  onNotice?: (line: string) => void;
 }
 
 /** A free TCP port on 127.0.0.1 (free now; a race with another process is possible but rare). */
@@ -217,7 +220,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       options.onLog?.(`the postgres user cannot reach ${options.dataDir}; data kept in ${databaseDir}`);
   }
   const holder = runningServerOn(databaseDir);
-  if (holder !== undefined && !(await stopLeftServer(holder, options.onLog ?? (() => undefined))))
+  if (holder !== undefined && !(await stopLeftServer(holder, options.onNotice ?? options.onLog ?? (() => undefined))))
     throw new Error(
       `the embedded PostgreSQL data in ${databaseDir} is in use by a server already running (pid ${holder}),` +
         ' most likely that of another Arbiter (npm start, arbiter start) on this data directory: stop it first,' +
