@@ -78,12 +78,12 @@ function isBug(err: unknown): boolean {
  * with an explained error prints it as one line, `arbiter: <what went wrong>`, with the exit code
  * of ops/errors.ts (ARBITER_DEBUG=1 prints its stack too); a bug is thrown, its stack printed.
  */
-export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number | undefined> {
+export async function main(argv: string[]): Promise<number | undefined> {
   try {
     await (await buildProgram(argv)).parseAsync(argv, { from: 'user' });
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
-    if (isBug(err) || env.ARBITER_DEBUG === '1') throw err;
+    if (isBug(err) || process.env.ARBITER_DEBUG === '1') throw err;
     const { line, exitCode } = describe(err as Error);
     console.error(line);
     return exitCode;

@@ -52,14 +52,10 @@ export class ApiError extends Error {
 
 /** The one line printed for an error, and the exit code. Errors that are no Error (a bug) are rethrown by the caller. */
 export function describe(err: Error): { line: string; exitCode: number } {
+  let exitCode: number = (err as { exitCode?: number }).exitCode ?? EXIT.FAILED;
+  if (err instanceof CredentialsError) exitCode = EXIT.USAGE;
   // A framework (an example) whose control plane never answered is unreachable too (the SDK's UNREACHABLE).
-  const unreachable = (err as { code?: unknown }).code === 'UNREACHABLE';
-  const exitCode =
-    err instanceof CredentialsError
-      ? EXIT.USAGE
-      : unreachable
-        ? EXIT.UNREACHABLE
-        : ((err as { exitCode?: number }).exitCode ?? EXIT.FAILED);
+  else if ((err as { code?: unknown }).code === 'UNREACHABLE') exitCode = EXIT.UNREACHABLE;
   const text = err.message.startsWith('arbiter: ') ? err.message : `arbiter: ${err.message}`;
   return { line: text.replace(/\s*\n\s*/g, ' '), exitCode };
 }

@@ -8,18 +8,23 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { stringMatching } from '../../../control-plane/test/support/matchers';
+import { withEnv } from '../../../control-plane/test/support/process';
 import { root } from './npx-arbiter';
 
 const BIN = path.join(root, 'apps/cli/bin/arbiter.js');
 
 /** `arbiter ARGS` without DATABASE_URL (the embedded server's commands), with `env` added. */
 function arbiter(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'DATABASE_URL' && k !== 'ARBITER_DEBUG'));
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [BIN, ...args],
-      { cwd: root, encoding: 'utf8', env: { ...base, ...env }, timeout: 60_000 },
+      {
+        cwd: root,
+        encoding: 'utf8',
+        env: withEnv(process.env, { DATABASE_URL: undefined, ARBITER_DEBUG: undefined, ...env }),
+        timeout: 60_000,
+      },
       (err, stdout, stderr) => resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
     );
   });

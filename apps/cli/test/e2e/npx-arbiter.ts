@@ -2,6 +2,7 @@
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { until } from '@arbiter/test-support';
+import { withEnv } from '../../../control-plane/test/support/process';
 
 export const root = path.resolve(__dirname, '../../../..');
 
@@ -13,10 +14,12 @@ export interface Run {
 
 /** `env` is added to this process's environment; a variable set to undefined is left out. */
 export function runArbiter(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  const merged = Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined));
   return new Promise((resolve) => {
-    execFile('npx', ['arbiter', ...args], { cwd: root, encoding: 'utf8', env: merged, timeout: 120_000 }, (err, stdout, stderr) =>
-      resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+    execFile(
+      'npx',
+      ['arbiter', ...args],
+      { cwd: root, encoding: 'utf8', env: withEnv(process.env, env), timeout: 120_000 },
+      (err, stdout, stderr) => resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
     );
   });
 }

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { defined, until } from '@arbiter/test-support';
 import { ADMIN_TOKEN } from '../../../control-plane/test/support/admin-token';
 import { freshDatabase } from '../../../control-plane/test/support/postgres';
+import { withEnv } from '../../../control-plane/test/support/process';
 import { DASHBOARD_DIR, stopLeftDashboard } from '../../src/commands/dashboard';
 import { lastLine, root, runArbiter, untilAgents } from './npx-arbiter';
 
@@ -34,7 +35,7 @@ interface Started {
 function start(args: string[], env: Record<string, string | undefined>): Started {
   const child = spawn(process.execPath, [path.join(root, 'apps/cli/bin/arbiter.js'), 'start', '--no-dashboard', ...args], {
     cwd: root,
-    env: Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined)),
+    env: withEnv(process.env, env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

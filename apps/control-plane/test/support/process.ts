@@ -8,7 +8,7 @@ import { ADMIN_TOKEN } from './admin-token';
 const BIN = path.resolve(__dirname, '../../../cli/bin/arbiter.js');
 
 /** `base` with `changes` applied: a value sets a variable, undefined removes it. */
-function withEnv(base: NodeJS.ProcessEnv, changes: Record<string, string | undefined>): NodeJS.ProcessEnv {
+export function withEnv(base: NodeJS.ProcessEnv, changes: Record<string, string | undefined>): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries({ ...base, ...changes }).filter(([, v]) => v !== undefined));
 }
 

@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
+import { withEnv } from '../../support/process';
 
 const BIN = path.resolve(__dirname, '../../../../cli/bin/arbiter.js');
 
@@ -12,7 +13,7 @@ describe('arbiter example kv', () => {
   it('finds its data again after its server is killed and after its agent restarts', async () => {
     // On an embedded PostgreSQL server, as a user without DATABASE_URL runs it: on the run's server,
     // the scratch database's DROP DATABASE waits for a checkpoint of the whole server (up to a minute).
-    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'DATABASE_URL'));
+    const env = withEnv(process.env, { DATABASE_URL: undefined });
     const child = spawn(process.execPath, [BIN, 'example', 'kv'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
