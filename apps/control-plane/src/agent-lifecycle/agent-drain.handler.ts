@@ -128,8 +128,7 @@ export class AgentDrain {
     if (options.resync || !usable)
       await this.offers.onAgent(agentId, options.resync ? "the agent's reservations changed" : 'the agent was deactivated');
     if (options.resync) {
-      allocator.removeAgent(agentId);
-      await this.membership.add(agent, runtime.socket !== undefined);
+      await this.membership.replace(agent, runtime.socket !== undefined);
       await this.maintenance.applyToAgent(agent.id);
     } else if (usable && !this.maintenance.isDown(this.state.agents.get(agent.id) ?? agent)) allocator.activateAgent(agentId);
     else allocator.deactivateAgent(agentId, { maintenance: this.maintenance.isDown(this.state.agents.get(agent.id) ?? agent) });

@@ -113,6 +113,18 @@ export class AgentMembership {
     this.addWith(agent, activated, await this.agents.reservationsOn(agent.id), await this.agents.volumesOn(agent.id));
   }
 
+  /**
+   * Gives the allocator an agent in it again with its reservations and volumes as stored now: read
+   * first, then taken out and added back in one step, so that what reads the state outside the
+   * serial order (the metrics, the REST API) never finds the agent missing.
+   */
+  async replace(agent: AgentEntity, activated: boolean): Promise<void> {
+    const reservations = await this.agents.reservationsOn(agent.id);
+    const volumes = await this.agents.volumesOn(agent.id);
+    this.state.allocator.removeAgent(agent.id);
+    this.addWith(agent, activated, reservations, volumes);
+  }
+
   /** Adds an agent to the allocator with its reservations and volumes as given. */
   addWith(agent: AgentEntity, activated: boolean, reservations: readonly ReservationEntity[], volumes: readonly VolumeEntity[] = []): void {
     const total = this.effectiveTotal(agent, reservations, volumes);

@@ -6,6 +6,7 @@
  */
 import { parseResources, Resources } from '@arbiter/allocator';
 import type { Offer } from '@arbiter/scheduler-sdk';
+import { AgentSessionsRepository } from '../../../src/agent-lifecycle/agent-sessions.repository';
 import { ADMIN_TOKEN, controlPlaneBed, type TestControlPlane } from '../../support/app';
 import { ok } from '../../support/client';
 import { ProtocolAgent } from '../../support/fake-agent';
@@ -132,4 +133,37 @@ it("audits and counts a framework's and an operator's CREATE and DESTROY, and ga
     ['volume.create', 'admin', expect.objectContaining({ persistenceId: 'v2' })],
     ['volume.create', 'db-framework', expect.objectContaining({ persistenceId: 'v1' })],
   ]);
+});
+
+it("gauges an agent's volumes all through a change of its reservations (the allocator is given its new total in one step)", async () => {
+  const t = await start();
+  const a = new ProtocolAgent(t.cp.url, ADMIN_TOKEN, {
+    hostname: 'resync-host',
+    resources: parseResources('cpus:2;mem:1024;disk:512').toJSON(),
+  });
+  closers.push(() => a.close());
+  const agentId = await a.register();
+  await ok(t.client.POST('/api/v1/reservations', { body: { agentId, role: 'db', resources: 'disk:512' } }), 201);
+  await ok(
+    t.client.POST('/api/v1/volumes', {
+      body: { agentId, role: 'db', persistenceId: 'kept', disk: 128, containerPath: 'data', mode: 'RW' },
+    }),
+    201,
+  );
+  await until(async () => (await volumeMetrics(t)).idle === 1, 'the volume gauged');
+
+  // Scraped while the control plane reads the agent's volumes again for the new total.
+  const repository = t.cp.app.get(AgentSessionsRepository);
+  const read = repository.volumesOn.bind(repository);
+  const scrapedDuring: Array<Record<string, number | undefined>> = [];
+  const reads = jest.spyOn(repository, 'volumesOn').mockImplementation(async (id) => {
+    if (id === agentId) scrapedDuring.push(await volumeMetrics(t));
+    return read(id);
+  });
+  closers.push(() => reads.mockRestore());
+  await ok(t.client.POST('/api/v1/reservations', { body: { agentId, role: 'web', resources: 'cpus:1' } }), 201);
+  await until(() => scrapedDuring.length > 0, "the agent's volumes read again");
+
+  expect(scrapedDuring).toEqual([expect.objectContaining({ inUse: 0, idle: 1, bytes: 128 * MB })]);
+  expect(await volumeMetrics(t)).toMatchObject({ inUse: 0, idle: 1, bytes: 128 * MB });
 });
