@@ -4,14 +4,24 @@
 // A file's key is a hash of everything its findings can depend on: the file, every workspace file
 // it imports (transitively: a type it sees may come from any of them), the program's global
 // declarations, the settings of the program and of ESLint (every tsconfig, package.json and the
-// lock file, which pins TypeScript, ESLint and their rules), and this script and its caller. A file
-// whose key is the one recorded when it was last found clean is clean now: the same inputs give the
-// same findings. Only clean files are recorded, so a finding is printed again on every run until it
-// is fixed. The records live in node_modules/.cache/arbiter (a fresh clone, as in CI, checks all).
+// lock file, which pins TypeScript, ESLint and their rules), and this script and its caller. A key
+// recorded as clean is clean for good: the same inputs give the same findings. Only clean keys are
+// recorded, so a finding is printed again on every run until it is fixed.
+//
+// Files are named in keys relative to the workspace, so the records hold for every checkout of
+// the same code: they live in the user's cache folder ($ARBITER_CACHE_DIR, else
+// $XDG_CACHE_HOME/arbiter or ~/.cache/arbiter), shared by the clones and worktrees of the machine
+// (a fresh clone checks only what differs from one checked before), as Jest's and Go's caches
+// are. Keys not used for RETAIN_DAYS are dropped. Where that folder cannot be written, the records
+// stay in the checkout (node_modules/.cache/arbiter).
 'use strict';
 const crypto = require('node:crypto');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
+
+/** Records not used for this many days are dropped. */
+const RETAIN_DAYS = 30;
 
 const sha = (text) => crypto.createHash('sha256').update(text).digest('hex');
 
@@ -36,10 +46,40 @@ function settingsFiles(root) {
   return found.sort();
 }
 
+/** The folder the records live in: the user's cache folder when it can be written, else the checkout's. */
+function cacheDir(root) {
+  const home = process.env.ARBITER_CACHE_DIR || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'arbiter');
+  try {
+    fs.mkdirSync(home, { recursive: true });
+    fs.accessSync(home, fs.constants.W_OK);
+    return home;
+  } catch {
+    return path.join(root, 'node_modules', '.cache', 'arbiter');
+  }
+}
+
+/** Today, in days since the epoch (when a record was last used). */
+const today = () => Math.floor(Date.now() / 86_400_000);
+
+/** The records in `file`: for each check, each clean key with the day it was last used (those not used for RETAIN_DAYS left out). */
+function read(file) {
+  let stored;
+  try {
+    stored = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return {};
+  }
+  const checks = stored?.version === 2 && typeof stored.checks === 'object' ? stored.checks : {};
+  const since = today() - RETAIN_DAYS;
+  for (const keys of Object.values(checks)) for (const [key, used] of Object.entries(keys)) if (!(used > since)) delete keys[key];
+  return checks;
+}
+
 class CheckCache {
-  /** `name`: whose records these are (a share of the work keeps its own). */
-  constructor(root, name) {
-    this.file = path.join(root, 'node_modules', '.cache', 'arbiter', `checks-${name}.json`);
+  /** `name`: whose records these are (a share of the work keeps its own); `dir`: where they live (see cacheDir). */
+  constructor(root, name, dir = cacheDir(root)) {
+    this.root = root;
+    this.file = path.join(dir, `checks-${name}.json`);
     this.settings = sha(
       settingsFiles(root)
         .map((f) => {
@@ -51,12 +91,9 @@ class CheckCache {
         })
         .join('\n'),
     );
-    try {
-      this.records = JSON.parse(fs.readFileSync(this.file, 'utf8'));
-    } catch {
-      this.records = {};
-    }
-    this.next = {};
+    this.records = read(this.file);
+    /** The keys this run found clean or used, by check. */
+    this.used = {};
   }
 
   /**
@@ -69,6 +106,7 @@ class CheckCache {
       .getSourceFiles()
       .filter((sf) => !program.isSourceFileDefaultLibrary(sf) && !program.isSourceFileFromExternalLibrary(sf));
     const hash = new Map(own.map((sf) => [sf.fileName, sha(sf.text)]));
+    const named = (f) => `${path.relative(this.root, f).split(path.sep).join('/')}\0${hash.get(f)}`;
     const edges = new Map();
     for (const sf of own) {
       const to = new Set();
@@ -86,7 +124,7 @@ class CheckCache {
     // and augmentations of other modules (`declare module 'x'`): any file may see them.
     const globals = own
       .filter((sf) => !ts.isExternalModule(sf) || /\bdeclare\s+(global|module)\b/.test(sf.text))
-      .map((sf) => `${sf.fileName}\0${hash.get(sf.fileName)}`)
+      .map((sf) => named(sf.fileName))
       .sort()
       .join('\n');
     const base = sha(`${this.settings}\0${project}\0${globals}`);
@@ -95,33 +133,39 @@ class CheckCache {
       const reached = new Set([sf.fileName]);
       const stack = [sf.fileName];
       while (stack.length) for (const next of edges.get(stack.pop()) ?? []) if (!reached.has(next) && reached.add(next)) stack.push(next);
-      const parts = [...reached].sort().map((f) => `${f}\0${hash.get(f)}`);
-      keys.set(sf.fileName, sha(`${base}\0${parts.join('\n')}`));
+      const parts = [...reached].map(named).sort();
+      // The file itself first: two files that import each other reach the same files.
+      keys.set(sf.fileName, sha(`${base}\0${named(sf.fileName)}\0${parts.join('\n')}`));
     }
     return keys;
   }
 
-  /** Whether `file` was found clean by `check` with these inputs. */
-  clean(check, file, key) {
-    const known = this.records[check]?.[file] === key;
-    if (known) this.found(check, file, key);
+  /** Whether a file with this key was found clean by `check` (in any checkout of the same code). */
+  clean(check, key) {
+    const known = this.records[check]?.[key] !== undefined;
+    if (known) this.found(check, key);
     return known;
   }
 
-  /** `file` is clean for `check` with these inputs. */
-  found(check, file, key) {
-    (this.next[check] ??= {})[file] = key;
+  /** A file with this key is clean for `check`. */
+  found(check, key) {
+    (this.used[check] ??= new Set()).add(key);
   }
 
-  /** Keeps what this run found clean (and what it took from before): what it did not find clean is checked again next time. */
+  /**
+   * Adds what this run found clean to the records as they are now (another checkout may have
+   * added some meanwhile) and marks what it used as used today.
+   */
   save() {
+    const records = read(this.file);
+    for (const [check, keys] of Object.entries(this.used)) for (const key of keys) (records[check] ??= {})[key] = today();
     try {
       fs.mkdirSync(path.dirname(this.file), { recursive: true });
       const tmp = `${this.file}.${process.pid}.tmp`;
-      fs.writeFileSync(tmp, JSON.stringify(this.next));
+      fs.writeFileSync(tmp, JSON.stringify({ version: 2, checks: records }));
       fs.renameSync(tmp, this.file);
     } catch {
-      // A read-only checkout: everything is checked again next time.
+      // Not writable: everything is checked again next time.
     }
   }
 }

@@ -118,9 +118,9 @@ async function main() {
     const check = `types ${project}`;
     const diagnostics = [...ours.map((f) => program.getSourceFile(f)), ...rest].flatMap((file) => {
       const key = keys.get(file.fileName);
-      if (key && cache.clean(check, file.fileName, key)) return [];
+      if (key && cache.clean(check, key)) return [];
       const found = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
-      if (key && !found.length) cache.found(check, file.fileName, key);
+      if (key && !found.length) cache.found(check, key);
       return found;
     });
     if (whole) diagnostics.push(...configErrors, ...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics());
@@ -138,11 +138,11 @@ async function main() {
   });
   // Alone, ESLint lints the whole workspace (its files outside the programs too); in shares, each its
   // programs' files not found clean before with the same inputs.
-  const lintable = async (f) => !cache.clean('lint', f, lintKeys.get(f)) && !(await eslint.isPathIgnored(f));
+  const lintable = async (f) => !(lintKeys.has(f) && cache.clean('lint', lintKeys.get(f))) && !(await eslint.isPathIgnored(f));
   const targets = count === 1 ? ['.'] : (await Promise.all(files.map(async (f) => ((await lintable(f)) ? [f] : [])))).flat();
   const results = targets.length ? await eslint.lintFiles(targets) : [];
   if (results.some((r) => r.errorCount > 0 || r.fatalErrorCount > 0)) failed = true;
-  for (const r of results) if (!r.messages.length && lintKeys.get(r.filePath)) cache.found('lint', r.filePath, lintKeys.get(r.filePath));
+  for (const r of results) if (!r.messages.length && lintKeys.has(r.filePath)) cache.found('lint', lintKeys.get(r.filePath));
   cache.save();
   const formatted = await (await eslint.loadFormatter('stylish')).format(results);
   if (formatted) console.log(formatted);
