@@ -1,6 +1,8 @@
 // Shared Jest settings for every workspace project: SWC compiles TypeScript with legacy
 // decorators and decorator metadata (NestJS needs both) to CommonJS. NestJS 12 ships as ES
-// modules only, so its packages are transformed too.
+// modules only, so its packages are transformed too. The transform (@swc/jest, through
+// libs/test-support/setup/transform.js) and each project's `id` name no folder of the checkout, so
+// Jest's cache of compiled files serves every clone of the same code on the machine.
 //
 // Tests come in three tiers, one Jest project per package and tier (`<package>:<tier>`):
 //   unit         beside the code (src/**/*.spec.ts; a library's test/ too): no database, no process
@@ -11,7 +13,7 @@ const base = {
   testEnvironment: 'node',
   transform: {
     '^.+\\.(t|j)sx?$': [
-      '@swc/jest',
+      require.resolve('./libs/test-support/setup/transform.js'),
       {
         jsc: {
           parser: { syntax: 'typescript', decorators: true },
@@ -52,6 +54,7 @@ function tiered(rootDir, name, tiers) {
     .map(([tier, extra]) => ({
       ...base,
       rootDir,
+      id: `arbiter-${name}-${tier}`,
       displayName: `${name}:${tier}`,
       testMatch: MATCH[tier],
       ...extra,
