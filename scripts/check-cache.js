@@ -9,16 +9,14 @@
 // recorded, so a finding is printed again on every run until it is fixed.
 //
 // Files are named in keys relative to the workspace, so the records hold for every checkout of
-// the same code: they live in the user's cache folder ($ARBITER_CACHE_DIR, else
-// $XDG_CACHE_HOME/arbiter or ~/.cache/arbiter), shared by the clones and worktrees of the machine
-// (a fresh clone checks only what differs from one checked before), as Jest's and Go's caches
-// are. Keys not used for RETAIN_DAYS are dropped. Where that folder cannot be written, the records
-// stay in the checkout (node_modules/.cache/arbiter).
+// the same code: they live in the user's cache folder (scripts/cache-dir.js), shared by the clones
+// and worktrees of the machine (a fresh clone checks only what differs from code checked before).
+// Keys not used for RETAIN_DAYS are dropped.
 'use strict';
 const crypto = require('node:crypto');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
+const { cacheDir } = require('./cache-dir');
 
 /** Records not used for this many days are dropped. */
 const RETAIN_DAYS = 30;
@@ -44,18 +42,6 @@ function settingsFiles(root) {
   // The workspace's packages and their tsconfig files: apps/<name>, libs/<name> and top-level folders.
   walk('.', 2);
   return found.sort();
-}
-
-/** The folder the records live in: the user's cache folder when it can be written, else the checkout's. */
-function cacheDir(root) {
-  const home = process.env.ARBITER_CACHE_DIR || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'arbiter');
-  try {
-    fs.mkdirSync(home, { recursive: true });
-    fs.accessSync(home, fs.constants.W_OK);
-    return home;
-  } catch {
-    return path.join(root, 'node_modules', '.cache', 'arbiter');
-  }
 }
 
 /** Today, in days since the epoch (when a record was last used). */

@@ -2,11 +2,13 @@
 // .ts or .tsx file is compiled by SWC as it is required, with the settings the tests compile
 // with (jest.preset.js: decorators and their metadata, which NestJS needs; CommonJS; ES2022).
 //
-// Each file's output is kept under node_modules/.cache/arbiter/swc, named by a hash of its path,
-// its source and the settings: a process compiles only what changed since one before it, and
-// one whose files are all kept never loads SWC. The code carries its map inline (debuggers read
-// it there), and stack traces name the TypeScript lines (the map is read from the kept code when
-// a trace needs it).
+// Each file's output is kept in the user's cache folder (scripts/cache-dir.js: ~/.cache/arbiter/swc),
+// named by a hash of its path in the workspace, its source and the settings, so that it serves
+// every clone of the same code on the machine: a process compiles only what no process compiled
+// before, and one whose files are all kept never loads SWC. The code carries its map inline
+// (debuggers read it there), naming the source by its base name (resolved against the file's own
+// path, whichever clone compiled it), and stack traces name the TypeScript lines (the map is read
+// from the kept code when a trace needs it).
 //
 // In place of @swc-node/register, which loads the TypeScript compiler in every process to read
 // tsconfig.json: 0.13 s of CPU for every `arbiter` command, control plane, agent, executor and
@@ -17,12 +19,14 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { addHook } = require('pirates');
 
-const CACHE = path.join(__dirname, '..', 'node_modules', '.cache', 'arbiter', 'swc');
+const ROOT = path.join(__dirname, '..');
+const CACHE = path.join(require('./cache-dir').cacheDir(ROOT), 'swc');
 
 /** The settings of jest.preset.js, with a map for each file. */
 function optionsFor(filename) {
   return {
     filename,
+    sourceFileName: path.basename(filename),
     jsc: {
       parser: { syntax: 'typescript', decorators: true, tsx: filename.endsWith('.tsx') },
       transform: { legacyDecorator: true, decoratorMetadata: true },
@@ -49,7 +53,10 @@ function inlineMap(js) {
 
 /** `filename`'s JavaScript: from the cache when its source was compiled before, else compiled (and kept). */
 function compile(source, filename) {
-  const key = crypto.createHash('sha256').update(`${SETTINGS}\0${filename}\0${source}`).digest('hex');
+  const key = crypto
+    .createHash('sha256')
+    .update(`${SETTINGS}\0${path.relative(ROOT, filename)}\0${source}`)
+    .digest('hex');
   const code = path.join(CACHE, `${key}.js`);
   maps.set(filename, () => inlineMap(fs.readFileSync(code, 'utf8')));
   try {
