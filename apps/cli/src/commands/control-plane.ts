@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { type AppConfig, ConfigError, loadConfig, SETTINGS } from '@arbiter/control-plane/config';
+import { refuse } from '../ops/errors';
 import { untilSignal } from '../signals';
 
 type ControlPlaneModule = typeof import('@arbiter/control-plane');
@@ -41,8 +42,7 @@ export function configOrExit(flags: Partial<Record<keyof AppConfig, string>>): A
     return loadConfig(process.env, flags);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    console.error(err.message);
-    process.exitCode = 2;
+    refuse(err.message, 2);
     return undefined;
   }
 }
@@ -97,9 +97,8 @@ export async function startOrExplain(
   try {
     return await cp.startControlPlane(config);
   } catch (err) {
-    console.error(`The control plane did not start: ${err instanceof Error ? err.message : String(err)}`);
+    refuse(`the control plane did not start: ${err instanceof Error ? err.message : String(err)}`, 1);
     if (err instanceof Error && (config.logLevel === 'debug' || config.logLevel === 'trace')) console.error(err.stack);
-    process.exitCode = 1;
     return undefined;
   }
 }

@@ -13,6 +13,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Command } from 'commander';
+import { refuse } from '../ops/errors';
 import { untilSignal } from '../signals';
 import { addSettingFlags, configOrExit, printAdminToken, settingFlags, startOrExplain } from './control-plane';
 import { agentFlagOptions, loadAgentModules } from './agent-flags';
@@ -50,8 +51,7 @@ export function register(program: Command): void {
       try {
         port = dashboardPort(opts.dashboardPort);
       } catch (err) {
-        console.error((err as Error).message);
-        process.exitCode = 2;
+        refuse((err as Error).message, 2);
         return;
       }
       // The local agent's settings are the ARBITER_* variables `arbiter agent` reads (GC, logs,
@@ -60,8 +60,7 @@ export function register(program: Command): void {
       try {
         local = opts.agent === false ? undefined : await localAgentSettings(path.join(config.dataDir, 'agent'));
       } catch (err) {
-        console.error(`The local agent did not start: ${(err as Error).message}`);
-        process.exitCode = 2;
+        refuse(`the local agent did not start: ${(err as Error).message}`, 2);
         return;
       }
       // The local agent's modules load before anything runs: one that cannot be loaded stops the start.
@@ -70,8 +69,7 @@ export function register(program: Command): void {
         agentModules =
           opts.agent === false ? undefined : await loadAgentModules(opts.agentModules ?? (process.env.ARBITER_AGENT_MODULES || undefined));
       } catch (err) {
-        console.error(`The local agent did not start: ${(err as Error).message}`);
-        process.exitCode = 1;
+        refuse(`the local agent did not start: ${(err as Error).message}`, 1);
         return;
       }
       // Build and check the port before anything runs: a failure leaves nothing behind. A dashboard
@@ -83,9 +81,8 @@ export function register(program: Command): void {
           await stopLeftDashboard(dashboardPidFile);
           await assertPortFree(port);
         } catch (err) {
-          console.error((err as Error).message);
+          refuse((err as Error).message, 1);
           await agentModules?.modules.close();
-          process.exitCode = 1;
           return;
         }
       }
@@ -108,10 +105,9 @@ export function register(program: Command): void {
             pidFile: dashboardPidFile,
           });
         } catch (err) {
-          console.error((err as Error).message);
+          refuse((err as Error).message, 1);
           await controlPlane.close();
           await agentModules?.modules.close();
-          process.exitCode = 1;
           return;
         }
       }

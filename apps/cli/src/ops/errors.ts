@@ -59,3 +59,13 @@ export function describe(err: Error): { line: string; exitCode: number } {
   const text = err.message.startsWith('arbiter: ') ? err.message : `arbiter: ${err.message}`;
   return { line: text.replace(/\s*\n\s*/g, ' '), exitCode };
 }
+
+/**
+ * A command's refusal or failure it handles itself (a wrong setting, a port in use, a server that
+ * did not start): one line on stderr as every other error has it, `arbiter: <what went wrong>`,
+ * and the exit code.
+ */
+export function refuse(message: string, exitCode: number): void {
+  console.error(message.startsWith('arbiter: ') ? message : `arbiter: ${message}`);
+  process.exitCode = exitCode;
+}

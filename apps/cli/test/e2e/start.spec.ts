@@ -119,7 +119,7 @@ describe('arbiter start', () => {
     const cluster = start(['--agent-modules', modules], env);
     expect(await cluster.exit).toBe(1);
     expect(cluster.output()).toMatch(
-      /^The local agent did not start: module '\.\/no-such-module\.js' \(.*missing-modules\.json\) could not be loaded: /m,
+      /^arbiter: the local agent did not start: module '\.\/no-such-module\.js' \(.*missing-modules\.json\) could not be loaded: /m,
     );
     expect(cluster.output()).not.toContain('Arbiter is running');
   });
@@ -132,7 +132,7 @@ describe('arbiter start', () => {
       cluster.child.kill('SIGKILL'); // a start that went on is not left running
     }
     expect(await cluster.exit).toBe(2);
-    expect(cluster.output()).toMatch(/^The local agent did not start: --gc-delay: 'soon' is not a duration/m);
+    expect(cluster.output()).toMatch(/^arbiter: the local agent did not start: --gc-delay: 'soon' is not a duration/m);
     expect(cluster.output()).not.toContain('Arbiter is running');
   });
 

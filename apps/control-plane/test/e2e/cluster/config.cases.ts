@@ -11,7 +11,7 @@ describe('arbiter control-plane configuration', () => {
   ])('stops with exit 2 and names the setting for %j %j', async (env, args, message) => {
     const r = await runControlPlaneExpectingFailure(env, args);
     expect(r.code).toBe(2);
-    expect(r.output).toMatch(/invalid configuration/);
+    expect(r.output).toMatch(/^arbiter: invalid configuration:$/m);
     expect(r.output).toMatch(message);
   });
 
