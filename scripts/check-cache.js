@@ -11,7 +11,7 @@
 // Files are named in keys relative to the workspace, so the records hold for every checkout of
 // the same code: they live in the user's cache folder (scripts/cache-dir.js), shared by the clones
 // and worktrees of the machine (a fresh clone checks only what differs from code checked before).
-// Keys not used for RETAIN_DAYS are dropped.
+// Keys not used for RETAIN_DAYS are dropped, and the least recently used beyond MAX_KEYS.
 'use strict';
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -20,6 +20,8 @@ const { cacheDir } = require('./cache-dir');
 
 /** Records not used for this many days are dropped. */
 const RETAIN_DAYS = 30;
+/** At most this many records per check are kept, the most recently used (about twenty versions of every file). */
+const MAX_KEYS = 20_000;
 
 const sha = (text) => crypto.createHash('sha256').update(text).digest('hex');
 
@@ -145,6 +147,10 @@ class CheckCache {
   save() {
     const records = read(this.file);
     for (const [check, keys] of Object.entries(this.used)) for (const key of keys) (records[check] ??= {})[key] = today();
+    for (const [check, keys] of Object.entries(records)) {
+      const entries = Object.entries(keys);
+      if (entries.length > MAX_KEYS) records[check] = Object.fromEntries(entries.sort((a, b) => b[1] - a[1]).slice(0, MAX_KEYS));
+    }
     try {
       fs.mkdirSync(path.dirname(this.file), { recursive: true });
       const tmp = `${this.file}.${process.pid}.tmp`;

@@ -120,6 +120,22 @@ describe('the check records (scripts/check-cache.js)', () => {
     expect(third.clean('lint', 'k2')).toBe(false);
   });
 
+  it('keeps the 20,000 most recently used records of a check', () => {
+    const now = Date.now();
+    jest.spyOn(Date, 'now').mockReturnValue(now - 86_400_000);
+    const before = new CheckCache(root, 'test', records);
+    for (let i = 0; i < 20_000; i++) before.found('lint', `old-${i}`);
+    before.save();
+    jest.spyOn(Date, 'now').mockReturnValue(now);
+    const today = new CheckCache(root, 'test', records);
+    for (let i = 0; i < 10; i++) today.found('lint', `new-${i}`);
+    today.save();
+    const after = new CheckCache(root, 'test', records);
+    expect(after.clean('lint', 'new-0') && after.clean('lint', 'new-9')).toBe(true);
+    expect([...Array(20_000).keys()].filter((i) => after.clean('lint', `old-${i}`))).toHaveLength(19_990);
+    jest.restoreAllMocks();
+  });
+
   it('drops records not used for 30 days', () => {
     const now = Date.now();
     const at = (days: number) => jest.spyOn(Date, 'now').mockReturnValue(now + days * 86_400_000);
