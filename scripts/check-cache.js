@@ -146,7 +146,8 @@ class CheckCache {
    */
   save() {
     const records = read(this.file);
-    for (const [check, keys] of Object.entries(this.used)) for (const key of keys) (records[check] ??= {})[key] = today();
+    const day = today();
+    for (const [check, keys] of Object.entries(this.used)) for (const key of keys) (records[check] ??= {})[key] = day;
     for (const [check, keys] of Object.entries(records)) {
       const entries = Object.entries(keys);
       if (entries.length > MAX_KEYS) records[check] = Object.fromEntries(entries.sort((a, b) => b[1] - a[1]).slice(0, MAX_KEYS));

@@ -50,14 +50,16 @@ export class ApiError extends Error {
   }
 }
 
+/** A message as the CLI prints it: `arbiter: <message>`. */
+const prefixed = (message: string) => (message.startsWith('arbiter: ') ? message : `arbiter: ${message}`);
+
 /** The one line printed for an error, and the exit code. Errors that are no Error (a bug) are rethrown by the caller. */
 export function describe(err: Error): { line: string; exitCode: number } {
   let exitCode: number = (err as { exitCode?: number }).exitCode ?? EXIT.FAILED;
   if (err instanceof CredentialsError) exitCode = EXIT.USAGE;
   // A framework (an example) whose control plane never answered is unreachable too (the SDK's UNREACHABLE).
   else if ((err as { code?: unknown }).code === 'UNREACHABLE') exitCode = EXIT.UNREACHABLE;
-  const text = err.message.startsWith('arbiter: ') ? err.message : `arbiter: ${err.message}`;
-  return { line: text.replace(/\s*\n\s*/g, ' '), exitCode };
+  return { line: prefixed(err.message).replace(/\s*\n\s*/g, ' '), exitCode };
 }
 
 /**
@@ -66,6 +68,6 @@ export function describe(err: Error): { line: string; exitCode: number } {
  * and the exit code.
  */
 export function refuse(message: string, exitCode: number): void {
-  console.error(message.startsWith('arbiter: ') ? message : `arbiter: ${message}`);
+  console.error(prefixed(message));
   process.exitCode = exitCode;
 }

@@ -55,18 +55,21 @@ async function offerWith(f: Recorder, test: (r: Resources) => boolean, what: str
   }, what);
   return defined(found);
 }
+/** An agent speaking the protocol, registered, with all its disk (512 MB) reserved for role db; its id. */
+async function agentWithDbDisk(t: TestControlPlane, hostname: string): Promise<string> {
+  const a = new ProtocolAgent(t.cp.url, ADMIN_TOKEN, { hostname, resources: parseResources('cpus:2;mem:1024;disk:512').toJSON() });
+  closers.push(() => a.close());
+  const agentId = await a.register();
+  await ok(t.client.POST('/api/v1/reservations', { body: { agentId, role: 'db', resources: 'disk:512' } }), 201);
+  return agentId;
+}
+
 const withVolume = (id: string) => (r: Resources) => r.entries().some((e) => e.volume === id);
 const withFreeDisk = (r: Resources) => r.entries().some((e) => e.name === 'disk' && e.reservation === 'db' && !e.volume);
 
 it("audits and counts a framework's and an operator's CREATE and DESTROY, and gauges volumes in use and their disk", async () => {
   const t = await start({ config: { allocationInterval: 0.1 } });
-  const a = new ProtocolAgent(t.cp.url, ADMIN_TOKEN, {
-    hostname: 'vol-host',
-    resources: parseResources('cpus:2;mem:1024;disk:512').toJSON(),
-  });
-  closers.push(() => a.close());
-  const agentId = await a.register();
-  await ok(t.client.POST('/api/v1/reservations', { body: { agentId, role: 'db', resources: 'disk:512' } }), 201);
+  const agentId = await agentWithDbDisk(t, 'vol-host');
   const token = await t.principal('db-framework', 'FRAMEWORK');
   const f = new Recorder(t, { name: 'db', roles: ['db'] }, { token });
   closers.push(() => f.s.close());
@@ -137,13 +140,7 @@ it("audits and counts a framework's and an operator's CREATE and DESTROY, and ga
 
 it("gauges an agent's volumes all through a change of its reservations (the allocator is given its new total in one step)", async () => {
   const t = await start();
-  const a = new ProtocolAgent(t.cp.url, ADMIN_TOKEN, {
-    hostname: 'resync-host',
-    resources: parseResources('cpus:2;mem:1024;disk:512').toJSON(),
-  });
-  closers.push(() => a.close());
-  const agentId = await a.register();
-  await ok(t.client.POST('/api/v1/reservations', { body: { agentId, role: 'db', resources: 'disk:512' } }), 201);
+  const agentId = await agentWithDbDisk(t, 'resync-host');
   await ok(
     t.client.POST('/api/v1/volumes', {
       body: { agentId, role: 'db', persistenceId: 'kept', disk: 128, containerPath: 'data', mode: 'RW' },
