@@ -1,8 +1,9 @@
 /**
  * `arbiter dashboard --api URL [--port N]`: the operators' web UI (apps/dashboard, Next.js) in
  * production mode, talking to the control plane at URL. `arbiter start` runs it too. The
- * production build is made on first use and again whenever the dashboard's sources are newer
- * than it, so a fresh clone needs no separate build step.
+ * production build is made on first use and again whenever the dashboard's sources change (or
+ * copied from another checkout of the same sources, see dashboard-build.ts), so a fresh clone
+ * needs no separate build step.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -10,39 +11,35 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { untilSignal } from '../signals';
+import { DashboardBuilds } from './dashboard-build';
 
 export const DASHBOARD_DIR = path.resolve(__dirname, '../../../dashboard');
 const NEXT_BIN = require.resolve('next/dist/bin/next', { paths: [DASHBOARD_DIR] });
-const BUILD_ID = path.join(DASHBOARD_DIR, '.next', 'BUILD_ID');
-/** What the build is made from: a change in any of these makes it stale. */
-const SOURCES = ['app', 'src', 'public', 'next.config.ts', 'package.json', 'tsconfig.json', '../../libs/contracts/src'].map((p) =>
-  path.join(DASHBOARD_DIR, p),
-);
+const WORKSPACE = path.resolve(DASHBOARD_DIR, '../..');
 
-function newestChange(p: string): number {
-  if (!fs.existsSync(p)) return 0;
-  const stat = fs.statSync(p);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return fs.readdirSync(p).reduce((max, name) => Math.max(max, newestChange(path.join(p, name))), stat.mtimeMs);
-}
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS script of the workspace (the cache folder `arbiter` runs with), not a package
+const { cacheDir } = require('../../../../scripts/cache-dir') as { cacheDir: (root: string) => string };
 
-/** True when there is no production build or a source changed after it was made. */
-export function dashboardBuildStale(): boolean {
-  if (!fs.existsSync(BUILD_ID)) return true;
-  const built = fs.statSync(BUILD_ID).mtimeMs;
-  return SOURCES.some((s) => newestChange(s) > built);
-}
-
-/** Makes the production build when it is missing or stale; throws with the build's output on failure. */
+/**
+ * Makes the production build when the checkout has none of the current sources: a kept build of
+ * the same sources when another checkout made one (see dashboard-build.ts), else `next build`;
+ * throws with the build's output on failure.
+ */
 export function ensureDashboardBuilt(log: (line: string) => void = console.log): void {
-  if (!dashboardBuildStale()) return;
-  log('building the dashboard (production build; about a minute, once)...');
-  const r = spawnSync(process.execPath, [NEXT_BIN, 'build'], {
-    cwd: DASHBOARD_DIR,
-    encoding: 'utf8',
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
-  });
-  if (r.status !== 0) throw new Error(`the dashboard build failed:\n${r.stdout}\n${r.stderr}`);
+  new DashboardBuilds({
+    root: WORKSPACE,
+    dashboardDir: DASHBOARD_DIR,
+    cacheDir: path.join(cacheDir(WORKSPACE), 'dashboard'),
+    log,
+    build: () => {
+      const r = spawnSync(process.execPath, [NEXT_BIN, 'build'], {
+        cwd: DASHBOARD_DIR,
+        encoding: 'utf8',
+        env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+      });
+      if (r.status !== 0) throw new Error(`the dashboard build failed:\n${r.stdout}\n${r.stderr}`);
+    },
+  }).ensure();
 }
 
 /** Throws, naming the setting, when the dashboard's port is taken. */
