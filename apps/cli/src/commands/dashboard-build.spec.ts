@@ -43,6 +43,9 @@ describe('DashboardBuilds', () => {
         fs.writeFileSync(path.join(out, 'required-server-files.json'), JSON.stringify({ appDir: path.join(root, 'apps', 'dashboard') }));
         fs.writeFileSync(path.join(out, 'cache', 'turbopack'), 'checkout-local');
         fs.writeFileSync(path.join(out, 'BUILD_ID'), `build-${builds.length}`);
+        // As `next build` does: beside the sources, not one of them.
+        fs.writeFileSync(path.join(root, 'apps', 'dashboard', 'next-env.d.ts'), `/// <reference types="next" /> ${builds.length}`);
+        fs.writeFileSync(path.join(root, 'apps', 'dashboard', 'tsconfig.tsbuildinfo'), `${builds.length}`);
       },
     });
   const read = (root: string, file: string) => fs.readFileSync(path.join(root, 'apps', 'dashboard', '.next', file), 'utf8');

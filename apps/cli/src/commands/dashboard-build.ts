@@ -5,7 +5,8 @@
  * clone of the same code on the machine (CI's fresh clones, worktrees) copies it in a moment
  * instead of building it again: about 25 s of CPU, a fifth of a minute of `npm start`'s first run.
  *
- * The key is a hash of what the build reads: the dashboard's files (its tests aside), the wire
+ * The key is a hash of what the build reads: the dashboard's files (its tests and the files the
+ * build writes there aside), the wire
  * contracts it compiles (libs/contracts), the lock file that fixes Next.js and React, and Node.js's
  * major version. A build records its key in `.next/arbiter-build-key`; the checkout's build is
  * current when that key is the sources' key (a touched file rebuilds nothing; a changed one does).
@@ -60,11 +61,12 @@ export class DashboardBuilds {
         .update(`${path.relative(root, file)}\0`)
         .update(fs.readFileSync(file))
         .update('\0');
-    const skip = new Set(['.next', 'node_modules', 'test'].map((p) => path.join(dashboardDir, p)));
+    // Not inputs: the build's output, the tests, and what the build itself writes (next-env.d.ts, TypeScript's build info).
+    const skip = new Set(['.next', 'node_modules', 'test', 'next-env.d.ts'].map((p) => path.join(dashboardDir, p)));
     const walk = (dir: string) => {
       for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
         const file = path.join(dir, entry.name);
-        if (skip.has(file)) continue;
+        if (skip.has(file) || entry.name.endsWith('.tsbuildinfo')) continue;
         if (entry.isDirectory()) walk(file);
         else if (entry.isFile()) add(file);
       }
