@@ -5,7 +5,7 @@
  * freed and its framework disconnected (on a manual clock).
  */
 import type { Socket as NetSocket } from 'node:net';
-import { never } from '@arbiter/test-support';
+import { never, timeScale } from '@arbiter/test-support';
 import { io } from 'socket.io-client';
 import { ManualClock } from '@arbiter/test-support';
 import { DRAIN_TIMEOUT_MS, Outbound } from '../../../src/kernel/outbound';
@@ -15,7 +15,11 @@ import { defined, until } from '../../support/until';
 
 const { closers, start: startControlPlane } = controlPlaneBed();
 
-// Its timeout: a control plane to start and stop, and a large message to read (a bound about the machine).
+/** How long the control plane may take to read and check the 100,000 ids (a bound about the machine, stretched as `until`'s are). */
+const READ_BOUND_MS = 100_000;
+
+// Its timeout: a control plane to start and stop, and the large message's bound: past it, the
+// wait's own message says what did not happen, not Jest's timeout.
 it(
   'holds back the answers of a reconciliation for a framework socket that stops reading, then cuts it off and frees them',
   async () => {
@@ -44,7 +48,7 @@ it(
     socket.emit('reconcile', { tasks: Array.from({ length: 100_000 }, (_, i) => ({ taskId: `task-${i}` })) });
     // Reading and checking 100,000 ids is seconds of CPU, which a loaded machine stretches far
     // (this waits on the machine; the product's timers below run on the manual clock).
-    await until(() => (outbound.queued(id) ?? 0) > outbound.lowWater, 100_000, 'the answers queued past the low-water mark');
+    await until(() => (outbound.queued(id) ?? 0) > outbound.lowWater, READ_BOUND_MS, 'the answers queued past the low-water mark');
     // However long it hangs (short of the drain timeout), little more than a chunk of answers waits.
     const bound = outbound.lowWater + 100 * 1024;
     await never(
@@ -58,5 +62,5 @@ it(
     expect(outbound.totalBytes()).toBe(0);
     await until(() => state.frameworks.get(frameworkId)?.socket === undefined);
   },
-  STARTUP_TIMEOUT_MS,
+  STARTUP_TIMEOUT_MS + READ_BOUND_MS * timeScale(),
 );
