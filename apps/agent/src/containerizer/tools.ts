@@ -25,6 +25,42 @@ export function systemTool(name: string): string | undefined {
   return undefined;
 }
 
+/** What probes found so far in this process, by what they asked (see probed). */
+const found = new Map<string, unknown>();
+
+/**
+ * What `probe` answers about `subject` (a tool, a folder's file system), asked once per process:
+ * every agent a process holds (the tests hold many) starts with the same tools, and running a
+ * tool from a large process costs it a copy of its page tables (docs/benchmarks.md). Only
+ * answers that something works are kept; a probe that failed (a timeout under load, say) is made
+ * again next time. `subject` names what the answer depends on: see fileKey and folderKey.
+ */
+export function probed<T>(subject: string, works: (answer: T) => boolean, probe: () => T): T {
+  if (found.has(subject)) return found.get(subject) as T;
+  const answer = probe();
+  if (works(answer)) found.set(subject, answer);
+  return answer;
+}
+
+/** A file as a probe's subject: its path and its identity on disk (a replaced or rewritten tool is probed again). */
+export function fileKey(file: string): string {
+  try {
+    const st = fs.statSync(file);
+    return `${file}@${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return `${file}@missing`;
+  }
+}
+
+/** A folder's file system as a probe's subject (what it mounts depends on the file system). */
+export function folderKey(dir: string): string {
+  try {
+    return `dev:${fs.statSync(dir).dev}`;
+  } catch {
+    return `dir:${dir}`;
+  }
+}
+
 /** The tools for private mounts when the agent is root and they work here; else why not. */
 export function detectNamespaceTools(root: boolean): { tools: NamespaceTools } | { problem: string } {
   if (!root) return { problem: 'the agent does not run as root' };
@@ -32,23 +68,39 @@ export function detectNamespaceTools(root: boolean): { tools: NamespaceTools } |
   const mount = systemTool('mount');
   const setpriv = systemTool('setpriv');
   if (!unshare || !mount || !setpriv) return { problem: 'unshare, mount and setpriv (util-linux) are not all installed' };
-  try {
-    execFileSync(unshare, ['--mount', '--propagation', 'private', '--', mount, '--make-rprivate', '/'], { stdio: 'ignore', timeout: 5000 });
-  } catch (e) {
-    return { problem: `a private mount namespace failed here (${(e as Error).message.split('\n')[0]})` };
-  }
-  return { tools: { unshare, mount, setpriv } };
+  const problem = probed(
+    `mount namespace ${fileKey(unshare)} ${fileKey(mount)}`,
+    (p: string | undefined) => p === undefined,
+    () => {
+      try {
+        execFileSync(unshare, ['--mount', '--propagation', 'private', '--', mount, '--make-rprivate', '/'], {
+          stdio: 'ignore',
+          timeout: 5000,
+        });
+        return undefined;
+      } catch (e) {
+        return `a private mount namespace failed here (${(e as Error).message.split('\n')[0]})`;
+      }
+    },
+  );
+  return problem === undefined ? { tools: { unshare, mount, setpriv } } : { problem };
 }
 
 /** Whether a PID namespace (with its own /proc) can be made here: `unshare --pid --fork --mount-proc`. */
 export function detectPidNamespace(tools: NamespaceTools): boolean {
-  try {
-    execFileSync(tools.unshare, ['--mount', '--pid', '--fork', '--mount-proc', '--propagation', 'private', '--', '/bin/true'], {
-      stdio: 'ignore',
-      timeout: 5000,
-    });
-    return true;
-  } catch {
-    return false;
-  }
+  return probed(
+    `pid namespace ${fileKey(tools.unshare)}`,
+    (works: boolean) => works,
+    () => {
+      try {
+        execFileSync(tools.unshare, ['--mount', '--pid', '--fork', '--mount-proc', '--propagation', 'private', '--', '/bin/true'], {
+          stdio: 'ignore',
+          timeout: 5000,
+        });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  );
 }

@@ -5,7 +5,7 @@
  * capabilities (AgentCapabilities.imagesProblem), and plain tasks run as before.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { systemTool } from '../tools';
+import { fileKey, probed, systemTool } from '../tools';
 import { ImageError } from './image';
 
 export interface ImageTools {
@@ -22,12 +22,18 @@ export interface ImageToolsFound {
 }
 
 function versionOf(file: string): string | undefined {
-  try {
-    const out = execFileSync(file, ['--version'], { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] });
-    return /version\s+(\S+)/.exec(out)?.[1] ?? out.trim().slice(0, 200);
-  } catch {
-    return undefined;
-  }
+  return probed(
+    `version ${fileKey(file)}`,
+    (version: string | undefined) => version !== undefined,
+    () => {
+      try {
+        const out = execFileSync(file, ['--version'], { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] });
+        return /version\s+(\S+)/.exec(out)?.[1] ?? out.trim().slice(0, 200);
+      } catch {
+        return undefined;
+      }
+    },
+  );
 }
 
 /** skopeo and umoci with their versions, or why images are off. */

@@ -12,7 +12,7 @@ import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { systemTool } from '../tools';
+import { fileKey, folderKey, probed, systemTool } from '../tools';
 import { CONTAINER_SANDBOX, type OciInput, ociConfig } from './oci-spec';
 
 const run = promisify(execFile);
@@ -37,13 +37,19 @@ export function detectRuntime(root: boolean): { info: RuntimeInfo } | { problem:
   const umount = systemTool('umount');
   if (!runc) return { problem: 'runc is not installed (apt-get install runc)' };
   if (!mount || !umount) return { problem: 'mount and umount (util-linux) are not installed' };
-  try {
-    const out = execFileSync(runc, ['--version'], { encoding: 'utf8', timeout: 5000 });
-    const version = /runc version (\S+)/.exec(out)?.[1] ?? out.split('\n')[0].trim();
-    return { info: { runc, version, mount, umount } };
-  } catch (e) {
-    return { problem: `runc does not run here (${(e as Error).message.split('\n')[0]})` };
-  }
+  return probed(
+    `runc ${fileKey(runc)} ${fileKey(mount)} ${fileKey(umount)}`,
+    (r: { info: RuntimeInfo } | { problem: string }) => 'info' in r,
+    () => {
+      try {
+        const out = execFileSync(runc, ['--version'], { encoding: 'utf8', timeout: 5000 });
+        const version = /runc version (\S+)/.exec(out)?.[1] ?? out.split('\n')[0].trim();
+        return { info: { runc, version, mount, umount } };
+      } catch (e) {
+        return { problem: `runc does not run here (${(e as Error).message.split('\n')[0]})` };
+      }
+    },
+  );
 }
 
 export class Runc {
@@ -237,8 +243,16 @@ export class Runc {
     }
   }
 
-  /** Whether this kernel mounts an overlay here (tried once at start, in the containers' folder). */
+  /** Whether this kernel mounts an overlay here (tried at start, in the containers' folder; once per file system in a process). */
   private overlayWorks(): boolean {
+    return probed(
+      `overlay ${fileKey(this.info.mount)} ${folderKey(this.dir)}`,
+      (works: boolean) => works,
+      () => this.tryOverlay(),
+    );
+  }
+
+  private tryOverlay(): boolean {
     const probe = fs.mkdtempSync(path.join(this.dir, '.overlay-probe-'));
     try {
       for (const d of ['lower', 'upper', 'work', 'merged']) fs.mkdirSync(path.join(probe, d));
