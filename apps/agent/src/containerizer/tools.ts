@@ -68,22 +68,21 @@ export function detectNamespaceTools(root: boolean): { tools: NamespaceTools } |
   const mount = systemTool('mount');
   const setpriv = systemTool('setpriv');
   if (!unshare || !mount || !setpriv) return { problem: 'unshare, mount and setpriv (util-linux) are not all installed' };
-  const problem = probed(
-    `mount namespace ${fileKey(unshare)} ${fileKey(mount)}`,
-    (p: string | undefined) => p === undefined,
+  return probed(
+    `mount namespace ${fileKey(unshare)} ${fileKey(mount)} ${fileKey(setpriv)}`,
+    (r: { tools: NamespaceTools } | { problem: string }) => 'tools' in r,
     () => {
       try {
         execFileSync(unshare, ['--mount', '--propagation', 'private', '--', mount, '--make-rprivate', '/'], {
           stdio: 'ignore',
           timeout: 5000,
         });
-        return undefined;
+        return { tools: { unshare, mount, setpriv } };
       } catch (e) {
-        return `a private mount namespace failed here (${(e as Error).message.split('\n')[0]})`;
+        return { problem: `a private mount namespace failed here (${(e as Error).message.split('\n')[0]})` };
       }
     },
   );
-  return problem === undefined ? { tools: { unshare, mount, setpriv } } : { problem };
 }
 
 /** Whether a PID namespace (with its own /proc) can be made here: `unshare --pid --fork --mount-proc`. */

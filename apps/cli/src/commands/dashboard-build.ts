@@ -3,12 +3,11 @@
  * checkout has none of its current sources, and kept in the user's cache folder
  * (scripts/cache-dir.js: ~/.cache/arbiter/dashboard) under a key of those sources, so that every
  * clone of the same code on the machine (CI's fresh clones, worktrees) copies it in a moment
- * instead of building it again: about 25 s of CPU, a fifth of a minute of `npm start`'s first run.
+ * instead of building it again: 20 to 30 s of CPU, 12 to 50 s of `npm start`'s first run.
  *
  * The key is a hash of what the build reads: the dashboard's files (its tests and the files the
- * build writes there aside), the wire
- * contracts it compiles (libs/contracts), the lock file that fixes Next.js and React, and Node.js's
- * major version. A build records its key in `.next/arbiter-build-key`; the checkout's build is
+ * build writes there aside), the wire contracts it compiles (libs/contracts), the lock file that
+ * fixes Next.js and React, and Node.js's major version. A build records its key in `.next/arbiter-build-key`; the checkout's build is
  * current when that key is the sources' key (a touched file rebuilds nothing; a changed one does).
  */
 import { createHash } from 'node:crypto';
